@@ -1,0 +1,45 @@
+"""Field helpers that record each field's ``compute_hash`` status.
+
+Every field of every schema model is declared through :func:`hashed`,
+:func:`unhashed` or :func:`derived`, so its pydantic ``json_schema_extra``
+says whether vLLM uses it as a hash factor (``{"hash": True|False}``) and, for
+attributes vLLM computes itself (``init=False`` or set in ``__post_init__``),
+``{"derived": True}``. The engine sees this as ``PathSpace.info[path].extra``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+__all__ = ["derived", "hashed", "unhashed"]
+
+
+def _extra(kw: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    given = kw.pop("json_schema_extra", None)
+    if given is not None and not isinstance(given, dict):
+        raise TypeError("json_schema_extra must be a dict for postinit schema fields")
+    return {**(given or {}), **meta}
+
+
+def _field(default: Any, meta: dict[str, Any], kw: dict[str, Any]) -> Any:
+    extra = _extra(kw, meta)
+    if "default_factory" in kw:
+        return Field(json_schema_extra=extra, **kw)
+    return Field(default, json_schema_extra=extra, **kw)
+
+
+def hashed(default: Any = None, **kw: Any) -> Any:
+    """A field that is one of its config's ``compute_hash`` factors."""
+    return _field(default, {"hash": True}, kw)
+
+
+def unhashed(default: Any = None, **kw: Any) -> Any:
+    """A field that does not enter its config's ``compute_hash``."""
+    return _field(default, {"hash": False}, kw)
+
+
+def derived(default: Any = None, hash: bool = False, **kw: Any) -> Any:
+    """An attribute vLLM computes during resolution (``init=False`` / ``__post_init__``)."""
+    return _field(default, {"hash": hash, "derived": True}, kw)
