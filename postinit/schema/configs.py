@@ -1,0 +1,655 @@
+"""vLLM's config graph as typed pydantic models.
+
+Names, types, defaults and allowed values are vLLM's (commit d7fb10c57).
+"Unset" is ``None`` exactly where vLLM uses ``None``. Only type, range and
+``Literal`` validation lives here; every cross-field check vLLM performs in a
+``__post_init__`` is a rule. Attributes vLLM computes are ``derived`` fields.
+
+Deliberate deviations (documented for the rule authors):
+
+* dtypes are strings; ``ModelConfig.dtype`` holds the resolved name
+  (``"bfloat16"``, ``"float16"``, ``"float32"``) after resolution.
+* ``CacheConfig.block_size`` is ``int | None`` (vLLM's Literal is not validated
+  and rules write e.g. 48 or 528); ``cache_dtype`` also allows ``"fp8_ds_mla"``,
+  which the DeepSeek-V3.2 rule writes.
+* ``CompilationConfig.debug_dump_path`` is a ``str`` path.
+* ``ModelConfig.hf_config`` is a typed :class:`HFConfig` of the config.json
+  facts resolution reads (plus a few ``st_*``/``tokenizer_*`` facts of the
+  model directory); ``multimodal_config`` is a plain dict.
+* ``SpeculativeConfig`` omits the nested target/draft model/parallel configs.
+* ``VllmConfig.quant_config`` is a small :class:`QuantizationConfig`
+  (method name + vLLM class name), not vLLM's live object.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.dataclasses import dataclass
+
+from postinit.schema._fields import derived, hashed, unhashed
+from postinit.schema.enums import CompilationMode, CUDAGraphMode
+
+__all__ = [
+    "CacheConfig",
+    "CompilationConfig",
+    "DeviceConfig",
+    "EPLBConfig",
+    "HFConfig",
+    "KVEventsConfig",
+    "KVTransferConfig",
+    "LoRAConfig",
+    "LoadConfig",
+    "ModelConfig",
+    "ObservabilityConfig",
+    "ParallelConfig",
+    "PassConfig",
+    "PoolerConfig",
+    "QuantizationConfig",
+    "SchedulerConfig",
+    "SpeculativeConfig",
+    "StructuredOutputsConfig",
+    "VllmConfig",
+]
+
+_FORBID = ConfigDict(extra="forbid")
+
+ModelDType = Literal["auto", "half", "float16", "bfloat16", "float", "float32"]
+RunnerOption = Literal["auto", "generate", "pooling", "draft"]
+RunnerType = Literal["generate", "pooling", "draft"]
+ConvertOption = Literal["auto", "none", "embed", "classify", "reward"]
+ConvertType = Literal["none", "embed", "classify", "reward"]
+CacheDType = Literal[
+    "auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla"
+]
+MambaDType = Literal["auto", "float32"]
+All2AllBackend = Literal[
+    "naive",
+    "pplx",
+    "deepep_high_throughput",
+    "deepep_low_latency",
+    "allgather_reducescatter",
+    "flashinfer_all2allv",
+]
+DistributedExecutorBackend = Literal["ray", "mp", "uni", "external_launcher"]
+SpeculativeMethod = Literal[
+    "ngram",
+    "eagle",
+    "eagle3",
+    "medusa",
+    "mlp_speculator",
+    "draft_model",
+    "mtp",
+    "deepseek_mtp",
+    "mimo_mtp",
+    "glm4_moe_mtp",
+    "ernie_mtp",
+    "qwen3_next_mtp",
+    "longcat_flash_mtp",
+]
+LoRARank = Literal[1, 8, 16, 32, 64, 128, 256, 320, 512]
+
+
+# --------------------------------------------------------------------------
+# HuggingFace facts
+# --------------------------------------------------------------------------
+
+
+class HFConfig(BaseModel):
+    """The HuggingFace ``config.json`` facts that resolution reads (all optional).
+
+    vLLM hashes the whole HF config through ``ModelConfig.compute_hash``; that is
+    recorded on ``ModelConfig.hf_config`` (a hash factor), so every field here is
+    ``unhashed``. ``st_*`` and ``tokenizer_model_max_length`` are facts from the
+    model directory's sentence-transformers / tokenizer files (vLLM's
+    ``encoder_config`` and tokenizer config), ``weights_dtype`` the common dtype
+    of the safetensors weights (dtype resolution's last fallback).
+    """
+
+    model_config = _FORBID
+
+    # identity
+    model_type: str | None = unhashed(None)
+    architectures: list[str] | None = unhashed(None)
+    torch_dtype: str | None = unhashed(None)
+    dtype: str | None = unhashed(None)
+    is_encoder_decoder: bool | None = unhashed(None)
+    tie_word_embeddings: bool | None = unhashed(None)
+    # context length keys (max_model_len resolution, in vLLM's order)
+    max_position_embeddings: int | None = unhashed(None)
+    n_positions: int | None = unhashed(None)
+    max_seq_len: int | None = unhashed(None)
+    seq_length: int | None = unhashed(None)
+    model_max_length: int | None = unhashed(None)
+    max_target_positions: int | None = unhashed(None)
+    max_sequence_length: int | None = unhashed(None)
+    max_seq_length: int | None = unhashed(None)
+    seq_len: int | None = unhashed(None)
+    max_source_positions: int | None = unhashed(None)
+    max_trained_positions: int | None = unhashed(None)
+    # sliding window / attention layout
+    sliding_window: int | None = unhashed(None)
+    use_sliding_window: bool | None = unhashed(None)
+    max_window_layers: int | None = unhashed(None)
+    layer_types: list[str] | None = unhashed(None)
+    attention_chunk_size: int | None = unhashed(None)
+    is_causal: bool | None = unhashed(None)
+    use_bidirectional_attention: bool | None = unhashed(None)
+    # rotary embeddings
+    rope_scaling: dict[str, Any] | None = unhashed(None)
+    rope_theta: float | None = unhashed(None)
+    rotary_emb_fraction: float | None = unhashed(None)
+    rotary_emb_base: float | None = unhashed(None)
+    rotary_emb_interleaved: bool | None = unhashed(None)
+    rotary_emb_scale_base: float | None = unhashed(None)
+    partial_rotary_factor: float | None = unhashed(None)
+    rotary_kwargs: dict[str, Any] | None = unhashed(None)
+    position_embedding_type: str | None = unhashed(None)
+    dual_chunk_attention_config: dict[str, Any] | None = unhashed(None)
+    # MLA (DeepSeek family)
+    kv_lora_rank: int | None = unhashed(None)
+    q_lora_rank: int | None = unhashed(None)
+    qk_rope_head_dim: int | None = unhashed(None)
+    qk_nope_head_dim: int | None = unhashed(None)
+    v_head_dim: int | None = unhashed(None)
+    index_topk: int | None = unhashed(None)
+    num_nextn_predict_layers: int | None = unhashed(None)
+    # heads and sizes
+    num_attention_heads: int | None = unhashed(None)
+    num_key_value_heads: int | None = unhashed(None)
+    n_head_kv: int | None = unhashed(None)
+    num_kv_heads: int | None = unhashed(None)
+    multi_query_group_num: int | None = unhashed(None)
+    multi_query: bool | None = unhashed(None)
+    attn_config: dict[str, Any] | None = unhashed(None)
+    head_dim: int | None = unhashed(None)
+    hidden_size: int | None = unhashed(None)
+    intermediate_size: int | None = unhashed(None)
+    num_hidden_layers: int | None = unhashed(None)
+    vocab_size: int | None = unhashed(None)
+    hidden_act: str | None = unhashed(None)
+    # quantization
+    quantization_config: dict[str, Any] | None = unhashed(None)
+    compression_config: dict[str, Any] | None = unhashed(None)
+    # MoE
+    num_experts: int | None = unhashed(None)
+    moe_num_experts: int | None = unhashed(None)
+    n_routed_experts: int | None = unhashed(None)
+    num_local_experts: int | None = unhashed(None)
+    num_experts_per_tok: int | None = unhashed(None)
+    moe_intermediate_size: int | None = unhashed(None)
+    # Mamba / SSM
+    mamba_d_state: int | None = unhashed(None)
+    mamba_d_conv: int | None = unhashed(None)
+    mamba_expand: int | None = unhashed(None)
+    mamba_n_heads: int | None = unhashed(None)
+    mamba_d_head: int | None = unhashed(None)
+    mamba_n_groups: int | None = unhashed(None)
+    mamba_num_heads: int | None = unhashed(None)
+    mamba_head_dim: int | None = unhashed(None)
+    mamba_d_ssm: int | None = unhashed(None)
+    mamba_chunk_size: int | None = unhashed(None)
+    chunk_size: int | None = unhashed(None)
+    ssm_state_size: int | None = unhashed(None)
+    state_size: int | None = unhashed(None)
+    conv_kernel: int | None = unhashed(None)
+    expand: int | None = unhashed(None)
+    n_groups: int | None = unhashed(None)
+    num_heads: int | None = unhashed(None)
+    time_step_rank: int | None = unhashed(None)
+    mamba_dt_rank: int | None = unhashed(None)
+    hybrid_override_pattern: str | None = unhashed(None)
+    layers_block_type: list[str] | None = unhashed(None)
+    # Qwen3-Next linear attention
+    linear_num_key_heads: int | None = unhashed(None)
+    linear_num_value_heads: int | None = unhashed(None)
+    linear_key_head_dim: int | None = unhashed(None)
+    linear_value_head_dim: int | None = unhashed(None)
+    linear_conv_kernel_dim: int | None = unhashed(None)
+    full_attention_interval: int | None = unhashed(None)
+    # Jamba
+    attn_layer_period: int | None = unhashed(None)
+    attn_layer_offset: int | None = unhashed(None)
+    expert_layer_period: int | None = unhashed(None)
+    expert_layer_offset: int | None = unhashed(None)
+    # nested configs (multimodal / composite models)
+    text_config: dict[str, Any] | None = unhashed(None)
+    vision_config: dict[str, Any] | None = unhashed(None)
+    audio_config: dict[str, Any] | None = unhashed(None)
+    # encoder-decoder (Whisper, T5, ...)
+    encoder_layers: int | None = unhashed(None)
+    decoder_layers: int | None = unhashed(None)
+    d_model: int | None = unhashed(None)
+    num_mel_bins: int | None = unhashed(None)
+    # classification / reranking
+    num_labels: int | None = unhashed(None)
+    id2label: dict[str, str] | None = unhashed(None)
+    classifier_from_token: list[str] | None = unhashed(None)
+    method: str | None = unhashed(None)
+    is_original_qwen3_reranker: bool | None = unhashed(None)
+    use_pad_token: bool | None = unhashed(None)
+    # model-directory facts outside config.json
+    st_max_seq_length: int | None = unhashed(None)
+    st_do_lower_case: bool | None = unhashed(None)
+    st_pooling_type: str | None = unhashed(None)
+    st_normalize: bool | None = unhashed(None)
+    tokenizer_model_max_length: int | None = unhashed(None)
+    weights_dtype: str | None = unhashed(None)
+
+
+# --------------------------------------------------------------------------
+# Sub-configs
+# --------------------------------------------------------------------------
+
+
+class PoolerConfig(BaseModel):
+    """Pooling options (all unset by default; hash constant)."""
+
+    model_config = _FORBID
+
+    pooling_type: str | None = unhashed(None)
+    normalize: bool | None = unhashed(None)
+    dimensions: int | None = unhashed(None)
+    enable_chunked_processing: bool | None = unhashed(None)
+    max_embed_len: int | None = unhashed(None)
+    activation: bool | None = unhashed(None)
+    logit_bias: float | None = unhashed(None)
+    softmax: bool | None = unhashed(None)
+    step_tag_id: int | None = unhashed(None)
+    returned_token_ids: list[int] | None = unhashed(None)
+
+
+class ModelConfig(BaseModel):
+    """vLLM's ``ModelConfig``: user fields, HF facts and the attributes vLLM derives."""
+
+    model_config = _FORBID
+
+    model: str = hashed("Qwen/Qwen3-0.6B")
+    runner: RunnerOption = unhashed("auto")
+    convert: ConvertOption = unhashed("auto")
+    task: str | None = unhashed(None)
+    tokenizer: str | None = unhashed(None)
+    tokenizer_mode: Literal["auto", "slow", "mistral", "custom"] = unhashed("auto")
+    trust_remote_code: bool = hashed(False)
+    dtype: ModelDType = hashed("auto")
+    seed: int | None = unhashed(None)
+    hf_config_path: str | None = unhashed(None)
+    allowed_local_media_path: str = unhashed("")
+    allowed_media_domains: list[str] | None = unhashed(None)
+    revision: str | None = hashed(None)
+    code_revision: str | None = hashed(None)
+    rope_scaling: dict[str, Any] = hashed(default_factory=dict)
+    rope_theta: float | None = hashed(None)
+    tokenizer_revision: str | None = unhashed(None)
+    max_model_len: int | None = hashed(None, ge=1)
+    spec_target_max_model_len: int | None = unhashed(None, ge=1)
+    quantization: str | None = hashed(None)
+    enforce_eager: bool = unhashed(False)
+    max_logprobs: int = hashed(20)
+    logprobs_mode: Literal[
+        "raw_logprobs", "raw_logits", "processed_logprobs", "processed_logits"
+    ] = unhashed("raw_logprobs")
+    disable_sliding_window: bool = hashed(False)
+    disable_cascade_attn: bool = unhashed(False)
+    skip_tokenizer_init: bool = unhashed(False)
+    enable_prompt_embeds: bool = hashed(False)
+    served_model_name: str | list[str] | None = unhashed(None)
+    config_format: Literal["auto", "hf", "mistral"] = unhashed("auto")
+    hf_token: bool | str | None = unhashed(None)
+    hf_overrides: dict[str, Any] = unhashed(default_factory=dict)
+    logits_processor_pattern: str | None = unhashed(None)
+    generation_config: str = hashed("auto")
+    override_generation_config: dict[str, Any] = hashed(default_factory=dict)
+    enable_sleep_mode: bool = unhashed(False)
+    model_impl: Literal["auto", "vllm", "transformers", "terratorch"] = hashed("auto")
+    override_attention_dtype: str | None = unhashed(None)
+    logits_processors: list[str] | None = unhashed(None)
+    io_processor_plugin: str | None = unhashed(None)
+    pooler_config: PoolerConfig | None = unhashed(None)
+    override_pooler_config: PoolerConfig | None = unhashed(None)
+    multimodal_config: dict[str, Any] | None = unhashed(None)
+    video_pruning_rate: float | None = hashed(
+        None, description="InitVar in vLLM: its hash factor is always None."
+    )
+    # HF facts (the whole config.json is a hash factor in vLLM)
+    hf_config: HFConfig = hashed(default_factory=HFConfig)
+    # attributes ModelConfig.__post_init__ computes
+    architecture: str | None = derived(None)
+    architectures: list[str] = derived(default_factory=list)
+    runner_type: RunnerType | None = derived(None)
+    convert_type: ConvertType | None = derived(None)
+    is_encoder_decoder: bool = derived(False)
+    is_hybrid: bool = derived(False)
+    supports_mamba_prefix_caching: bool = derived(False)
+    is_attention_free: bool = derived(False)
+    is_multimodal_model: bool = derived(False)
+    is_deepseek_mla: bool = derived(False)
+    use_mla: bool = derived(False)
+    attention_chunk_size: int | None = derived(None)
+    original_max_model_len: int | None = derived(None)
+    config_updated: bool = derived(False)
+    has_inner_state: bool = derived(False)
+    uses_mrope: bool = derived(False)
+    is_matryoshka: bool = derived(False)
+    head_dtype: str | None = derived(None)
+    model_weights: str | None = derived(None, description="original s3:// or gs:// URI")
+
+
+class CacheConfig(BaseModel):
+    """vLLM's ``CacheConfig``."""
+
+    model_config = _FORBID
+
+    block_size: int | None = unhashed(None, ge=1)
+    gpu_memory_utilization: float = unhashed(0.9, gt=0, le=1)
+    swap_space: float = unhashed(4, ge=0)
+    cache_dtype: CacheDType = hashed("auto")
+    is_attention_free: bool = unhashed(False)
+    num_gpu_blocks_override: int | None = unhashed(None)
+    sliding_window: int | None = unhashed(None)
+    enable_prefix_caching: bool | None = unhashed(None)
+    prefix_caching_hash_algo: Literal["sha256", "sha256_cbor"] = unhashed("sha256")
+    cpu_offload_gb: float = unhashed(0, ge=0)
+    calculate_kv_scales: bool = unhashed(False)
+    cpu_kvcache_space_bytes: int | None = unhashed(None)
+    mamba_page_size_padded: int | None = unhashed(None)
+    mamba_block_size: int | None = unhashed(None, gt=0)
+    mamba_cache_dtype: MambaDType = hashed("auto")
+    mamba_ssm_cache_dtype: MambaDType = hashed("auto")
+    kv_sharing_fast_prefill: bool = unhashed(False)
+    kv_cache_memory_bytes: int | None = unhashed(None)
+    num_gpu_blocks: int | None = derived(None)
+    num_cpu_blocks: int | None = derived(None)
+
+
+class EPLBConfig(BaseModel):
+    """Expert-parallel load balancing; its fields are hash factors when EPLB is on."""
+
+    model_config = _FORBID
+
+    window_size: int = hashed(1000)
+    step_interval: int = hashed(3000)
+    num_redundant_experts: int = hashed(0, ge=0)
+    log_balancedness: bool = hashed(False)
+
+
+class ParallelConfig(BaseModel):
+    """vLLM's ``ParallelConfig``."""
+
+    model_config = _FORBID
+
+    pipeline_parallel_size: int = hashed(1, ge=1)
+    tensor_parallel_size: int = hashed(1, ge=1)
+    data_parallel_size: int = hashed(1, ge=1)
+    data_parallel_size_local: int = unhashed(1, ge=0)
+    data_parallel_rank: int = unhashed(0, ge=0)
+    data_parallel_rank_local: int | None = unhashed(None)
+    data_parallel_master_ip: str = unhashed("127.0.0.1")
+    data_parallel_rpc_port: int = unhashed(29550)
+    data_parallel_master_port: int = unhashed(29500)
+    data_parallel_backend: Literal["mp", "ray"] = unhashed("mp")
+    data_parallel_external_lb: bool = unhashed(False)
+    data_parallel_hybrid_lb: bool = unhashed(False)
+    enable_expert_parallel: bool = hashed(False)
+    enable_eplb: bool = hashed(False)
+    eplb_config: EPLBConfig = hashed(
+        default_factory=EPLBConfig, description="hash factors only when enable_eplb"
+    )
+    expert_placement_strategy: Literal["linear", "round_robin"] = unhashed("linear")
+    all2all_backend: All2AllBackend | None = hashed(None)
+    num_redundant_experts: int | None = unhashed(None)
+    eplb_window_size: int | None = unhashed(None)
+    eplb_step_interval: int | None = unhashed(None)
+    eplb_log_balancedness: bool | None = unhashed(None)
+    max_parallel_loading_workers: int | None = unhashed(None)
+    disable_custom_all_reduce: bool = unhashed(False)
+    enable_dbo: bool = unhashed(False)
+    dbo_decode_token_threshold: int = unhashed(32)
+    dbo_prefill_token_threshold: int = unhashed(512)
+    disable_nccl_for_dp_synchronization: bool = unhashed(False)
+    ray_workers_use_nsight: bool = unhashed(False)
+    ray_runtime_env: dict[str, Any] | None = unhashed(None)
+    placement_group: str | None = unhashed(None)
+    distributed_executor_backend: DistributedExecutorBackend | None = unhashed(None)
+    worker_cls: str = unhashed("auto")
+    sd_worker_cls: str = unhashed("auto")
+    worker_extension_cls: str = unhashed("")
+    rank: int = unhashed(0, ge=0)
+    decode_context_parallel_size: int = unhashed(1, ge=1)
+    world_size: int = derived(1)
+
+
+class SchedulerConfig(BaseModel):
+    """vLLM's ``SchedulerConfig`` (hash constant)."""
+
+    model_config = _FORBID
+
+    runner_type: RunnerType = unhashed("generate")
+    max_num_batched_tokens: int | None = unhashed(None, ge=1)
+    max_num_seqs: int | None = unhashed(None, ge=1)
+    max_model_len: int | None = unhashed(None, ge=1)
+    max_num_partial_prefills: int = unhashed(1)
+    max_long_partial_prefills: int = unhashed(1)
+    long_prefill_token_threshold: int = unhashed(0)
+    num_lookahead_slots: int = unhashed(0)
+    enable_chunked_prefill: bool | None = unhashed(None)
+    is_multimodal_model: bool = unhashed(False)
+    is_encoder_decoder: bool = unhashed(False, description="InitVar in vLLM")
+    policy: Literal["fcfs", "priority"] = unhashed("fcfs")
+    disable_chunked_mm_input: bool = unhashed(False)
+    scheduler_cls: str | None = unhashed(None)
+    disable_hybrid_kv_cache_manager: bool = unhashed(False)
+    async_scheduling: bool = unhashed(False)
+    chunked_prefill_enabled: bool | None = derived(None)
+    max_num_encoder_input_tokens: int | None = derived(None)
+    encoder_cache_size: int | None = derived(None)
+
+
+class DeviceConfig(BaseModel):
+    """vLLM's ``DeviceConfig`` (hash constant)."""
+
+    model_config = _FORBID
+
+    device: str | None = unhashed("auto")
+    device_type: str = derived("")
+
+
+class LoadConfig(BaseModel):
+    """vLLM's ``LoadConfig`` (hash constant)."""
+
+    model_config = _FORBID
+
+    load_format: str = unhashed("auto")
+    download_dir: str | None = unhashed(None)
+    safetensors_load_strategy: str = unhashed("lazy")
+    model_loader_extra_config: dict[str, Any] = unhashed(default_factory=dict)
+    device: str | None = unhashed(None)
+    ignore_patterns: list[str] | str = unhashed(default_factory=lambda: ["original/**/*"])
+    use_tqdm_on_load: bool = unhashed(True)
+    pt_load_map_location: str | dict[str, str] = unhashed("cpu")
+
+
+class LoRAConfig(BaseModel):
+    """vLLM's ``LoRAConfig``."""
+
+    model_config = _FORBID
+
+    max_lora_rank: LoRARank = hashed(16)
+    max_loras: int = hashed(1, ge=1)
+    fully_sharded_loras: bool = hashed(False)
+    max_cpu_loras: int | None = unhashed(None)
+    lora_dtype: str = hashed("auto")
+    lora_extra_vocab_size: int = hashed(256, ge=0)
+    lora_vocab_padding_size: int = hashed(
+        256, description="class var in vLLM: platform.get_lora_vocab_padding_size()"
+    )
+    default_mm_loras: dict[str, str] | None = unhashed(None)
+
+
+class SpeculativeConfig(BaseModel):
+    """The ``SpeculativeConfig`` fields VllmConfig uses plus the common user ones."""
+
+    model_config = _FORBID
+
+    num_speculative_tokens: int | None = unhashed(None)
+    model: str | None = unhashed(None)
+    method: SpeculativeMethod | None = hashed(
+        None, description='hash factor is `method == "eagle3"`'
+    )
+    draft_tensor_parallel_size: int | None = unhashed(None)
+    enforce_eager: bool | None = unhashed(None)
+    disable_logprobs: bool = unhashed(True)
+    quantization: str | None = unhashed(None)
+    max_model_len: int | None = unhashed(None)
+    revision: str | None = unhashed(None)
+    code_revision: str | None = unhashed(None)
+    disable_by_batch_size: int | None = unhashed(None)
+    disable_padded_drafter_batch: bool = unhashed(False)
+    prompt_lookup_max: int | None = unhashed(None)
+    prompt_lookup_min: int | None = unhashed(None)
+    speculative_token_tree: str | None = unhashed(None)
+    enable_chunked_prefill: bool | None = unhashed(None)
+    disable_log_stats: bool | None = unhashed(None)
+
+
+class StructuredOutputsConfig(BaseModel):
+    """vLLM's ``StructuredOutputsConfig`` (hash constant)."""
+
+    model_config = _FORBID
+
+    backend: Literal["auto", "xgrammar", "guidance", "outlines", "lm-format-enforcer"] = (
+        unhashed("auto")
+    )
+    disable_fallback: bool = unhashed(False)
+    disable_any_whitespace: bool = unhashed(False)
+    disable_additional_properties: bool = unhashed(False)
+    reasoning_parser: str = unhashed("")
+    enable_in_reasoning: bool = unhashed(False)
+
+
+class ObservabilityConfig(BaseModel):
+    """vLLM's ``ObservabilityConfig`` (hash constant)."""
+
+    model_config = _FORBID
+
+    show_hidden_metrics_for_version: str | None = unhashed(None)
+    otlp_traces_endpoint: str | None = unhashed(None)
+    collect_detailed_traces: list[Literal["model", "worker", "all"]] | None = unhashed(None)
+
+
+class PassConfig(BaseModel):
+    """Inductor pass switches; every field enters ``uuid()`` (a compilation hash factor)."""
+
+    model_config = _FORBID
+
+    enable_fusion: bool = hashed(False)
+    enable_attn_fusion: bool = hashed(False)
+    enable_noop: bool = hashed(False)
+    enable_sequence_parallelism: bool = hashed(False)
+    enable_async_tp: bool = hashed(False)
+    enable_fi_allreduce_fusion: bool = hashed(False)
+    fi_allreduce_fusion_max_token_num: int = hashed(16384)
+
+
+class CompilationConfig(BaseModel):
+    """vLLM's ``CompilationConfig``."""
+
+    model_config = _FORBID
+
+    level: int | None = unhashed(None, ge=0, le=3, description="deprecated alias of mode")
+    mode: CompilationMode | None = hashed(None)
+    debug_dump_path: str | None = unhashed(None)
+    cache_dir: str = unhashed("")
+    backend: str = hashed("")
+    custom_ops: list[str] = hashed(default_factory=list)
+    splitting_ops: list[str] | None = hashed(None)
+    use_inductor: bool | None = hashed(None)
+    compile_sizes: list[int | str] | None = unhashed(None)
+    inductor_compile_config: dict[str, Any] = hashed(default_factory=dict)
+    inductor_passes: dict[str, str] = hashed(default_factory=dict)
+    cudagraph_mode: CUDAGraphMode | None = unhashed(None)
+    use_cudagraph: bool = unhashed(True)
+    cudagraph_num_of_warmups: int = unhashed(0, ge=0)
+    cudagraph_capture_sizes: list[int] | None = unhashed(None)
+    cudagraph_copy_inputs: bool = unhashed(False)
+    full_cuda_graph: bool | None = unhashed(False)
+    cudagraph_specialize_lora: bool = unhashed(True)
+    use_inductor_graph_partition: bool = hashed(False)
+    pass_config: PassConfig = hashed(default_factory=PassConfig)
+    max_cudagraph_capture_size: int | None = unhashed(None, ge=0)
+    local_cache_dir: str | None = derived(None)
+    bs_to_padded_graph_size: list[int] | None = derived(None)
+    enabled_custom_ops: dict[str, int] = derived(default_factory=dict)
+    disabled_custom_ops: dict[str, int] = derived(default_factory=dict)
+    traced_files: list[str] = derived(default_factory=list)
+    compilation_time: float = derived(0.0)
+    static_forward_context: dict[str, str] = derived(default_factory=dict)
+
+
+class KVTransferConfig(BaseModel):
+    """vLLM's ``KVTransferConfig`` (hash constant)."""
+
+    model_config = _FORBID
+
+    kv_connector: str | None = unhashed(None)
+    engine_id: str | None = unhashed(None)
+    kv_buffer_device: str | None = unhashed("cuda")
+    kv_buffer_size: float = unhashed(1e9)
+    kv_role: Literal["kv_producer", "kv_consumer", "kv_both"] | None = unhashed(None)
+    kv_rank: int | None = unhashed(None)
+    kv_parallel_size: int = unhashed(1)
+    kv_ip: str = unhashed("127.0.0.1")
+    kv_port: int = unhashed(14579)
+    kv_connector_extra_config: dict[str, Any] = unhashed(default_factory=dict)
+    kv_connector_module_path: str | None = unhashed(None)
+    enable_permute_local_kv: bool = unhashed(False)
+
+
+class KVEventsConfig(BaseModel):
+    """vLLM's ``KVEventsConfig`` (not a VllmConfig hash factor)."""
+
+    model_config = _FORBID
+
+    enable_kv_cache_events: bool = unhashed(False)
+    publisher: Literal["null", "zmq"] | None = unhashed(None)
+    endpoint: str = unhashed("tcp://*:5557")
+    replay_endpoint: str | None = unhashed(None)
+    buffer_steps: int = unhashed(10000)
+    hwm: int = unhashed(100000)
+    max_queue_size: int = unhashed(100000)
+    topic: str = unhashed("")
+
+
+class QuantizationConfig(BaseModel):
+    """The quantization method VllmConfig resolves in step 6 (a stand-in for vLLM's object)."""
+
+    model_config = _FORBID
+
+    method: str = unhashed(..., min_length=1, description="e.g. 'fp8'")
+    class_name: str | None = unhashed(None, description="vLLM class, e.g. 'Fp8Config'")
+    min_capability: int | None = unhashed(None)
+
+
+@dataclass(config=ConfigDict(extra="forbid"))
+class VllmConfig:
+    """The top-level config; a pydantic dataclass so the field ``model_config`` keeps its name."""
+
+    model_config: ModelConfig | None = hashed(None)
+    cache_config: CacheConfig = hashed(default_factory=CacheConfig)
+    parallel_config: ParallelConfig = hashed(default_factory=ParallelConfig)
+    scheduler_config: SchedulerConfig = hashed(default_factory=SchedulerConfig)
+    device_config: DeviceConfig = hashed(default_factory=DeviceConfig)
+    load_config: LoadConfig = hashed(default_factory=LoadConfig)
+    lora_config: LoRAConfig | None = hashed(None)
+    speculative_config: SpeculativeConfig | None = hashed(None)
+    structured_outputs_config: StructuredOutputsConfig = hashed(
+        default_factory=StructuredOutputsConfig
+    )
+    observability_config: ObservabilityConfig | None = hashed(None)
+    quant_config: QuantizationConfig | None = derived(None)
+    compilation_config: CompilationConfig = hashed(default_factory=CompilationConfig)
+    kv_transfer_config: KVTransferConfig | None = hashed(None)
+    kv_events_config: KVEventsConfig | None = unhashed(None)
+    additional_config: dict[str, Any] = hashed(default_factory=dict)
+    instance_id: str = derived("")
