@@ -1,0 +1,77 @@
+"""postinit's generic rule engine: it knows rules, paths and phases, nothing of vLLM.
+
+Declare rules with :func:`rule`, compile them into a :class:`Rulebook` over a
+:class:`PathSpace` (the flat view of a pydantic model), and resolve a flat
+state to a fixed point with :meth:`Rulebook.resolve`, which returns an
+:class:`EngineResult` carrying the final values, provenance and the
+:class:`Trace`.
+"""
+
+from postinit.engine._explain import Candidate, Step, WhyNode, WhyNot
+from postinit.engine._paths import FrozenDict, PathInfo, PathSpace, freeze, thaw
+from postinit.engine._resolve import EngineResult, Semantics, TraceLevel, resolve_flat
+from postinit.engine._rule import (
+    Kind,
+    Level,
+    Outcome,
+    Rule,
+    RuleFn,
+    RuleResult,
+    Violation,
+    make_rule,
+    rule,
+    rule_of,
+)
+from postinit.engine._rulebook import CompiledRule, Rulebook
+from postinit.engine._trace import (
+    TRACE_VERSION,
+    Change,
+    Evaluated,
+    Event,
+    Fired,
+    Provenance,
+    Source,
+    StaleRead,
+    Trace,
+    ViolationEvent,
+    jsonable,
+)
+
+__all__ = [
+    "TRACE_VERSION",
+    "Candidate",
+    "Change",
+    "CompiledRule",
+    "EngineResult",
+    "Evaluated",
+    "Event",
+    "Fired",
+    "FrozenDict",
+    "Kind",
+    "Level",
+    "Outcome",
+    "PathInfo",
+    "PathSpace",
+    "Provenance",
+    "Rule",
+    "RuleFn",
+    "RuleResult",
+    "Rulebook",
+    "Semantics",
+    "Source",
+    "StaleRead",
+    "Step",
+    "Trace",
+    "TraceLevel",
+    "Violation",
+    "ViolationEvent",
+    "WhyNode",
+    "WhyNot",
+    "freeze",
+    "jsonable",
+    "make_rule",
+    "resolve_flat",
+    "rule",
+    "rule_of",
+    "thaw",
+]

@@ -1,0 +1,326 @@
+"""The flat view of a typed config: dotted paths to frozen plain values.
+
+`PathSpace` walks pydantic models (``BaseModel`` subclasses and pydantic
+dataclasses alike) once and answers: which paths exist, what their defaults
+and field metadata are, and how to turn an object into a flat ``dict`` and
+back. Rules and the resolver only ever see the flat dict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from pydantic import BaseModel, TypeAdapter
+from pydantic.fields import FieldInfo
+
+from postinit.errors import UnknownFieldError, did_you_mean
+
+__all__ = ["FrozenDict", "PathInfo", "PathSpace", "freeze", "thaw"]
+
+
+class FrozenDict(dict[str, Any]):
+    """A read-only ``dict``: rules cannot mutate a value they were handed.
+
+    It stays a ``dict`` so that it serialises to JSON and compares equal to a
+    plain dict with the same items.
+    """
+
+    __slots__ = ()
+
+    def _readonly(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("postinit values are read-only; return a new value from the rule instead")
+
+    __setitem__ = __delitem__ = _readonly
+    clear = pop = popitem = setdefault = update = _readonly
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted((k, _hashable(v)) for k, v in self.items())))
+
+    def __ior__(self, other: Any) -> NoReturn:  # type: ignore[override,misc]
+        self._readonly()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+
+def _hashable(value: Any) -> Any:
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
+
+
+def freeze(value: Any) -> Any:
+    """Return an immutable equivalent of ``value`` (lists → tuples, dicts → FrozenDict)."""
+    if value is None or isinstance(value, (str, int, float, bool, enum.Enum, tuple, FrozenDict)):
+        if isinstance(value, tuple):
+            return tuple(freeze(v) for v in value)
+        return value
+    if isinstance(value, list):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, Mapping):
+        return FrozenDict({k: freeze(v) for k, v in value.items()})
+    if isinstance(value, (set, frozenset)):
+        return frozenset(freeze(v) for v in value)
+    if isinstance(value, BaseModel):
+        return FrozenDict({k: freeze(v) for k, v in dict(value).items()})
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """Undo :func:`freeze`: tuples → lists, FrozenDict → dict (recursively)."""
+    if isinstance(value, tuple):
+        return [thaw(v) for v in value]
+    if isinstance(value, dict):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, frozenset):
+        return sorted((thaw(v) for v in value), key=repr)
+    return value
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and (
+        issubclass(tp, BaseModel) or (dataclasses.is_dataclass(tp) and hasattr(tp, "__pydantic_fields__"))
+    )
+
+
+def _model_of(annotation: Any) -> tuple[type | None, bool]:
+    """Return (model class, optional?) when ``annotation`` is a model or ``Model | None``."""
+    if _is_model(annotation):
+        return annotation, False
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        if len(args) == 1 and _is_model(args[0]) and len(typing.get_args(annotation)) == 2:
+            return args[0], True
+    return None, False
+
+
+def _fields(cls: type) -> dict[str, FieldInfo]:
+    fields: dict[str, FieldInfo] = cls.__pydantic_fields__  # type: ignore[attr-defined]
+    return fields
+
+
+def _default(info: FieldInfo) -> Any:
+    if info.is_required():
+        return None
+    return info.get_default(call_default_factory=True)
+
+
+@dataclass(frozen=True, slots=True)
+class PathInfo:
+    """What the schema says about one path."""
+
+    path: str
+    annotation: Any
+    default: Any
+    extra: Mapping[str, Any]
+    presence: bool = False
+    """True for the presence path of an optional sub-model (value ``True`` or ``None``)."""
+    under: str | None = None
+    """The nearest enclosing optional sub-model's presence path, if any."""
+    description: str | None = None
+
+
+@dataclass(slots=True)
+class _Node:
+    """One model level of the unflatten plan."""
+
+    cls: type
+    prefix: str
+    leaves: list[tuple[str, str]] = field(default_factory=list)  # (field name, path)
+    children: list[tuple[str, str, bool, _Node]] = field(default_factory=list)
+    # (field name, path, optional, node)
+
+
+class PathSpace:
+    """Every path of one or more mounted models, with defaults and metadata.
+
+    ``PathSpace.from_model(VllmConfig, mounts={"platform": Platform})`` puts the
+    root model's fields at the top level and each mount under its prefix.
+    """
+
+    def __init__(self, roots: Mapping[str, type]) -> None:
+        self.roots: dict[str, type] = dict(roots)
+        self.info: dict[str, PathInfo] = {}
+        self._plans: dict[str, _Node] = {}
+        for prefix, cls in self.roots.items():
+            self._plans[prefix] = self._walk(cls, prefix, None)
+        self.paths: frozenset[str] = frozenset(self.info)
+        self._defaults: dict[str, Any] = {p: freeze(i.default) for p, i in self.info.items()}
+        self._adapters: dict[str, TypeAdapter[Any]] = {}
+
+    @classmethod
+    def from_model(cls, root: type, *, mounts: Mapping[str, type] | None = None) -> PathSpace:
+        """Build the space of ``root``'s fields plus each mounted model under its prefix."""
+        return cls({"": root, **(mounts or {})})
+
+    def _walk(self, cls: type, prefix: str, under: str | None) -> _Node:
+        node = _Node(cls, prefix)
+        for name, info in _fields(cls).items():
+            path = f"{prefix}.{name}" if prefix else name
+            extra = info.json_schema_extra if isinstance(info.json_schema_extra, Mapping) else {}
+            sub, optional = _model_of(info.annotation)
+            if sub is not None:
+                if optional:
+                    self.info[path] = PathInfo(
+                        path, info.annotation, True if info.get_default(call_default_factory=True) is not None else None,
+                        extra, presence=True, under=under, description=info.description,
+                    )
+                child = self._walk(sub, path, path if optional else under)
+                node.children.append((name, path, optional, child))
+                if not optional or info.is_required():
+                    continue
+                default_obj = _default(info)
+                if default_obj is not None:
+                    # an optional sub-model present by default: its leaves default to its values
+                    for p, v in self.flatten_model(default_obj, path).items():
+                        old = self.info[p]
+                        self.info[p] = dataclasses.replace(old, default=v)
+                continue
+            self.info[path] = PathInfo(
+                path, info.annotation, _default(info), extra, under=under, description=info.description,
+            )
+            node.leaves.append((name, path))
+        return node
+
+    # -- questions -----------------------------------------------------------------
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.info
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.info)
+
+    def __len__(self) -> int:
+        return len(self.info)
+
+    def defaults(self) -> dict[str, Any]:
+        """A fresh flat dict of every path's default value."""
+        return dict(self._defaults)
+
+    def suggest(self, path: str) -> str:
+        """The " Did you mean ...?" suffix for an unknown path."""
+        return did_you_mean(path, self.info)
+
+    def require(self, path: str) -> PathInfo:
+        """The info of ``path``, or :class:`UnknownFieldError` with a suggestion."""
+        try:
+            return self.info[path]
+        except KeyError:
+            raise UnknownFieldError(
+                f"unknown field '{path}'.{self.suggest(path)}", path=path
+            ) from None
+
+    # -- flatten / unflatten -----------------------------------------------------------
+
+    def flatten_model(self, obj: Any, prefix: str = "") -> dict[str, Any]:
+        """Flatten a model instance mounted at ``prefix`` into ``{path: frozen value}``."""
+        plan = self._plans.get(prefix) or self._find_plan(prefix)
+        out: dict[str, Any] = {}
+        self._flatten_into(plan, obj, out)
+        return out
+
+    def _find_plan(self, prefix: str) -> _Node:
+        stack = list(self._plans.values())
+        while stack:
+            node = stack.pop()
+            if node.prefix == prefix:
+                return node
+            stack.extend(child for _, _, _, child in node.children)
+        raise UnknownFieldError(f"no model is mounted at '{prefix}'", path=prefix)
+
+    def _flatten_into(self, node: _Node, obj: Any, out: dict[str, Any]) -> None:
+        for name, path in node.leaves:
+            out[path] = freeze(getattr(obj, name))
+        for name, path, optional, child in node.children:
+            sub = getattr(obj, name)
+            if optional:
+                out[path] = None if sub is None else True
+            if sub is None:
+                for p in self._leaf_paths(child):
+                    out[p] = self._defaults[p]
+                self._absent_presences(child, out)
+            else:
+                self._flatten_into(child, sub, out)
+
+    def _leaf_paths(self, node: _Node) -> Iterator[str]:
+        for _, path in node.leaves:
+            yield path
+        for _, _, _, child in node.children:
+            yield from self._leaf_paths(child)
+
+    def _absent_presences(self, node: _Node, out: dict[str, Any]) -> None:
+        for _, path, optional, child in node.children:
+            if optional:
+                out[path] = None
+            self._absent_presences(child, out)
+
+    def flatten(self, objs: Mapping[str, Any]) -> dict[str, Any]:
+        """Flatten one instance per mount (``{"": config, "platform": facts}``)."""
+        out: dict[str, Any] = {}
+        for prefix, obj in objs.items():
+            out.update(self.flatten_model(obj, prefix))
+        return out
+
+    def flatten_partial(self, data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+        """Flatten a nested *input* dict to the paths it mentions (user-set paths).
+
+        Unknown keys raise :class:`UnknownFieldError` with a suggestion. A
+        sub-model given as ``None`` yields its presence path only.
+        """
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            info = self.info.get(path)
+            if info is not None and not info.presence:
+                out[path] = freeze(value)
+                continue
+            is_model = info is not None or any(p.startswith(path + ".") for p in self._model_prefixes())
+            if not is_model:
+                raise UnknownFieldError(f"unknown field '{path}'.{self.suggest(path)}", path=path, value=value)
+            if info is not None and info.presence:
+                out[path] = None if value is None else True
+            if isinstance(value, BaseModel):
+                value = {k: getattr(value, k) for k in value.model_fields_set}
+            elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+                value = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+            if isinstance(value, Mapping):
+                out.update(self.flatten_partial(value, path))
+        return out
+
+    def _model_prefixes(self) -> Iterator[str]:
+        stack = list(self._plans.values())
+        while stack:
+            node = stack.pop()
+            if node.prefix:
+                yield node.prefix + "."
+            stack.extend(child for _, _, _, child in node.children)
+
+    def unflatten(self, flat: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+        """Turn a flat dict back into the nested plain dict of the model mounted at ``prefix``."""
+        return self._unflatten(self._plans.get(prefix) or self._find_plan(prefix), flat)
+
+    def _unflatten(self, node: _Node, flat: Mapping[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {name: thaw(flat[path]) for name, path in node.leaves}
+        for name, path, optional, child in node.children:
+            if optional and flat.get(path) is None:
+                out[name] = None
+            else:
+                out[name] = self._unflatten(child, flat)
+        return out
+
+    def build(self, flat: Mapping[str, Any], prefix: str = "") -> Any:
+        """Validate the flat state back into an instance of the model mounted at ``prefix``."""
+        adapter = self._adapters.get(prefix)
+        if adapter is None:
+            cls = self.roots[prefix] if prefix in self.roots else self._find_plan(prefix).cls
+            adapter = self._adapters[prefix] = TypeAdapter(cls)
+        return adapter.validate_python(self.unflatten(flat, prefix))

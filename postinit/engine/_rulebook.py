@@ -1,0 +1,333 @@
+"""Compiling rules into a rulebook: a networkx graph, an order per phase, static checks."""
+
+from __future__ import annotations
+
+import types
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import networkx as nx
+
+from postinit.engine._paths import PathSpace
+from postinit.engine._rule import Kind, Rule, rule_of
+from postinit.errors import (
+    CycleError,
+    RuleDeclarationError,
+    UnknownPathError,
+    UnorderedWritersError,
+)
+
+__all__ = ["CompiledRule", "Rulebook"]
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledRule:
+    """A rule as the resolver runs it: positions and sets precomputed."""
+
+    rule: Rule
+    pos: int
+    """Position in the phase order (or, for the consistent order, in the global order)."""
+    phase_idx: int
+    reads: frozenset[str]
+    writes: frozenset[str]
+    is_check: bool
+
+
+def _where(r: Rule) -> str:
+    return f"{r.id} ({r.location})" if r.location else r.id
+
+
+class Rulebook:
+    """A validated, compiled set of rules over a :class:`PathSpace`, in ordered phases.
+
+    Compiling builds ``graph``: a DiGraph over rule ids with an edge from every
+    writer of a path to every rule of any phase that reads but does not write
+    it (edge attribute ``paths``), plus declared ``after`` edges. Within a
+    phase the order is a topological order of that graph, ties broken by rule
+    id, so registration order never matters.
+    """
+
+    def __init__(
+        self,
+        rules: Iterable[Rule | Callable[..., Any]],
+        *,
+        paths: PathSpace,
+        phases: Sequence[str],
+        name: str = "rulebook",
+    ) -> None:
+        self.name = name
+        self.paths = paths
+        self.phases: tuple[str, ...] = tuple(phases)
+        if len(set(self.phases)) != len(self.phases):
+            raise RuleDeclarationError(f"rulebook '{name}': phases repeat: {list(self.phases)}")
+        collected: dict[str, Rule] = {}
+        for obj in rules:
+            r = rule_of(obj)
+            if r is None:
+                raise RuleDeclarationError(f"{obj!r} is not a rule (decorate it with @rule)")
+            if r.id in collected and collected[r.id] is not r:
+                raise RuleDeclarationError(
+                    f"rule id '{r.id}' is declared twice: {_where(collected[r.id])} and {_where(r)}", rule=r.id
+                )
+            collected[r.id] = r
+        self.rules: dict[str, Rule] = dict(sorted(collected.items()))
+        self._check_declarations()
+        self.graph: nx.DiGraph = self._build_graph()
+        self.order: dict[str, tuple[str, ...]] = {}
+        self._compile_orders()
+        self._check_unordered_writers()
+        self.compiled: dict[str, tuple[CompiledRule, ...]] = {}
+        self.readers: dict[str, dict[str, tuple[int, ...]]] = {}
+        self.global_order: tuple[CompiledRule, ...] = ()
+        self.global_readers: dict[str, tuple[int, ...]] = {}
+        self._compile_runtime()
+
+    # -- construction helpers ---------------------------------------------------------
+
+    @classmethod
+    def collect(
+        cls,
+        *modules: types.ModuleType,
+        paths: PathSpace,
+        phases: Sequence[str],
+        name: str = "rulebook",
+        extra: Iterable[Rule | Callable[..., Any]] = (),
+    ) -> Rulebook:
+        """Collect every function marked with ``@rule`` in ``modules`` (plus ``extra``)."""
+        found: list[Rule] = []
+        for module in modules:
+            for value in vars(module).values():
+                r = rule_of(value)
+                if r is not None:
+                    found.append(r)
+        found.extend(r for r in map(rule_of, extra) if r is not None)
+        return cls(found, paths=paths, phases=phases, name=name)
+
+    def with_rules(self, *rules: Rule | Callable[..., Any], replace: bool = False) -> Rulebook:
+        """A new rulebook with ``rules`` added (or, with ``replace=True``, replacing same-id rules)."""
+        new = {r.id: r for r in (rule_of(x) for x in rules) if r is not None}
+        if not replace:
+            clash = sorted(set(new) & set(self.rules))
+            if clash:
+                raise RuleDeclarationError(f"rule ids already in '{self.name}': {clash}; pass replace=True", rule=clash[0])
+        merged = {**self.rules, **new}
+        return Rulebook(merged.values(), paths=self.paths, phases=self.phases, name=self.name)
+
+    def without(self, *ids: str) -> Rulebook:
+        """A new rulebook without the rules ``ids`` (and without ``after`` references to them)."""
+        missing = sorted(set(ids) - set(self.rules))
+        if missing:
+            raise RuleDeclarationError(f"no rules {missing} in '{self.name}'", rule=missing[0])
+        import dataclasses
+
+        kept = []
+        for r in self.rules.values():
+            if r.id in ids:
+                continue
+            if set(r.after) & set(ids) or set(r.feedback) & set(ids):
+                r = dataclasses.replace(
+                    r,
+                    after=tuple(a for a in r.after if a not in ids),
+                    feedback=tuple(a for a in r.feedback if a not in ids),
+                )
+            kept.append(r)
+        return Rulebook(kept, paths=self.paths, phases=self.phases, name=self.name)
+
+    # -- static checks ----------------------------------------------------------------
+
+    def _check_declarations(self) -> None:
+        for r in self.rules.values():
+            if r.phase not in self.phases:
+                raise RuleDeclarationError(
+                    f"rule {_where(r)}: unknown phase '{r.phase}'; phases: {', '.join(self.phases)}", rule=r.id
+                )
+            for what, paths in (("reads", r.reads), ("writes", r.writes)):
+                for p in paths:
+                    if p not in self.paths:
+                        raise UnknownPathError(
+                            f"rule {_where(r)} {what} unknown path '{p}'.{self.paths.suggest(p)}",
+                            rule=r.id, path=p,
+                        )
+            for what, ids in (("after", r.after), ("feedback", r.feedback)):
+                for other in ids:
+                    if other not in self.rules:
+                        raise RuleDeclarationError(
+                            f"rule {_where(r)}: {what} names unknown rule '{other}'", rule=r.id, value=other
+                        )
+                    if self.rules[other].phase != r.phase:
+                        raise RuleDeclarationError(
+                            f"rule {_where(r)}: {what} '{other}' is in phase '{self.rules[other].phase}', "
+                            f"not '{r.phase}'; phases already order rules", rule=r.id, value=other,
+                        )
+
+    def _build_graph(self) -> nx.DiGraph:
+        g = nx.DiGraph(name=self.name)
+        phase_idx = {p: i for i, p in enumerate(self.phases)}
+        for r in self.rules.values():
+            g.add_node(r.id, phase=r.phase, phase_idx=phase_idx[r.phase], kind=r.kind.value, title=r.title)
+        readers: dict[str, list[Rule]] = defaultdict(list)
+        for r in self.rules.values():
+            for p in r.reads:
+                if p not in r.writes:
+                    readers[p].append(r)
+        for w in self.rules.values():
+            for p in w.writes:
+                for rd in readers.get(p, ()):
+                    if rd.id == w.id:
+                        continue
+                    feedback = w.id in rd.feedback
+                    cross = rd.phase != w.phase
+                    if g.has_edge(w.id, rd.id):
+                        g.edges[w.id, rd.id]["paths"].add(p)
+                    else:
+                        g.add_edge(w.id, rd.id, paths={p}, kind="feedback" if feedback else "data", cross_phase=cross)
+        for r in self.rules.values():
+            for a in r.after:
+                if g.has_edge(a, r.id):
+                    g.edges[a, r.id]["after"] = True
+                else:
+                    g.add_edge(a, r.id, paths=set(), kind="after", cross_phase=False, after=True)
+        return g
+
+    def phase_graph(self, phase: str, *, ordering: bool = True) -> nx.DiGraph:
+        """The subgraph of one phase; with ``ordering``, without feedback edges."""
+        nodes = [r.id for r in self.rules.values() if r.phase == phase]
+        sub = self.graph.subgraph(nodes)
+        if not ordering:
+            return sub.copy()
+        return nx.DiGraph(
+            (u, v, d) for u, v, d in sub.edges(data=True) if d.get("kind") != "feedback" or d.get("after")
+        ) if sub.number_of_edges() else nx.DiGraph(sub)
+
+    def _compile_orders(self) -> None:
+        for phase in self.phases:
+            g = self.phase_graph(phase)
+            g.add_nodes_from(r.id for r in self.rules.values() if r.phase == phase)
+            try:
+                order = tuple(nx.lexicographical_topological_sort(g, key=str))
+            except nx.NetworkXUnfeasible:
+                cycle = nx.find_cycle(g)
+                ids = [u for u, _ in cycle] + [cycle[0][0]]
+                why = "; ".join(
+                    f"{u} writes {', '.join(sorted(g.edges[u, v]['paths'])) or '(after)'} read by {v}" for u, v in cycle
+                )
+                raise CycleError(
+                    f"undeclared dependency cycle in phase '{phase}': {' -> '.join(ids)} ({why}); "
+                    f"declare feedback=('{cycle[-1][0]}',) on rule '{cycle[-1][1]}' if the cycle is intended",
+                    rule=ids[0],
+                ) from None
+            self.order[phase] = order
+
+    def _check_unordered_writers(self) -> None:
+        for phase in self.phases:
+            writers: dict[str, list[str]] = defaultdict(list)
+            for rid in self.order[phase]:
+                for p in self.rules[rid].writes:
+                    writers[p].append(rid)
+            shared = {p: ws for p, ws in writers.items() if len(ws) > 1}
+            if not shared:
+                continue
+            g = self.phase_graph(phase)
+            descendants: dict[str, set[str]] = {}
+            for p, ws in sorted(shared.items()):
+                for i, a in enumerate(ws):
+                    da = descendants.setdefault(a, nx.descendants(g, a) if a in g else set())
+                    for b in ws[i + 1:]:
+                        db = descendants.setdefault(b, nx.descendants(g, b) if b in g else set())
+                        if b not in da and a not in db:
+                            ra, rb = self.rules[a], self.rules[b]
+                            raise UnorderedWritersError(
+                                f"rules {_where(ra)} and {_where(rb)} both write '{p}' in phase '{phase}' "
+                                f"and nothing orders them; add after=('{a}',) to '{b}' (or the reverse) "
+                                f"as vLLM's statement order decides",
+                                rule=b, path=p,
+                            )
+
+    def _compile_runtime(self) -> None:
+        phase_idx = {p: i for i, p in enumerate(self.phases)}
+        glob: list[CompiledRule] = []
+        for phase in self.phases:
+            compiled = []
+            readers: dict[str, list[int]] = defaultdict(list)
+            for pos, rid in enumerate(self.order[phase]):
+                r = self.rules[rid]
+                compiled.append(CompiledRule(
+                    r, pos, phase_idx[phase], frozenset(r.reads), frozenset(r.writes), r.kind is Kind.CHECK,
+                ))
+                for p in r.reads:
+                    readers[p].append(pos)
+            self.compiled[phase] = tuple(compiled)
+            self.readers[phase] = {p: tuple(v) for p, v in readers.items()}
+        greaders: dict[str, list[int]] = defaultdict(list)
+        for phase in self.phases:
+            for c in self.compiled[phase]:
+                gc = CompiledRule(c.rule, len(glob), c.phase_idx, c.reads, c.writes, c.is_check)
+                glob.append(gc)
+                for p in c.rule.reads:
+                    greaders[p].append(gc.pos)
+        self.global_order = tuple(glob)
+        self.global_readers = {p: tuple(v) for p, v in greaders.items()}
+
+    # -- questions ----------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def __contains__(self, rule_id: object) -> bool:
+        return rule_id in self.rules
+
+    def __getitem__(self, rule_id: str) -> Rule:
+        return self.rules[rule_id]
+
+    def writers_of(self, path: str) -> tuple[Rule, ...]:
+        """Rules that may write ``path``, in phase and rule order."""
+        return tuple(r for ph in self.phases for rid in self.order[ph] if path in (r := self.rules[rid]).writes)
+
+    def readers_of(self, path: str) -> tuple[Rule, ...]:
+        """Rules that read ``path``, in phase and rule order."""
+        return tuple(r for ph in self.phases for rid in self.order[ph] if path in (r := self.rules[rid]).reads)
+
+    def stages(self, phase: str) -> list[list[str]]:
+        """The phase's rules grouped in topological generations (for pictures)."""
+        g = self.phase_graph(phase)
+        g.add_nodes_from(self.order[phase])
+        return [sorted(gen) for gen in nx.topological_generations(g)]
+
+    def field_graph(self) -> nx.DiGraph:
+        """A bipartite DiGraph of rules and paths: path → rule for reads, rule → path for writes."""
+        g = nx.DiGraph(name=f"{self.name} fields")
+        for r in self.rules.values():
+            g.add_node(r.id, type="rule", phase=r.phase, kind=r.kind.value, title=r.title)
+            for p in r.reads:
+                g.add_node(p, type="path")
+                g.add_edge(p, r.id, kind="read")
+            for p in r.writes:
+                g.add_node(p, type="path")
+                g.add_edge(r.id, p, kind="write")
+        return g
+
+    def describe(self) -> list[dict[str, Any]]:
+        """One plain dict per rule in phase order (for tables, JSON and docs)."""
+        return [
+            {
+                "id": r.id, "title": r.title, "phase": r.phase, "kind": r.kind.value,
+                "reads": list(r.reads), "writes": list(r.writes), "after": list(r.after),
+                "feedback": list(r.feedback), "source": r.source, "message": r.message,
+                "level": r.level.value, "reason": r.reason,
+            }
+            for ph in self.phases
+            for r in (self.rules[rid] for rid in self.order[ph])
+        ]
+
+    def resolve(
+        self,
+        initial: Mapping[str, Any],
+        provenance: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Resolve a flat state; see :func:`postinit.engine.resolve_flat`."""
+        from postinit.engine._resolve import resolve_flat
+
+        return resolve_flat(self, initial, provenance, **kwargs)
