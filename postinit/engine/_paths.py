@@ -39,10 +39,10 @@ class FrozenDict(dict[str, Any]):
     __setitem__ = __delitem__ = _readonly
     clear = pop = popitem = setdefault = update = _readonly
 
-    def __hash__(self) -> int:
+    def __hash__(self) -> int:  # type: ignore[override]
         return hash(tuple(sorted((k, _hashable(v)) for k, v in self.items())))
 
-    def __ior__(self, other: Any) -> NoReturn:  # type: ignore[override,misc]
+    def __ior__(self, other: Any) -> NoReturn:  # type: ignore[misc]
         self._readonly()
 
     def __reduce__(self) -> tuple[Any, ...]:
