@@ -60,9 +60,7 @@ RunnerOption = Literal["auto", "generate", "pooling", "draft"]
 RunnerType = Literal["generate", "pooling", "draft"]
 ConvertOption = Literal["auto", "none", "embed", "classify", "reward"]
 ConvertType = Literal["none", "embed", "classify", "reward"]
-CacheDType = Literal[
-    "auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla"
-]
+CacheDType = Literal["auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla"]
 MambaDType = Literal["auto", "float32"]
 All2AllBackend = Literal[
     "naive",
@@ -518,8 +516,8 @@ class StructuredOutputsConfig(BaseModel):
 
     model_config = _FORBID
 
-    backend: Literal["auto", "xgrammar", "guidance", "outlines", "lm-format-enforcer"] = (
-        unhashed("auto")
+    backend: Literal["auto", "xgrammar", "guidance", "outlines", "lm-format-enforcer"] = unhashed(
+        "auto"
     )
     disable_fallback: bool = unhashed(False)
     disable_any_whitespace: bool = unhashed(False)

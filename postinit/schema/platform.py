@@ -39,7 +39,15 @@ CUDA_DEVICE_NAMES: dict[int, str] = {
     120: "NVIDIA RTX PRO 6000 Blackwell Server Edition",
 }
 CUDA_DEVICE_MEM_GB: dict[int, float] = {
-    70: 32, 75: 16, 80: 80, 86: 48, 89: 48, 90: 80, 100: 180, 103: 270, 120: 96,
+    70: 32,
+    75: 16,
+    80: 80,
+    86: 48,
+    89: 48,
+    90: 80,
+    100: 180,
+    103: 270,
+    120: 96,
 }
 #: gcnArchName -> (capability, device name, memory GiB), matching the oracle.
 ROCM_ARCHS: dict[str, tuple[int, str, float]] = {
@@ -133,8 +141,13 @@ class Platform(BaseModel):
         self.support_static_graph_mode = k in ("cuda", "rocm")
         self.support_hybrid_kv_cache = k in ("cuda", "rocm", "cpu", "xpu")
         self.simple_compile_backend = "openxla" if k == "tpu" else "inductor"
-        self.device_type = {"cuda": "cuda", "rocm": "cuda", "cpu": "cpu", "xpu": "xpu",
-                            "tpu": "tpu"}.get(k, "")
+        self.device_type = {
+            "cuda": "cuda",
+            "rocm": "cuda",
+            "cpu": "cpu",
+            "xpu": "xpu",
+            "tpu": "tpu",
+        }.get(k, "")
         self.supported_dtypes = self._supported_dtypes()
         arch = self.gcn_arch or ""
         self.use_custom_allreduce = k == "cuda" or (
@@ -258,7 +271,7 @@ class Platform(BaseModel):
         if text == "cpu":
             return cls.cpu()
         if text in ("xpu", "tpu"):
-            return cls(kind=text, device_name=text, device_count=1)  # type: ignore[arg-type]
+            return cls(kind=text, device_name=text, device_count=1)
         allowed = ", ".join(PLATFORM_PRESETS)
         raise PlatformSpecError(
             f"Unknown platform {spec!r}; use one of {allowed}, cuda:MAJOR.MINOR or rocm:gfxNNN."
@@ -271,7 +284,7 @@ class Platform(BaseModel):
     def detect(cls) -> Platform:
         """The platform of this machine via torch (imported here only); CPU without torch or GPU."""
         try:
-            import torch
+            import torch  # type: ignore[import-not-found,unused-ignore]
         except ImportError:
             return cls.cpu(cpu_arch=_host_cpu_arch())
         try:
