@@ -1,0 +1,879 @@
+"""The ``vllm serve`` command line, parsed as vLLM at commit d7fb10c57 takes it.
+
+``parse_vllm_args(argv)`` turns the argument list (with or without a leading
+``serve``) into a nested input dict in ``VllmConfig`` shape holding only what the
+user gave, plus provenance (which flag text set which path) and warnings.
+
+What happens here is what vLLM's ``FlexibleArgumentParser`` and the plain
+``EngineArgs`` field copies do: underscores in flag names become dashes,
+``-O3``/``-O=3``/``-O 3`` become ``-O.mode=3``, dotted keys (``-O.mode=3``,
+``--kv-transfer-config.kv_role=kv_both``) are merged into one JSON dict per flag
+(a key ending in ``+`` takes a comma list; lists concatenate; a repeated scalar
+warns), ``--config FILE`` inserts the file's flags before the command line (the
+command line wins), human-readable ints, ``--x/--no-x`` booleans. What
+``EngineArgs.create_engine_config`` *derives* (usage-context defaults, the
+chunked-prefill forcing, DP/LB derivation, ...) is left to the rules.
+
+Parsing uses stdlib ``argparse`` with ``exit_on_error=False`` and an ``error()``
+that raises :class:`~postinit.errors.UnknownFlagError`; nothing is printed and
+nothing exits. Values are taken as text and converted here, so every message
+names the flag and the allowed values on one line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from postinit.errors import InputError, InvalidValueError, UnknownFlagError, did_you_mean
+
+__all__ = [
+    "FLAGS",
+    "FlagSpec",
+    "ParsedArgs",
+    "human_readable_int",
+    "known_flags",
+    "parse_vllm_args",
+]
+
+# --------------------------------------------------------------------------- values
+
+
+def human_readable_int(text: str) -> int:
+    """Parse ``4096``, ``32k`` (decimal, 32000), ``25.6k`` (25600) or ``4K`` (binary, 4096)."""
+    value = text.strip()
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT])", value)
+    if match:
+        number, suffix = match.groups()
+        decimal = {"k": 10**3, "m": 10**6, "g": 10**9}
+        binary = {"K": 2**10, "M": 2**20, "G": 2**30}
+        if suffix in decimal:
+            return int(float(number) * decimal[suffix])
+        if suffix in binary:
+            if "." in number:
+                raise ValueError(
+                    f"decimals are not allowed with binary suffixes like {suffix}; "
+                    f"did you mean {number}{suffix.lower()}?"
+                )
+            return int(number) * binary[suffix]
+    return int(value)
+
+
+@dataclass(frozen=True)
+class FlagSpec:
+    """One command-line flag: its spellings, its kind and where its value goes.
+
+    ``kind`` is one of ``bool`` (``--x/--no-x``), ``int``, ``hrint``
+    (human-readable int), ``float``, ``str``, ``json`` (a JSON object),
+    ``json_or_str``, ``list_int``, ``list_str``, ``legacy_bool`` (``type=bool``:
+    any non-empty text is True, as in vLLM's deprecated guided-decoding flags).
+    ``target`` is the dotted path in ``VllmConfig`` shape, or ``extra.<name>``
+    for EngineArgs/server values that have no ``VllmConfig`` field.
+    """
+
+    names: tuple[str, ...]
+    target: str
+    kind: str = "str"
+    choices: tuple[Any, ...] | None = None
+    optional: bool = False  # accepts "None"/"" as None
+    deprecated: str | None = None
+
+    @property
+    def dest(self) -> str:
+        """The argparse destination: the long name with dashes as underscores."""
+        long = next((n for n in self.names if n.startswith("--")), self.names[0])
+        return long.lstrip("-").replace("-", "_")
+
+
+_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
+_CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc")
+_ALL2ALL = (
+    "naive",
+    "pplx",
+    "deepep_high_throughput",
+    "deepep_low_latency",
+    "allgather_reducescatter",
+    "flashinfer_all2allv",
+)
+_QUANTIZATION = (
+    "awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "fp_quant",
+    "modelopt", "modelopt_fp4", "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin",
+    "gptq_bitblas", "awq_marlin", "gptq", "compressed-tensors", "bitsandbytes", "hqq",
+    "experts_int8", "ipex", "quark", "moe_wna16", "torchao", "auto-round", "rtn", "inc",
+    "mxfp4", "petit_nvfp4",
+)  # fmt: skip
+_TASKS = (
+    "auto", "generate", "embedding", "embed", "classify", "score", "reward",
+    "transcription", "draft",
+)  # fmt: skip
+_REASONING_PARSERS = (
+    "deepseek_r1", "deepseek_v3", "ernie45", "glm45", "openai_gptoss", "granite",
+    "hunyuan_a13b", "minimax_m2", "minimax_m2_append_think", "mistral", "olmo3",
+    "qwen3", "seed_oss", "step3",
+)  # fmt: skip
+
+_F = FlagSpec
+
+FLAGS: tuple[FlagSpec, ...] = (
+    # ---- ModelConfig
+    _F(("--model",), "model_config.model"),
+    _F(("--runner",), "model_config.runner", choices=("auto", "generate", "pooling", "draft")),
+    _F(("--convert",), "model_config.convert",
+       choices=("auto", "none", "embed", "classify", "reward")),
+    _F(("--task",), "model_config.task", choices=_TASKS, optional=True,
+       deprecated="--task is deprecated; use --runner/--convert"),
+    _F(("--tokenizer",), "model_config.tokenizer", optional=True),
+    _F(("--tokenizer-mode",), "model_config.tokenizer_mode",
+       choices=("auto", "slow", "mistral", "custom")),
+    _F(("--trust-remote-code",), "model_config.trust_remote_code", "bool"),
+    _F(("--dtype",), "model_config.dtype", choices=_DTYPES),
+    _F(("--seed",), "model_config.seed", "int", optional=True),
+    _F(("--hf-config-path",), "model_config.hf_config_path", optional=True),
+    _F(("--allowed-local-media-path",), "model_config.allowed_local_media_path"),
+    _F(("--allowed-media-domains",), "model_config.allowed_media_domains", "list_str",
+       optional=True),
+    _F(("--revision",), "model_config.revision", optional=True),
+    _F(("--code-revision",), "model_config.code_revision", optional=True),
+    _F(("--rope-scaling",), "model_config.rope_scaling", "json"),
+    _F(("--rope-theta",), "model_config.rope_theta", "float", optional=True),
+    _F(("--tokenizer-revision",), "model_config.tokenizer_revision", optional=True),
+    _F(("--max-model-len",), "model_config.max_model_len", "hrint", optional=True),
+    _F(("--quantization", "-q"), "model_config.quantization", choices=_QUANTIZATION,
+       optional=True),
+    _F(("--enforce-eager",), "model_config.enforce_eager", "bool"),
+    _F(("--max-logprobs",), "model_config.max_logprobs", "int"),
+    _F(("--logprobs-mode",), "model_config.logprobs_mode",
+       choices=("raw_logits", "raw_logprobs", "processed_logits", "processed_logprobs")),
+    _F(("--disable-sliding-window",), "model_config.disable_sliding_window", "bool"),
+    _F(("--disable-cascade-attn",), "model_config.disable_cascade_attn", "bool"),
+    _F(("--skip-tokenizer-init",), "model_config.skip_tokenizer_init", "bool"),
+    _F(("--enable-prompt-embeds",), "model_config.enable_prompt_embeds", "bool"),
+    _F(("--served-model-name",), "model_config.served_model_name", "list_str", optional=True),
+    _F(("--config-format",), "model_config.config_format"),
+    _F(("--hf-token",), "extra.hf_token", optional=True),
+    _F(("--hf-overrides",), "model_config.hf_overrides", "json"),
+    _F(("--pooler-config",), "model_config.pooler_config", "json", optional=True),
+    _F(("--override-pooler-config",), "model_config.override_pooler_config", "json",
+       optional=True, deprecated="--override-pooler-config is deprecated; use --pooler-config"),
+    _F(("--logits-processor-pattern",), "model_config.logits_processor_pattern",
+       optional=True),
+    _F(("--generation-config",), "model_config.generation_config"),
+    _F(("--override-generation-config",), "model_config.override_generation_config", "json"),
+    _F(("--enable-sleep-mode",), "model_config.enable_sleep_mode", "bool"),
+    _F(("--model-impl",), "model_config.model_impl",
+       choices=("auto", "vllm", "transformers", "terratorch")),
+    _F(("--override-attention-dtype",), "model_config.override_attention_dtype", optional=True),
+    _F(("--logits-processors",), "model_config.logits_processors", "list_str", optional=True),
+    _F(("--io-processor-plugin",), "model_config.io_processor_plugin", optional=True),
+    # ---- LoadConfig
+    _F(("--load-format",), "load_config.load_format"),
+    _F(("--download-dir",), "load_config.download_dir", optional=True),
+    _F(("--safetensors-load-strategy",), "load_config.safetensors_load_strategy"),
+    _F(("--model-loader-extra-config",), "load_config.model_loader_extra_config", "json"),
+    _F(("--ignore-patterns",), "load_config.ignore_patterns", "list_str"),
+    _F(("--use-tqdm-on-load",), "load_config.use_tqdm_on_load", "bool"),
+    _F(("--pt-load-map-location",), "load_config.pt_load_map_location"),
+    # ---- StructuredOutputsConfig
+    _F(("--reasoning-parser",), "structured_outputs_config.reasoning_parser",
+       choices=_REASONING_PARSERS),
+    _F(("--guided-decoding-backend",), "structured_outputs_config.backend",
+       deprecated="--guided-decoding-backend is deprecated; use --structured-outputs-config.backend"),
+    _F(("--guided-decoding-disable-fallback",), "structured_outputs_config.disable_fallback",
+       "legacy_bool", deprecated="--guided-decoding-disable-fallback is deprecated"),
+    _F(("--guided-decoding-disable-any-whitespace",),
+       "structured_outputs_config.disable_any_whitespace", "legacy_bool",
+       deprecated="--guided-decoding-disable-any-whitespace is deprecated"),
+    _F(("--guided-decoding-disable-additional-properties",),
+       "structured_outputs_config.disable_additional_properties", "legacy_bool",
+       deprecated="--guided-decoding-disable-additional-properties is deprecated"),
+    # ---- ParallelConfig
+    _F(("--distributed-executor-backend",), "parallel_config.distributed_executor_backend",
+       optional=True),
+    _F(("--pipeline-parallel-size", "-pp"), "parallel_config.pipeline_parallel_size", "int"),
+    _F(("--tensor-parallel-size", "-tp"), "parallel_config.tensor_parallel_size", "int"),
+    _F(("--decode-context-parallel-size", "-dcp"),
+       "parallel_config.decode_context_parallel_size", "int"),
+    _F(("--data-parallel-size", "-dp"), "parallel_config.data_parallel_size", "int"),
+    _F(("--data-parallel-rank", "-dpn"), "parallel_config.data_parallel_rank", "int"),
+    _F(("--data-parallel-start-rank", "-dpr"), "extra.data_parallel_start_rank", "int"),
+    _F(("--data-parallel-size-local", "-dpl"), "parallel_config.data_parallel_size_local",
+       "int"),
+    _F(("--data-parallel-address", "-dpa"), "parallel_config.data_parallel_master_ip"),
+    _F(("--data-parallel-rpc-port", "-dpp"), "parallel_config.data_parallel_rpc_port", "int"),
+    _F(("--data-parallel-backend", "-dpb"), "parallel_config.data_parallel_backend",
+       choices=("ray", "mp")),
+    _F(("--data-parallel-hybrid-lb",), "parallel_config.data_parallel_hybrid_lb", "bool"),
+    _F(("--enable-expert-parallel",), "parallel_config.enable_expert_parallel", "bool"),
+    _F(("--all2all-backend",), "parallel_config.all2all_backend", choices=_ALL2ALL,
+       optional=True),
+    _F(("--enable-dbo",), "parallel_config.enable_dbo", "bool"),
+    _F(("--dbo-decode-token-threshold",), "parallel_config.dbo_decode_token_threshold", "int"),
+    _F(("--dbo-prefill-token-threshold",), "parallel_config.dbo_prefill_token_threshold",
+       "int"),
+    _F(("--disable-nccl-for-dp-synchronization",),
+       "parallel_config.disable_nccl_for_dp_synchronization", "bool"),
+    _F(("--enable-eplb",), "parallel_config.enable_eplb", "bool"),
+    _F(("--eplb-config",), "parallel_config.eplb_config", "json"),
+    _F(("--expert-placement-strategy",), "parallel_config.expert_placement_strategy",
+       choices=("linear", "round_robin")),
+    _F(("--num-redundant-experts",), "parallel_config.eplb_config.num_redundant_experts",
+       "int", deprecated="--num-redundant-experts is deprecated; use --eplb-config"),
+    _F(("--eplb-window-size",), "parallel_config.eplb_config.window_size", "int",
+       deprecated="--eplb-window-size is deprecated; use --eplb-config"),
+    _F(("--eplb-step-interval",), "parallel_config.eplb_config.step_interval", "int",
+       deprecated="--eplb-step-interval is deprecated; use --eplb-config"),
+    _F(("--eplb-log-balancedness",), "parallel_config.eplb_config.log_balancedness", "bool",
+       deprecated="--eplb-log-balancedness is deprecated; use --eplb-config"),
+    _F(("--max-parallel-loading-workers",), "parallel_config.max_parallel_loading_workers",
+       "int", optional=True),
+    _F(("--ray-workers-use-nsight",), "parallel_config.ray_workers_use_nsight", "bool"),
+    _F(("--disable-custom-all-reduce",), "parallel_config.disable_custom_all_reduce", "bool"),
+    _F(("--worker-cls",), "parallel_config.worker_cls"),
+    _F(("--worker-extension-cls",), "parallel_config.worker_extension_cls"),
+    _F(("--enable-multimodal-encoder-data-parallel",),
+       "extra.enable_multimodal_encoder_data_parallel", "bool",
+       deprecated="--enable-multimodal-encoder-data-parallel is deprecated; use --mm-encoder-tp-mode data"),
+    # ---- CacheConfig
+    _F(("--block-size",), "cache_config.block_size", "int",
+       choices=(1, 8, 16, 32, 64, 128, 256), optional=True),
+    _F(("--gpu-memory-utilization",), "cache_config.gpu_memory_utilization", "float"),
+    _F(("--kv-cache-memory-bytes",), "cache_config.kv_cache_memory_bytes", "hrint",
+       optional=True),
+    _F(("--swap-space",), "cache_config.swap_space", "float"),
+    _F(("--kv-cache-dtype",), "cache_config.cache_dtype", choices=_CACHE_DTYPES),
+    _F(("--num-gpu-blocks-override",), "cache_config.num_gpu_blocks_override", "int",
+       optional=True),
+    _F(("--enable-prefix-caching",), "cache_config.enable_prefix_caching", "bool"),
+    _F(("--prefix-caching-hash-algo",), "cache_config.prefix_caching_hash_algo",
+       choices=("sha256", "sha256_cbor")),
+    _F(("--cpu-offload-gb",), "cache_config.cpu_offload_gb", "float"),
+    _F(("--calculate-kv-scales",), "cache_config.calculate_kv_scales", "bool"),
+    _F(("--kv-sharing-fast-prefill",), "cache_config.kv_sharing_fast_prefill", "bool"),
+    _F(("--mamba-cache-dtype",), "cache_config.mamba_cache_dtype", choices=("auto", "float32")),
+    _F(("--mamba-ssm-cache-dtype",), "cache_config.mamba_ssm_cache_dtype",
+       choices=("auto", "float32")),
+    _F(("--mamba-block-size",), "cache_config.mamba_block_size", "int", optional=True),
+    # ---- MultiModalConfig (built inside ModelConfig; kept as EngineArgs extras)
+    _F(("--limit-mm-per-prompt",), "extra.limit_mm_per_prompt", "json"),
+    _F(("--enable-mm-embeds",), "extra.enable_mm_embeds", "bool"),
+    _F(("--media-io-kwargs",), "extra.media_io_kwargs", "json"),
+    _F(("--mm-processor-kwargs",), "extra.mm_processor_kwargs", "json", optional=True),
+    _F(("--mm-processor-cache-gb",), "extra.mm_processor_cache_gb", "float"),
+    _F(("--mm-processor-cache-type",), "extra.mm_processor_cache_type",
+       choices=("lru", "shm"), optional=True),
+    _F(("--mm-shm-cache-max-object-size-mb",), "extra.mm_shm_cache_max_object_size_mb", "int"),
+    _F(("--mm-encoder-tp-mode",), "extra.mm_encoder_tp_mode", choices=("weights", "data")),
+    _F(("--mm-encoder-attn-backend",), "extra.mm_encoder_attn_backend", optional=True),
+    _F(("--interleave-mm-strings",), "extra.interleave_mm_strings", "bool"),
+    _F(("--skip-mm-profiling",), "extra.skip_mm_profiling", "bool"),
+    _F(("--video-pruning-rate",), "extra.video_pruning_rate", "float"),
+    # ---- LoRAConfig (created only with --enable-lora)
+    _F(("--enable-lora",), "extra.enable_lora", "bool"),
+    _F(("--max-loras",), "lora_config.max_loras", "int"),
+    _F(("--max-lora-rank",), "lora_config.max_lora_rank", "int",
+       choices=(1, 8, 16, 32, 64, 128, 256, 320, 512)),
+    _F(("--lora-extra-vocab-size",), "lora_config.lora_extra_vocab_size", "int",
+       choices=(256, 512)),
+    _F(("--lora-dtype",), "lora_config.lora_dtype", choices=("auto", "float16", "bfloat16")),
+    _F(("--max-cpu-loras",), "lora_config.max_cpu_loras", "int", optional=True),
+    _F(("--fully-sharded-loras",), "lora_config.fully_sharded_loras", "bool"),
+    _F(("--default-mm-loras",), "lora_config.default_mm_loras", "json", optional=True),
+    # ---- ObservabilityConfig
+    _F(("--show-hidden-metrics-for-version",),
+       "observability_config.show_hidden_metrics_for_version", optional=True),
+    _F(("--otlp-traces-endpoint",), "observability_config.otlp_traces_endpoint", optional=True),
+    _F(("--collect-detailed-traces",), "observability_config.collect_detailed_traces",
+       "list_str", choices=("model", "worker", "all"), optional=True),
+    # ---- SchedulerConfig
+    _F(("--max-num-batched-tokens",), "scheduler_config.max_num_batched_tokens", "hrint",
+       optional=True),
+    _F(("--max-num-seqs",), "scheduler_config.max_num_seqs", "int", optional=True),
+    _F(("--max-num-partial-prefills",), "scheduler_config.max_num_partial_prefills", "int"),
+    _F(("--max-long-partial-prefills",), "scheduler_config.max_long_partial_prefills", "int"),
+    _F(("--long-prefill-token-threshold",), "scheduler_config.long_prefill_token_threshold",
+       "int"),
+    _F(("--num-lookahead-slots",), "scheduler_config.num_lookahead_slots", "int"),
+    _F(("--scheduling-policy",), "scheduler_config.policy", choices=("fcfs", "priority")),
+    _F(("--enable-chunked-prefill",), "scheduler_config.enable_chunked_prefill", "bool"),
+    _F(("--disable-chunked-mm-input",), "scheduler_config.disable_chunked_mm_input", "bool"),
+    _F(("--scheduler-cls",), "scheduler_config.scheduler_cls"),
+    _F(("--disable-hybrid-kv-cache-manager",),
+       "scheduler_config.disable_hybrid_kv_cache_manager", "bool"),
+    _F(("--async-scheduling",), "scheduler_config.async_scheduling", "bool"),
+    # ---- CompilationConfig overrides
+    _F(("--cudagraph-capture-sizes",), "compilation_config.cudagraph_capture_sizes",
+       "list_int", optional=True),
+    _F(("--cuda-graph-sizes",), "compilation_config.cudagraph_capture_sizes", "list_int",
+       optional=True,
+       deprecated="--cuda-graph-sizes is deprecated and will be removed in v0.13.0 or v1.0.0, whichever is soonest. Please use --cudagraph-capture-sizes instead."),
+    _F(("--max-cudagraph-capture-size",), "compilation_config.max_cudagraph_capture_size",
+       "int", optional=True),
+    # ---- VllmConfig
+    _F(("--speculative-config",), "speculative_config", "json", optional=True),
+    _F(("--kv-transfer-config",), "kv_transfer_config", "json", optional=True),
+    _F(("--kv-events-config",), "kv_events_config", "json", optional=True),
+    _F(("--compilation-config", "-O"), "compilation_config", "json"),
+    _F(("--additional-config",), "additional_config", "json"),
+    _F(("--structured-outputs-config",), "structured_outputs_config", "json"),
+    _F(("--disable-log-stats",), "extra.disable_log_stats", "store_true"),
+    _F(("--aggregate-engine-logging",), "extra.aggregate_engine_logging", "store_true"),
+    # ---- OpenAI server (frontend) flags: accepted, no VllmConfig field
+    _F(("--host",), "extra.host", optional=True),
+    _F(("--port",), "extra.port", "int"),
+    _F(("--uds",), "extra.uds", optional=True),
+    _F(("--api-key",), "extra.api_key", "list_str", optional=True),
+    _F(("--api-server-count", "-asc"), "extra.api_server_count", "int"),
+    _F(("--headless",), "extra.headless", "store_true"),
+    _F(("--uvicorn-log-level",), "extra.uvicorn_log_level"),
+    _F(("--chat-template",), "extra.chat_template", optional=True),
+    _F(("--tool-call-parser",), "extra.tool_call_parser", optional=True),
+    _F(("--enable-auto-tool-choice",), "extra.enable_auto_tool_choice", "store_true"),
+    _F(("--lora-modules",), "extra.lora_modules", "list_str", optional=True),
+    _F(("--root-path",), "extra.root_path", optional=True),
+    _F(("--enable-log-requests",), "extra.enable_log_requests", "bool"),
+    _F(("--disable-log-requests",), "extra.disable_log_requests", "bool"),
+    _F(("--disable-frontend-multiprocessing",), "extra.disable_frontend_multiprocessing",
+       "store_true"),
+)  # fmt: skip
+
+_BY_NAME: dict[str, FlagSpec] = {n: s for s in FLAGS for n in s.names}
+_BY_DEST: dict[str, FlagSpec] = {s.dest: s for s in FLAGS}
+
+# sub-config keys whose JSON value is a model itself (provenance recurses into it)
+_NESTED_MODELS = {"compilation_config.pass_config", "parallel_config.eplb_config"}
+_VLLM_SECTIONS = {
+    "model_config", "cache_config", "parallel_config", "scheduler_config", "device_config",
+    "load_config", "lora_config", "speculative_config", "structured_outputs_config",
+    "observability_config", "compilation_config", "kv_transfer_config", "kv_events_config",
+}  # fmt: skip
+
+
+def known_flags() -> list[str]:
+    """Every flag spelling this parser accepts (long and short), plus the ``--no-`` forms."""
+    names = [n for s in FLAGS for n in s.names]
+    names += [f"--no-{n[2:]}" for s in FLAGS if s.kind == "bool" for n in s.names]
+    return names
+
+
+# --------------------------------------------------------------------------- result
+
+
+@dataclass
+class ParsedArgs:
+    """What a ``vllm serve`` command line says.
+
+    ``config`` is the nested input dict in ``VllmConfig`` shape with only the
+    keys the user gave; ``flags`` maps each dotted path set to the flag text
+    that set it; ``extra`` holds EngineArgs/server values that are no
+    ``VllmConfig`` field (``enable_lora``, ``port``, ...).
+    """
+
+    model: str | None = None
+    config: dict[str, Any] = field(default_factory=dict)
+    flags: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- argparse
+
+
+@dataclass(frozen=True)
+class _Given:
+    """A raw value as argparse saw it, with the option string the user typed."""
+
+    option: str
+    value: Any
+
+
+class _StoreGiven(argparse.Action):
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, _Given(option_string or self.dest, values))
+
+
+class _BoolGiven(argparse.BooleanOptionalAction):
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        if option_string in self.option_strings:
+            on = not (option_string or "").startswith("--no-")
+            setattr(namespace, self.dest, _Given(option_string or self.dest, on))
+
+
+class _TrueGiven(argparse.Action):
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, _Given(option_string or self.dest, True))
+
+
+class _Parser(argparse.ArgumentParser):
+    """An ArgumentParser that raises postinit errors instead of printing and exiting."""
+
+    def error(self, message: str) -> NoReturn:
+        match = re.search(r"(?:unrecognized arguments|ambiguous option): (\S+)", message)
+        if match:
+            flag = match.group(1).split("=", 1)[0]
+            raise UnknownFlagError(
+                f"unknown flag '{flag}'.{did_you_mean(flag, known_flags())}", value=flag
+            )
+        raise InputError(message.replace("\n", " "))
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        raise InputError((message or "argument parsing stopped").strip())
+
+
+def _build_parser() -> _Parser:
+    parser = _Parser(prog="vllm serve", add_help=False, exit_on_error=False)
+    for spec in FLAGS:
+        kwargs: dict[str, Any] = {"dest": spec.dest, "default": None}
+        if spec.kind == "bool":
+            parser.add_argument(*spec.names, action=_BoolGiven, **kwargs)
+        elif spec.kind == "store_true":
+            parser.add_argument(*spec.names, action=_TrueGiven, nargs=0, **kwargs)
+        elif spec.kind in ("list_int", "list_str"):
+            parser.add_argument(*spec.names, action=_StoreGiven, nargs="+", **kwargs)
+        else:
+            parser.add_argument(*spec.names, action=_StoreGiven, **kwargs)
+    return parser
+
+
+# --------------------------------------------------------------------------- pre-processing
+
+
+def _normalise(args: list[str]) -> list[str]:
+    """Dashes for underscores in ``--`` names (up to a dot) and the ``-O`` shorthands."""
+    out: list[str] = []
+    for i, arg in enumerate(args):
+        if arg.startswith("--"):
+            key, eq, value = arg.partition("=")
+            head, dot, tail = key[2:].partition(".")
+            out.append("--" + head.replace("_", "-") + dot + tail + eq + value)
+        elif arg.startswith("-O") and arg != "-O" and arg[2] != ".":
+            mode = arg[3:] if arg[2] == "=" else arg[2:]
+            out.append(f"-O.mode={mode}")
+        elif arg == "-O" and i + 1 < len(args) and args[i + 1] in {"0", "1", "2", "3"}:
+            out.append("-O.mode")
+        else:
+            out.append(arg)
+    return out
+
+
+def _merge(
+    original: dict[str, Any], update: dict[str, Any], prefix: str, duplicates: list[str]
+) -> None:
+    """vLLM's recursive update: dicts merge, lists concatenate, repeated scalars are noted."""
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(original.get(key), dict):
+            _merge(original[key], value, f"{prefix}{key}.", duplicates)
+        elif isinstance(value, list) and isinstance(original.get(key), list):
+            original[key] = original[key] + value
+        else:
+            if key in original:
+                duplicates.append(prefix + key)
+            original[key] = value
+
+
+@dataclass
+class _Dotted:
+    values: dict[str, Any] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)  # leaf path (below flag) -> text
+
+
+def _pull_dotted(
+    args: list[str], warnings: list[str]
+) -> tuple[list[str], dict[str, _Dotted], list[str]]:
+    """Collect ``-X.a.b=v`` / ``-X.a.b v`` arguments per flag; return the rest unchanged."""
+    rest: list[str] = []
+    dotted: dict[str, _Dotted] = {}
+    order: list[str] = []
+    duplicates: list[str] = []
+    skip = False
+    for i, arg in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if not (arg.startswith("-") and "." in arg):
+            rest.append(arg)
+            continue
+        key_text, eq, value_text = arg.partition("=")
+        if "." not in key_text:  # the dot was only in the value
+            rest.append(arg)
+            continue
+        text = arg
+        if not eq:
+            if i + 1 >= len(args):
+                raise InvalidValueError(f"{arg}: expected a value after it", value=arg)
+            value_text = args[i + 1]
+            text = f"{arg} {value_text}"
+            skip = True
+        if key_text.endswith("+"):
+            key_text = key_text[:-1]
+            value_text = json.dumps(value_text.split(","))
+        flag, *keys = key_text.split(".")
+        if not all(keys):
+            raise InvalidValueError(f"{text}: empty key in a dotted flag", value=text)
+        spec = _BY_NAME.get(flag)
+        if spec is None:
+            raise UnknownFlagError(
+                f"unknown flag '{flag}' (in '{text}').{did_you_mean(flag, known_flags())}",
+                value=flag,
+            )
+        if spec.kind != "json":
+            raise InvalidValueError(
+                f"{text}: {spec.names[0]} takes no dotted keys (only JSON-valued flags do)",
+                value=text,
+            )
+        try:
+            value: Any = json.loads(value_text)
+        except json.JSONDecodeError:
+            value = value_text
+        nested: Any = value
+        for k in reversed(keys):
+            nested = {k: nested}
+        slot = dotted.setdefault(spec.dest, _Dotted())
+        if spec.dest not in order:
+            order.append(spec.dest)
+        _merge(slot.values, nested, f"{flag}.", duplicates)
+        slot.texts[".".join(keys)] = text
+    if duplicates:
+        warnings.append(f"Found duplicate keys {', '.join(duplicates)}")
+    return rest, dotted, order
+
+
+# --------------------------------------------------------------------------- conversion
+
+
+def _bad(spec: FlagSpec, option: str, raw: Any, why: str) -> InvalidValueError:
+    return InvalidValueError(f"{option}: invalid value {raw!r}: {why}", path=spec.target, value=raw)
+
+
+def _scalar(spec: FlagSpec, option: str, raw: str) -> Any:
+    if spec.optional and raw in ("", "None"):
+        return None
+    kind = spec.kind
+    try:
+        if kind in ("int", "list_int"):
+            value: Any = int(raw)
+        elif kind == "hrint":
+            value = human_readable_int(raw)
+        elif kind == "float":
+            value = float(raw)
+        elif kind == "legacy_bool":
+            value = bool(raw)
+        else:
+            value = raw
+    except ValueError as exc:
+        detail = str(exc) if kind == "hrint" and "decimals" in str(exc) else ""
+        expected = {
+            "int": "expected an integer",
+            "list_int": "expected integers",
+            "hrint": "expected an integer like 4096, 32k (=32000) or 4K (=4096)",
+            "float": "expected a number",
+        }[kind]
+        raise _bad(spec, option, raw, detail or expected) from None
+    if spec.choices is not None and value not in spec.choices:
+        allowed = ", ".join(str(c) for c in spec.choices)
+        raise InvalidValueError(
+            f"{option}: {raw!r} is not allowed; allowed: {allowed}.{did_you_mean(raw, [str(c) for c in spec.choices])}".rstrip("."),
+            path=spec.target,
+            value=raw,
+        )
+    return value
+
+
+def _json(spec: FlagSpec, option: str, raw: str) -> Any:
+    if spec.optional and raw in ("", "None"):
+        return None
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise InvalidValueError(
+            f"{option}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg} (got {raw!r})",
+            path=spec.target,
+            value=raw,
+        ) from None
+    if not isinstance(value, dict):
+        raise InvalidValueError(
+            f"{option}: expected a JSON object like '{{\"key\": value}}', got {raw!r}",
+            path=spec.target,
+            value=raw,
+        )
+    return value
+
+
+def _convert(spec: FlagSpec, given: _Given) -> tuple[Any, str]:
+    """The typed value and the flag text for provenance."""
+    option, raw = given.option, given.value
+    if spec.kind in ("bool", "store_true"):
+        return bool(raw), option
+    if spec.kind in ("list_int", "list_str"):
+        items = [str(r) for r in raw]
+        text = f"{option} {' '.join(items)}"
+        if spec.optional and items in (["None"], [""]):
+            return None, text
+        if spec.target == "observability_config.collect_detailed_traces":
+            items = [p.strip() for item in items for p in item.split(",")]
+        return [_scalar(spec, option, item) for item in items], text
+    text = f"{option} {raw}"
+    if spec.kind == "json":
+        return _json(spec, option, str(raw)), text
+    return _scalar(spec, option, str(raw)), text
+
+
+def _set(config: dict[str, Any], path: str, value: Any) -> None:
+    *parents, last = path.split(".")
+    node = config
+    for p in parents:
+        child = node.get(p)
+        if not isinstance(child, dict):
+            child = {}
+            node[p] = child
+        node = child
+    node[last] = value
+
+
+def _get(config: dict[str, Any], path: str) -> Any:
+    node: Any = config
+    for p in path.split("."):
+        if not isinstance(node, dict) or p not in node:
+            return None
+        node = node[p]
+    return node
+
+
+def _record(flags: dict[str, str], path: str, value: Any, text: str) -> None:
+    """Provenance for ``path`` and, for sub-config dicts, for each key inside."""
+    flags[path] = text
+    top = path.split(".")[0]
+    if (
+        isinstance(value, dict)
+        and (path in _VLLM_SECTIONS or path in _NESTED_MODELS)
+        and (top in _VLLM_SECTIONS)
+    ):
+        for key, sub in value.items():
+            _record(flags, f"{path}.{key}", sub, text)
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def _split_model(args: list[str]) -> tuple[str | None, list[str]]:
+    if args and args[0] == "serve":
+        args = args[1:]
+    if args and not args[0].startswith("-"):
+        return args[0], args[1:]
+    return None, args
+
+
+def parse_vllm_args(argv: Sequence[str]) -> ParsedArgs:
+    """Parse a ``vllm serve`` command line into a :class:`ParsedArgs` (nested input dict)."""
+    result = ParsedArgs()
+    args = [str(a) for a in argv]
+    positional, args = _split_model(args)
+
+    if args.count("--config") > 1:
+        raise InputError("more than one --config file given; vLLM accepts one")
+    nested_from_file: dict[str, Any] = {}
+    file_name: str | None = None
+    if "--config" in args:
+        from postinit.schema.loaders.files import read_config_file
+
+        index = args.index("--config")
+        if index == len(args) - 1:
+            raise InputError("--config: no config file given after it")
+        file_name = args[index + 1]
+        loaded = read_config_file(file_name)
+        result.warnings.extend(loaded.warnings)
+        if loaded.argv is not None:
+            # the file's flags go first: the command line wins
+            args = loaded.argv + args[:index] + args[index + 2 :]
+        else:
+            nested_from_file = loaded.nested or {}
+            args = args[:index] + args[index + 2 :]
+
+    args = _normalise(args)
+    args, dotted, dotted_order = _pull_dotted(args, result.warnings)
+
+    parser = _build_parser()
+    try:
+        namespace, unknown = parser.parse_known_args(args)
+    except argparse.ArgumentError as exc:
+        message = str(exc)
+        if "ambiguous option" in message or "unrecognized" in message:
+            parser.error(message)
+        raise InputError(message.replace("\n", " ")) from None
+    if unknown:
+        first = unknown[0]
+        if first.startswith("-"):
+            parser.error(f"unrecognized arguments: {first}")
+        raise InputError(
+            f"unexpected argument '{first}': the model goes first (vllm serve MODEL ...) or after --model",
+            value=first,
+        )
+
+    given: dict[str, _Given] = {
+        dest: value for dest, value in vars(namespace).items() if isinstance(value, _Given)
+    }
+    # dotted keys: vLLM appends them as one JSON flag after everything else, so
+    # they replace a JSON value given for the same flag.
+    for dest in dotted_order:
+        spec = _BY_DEST[dest]
+        if dest in given:
+            result.warnings.append(
+                f"{spec.names[0]} was given both as JSON and as dotted keys; vLLM keeps only the dotted keys and drops the JSON"
+            )
+        given[dest] = _Given(
+            spec.names[-1] if dest == "compilation_config" else spec.names[0],
+            json.dumps(dotted[dest].values),
+        )
+
+    model = positional
+    if "model" in given:
+        flag_model = str(given["model"].value)
+        if positional is not None and flag_model != positional:
+            raise InputError(
+                f"the model is given twice: '{positional}' (positional) and '--model {flag_model}'",
+                path="model_config.model",
+            )
+        model = flag_model
+    result.model = model
+
+    config: dict[str, Any] = {}
+    lora_given: list[str] = []
+    for dest, item in given.items():
+        spec = _BY_DEST[dest]
+        if dest == "model":
+            continue
+        value, text = _convert(spec, item)
+        if spec.deprecated and (spec.kind != "bool" or item.option.startswith("--")):
+            result.warnings.append(spec.deprecated)
+        target = spec.target
+        if target.startswith("extra."):
+            result.extra[target[6:]] = value
+            continue
+        if target.startswith("lora_config."):
+            lora_given.append(item.option)
+        if dest == "reasoning_parser" and not value:
+            continue
+        if dest in dotted:
+            texts = dotted[dest].texts
+            for leaf, leaf_text in texts.items():
+                result.flags[f"{target}.{leaf}"] = leaf_text
+                # the parent sub-model keys too (e.g. compilation_config.pass_config)
+                parts = leaf.split(".")
+                for n in range(1, len(parts)):
+                    result.flags.setdefault(f"{target}.{'.'.join(parts[:n])}", leaf_text)
+        else:
+            _record(result.flags, target, value, text)
+        existing = _get(config, target)
+        if isinstance(existing, dict) and isinstance(value, dict):
+            merged = dict(value)
+            merged.update(existing)  # individual flags already set win over the JSON
+            value = merged
+        _set(config, target, value)
+
+    _apply_engine_args(config, result, given, lora_given)
+
+    if model is not None:
+        _set(config, "model_config.model", model)
+        result.flags["model_config.model"] = f"--model {model}" if "model" in given else model
+
+    if nested_from_file:
+        from postinit.schema.loaders.files import deep_merge
+
+        merged_config = deep_merge(nested_from_file, config)
+        for path in _leaf_paths(nested_from_file):
+            result.flags.setdefault(path, f"--config {file_name}")
+        config = merged_config
+        if result.model is None:
+            file_model = _get(config, "model_config.model")
+            result.model = file_model if isinstance(file_model, str) else None
+    result.config = config
+    return result
+
+
+def _leaf_paths(data: dict[str, Any], prefix: str = "") -> list[str]:
+    paths: list[str] = []
+    for key, value in data.items():
+        path = f"{prefix}{key}"
+        paths.append(path)
+        if isinstance(value, dict) and (not prefix or path in _NESTED_MODELS):
+            paths += _leaf_paths(value, path + ".")
+    return paths
+
+
+_MUTUALLY_EXCLUSIVE: tuple[tuple[str, str, str], ...] = (
+    ("cuda_graph_sizes", "cudagraph_capture_sizes", "cuda_graph_sizes"),
+    ("cudagraph_capture_sizes", "cudagraph_capture_sizes", "cudagraph_capture_sizes"),
+    ("max_cudagraph_capture_size", "max_cudagraph_capture_size", "max_cudagraph_capture_size"),
+)
+
+
+def _apply_engine_args(
+    config: dict[str, Any],
+    result: ParsedArgs,
+    given: dict[str, _Given],
+    lora_given: list[str],
+) -> None:
+    """The plain copies ``EngineArgs.create_engine_config`` makes (no derived defaults)."""
+    # -O / --compilation-config against the dedicated compilation flags
+    cc_json: dict[str, Any] = {}
+    if "compilation_config" in given:
+        cc_json = _convert(_BY_DEST["compilation_config"], given["compilation_config"])[0]
+    both_sizes = "cuda_graph_sizes" in given and "cudagraph_capture_sizes" in given
+    for dest, key, name in _MUTUALLY_EXCLUSIVE:
+        if dest not in given:
+            continue
+        in_json = key in cc_json and cc_json[key] is not None
+        if in_json or (dest == "cudagraph_capture_sizes" and both_sizes):
+            raise InvalidValueError(
+                f"{name} and compilation_config.{key} are mutually exclusive (set by {given[dest].option} and {given['compilation_config'].option if in_json else '--cuda-graph-sizes'})",
+                path=f"compilation_config.{key}",
+            )
+    if "compilation_config" in given:
+        # the dedicated flags were written into config before the JSON merge and
+        # must win; re-apply them over the JSON value
+        for dest, key, _ in _MUTUALLY_EXCLUSIVE:
+            if dest in given:
+                value, _text = _convert(_BY_DEST[dest], given[dest])
+                _set(config, f"compilation_config.{key}", value)
+
+    # LoRA: the config exists only with --enable-lora
+    enable_lora = bool(result.extra.get("enable_lora"))
+    if enable_lora:
+        lora = config.setdefault("lora_config", {})
+        cpu = lora.get("max_cpu_loras")
+        if "max_cpu_loras" in lora and (cpu is None or cpu <= 0):
+            lora["max_cpu_loras"] = None
+        result.flags.setdefault("lora_config", given["enable_lora"].option)
+    elif "lora_config" in config:
+        dropped = config.pop("lora_config")
+        for key in dropped:
+            result.flags.pop(f"lora_config.{key}", None)
+        result.warnings.append(
+            f"{', '.join(sorted(set(lora_given)))} without --enable-lora: no LoRA config is created, so these flags have no effect"
+        )
+
+
+def flag_text_table() -> dict[str, str]:
+    """``{target path: first flag spelling}`` for every flag (for docs and did-you-mean)."""
+    return {s.target: s.names[0] for s in FLAGS}

@@ -1,0 +1,166 @@
+"""Config files: JSON and YAML, in ``VllmConfig`` shape or vLLM's ``--config`` shape.
+
+Two shapes are accepted:
+
+* **nested** – every top-level key is a ``VllmConfig`` field
+  (``model_config: {max_model_len: 4096}``, ``compilation_config: {...}``);
+  returned as it is;
+* **flags** – vLLM's ``vllm serve --config`` YAML: flat keys named like CLI
+  flags (``tensor-parallel-size: 2``, ``enforce_eager: true``,
+  ``compilation-config: {mode: 3}``). They are turned into argv tokens the way
+  vLLM does (``true`` → ``--flag``, ``false`` → nothing, a list → the flag and
+  its items, a mapping → JSON) and parsed by the same flag table as the command
+  line, so the result is the same nested dict.
+
+Errors are one line, name the file, and the line where the parser knows it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from postinit.errors import InputError, InvalidValueError, UnknownFlagError
+
+__all__ = ["ConfigFile", "deep_merge", "load_config_file", "read_config_file"]
+
+VLLM_CONFIG_FIELDS = frozenset(
+    {
+        "model_config", "cache_config", "parallel_config", "scheduler_config",
+        "device_config", "load_config", "lora_config", "speculative_config",
+        "structured_outputs_config", "observability_config", "quant_config",
+        "compilation_config", "kv_transfer_config", "kv_events_config",
+        "additional_config", "instance_id",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ConfigFile:
+    """A read config file: ``nested`` (VllmConfig shape) or ``argv`` (flags shape)."""
+
+    path: str
+    data: dict[str, Any]
+    nested: dict[str, Any] | None = None
+    argv: list[str] | None = None
+    warnings: tuple[str, ...] = ()
+
+
+def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """A new dict: ``override`` merged into ``base`` recursively (override wins)."""
+    out = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _key_line(text: str, key: str) -> int | None:
+    """The 1-based line where ``key`` first appears as a mapping key, if found."""
+    pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*:", re.MULTILINE)
+    match = pattern.search(text)
+    return text.count("\n", 0, match.start()) + 1 if match else None
+
+
+def _parse_text(path: str, text: str) -> Any:
+    suffix = Path(path).suffix.lower()
+    if suffix == ".json":
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidValueError(
+                f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}", value=path
+            ) from None
+    if suffix in (".yaml", ".yml"):
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else path
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise InvalidValueError(f"{where}: invalid YAML: {problem}", value=path) from None
+    raise InputError(
+        f"{path}: config files must be .json, .yaml or .yml (got '{suffix or 'no extension'}')",
+        value=path,
+    )
+
+
+def _to_argv(path: str, data: dict[str, Any], warnings: list[str]) -> list[str]:
+    """vLLM's ``load_config_file``: flat keys to flag tokens (dicts become JSON)."""
+    tokens: list[str] = []
+    for key, value in data.items():
+        if not isinstance(key, str) or not key:
+            raise InvalidValueError(f"{path}: keys must be flag names, got {key!r}", value=key)
+        flag = key if key.startswith("-") else "--" + key
+        if isinstance(value, bool):
+            if value:
+                tokens.append(flag)
+            else:
+                warnings.append(
+                    f"{path}: '{key}: false' is ignored, as vLLM ignores a false boolean in a --config file; use --no-{flag.lstrip('-')} on the command line"
+                )
+        elif isinstance(value, list):
+            if value:
+                tokens.append(flag)
+                tokens.extend(json.dumps(v) if isinstance(v, dict) else str(v) for v in value)
+        elif isinstance(value, dict):
+            tokens += [flag, json.dumps(value)]
+        elif value is None:
+            tokens += [flag, "None"]
+        else:
+            tokens += [flag, str(value)]
+    return tokens
+
+
+def read_config_file(path: str | Path) -> ConfigFile:
+    """Read a config file and classify its shape; ``argv`` is set for the flags shape."""
+    name = str(path)
+    file = Path(name)
+    if not file.is_file():
+        raise InputError(f"config file not found: {name}", value=name)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{name}: cannot read the config file: {exc}", value=name) from None
+    data = _parse_text(name, text)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise InvalidValueError(
+            f"{name}: the top level must be a mapping of settings, got {type(data).__name__}",
+            value=name,
+        )
+    if data and all(isinstance(k, str) and k in VLLM_CONFIG_FIELDS for k in data):
+        return ConfigFile(name, data, nested=data)
+    warnings: list[str] = []
+    argv = _to_argv(name, data, warnings)
+    return ConfigFile(name, data, argv=argv, warnings=tuple(warnings))
+
+
+def load_config_file(path: str | Path) -> dict[str, Any]:
+    """Load a JSON/YAML config file into the nested ``VllmConfig``-shaped input dict."""
+    loaded = read_config_file(path)
+    if loaded.nested is not None:
+        return loaded.nested
+    from postinit.schema.loaders.argv import parse_vllm_args
+
+    assert loaded.argv is not None
+    text = Path(loaded.path).read_text(encoding="utf-8")
+    try:
+        return parse_vllm_args(loaded.argv).config
+    except UnknownFlagError as exc:
+        flag = str(exc.value or "").lstrip("-")
+        line = None
+        for candidate in (flag, flag.replace("-", "_"), flag.removeprefix("no-")):
+            line = line or _key_line(text, candidate)
+        where = f"{loaded.path}:{line}" if line else loaded.path
+        raise UnknownFlagError(f"{where}: {exc.message}", value=exc.value) from None
+    except InputError as exc:
+        raise type(exc)(f"{loaded.path}: {exc.message}", path=exc.path, value=exc.value) from None
