@@ -312,6 +312,10 @@ class ModelConfig(BaseModel):
     )
     # HF facts (the whole config.json is a hash factor in vLLM)
     hf_config: HFConfig = hashed(default_factory=HFConfig)
+    hf_text_config: HFConfig = derived(
+        default_factory=HFConfig,
+        description="the text model's facts: text_config merged over hf_config (vLLM's get_text_config())",
+    )
     # attributes ModelConfig.__post_init__ computes
     architecture: str | None = derived(None)
     architectures: list[str] = derived(default_factory=list)

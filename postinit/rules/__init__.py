@@ -1,0 +1,80 @@
+"""The vLLM rulebook: every decision of ``VllmConfig.__post_init__`` and the hooks it calls.
+
+One module per config area; each rule is a small pure function with a
+declarative header (see :mod:`postinit.engine`). :func:`rulebook` collects
+them all, compiles and validates them once per process.
+
+Phases, in vLLM's order (vLLM main d7fb10c57):
+
+``model_config``  ``ModelConfig.__post_init__`` derivations from the model's config.json
+``engine_args``   ``EngineArgs.create_engine_config`` defaults (``vllm serve`` / ``LLM(...)`` only)
+``sub_configs``   the other sub-configs' own ``__post_init__``s
+``model``         step 2, ``try_verify_and_update_config``
+``verify``        steps 3-6
+``core``          steps 7-16
+``platform``      step 17, the platform's ``check_and_update_config``
+``finalize``      steps 18-24
+``validate``      step 25, the after-validator
+"""
+
+from __future__ import annotations
+
+import functools
+
+from postinit.engine import PathSpace, Rulebook
+from postinit.rules import (
+    compilation,
+    cudagraph,
+    engine_args,
+    finalize,
+    model_config,
+    models,
+    scheduler,
+    sub_configs,
+    validate,
+    verify,
+)
+from postinit.rules.platforms import cpu, cuda, rocm
+from postinit.schema import Env, Platform, Usage, VllmConfig
+
+__all__ = ["MODULES", "PHASES", "paths", "rulebook"]
+
+PHASES = (
+    "model_config",
+    "engine_args",
+    "sub_configs",
+    "model",
+    "verify",
+    "core",
+    "platform",
+    "finalize",
+    "validate",
+)
+
+MODULES = (
+    model_config,
+    engine_args,
+    sub_configs,
+    models,
+    verify,
+    compilation,
+    cudagraph,
+    scheduler,
+    cuda,
+    rocm,
+    cpu,
+    finalize,
+    validate,
+)
+
+
+@functools.cache
+def paths() -> PathSpace:
+    """The flat path space: ``VllmConfig``'s fields plus ``platform.*``, ``env.*`` and ``usage.*`` facts."""
+    return PathSpace.from_model(VllmConfig, mounts={"platform": Platform, "env": Env, "usage": Usage})
+
+
+@functools.cache
+def rulebook() -> Rulebook:
+    """The compiled vLLM rulebook (built once per process; immutable)."""
+    return Rulebook.collect(*MODULES, paths=paths(), phases=PHASES, name="vllm")

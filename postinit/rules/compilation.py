@@ -1,0 +1,1 @@
+"""compilation rules (being written)."""

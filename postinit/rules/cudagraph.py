@@ -1,0 +1,1 @@
+"""cudagraph rules (being written)."""

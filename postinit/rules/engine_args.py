@@ -1,0 +1,1 @@
+"""engine_args rules (being written)."""

@@ -1,0 +1,1 @@
+"""finalize rules (being written)."""

@@ -1,0 +1,1 @@
+"""model_config rules (being written)."""

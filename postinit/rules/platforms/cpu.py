@@ -1,0 +1,1 @@
+"""platforms/cpu rules (being written)."""

@@ -1,0 +1,1 @@
+"""platforms/cuda rules (being written)."""

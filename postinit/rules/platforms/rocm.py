@@ -1,0 +1,1 @@
+"""platforms/rocm rules (being written)."""

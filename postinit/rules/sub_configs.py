@@ -1,0 +1,1 @@
+"""sub_configs rules (being written)."""

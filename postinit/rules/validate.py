@@ -1,0 +1,1 @@
+"""validate rules (being written)."""

@@ -1,0 +1,1 @@
+"""verify rules (being written)."""
