@@ -73,6 +73,7 @@ DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {
         "multimodal_config": None,
         "video_pruning_rate": None,
         "hf_config": HFConfig(),
+        "hf_text_config": HFConfig(),
         "architecture": None,
         "architectures": [],
         "runner_type": None,
