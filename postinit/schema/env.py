@@ -160,11 +160,16 @@ class Env(BaseModel):
         return tuple(n for n in cls.model_fields if n.isupper())
 
     @classmethod
-    def from_mapping(cls, mapping: Mapping[str, str], *, strict: bool = True) -> Env:
-        """Build from an environment mapping; unknown ``VLLM_*`` keys are errors when ``strict``."""
+    def from_mapping(cls, mapping: Mapping[str, str | None], *, strict: bool = True) -> Env:
+        """Build from an environment mapping; unknown ``VLLM_*`` keys are errors when ``strict``.
+
+        A ``None`` value means "unset" (the variable is skipped).
+        """
         known = cls.variable_names()
         values: dict[str, Any] = {}
         for key, value in mapping.items():
+            if value is None:
+                continue
             if key in known:
                 values[key] = value
             elif key.startswith("VLLM_") and key not in IGNORED_VLLM_VARS and strict:

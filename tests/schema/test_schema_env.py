@@ -55,6 +55,11 @@ def test_typed_values_and_explicit() -> None:
     )
 
 
+def test_none_means_unset() -> None:
+    """A None value is skipped as if the variable were unset."""
+    assert Env.from_mapping({"VLLM_USE_V1": None, "VLLM_FOO": None}) == Env.from_mapping({})
+
+
 def test_unknown_vllm_variable() -> None:
     """An unknown VLLM_* key is an UnknownFieldError with a suggestion."""
     with pytest.raises(UnknownFieldError, match="Did you mean 'VLLM_MLA_DISABLE'") as info:
