@@ -124,7 +124,7 @@ def _allowed_from_annotation(annotation: Any) -> list[str] | None:
 
 
 def _allowed_from_ctx(ctx: Mapping[str, Any] | None) -> list[str] | None:
-    expected = (ctx or {}).get("expected")
+    expected = (ctx or {}).get("expected") or (ctx or {}).get("names")
     if not isinstance(expected, str):
         return None
     text = expected.replace(" or ", ", ")
@@ -163,8 +163,8 @@ def format_validation_error(
         else ""
     )
     allowed = _allowed_from_annotation(annotation) if annotation is not None else None
-    if kind in ("enum", "literal_error") or (
-        allowed is not None and kind in ("value_error", "assertion_error")
+    if kind in ("enum", "literal_error", "enum_name") or (
+        allowed is not None and kind not in ("missing", "extra_forbidden")
     ):
         allowed = allowed or _allowed_from_ctx(first.get("ctx"))
         if allowed:
