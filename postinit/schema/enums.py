@@ -27,8 +27,8 @@ def _by_name(cls: type[enum.Enum], value: str) -> Any:
     names = ", ".join(cls.__members__)
     raise PydanticCustomError(
         "enum_name",
-        "{cls} must be one of {names}, got {value!r}",
-        {"cls": cls.__name__, "names": names, "value": value},
+        "{cls} must be one of {names}, got {value}",
+        {"cls": cls.__name__, "names": names, "value": repr(value)},
     )
 
 
