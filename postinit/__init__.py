@@ -1,3 +1,37 @@
-"""postinit: vLLM's config resolution as declarative, explainable rules."""
+"""postinit: vLLM's config resolution as declarative, explainable rules.
+
+>>> import postinit
+>>> r = postinit.resolve(model="meta-llama/Llama-3.1-8B-Instruct", platform="b200",
+...                      argv=["--max-model-len", "200k"])       # doctest: +SKIP
+>>> r.get("compilation_config.cudagraph_mode")                     # doctest: +SKIP
+<CUDAGraphMode.PIECEWISE: 1>
+>>> print(r.why("compilation_config.cudagraph_mode").rule)         # doctest: +SKIP
+cudagraph.blackwell-long-context-forces-piecewise
+"""
+
+from postinit._api import DEFAULT_MODEL, DEFAULT_PLATFORM, Resolution, resolve
+from postinit.errors import (
+    InputError,
+    NoFixedPoint,
+    PostinitError,
+    RuleError,
+    ViolationError,
+)
+from postinit.rules import paths, rulebook
 
 __version__ = "0.1.0"
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "DEFAULT_PLATFORM",
+    "InputError",
+    "NoFixedPoint",
+    "PostinitError",
+    "Resolution",
+    "RuleError",
+    "ViolationError",
+    "__version__",
+    "paths",
+    "resolve",
+    "rulebook",
+]
