@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import importlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from postinit.engine import (
     Change,
@@ -59,16 +61,17 @@ def _as_input_dict(config: VllmConfig | Mapping[str, Any] | None) -> dict[str, A
     if config is None:
         return {}
     if isinstance(config, Mapping):
-        return json.loads(json.dumps(config, default=str)) if not _plain(config) else _copy(config)
+        copied: dict[str, Any] = _copy(config) if _plain(config) else json.loads(json.dumps(config, default=str))
+        return copied
     if isinstance(config, VllmConfig):
         # an object: the fields its sub-models were given explicitly count as user input
         out: dict[str, Any] = {}
-        for name in VllmConfig.__pydantic_fields__:
+        defaults = {f.name: f for f in dataclasses.fields(VllmConfig)}
+        for name, f in defaults.items():
             sub = getattr(config, name)
-            if hasattr(sub, "model_fields_set"):
-                dumped = sub.model_dump(mode="python", exclude_unset=True)
-                out[name] = dumped
-            elif sub is not None and sub != VllmConfig.__pydantic_fields__[name].get_default(call_default_factory=True):
+            if isinstance(sub, BaseModel):
+                out[name] = sub.model_dump(mode="python", exclude_unset=True)
+            elif sub is not None and f.default is not dataclasses.MISSING and sub != f.default:
                 out[name] = sub
         return out
     raise InputError(
@@ -262,11 +265,11 @@ class Resolution:
     def hash(self) -> str:
         """vLLM's ``VllmConfig.compute_hash()`` of the resolved config (see :mod:`postinit.rules.hashing`)."""
         try:
-            from postinit.rules.hashing import compute_hash
+            hashing = importlib.import_module("postinit.rules.hashing")
         except ImportError:  # pragma: no cover - until the hashing module exists
             blob = json.dumps({k: jsonable(v) for k, v in sorted(self.engine.state.items())}, sort_keys=True)
             return hashlib.md5(blob.encode(), usedforsecurity=False).hexdigest()[:10]
-        return compute_hash(self.engine.state)
+        return str(hashing.compute_hash(self.engine.state))
 
     def raise_for_violations(self) -> None:
         """Raise :class:`ViolationError` if the config is invalid."""
