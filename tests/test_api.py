@@ -1,0 +1,122 @@
+"""The front door: postinit.resolve and Resolution."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+import postinit
+from postinit.engine import Source
+from postinit.errors import (
+    InputError,
+    InvalidValueError,
+    ModelNotFoundError,
+    PlatformSpecError,
+    UnknownFieldError,
+    UnknownFlagError,
+)
+from postinit.schema import CompilationConfig, ModelConfig, VllmConfig
+
+
+def test_input_dict_is_never_mutated() -> None:
+    """Resolving a nested dict leaves the caller's dict exactly as it was."""
+    data = {"compilation_config": {"custom_ops": ["+rms_norm"], "mode": 3}, "parallel_config": {"tensor_parallel_size": 2}}
+    before = copy.deepcopy(data)
+    postinit.resolve(data, model="fixtures/llama")
+    assert data == before
+
+
+def test_input_object_is_never_mutated() -> None:
+    """Resolving a VllmConfig object leaves the object unchanged."""
+    cfg = VllmConfig(compilation_config=CompilationConfig(custom_ops=["+rms_norm"]))
+    before = copy.deepcopy(cfg)
+    postinit.resolve(cfg)
+    assert cfg == before
+
+
+def test_object_and_dict_inputs_agree() -> None:
+    """A VllmConfig object and the equivalent dict resolve to the same config and hash."""
+    a = postinit.resolve(VllmConfig(compilation_config=CompilationConfig(mode=0)))
+    b = postinit.resolve({"compilation_config": {"mode": 0}})
+    assert a.config == b.config
+    assert a.hash == b.hash
+
+
+def test_same_input_same_result() -> None:
+    """The same input gives the same config, trace and hash."""
+    runs = [postinit.resolve(argv=["--enforce-eager"], platform="h100").to_dict() for _ in range(3)]
+    assert runs[0] == runs[1] == runs[2]
+
+
+def test_to_dict_is_json_with_the_contract_keys() -> None:
+    """to_dict() is JSON-serialisable and carries config, changes, trace, violations and hash."""
+    out = postinit.resolve(model="fixtures/llama").to_dict()
+    assert {"config", "changes", "trace", "violations", "hash", "version", "ok"} <= out.keys()
+    assert json.loads(json.dumps(out)) == out
+    assert out["trace"]["version"] == 1
+
+
+def test_user_values_have_user_provenance() -> None:
+    """A value the user set is tagged USER with the flag that set it; untouched fields are DEFAULT."""
+    r = postinit.resolve(argv=["--max-num-seqs", "7"], platform="h100")
+    prov = r.provenance("scheduler_config.max_num_seqs")
+    assert prov.source in (Source.USER, Source.RULE)
+    first = r.engine.initial_provenance["scheduler_config.max_num_seqs"]
+    assert first.source is Source.USER and "--max-num-seqs" in (first.detail or "")
+    assert r.provenance("load_config.download_dir").source is Source.DEFAULT
+
+
+def test_model_facts_come_from_the_loader() -> None:
+    """config.json facts are tagged LOADER with the file and key they came from."""
+    r = postinit.resolve(model="fixtures/llama")
+    prov = r.provenance("model_config.hf_config.max_position_embeddings")
+    assert prov.source is Source.LOADER
+    assert "max_position_embeddings" in (prov.detail or "")
+
+
+def test_platform_facts_are_facts() -> None:
+    """Platform answers are FACT values naming the platform spec."""
+    r = postinit.resolve(platform="b200")
+    prov = r.provenance("platform.capability")
+    assert prov.source is Source.FACT and "b200" in (prov.detail or "")
+    assert r.get("platform.capability") == 100
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "needle"),
+    [
+        ({"config": {"compilation_config": {"cudagraph_mod": "FULL"}}}, UnknownFieldError, "cudagraph_mode"),
+        ({"config": {"compilaton_config": {}}}, UnknownFieldError, "compilation_config"),
+        ({"config": {"compilation_config": {"cudagraph_mode": "FOO"}}}, InvalidValueError, "compilation_config.cudagraph_mode"),
+        ({"config": {"parallel_config": {"tensor_parallel_size": "two"}}}, InvalidValueError, "parallel_config.tensor_parallel_size"),
+        ({"argv": ["--max-num-seq5", "3"]}, UnknownFlagError, "--max-num-seqs"),
+        ({"model": "meta-llama/Llama-3.1-8B-Instruc"}, ModelNotFoundError, "Llama-3.1-8B-Instruct"),
+        ({"platform": "h1000"}, PlatformSpecError, "h100"),
+        ({"env": {"VLLM_USE_V2": "1"}}, UnknownFieldError, "VLLM_USE_V1"),
+        ({"usage": "server"}, InputError, "serve"),
+    ],
+)
+def test_bad_input_is_one_clear_line(kwargs: dict[str, object], error: type[Exception], needle: str) -> None:
+    """Bad input raises an InputError whose single-line message names the field and what is allowed."""
+    with pytest.raises(error) as info:
+        postinit.resolve(**kwargs)  # type: ignore[arg-type]
+    message = str(info.value)
+    assert "\n" not in message
+    assert needle in message
+
+
+def test_model_config_object_input_counts_as_user_set() -> None:
+    """Fields set on a sub-config object count as user input; others stay defaults."""
+    cfg = VllmConfig(model_config=ModelConfig(model="fixtures/llama", enforce_eager=True))
+    r = postinit.resolve(cfg)
+    assert r.engine.initial_provenance["model_config.enforce_eager"].source is Source.USER
+    assert "model_config.max_logprobs" not in r.engine.initial_provenance
+
+
+def test_get_unknown_path_suggests() -> None:
+    """Resolution.get on an unknown path names the closest real path."""
+    r = postinit.resolve()
+    with pytest.raises(UnknownFieldError, match="cudagraph_mode"):
+        r.get("compilation_config.cudagraph_mod")
