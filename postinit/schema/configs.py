@@ -144,6 +144,7 @@ class HFConfig(BaseModel):
     partial_rotary_factor: float | None = unhashed(None)
     rotary_kwargs: dict[str, Any] | None = unhashed(None)
     position_embedding_type: str | None = unhashed(None)
+    original_max_position_embeddings: int | None = unhashed(None)
     dual_chunk_attention_config: dict[str, Any] | None = unhashed(None)
     # MLA (DeepSeek family)
     kv_lora_rank: int | None = unhashed(None)
@@ -227,6 +228,9 @@ class HFConfig(BaseModel):
     method: str | None = unhashed(None)
     is_original_qwen3_reranker: bool | None = unhashed(None)
     use_pad_token: bool | None = unhashed(None)
+    head_dtype: str | None = unhashed(None)
+    matryoshka_dimensions: list[int] | None = unhashed(None)
+    is_matryoshka: bool | None = unhashed(None)
     # model-directory facts outside config.json
     st_max_seq_length: int | None = unhashed(None)
     st_do_lower_case: bool | None = unhashed(None)
