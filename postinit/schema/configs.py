@@ -168,6 +168,18 @@ class HFConfig(BaseModel):
     num_hidden_layers: int | None = unhashed(None)
     vocab_size: int | None = unhashed(None)
     hidden_act: str | None = unhashed(None)
+    # NomicBert (nomic-bert config.json names, rewritten by the NomicBertModel rule)
+    activation_function: str | None = unhashed(None)
+    n_embd: int | None = unhashed(None)
+    n_inner: int | None = unhashed(None)
+    n_layer: int | None = unhashed(None)
+    layer_norm_epsilon: float | None = unhashed(None)
+    layer_norm_eps: float | None = unhashed(None)
+    qkv_proj_bias: bool | None = unhashed(None)
+    mlp_fc1_bias: bool | None = unhashed(None)
+    mlp_fc2_bias: bool | None = unhashed(None)
+    bias: bool | None = unhashed(None)
+    rotary_emb_dim: int | None = unhashed(None)
     # quantization
     quantization_config: dict[str, Any] | None = unhashed(None)
     compression_config: dict[str, Any] | None = unhashed(None)
@@ -635,6 +647,9 @@ class QuantizationConfig(BaseModel):
     method: str = unhashed(..., min_length=1, description="e.g. 'fp8'")
     class_name: str | None = unhashed(None, description="vLLM class, e.g. 'Fp8Config'")
     min_capability: int | None = unhashed(None)
+    weight_block_size: list[int] | None = unhashed(
+        None, description="blocked FP8 weights, e.g. [128, 128] (step 24 reads it)"
+    )
 
 
 @dataclass(config=ConfigDict(extra="forbid"))
