@@ -150,7 +150,7 @@ def resolve_flat(
     """Resolve ``initial`` (a flat state over ``book.paths``) to a fixed point.
 
     ``initial`` must hold every path of the rulebook's path space (start from
-    ``paths.defaults()``); it is copied, never mutated. ``trace`` sets how much
+    ``paths.defaults()``); it is copied with its values frozen, never mutated. ``trace`` sets how much
     is recorded: ``minimal`` (changes only), ``full`` (plus the values each
     fired rule read, and stale reads) or ``debug`` (plus every evaluation that
     did not fire, for ``why_not``).
@@ -164,7 +164,9 @@ def resolve_flat(
             f"initial state lacks {len(missing)} paths (e.g. '{first}'); start from PathSpace.defaults()",
             path=first,
         )
-    run = _Run(book, initial, provenance or {}, trace, strict, max_runs)
+    # freeze on the way in: a caller's list or dict must never reach a rule (which could mutate it)
+    frozen = {p: freeze(v) for p, v in initial.items()}
+    run = _Run(book, frozen, provenance or {}, trace, strict, max_runs)
     run.track_stale = semantics == "vllm" and trace != "minimal"
     if semantics == "vllm":
         for phase in book.phases:
@@ -175,7 +177,7 @@ def resolve_flat(
         run.consistent()
     result = EngineResult(
         rulebook=book,
-        initial=dict(initial),
+        initial=frozen,
         initial_provenance=dict(provenance or {}),
         state=run.state,
         provenance=run.prov,
