@@ -1,1 +1,479 @@
-"""cudagraph rules (being written)."""
+"""CUDA-graph decisions of ``VllmConfig.__post_init__`` (phase ``core``, step 12).
+
+Only platforms with ``support_static_graph_mode`` (CUDA, ROCm) run the block:
+the default mode (12a), the full-graph downgrades (12b, first match wins), the
+eager override and warm-ups (12c), the capture sizes (12d, §5.3) and
+``post_init_cudagraph_sizes`` (§5.4). Every other platform only gets
+``cudagraph_mode = NONE`` (12-else) and never computes sizes (I3).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.schema import CompilationMode, CUDAGraphMode
+
+_SRC = "vllm/config/vllm.py VllmConfig.__post_init__"
+_SIZES_SRC = "vllm/config/vllm.py VllmConfig._set_cudagraph_sizes"
+_POST_SRC = "vllm/config/compilation.py CompilationConfig.post_init_cudagraph_sizes"
+_STATIC = "platform.support_static_graph_mode"
+_MODE = "compilation_config.cudagraph_mode"
+_MAX = "compilation_config.max_cudagraph_capture_size"
+_SIZES = "compilation_config.cudagraph_capture_sizes"
+_PIECEWISE_TAIL = "Overriding cudagraph_mode to PIECEWISE."
+
+
+def _full(c: Mapping[str, Any]) -> bool:
+    mode = c[_MODE]
+    return bool(c[_STATIC]) and mode is not None and mode.has_full_cudagraphs()
+
+
+@rule(
+    "cudagraph.default-mode",
+    title="Default CUDA graph mode",
+    phase="core",
+    kind="default",
+    reads=(_STATIC, _MODE, "env.VLLM_USE_V1", "compilation_config.mode"),
+    writes=(_MODE,),
+    source=f"{_SRC}; ref step-12a, 13.1:O8",
+)
+def default_mode(c: Mapping[str, Any]) -> RuleResult:
+    """Full and piecewise graphs suit most models; they need V1 and piecewise compilation (VLLM_COMPILE).
+
+    Only on platforms with static graph support; elsewhere step 12-else applies.
+    """
+    if not c[_STATIC] or c[_MODE] is not None:
+        return None
+    compiled = c["env.VLLM_USE_V1"] and c["compilation_config.mode"] == CompilationMode.VLLM_COMPILE
+    return {_MODE: CUDAGraphMode.FULL_AND_PIECEWISE if compiled else CUDAGraphMode.NONE}
+
+
+@rule(
+    "cudagraph.dcp-forces-piecewise",
+    title="Decode context parallel forces PIECEWISE",
+    phase="core",
+    kind="override",
+    reads=(_STATIC, _MODE, "parallel_config.decode_context_parallel_size"),
+    writes=(_MODE,),
+    after=("cudagraph.default-mode",),
+    source=f"{_SRC}; ref step-12b, 13.1:O11",
+    message=(
+        "Decode context parallel (DCP) is enabled, which is incompatible with full CUDA graphs. "
+        + _PIECEWISE_TAIL
+    ),
+    level="warning",
+)
+def dcp_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
+    """Decode context parallel does not support full CUDA graphs.
+
+    Applies to a mode the user set, too (with a user mode below VLLM_COMPILE
+    this leads to step 19's assertion, O11).
+    """
+    if _full(c) and c["parallel_config.decode_context_parallel_size"] > 1:
+        return {_MODE: CUDAGraphMode.PIECEWISE}
+    return None
+
+
+@rule(
+    "cudagraph.pooling-forces-piecewise",
+    title="Pooling models force PIECEWISE",
+    phase="core",
+    kind="override",
+    reads=(_STATIC, _MODE, "model_config", "model_config.pooler_config"),
+    writes=(_MODE,),
+    after=("cudagraph.dcp-forces-piecewise",),
+    source=f"{_SRC}; ref step-12b, 13.1:O11, 13.2:I8",
+    message="Pooling models do not support full cudagraphs. " + _PIECEWISE_TAIL,
+    level="warning",
+)
+def pooling_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
+    """Pooling models do not support full CUDA graphs.
+
+    vLLM tests ``pooler_config is not None``, not the runner type (I8).
+    """
+    if _full(c) and c["model_config"] is not None and c["model_config.pooler_config"] is not None:
+        return {_MODE: CUDAGraphMode.PIECEWISE}
+    return None
+
+
+@rule(
+    "cudagraph.encoder-decoder-forces-piecewise",
+    title="Encoder-decoder models force PIECEWISE",
+    phase="core",
+    kind="override",
+    reads=(_STATIC, _MODE, "model_config", "model_config.is_encoder_decoder"),
+    writes=(_MODE,),
+    after=("cudagraph.pooling-forces-piecewise",),
+    source=f"{_SRC}; ref step-12b, 13.1:O11",
+    message="Encoder-decoder models do not support full cudagraphs. " + _PIECEWISE_TAIL,
+    level="warning",
+)
+def encoder_decoder_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
+    """Encoder-decoder models do not support full CUDA graphs."""
+    if _full(c) and c["model_config"] is not None and c["model_config.is_encoder_decoder"]:
+        return {_MODE: CUDAGraphMode.PIECEWISE}
+    return None
+
+
+@rule(
+    "cudagraph.blackwell-long-context-forces-piecewise",
+    title="SM 10.0 with max_model_len > 131072 (non-MLA) forces PIECEWISE",
+    phase="core",
+    kind="override",
+    reads=(
+        _STATIC, _MODE, "model_config", "model_config.max_model_len", "model_config.use_mla",
+        "platform.is_cuda", "platform.capability",
+    ),
+    writes=(_MODE,),
+    after=("cudagraph.encoder-decoder-forces-piecewise",),
+    source=f"{_SRC}; ref step-12b, 13.1:O1, 13.1:O11",
+    message=(
+        "NVIDIA Blackwell TRTLLM attention cannot support max_model_len >= 131072 (found {max_model_len}), "
+        "causing dynamic dispatching that breaks full cudagraphs. " + _PIECEWISE_TAIL
+    ),
+    level="warning",
+)
+def blackwell_long_context_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
+    """Blackwell TRTLLM attention dispatches dynamically beyond 128K tokens, which breaks full CUDA graphs.
+
+    Exactly SM 10.0 (``is_device_capability(100)``), CUDA only, not for MLA models.
+    """
+    n = c["model_config.max_model_len"]
+    if (
+        _full(c) and c["model_config"] is not None and c["platform.is_cuda"] and c["platform.capability"] == 100
+        and n is not None and n > 131072 and not c["model_config.use_mla"]
+    ):
+        msg = (
+            f"NVIDIA Blackwell TRTLLM attention cannot support max_model_len >= 131072 (found {n}), "
+            "causing dynamic dispatching that breaks full cudagraphs. " + _PIECEWISE_TAIL
+        )
+        return Outcome({_MODE: CUDAGraphMode.PIECEWISE}, message=msg)
+    return None
+
+
+@rule(
+    "cudagraph.eager-disables",
+    title="enforce_eager disables CUDA graphs",
+    phase="core",
+    kind="override",
+    reads=(_STATIC, "model_config", "model_config.enforce_eager"),
+    writes=(_MODE, _MAX, _SIZES),
+    after=("cudagraph.blackwell-long-context-forces-piecewise",),
+    source=f"{_SRC}; ref step-12c",
+    message="Cudagraph is disabled under eager mode",
+    level="info",
+)
+def eager_disables(c: Mapping[str, Any]) -> RuleResult:
+    """Eager execution captures no CUDA graphs: mode NONE, no capture sizes.
+
+    Overrides a mode and sizes the user set; logged even when nothing changes.
+    """
+    if c[_STATIC] and c["model_config"] is not None and c["model_config.enforce_eager"]:
+        changes = {_MODE: CUDAGraphMode.NONE, _MAX: 0, _SIZES: ()}
+        return Outcome(changes, message="Cudagraph is disabled under eager mode")
+    return None
+
+
+@rule(
+    "cudagraph.warmups",
+    title="One CUDA graph warm-up run under V1",
+    phase="core",
+    kind="derive",
+    reads=(_STATIC, "model_config", "model_config.enforce_eager", "env.VLLM_USE_V1"),
+    writes=("compilation_config.cudagraph_num_of_warmups",),
+    source=f"{_SRC}; ref step-12c, 13.1:O13",
+)
+def warmups(c: Mapping[str, Any]) -> RuleResult:
+    """V1 warms each graph up once before capture unless the model runs eagerly.
+
+    Set even when the mode is NONE or later becomes NONE (O13, I1).
+    """
+    eager = c["model_config"] is not None and c["model_config.enforce_eager"]
+    if c[_STATIC] and not eager and c["env.VLLM_USE_V1"]:
+        return {"compilation_config.cudagraph_num_of_warmups": 1}
+    return None
+
+
+# ---- step 12d: _set_cudagraph_sizes (§5.3) ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What ``_set_cudagraph_sizes`` computes from the current values (its active branch)."""
+
+    sizes: tuple[int, ...] = ()
+    removed: tuple[int, ...] = ()
+    tp: int = 1
+    valid_max: int = 0
+    assertion: str | None = None
+    """A bare-assert failure before any warning (max < 1, empty user list)."""
+    inconsistent: bool = False
+    """User max and user list disagree: ValueError (after the SP warning)."""
+    truncated: bool = False
+    overridden: bool = False
+
+
+_SIZE_READS = (
+    _STATIC, "model_config", "model_config.enforce_eager", _MODE, _MAX, _SIZES,
+    "scheduler_config.max_num_seqs", "scheduler_config.max_num_batched_tokens",
+    "parallel_config.tensor_parallel_size", "compilation_config.pass_config.enable_sequence_parallelism",
+)
+
+
+def _default_sizes(m: int) -> list[int]:
+    sizes = [i for i in (1, 2, 4) if i <= m]
+    if m >= 8:
+        sizes += range(8, min(m + 1, 256), 8)
+    if m >= 256:
+        sizes += range(256, m + 1, 16)
+    return sizes
+
+
+def _plan(c: Mapping[str, Any]) -> _Plan | None:
+    """The active branch's result, or None when vLLM takes the no-cudagraph branch (or skips 12)."""
+    if not c[_STATIC] or c["model_config"] is None or c["model_config.enforce_eager"]:
+        return None
+    if c[_MODE] == CUDAGraphMode.NONE:
+        return None
+    user_max, user_sizes = c[_MAX], c[_SIZES]
+    m = user_max if user_max is not None else min(c["scheduler_config.max_num_seqs"] * 2, 512)
+    m = min(c["scheduler_config.max_num_batched_tokens"], m)
+    if m < 1:
+        return _Plan(assertion="Maximum cudagraph size should be greater than or equal to 1 when using cuda graph.")
+    if user_sizes is not None and len(user_sizes) == 0:
+        return _Plan(assertion="cudagraph_capture_sizes should contain at least one element when using cuda graph.")
+    sizes = sorted(set(user_sizes)) if user_sizes is not None else _default_sizes(m)
+    tp = c["parallel_config.tensor_parallel_size"]
+    removed: list[int] = []
+    if tp > 1 and c["compilation_config.pass_config.enable_sequence_parallelism"]:
+        removed = [s for s in sizes if s % tp != 0]
+        sizes = [s for s in sizes if s % tp == 0]
+    valid = sizes[-1] if sizes else 0
+    mismatch = user_max is not None and user_max != valid
+    return _Plan(
+        sizes=tuple(sizes), removed=tuple(removed), tp=tp, valid_max=valid,
+        inconsistent=mismatch and user_sizes is not None, truncated=mismatch and user_sizes is None,
+        overridden=user_sizes is not None and len(sizes) < len(user_sizes),
+    )
+
+
+@rule(
+    "cudagraph.sp-filters-capture-sizes",
+    title="Sequence parallelism drops capture sizes not divisible by TP",
+    phase="core",
+    kind="check",
+    reads=_SIZE_READS,
+    feedback=("cudagraph.capture-sizes",),
+    source=f"{_SIZES_SRC}, VllmConfig.update_sizes_for_sequence_parallelism; ref step-12d, 5.3, 13.1:O10",
+    message=(
+        "Batch sizes {removed} are removed because they are not multiple of tp_size {tp} "
+        "when sequence parallelism is enabled"
+    ),
+    level="warning",
+)
+def sp_filters_capture_sizes(c: Mapping[str, Any]) -> RuleResult:
+    """Sequence parallelism splits each batch across TP ranks, so a captured batch size must divide by TP.
+
+    Reads the sizes before ``cudagraph.capture-sizes`` writes them (re-run
+    afterwards on the written sizes, it finds nothing to remove).
+    """
+    plan = _plan(c)
+    if plan is None or plan.assertion is not None or not plan.removed:
+        return None
+    return Outcome(message=(
+        f"Batch sizes {list(plan.removed)} are removed because they are not multiple of "
+        f"tp_size {plan.tp} when sequence parallelism is enabled"
+    ))
+
+
+@rule(
+    "cudagraph.truncate-max-capture-size",
+    title="A user max capture size is truncated to the largest capture size",
+    phase="core",
+    kind="check",
+    reads=_SIZE_READS,
+    feedback=("cudagraph.capture-sizes",),
+    source=f"{_SIZES_SRC}; ref step-12d, 5.3, 13.1:O5",
+    message="Truncating max_cudagraph_capture_size to {valid_max}",
+    level="warning",
+)
+def truncate_max_capture_size(c: Mapping[str, Any]) -> RuleResult:
+    """A max capture size that no generated size reaches is cut to the largest size actually captured.
+
+    Also hits the GptOss default of 992 (O5), which vLLM treats as a user value.
+    """
+    plan = _plan(c)
+    if plan is None or plan.assertion is not None or not plan.truncated:
+        return None
+    return Outcome(message=f"Truncating max_cudagraph_capture_size to {plan.valid_max}")
+
+
+@rule(
+    "cudagraph.user-capture-sizes-overridden",
+    title="The user's capture-size list got shorter",
+    phase="core",
+    kind="check",
+    reads=_SIZE_READS,
+    feedback=("cudagraph.capture-sizes",),
+    source=f"{_SIZES_SRC}; ref step-12d, 5.3",
+    message="cudagraph_capture_sizes specified in compilation_config {user} is overridden by config {sizes}",
+    level="warning",
+)
+def user_capture_sizes_overridden(c: Mapping[str, Any]) -> RuleResult:
+    """De-duplication and the sequence-parallel filter can only shorten a user list, so a length drop means a change.
+
+    Not logged when the inconsistent-max ValueError is raised first.
+    """
+    plan = _plan(c)
+    if plan is None or plan.assertion is not None or plan.inconsistent or not plan.overridden:
+        return None
+    return Outcome(message=(
+        f"cudagraph_capture_sizes specified in compilation_config {list(c[_SIZES])} "
+        f"is overridden by config {list(plan.sizes)}"
+    ))
+
+
+@rule(
+    "cudagraph.capture-sizes",
+    title="CUDA graph capture sizes and their maximum",
+    phase="core",
+    kind="derive",
+    reads=_SIZE_READS,
+    writes=(_MAX, _SIZES),
+    after=(
+        "cudagraph.eager-disables", "cudagraph.sp-filters-capture-sizes",
+        "cudagraph.truncate-max-capture-size", "cudagraph.user-capture-sizes-overridden",
+    ),
+    source=f"{_SIZES_SRC}; ref step-12d, 5.3, 13.1:O5, 13.1:O10, 13.2:I2",
+)
+def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
+    """Capture 1, 2, 4, then every 8 below 256 and every 16 up to the max (min(2*max_num_seqs, 512, token budget)).
+
+    A user list is de-duplicated and sorted but not clipped to the budget;
+    sequence parallelism keeps only multiples of TP. Without a model, under
+    eager or with mode NONE both become empty (max 0).
+    """
+    if not c[_STATIC]:
+        return None
+    plan = _plan(c)
+    if plan is None:
+        return {_MAX: 0, _SIZES: ()}
+    if plan.assertion is not None:
+        return Violation(plan.assertion, error="AssertionError")
+    if plan.inconsistent:
+        return Violation(
+            f"customized max_cudagraph_capture_size(={c[_MAX]}) should be consistent with the max value "
+            f"of cudagraph_capture_sizes(={plan.valid_max})",
+            error="ValueError",
+        )
+    return {_MAX: plan.valid_max, _SIZES: plan.sizes}
+
+
+# ---- §5.4: post_init_cudagraph_sizes ------------------------------------------------------
+
+
+@rule(
+    "cudagraph.compile-sizes",
+    title="Expand compile_sizes",
+    phase="core",
+    kind="derive",
+    reads=(_STATIC, "compilation_config.compile_sizes", _SIZES),
+    writes=("compilation_config.compile_sizes",),
+    source=f"{_POST_SRC}; ref step-12d, 5.4, 13.2:I3",
+)
+def compile_sizes(c: Mapping[str, Any]) -> RuleResult:
+    """Inductor compiles the listed batch sizes; 'cudagraph_capture_sizes' stands for the whole capture list.
+
+    De-duplicated through a set (order lost). vLLM's order for a mix of ints
+    and the string depends on the string's randomised hash; postinit puts the
+    ints first (in set order), then the expansion. Not run off static-graph platforms (I3).
+    """
+    if not c[_STATIC]:
+        return None
+    given = c["compilation_config.compile_sizes"]
+    out: list[int] = []
+    if given is not None:
+        ints = list(set(x for x in given if not isinstance(x, str)))
+        words = list(dict.fromkeys(x for x in given if isinstance(x, str)))
+        for w in words:
+            if w != "cudagraph_capture_sizes":
+                msg = f"Unrecognized size type in compile_sizes, expect 'cudagraph_capture_sizes', got {w}"
+                return Violation(msg, error="AssertionError")
+        out = ints + [s for _ in words for s in c[_SIZES]]
+    return {"compilation_config.compile_sizes": tuple(out)}
+
+
+@rule(
+    "cudagraph.padding-table",
+    title="Batch size to padded graph size table",
+    phase="core",
+    kind="derive",
+    reads=(_STATIC, _SIZES, _MAX),
+    writes=("compilation_config.bs_to_padded_graph_size",),
+    source=f"{_POST_SRC}; ref step-12d, 5.4, 13.2:I1, 13.2:I3",
+)
+def padding_table(c: Mapping[str, Any]) -> RuleResult:
+    """Each batch size runs in the smallest captured graph that fits it: list index = batch size, value = graph size.
+
+    A plain list of length max+1; index 0 maps to 0. Not built off
+    static-graph platforms (stays None, I3).
+    """
+    if not c[_STATIC]:
+        return None
+    sizes, mx = sorted(c[_SIZES]), c[_MAX]
+    if sizes and sizes[-1] != mx:
+        return Violation("", hint=f"cudagraph_capture_sizes[-1]={sizes[-1]} != max_cudagraph_capture_size={mx}",
+                         error="AssertionError")
+    table = [0] * (mx + 1)
+    for end, start in zip([*sizes, mx + 1], [0, *sizes], strict=True):
+        for bs in range(start, end):
+            table[bs] = start if bs == start else end
+    return {"compilation_config.bs_to_padded_graph_size": tuple(table)}
+
+
+@rule(
+    "cudagraph.no-static-graph-support",
+    title="No static graph support: CUDA graphs off",
+    phase="core",
+    kind="override",
+    reads=(_STATIC,),
+    writes=(_MODE,),
+    after=("cudagraph.eager-disables",),
+    source=f"{_SRC}; ref step-12, 13.2:I3",
+)
+def no_static_graph_support(c: Mapping[str, Any]) -> RuleResult:
+    """Platforms without static graph mode (CPU, XPU, TPU) cannot capture CUDA graphs.
+
+    No capture sizes and no padding table are computed there (I3).
+    """
+    if not c[_STATIC]:
+        return {_MODE: CUDAGraphMode.NONE}
+    return None
+
+
+@rule(
+    "quirk.cudagraph-without-capture-sizes",
+    title="CUDA graphs on but nothing to capture",
+    phase="core",
+    kind="check",
+    reads=(_STATIC, _MODE, _SIZES),
+    source=f"{_SIZES_SRC}; ref 13.2:I2",
+    message="cudagraph_mode is {mode} but cudagraph_capture_sizes is empty",
+    level="warning",
+)
+def cudagraph_without_capture_sizes(c: Mapping[str, Any]) -> RuleResult:
+    """A graph mode with an empty size list captures nothing (every size filtered out by SP, or no model).
+
+    vLLM keeps the mode (and later ``use_cudagraph=True``) but runs every batch without a graph.
+    """
+    mode, sizes = c[_MODE], c[_SIZES]
+    if c[_STATIC] and mode is not None and mode != CUDAGraphMode.NONE and sizes is not None and not sizes:
+        return Outcome(message=(
+            f"cudagraph_mode is {mode} but cudagraph_capture_sizes is empty and max_cudagraph_capture_size "
+            "is 0 (no capture size survived, or there is no model); vLLM keeps the mode and captures no "
+            "CUDA graph, so every batch runs without one."
+        ))
+    return None
