@@ -114,6 +114,12 @@ class Platform(BaseModel):
     flashmla_available: bool = unhashed(True, description="CUDA: FlashMLA kernels built")
     host_memory_gb: float = unhashed(1024, ge=0)
     aiter_found: bool = unhashed(False, description="ROCm: the aiter package is importable")
+    cpu_count: int | None = unhashed(
+        None, ge=1, description="CPU: len(os.sched_getaffinity(0)), the NUMEXPR_MAX_THREADS the CPU hook sets; None = unknown"
+    )
+    torch_num_threads: int | None = unhashed(
+        None, ge=1, description="CPU: torch.get_num_threads(), the OMP_NUM_THREADS the CPU hook sets; None = unknown"
+    )
     # ---- answers (always recomputed from the facts) ----------------------------
     is_cuda: bool = derived(False)
     is_rocm: bool = derived(False)

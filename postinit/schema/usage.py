@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -23,4 +24,8 @@ class Usage(BaseModel):
     )
     usage_context: UsageContext | None = unhashed(
         None, description="vllm serve = OPENAI_API_SERVER, LLM(...) = LLM_CLASS"
+    )
+    cwd: str = unhashed(
+        default_factory=os.getcwd,
+        description="the working directory vLLM's Path.absolute() resolves relative paths against (step 23)",
     )
