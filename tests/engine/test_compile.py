@@ -273,3 +273,15 @@ def test_collect_from_module() -> None:
     assert list(b.rules) == ["m.fill"]
     assert b["m.fill"].reason == "Fill b from a."
     assert b.resolve(state(a=4)).state["b"] == 4
+
+
+def test_rule_location_is_file_and_line() -> None:
+    """A rule's location is its function's file and first line, quoted in compile errors."""
+
+    def fn(c):
+        return None
+
+    r = mk("r.loc", fn, reads="a", kind="check")
+    assert r.location == f"{__file__}:{fn.__code__.co_firstlineno}"
+    with pytest.raises(RuleDeclarationError, match=rf"r.loc \({r.location}\)"):
+        book(r, phases=("p2",))
