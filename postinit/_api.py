@@ -79,6 +79,16 @@ def _as_input_dict(config: VllmConfig | Mapping[str, Any] | None) -> dict[str, A
     )
 
 
+def _nest(path: str, value: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    node = out
+    *head, last = path.split(".")
+    for part in head:
+        node = node.setdefault(part, {})
+    node[last] = value
+    return out
+
+
 def _plain(obj: Any) -> bool:
     if isinstance(obj, Mapping):
         return all(isinstance(k, str) and _plain(v) for k, v in obj.items())
@@ -121,6 +131,7 @@ def resolve(
     semantics: Literal["vllm", "consistent"] = "vllm",
     trace: Literal["minimal", "full", "debug"] = "full",
     strict: bool = False,
+    overrides: Mapping[str, Any] | None = None,
 ) -> Resolution:
     """Resolve a vLLM config the way vLLM would, and explain every decision.
 
@@ -131,7 +142,9 @@ def resolve(
     EngineArgs builds it (``usage="serve"`` for ``vllm serve``, ``"llm"`` for
     ``LLM(...)``). ``platform`` is a spec (``h100``, ``cuda:10.0``, ``cpu``,
     ``auto``) or a :class:`Platform`; ``env`` the ``VLLM_*`` variables (the
-    process environment is never read implicitly). The input is never mutated.
+    process environment is never read implicitly). ``overrides`` maps dotted
+    paths to values set last, over ``config`` and ``argv`` (``postinit what-if
+    --set``); they count as user input. The input is never mutated.
     """
     data = _as_input_dict(config)
     flags: dict[str, str] = {}
@@ -141,6 +154,9 @@ def resolve(
         flags = dict(parsed.flags)
         model = model or parsed.model
         usage = usage or "serve"
+    for p, v in (overrides or {}).items():
+        data = _deep_merge(data, _nest(p, v))
+        flags[p] = f"--set {p}"
     if usage is not None and usage not in _USAGE:
         raise InputError(f"usage: {usage!r} is not allowed; allowed: serve, llm, engine", path="usage", value=usage)
     via_engine_args = usage is not None

@@ -1,0 +1,295 @@
+"""Comparing resolutions and auditing the rulebook: ``what_if``, ``diff`` and ``check``.
+
+These are data objects with ``to_dict()``; the CLI only renders them.
+
+>>> import postinit
+>>> w = postinit.what_if(model="meta-llama/Llama-3.1-8B-Instruct", platform="h100",
+...                      argv=[], set={"model_config.enforce_eager": True})   # doctest: +SKIP
+>>> [d.path for d in w.diff.fields]                                           # doctest: +SKIP
+['compilation_config.cudagraph_mode', ...]
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from postinit._api import DEFAULT_PLATFORM, Resolution, resolve
+from postinit.engine import Provenance, Rulebook, jsonable
+from postinit.errors import InvalidValueError, PostinitError, RuleError
+from postinit.rules import PHASES, paths, rulebook
+from postinit.schema import Platform
+from postinit.schema.platform import PLATFORM_PRESETS
+
+__all__ = [
+    "AUDIT_VERSION",
+    "CheckFinding",
+    "CheckReport",
+    "ConfigDiff",
+    "FieldDiff",
+    "WhatIf",
+    "check",
+    "diff",
+    "what_if",
+]
+
+AUDIT_VERSION = 1
+"""Version of the ``to_dict()`` shapes in this module (see docs/trace-format.md)."""
+
+_FACT_PREFIXES = ("platform.", "usage.")
+
+
+# --------------------------------------------------------------------------- diff
+
+
+@dataclass(frozen=True, slots=True)
+class FieldDiff:
+    """One path whose resolved value differs between two resolutions."""
+
+    path: str
+    a: Any
+    b: Any
+    a_provenance: Provenance
+    b_provenance: Provenance
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "a": {"value": jsonable(self.a), **self.a_provenance.to_dict()},
+            "b": {"value": jsonable(self.b), **self.b_provenance.to_dict()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigDiff:
+    """How resolution ``b`` differs from ``a``: resolved values and the rules that fired."""
+
+    a_label: str
+    b_label: str
+    fields: tuple[FieldDiff, ...]
+    started: tuple[str, ...]
+    """Rules that fired in ``b`` but not in ``a``."""
+    stopped: tuple[str, ...]
+    """Rules that fired in ``a`` but not in ``b``."""
+    a_ok: bool
+    b_ok: bool
+    a_hash: str
+    b_hash: str
+    a_violations: tuple[str, ...] = ()
+    b_violations: tuple[str, ...] = ()
+
+    @property
+    def same(self) -> bool:
+        return not self.fields and not self.started and not self.stopped and self.a_ok == self.b_ok
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": AUDIT_VERSION,
+            "a": {"label": self.a_label, "ok": self.a_ok, "hash": self.a_hash,
+                  "violations": list(self.a_violations)},
+            "b": {"label": self.b_label, "ok": self.b_ok, "hash": self.b_hash,
+                  "violations": list(self.b_violations)},
+            "fields": [f.to_dict() for f in self.fields],
+            "rules": {"started": list(self.started), "stopped": list(self.stopped)},
+        }
+
+
+def diff(a: Resolution, b: Resolution, *, a_label: str = "a", b_label: str = "b",
+         facts: bool = False) -> ConfigDiff:
+    """Compare two resolutions: every differing resolved path and the rules that started/stopped firing.
+
+    Platform and usage facts are left out unless ``facts`` is true (diff inputs
+    normally share them); ``env.*`` paths are kept, since rules write them.
+    """
+    fields: list[FieldDiff] = []
+    for path in sorted(a.state.keys() | b.state.keys()):
+        if not facts and path.startswith(_FACT_PREFIXES):
+            continue
+        va, vb = a.state.get(path), b.state.get(path)
+        if va == vb and type(va) is type(vb):
+            continue
+        fields.append(FieldDiff(path, va, vb, a.engine.provenance_of(path), b.engine.provenance_of(path)))
+    fa, fb = a.trace.rules_fired(), b.trace.rules_fired()
+    return ConfigDiff(
+        a_label, b_label, tuple(fields),
+        started=tuple(r for r in fb if r not in fa),
+        stopped=tuple(r for r in fa if r not in fb),
+        a_ok=a.ok, b_ok=b.ok, a_hash=a.hash, b_hash=b.hash,
+        a_violations=tuple(f"{v.rule}: {v.message}" for v in a.violations),
+        b_violations=tuple(f"{v.rule}: {v.message}" for v in b.violations),
+    )
+
+
+# --------------------------------------------------------------------------- what-if
+
+
+@dataclass(frozen=True, slots=True)
+class WhatIf:
+    """The base resolution, the one with ``set`` applied on top, and their difference."""
+
+    set: dict[str, Any]
+    base: Resolution
+    changed: Resolution
+    diff: ConfigDiff
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": AUDIT_VERSION,
+            "set": {k: jsonable(v) for k, v in self.set.items()},
+            "diff": self.diff.to_dict(),
+        }
+
+
+def what_if(
+    config: Any = None,
+    *,
+    set: Mapping[str, Any],
+    platform: Any = DEFAULT_PLATFORM,
+    env: Mapping[str, str | None] | None = None,
+    **kwargs: Any,
+) -> WhatIf:
+    """Resolve the inputs as given and again with ``set`` (dotted path → value) on top.
+
+    ``set`` values win over ``config`` and ``argv`` and count as user input;
+    ``env.NAME`` keys change the environment instead. Every other keyword is
+    :func:`postinit.resolve`'s.
+    """
+    if not set:
+        raise InvalidValueError("what_if needs at least one path in set={path: value}", path="set")
+    space = paths()
+    overrides: dict[str, Any] = {}
+    env_over: dict[str, str | None] = dict(env or {})
+    for path, value in set.items():
+        if path.startswith("env."):
+            space.require(path)
+            env_over[path[4:]] = None if value is None else str(value)
+            continue
+        if path.startswith(_FACT_PREFIXES):
+            raise InvalidValueError(
+                f"--set {path}: platform and usage facts are not settable here; use --platform/--usage",
+                path=path, value=value,
+            )
+        space.require(path)
+        overrides[path] = value
+    base = resolve(config, platform=platform, env=env, **kwargs)
+    changed = resolve(config, platform=platform, env=env_over, overrides=overrides, **kwargs)
+    label = ", ".join(f"{k}={jsonable(v)!r}" for k, v in set.items())
+    return WhatIf(dict(set), base, changed, diff(base, changed, a_label="as given", b_label=f"with {label}"))
+
+
+# --------------------------------------------------------------------------- check
+
+
+@dataclass(frozen=True, slots=True)
+class CheckFinding:
+    """One thing the static check found: an ``error`` (the rulebook does not compile) or a ``warning``/``info``."""
+
+    level: str
+    kind: str
+    message: str
+    rule: str | None = None
+    path: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"level": self.level, "kind": self.kind, "message": self.message}
+        if self.rule:
+            out["rule"] = self.rule
+        if self.path:
+            out["path"] = self.path
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """The static analysis of a rulebook: findings plus a per-phase summary."""
+
+    findings: tuple[CheckFinding, ...]
+    phases: dict[str, dict[str, int]] = field(default_factory=dict)
+    """phase → {"rules": n, "default": n, "derive": n, "override": n, "check": n}."""
+    presets: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.level == "error" for f in self.findings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": AUDIT_VERSION,
+            "ok": self.ok,
+            "findings": [f.to_dict() for f in self.findings],
+            "phases": self.phases,
+            "presets": list(self.presets),
+        }
+
+
+def _compile_error_kind(e: RuleError) -> str:
+    name = type(e).__name__
+    return {
+        "UnorderedWritersError": "unordered-writers",
+        "CycleError": "undeclared-cycle",
+        "UnknownPathError": "unknown-path",
+        "RuleDeclarationError": "declaration",
+    }.get(name, "compile")
+
+
+def check(book: Rulebook | None = None, *, probe: bool = True) -> CheckReport:
+    """Statically check the vLLM rulebook (or ``book``) and summarise it.
+
+    Compile errors (unordered writers, undeclared cycles, unknown paths, bad
+    headers) are ``error`` findings. Two cheap, honest platform checks follow:
+
+    * ``constant-fact``: a rule reads a platform fact that has the same value
+      on every platform preset, so any condition on the other value can only
+      be met with a hand-built :class:`~postinit.schema.Platform`;
+    * ``never-fired`` (``probe=True``): a platform-phase rule that did not fire
+      when the default model was resolved on every preset; this is evidence,
+      not proof, since other inputs may fire it.
+    """
+    presets = tuple(p for p in PLATFORM_PRESETS if p != "auto")
+    if book is None:
+        try:
+            book = rulebook()
+        except PostinitError as e:
+            kind = _compile_error_kind(e) if isinstance(e, RuleError) else "compile"
+            finding = CheckFinding("error", kind, e.message, e.rule, e.path)
+            return CheckReport((finding,), {p: {"rules": 0} for p in PHASES}, presets)
+    findings: list[CheckFinding] = []
+    phases: dict[str, dict[str, int]] = {}
+    for phase in book.phases:
+        kinds = Counter(book.rules[r].kind.value for r in book.order[phase])
+        phases[phase] = {"rules": len(book.order[phase]),
+                         **{k: kinds.get(k, 0) for k in ("default", "derive", "override", "check")}}
+
+    facts = {name: Platform.from_spec(name).model_dump() for name in presets}
+    for r in book.rules.values():
+        for p in r.reads:
+            if not p.startswith("platform."):
+                continue
+            key = p.removeprefix("platform.")
+            values = {repr(f.get(key)) for f in facts.values()}
+            if len(values) == 1:
+                findings.append(CheckFinding(
+                    "warning", "constant-fact",
+                    f"rule {r.id} reads {p}, which is {values.pop()} on every platform preset; "
+                    f"a condition on any other value is met only by a custom Platform",
+                    r.id, p,
+                ))
+    if probe:
+        platform_rules = [r.id for r in book.rules.values() if r.phase == "platform"]
+        if platform_rules:
+            fired: set[str] = set()
+            for name in presets:
+                try:
+                    fired.update(resolve(platform=name, usage="serve").trace.rules_fired())
+                except PostinitError:
+                    continue
+            for rid in platform_rules:
+                if rid not in fired:
+                    findings.append(CheckFinding(
+                        "info", "never-fired",
+                        f"rule {rid} did not fire for the default model on any of {len(presets)} platform presets",
+                        rid,
+                    ))
+    return CheckReport(tuple(findings), phases, presets)

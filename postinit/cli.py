@@ -1,0 +1,587 @@
+"""The ``postinit`` command line: resolve a vLLM config offline and explain every decision.
+
+Built with Typer (rich help, rich output). Every command that resolves takes
+the same inputs as ``vllm serve``: unknown options and extra arguments are
+vLLM flags and are passed through verbatim. Exit codes: 0 resolved, 1 the
+config is invalid (a violation), 2 bad input (one ``error:`` line on stderr),
+3 a broken rulebook.
+"""
+
+from __future__ import annotations
+
+import enum
+import io
+import json
+import logging
+import shlex
+import shutil
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Annotated, Any, NoReturn
+
+import structlog
+import typer
+import yaml
+from pydantic import TypeAdapter, ValidationError
+from rich.console import Console
+
+import postinit
+from postinit import audit, graphs, render
+from postinit._api import DEFAULT_MODEL, DEFAULT_PLATFORM, Resolution
+from postinit.errors import InputError, InvalidValueError, PostinitError
+from postinit.rules import paths, rulebook
+from postinit.schema import Platform, VllmConfig
+from postinit.schema.loaders import list_catalog, read_config_file
+from postinit.schema.platform import PLATFORM_PRESETS
+
+__all__ = ["app", "main"]
+
+PASS_THROUGH = {"allow_extra_args": True, "ignore_unknown_options": True}
+_STATE = {"debug": False}
+
+
+class Fmt(enum.StrEnum):
+    text = "text"
+    json = "json"
+    yaml = "yaml"
+    md = "md"
+
+
+class GraphFmt(enum.StrEnum):
+    dot = "dot"
+    mermaid = "mermaid"
+    svg = "svg"
+    png = "png"
+
+
+class UsageOpt(enum.StrEnum):
+    serve = "serve"
+    llm = "llm"
+
+
+class SemanticsOpt(enum.StrEnum):
+    vllm = "vllm"
+    consistent = "consistent"
+
+
+class LogLevel(enum.StrEnum):
+    debug = "debug"
+    info = "info"
+    warning = "warning"
+    error = "error"
+
+
+class LogFormat(enum.StrEnum):
+    console = "console"
+    json = "json"
+
+
+app = typer.Typer(
+    name="postinit",
+    help=(
+        "See [bold]why[/] your vLLM config ends up the way it does — offline, with the flags you pass "
+        "to [cyan]vllm serve[/].\n\n"
+        f"Try [cyan]postinit resolve[/] ({DEFAULT_MODEL} on {DEFAULT_PLATFORM}), then "
+        "[cyan]postinit why compilation_config.cudagraph_mode --enforce-eager[/]."
+    ),
+    rich_markup_mode="rich",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# ---------------------------------------------------------------------------- options
+
+ConfigOpt = Annotated[Path | None, typer.Option(
+    "--config", help="A JSON/YAML config: nested VllmConfig shape, or vLLM's flag-style --config YAML.",
+    show_default=False, rich_help_panel="Inputs")]
+ModelOpt = Annotated[str | None, typer.Option(
+    "--model", help="A catalog model id (see [cyan]postinit models[/]) or a directory with config.json.",
+    show_default=False, rich_help_panel="Inputs")]
+PlatformOpt = Annotated[str, typer.Option(
+    "--platform", help="cpu, rocm, cuda:MAJOR.MINOR, a GPU name (h100, b200, mi300x, …) or auto.",
+    rich_help_panel="Inputs")]
+EnvOpt = Annotated[list[str] | None, typer.Option(
+    "--env", help="A VLLM_* variable as NAME=VALUE (repeatable); the process environment is never read.",
+    show_default=False, rich_help_panel="Inputs")]
+UsageOptT = Annotated[UsageOpt | None, typer.Option(
+    "--usage", help="Build the config as [cyan]vllm serve[/] (serve) or [cyan]LLM(...)[/] (llm) does. "
+    "Default: serve when flags are given.", show_default=False, rich_help_panel="Inputs")]
+SemanticsOptT = Annotated[SemanticsOpt, typer.Option(
+    "--semantics", help="vllm: vLLM's exact statement order; consistent: re-run stale rules to a fixed point.",
+    rich_help_panel="Inputs")]
+FmtOpt = Annotated[Fmt, typer.Option("--format", help="Output format.")]
+
+
+def _console(width: int | None = None) -> tuple[Console, io.StringIO]:
+    """A console writing into a buffer, so an error never leaves partial output on stdout."""
+    buf = io.StringIO()
+    tty = sys.stdout.isatty()
+    cols = shutil.get_terminal_size((120, 24)).columns if tty else 120
+    return Console(file=buf, force_terminal=tty, width=width or cols, highlight=False, soft_wrap=False), buf
+
+
+def _fail(message: str, code: int = 2) -> NoReturn:
+    first = message.strip().splitlines()[0] if message.strip() else "unknown error"
+    typer.echo(f"error: {first}", err=True)
+    raise typer.Exit(code)
+
+
+def _guard(fn: Callable[[], int]) -> None:
+    """Run a command body: input errors → one line and exit 2, rulebook errors → exit 3."""
+    try:
+        code = fn()
+    except InputError as e:
+        _fail(str(e), 2)
+    except PostinitError as e:
+        _fail(f"{e} (this is a rulebook problem, not your input)", 3)
+    except Exception as e:
+        if _STATE["debug"]:
+            raise
+        _fail(f"internal error: {type(e).__name__}: {e} (a postinit bug; --log-level debug shows the traceback)", 3)
+    if code:
+        raise typer.Exit(code)
+
+
+def _out(text: str) -> None:
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    sys.stdout.flush()
+
+
+def _emit(fmt: Fmt, data: Callable[[], Any], text: Callable[[Console], None], md: Callable[[], str]) -> None:
+    if fmt is Fmt.json:
+        _out(render.dump_json(data()))
+    elif fmt is Fmt.yaml:
+        _out(render.dump_yaml(data()))
+    elif fmt is Fmt.md:
+        _out(md())
+    else:
+        console, buf = _console()
+        text(console)
+        _out(buf.getvalue())
+
+
+def _env(items: list[str] | None) -> dict[str, str | None]:
+    env: dict[str, str | None] = {}
+    for item in items or ():
+        name, eq, value = item.partition("=")
+        if not eq or not name:
+            raise InvalidValueError(f"--env {item!r}: expected NAME=VALUE (e.g. --env VLLM_USE_V1=1)", value=item)
+        env[name.strip()] = value
+    return env
+
+
+def _inputs(
+    extra: list[str], config: Path | None, model: str | None, platform: str, env: list[str] | None,
+    usage: UsageOpt | None, semantics: SemanticsOpt,
+) -> dict[str, Any]:
+    """The keyword arguments of :func:`postinit.resolve` for one set of CLI inputs."""
+    kwargs: dict[str, Any] = {
+        "platform": platform, "env": _env(env), "model": model, "semantics": semantics.value,
+        "usage": usage.value if usage else None,
+    }
+    argv: list[str] | None = list(extra)
+    if config is not None:
+        loaded = read_config_file(config)
+        if loaded.nested is not None:
+            kwargs["config"] = loaded.nested
+            if not extra:
+                argv = None
+        else:
+            argv = [*(loaded.argv or []), *extra]
+    kwargs["argv"] = argv
+    return kwargs
+
+
+def _resolve(kwargs: Mapping[str, Any], **more: Any) -> Resolution:
+    return postinit.resolve(**kwargs, **more)
+
+
+def _parse_value(path: str, text: str) -> Any:
+    """A command-line value for ``path``: YAML scalars/lists, then the field's own type if it accepts it."""
+    info = paths().require(path)
+    if text in ("None", "null", "~"):
+        raw: Any = None
+    else:
+        try:
+            raw = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raw = text
+    try:
+        return TypeAdapter(info.annotation).validate_python(raw)
+    except (ValidationError, TypeError, ValueError):
+        pass
+    try:
+        return TypeAdapter(info.annotation).validate_python(text)
+    except (ValidationError, TypeError, ValueError):
+        return raw
+
+
+# ---------------------------------------------------------------------------- callback
+
+
+@app.callback()
+def _main(
+    log_level: Annotated[LogLevel | None, typer.Option(
+        "--log-level", help="Log the engine's events (rule_fired, rule_violation, stale_read) to stderr.",
+        show_default=False)] = None,
+    log_format: Annotated[LogFormat, typer.Option("--log-format", help="Log line format.")] = LogFormat.console,
+    version: Annotated[bool, typer.Option("--version", help="Print the version and exit.")] = False,
+) -> None:
+    """Explain vLLM's config resolution."""
+    if version:
+        typer.echo(f"postinit {postinit.__version__}")
+        raise typer.Exit(0)
+    _configure_logging(log_level, log_format)
+
+
+def _configure_logging(level: LogLevel | None, fmt: LogFormat) -> None:
+    """structlog is configured here only; without --log-level the engine stays quiet."""
+    structlog.reset_defaults()
+    _STATE["debug"] = level is LogLevel.debug
+    if level is None:
+        return
+    renderer: Any = (structlog.processors.JSONRenderer() if fmt is LogFormat.json
+                     else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()))
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, level.value.upper())),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+
+
+# ---------------------------------------------------------------------------- resolve
+
+
+@app.command(context_settings=PASS_THROUGH, epilog=(
+    "Examples:\n\n"
+    "  postinit resolve\n\n"
+    "  postinit resolve meta-llama/Llama-3.1-8B-Instruct --platform b200 --max-model-len 200k\n\n"
+    "  postinit resolve --model deepseek-ai/DeepSeek-V3 -tp 8 --enable-dbo --format json\n\n"
+    "  postinit resolve --config my.yaml --platform a100 --env VLLM_USE_V1=1 --full"
+))
+def resolve(
+    ctx: typer.Context,
+    config: ConfigOpt = None,
+    model: ModelOpt = None,
+    platform: PlatformOpt = DEFAULT_PLATFORM,
+    env: EnvOpt = None,
+    usage: UsageOptT = None,
+    semantics: SemanticsOptT = SemanticsOpt.vllm,
+    full: Annotated[bool, typer.Option("--full", help="Also print the whole resolved config.")] = False,
+    fmt: FmtOpt = Fmt.text,
+) -> None:
+    """Resolve a config as vLLM would and show what changed from your input, and why.
+
+    Anything after the known options is a [cyan]vllm serve[/] flag (a positional model too).
+    With no arguments it resolves the default model on the default platform.
+    """
+
+    def run() -> int:
+        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics))
+        _emit(fmt, r.to_dict, lambda c: render.text_resolution(c, r, full=full),
+              lambda: render.md_resolution(r, full=full))
+        return 0 if r.ok else 1
+
+    _guard(run)
+
+
+@app.command(context_settings=PASS_THROUGH, epilog=(
+    "Examples:\n\n"
+    "  postinit why compilation_config.cudagraph_mode --enforce-eager\n\n"
+    "  postinit why compilation_config.cudagraph_mode --model meta-llama/Llama-3.1-8B-Instruct "
+    "--platform b200 --max-model-len 200k"
+))
+def why(
+    ctx: typer.Context,
+    path: Annotated[str, typer.Argument(help="A dotted field path, e.g. compilation_config.cudagraph_mode.")],
+    config: ConfigOpt = None,
+    model: ModelOpt = None,
+    platform: PlatformOpt = DEFAULT_PLATFORM,
+    env: EnvOpt = None,
+    usage: UsageOptT = None,
+    semantics: SemanticsOptT = SemanticsOpt.vllm,
+    fmt: FmtOpt = Fmt.text,
+) -> None:
+    """Why does PATH have its value? The causal tree back to your flags, config.json keys and facts."""
+
+    def run() -> int:
+        paths().require(path)
+        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics))
+        node = r.why(path)
+        _emit(fmt, node.to_dict, lambda c: render.text_why(c, node), lambda: render.md_why(node))
+        return 0 if r.ok else 1
+
+    _guard(run)
+
+
+@app.command("why-not", context_settings=PASS_THROUGH, epilog=(
+    "Examples:\n\n"
+    "  postinit why-not compilation_config.cudagraph_mode FULL_AND_PIECEWISE --enforce-eager\n\n"
+    "  postinit why-not scheduler_config.enable_chunked_prefill true --model Qwen/Qwen3-8B"
+))
+def why_not(
+    ctx: typer.Context,
+    path: Annotated[str, typer.Argument(help="A dotted field path.")],
+    value: Annotated[str, typer.Argument(help="The value you expected (enum names, numbers, true/false, None).")],
+    config: ConfigOpt = None,
+    model: ModelOpt = None,
+    platform: PlatformOpt = DEFAULT_PLATFORM,
+    env: EnvOpt = None,
+    usage: UsageOptT = None,
+    semantics: SemanticsOptT = SemanticsOpt.vllm,
+    fmt: FmtOpt = Fmt.text,
+) -> None:
+    """Why is PATH not VALUE? Every rule that could have set it and what stopped it."""
+
+    def run() -> int:
+        target = _parse_value(path, value)
+        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics))
+        w = r.why_not(path, target)
+        _emit(fmt, w.to_dict, lambda c: render.text_why_not(c, w), lambda: render.md_why_not(w))
+        return 0
+
+    _guard(run)
+
+
+@app.command("what-if", context_settings=PASS_THROUGH, epilog=(
+    "Examples:\n\n"
+    "  postinit what-if --set model_config.enforce_eager=true\n\n"
+    "  postinit what-if --model deepseek-ai/DeepSeek-V3 -tp 8 --set parallel_config.enable_dbo=true"
+))
+def what_if(
+    ctx: typer.Context,
+    set_: Annotated[list[str], typer.Option(
+        "--set", help="PATH=VALUE to change (repeatable); wins over the config and the flags.")],
+    config: ConfigOpt = None,
+    model: ModelOpt = None,
+    platform: PlatformOpt = DEFAULT_PLATFORM,
+    env: EnvOpt = None,
+    usage: UsageOptT = None,
+    semantics: SemanticsOptT = SemanticsOpt.vllm,
+    fmt: FmtOpt = Fmt.text,
+) -> None:
+    """Resolve the inputs as given and with --set changes; show what differs and which rules started or stopped."""
+
+    def run() -> int:
+        changes: dict[str, Any] = {}
+        for item in set_:
+            p, eq, v = item.partition("=")
+            if not eq:
+                raise InvalidValueError(f"--set {item!r}: expected PATH=VALUE", value=item)
+            p = p.strip()
+            changes[p] = v if p.startswith("env.") else _parse_value(p, v)
+        kwargs = _inputs(ctx.args, config, model, platform, env, usage, semantics)
+        w = audit.what_if(set=changes, **kwargs)
+        _emit(fmt, w.to_dict, lambda c: render.text_what_if(c, w), lambda: render.md_diff(w.diff))
+        return 0
+
+    _guard(run)
+
+
+def _side(spec: str, config_kwargs: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """One side of ``diff``: a config file, or a quoted flag string."""
+    kwargs = dict(config_kwargs)
+    looks_like_file = spec.endswith((".json", ".yaml", ".yml")) and not spec.lstrip().startswith("-")
+    if looks_like_file or (spec and Path(spec).is_file()):
+        loaded = read_config_file(spec)
+        if loaded.nested is not None:
+            kwargs["config"] = loaded.nested
+            kwargs["argv"] = None
+        else:
+            kwargs["argv"] = list(loaded.argv or [])
+        return kwargs, spec
+    try:
+        kwargs["argv"] = shlex.split(spec)
+    except ValueError as e:
+        raise InvalidValueError(f"cannot split flag string {spec!r}: {e}", value=spec) from None
+    return kwargs, spec or "(no flags)"
+
+
+@app.command(context_settings={"ignore_unknown_options": True}, epilog=(
+    "Examples:\n\n"
+    "  postinit diff \"\" \"--enforce-eager\"\n\n"
+    "  postinit diff \"-tp 2\" \"-tp 2 --enable-dbo\" --model deepseek-ai/DeepSeek-V3 --platform h200\n\n"
+    "  postinit diff a.yaml b.yaml --platform b200"
+))
+def diff(
+    a: Annotated[str, typer.Argument(help="A config file, or a quoted flag string like \"--enforce-eager -tp 2\".")],
+    b: Annotated[str, typer.Argument(help="The other side, same kinds.")],
+    model: ModelOpt = None,
+    platform: PlatformOpt = DEFAULT_PLATFORM,
+    env: EnvOpt = None,
+    usage: UsageOptT = None,
+    semantics: SemanticsOptT = SemanticsOpt.vllm,
+    fmt: FmtOpt = Fmt.text,
+) -> None:
+    """Resolve two inputs on the same platform and show how the resolved configs differ."""
+
+    def run() -> int:
+        common = _inputs([], None, model, platform, env, usage, semantics)
+        ka, la = _side(a, common)
+        kb, lb = _side(b, common)
+        d = audit.diff(_resolve(ka), _resolve(kb), a_label=la, b_label=lb)
+        _emit(fmt, d.to_dict, lambda c: render.text_diff(c, d), lambda: render.md_diff(d))
+        return 0
+
+    _guard(run)
+
+
+# ---------------------------------------------------------------------------- the rulebook
+
+
+_RULE_COLUMNS = ["id", "phase", "kind", "reads", "writes", "source"]
+
+
+@app.command(epilog=(
+    "Examples:\n\n"
+    "  postinit rules --phase core\n\n"
+    "  postinit rules --touching compilation_config.cudagraph_mode --format json"
+))
+def rules(
+    phase: Annotated[str | None, typer.Option("--phase", help="Only this phase.", show_default=False)] = None,
+    touching: Annotated[str | None, typer.Option(
+        "--touching", help="Only rules that read or write this path.", show_default=False)] = None,
+    fmt: FmtOpt = Fmt.text,
+) -> None:
+    """The rulebook as a table: id, phase, kind, reads, writes, source."""
+
+    def run() -> int:
+        book = rulebook()
+        if phase is not None and phase not in book.phases:
+            raise InvalidValueError(f"--phase {phase!r}: phases are {', '.join(book.phases)}", value=phase)
+        if touching is not None:
+            paths().require(touching)
+        rows = [
+            d for d in book.describe()
+            if (phase is None or d["phase"] == phase)
+            and (touching is None or touching in d["reads"] or touching in d["writes"])
+        ]
+        title = f"{len(rows)} of {len(book)} rules"
+        _emit(fmt, lambda: {"version": audit.AUDIT_VERSION, "rules": rows},
+              lambda c: render.text_table(c, rows, _RULE_COLUMNS, title=title, wrap=("reads",)),
+              lambda: render.md_table(rows, _RULE_COLUMNS))
+        return 0
+
+    _guard(run)
+
+
+@app.command(epilog=(
+    "Examples:\n\n"
+    "  postinit graph --phase core --format mermaid\n\n"
+    "  postinit graph --around compilation_config.cudagraph_mode --format png --output cg.png\n\n"
+    "  postinit graph --around cudagraph.eager-disables --format svg > rule.svg"
+))
+def graph(
+    fmt: Annotated[GraphFmt, typer.Option("--format", help="dot and mermaid are text; svg/png need Graphviz.")]
+    = GraphFmt.dot,
+    phase: Annotated[str | None, typer.Option("--phase", help="Only this phase.", show_default=False)] = None,
+    around: Annotated[str | None, typer.Option(
+        "--around", help="A rule id (it and its neighbours) or a field path (its writers and readers).",
+        show_default=False)] = None,
+    output: Annotated[Path | None, typer.Option(
+        "--output", help="Write to this file instead of stdout.", show_default=False)] = None,
+) -> None:
+    """The rule/field dependency graph: rules clustered by phase, edges labelled by the paths they carry."""
+
+    def run() -> int:
+        book = rulebook()
+        v = graphs.view(book, phase=phase, around=around)
+        if fmt is GraphFmt.mermaid:
+            data: bytes = graphs.to_mermaid(v).encode()
+        else:
+            dot = graphs.to_dot(v, name=f"postinit {around or phase or 'rulebook'}")
+            data = dot.encode() if fmt is GraphFmt.dot else graphs.render(dot, fmt.value)
+        if output is not None:
+            try:
+                output.write_bytes(data)
+            except OSError as e:
+                raise InputError(f"cannot write {output}: {e.strerror or e}", value=str(output)) from None
+            typer.echo(f"wrote {output} ({len(data)} bytes)", err=True)
+        elif fmt is GraphFmt.png and sys.stdout.isatty():
+            raise InputError("--format png writes binary data; add --output FILE or redirect stdout")
+        else:
+            sys.stdout.flush()
+            sys.stdout.buffer.write(data) if hasattr(sys.stdout, "buffer") else sys.stdout.write(data.decode())
+            sys.stdout.flush()
+        return 0
+
+    _guard(run)
+
+
+@app.command(epilog="Example:\n\n  postinit check --format md")
+def check(fmt: FmtOpt = Fmt.text) -> None:
+    """Static analysis of the rulebook: compile errors, platform facts no preset satisfies, a per-phase summary."""
+
+    def run() -> int:
+        report = audit.check()
+        _emit(fmt, report.to_dict, lambda c: render.text_check(c, report), lambda: render.md_check(report))
+        return 0 if report.ok else 1
+
+    _guard(run)
+
+
+@app.command(epilog="Example:\n\n  postinit schema > vllm-config.schema.json")
+def schema() -> None:
+    """The JSON Schema of the input config (VllmConfig's nested shape)."""
+
+    def run() -> int:
+        _out(json.dumps(TypeAdapter(VllmConfig).json_schema(), indent=2))
+        return 0
+
+    _guard(run)
+
+
+@app.command(epilog="Example:\n\n  postinit models --format md")
+def models(fmt: FmtOpt = Fmt.text) -> None:
+    """The built-in model catalog (config.json facts; postinit never downloads)."""
+
+    def run() -> int:
+        rows = [
+            {"id": e.id, "architecture": e.architecture, "model_type": e.model_type,
+             "max_position_embeddings": e.max_position_embeddings, "note": e.note}
+            for e in list_catalog()
+        ]
+        cols = ["id", "architecture", "model_type", "max_position_embeddings", "note"]
+        _emit(fmt, lambda: {"version": audit.AUDIT_VERSION, "models": rows},
+              lambda c: render.text_table(c, rows, cols, title=f"{len(rows)} models"),
+              lambda: render.md_table(rows, cols))
+        return 0
+
+    _guard(run)
+
+
+@app.command(epilog="Example:\n\n  postinit platforms --format json")
+def platforms(fmt: FmtOpt = Fmt.text) -> None:
+    """The platform presets --platform accepts (plus cuda:MAJOR.MINOR, rocm:gfxNNN and auto)."""
+
+    def run() -> int:
+        rows = []
+        for name in PLATFORM_PRESETS:
+            if name == "auto":
+                continue
+            p = Platform.from_spec(name)
+            rows.append({"spec": name, "kind": p.kind, "capability": p.capability, "device_name": p.device_name,
+                         "memory_gb": p.total_memory_gb})
+        cols = ["spec", "kind", "capability", "device_name", "memory_gb"]
+        _emit(fmt, lambda: {"version": audit.AUDIT_VERSION, "platforms": rows},
+              lambda c: render.text_table(c, rows, cols, title="platform presets (also: auto, cuda:X.Y, rocm:gfxNNN)"),
+              lambda: render.md_table(rows, cols))
+        return 0
+
+    _guard(run)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,396 @@
+"""Renderers for resolutions and explanations: text (rich), JSON, YAML and Markdown.
+
+JSON and YAML print the objects' ``to_dict()`` (schemas in docs/trace-format.md);
+text is for a terminal; Markdown is for pasting into a GitHub issue. Nothing
+here computes anything: it only shows what :mod:`postinit` returned.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import yaml
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+from rich.tree import Tree
+
+from postinit._api import Resolution
+from postinit.audit import CheckReport, ConfigDiff, WhatIf
+from postinit.engine import Change, Fired, Provenance, Source, WhyNode, WhyNot, jsonable
+
+__all__ = [
+    "dump_json",
+    "dump_yaml",
+    "md_check",
+    "md_diff",
+    "md_resolution",
+    "md_table",
+    "md_why",
+    "md_why_not",
+    "show",
+    "text_check",
+    "text_diff",
+    "text_resolution",
+    "text_table",
+    "text_what_if",
+    "text_why",
+    "text_why_not",
+]
+
+
+def dump_json(data: Any) -> str:
+    """Stable JSON: keys in the objects' own order, two-space indent, UTF-8 text."""
+    return json.dumps(jsonable(data), indent=2, ensure_ascii=False) + "\n"
+
+
+def dump_yaml(data: Any) -> str:
+    return str(yaml.safe_dump(jsonable(data), sort_keys=False, allow_unicode=True, width=100))
+
+
+def show(value: Any) -> str:
+    """A value as a user writes it: enum names, JSON for lists/dicts, ``None``."""
+    v = jsonable(value)
+    if v is None:
+        return "None"
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return json.dumps(v) if isinstance(v, (list, dict)) else str(v)
+
+
+def origin(p: Provenance) -> str:
+    """Where a value came from, in words: ``your --max-model-len``, ``rule x``, ``config.json:...``."""
+    if p.source is Source.RULE:
+        return f"rule {p.rule}"
+    if p.source is Source.USER:
+        return f"your {p.detail}" if p.detail and p.detail != "config" else "your config"
+    if p.source is Source.DEFAULT:
+        return "default"
+    return p.detail or str(p.source)
+
+
+def _reason(r: Resolution, path: str) -> tuple[str, str, str]:
+    """(rule id, phase, one-line reason) of the rule that set ``path`` last."""
+    prov = r.provenance(path)
+    rid = prov.rule or "?"
+    book = r.engine.rulebook
+    phase = book.rules[rid].phase if rid in book.rules else "?"
+    message = ""
+    if prov.event is not None:
+        ev = r.trace.events[prov.event]
+        if isinstance(ev, Fired):
+            message = ev.message
+    if not message and rid in book.rules:
+        message = book.rules[rid].reason
+    return rid, phase, message
+
+
+def _headline(r: Resolution) -> str:
+    model = r.state.get("model_config.model")
+    inp = r.inputs
+    bits = [f"platform {str(inp.get('platform', '?')).removeprefix('platform ')}"]
+    if inp.get("usage"):
+        bits.append(f"usage {inp['usage']}")
+    if inp.get("semantics") and inp["semantics"] != "vllm":
+        bits.append(f"semantics {inp['semantics']}")
+    return f"{model or '(no model)'} · {' · '.join(bits)} · hash {r.hash}"
+
+
+# --------------------------------------------------------------------------- resolve
+
+
+def _by_phase(r: Resolution) -> dict[str, list[tuple[Change, str, str]]]:
+    book = r.engine.rulebook
+    groups: dict[str, list[tuple[Change, str, str]]] = {ph: [] for ph in book.phases}
+    for c in r.changes:
+        rid, phase, msg = _reason(r, c.path)
+        groups.setdefault(phase, []).append((c, rid, msg))
+    return {ph: items for ph, items in groups.items() if items}
+
+
+def _warnings(r: Resolution) -> list[Fired]:
+    return [e for e in r.trace.fired if e.message and e.level in ("warning", "error")]
+
+
+def _notes(r: Resolution) -> list[Fired]:
+    return [e for e in r.trace.fired if e.message and e.level == "info" and not e.changes]
+
+
+def text_resolution(console: Console, r: Resolution, *, full: bool = False) -> None:
+    """What changed from the input (grouped by phase, with rule and reason), warnings, stale reads, violations."""
+    status = "[green]resolved[/]" if r.ok else "[bold red]invalid[/]"
+    console.print(f"[bold]{escape(_headline(r))}[/] — {status}")
+    groups = _by_phase(r)
+    n_changes = sum(len(v) for v in groups.values())
+    if not groups:
+        console.print("No rule changed anything: the config is exactly your input plus defaults.")
+    else:
+        console.print(f"{n_changes} value(s) changed from your input by {len(r.trace.rules_fired())} rule firing(s):")
+    for phase, items in groups.items():
+        console.print()
+        console.rule(f"[bold]{phase}[/]", align="left", style="dim")
+        table = Table(show_header=True, header_style="dim", box=None, pad_edge=False, expand=False)
+        table.add_column("field", style="cyan", overflow="fold")
+        table.add_column("input → resolved", overflow="fold")
+        table.add_column("rule · reason", overflow="fold", ratio=1)
+        for c, rid, msg in items:
+            values = f"{escape(show(c.old))} → [bold]{escape(show(c.new))}[/]"
+            why = f"[magenta]{escape(rid)}[/]"
+            if msg:
+                why += f"\n{escape(msg)}"
+            if c.overrides_user:
+                detail = r.engine.initial_provenance.get(c.path)
+                flag = origin(detail) if detail else "your value"
+                why += f"\n[bold red]! overrides {escape(flag)}[/]"
+            table.add_row(escape(c.path), values, why)
+        console.print(table)
+    warnings = _warnings(r)
+    if warnings:
+        console.print()
+        console.rule("[bold yellow]warnings[/]", align="left", style="dim")
+        for e in warnings:
+            console.print(f"[yellow]•[/] [magenta]{escape(e.rule)}[/]: {escape(e.message)}")
+    notes = _notes(r)
+    if notes:
+        console.print()
+        console.rule("[bold]notes[/]", align="left", style="dim")
+        for e in notes:
+            console.print(f"• [magenta]{escape(e.rule)}[/]: {escape(e.message)}")
+    if r.stale_reads:
+        console.print()
+        console.rule("[bold yellow]stale reads (vLLM's statement order leaves these inconsistent)[/]",
+                     align="left", style="dim")
+        for s in r.stale_reads:
+            console.print(f"[yellow]•[/] {escape(s.message)}")
+    if r.violations:
+        console.print()
+        console.rule("[bold red]violations — vLLM would refuse this config[/]", align="left", style="dim")
+        for v in r.violations:
+            console.print(f"[red]✗[/] [magenta]{escape(v.rule)}[/] ({escape(v.error)}): {escape(v.message)}")
+            if v.hint:
+                console.print(f"  [dim]hint:[/] {escape(v.hint)}")
+    if full:
+        console.print()
+        console.rule("[bold]resolved config[/]", align="left", style="dim")
+        console.print(escape(dump_yaml(r.to_dict()["config"])), end="")
+
+
+def md_resolution(r: Resolution, *, full: bool = False) -> str:
+    """The resolve report as GitHub-flavoured Markdown."""
+    out = [f"### postinit: {'resolved' if r.ok else 'invalid'} — `{_headline(r)}`", ""]
+    groups = _by_phase(r)
+    if not groups:
+        out += ["No rule changed anything.", ""]
+    for phase, items in groups.items():
+        out += [f"**{phase}**", "", "| field | input | resolved | rule | reason |", "|---|---|---|---|---|"]
+        for c, rid, msg in items:
+            mark = " ⚠ overrides user value" if c.overrides_user else ""
+            out.append(f"| `{c.path}` | `{_md(show(c.old))}` | `{_md(show(c.new))}` | `{rid}` | {_md(msg)}{mark} |")
+        out.append("")
+    if _warnings(r):
+        out += ["**Warnings**", ""] + [f"- `{e.rule}`: {_md(e.message)}" for e in _warnings(r)] + [""]
+    if r.stale_reads:
+        out += ["**Stale reads**", ""] + [f"- {_md(s.message)}" for s in r.stale_reads] + [""]
+    if r.violations:
+        out += ["**Violations**", ""]
+        out += [f"- `{v.rule}` ({v.error}): {_md(v.message)}" + (f" — hint: {_md(v.hint)}" if v.hint else "")
+                for v in r.violations]
+        out.append("")
+    if full:
+        out += ["<details><summary>resolved config</summary>", "", "```yaml",
+                dump_yaml(r.to_dict()["config"]).rstrip(), "```", "</details>", ""]
+    return "\n".join(out)
+
+
+def _md(text: str | None) -> str:
+    return (text or "").replace("|", "\\|").replace("\n", " ")
+
+
+# --------------------------------------------------------------------------- why / why-not
+
+
+def _why_label(n: WhyNode, book_phase: str | None = None) -> str:
+    head = f"[cyan]{escape(n.path)}[/] = [bold]{escape(show(n.value))}[/]"
+    p = n.provenance
+    if p.source is Source.RULE:
+        src = f"[magenta]rule {escape(p.rule or '?')}[/]" + (f" [dim]({escape(n.phase)})[/]" if n.phase else "")
+        if n.message:
+            src += f": {escape(n.message)}"
+    elif p.source is Source.USER:
+        src = f"[green]{escape(origin(p))}[/]"
+    elif p.source is Source.DEFAULT:
+        src = "[dim]default[/]"
+    else:
+        src = f"[blue]{escape(origin(p))}[/]"
+    text = f"{head}  ← {src}"
+    if n.history:
+        was = "; ".join(f"{show(s.value)} from {origin(s.provenance)}" for s in n.history)
+        text += f"\n[dim]was: {escape(was)}[/]"
+    if n.truncated:
+        text += " [dim](…)[/]"
+    return text
+
+
+def _why_tree(n: WhyNode, tree: Tree) -> None:
+    for c in n.children:
+        _why_tree(c, tree.add(_why_label(c)))
+
+
+def text_why(console: Console, node: WhyNode) -> None:
+    """The causal tree as a rich Tree: each value, where it came from, and what the rule read."""
+    tree = Tree(_why_label(node), guide_style="dim")
+    _why_tree(node, tree)
+    console.print(tree)
+    leaves = {(leaf.path, origin(leaf.provenance)) for leaf in node.leaves() if leaf is not node}
+    inputs = sorted(p for p, o in leaves if not o.startswith("default"))
+    if inputs:
+        console.print(f"[dim]rests on: {escape(', '.join(inputs))}[/]")
+
+
+def md_why(node: WhyNode) -> str:
+    lines = [f"### why `{node.path}` = `{show(node.value)}`", ""]
+
+    def walk(n: WhyNode, depth: int) -> None:
+        src = origin(n.provenance)
+        msg = f" — {_md(n.message)}" if n.message else ""
+        lines.append(f"{'  ' * depth}- `{n.path}` = `{_md(show(n.value))}` ← {src}{msg}")
+        for c in n.children:
+            walk(c, depth + 1)
+
+    walk(node, 0)
+    return "\n".join(lines) + "\n"
+
+
+_STATUS_STYLE = {
+    "produced": "green", "overridden": "yellow", "other-value": "blue", "not-fired": "dim", "not-reached": "red",
+}
+
+
+def text_why_not(console: Console, w: WhyNot) -> None:
+    if w.holds:
+        console.print(f"[cyan]{escape(w.path)}[/] [bold]is[/] {escape(show(w.value))}.")
+    else:
+        console.print(f"[cyan]{escape(w.path)}[/] is [bold]{escape(show(w.final))}[/], not {escape(show(w.value))}.")
+    console.print(f"Input value: {escape(show(w.input_value))} ({escape(origin(w.input_provenance))}).")
+    if not w.candidates:
+        console.print("No rule writes this field: only your input (or its default) decides it.")
+        return
+    table = Table(title="rules that may write it", title_justify="left", box=None, header_style="dim")
+    table.add_column("rule", style="magenta", overflow="fold")
+    table.add_column("phase")
+    table.add_column("status")
+    table.add_column("what happened", overflow="fold", ratio=1)
+    for c in w.candidates:
+        style = _STATUS_STYLE.get(c.status, "")
+        table.add_row(escape(c.rule), c.phase, f"[{style}]{c.status}[/]" if style else c.status, escape(c.detail))
+    console.print(table)
+
+
+def md_why_not(w: WhyNot) -> str:
+    head = (f"`{w.path}` is `{show(w.value)}`" if w.holds
+            else f"`{w.path}` is `{show(w.final)}`, not `{show(w.value)}`")
+    out = [f"### why not: {head}", "", "| rule | phase | status | what happened |", "|---|---|---|---|"]
+    out += [f"| `{c.rule}` | {c.phase} | {c.status} | {_md(c.detail)} |" for c in w.candidates]
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- what-if / diff
+
+
+def text_diff(console: Console, d: ConfigDiff) -> None:
+    console.print(f"[bold]a[/] = {escape(d.a_label)}  [dim]({'ok' if d.a_ok else 'invalid'}, hash {d.a_hash})[/]")
+    console.print(f"[bold]b[/] = {escape(d.b_label)}  [dim]({'ok' if d.b_ok else 'invalid'}, hash {d.b_hash})[/]")
+    if d.same:
+        console.print("No difference in the resolved configs.")
+    if d.fields:
+        table = Table(box=None, header_style="dim")
+        table.add_column("field", style="cyan", overflow="fold")
+        table.add_column("a", overflow="fold")
+        table.add_column("b", overflow="fold")
+        table.add_column("b set by", style="magenta", overflow="fold")
+        for f in d.fields:
+            table.add_row(escape(f.path), escape(show(f.a)), f"[bold]{escape(show(f.b))}[/]",
+                          escape(origin(f.b_provenance)))
+        console.print(table)
+    if d.started:
+        console.print("[green]rules firing only in b:[/] " + escape(", ".join(d.started)))
+    if d.stopped:
+        console.print("[yellow]rules firing only in a:[/] " + escape(", ".join(d.stopped)))
+    for label, vs in (("a", d.a_violations), ("b", d.b_violations)):
+        for v in vs:
+            console.print(f"[red]✗ {label}:[/] {escape(v)}")
+
+
+def text_what_if(console: Console, w: WhatIf) -> None:
+    console.print("[bold]what if[/] " + escape(", ".join(f"{k}={show(v)}" for k, v in w.set.items())))
+    text_diff(console, w.diff)
+
+
+def md_diff(d: ConfigDiff) -> str:
+    out = [f"### diff: a = {d.a_label} / b = {d.b_label}", "",
+           "| field | a | b | b set by |", "|---|---|---|---|"]
+    out += [f"| `{f.path}` | `{_md(show(f.a))}` | `{_md(show(f.b))}` | {origin(f.b_provenance)} |" for f in d.fields]
+    out.append("")
+    if d.started:
+        out.append("Rules firing only in b: " + ", ".join(f"`{r}`" for r in d.started))
+    if d.stopped:
+        out.append("Rules firing only in a: " + ", ".join(f"`{r}`" for r in d.stopped))
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def text_table(console: Console, rows: Sequence[Mapping[str, Any]], columns: Sequence[str], *,
+               title: str | None = None, wrap: Iterable[str] = ()) -> None:
+    """A plain rich table of ``rows`` (lists are shown one item per line)."""
+    table = Table(title=title, title_justify="left", header_style="bold", show_lines=bool(wrap))
+    for c in columns:
+        table.add_column(c, overflow="fold")
+    for row in rows:
+        table.add_row(*(escape(_cell(row.get(c))) for c in columns))
+    console.print(table)
+
+
+def _cell(v: Any) -> str:
+    if isinstance(v, (list, tuple)):
+        return "\n".join(show(x) for x in v)
+    return "" if v is None else show(v)
+
+
+def md_table(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    for row in rows:
+        cells = []
+        for c in columns:
+            v = row.get(c)
+            cells.append("<br>".join(f"`{show(x)}`" for x in v) if isinstance(v, (list, tuple)) else _md(_cell(v)))
+        out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+def text_check(console: Console, report: CheckReport) -> None:
+    style = {"error": "bold red", "warning": "yellow", "info": "dim"}
+    if not report.findings:
+        console.print("[green]No findings.[/]")
+    for f in report.findings:
+        console.print(f"[{style.get(f.level, '')}]{f.level}[/] [{escape(f.kind)}] {escape(f.message)}")
+    rows = [{"phase": ph, **counts} for ph, counts in report.phases.items()]
+    rows.append({"phase": "total", **{k: sum(r.get(k, 0) for r in report.phases.values())
+                                      for k in ("rules", "default", "derive", "override", "check")}})
+    text_table(console, rows, ["phase", "rules", "default", "derive", "override", "check"], title="rules per phase")
+    verdict = "[green]rulebook compiles[/]" if report.ok else "[bold red]rulebook does not compile[/]"
+    console.print(verdict)
+
+
+def md_check(report: CheckReport) -> str:
+    out = ["### postinit check", ""]
+    out += [f"- **{f.level}** [{f.kind}] {_md(f.message)}" for f in report.findings] or ["No findings."]
+    out.append("")
+    rows = [{"phase": ph, **counts} for ph, counts in report.phases.items()]
+    out.append(md_table(rows, ["phase", "rules", "default", "derive", "override", "check"]))
+    return "\n".join(out)
