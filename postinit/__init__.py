@@ -10,6 +10,7 @@ cudagraph.blackwell-long-context-forces-piecewise
 """
 
 from postinit._api import DEFAULT_MODEL, DEFAULT_PLATFORM, Resolution, resolve
+from postinit.audit import ConfigDiff, WhatIf, diff, what_if
 from postinit.errors import (
     InputError,
     NoFixedPoint,
@@ -24,14 +25,18 @@ __version__ = "0.1.0"
 __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_PLATFORM",
+    "ConfigDiff",
     "InputError",
     "NoFixedPoint",
     "PostinitError",
     "Resolution",
     "RuleError",
     "ViolationError",
+    "WhatIf",
     "__version__",
+    "diff",
     "paths",
     "resolve",
     "rulebook",
+    "what_if",
 ]
