@@ -1,1 +1,1193 @@
-"""model_config rules (being written)."""
+"""``ModelConfig.__post_init__``: what vLLM derives from the model's config.json (phase ``model_config``).
+
+Every value here is computed from ``model_config.hf_config.*`` /
+``model_config.hf_text_config.*`` facts (the loader records the config.json key
+each came from), the user's ModelConfig fields, and ``platform.*`` / ``env.*``
+facts. vLLM's model registry is the data table :data:`REGISTRY` below
+(vllm/model_executor/models/registry.py at d7fb10c57 and the model classes'
+interface markers); :data:`SUFFIX_DEFAULTS` is vLLM's architecture-suffix table.
+
+Not modelled (facts postinit does not have): the Transformers library's own
+class list and ``is_backend_compatible()`` (an unregistered architecture is
+assumed to be Transformers-compatible), ``auto_map`` remote code, the
+deprecated ``task`` / ``override_pooler_config`` options, the FLASHINFER
+import check, TPU's ``check_max_model_len``, EAGLE configs' inner ``model``,
+and HF config classes' own defaults for keys absent from config.json.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from postinit.engine import Outcome, RuleResult, Violation, rule
+
+__all__ = ["REGISTRY", "SUFFIX_DEFAULTS", "ModelInfo", "model_info"]
+
+M = "model_config."
+H = "model_config.hf_config."
+T = "model_config.hf_text_config."
+PHASE = "model_config"
+SRC = "vllm/config/model.py ModelConfig"
+
+#: vLLM's registered architectures -> capability flags of the class they load.
+#: g = text generation (has compute_logits), p = pooling model, m = multimodal,
+#: h = IsHybrid, a = IsAttentionFree, i = HasInnerState,
+#: c = SupportsMambaPrefixCaching; ":X" = default_pooling_type X (else LAST).
+REGISTRY: dict[str, str] = {
+    "ApertusForCausalLM": "g",
+    "AquilaForCausalLM": "g",
+    "AquilaModel": "g",
+    "ArceeForCausalLM": "g",
+    "ArcticForCausalLM": "g",
+    "AriaForConditionalGeneration": "gm",
+    "AyaVisionForConditionalGeneration": "gm",
+    "BaiChuanForCausalLM": "g",
+    "BaichuanForCausalLM": "g",
+    "BailingMoeForCausalLM": "g",
+    "BailingMoeV2ForCausalLM": "g",
+    "BambaForCausalLM": "ghic",
+    "BeeForConditionalGeneration": "gm",
+    "BertForSequenceClassification": "p:CLS",
+    "BertForTokenClassification": "p:ALL",
+    "BertModel": "p:CLS",
+    "BertSpladeSparseEmbeddingModel": "p:CLS",
+    "Blip2ForConditionalGeneration": "gm",
+    "BloomForCausalLM": "g",
+    "CLIPModel": "pm",
+    "ChameleonForConditionalGeneration": "gm",
+    "ChatGLMForConditionalGeneration": "g",
+    "ChatGLMModel": "g",
+    "Cohere2ForCausalLM": "g",
+    "Cohere2VisionForConditionalGeneration": "gm",
+    "CohereForCausalLM": "g",
+    "CwmForCausalLM": "g",
+    "DbrxForCausalLM": "g",
+    "DeciLMForCausalLM": "g",
+    "DeepSeekMTPModel": "g",
+    "DeepseekForCausalLM": "g",
+    "DeepseekOCRForCausalLM": "gm",
+    "DeepseekV2ForCausalLM": "g",
+    "DeepseekV32ForCausalLM": "g",
+    "DeepseekV3ForCausalLM": "g",
+    "DeepseekVLV2ForCausalLM": "gm",
+    "Dots1ForCausalLM": "g",
+    "DotsOCRForCausalLM": "gm",
+    "Eagle3LlamaForCausalLM": "g",
+    "Eagle3Qwen2_5vlForCausalLM": "g",
+    "EagleDeepSeekMTPModel": "g",
+    "EagleLlama4ForCausalLM": "g",
+    "EagleLlamaForCausalLM": "g",
+    "EagleMiniCPMForCausalLM": "g",
+    "Emu3ForConditionalGeneration": "gm",
+    "Ernie4_5ForCausalLM": "g",
+    "Ernie4_5_MoeForCausalLM": "g",
+    "Ernie4_5_VLMoeForConditionalGeneration": "gm",
+    "ErnieMTPModel": "g",
+    "Exaone4ForCausalLM": "g",
+    "ExaoneForCausalLM": "g",
+    "Fairseq2LlamaForCausalLM": "g",
+    "FalconForCausalLM": "g",
+    "FalconH1ForCausalLM": "ghic",
+    "FalconMambaForCausalLM": "gai",
+    "FlexOlmoForCausalLM": "g",
+    "FuyuForCausalLM": "gm",
+    "GLM4VForCausalLM": "gm",
+    "GPT2ForSequenceClassification": "p",
+    "GPT2LMHeadModel": "g",
+    "GPTBigCodeForCausalLM": "g",
+    "GPTJForCausalLM": "g",
+    "GPTNeoXForCausalLM": "g",
+    "Gemma2ForCausalLM": "g",
+    "Gemma2Model": "g",
+    "Gemma3ForCausalLM": "g",
+    "Gemma3ForConditionalGeneration": "gm",
+    "Gemma3TextModel": "-",
+    "Gemma3nForCausalLM": "g",
+    "Gemma3nForConditionalGeneration": "gm",
+    "GemmaForCausalLM": "g",
+    "Glm4ForCausalLM": "g",
+    "Glm4MoeForCausalLM": "g",
+    "Glm4MoeMTPModel": "g",
+    "Glm4vForConditionalGeneration": "gm",
+    "Glm4vMoeForConditionalGeneration": "gm",
+    "GlmForCausalLM": "g",
+    "GptOssForCausalLM": "g",
+    "GraniteForCausalLM": "g",
+    "GraniteMoeForCausalLM": "g",
+    "GraniteMoeHybridForCausalLM": "ghic",
+    "GraniteMoeSharedForCausalLM": "g",
+    "GraniteSpeechForConditionalGeneration": "gm",
+    "GritLM": "gp:MEAN",
+    "Grok1ModelForCausalLM": "g",
+    "GteModel": ":CLS",
+    "GteNewForSequenceClassification": "p:CLS",
+    "GteNewModel": ":CLS",
+    "H2OVLChatModel": "gm",
+    "HCXVisionForCausalLM": "gm",
+    "HunYuanDenseV1ForCausalLM": "g",
+    "HunYuanMoEV1ForCausalLM": "g",
+    "Idefics3ForConditionalGeneration": "gm",
+    "InternLM2ForCausalLM": "g",
+    "InternLM2ForRewardModel": "gp:ALL",
+    "InternLM2VEForCausalLM": "g",
+    "InternLM3ForCausalLM": "g",
+    "InternLMForCausalLM": "g",
+    "InternS1ForConditionalGeneration": "gm",
+    "InternVLChatModel": "gm",
+    "InternVLForConditionalGeneration": "gm",
+    "JAISLMHeadModel": "g",
+    "JambaForCausalLM": "ghi",
+    "JambaForSequenceClassification": "gphi",
+    "JinaVLForRanking": "gpm",
+    "KeyeForConditionalGeneration": "gm",
+    "KeyeVL1_5ForConditionalGeneration": "gm",
+    "KimiVLForConditionalGeneration": "gm",
+    "LLaMAForCausalLM": "g",
+    "Lfm2ForCausalLM": "ghi",
+    "Lfm2MoeForCausalLM": "ghi",
+    "LightOnOCRForConditionalGeneration": "gm",
+    "Llama4ForCausalLM": "g",
+    "Llama4ForConditionalGeneration": "gm",
+    "LlamaForCausalLM": "g",
+    "LlamaForCausalLMEagle3": "g",
+    "LlamaModel": "g",
+    "Llama_Nemotron_Nano_VL": "gm",
+    "LlavaForConditionalGeneration": "gm",
+    "LlavaNextForConditionalGeneration": "gm",
+    "LlavaNextVideoForConditionalGeneration": "gm",
+    "LlavaOnevisionForConditionalGeneration": "gm",
+    "LongCatFlashMTPModel": "g",
+    "LongcatFlashForCausalLM": "g",
+    "MPTForCausalLM": "g",
+    "Mamba2ForCausalLM": "gaic",
+    "MambaForCausalLM": "gai",
+    "MantisForConditionalGeneration": "gm",
+    "MedusaModel": "g",
+    "MiDashengLMModel": "gm",
+    "MiMoForCausalLM": "g",
+    "MiMoMTPModel": "g",
+    "MiniCPM3ForCausalLM": "g",
+    "MiniCPMForCausalLM": "g",
+    "MiniCPMO": "gm",
+    "MiniCPMV": "gm",
+    "MiniMaxForCausalLM": "ghi",
+    "MiniMaxM1ForCausalLM": "ghi",
+    "MiniMaxM2ForCausalLM": "g",
+    "MiniMaxText01ForCausalLM": "ghi",
+    "MiniMaxVL01ForConditionalGeneration": "gm",
+    "Mistral3ForConditionalGeneration": "gm",
+    "MistralForCausalLM": "g",
+    "MistralModel": "g",
+    "MixtralForCausalLM": "g",
+    "ModernBertForSequenceClassification": "p:CLS",
+    "ModernBertForTokenClassification": "p:ALL",
+    "ModernBertModel": ":CLS",
+    "MolmoForCausalLM": "gm",
+    "MptForCausalLM": "g",
+    "NVLM_D": "gm",
+    "NemotronForCausalLM": "g",
+    "NemotronHForCausalLM": "ghic",
+    "NemotronH_Nano_VL_V2": "gmhi",
+    "NomicBertModel": ":CLS",
+    "OPTForCausalLM": "g",
+    "Olmo2ForCausalLM": "g",
+    "Olmo3ForCausalLM": "g",
+    "OlmoForCausalLM": "g",
+    "OlmoeForCausalLM": "g",
+    "OrionForCausalLM": "g",
+    "Ovis": "gm",
+    "Ovis2_5": "gm",
+    "PaliGemmaForConditionalGeneration": "gm",
+    "PersimmonForCausalLM": "g",
+    "Phi3ForCausalLM": "g",
+    "Phi3VForCausalLM": "gm",
+    "Phi4MMForCausalLM": "gm",
+    "Phi4MultimodalForCausalLM": "gm",
+    "PhiForCausalLM": "g",
+    "PhiMoEForCausalLM": "g",
+    "PixtralForConditionalGeneration": "gm",
+    "Plamo2ForCausalLM": "ghi",
+    "PrithviGeoSpatialMAE": "pma:All",
+    "QWenLMHeadModel": "g",
+    "Qwen2AudioForConditionalGeneration": "gm",
+    "Qwen2ForCausalLM": "g",
+    "Qwen2ForProcessRewardModel": "p:STEP",
+    "Qwen2ForRewardModel": "p:ALL",
+    "Qwen2Model": "g",
+    "Qwen2MoeForCausalLM": "g",
+    "Qwen2VLForConditionalGeneration": "gm",
+    "Qwen2_5OmniForConditionalGeneration": "gm",
+    "Qwen2_5OmniModel": "gm",
+    "Qwen2_5_VLForConditionalGeneration": "gm",
+    "Qwen3ForCausalLM": "g",
+    "Qwen3MoeForCausalLM": "g",
+    "Qwen3NextForCausalLM": "ghi",
+    "Qwen3NextMTP": "g",
+    "Qwen3OmniMoeForConditionalGeneration": "gm",
+    "Qwen3VLForConditionalGeneration": "gm",
+    "Qwen3VLMoeForConditionalGeneration": "gm",
+    "QwenVLForConditionalGeneration": "gm",
+    "RForConditionalGeneration": "gm",
+    "RWForCausalLM": "g",
+    "RobertaForMaskedLM": "p:CLS",
+    "RobertaForSequenceClassification": "p:CLS",
+    "RobertaModel": "p:CLS",
+    "SeedOssForCausalLM": "g",
+    "SiglipModel": "pm:CLS",
+    "SkyworkR1VChatModel": "gm",
+    "SmolLM3ForCausalLM": "g",
+    "SmolVLMForConditionalGeneration": "gm",
+    "SolarForCausalLM": "g",
+    "StableLMEpochForCausalLM": "g",
+    "StableLmForCausalLM": "g",
+    "Starcoder2ForCausalLM": "g",
+    "Step3TextForCausalLM": "g",
+    "Step3VLForConditionalGeneration": "gm",
+    "Tarsier2ForConditionalGeneration": "gm",
+    "TarsierForConditionalGeneration": "gm",
+    "TeleChat2ForCausalLM": "g",
+    "TeleFLMForCausalLM": "g",
+    "Terratorch": "pma:All",
+    "TransformersEmbeddingModel": "p:CLS",
+    "TransformersForCausalLM": "g",
+    "TransformersForSequenceClassification": "p:CLS",
+    "TransformersMoEEmbeddingModel": "p:CLS",
+    "TransformersMoEForCausalLM": "g",
+    "TransformersMoEForSequenceClassification": "p:CLS",
+    "TransformersMultiModalEmbeddingModel": "pm:CLS",
+    "TransformersMultiModalForCausalLM": "gm",
+    "TransformersMultiModalForSequenceClassification": "pm:CLS",
+    "TransformersMultiModalMoEForCausalLM": "gm",
+    "UltravoxModel": "gm",
+    "VoxtralForConditionalGeneration": "gm",
+    "WhisperForConditionalGeneration": "gm",
+    "XLMRobertaForSequenceClassification": "p:CLS",
+    "XLMRobertaModel": "p:CLS",
+    "XverseForCausalLM": "g",
+    "Zamba2ForCausalLM": "ghic",
+}
+
+#: vLLM's ``_SUFFIX_TO_DEFAULTS``: (suffix, runner_type, convert_type), first match wins.
+SUFFIX_DEFAULTS: tuple[tuple[str, str, str], ...] = (
+    ("ForCausalLM", "generate", "none"),
+    ("ForConditionalGeneration", "generate", "none"),
+    ("ChatModel", "generate", "none"),
+    ("LMHeadModel", "generate", "none"),
+    ("ForTextEncoding", "pooling", "embed"),
+    ("EmbeddingModel", "pooling", "embed"),
+    ("ForSequenceClassification", "pooling", "classify"),
+    ("ForAudioClassification", "pooling", "classify"),
+    ("ForImageClassification", "pooling", "classify"),
+    ("ForVideoClassification", "pooling", "classify"),
+    ("ClassificationModel", "pooling", "classify"),
+    ("ForRewardModeling", "pooling", "reward"),
+    ("RewardModel", "pooling", "reward"),
+    ("Model", "pooling", "embed"),
+)
+POOLING_CONVERTS = ("embed", "classify", "reward")
+FLOAT16_UNSUPPORTED = frozenset({"gemma2", "gemma3", "gemma3_text", "plamo2", "glm4"})
+DEEPSEEK_MLA_TYPES = frozenset(
+    {"deepseek_v2", "deepseek_v3", "deepseek_v32", "deepseek_mtp", "kimi_k2", "longcat_flash"}
+)
+MAX_LEN_KEYS = (
+    "max_position_embeddings",
+    "n_positions",
+    "max_seq_len",
+    "seq_length",
+    "model_max_length",
+    "max_target_positions",
+    "max_sequence_length",
+    "max_seq_length",
+    "seq_len",
+)
+NUM_EXPERT_KEYS = ("num_experts", "moe_num_experts", "n_routed_experts", "num_local_experts")
+_DTYPE_NAMES = {"half": "float16", "float16": "float16", "float": "float32", "float32": "float32",
+                "bfloat16": "bfloat16"}
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """The ``_ModelInfo`` flags of one registered class."""
+
+    generate: bool
+    pooling: bool
+    multimodal: bool
+    hybrid: bool
+    attention_free: bool
+    inner_state: bool
+    mamba_prefix_caching: bool
+    pooling_type: str
+
+
+def model_info(arch: str) -> ModelInfo | None:
+    """The registry flags of a registered architecture name, or None."""
+    spec = REGISTRY.get(arch)
+    if spec is None:
+        return None
+    flags, _, pooling_type = spec.partition(":")
+    return ModelInfo(
+        generate="g" in flags,
+        pooling="p" in flags,
+        multimodal="m" in flags,
+        hybrid="h" in flags,
+        attention_free="a" in flags,
+        inner_state="i" in flags,
+        mamba_prefix_caching="c" in flags,
+        pooling_type=pooling_type or "LAST",
+    )
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _present(c: Mapping[str, Any]) -> bool:
+    return c["model_config"] is True
+
+
+def _archs(c: Mapping[str, Any]) -> tuple[str, ...]:
+    return tuple(c[H + "architectures"] or ())
+
+
+def _match(arch: str, runner: str | None = None, convert: str | None = None) -> tuple[str, str, str] | None:
+    """vLLM's ``try_match_architecture_defaults``."""
+    for suffix, r, cv in SUFFIX_DEFAULTS:
+        if (runner is None or runner == r) and (convert is None or convert == cv) and arch.endswith(suffix):
+            return suffix, r, cv
+    return None
+
+
+def _normalize(arch: str, runner: str | None, convert: str | None) -> str:
+    """vLLM's ``_normalize_arch``: an unregistered ``XFor<Task>`` maps to a registered ``XFor<Other>``."""
+    if arch in REGISTRY:
+        return arch
+    hit = _match(arch, runner, convert)
+    if hit:
+        for repl, _, _ in SUFFIX_DEFAULTS:
+            base = arch.replace(hit[0], repl)
+            if base in REGISTRY:
+                return base
+    return arch
+
+
+_BACKEND_READS = (M + "runner", H + "architectures", H + "text_config", *(T + k for k in NUM_EXPERT_KEYS))
+
+
+def _num_experts(c: Mapping[str, Any]) -> int:
+    for key in NUM_EXPERT_KEYS:
+        value = c[T + key]
+        if value is not None:
+            return int(value[0]) if isinstance(value, (list, tuple)) else int(value)
+    return 0
+
+
+def _backend_cls(c: Mapping[str, Any]) -> str:
+    """vLLM's ``_get_transformers_backend_cls``."""
+    name = "Transformers" + ("MultiModal" if c[H + "text_config"] is not None else "")
+    name += "MoE" if _num_experts(c) > 1 else ""
+    hit = _match(_archs(c)[0])
+    runner, task = (hit[1], hit[2]) if hit else (None, None)
+    if c[M + "runner"] != "auto":
+        runner = c[M + "runner"]
+    if runner == "pooling" and task == "embed":
+        return name + "EmbeddingModel"
+    if runner == "pooling" and task == "classify":
+        return name + "ForSequenceClassification"
+    return name + "ForCausalLM"
+
+
+_INSPECT_READS = (*_BACKEND_READS, M + "model_impl")
+
+
+def _inspect(c: Mapping[str, Any], runner: str | None, convert: str | None) -> tuple[str, str] | None:
+    """vLLM's ``inspect_model_cls``: (registered class name, architecture), None if unsupported."""
+    archs = _archs(c)
+    impl = c[M + "model_impl"]
+    if not archs:
+        return None
+    if impl == "transformers":
+        return _backend_cls(c), _backend_cls(c)
+    if impl == "terratorch":
+        return "Terratorch", "Terratorch"
+    unregistered = all(a not in REGISTRY for a in archs)
+    if unregistered and impl == "auto" and (convert or "none") == "none":
+        return _backend_cls(c), _backend_cls(c)
+    for arch in archs:
+        name = _normalize(arch, runner, convert)
+        if name in REGISTRY:
+            return name, arch
+    if unregistered and impl == "auto":
+        return _backend_cls(c), _backend_cls(c)
+    return None
+
+
+def _info_of(c: Mapping[str, Any], runner: str | None, convert: str | None) -> ModelInfo | None:
+    hit = _inspect(c, runner, convert)
+    return model_info(hit[0]) if hit else None
+
+
+def _st_pooling(c: Mapping[str, Any]) -> bool:
+    """A sentence-transformers pooling config exists (vLLM's ``get_pooling_config``)."""
+    return c[H + "st_pooling_type"] is not None
+
+
+def _torch(dtype: str) -> str:
+    return f"torch.{dtype}"
+
+
+def _config_dtype(c: Mapping[str, Any]) -> str:
+    """vLLM's ``_find_dtype``: config dtype, text config, vision config, weights, else float32."""
+    for path in (H + "dtype", H + "torch_dtype", T + "dtype", T + "torch_dtype"):
+        if c[path]:
+            return _DTYPE_NAMES.get(str(c[path]), str(c[path]))
+    vision = c[H + "vision_config"] or {}
+    found = vision.get("dtype") or vision.get("torch_dtype") or c[H + "weights_dtype"]
+    return _DTYPE_NAMES.get(str(found), str(found)) if found else "float32"
+
+
+_DTYPE_READS = (H + "dtype", H + "torch_dtype", T + "dtype", T + "torch_dtype", H + "vision_config",
+                H + "weights_dtype")
+
+
+# ---------------------------------------------------------------------------- batch invariance, seed
+
+
+@rule(
+    "model.batch-invariant-eager",
+    title="VLLM_BATCH_INVARIANT forces eager mode",
+    phase=PHASE,
+    kind="override",
+    reads=("model_config", "env.VLLM_BATCH_INVARIANT"),
+    writes=(M + "enforce_eager",),
+    source=f"{SRC}.__post_init__ (vllm_is_batch_invariant); ref 2.1",
+)
+def batch_invariant_eager(c: Mapping[str, Any]) -> RuleResult:
+    """Batch-invariant kernels do not run under CUDA graphs, so vLLM enables eager mode."""
+    if _present(c) and c["env.VLLM_BATCH_INVARIANT"] != 0:
+        return {M + "enforce_eager": True}
+    return None
+
+
+@rule(
+    "parallel.batch-invariant-custom-allreduce",
+    title="VLLM_BATCH_INVARIANT disables custom all-reduce",
+    phase=PHASE,
+    kind="override",
+    reads=("env.VLLM_BATCH_INVARIANT",),
+    writes=("parallel_config.disable_custom_all_reduce",),
+    source="vllm/config/parallel.py ParallelConfig.__post_init__ (vllm_is_batch_invariant); ref 2.3",
+)
+def batch_invariant_custom_allreduce(c: Mapping[str, Any]) -> RuleResult:
+    """Custom all-reduce is not batch invariant, so vLLM turns it off."""
+    if c["env.VLLM_BATCH_INVARIANT"] != 0:
+        return {"parallel_config.disable_custom_all_reduce": True}
+    return None
+
+
+SEED_MESSAGE = (
+    "The global random seed is set to 0. Since VLLM_ENABLE_V1_MULTIPROCESSING is set to False, "
+    "this may affect the random state of the Python process that launched vLLM."
+)
+
+
+@rule(
+    "model.seed-v1",
+    title="V1 defaults the seed to 0",
+    phase=PHASE,
+    kind="default",
+    reads=("model_config", M + "seed", "env.VLLM_USE_V1", "env.VLLM_ENABLE_V1_MULTIPROCESSING"),
+    writes=(M + "seed",),
+    source=f"{SRC}.__post_init__; ref 2.1",
+)
+def seed_v1(c: Mapping[str, Any]) -> RuleResult:
+    """Without a common seed, tensor-parallel workers would sample different tokens.
+
+    V1 runs workers in separate processes, so seeding there does not touch the user's process
+    (unless VLLM_ENABLE_V1_MULTIPROCESSING=0, which vLLM warns about).
+    """
+    if not (_present(c) and c["env.VLLM_USE_V1"] and c[M + "seed"] is None):
+        return None
+    if not c["env.VLLM_ENABLE_V1_MULTIPROCESSING"]:
+        return Outcome({M + "seed": 0}, message=SEED_MESSAGE, level="warning")
+    return {M + "seed": 0}
+
+
+# ---------------------------------------------------------------------------- simple HF-derived facts
+
+
+@rule(
+    "model.architectures",
+    title="architectures from config.json",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", H + "architectures"),
+    writes=(M + "architectures",),
+    source=f"{SRC}.architectures; ref 2.1.1",
+)
+def architectures(c: Mapping[str, Any]) -> RuleResult:
+    """The model's ``architectures`` list (empty when config.json has none)."""
+    if not _present(c):
+        return None
+    return {M + "architectures": _archs(c)}
+
+
+@rule(
+    "model.attention-chunk-size",
+    title="attention_chunk_size from the text config",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", T + "attention_chunk_size"),
+    writes=(M + "attention_chunk_size",),
+    source=f"{SRC}.__post_init__; ref 2.1.1",
+)
+def attention_chunk_size(c: Mapping[str, Any]) -> RuleResult:
+    """Chunked local attention (e.g. Llama-4) is declared by the text config's attention_chunk_size."""
+    if not _present(c):
+        return None
+    return {M + "attention_chunk_size": c[T + "attention_chunk_size"]}
+
+
+@rule(
+    "model.is-encoder-decoder",
+    title="encoder-decoder flag from config.json",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", H + "is_encoder_decoder", T + "is_encoder_decoder"),
+    writes=(M + "is_encoder_decoder",),
+    source="vllm/transformers_utils/config.py is_encoder_decoder; ref 2.1.1",
+)
+def is_encoder_decoder(c: Mapping[str, Any]) -> RuleResult:
+    """A model is encoder-decoder when its config or its text config says so (Whisper)."""
+    if not _present(c):
+        return None
+    return {M + "is_encoder_decoder": bool(c[H + "is_encoder_decoder"] or c[T + "is_encoder_decoder"])}
+
+
+@rule(
+    "model.is-deepseek-mla",
+    title="DeepSeek-style multi-head latent attention",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", T + "model_type", T + "kv_lora_rank"),
+    writes=(M + "is_deepseek_mla",),
+    source=f"{SRC}.is_deepseek_mla; ref 2.1.1",
+)
+def is_deepseek_mla(c: Mapping[str, Any]) -> RuleResult:
+    """DeepSeek-V2/V3/V3.2, MTP, Kimi-K2 and LongCat-Flash use MLA when the text config has kv_lora_rank."""
+    if not _present(c):
+        return None
+    mla = c[T + "model_type"] in DEEPSEEK_MLA_TYPES and c[T + "kv_lora_rank"] is not None
+    return {M + "is_deepseek_mla": mla}
+
+
+@rule(
+    "model.use-mla",
+    title="MLA unless VLLM_MLA_DISABLE",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", M + "is_deepseek_mla", "env.VLLM_MLA_DISABLE"),
+    writes=(M + "use_mla",),
+    source=f"{SRC}.use_mla; ref 2.1.1",
+)
+def use_mla(c: Mapping[str, Any]) -> RuleResult:
+    """MLA models use the MLA attention path unless VLLM_MLA_DISABLE turns it off."""
+    if not _present(c):
+        return None
+    return {M + "use_mla": bool(c[M + "is_deepseek_mla"] and not c["env.VLLM_MLA_DISABLE"])}
+
+
+@rule(
+    "model.uses-mrope",
+    title="M-RoPE from rope_scaling.mrope_section",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", H + "rope_scaling", T + "rope_scaling"),
+    writes=(M + "uses_mrope",),
+    source="vllm/transformers_utils/config.py uses_mrope; ref 2.1.1",
+)
+def uses_mrope(c: Mapping[str, Any]) -> RuleResult:
+    """Multimodal rotary embeddings are declared by an ``mrope_section`` in rope_scaling."""
+    if not _present(c):
+        return None
+    found = any("mrope_section" in (c[p] or {}) for p in (H + "rope_scaling", T + "rope_scaling"))
+    return {M + "uses_mrope": found}
+
+
+@rule(
+    "model.is-matryoshka",
+    title="Matryoshka embeddings from config.json",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", H + "matryoshka_dimensions", H + "is_matryoshka"),
+    writes=(M + "is_matryoshka",),
+    source=f"{SRC}.is_matryoshka; ref 2.1.1",
+)
+def is_matryoshka(c: Mapping[str, Any]) -> RuleResult:
+    """Matryoshka models declare their truncatable embedding dimensions in config.json."""
+    if not _present(c):
+        return None
+    return {M + "is_matryoshka": bool(c[H + "matryoshka_dimensions"]) or bool(c[H + "is_matryoshka"])}
+
+
+@rule(
+    "model.config-updated",
+    title="try_verify_and_update_config has not run yet",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config",),
+    writes=(M + "config_updated",),
+    source=f"{SRC}.__post_init__; ref 2.1",
+)
+def config_updated(c: Mapping[str, Any]) -> RuleResult:
+    """ModelConfig starts with config_updated False so VllmConfig step 2 runs the model rules once."""
+    if not _present(c):
+        return None
+    return {M + "config_updated": False}
+
+
+# ---------------------------------------------------------------------------- runner, convert, architecture
+
+
+def _default_runner(c: Mapping[str, Any]) -> str:
+    """vLLM's ``_get_default_runner_type``."""
+    if _st_pooling(c):
+        return "pooling"
+    info = _info_of(c, None, None)
+    for arch in _archs(c):
+        if arch in REGISTRY and info is not None:
+            if info.pooling:
+                return "pooling"
+            if info.generate:
+                return "generate"
+        hit = _match(arch)
+        if hit:
+            return hit[1]
+    return "generate"
+
+
+RUNNER_MESSAGE = "Resolved `--runner auto` to `--runner {}`. Pass the value explicitly to silence this message."
+CONVERT_MESSAGE = "Resolved `--convert auto` to `--convert {}`. Pass the value explicitly to silence this message."
+
+
+@rule(
+    "model.runner-type",
+    title="runner_type from --runner or the architecture",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", H + "st_pooling_type", *_INSPECT_READS),
+    writes=(M + "runner_type",),
+    source=f"{SRC}._get_runner_type; ref 2.1.2",
+    level="info",
+)
+def runner_type(c: Mapping[str, Any]) -> RuleResult:
+    """`--runner auto` picks pooling for sentence-transformers and pooling classes, else by suffix."""
+    if not _present(c):
+        return None
+    if c[M + "runner"] != "auto":
+        return {M + "runner_type": c[M + "runner"]}
+    value = _default_runner(c)
+    message = RUNNER_MESSAGE.format(value) if value != "generate" else None
+    return Outcome({M + "runner_type": value}, message=message)
+
+
+def _default_convert(c: Mapping[str, Any], runner: str) -> str:
+    """vLLM's ``_get_default_convert_type``."""
+    info = _info_of(c, runner, None)
+    for arch in _archs(c):
+        native = info is not None and ((runner == "generate" and info.generate) or (runner == "pooling" and info.pooling))
+        if arch in REGISTRY and native:
+            return "none"
+        hit = _match(arch, runner)
+        if hit:
+            return hit[2]
+    return "embed" if runner == "pooling" else "none"
+
+
+@rule(
+    "model.convert-type",
+    title="convert_type from --convert or the architecture",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", M + "convert", M + "runner_type", *_INSPECT_READS),
+    writes=(M + "convert_type",),
+    source=f"{SRC}._get_convert_type; ref 2.1.2",
+    level="info",
+)
+def convert_type(c: Mapping[str, Any]) -> RuleResult:
+    """`--convert auto` keeps a class that natively fits the runner, else adapts it by suffix."""
+    if not _present(c) or c[M + "runner_type"] is None:
+        return None
+    if c[M + "convert"] != "auto":
+        return {M + "convert_type": c[M + "convert"]}
+    value = _default_convert(c, c[M + "runner_type"])
+    message = CONVERT_MESSAGE.format(value) if value != "none" else None
+    return Outcome({M + "convert_type": value}, message=message)
+
+
+@rule(
+    "model.runner-supported",
+    title="the model supports the runner (natively or by conversion)",
+    phase=PHASE,
+    kind="check",
+    reads=("model_config", M + "runner_type", M + "convert_type", *_INSPECT_READS),
+    source=f"{SRC}.__post_init__; ref 2.1.2",
+)
+def runner_supported(c: Mapping[str, Any]) -> RuleResult:
+    """A runner needs a class that implements it or a converter that adapts the class to it."""
+    info = _info_of(c, None, None) if _present(c) else None
+    if info is None:
+        return None
+    runner, convert = c[M + "runner_type"], c[M + "convert_type"]
+    if runner == "generate" and not info.generate:
+        return Violation("This model does not support `--runner generate`.")
+    if runner == "pooling" and not info.pooling and convert not in POOLING_CONVERTS:
+        return Violation(
+            "This model does not support `--runner pooling`. You can pass "
+            "`--convert <embed|classify|reward> to adapt it into a pooling model."
+        )
+    return None
+
+
+@rule(
+    "model.architecture",
+    title="the architecture vLLM loads",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", M + "runner_type", M + "convert_type", *_INSPECT_READS),
+    writes=(M + "architecture",),
+    source="vllm/model_executor/models/registry.py inspect_model_cls; ref 2.1.1",
+    message="Resolved architecture: ...",
+    level="info",
+)
+def architecture(c: Mapping[str, Any]) -> RuleResult:
+    """The first architecture whose (normalized) name is registered; the Transformers backend otherwise."""
+    if not _present(c):
+        return None
+    hit = _inspect(c, c[M + "runner_type"], c[M + "convert_type"])
+    if hit is None:
+        return None
+    return Outcome({M + "architecture": hit[1]}, message=f"Resolved architecture: {hit[1]}")
+
+
+@rule(
+    "model.architecture-supported",
+    title="some architecture is supported",
+    phase=PHASE,
+    kind="check",
+    reads=("model_config", M + "runner_type", M + "convert_type", *_INSPECT_READS),
+    source="vllm/model_executor/models/registry.py _raise_for_unsupported; ref 2.1.1",
+)
+def architecture_supported(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM refuses a config.json whose architectures it cannot load."""
+    if not _present(c):
+        return None
+    archs = list(_archs(c))
+    if not archs:
+        return Violation("No model architectures are specified")
+    if _inspect(c, c[M + "runner_type"], c[M + "convert_type"]) is not None:
+        return None
+    return Violation(
+        f"Model architectures {archs} are not supported for now. Supported architectures: {list(REGISTRY)}",
+        hint="pass --model-impl auto (Transformers backend) or use a registered architecture",
+    )
+
+
+def _resolved_info(c: Mapping[str, Any]) -> ModelInfo | None:
+    arch = c[M + "architecture"]
+    if arch is None:
+        return None
+    return model_info(_normalize(arch, c[M + "runner_type"], c[M + "convert_type"]))
+
+
+_INFO_READS = ("model_config", M + "architecture", M + "runner_type", M + "convert_type")
+
+
+@rule(
+    "model.class-interfaces",
+    title="hybrid / attention-free / inner-state flags of the model class",
+    phase=PHASE,
+    kind="derive",
+    reads=_INFO_READS,
+    writes=(M + "is_hybrid", M + "is_attention_free", M + "has_inner_state", M + "supports_mamba_prefix_caching"),
+    source="vllm/model_executor/models/registry.py _ModelInfo; ref 2.1.1",
+)
+def class_interfaces(c: Mapping[str, Any]) -> RuleResult:
+    """The model class's IsHybrid, IsAttentionFree, HasInnerState and SupportsMambaPrefixCaching markers."""
+    info = _resolved_info(c) if _present(c) else None
+    if info is None:
+        return None
+    return {
+        M + "is_hybrid": info.hybrid,
+        M + "is_attention_free": info.attention_free,
+        M + "has_inner_state": info.inner_state,
+        M + "supports_mamba_prefix_caching": info.mamba_prefix_caching,
+    }
+
+
+@rule(
+    "model.is-multimodal",
+    title="multimodal when the class supports multimodal inputs",
+    phase=PHASE,
+    kind="derive",
+    reads=_INFO_READS,
+    writes=(M + "is_multimodal_model",),
+    source=f"{SRC}.__post_init__ (multimodal_config); ref 2.1.1",
+)
+def is_multimodal(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM creates a MultiModalConfig exactly when the class implements SupportsMultiModal (Whisper too)."""
+    info = _resolved_info(c) if _present(c) else None
+    if info is None:
+        return None
+    return {M + "is_multimodal_model": info.multimodal}
+
+
+@rule(
+    "model.pooler-config",
+    title="pooler config for the pooling runner",
+    phase=PHASE,
+    kind="derive",
+    reads=(*_INFO_READS, M + "pooler_config", M + "pooler_config.pooling_type", M + "pooler_config.normalize",
+           H + "st_pooling_type", H + "st_normalize"),
+    writes=(M + "pooler_config", M + "pooler_config.pooling_type", M + "pooler_config.normalize"),
+    source=f"{SRC}.__post_init__; ref 2.1.2",
+)
+def pooler_config(c: Mapping[str, Any]) -> RuleResult:
+    """Pooling runners need a pooler: user values first, then sentence-transformers, then the class default."""
+    if not _present(c) or c[M + "runner_type"] != "pooling":
+        return None
+    info = _resolved_info(c)
+    pooling_type, normalize = c[M + "pooler_config.pooling_type"], c[M + "pooler_config.normalize"]
+    if _st_pooling(c):
+        pooling_type = pooling_type if pooling_type is not None else c[H + "st_pooling_type"]
+        normalize = normalize if normalize is not None else c[H + "st_normalize"]
+    if pooling_type is None and info is not None:
+        pooling_type = info.pooling_type
+    return {M + "pooler_config": True, M + "pooler_config.pooling_type": pooling_type,
+            M + "pooler_config.normalize": normalize}
+
+
+# ---------------------------------------------------------------------------- dtype
+
+
+def _device_str(c: Mapping[str, Any]) -> str:
+    cap = c["platform.capability"] if c["platform.kind"] in ("cuda", "rocm") else None
+    name = repr(c["platform.device_name"])
+    return name if cap is None else f"{name} (with compute capability {cap // 10}.{cap % 10})"
+
+
+def _auto_dtype(c: Mapping[str, Any], config_dtype: str) -> tuple[str, str | None]:
+    """vLLM's ``_resolve_auto_dtype``: (dtype, fallback warning or None)."""
+    fp16_ok = c[H + "model_type"] not in FLOAT16_UNSUPPORTED
+    candidates = [d for d in c["platform.supported_dtypes"] if fp16_ok or d != "float16"]
+    pooling = c[M + "runner_type"] == "pooling"
+    preferred = "float16" if pooling and "float16" in candidates else candidates[0]
+    wanted = preferred if config_dtype == "float32" else config_dtype
+    if wanted in candidates:
+        return wanted, None
+    return preferred, (
+        f"Your device {_device_str(c)} doesn't support {_torch(wanted)}. "
+        f"Falling back to {_torch(preferred)} for compatibility."
+    )
+
+
+def _cast_message(config_dtype: str, dtype: str) -> tuple[str, str] | None:
+    if dtype == config_dtype:
+        return None
+    if dtype == "float32":
+        return f"Upcasting {_torch(config_dtype)} to {_torch(dtype)}.", "info"
+    if config_dtype == "float32":
+        return f"Downcasting {_torch(config_dtype)} to {_torch(dtype)}.", "info"
+    return f"Casting {_torch(config_dtype)} to {_torch(dtype)}.", "warning"
+
+
+@rule(
+    "model.dtype",
+    title="model dtype from --dtype, config.json and the platform",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", M + "dtype", M + "runner_type", H + "model_type", *_DTYPE_READS,
+           "platform.supported_dtypes", "platform.kind", "platform.capability", "platform.device_name"),
+    writes=(M + "dtype",),
+    source=f"{SRC} _get_and_verify_dtype; ref 2.1.3",
+    level="info",
+)
+def dtype(c: Mapping[str, Any]) -> RuleResult:
+    """"auto" keeps the checkpoint dtype when the device supports it (float32 checkpoints are downcast)."""
+    if not _present(c):
+        return None
+    config_dtype = _config_dtype(c)
+    warning = None
+    if c[M + "dtype"] == "auto":
+        value, warning = _auto_dtype(c, config_dtype)
+    else:
+        value = _DTYPE_NAMES[c[M + "dtype"]]
+    if warning is not None:
+        return Outcome({M + "dtype": value}, message=warning, level="warning")
+    cast = _cast_message(config_dtype, value)
+    return Outcome({M + "dtype": value}, message=cast[0], level=cast[1]) if cast else {M + "dtype": value}
+
+
+@rule(
+    "model.dtype-float16-unsupported",
+    title="float16 is refused for numerically unstable model types",
+    phase=PHASE,
+    kind="check",
+    reads=("model_config", M + "dtype", H + "model_type"),
+    source=f"{SRC} _check_valid_dtype; ref 2.1.3",
+)
+def dtype_float16_unsupported(c: Mapping[str, Any]) -> RuleResult:
+    """Gemma-2/3, PLaMo-2 and GLM-4 are numerically unstable in float16."""
+    model_type = c[H + "model_type"]
+    if _present(c) and model_type in FLOAT16_UNSUPPORTED and c[M + "dtype"] in ("float16", "half"):
+        return Violation(
+            f"The model type {model_type!r} does not support float16. Reason: "
+            "Numerical instability. Please use bfloat16 or float32 instead.",
+            hint="use --dtype bfloat16 or --dtype float32",
+        )
+    return None
+
+
+def _head_dtype(c: Mapping[str, Any]) -> tuple[str, str | None]:
+    """vLLM's ``head_dtype``: (dtype, warning or None)."""
+    dtype, supported = c[M + "dtype"], c["platform.supported_dtypes"]
+    raw = c[H + "head_dtype"]
+    if raw == "model":
+        head = dtype
+    elif raw is not None:
+        head = _DTYPE_NAMES.get(str(raw).lower(), str(raw).lower())
+    else:
+        head = "float32" if "float32" in supported and c[M + "runner_type"] == "pooling" else dtype
+    if c[M + "runner_type"] != "pooling" and head != dtype:
+        return dtype, f"`head_dtype` currently only supports pooling models.fallback to model dtype [{_torch(dtype)}]."
+    if head not in supported:
+        return dtype, (f"The current platform does not support [{_torch(head)}] head dtype, "
+                       f"fallback to model dtype [{_torch(dtype)}].")
+    return head, None
+
+
+@rule(
+    "model.head-dtype",
+    title="dtype of the lm_head / classifier",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", M + "dtype", M + "runner_type", H + "head_dtype", "platform.supported_dtypes"),
+    writes=(M + "head_dtype",),
+    source=f"{SRC}.head_dtype; ref 2.1.1",
+    level="warning",
+)
+def head_dtype(c: Mapping[str, Any]) -> RuleResult:
+    """Pooling models compute their head in float32 for accuracy; generation heads use the model dtype."""
+    if not _present(c):
+        return None
+    value, warning = _head_dtype(c)
+    return Outcome({M + "head_dtype": value}, message=warning) if warning else {M + "head_dtype": value}
+
+
+# ---------------------------------------------------------------------------- eager mode
+
+
+@rule(
+    "model.rocm-encoder-decoder-eager",
+    title="encoder-decoder models run eagerly on ROCm",
+    phase=PHASE,
+    kind="override",
+    reads=("model_config", M + "is_encoder_decoder", M + "enforce_eager", "platform.is_rocm", H + "model_type"),
+    writes=(M + "enforce_eager",),
+    after=("model.batch-invariant-eager",),
+    source=f"{SRC}._verify_cuda_graph; ref 2.1",
+    level="warning",
+)
+def rocm_encoder_decoder_eager(c: Mapping[str, Any]) -> RuleResult:
+    """CUDA graph capture is not supported for encoder-decoder models on ROCm."""
+    if _present(c) and c[M + "is_encoder_decoder"] and not c[M + "enforce_eager"] and c["platform.is_rocm"]:
+        message = f"CUDA graph is not supported for {c[H + 'model_type']} on ROCm yet, fallback to eager mode."
+        return Outcome({M + "enforce_eager": True}, message=message)
+    return None
+
+
+@rule(
+    "model.bnb-8bit-eager",
+    title="bitsandbytes 8-bit checkpoints run eagerly",
+    phase=PHASE,
+    kind="override",
+    reads=("model_config", M + "quantization", H + "quantization_config", M + "enforce_eager"),
+    writes=(M + "enforce_eager",),
+    after=("model.rocm-encoder-decoder-eager",),
+    source=f"{SRC}._verify_bnb_config; ref 2.1",
+    message="CUDA graph is not supported on BitsAndBytes 8bit yet, fallback to the eager mode.",
+    level="warning",
+)
+def bnb_8bit_eager(c: Mapping[str, Any]) -> RuleResult:
+    """bitsandbytes 8-bit kernels do not support CUDA graphs yet."""
+    qc = c[H + "quantization_config"]
+    if (_present(c) and c[M + "quantization"] == "bitsandbytes" and qc is not None
+            and qc.get("load_in_8bit", False) and not c[M + "enforce_eager"]):
+        return {M + "enforce_eager": True}
+    return None
+
+
+# ---------------------------------------------------------------------------- max_model_len
+
+
+@rule(
+    "model.v0-interleaved-disables-sliding-window",
+    title="V0 XFORMERS/FLASHINFER cannot do interleaved attention",
+    phase=PHASE,
+    kind="override",
+    reads=("model_config", M + "disable_sliding_window", T + "layer_types", T + "model_type",
+           T + "sliding_window", "env.VLLM_USE_V1", "env.VLLM_ATTENTION_BACKEND"),
+    writes=(M + "disable_sliding_window",),
+    feedback=("model.max-model-len",),
+    source=f"{SRC}.__post_init__; ref 2.1.4",
+    level="warning",
+)
+def v0_interleaved_disables_sliding_window(c: Mapping[str, Any]) -> RuleResult:
+    """Interleaved (sliding + full) attention is not supported by some V0 backends."""
+    backend = c["env.VLLM_ATTENTION_BACKEND"]
+    interleaved = {"full_attention", "sliding_attention"}.issubset(c[T + "layer_types"] or ())
+    if (not _present(c) or c[M + "disable_sliding_window"] or not interleaved or c["env.VLLM_USE_V1"]
+            or backend not in ("XFORMERS", "FLASHINFER")):
+        return None
+    message = (
+        f"{c[T + 'model_type']} has interleaved attention, which is currently not supported by the {backend} "
+        f"backend. Disabling sliding window and capping the max length to the sliding window size "
+        f"({c[T + 'sliding_window']})."
+    )
+    return Outcome({M + "disable_sliding_window": True}, message=message)
+
+
+def _rope_type(rope: Mapping[str, Any]) -> str | None:
+    """rope_scaling's type after vLLM's ``patch_rope_scaling`` (legacy ``type``, su -> longrope, mrope -> default)."""
+    value = rope.get("rope_type", rope.get("type"))
+    return {"su": "longrope", "mrope": "default"}.get(value, value) if value is not None else None
+
+
+def _config_len(c: Mapping[str, Any]) -> tuple[float, str | None]:
+    """Steps 1-3: the smallest length key, model_max_length replacing it, sliding window, tokenizer limit."""
+    derived: float = float("inf")
+    key = None
+    for name in MAX_LEN_KEYS:
+        value = c[T + name]
+        if value is not None and value < derived:
+            derived, key = value, name
+    if c[T + "model_max_length"]:
+        derived, key = c[T + "model_max_length"], "model_max_length"
+    window = c[T + "sliding_window"]
+    if c[M + "disable_sliding_window"] and window is not None and window < derived:
+        derived, key = window, "sliding_window"
+    tokenizer_len = c[H + "tokenizer_model_max_length"]
+    absolute = c[H + "position_embedding_type"] == "absolute"
+    if c[M + "runner_type"] == "pooling" and absolute and tokenizer_len is not None:
+        derived = min(derived, tokenizer_len)
+    return derived, key
+
+
+def _scaled_len(c: Mapping[str, Any], derived: float) -> float:
+    """Steps 5-6: RoPE scaling (not for gemma3, su/longrope/llama3) and sentence-transformers max_seq_length."""
+    rope = c[T + "rope_scaling"]
+    if rope is not None and "gemma3" not in (c[T + "model_type"] or ""):
+        rope_type = _rope_type(rope)
+        if rope_type not in ("su", "longrope", "llama3"):
+            if rope_type == "yarn":
+                derived = rope["original_max_position_embeddings"]
+            derived *= rope.get("factor", 1.0)
+    if c[H + "st_max_seq_length"] is not None and c[H + "st_do_lower_case"] is not None:
+        derived = c[H + "st_max_seq_length"]
+    return derived
+
+
+_LEN_READS = (
+    "model_config", M + "max_model_len", M + "disable_sliding_window", M + "runner_type",
+    M + "spec_target_max_model_len", *(T + k for k in MAX_LEN_KEYS), T + "sliding_window", T + "rope_scaling",
+    T + "model_type", T + "original_max_position_embeddings", H + "tokenizer_model_max_length",
+    H + "position_embedding_type", H + "st_max_seq_length", H + "st_do_lower_case", "env.VLLM_ALLOW_LONG_MAX_MODEL_LEN",
+)
+NO_LEN_KEY_MESSAGE = (
+    "The model's config.json does not contain any of the following keys to determine the original maximum "
+    "length of the model: {}. Assuming the model's maximum length is 2048."
+)
+LONG_LEN_WARNING = (
+    "VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution. If the model uses relative position "
+    "encoding (RoPE), positions exceeding derived_max_model_len lead to nan. If the model uses absolute position "
+    "encoding, positions exceeding derived_max_model_len will cause a CUDA array out-of-bounds error."
+)
+
+
+def _user_len_problem(c: Mapping[str, Any], user: int, derived: float, key: str | None) -> Violation | str | None:
+    """Step 8: a user value above the derived length (a violation, or the VLLM_ALLOW_LONG_MAX_MODEL_LEN warning)."""
+    model_max_length = c[T + "model_max_length"]
+    if user <= derived:
+        return None
+    if model_max_length is not None and user <= model_max_length:
+        if c[M + "disable_sliding_window"]:
+            return Violation(
+                "Disabling sliding window is not supported for models model_max_length in the config. "
+                "Please raise an issue so we can investigate.", error="NotImplementedError")
+        return None
+    shown = int(derived) if float(derived).is_integer() else derived
+    msg = (f"User-specified max_model_len ({user}) is greater than the derived max_model_len ({key}={shown} "
+           f"or model_max_length={model_max_length} in model's config.json).")
+    if c["env.VLLM_ALLOW_LONG_MAX_MODEL_LEN"]:
+        return f"{msg} {LONG_LEN_WARNING}"
+    return Violation(f"{msg} To allow overriding this maximum, set the env var VLLM_ALLOW_LONG_MAX_MODEL_LEN=1. "
+                     f"{LONG_LEN_WARNING}", hint="lower --max-model-len or set VLLM_ALLOW_LONG_MAX_MODEL_LEN=1")
+
+
+def _rope_blocks_sliding_off(c: Mapping[str, Any], derived: float) -> Violation | None:
+    rope = c[T + "rope_scaling"]
+    if (derived != float("inf") and rope is not None and c[M + "disable_sliding_window"]
+            and "gemma3" not in (c[T + "model_type"] or "") and _rope_type(rope) not in ("su", "longrope", "llama3")):
+        return Violation("Disabling sliding window is not supported for models with rope_scaling. Please raise "
+                         "an issue so we can investigate.", error="NotImplementedError")
+    return None
+
+
+def _final_len(c: Mapping[str, Any], user: int | None, derived: float) -> int:
+    """Step 7: the default when the user gave none (longrope keeps original_max_position_embeddings)."""
+    if user is not None:
+        return int(user)
+    rope = c[T + "rope_scaling"]
+    if rope is not None and _rope_type(rope) == "longrope":
+        original = c[T + "original_max_position_embeddings"]
+        return int(original if original is not None else derived)
+    return int(derived)
+
+
+@rule(
+    "model.max-model-len",
+    title="max_model_len from config.json and --max-model-len",
+    phase=PHASE,
+    kind="derive",
+    reads=_LEN_READS,
+    writes=(M + "max_model_len", M + "original_max_model_len", T + "sliding_window"),
+    source=f"{SRC} _get_and_verify_max_len; ref 2.1.4",
+    message="Using max model len ...",
+    level="info",
+)
+def max_model_len(c: Mapping[str, Any]) -> RuleResult:
+    """The model's context length caps max_model_len; a larger user value is refused unless explicitly allowed.
+
+    Runs once: it reads the user's value (kept as original_max_model_len) and replaces it. With
+    disable_sliding_window vLLM then clears the text config's sliding_window.
+    """
+    if not _present(c):
+        return None
+    user = c[M + "max_model_len"]
+    derived, key = _config_len(c)
+    changes: dict[str, Any] = {M + "original_max_model_len": user}
+    if c[M + "disable_sliding_window"]:
+        changes[T + "sliding_window"] = None
+    if derived == float("inf") and (user is not None or c[M + "spec_target_max_model_len"] is not None):
+        value = user if user is not None else c[M + "spec_target_max_model_len"]
+        return Outcome({**changes, M + "max_model_len": value}, message=f"Using max model len {value}")
+    warnings = [NO_LEN_KEY_MESSAGE.format(list(MAX_LEN_KEYS))] if derived == float("inf") else []
+    derived = 2048 if derived == float("inf") else derived
+    problem = _rope_blocks_sliding_off(c, derived) or (
+        _user_len_problem(c, user, _scaled_len(c, derived), key) if user is not None else None)
+    if isinstance(problem, Violation):
+        return problem
+    value = _final_len(c, user, _scaled_len(c, derived))
+    message = "\n".join([*warnings, *([problem] if problem else []), f"Using max model len {value}"])
+    level = "warning" if warnings or problem else "info"
+    return Outcome({**changes, M + "max_model_len": value}, message=message, level=level)
