@@ -1,1 +1,565 @@
-"""engine_args rules (being written)."""
+"""engine_args: what ``EngineArgs.create_engine_config`` decides before the sub-configs exist.
+
+Every rule here acts only when ``usage.via_engine_args`` is True (``vllm serve``
+or ``LLM(...)``); a ``VllmConfig(...)`` built directly skips them all. The
+order inside ``create_engine_config`` is: V1 oracle, ``_set_default_args``
+(chunked prefill / prefix caching / batch defaults), the CPU-architecture
+override, the CacheConfig copies, the DCP assertion, the async-scheduling
+errors and the ParallelConfig/SchedulerConfig arguments.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from postinit.engine import Outcome, RuleResult, Violation, rule
+
+_SRC = "vllm/engine/arg_utils.py EngineArgs"
+_EA = "usage.via_engine_args"
+_RUNNER = "model_config.runner_type"
+_CP = "scheduler_config.enable_chunked_prefill"
+_APC = "cache_config.enable_prefix_caching"
+_TOKENS = "scheduler_config.max_num_batched_tokens"
+_SEQS = "scheduler_config.max_num_seqs"
+_CTX = "usage.usage_context"
+_CONTEXTS = ("LLM_CLASS", "OPENAI_API_SERVER")
+
+# --------------------------------------------------------------------------- V1 oracle
+
+_V1_BACKENDS = (
+    "FLASH_ATTN", "PALLAS", "TRITON_ATTN", "TRITON_MLA", "CUTLASS_MLA", "FLASHMLA",
+    "FLASH_ATTN_MLA", "FLASHINFER", "FLASHINFER_MLA", "ROCM_AITER_MLA", "TORCH_SDPA",
+    "FLEX_ATTENTION", "TREE_ATTN", "XFORMERS", "ROCM_ATTN", "ROCM_AITER_UNIFIED_ATTN",
+)  # fmt: skip
+_ORACLE_READS = (
+    _EA,
+    "model_config.logits_processor_pattern",
+    "scheduler_config.max_num_partial_prefills",
+    "scheduler_config.max_long_partial_prefills",
+    "env.VLLM_ATTENTION_BACKEND",
+    "parallel_config.pipeline_parallel_size",
+    "parallel_config.distributed_executor_backend",
+    "platform.is_cpu",
+    "model_config.hf_text_config.sliding_window",
+    "env.VLLM_USE_V1",
+    "env.use_v1_set",
+)
+
+
+def _v1_unsupported(c: Mapping[str, Any]) -> tuple[str, bool] | None:
+    """The first feature the V1 oracle rejects: (feature name, recommend to remove)."""
+    if c["model_config.logits_processor_pattern"] is not None:
+        return "--logits-processor-pattern", False
+    if c["scheduler_config.max_num_partial_prefills"] != 1 or c["scheduler_config.max_long_partial_prefills"] != 1:
+        return "Concurrent Partial Prefill", False
+    backend = c["env.VLLM_ATTENTION_BACKEND"]
+    if backend is not None and backend not in _V1_BACKENDS:
+        return f"VLLM_ATTENTION_BACKEND={backend}", True
+    executor = c["parallel_config.distributed_executor_backend"]
+    if c["parallel_config.pipeline_parallel_size"] > 1 and executor not in (None, "ray", "mp", "external_launcher"):
+        return ("Pipeline Parallelism without Ray distributed executor or multiprocessing "
+                "executor or external launcher"), False
+    if c["platform.is_cpu"] and c["model_config.hf_text_config.sliding_window"] is not None:
+        return "sliding window (CPU backend)", False
+    return None
+
+
+@rule(
+    "engine-args.v1-oracle-fallback",
+    title="A feature V1 does not support falls back to V0 (VLLM_USE_V1=0)",
+    phase="engine_args",
+    kind="override",
+    reads=_ORACLE_READS,
+    writes=("env.VLLM_USE_V1",),
+    source=f"{_SRC}._is_v1_supported_oracle, _raise_or_fallback; ref 12.3, 13.1:P4",
+    message="<feature> is not supported by the V1 Engine. Falling back to V0. ",
+    level="warning",
+)
+def v1_oracle_fallback(c: Mapping[str, Any]) -> RuleResult:
+    """When VLLM_USE_V1 is unset, an unsupported feature makes EngineArgs write VLLM_USE_V1=0 into the process env.
+
+    Every V1 gate later in the pipeline (steps 8, 12, 18, 19, 22) then follows V0 rules.
+    """
+    if not c[_EA] or c["env.use_v1_set"]:
+        return None
+    found = _v1_unsupported(c)
+    if found is None:
+        return None
+    name, remove = found
+    msg = f"{name} is not supported by the V1 Engine. Falling back to V0. "
+    if remove:
+        msg += f"We recommend to remove {name} from your config in favor of the V1 Engine."
+    return Outcome({"env.VLLM_USE_V1": False}, message=msg)
+
+
+@rule(
+    "engine-args.v1-oracle-required",
+    title="VLLM_USE_V1=1 with a feature V1 does not support is an error",
+    phase="engine_args",
+    kind="check",
+    reads=_ORACLE_READS,
+    source=f"{_SRC}._is_v1_supported_oracle, _raise_or_fallback; ref 12.3",
+    message="VLLM_USE_V1=1 is not supported with <feature>.",
+)
+def v1_oracle_required(c: Mapping[str, Any]) -> RuleResult:
+    """A user who explicitly asked for V1 gets an error instead of a silent V0 fallback."""
+    if not c[_EA] or not (c["env.use_v1_set"] and c["env.VLLM_USE_V1"]):
+        return None
+    found = _v1_unsupported(c)
+    if found is None:
+        return None
+    return Violation(f"VLLM_USE_V1=1 is not supported with {found[0]}.", error="NotImplementedError",
+                     hint="unset VLLM_USE_V1 or remove the feature")
+
+
+_DRAFT_MSG = ("Draft model speculative decoding is not supported yet. Please consider using other "
+              "speculative decoding methods such as ngram, medusa, eagle, or mtp.")
+
+
+@rule(
+    "engine-args.draft-model-unsupported",
+    title="Draft-model speculative decoding is rejected",
+    phase="engine_args",
+    kind="check",
+    reads=(_EA, "speculative_config", "speculative_config.method"),
+    source=f"{_SRC}._is_v1_supported_oracle; ref 12.3",
+    message=_DRAFT_MSG,
+)
+def draft_model_unsupported(c: Mapping[str, Any]) -> RuleResult:
+    """The V1 engine has no draft-model proposer at this commit."""
+    if c[_EA] and c["speculative_config"] and c["speculative_config.method"] == "draft_model":
+        return Violation(_DRAFT_MSG, error="NotImplementedError", hint="use ngram, medusa, eagle or mtp")
+    return None
+
+
+# --------------------------------------------------------------------------- _set_default_args
+
+
+_IGNORED_CP_MSG = (
+    "--no-enable-chunked-prefill is ignored: EngineArgs._set_default_args sets "
+    "enable_chunked_prefill=True for every non-pooling runner at this commit "
+    "(vLLM 0.11.1 keeps the user's False)."
+)
+
+
+@rule(
+    "quirk.chunked-prefill-flag-ignored",
+    title="--no-enable-chunked-prefill is ignored for non-pooling models",
+    phase="engine_args",
+    kind="check",
+    reads=(_EA, _RUNNER, _CP),
+    feedback=("engine-args.chunked-prefill-forced", "engine-args.pooling-chunked-prefill-default",
+              "engine-args.cpu-arch-disables-chunked-prefill"),
+    source=f"{_SRC}._set_default_args; ref 12.2, 13.2:I5",
+    message=_IGNORED_CP_MSG,
+    level="warning",
+)
+def chunked_prefill_flag_ignored(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM overwrites the user's explicit False without a word; make it visible.
+
+    Evaluated before ``engine-args.chunked-prefill-forced`` overwrites the value.
+    """
+    if c[_EA] and c[_RUNNER] != "pooling" and c[_CP] is False:
+        return Outcome(message=_IGNORED_CP_MSG)
+    return None
+
+
+@rule(
+    "engine-args.chunked-prefill-forced",
+    title="Chunked prefill is forced on for non-pooling runners",
+    phase="engine_args",
+    kind="override",
+    reads=(_EA, _RUNNER, _CP),
+    writes=(_CP,),
+    after=("quirk.chunked-prefill-flag-ignored",),
+    source=f"{_SRC}._set_default_args; ref 12.2",
+    message="V1 uses chunked prefills by default for non-pooling tasks.",
+    level="debug",
+)
+def chunked_prefill_forced(c: Mapping[str, Any]) -> RuleResult:
+    """V1 uses chunked prefills by default for non-pooling tasks (unconditionally, at this commit)."""
+    if c[_EA] and c[_RUNNER] != "pooling":
+        return {_CP: True}
+    return None
+
+
+@rule(
+    "engine-args.prefix-caching-default",
+    title="Prefix caching defaults on, except for hybrid models",
+    phase="engine_args",
+    kind="default",
+    reads=(_EA, _RUNNER, _APC, "model_config.is_hybrid"),
+    writes=(_APC,),
+    source=f"{_SRC}._set_default_args; ref 12.2",
+    level="debug",
+)
+def prefix_caching_default(c: Mapping[str, Any]) -> RuleResult:
+    """V1 enables prefix caching by default; hybrid models keep it off because it is still experimental there."""
+    if c[_EA] and c[_RUNNER] != "pooling" and c[_APC] is None:
+        return {_APC: not c["model_config.is_hybrid"]}
+    return None
+
+
+_POOL_READS = (_EA, _RUNNER, "model_config.pooler_config.pooling_type", "model_config.hf_config.is_causal")
+
+
+def _incremental_prefill(c: Mapping[str, Any]) -> bool:
+    """LAST pooling on a causal model can be prefilled in chunks and prefix-cached."""
+    ptype = c["model_config.pooler_config.pooling_type"]
+    causal = c["model_config.hf_config.is_causal"]
+    return ptype is not None and ptype.lower() == "last" and (causal is None or bool(causal))
+
+
+@rule(
+    "engine-args.pooling-chunked-prefill-default",
+    title="Pooling runner: chunked prefill only for LAST pooling on a causal model",
+    phase="engine_args",
+    kind="default",
+    reads=(*_POOL_READS, _CP),
+    writes=(_CP,),
+    after=("engine-args.chunked-prefill-forced",),
+    source=f"{_SRC}._set_default_args; ref 12.2, 13.1:P1",
+    message="(Enabling|Disabling) chunked prefill by default",
+)
+def pooling_chunked_prefill_default(c: Mapping[str, Any]) -> RuleResult:
+    """Only LAST pooling of a causal model gives the same result when the prompt is processed in chunks."""
+    if not c[_EA] or c[_RUNNER] != "pooling" or c[_CP] is not None:
+        return None
+    ok = _incremental_prefill(c)
+    return Outcome({_CP: ok}, message=f"({'Enabling' if ok else 'Disabling'}) chunked prefill by default")
+
+
+@rule(
+    "engine-args.pooling-prefix-caching-default",
+    title="Pooling runner: prefix caching only for LAST pooling on a causal model",
+    phase="engine_args",
+    kind="default",
+    reads=(*_POOL_READS, _APC),
+    writes=(_APC,),
+    after=("engine-args.prefix-caching-default",),
+    source=f"{_SRC}._set_default_args; ref 12.2",
+    message="(Enabling|Disabling) prefix caching by default",
+)
+def pooling_prefix_caching_default(c: Mapping[str, Any]) -> RuleResult:
+    """Cached prefixes are only reusable when pooling looks at the last token of a causal model."""
+    if not c[_EA] or c[_RUNNER] != "pooling" or c[_APC] is not None:
+        return None
+    ok = _incremental_prefill(c)
+    return Outcome({_APC: ok}, message=f"({'Enabling' if ok else 'Disabling'}) prefix caching by default")
+
+
+_NO_CP_ARCHS = ("ppc64le", "s390x", "arm", "riscv")
+
+
+@rule(
+    "engine-args.cpu-arch-disables-chunked-prefill",
+    title="Chunked prefill off on POWER/S390X/ARM/RISC-V CPUs",
+    phase="engine_args",
+    kind="override",
+    reads=(_EA, "platform.is_cpu", "platform.cpu_arch"),
+    writes=(_CP,),
+    after=("engine-args.pooling-chunked-prefill-default",),
+    source=f"{_SRC}.create_engine_config; ref 12.2",
+    message=("Chunked prefill is not supported for ARM and POWER, S390X and RISC-V CPUs; "
+             "disabling it for V1 backend."),
+)
+def cpu_arch_disables_chunked_prefill(c: Mapping[str, Any]) -> RuleResult:
+    """The CPU backend has no chunked-prefill kernels for these architectures."""
+    if c[_EA] and c["platform.is_cpu"] and c["platform.cpu_arch"] in _NO_CP_ARCHS:
+        return {_CP: False}
+    return None
+
+
+@rule(
+    "engine-args.cpu-arch-disables-prefix-caching",
+    title="Prefix caching off on POWER/S390X/ARM/RISC-V CPUs",
+    phase="engine_args",
+    kind="override",
+    reads=(_EA, "platform.is_cpu", "platform.cpu_arch"),
+    writes=(_APC,),
+    after=("engine-args.pooling-prefix-caching-default",),
+    source=f"{_SRC}.create_engine_config; ref 12.2",
+    message=("Prefix caching is not supported for ARM and POWER, S390X and RISC-V CPUs; "
+             "disabling it for V1 backend."),
+)
+def cpu_arch_disables_prefix_caching(c: Mapping[str, Any]) -> RuleResult:
+    """The CPU backend has no prefix-caching support for these architectures."""
+    if c[_EA] and c["platform.is_cpu"] and c["platform.cpu_arch"] in _NO_CP_ARCHS:
+        return {_APC: False}
+    return None
+
+
+# --------------------------------------------------------------------------- batch defaults
+
+
+@rule(
+    "engine-args.budget-without-chunked-prefill",
+    title="Without chunked prefill the batch budget is max_model_len",
+    phase="engine_args",
+    kind="default",
+    reads=(_EA, _CTX, _TOKENS, _CP, "platform.is_tpu", "model_config.max_model_len"),
+    writes=(_TOKENS,),
+    source=f"{_SRC}._set_default_args; ref 12.2",
+    message="Setting max_num_batched_tokens to <max_model_len> for <usage context> usage context.",
+    level="debug",
+)
+def budget_without_chunked_prefill(c: Mapping[str, Any]) -> RuleResult:
+    """A whole prompt must fit in one step when it cannot be chunked."""
+    if not c[_EA] or c[_CTX] not in _CONTEXTS or c[_TOKENS] is not None or c["platform.is_tpu"] or c[_CP]:
+        return None
+    n = c["model_config.max_model_len"]
+    return Outcome({_TOKENS: n}, message=f"Setting max_num_batched_tokens to {n} for {c[_CTX]} usage context.")
+
+
+_BATCH_READS = (_EA, _CTX, _TOKENS, _SEQS, _CP, "platform.is_tpu", "platform.is_cpu",
+                "platform.total_memory_gb", "platform.device_name")
+
+
+def _large_gpu(c: Mapping[str, Any]) -> bool:
+    return c["platform.total_memory_gb"] >= 70 and "a100" not in c["platform.device_name"].lower()
+
+
+def _batch_defaults(c: Mapping[str, Any], tokens: dict[str, int], seqs: dict[str, int]) -> RuleResult:
+    """Fill the unset budget (chunked prefill on, or TPU) and max_num_seqs = min(default, budget)."""
+    ctx = c[_CTX]
+    if not c[_EA] or ctx not in _CONTEXTS:
+        return None
+    changes: dict[str, int] = {}
+    msgs = []
+    budget = c[_TOKENS]
+    if budget is None and (c[_CP] or c["platform.is_tpu"]):
+        budget = changes[_TOKENS] = tokens[ctx]
+        msgs.append(f"Setting max_num_batched_tokens to {budget} for {ctx} usage context.")
+    if c[_SEQS] is None:
+        changes[_SEQS] = min(seqs[ctx], budget or sys.maxsize)
+        msgs.append(f"Setting max_num_seqs to {changes[_SEQS]} for {ctx} usage context.")
+    return Outcome(changes, message=" ".join(msgs)) if changes else None
+
+
+@rule(
+    "engine-args.batch-defaults-large-gpu",
+    title="Batch defaults for GPUs with >= 70 GiB that are not A100s",
+    phase="engine_args",
+    kind="default",
+    reads=_BATCH_READS,
+    writes=(_TOKENS, _SEQS),
+    after=("engine-args.budget-without-chunked-prefill",),
+    source=f"{_SRC}._set_default_args; ref 12.2",
+    message="Setting max_num_batched_tokens to <16384|8192> ... Setting max_num_seqs to 1024 ...",
+    level="debug",
+)
+def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
+    """The device has >= 70 GiB (platform.total_memory_gb) and is not an A100 (platform.device_name): H100/H200/B200/MI300 get larger batches.
+
+    A100s are excluded because a large budget reduces their throughput (vLLM PR #17885).
+    """
+    if c["platform.is_cpu"] or not _large_gpu(c):
+        return None
+    return _batch_defaults(c, {"LLM_CLASS": 16384, "OPENAI_API_SERVER": 8192},
+                           {"LLM_CLASS": 1024, "OPENAI_API_SERVER": 1024})
+
+
+@rule(
+    "engine-args.batch-defaults-other-device",
+    title="Batch defaults for A100s and devices with < 70 GiB",
+    phase="engine_args",
+    kind="default",
+    reads=_BATCH_READS,
+    writes=(_TOKENS, _SEQS),
+    after=("engine-args.batch-defaults-large-gpu",),
+    source=f"{_SRC}._set_default_args; ref 12.2",
+    message="Setting max_num_batched_tokens to <8192|2048> ... Setting max_num_seqs to 256 ...",
+    level="debug",
+)
+def batch_defaults_other_device(c: Mapping[str, Any]) -> RuleResult:
+    """The device has < 70 GiB (platform.total_memory_gb) or is an A100 (platform.device_name): the untuned smaller defaults."""
+    if c["platform.is_cpu"] or _large_gpu(c):
+        return None
+    return _batch_defaults(c, {"LLM_CLASS": 8192, "OPENAI_API_SERVER": 2048},
+                           {"LLM_CLASS": 256, "OPENAI_API_SERVER": 256})
+
+
+@rule(
+    "engine-args.batch-defaults-cpu",
+    title="CPU batch defaults scale with the world size",
+    phase="engine_args",
+    kind="default",
+    reads=(*_BATCH_READS, "parallel_config.pipeline_parallel_size", "parallel_config.tensor_parallel_size"),
+    writes=(_TOKENS, _SEQS),
+    after=("engine-args.batch-defaults-other-device",),
+    source=f"{_SRC}._set_default_args; ref 12.2",
+    message="Setting max_num_batched_tokens to <4096|2048 x ws> ... Setting max_num_seqs to <256|128 x ws> ...",
+    level="debug",
+)
+def batch_defaults_cpu(c: Mapping[str, Any]) -> RuleResult:
+    """On a CPU (platform.is_cpu, no device memory) the defaults are per worker, times pp x tp."""
+    if not c["platform.is_cpu"]:
+        return None
+    ws = c["parallel_config.pipeline_parallel_size"] * c["parallel_config.tensor_parallel_size"]
+    return _batch_defaults(c, {"LLM_CLASS": 4096 * ws, "OPENAI_API_SERVER": 2048 * ws},
+                           {"LLM_CLASS": 256 * ws, "OPENAI_API_SERVER": 128 * ws})
+
+
+# --------------------------------------------------------------------------- CacheConfig arguments
+
+
+@rule(
+    "engine-args.cache-sliding-window",
+    title="CacheConfig.sliding_window from a model that is all sliding window",
+    phase="engine_args",
+    kind="derive",
+    reads=(_EA, "model_config.hf_text_config.sliding_window", "model_config.hf_text_config.layer_types"),
+    writes=("cache_config.sliding_window",),
+    source=f"{_SRC}.create_engine_config; ref 2.2, 12.2",
+    level="debug",
+)
+def cache_sliding_window(c: Mapping[str, Any]) -> RuleResult:
+    """Only an all-sliding-window model sets it; on interleaved models it would override the global layers."""
+    if not c[_EA]:
+        return None
+    layers = c["model_config.hf_text_config.layer_types"] or ()
+    if {"full_attention", "sliding_attention"}.issubset(layers):
+        return None
+    return {"cache_config.sliding_window": c["model_config.hf_text_config.sliding_window"]}
+
+
+@rule(
+    "engine-args.cache-attention-free",
+    title="CacheConfig.is_attention_free from the model",
+    phase="engine_args",
+    kind="derive",
+    reads=(_EA, "model_config.is_attention_free"),
+    writes=("cache_config.is_attention_free",),
+    source=f"{_SRC}.create_engine_config; ref 2.2, 12.2",
+    level="debug",
+)
+def cache_attention_free(c: Mapping[str, Any]) -> RuleResult:
+    """An attention-free model needs no KV cache; EngineArgs passes the model's flag to CacheConfig."""
+    if c[_EA]:
+        return {"cache_config.is_attention_free": c["model_config.is_attention_free"]}
+    return None
+
+
+# --------------------------------------------------------------------------- checks and ParallelConfig arguments
+
+
+@rule(
+    "engine-args.tp-divisible-by-dcp",
+    title="tensor_parallel_size must be divisible by decode_context_parallel_size",
+    phase="engine_args",
+    kind="check",
+    reads=(_EA, "parallel_config.tensor_parallel_size", "parallel_config.decode_context_parallel_size"),
+    source=f"{_SRC}.create_engine_config; ref 2.3",
+    message="tp_size=<tp> must be divisible bydcp_size=<dcp>.",
+)
+def tp_divisible_by_dcp(c: Mapping[str, Any]) -> RuleResult:
+    """DCP reuses the GPUs of one TP group, splitting it into tp_size // dcp_size DCP groups."""
+    tp, dcp = c["parallel_config.tensor_parallel_size"], c["parallel_config.decode_context_parallel_size"]
+    if c[_EA] and tp % dcp != 0:
+        return Violation(f"tp_size={tp} must be divisible bydcp_size={dcp}.", error="AssertionError",
+                         hint="choose -dcp dividing -tp")
+    return None
+
+
+_ASYNC_PP_MSG = "Async scheduling is not supported with pipeline-parallel-size > 1."
+_ASYNC_SPEC_MSG = "Currently, speculative decoding is not supported with async scheduling."
+
+
+@rule(
+    "engine-args.async-scheduling-pipeline-parallel",
+    title="Async scheduling does not support pipeline parallelism",
+    phase="engine_args",
+    kind="check",
+    reads=(_EA, "scheduler_config.async_scheduling", "parallel_config.pipeline_parallel_size"),
+    source=f"{_SRC}.create_engine_config; ref 12.2",
+    message=_ASYNC_PP_MSG,
+)
+def async_scheduling_pipeline_parallel(c: Mapping[str, Any]) -> RuleResult:
+    """The async scheduler overlaps one engine step with the next, which pipeline stages cannot."""
+    if c[_EA] and c["scheduler_config.async_scheduling"] and c["parallel_config.pipeline_parallel_size"] > 1:
+        return Violation(_ASYNC_PP_MSG)
+    return None
+
+
+@rule(
+    "engine-args.async-scheduling-speculative",
+    title="Async scheduling does not support speculative decoding",
+    phase="engine_args",
+    kind="check",
+    reads=(_EA, "scheduler_config.async_scheduling", "speculative_config"),
+    after=("engine-args.async-scheduling-pipeline-parallel",),
+    source=f"{_SRC}.create_engine_config; ref 12.2",
+    message=_ASYNC_SPEC_MSG,
+)
+def async_scheduling_speculative(c: Mapping[str, Any]) -> RuleResult:
+    """Speculative decoding is not implemented for the async scheduler yet."""
+    if c[_EA] and c["scheduler_config.async_scheduling"] and c["speculative_config"]:
+        return Violation(_ASYNC_SPEC_MSG)
+    return None
+
+
+@rule(
+    "engine-args.async-scheduling-executor",
+    title="Async scheduling needs the mp, uni or external_launcher executor",
+    phase="sub_configs",
+    kind="check",
+    reads=(_EA, "scheduler_config.async_scheduling", "parallel_config.distributed_executor_backend"),
+    source=f"{_SRC}.create_engine_config (after ParallelConfig is built); ref 12.2",
+    message=("Currently, async scheduling only supports `mp`, `uni` or `external_launcher` distributed "
+             "executor backend, but you choose `<backend>`."),
+)
+def async_scheduling_executor(c: Mapping[str, Any]) -> RuleResult:
+    """The async scheduler is only wired into these executors.
+
+    Checked on the ParallelConfig's resolved backend, hence in phase sub_configs.
+    """
+    backend = c["parallel_config.distributed_executor_backend"]
+    if c[_EA] and c["scheduler_config.async_scheduling"] and backend not in ("mp", "uni", "external_launcher"):
+        return Violation(
+            "Currently, async scheduling only supports `mp`, `uni` or `external_launcher` distributed "
+            f"executor backend, but you choose `{backend}`."
+        )
+    return None
+
+
+@rule(
+    "engine-args.dp-size-local-default",
+    title="Local DP size defaults to the global DP size",
+    phase="engine_args",
+    kind="default",
+    reads=(_EA, "parallel_config.data_parallel_size", "parallel_config.data_parallel_size_local",
+           "parallel_config.data_parallel_rank"),
+    writes=("parallel_config.data_parallel_size_local",),
+    source=f"{_SRC}.create_engine_config; ref 12.2",
+    level="debug",
+)
+def dp_size_local_default(c: Mapping[str, Any]) -> RuleResult:
+    """Without --data-parallel-size-local every DP rank runs on this node.
+
+    postinit cannot tell an explicit ``-dpl 1`` from the default 1; a set
+    ``--data-parallel-rank`` (external LB) keeps 1, as in vLLM.
+    """
+    dp = c["parallel_config.data_parallel_size"]
+    if c[_EA] and dp > 1 and c["parallel_config.data_parallel_size_local"] == 1 and c["parallel_config.data_parallel_rank"] == 0:
+        return {"parallel_config.data_parallel_size_local": dp}
+    return None
+
+
+@rule(
+    "engine-args.lookahead-slots-from-speculative",
+    title="num_lookahead_slots = num_speculative_tokens",
+    phase="engine_args",
+    kind="derive",
+    reads=(_EA, "speculative_config", "speculative_config.num_speculative_tokens"),
+    writes=("scheduler_config.num_lookahead_slots",),
+    source=f"{_SRC}.create_engine_config; ref 12.2",
+    level="debug",
+)
+def lookahead_slots_from_speculative(c: Mapping[str, Any]) -> RuleResult:
+    """Every speculative token must be scored, so the scheduler reserves one extra slot per token."""
+    n = c["speculative_config.num_speculative_tokens"]
+    if c[_EA] and c["speculative_config"] and n is not None:
+        return {"scheduler_config.num_lookahead_slots": n}
+    return None
