@@ -86,7 +86,7 @@ def default_mode(c: Mapping[str, Any]) -> RuleResult:
     phase="core",
     kind="check",
     reads=("compilation_config.mode",),
-    source=f"{_SRC}; ref step-8",
+    source=f"{_SRC}; ref step-8'",
     message="",
     level="error",
 )

@@ -442,7 +442,7 @@ def padding_table(c: Mapping[str, Any]) -> RuleResult:
     reads=(_STATIC,),
     writes=(_MODE,),
     after=("cudagraph.eager-disables",),
-    source=f"{_SRC}; ref step-12, 13.2:I3",
+    source=f"{_SRC}; ref step-12-else, 13.2:I3",
 )
 def no_static_graph_support(c: Mapping[str, Any]) -> RuleResult:
     """Platforms without static graph mode (CPU, XPU, TPU) cannot capture CUDA graphs.
