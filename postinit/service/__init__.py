@@ -1,0 +1,51 @@
+"""postinit over HTTP: a thin FastAPI layer over the library (``postinit serve``).
+
+>>> from postinit.service import create_app, Settings
+>>> app = create_app(Settings(max_body_bytes=1 << 20))         # doctest: +SKIP
+
+Endpoints (all under ``/v1`` except operations): ``POST /v1/resolve``,
+``/v1/why``, ``/v1/why-not``, ``/v1/what-if``, ``/v1/diff``; ``GET /v1/rules``,
+``/v1/rules/{id}``, ``/v1/graph``, ``/v1/schema``, ``/v1/models``, ``/healthz``,
+``/metrics``. The OpenAPI document is at ``/openapi.json`` (UI at ``/docs``).
+"""
+
+from __future__ import annotations
+
+import logging
+
+import structlog
+
+from postinit.service._app import Settings, create_app
+
+__all__ = ["Settings", "create_app", "serve"]
+
+
+def _configure_logging() -> None:
+    """JSON access logs on stderr (only when the service is the process: ``serve``)."""
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+        logger_factory=structlog.PrintLoggerFactory(),
+    )
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
+          settings: Settings | None = None) -> None:
+    """Run the service with uvicorn; the defaults bind to loopback only."""
+    import uvicorn
+
+    _configure_logging()
+    base = settings or Settings()
+    settings = base.model_copy(update={"host": host, "port": port, "workers": workers})
+    if workers > 1:
+        # each worker process builds its own app (and its own metrics registry)
+        uvicorn.run("postinit.service._app:create_app", factory=True, host=host, port=port,
+                    workers=workers, access_log=False, log_level="warning")
+    else:
+        uvicorn.run(create_app(settings), host=host, port=port, access_log=False, log_level="warning")
