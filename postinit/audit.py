@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from postinit._api import DEFAULT_PLATFORM, Resolution, resolve
-from postinit.engine import Provenance, Rulebook, jsonable
+from postinit.engine import Provenance, Rulebook, jsonable, rule_of
 from postinit.errors import InvalidValueError, PostinitError, RuleError
-from postinit.rules import PHASES, paths, rulebook
+from postinit.rules import MODULES, PHASES, paths, rulebook
 from postinit.schema import Platform
 from postinit.schema.platform import PLATFORM_PRESETS
 
@@ -39,6 +39,7 @@ AUDIT_VERSION = 1
 """Version of the ``to_dict()`` shapes in this module (see docs/trace-format.md)."""
 
 _FACT_PREFIXES = ("platform.", "usage.")
+_KINDS = ("default", "derive", "override", "check")
 
 
 # --------------------------------------------------------------------------- diff
@@ -234,6 +235,19 @@ def _compile_error_kind(e: RuleError) -> str:
     }.get(name, "compile")
 
 
+def _declared_counts() -> dict[str, dict[str, int]]:
+    """Rules per phase and kind as declared in the rule modules (when the rulebook does not compile)."""
+    counts: dict[str, Counter[str]] = {p: Counter() for p in PHASES}
+    seen: set[str] = set()
+    for module in MODULES:
+        for value in vars(module).values():
+            r = rule_of(value)
+            if r is not None and r.id not in seen and r.phase in counts:
+                seen.add(r.id)
+                counts[r.phase][r.kind.value] += 1
+    return {p: {"rules": sum(c.values()), **{k: c.get(k, 0) for k in _KINDS}} for p, c in counts.items()}
+
+
 def check(book: Rulebook | None = None, *, probe: bool = True) -> CheckReport:
     """Statically check the vLLM rulebook (or ``book``) and summarise it.
 
@@ -254,13 +268,13 @@ def check(book: Rulebook | None = None, *, probe: bool = True) -> CheckReport:
         except PostinitError as e:
             kind = _compile_error_kind(e) if isinstance(e, RuleError) else "compile"
             finding = CheckFinding("error", kind, e.message, e.rule, e.path)
-            return CheckReport((finding,), {p: {"rules": 0} for p in PHASES}, presets)
+            return CheckReport((finding,), _declared_counts(), presets)
     findings: list[CheckFinding] = []
     phases: dict[str, dict[str, int]] = {}
     for phase in book.phases:
         kinds = Counter(book.rules[r].kind.value for r in book.order[phase])
         phases[phase] = {"rules": len(book.order[phase]),
-                         **{k: kinds.get(k, 0) for k in ("default", "derive", "override", "check")}}
+                         **{k: kinds.get(k, 0) for k in _KINDS}}
 
     facts = {name: Platform.from_spec(name).model_dump() for name in presets}
     for r in book.rules.values():

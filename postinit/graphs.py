@@ -27,6 +27,8 @@ _KIND_COLOUR = {
     "check": "#f4cccc",
 }
 _MAX_LABEL_PATHS = 2
+_HUB_AT = 3
+"""A path carried by this many rule-to-rule edges is drawn once, as a node, instead of on every edge."""
 
 
 class RenderError(InputError):
@@ -44,6 +46,8 @@ class GraphView:
     edges: list[tuple[str, str, str, str]] = field(default_factory=list)
     """(from, to, label, style) with style ``data``, ``after``, ``feedback``, ``read`` or ``write``."""
     focus: str | None = None
+    phase_numbers: dict[str, int] = field(default_factory=dict)
+    clusters: bool = True
 
 
 def _label(paths: Iterable[str]) -> str:
@@ -92,12 +96,38 @@ def view(book: Rulebook, *, phase: str | None = None, around: str | None = None)
         v.kinds[r] = book.rules[r].kind.value
         v.titles[r] = book.rules[r].title
     if not v.paths:
-        for a, b, d in g.edges(data=True):
-            if a in rules and b in rules:
-                style = "feedback" if d.get("kind") == "feedback" else ("after" if not d.get("paths") else "data")
-                v.edges.append((a, b, _label(d.get("paths", ())), style))
-        v.edges.sort()
+        _rule_edges(g, rules, v)
+    v.phase_numbers = {ph: i + 1 for i, ph in enumerate(book.phases)}
+    v.clusters = not (around is not None and around in book.paths)
     return v
+
+
+def _rule_edges(g: object, rules: set[str], v: GraphView) -> None:
+    """Edges between the shown rules; a path carried by many edges becomes one hub node instead."""
+    carried: dict[str, int] = {}
+    kept = []
+    for a, b, d in g.edges(data=True):  # type: ignore[attr-defined]
+        if a in rules and b in rules:
+            kept.append((a, b, d))
+            for p in d.get("paths", ()):
+                carried[p] = carried.get(p, 0) + 1
+    hubs = {p for p, n in carried.items() if n >= _HUB_AT}
+    hub_edges: set[tuple[str, str, str, str]] = set()
+    for a, b, d in kept:
+        paths = set(d.get("paths", ()))
+        for p in paths & hubs:
+            hub_edges.add((a, p, "", "hub-in"))
+            hub_edges.add((p, b, "", "hub-out"))
+        rest = paths - hubs
+        if d.get("kind") == "feedback":
+            v.edges.append((a, b, _label(rest), "feedback"))
+        elif rest:
+            v.edges.append((a, b, _label(rest), "data"))
+        elif not paths:
+            v.edges.append((a, b, "", "after"))
+    v.paths = sorted(hubs)
+    v.edges.extend(sorted(hub_edges))
+    v.edges.sort()
 
 
 # --------------------------------------------------------------------------- DOT
@@ -116,18 +146,22 @@ def to_dot(v: GraphView, *, name: str = "rulebook") -> str:
         '  edge [fontname="Helvetica", fontsize=8, color="#555555", fontcolor="#333333"];',
     ]
     for i, (ph, members) in enumerate(v.phases.items()):
-        out.append(f"  subgraph cluster_{i} {{")
-        out.append(f'    label={_q(f"phase {i + 1}: {ph}")}; style="rounded,dashed"; color="#999999";')
+        number = v.phase_numbers.get(ph, i + 1)
+        if v.clusters:
+            out.append(f"  subgraph cluster_{i} {{")
+            out.append(f'    label={_q(f"phase {number}: {ph}")}; style="rounded,dashed"; color="#999999";')
         for r in members:
             pen = ', penwidth=2.5, color="#cc0000"' if r == v.focus else ""
-            label = f"{r}\n({v.kinds[r]})"
+            label = f"{r}\n({v.kinds[r]})" if v.clusters else f"{r}\n({ph} · {v.kinds[r]})"
             out.append(
                 f"    {_q(r)} [label={_q(label)}, fillcolor={_q(_KIND_COLOUR.get(v.kinds[r], 'white'))}, "
                 f"tooltip={_q(v.titles.get(r, ''))}{pen}];"
             )
-        out.append("  }")
+        if v.clusters:
+            out.append("  }")
     for p in v.paths:
-        out.append(f'  {_q(p)} [shape=ellipse, style=filled, fillcolor="#fff2cc", penwidth=2];')
+        width = 2 if p == v.focus else 1
+        out.append(f'  {_q(p)} [shape=ellipse, style=filled, fillcolor="#fff2cc", penwidth={width}];')
     for a, b, label, style in v.edges:
         attrs = []
         if label:
@@ -140,6 +174,8 @@ def to_dot(v: GraphView, *, name: str = "rulebook") -> str:
             attrs.append('label="reads"')
         elif style == "write":
             attrs.append('label="writes", color="#1155cc"')
+        elif style == "hub-in":
+            attrs.append('color="#1155cc"')
         out.append(f"  {_q(a)} -> {_q(b)}" + (f" [{', '.join(attrs)}]" if attrs else "") + ";")
     out.append("}")
     return "\n".join(out) + "\n"
@@ -162,7 +198,7 @@ def to_mermaid(v: GraphView) -> str:
     """A Mermaid ``flowchart`` (renders in GitHub issues and Markdown): one subgraph per phase."""
     out = ["flowchart LR"]
     for i, (ph, members) in enumerate(v.phases.items()):
-        out.append(f'  subgraph phase_{i}["phase {i + 1}: {_mtext(ph)}"]')
+        out.append(f'  subgraph phase_{i}["phase {v.phase_numbers.get(ph, i + 1)}: {_mtext(ph)}"]')
         for r in members:
             out.append(f'    {_mid(r)}["{_mtext(r)}<br/><i>{v.kinds[r]}</i>"]:::{v.kinds[r]}')
         out.append("  end")

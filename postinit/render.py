@@ -62,6 +62,18 @@ def show(value: Any) -> str:
     return json.dumps(v) if isinstance(v, (list, dict)) else str(v)
 
 
+def brief(value: Any, limit: int = 10) -> str:
+    """Like :func:`show`, but a long list is shortened to its first and last items and its length."""
+    v = jsonable(value)
+    if isinstance(v, list) and len(v) > limit:
+        head = ", ".join(json.dumps(x) for x in v[:6])
+        tail = ", ".join(json.dumps(x) for x in v[-2:])
+        return f"[{head}, …, {tail}] ({len(v)} items)"
+    if v == "":
+        return '""'
+    return show(value)
+
+
 def origin(p: Provenance) -> str:
     """Where a value came from, in words: ``your --max-model-len``, ``rule x``, ``config.json:...``."""
     if p.source is Source.RULE:
@@ -74,19 +86,21 @@ def origin(p: Provenance) -> str:
 
 
 def _reason(r: Resolution, path: str) -> tuple[str, str, str]:
-    """(rule id, phase, one-line reason) of the rule that set ``path`` last."""
+    """(rule id, phase, one-line reason) of the rule that set ``path`` last.
+
+    The reason is the rule's ``reason`` (why vLLM decides so); the message it
+    logged when there is no docstring.
+    """
     prov = r.provenance(path)
     rid = prov.rule or "?"
     book = r.engine.rulebook
     phase = book.rules[rid].phase if rid in book.rules else "?"
-    message = ""
-    if prov.event is not None:
+    reason = book.rules[rid].reason if rid in book.rules else ""
+    if prov.event is not None and (not reason or reason == book.rules[rid].title):
         ev = r.trace.events[prov.event]
-        if isinstance(ev, Fired):
-            message = ev.message
-    if not message and rid in book.rules:
-        message = book.rules[rid].reason
-    return rid, phase, message
+        if isinstance(ev, Fired) and ev.message:
+            reason = ev.message
+    return rid, phase, reason
 
 
 def _headline(r: Resolution) -> str:
@@ -134,14 +148,16 @@ def text_resolution(console: Console, r: Resolution, *, full: bool = False) -> N
         console.print()
         console.rule(f"[bold]{phase}[/]", align="left", style="dim")
         table = Table(show_header=True, header_style="dim", box=None, pad_edge=False, expand=False)
-        table.add_column("field", style="cyan", overflow="fold")
-        table.add_column("input → resolved", overflow="fold")
+        table.add_column("field", style="cyan", no_wrap=True)
+        table.add_column("input → resolved", overflow="fold", max_width=40)
         table.add_column("rule · reason", overflow="fold", ratio=1)
+        last = ""
         for c, rid, msg in items:
-            values = f"{escape(show(c.old))} → [bold]{escape(show(c.new))}[/]"
+            values = f"{escape(brief(c.old))} → [bold]{escape(brief(c.new))}[/]"
             why = f"[magenta]{escape(rid)}[/]"
-            if msg:
-                why += f"\n{escape(msg)}"
+            if msg and rid != last:
+                why += f" [dim]{escape(msg)}[/]"
+            last = rid
             if c.overrides_user:
                 detail = r.engine.initial_provenance.get(c.path)
                 flag = origin(detail) if detail else "your value"
@@ -189,7 +205,7 @@ def md_resolution(r: Resolution, *, full: bool = False) -> str:
         out += [f"**{phase}**", "", "| field | input | resolved | rule | reason |", "|---|---|---|---|---|"]
         for c, rid, msg in items:
             mark = " ⚠ overrides user value" if c.overrides_user else ""
-            out.append(f"| `{c.path}` | `{_md(show(c.old))}` | `{_md(show(c.new))}` | `{rid}` | {_md(msg)}{mark} |")
+            out.append(f"| `{c.path}` | `{_md(brief(c.old))}` | `{_md(brief(c.new))}` | `{rid}` | {_md(msg)}{mark} |")
         out.append("")
     if _warnings(r):
         out += ["**Warnings**", ""] + [f"- `{e.rule}`: {_md(e.message)}" for e in _warnings(r)] + [""]
@@ -214,7 +230,7 @@ def _md(text: str | None) -> str:
 
 
 def _why_label(n: WhyNode, book_phase: str | None = None) -> str:
-    head = f"[cyan]{escape(n.path)}[/] = [bold]{escape(show(n.value))}[/]"
+    head = f"[cyan]{escape(n.path)}[/] = [bold]{escape(brief(n.value))}[/]"
     p = n.provenance
     if p.source is Source.RULE:
         src = f"[magenta]rule {escape(p.rule or '?')}[/]" + (f" [dim]({escape(n.phase)})[/]" if n.phase else "")
@@ -228,7 +244,7 @@ def _why_label(n: WhyNode, book_phase: str | None = None) -> str:
         src = f"[blue]{escape(origin(p))}[/]"
     text = f"{head}  ← {src}"
     if n.history:
-        was = "; ".join(f"{show(s.value)} from {origin(s.provenance)}" for s in n.history)
+        was = "; ".join(f"{brief(s.value)} from {origin(s.provenance)}" for s in n.history)
         text += f"\n[dim]was: {escape(was)}[/]"
     if n.truncated:
         text += " [dim](…)[/]"
@@ -308,12 +324,12 @@ def text_diff(console: Console, d: ConfigDiff) -> None:
         console.print("No difference in the resolved configs.")
     if d.fields:
         table = Table(box=None, header_style="dim")
-        table.add_column("field", style="cyan", overflow="fold")
+        table.add_column("field", style="cyan", no_wrap=True)
         table.add_column("a", overflow="fold")
         table.add_column("b", overflow="fold")
         table.add_column("b set by", style="magenta", overflow="fold")
         for f in d.fields:
-            table.add_row(escape(f.path), escape(show(f.a)), f"[bold]{escape(show(f.b))}[/]",
+            table.add_row(escape(f.path), escape(brief(f.a)), f"[bold]{escape(brief(f.b))}[/]",
                           escape(origin(f.b_provenance)))
         console.print(table)
     if d.started:
@@ -333,7 +349,7 @@ def text_what_if(console: Console, w: WhatIf) -> None:
 def md_diff(d: ConfigDiff) -> str:
     out = [f"### diff: a = {d.a_label} / b = {d.b_label}", "",
            "| field | a | b | b set by |", "|---|---|---|---|"]
-    out += [f"| `{f.path}` | `{_md(show(f.a))}` | `{_md(show(f.b))}` | {origin(f.b_provenance)} |" for f in d.fields]
+    out += [f"| `{f.path}` | `{_md(brief(f.a))}` | `{_md(brief(f.b))}` | {origin(f.b_provenance)} |" for f in d.fields]
     out.append("")
     if d.started:
         out.append("Rules firing only in b: " + ", ".join(f"`{r}`" for r in d.started))
