@@ -55,7 +55,7 @@ def test_resolve_json_has_the_contract_keys(model: str) -> None:
     res = run("resolve", "--model", model, "--format", "json")
     assert res.exit_code in (0, 1), res.stderr
     data = json.loads(res.stdout)
-    assert CONTRACT <= data.keys()
+    assert data.keys() >= CONTRACT
     assert data["ok"] is (res.exit_code == 0)
     assert data["config"]["model_config"]["model"] == model
     assert data["trace"]["version"] == 1
@@ -80,7 +80,7 @@ def test_resolve_positional_model_and_flags_pass_through() -> None:
 def test_resolve_yaml_and_markdown() -> None:
     """YAML parses to the same keys and Markdown has a table of changes."""
     res = run("resolve", "--format", "yaml")
-    assert CONTRACT <= yaml.safe_load(res.stdout).keys()
+    assert yaml.safe_load(res.stdout).keys() >= CONTRACT
     md = run("resolve", "--format", "md").stdout
     assert md.startswith("### postinit:")
     assert "| field | input | resolved | rule | reason |" in md
@@ -351,7 +351,7 @@ def test_schema_models_platforms() -> None:
 def test_log_json_goes_to_stderr() -> None:
     """``--log-level`` sends engine events to stderr and keeps stdout JSON clean."""
     res = run("--log-level", "debug", "--log-format", "json", "resolve", "--format", "json")
-    assert CONTRACT <= json.loads(res.stdout).keys()
+    assert json.loads(res.stdout).keys() >= CONTRACT
     events = [json.loads(line)["event"] for line in res.stderr.splitlines() if line.startswith("{")]
     assert "rule_fired" in events
     assert "rule_fired" not in run("resolve", "--format", "json").stderr
