@@ -315,7 +315,12 @@ def why(
         paths().require(path)
         r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics))
         node = r.why(path)
-        _emit(fmt, node.to_dict, lambda c: render.text_why(c, node), lambda: render.md_why(node))
+
+        def text(c: Console) -> None:
+            render.text_why(c, node)
+            render.text_stopped(c, r)
+
+        _emit(fmt, node.to_dict, text, lambda: render.md_why(node))
         return 0 if r.ok else 1
 
     _guard(run)

@@ -34,6 +34,7 @@ __all__ = [
     "text_check",
     "text_diff",
     "text_resolution",
+    "text_stopped",
     "text_table",
     "text_what_if",
     "text_why",
@@ -265,6 +266,15 @@ def text_why(console: Console, node: WhyNode) -> None:
     inputs = sorted(p for p, o in leaves if not o.startswith("default"))
     if inputs:
         console.print(f"[dim]rests on: {escape(', '.join(inputs))}[/]")
+
+
+def text_stopped(console: Console, r: Resolution) -> None:
+    """Say that resolution stopped at a violation, so values after it were never decided."""
+    for v in r.violations:
+        console.print(f"[bold red]resolution stopped:[/] [magenta]{escape(v.rule)}[/] ({escape(v.error)}): "
+                      f"{escape(v.message)}")
+        if v.hint:
+            console.print(f"  [dim]hint:[/] {escape(v.hint)}")
 
 
 def md_why(node: WhyNode) -> str:
