@@ -104,5 +104,13 @@ def compress_padding(lst: list[int] | None) -> list[list[int]] | None:
     return runs
 
 
-__all__ = ["GoldenCase", "load_cases", "decompress_padding", "compress_padding",
-           "GOLDEN_DIR", "CASES_DIR", "MODELS_DIR", "EXPECTED_DIRS"]
+__all__ = [
+    "CASES_DIR",
+    "EXPECTED_DIRS",
+    "GOLDEN_DIR",
+    "MODELS_DIR",
+    "GoldenCase",
+    "compress_padding",
+    "decompress_padding",
+    "load_cases",
+]

@@ -164,10 +164,10 @@ def repair(rng: random.Random, f: dict, avoid: bool) -> dict:
             f["parallel"] = pick(rng, ["tp1", "tp2", "tp4", "tp8"])
             if PARALLEL[f["parallel"]][0] * f["dp"] > 8:
                 f["dp"] = 1
-        if f["pass_config"] != "none":
-            if f["mode"] not in (None, 3) or f["enforce_eager"] or m is None \
-                    or f["platform"] == "cpu" or f["env"] == "v0":
-                f["pass_config"] = "none"
+        if f["pass_config"] != "none" and (
+                f["mode"] not in (None, 3) or f["enforce_eager"] or m is None
+                or f["platform"] == "cpu" or f["env"] == "v0"):
+            f["pass_config"] = "none"
         if f["cudagraph_mode"] in ("PIECEWISE", "FULL_AND_PIECEWISE") and f["mode"] in (0, 1, 2):
             f["cudagraph_mode"] = pick(rng, [None, "NONE", "FULL", "FULL_DECODE_ONLY"])
         if f["capture_sizes"] == "inconsistent":
@@ -421,7 +421,7 @@ def main() -> int:
     for part, f in grids():
         cases.append((f"grid-{part}", config_case(f, f"grid {part}")))
     n_cfg = 80
-    for i in range(n_cfg):
+    for _ in range(n_cfg):
         avoid = rng.random() < 0.85
         f = draw(rng, avoid)
         cases.append(("cfg", config_case(f, f"random config-mode case ({'soft-valid' if avoid else 'may fail'})")))
