@@ -842,6 +842,35 @@ def is_multimodal(c: Mapping[str, Any]) -> RuleResult:
     return {M + "is_multimodal_model": info.multimodal}
 
 
+MULTIMODAL_DEFAULTS: dict[str, Any] = {
+    "limit_per_prompt": {}, "enable_mm_embeds": False, "media_io_kwargs": {}, "mm_processor_kwargs": None,
+    "mm_processor_cache_gb": 4, "mm_processor_cache_type": "lru", "mm_shm_cache_max_object_size_mb": 128,
+    "mm_encoder_tp_mode": "weights", "mm_encoder_attn_backend": None, "interleave_mm_strings": False,
+    "skip_mm_profiling": False, "video_pruning_rate": None,
+}
+"""``vllm/config/multimodal.py MultiModalConfig`` field defaults at d7fb10c57."""
+
+
+@rule(
+    "model.multimodal-config",
+    title="MultiModalConfig for multimodal model classes",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", M + "is_multimodal_model", M + "multimodal_config"),
+    writes=(M + "multimodal_config",),
+    source=f"{SRC}.__post_init__ (Init multimodal config if needed); ref 2.1.1",
+)
+def multimodal_config(c: Mapping[str, Any]) -> RuleResult:
+    """A model class implementing SupportsMultiModal gets a MultiModalConfig (vLLM's defaults, Whisper too).
+
+    User multimodal options are not modelled (no ModelConfig fields for them):
+    the defaults are merged under a user-given dict.
+    """
+    if not _present(c) or not c[M + "is_multimodal_model"]:
+        return None
+    return {M + "multimodal_config": {**MULTIMODAL_DEFAULTS, **(c[M + "multimodal_config"] or {})}}
+
+
 @rule(
     "model.pooler-config",
     title="pooler config for the pooling runner",
@@ -982,6 +1011,103 @@ def head_dtype(c: Mapping[str, Any]) -> RuleResult:
         return None
     value, warning = _head_dtype(c)
     return Outcome({M + "head_dtype": value}, message=warning) if warning else {M + "head_dtype": value}
+
+
+# ---------------------------------------------------------------------------- quantization
+
+QUANTIZATION_METHODS: tuple[str, ...] = (
+    "awq", "deepspeedfp", "tpu_int8", "fp8", "ptpc_fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4",
+    "bitblas", "gguf", "gptq_marlin_24", "gptq_marlin", "gptq_bitblas", "awq_marlin", "gptq",
+    "compressed-tensors", "bitsandbytes", "hqq", "experts_int8", "ipex", "quark", "moe_wna16", "torchao",
+    "auto-round", "rtn", "inc", "mxfp4", "petit_nvfp4",
+)
+"""``vllm.model_executor.layers.quantization.QUANTIZATION_METHODS`` at d7fb10c57."""
+
+
+def _parse_quant_cfg(cfg: Mapping[str, Any] | None, compression: Mapping[str, Any] | None) -> (
+        tuple[dict[str, Any] | None, Violation | None]):
+    """vLLM's ``_parse_quant_hf_config``: quantization_config (ModelOpt producer mapped) or compression_config."""
+    if cfg is None:
+        return (dict(compression) if compression is not None else None), None
+    out = dict(cfg)
+    producer = out.get("producer") or {}
+    if isinstance(producer, Mapping) and producer.get("name") == "modelopt":
+        algo = (out.get("quantization") or {}).get("quant_algo")
+        if algo == "FP8":
+            out["quant_method"] = "modelopt"
+        elif algo == "NVFP4":
+            out["quant_method"] = "modelopt_fp4"
+        elif algo is not None:
+            return None, Violation(f"Unknown ModelOpt quant algo: {algo}", error="ValueError")
+    return out, None
+
+
+def _override_method(cfg: Mapping[str, Any], c: Mapping[str, Any]) -> str | None:
+    """The override probes vLLM runs in order (only ModelOpt and IPEX are modelled)."""
+    method = str(cfg.get("quant_method", "")).lower()
+    if c["platform.kind"] == "cpu" and method in ("awq", "gptq"):
+        return "ipex"
+    if method != "modelopt":
+        return None
+    inner = cfg.get("quantization")
+    if "quantization" in cfg:
+        algo = inner.get("quant_algo", "") if isinstance(inner, Mapping) else ""
+        return "modelopt" if "FP8" in algo else "modelopt_fp4" if "NVFP4" in algo else None
+    algo = cfg.get("quant_algo", "")
+    if isinstance(algo, str) and "FP8" in algo:
+        return "modelopt"
+    return "modelopt_fp4" if isinstance(algo, str) and "FP4" in algo.upper() else None
+
+
+@rule(
+    "model.quantization",
+    title="quantization method from the checkpoint's quantization_config",
+    phase=PHASE,
+    kind="derive",
+    reads=("model_config", M + "quantization", H + "quantization_config", H + "compression_config",
+           H + "text_config", "platform.kind"),
+    writes=(M + "quantization",),
+    source=f"{SRC}._verify_quantization, _parse_quant_hf_config; ref 2.1, 10",
+)
+def quantization(c: Mapping[str, Any]) -> RuleResult:
+    """A quantized checkpoint says how it was quantized; a conflicting --quantization is refused.
+
+    ``quant_method`` is lower-cased (compressed_tensors -> compressed-tensors);
+    the text config is consulted for multimodal models; ModelOpt checkpoints are
+    recognised by their producer. Of vLLM's override probes only ModelOpt
+    (FP8/NVFP4) and IPEX (AWQ/GPTQ on CPU) are modelled: GPTQ/AWQ Marlin,
+    BitBLAS, MoE-WNA16, Petit and MXFP4 upgrades are not (needs the weights'
+    bits/group size and, for some, kernel availability).
+    """
+    if not _present(c):
+        return None
+    user = c[M + "quantization"]
+    user = str(user).lower() if user is not None else None
+    cfg, problem = _parse_quant_cfg(c[H + "quantization_config"], c[H + "compression_config"])
+    text = c[H + "text_config"]
+    if problem is None and cfg is None and text:
+        cfg, problem = _parse_quant_cfg(text.get("quantization_config"), text.get("compression_config"))
+    if problem is not None:
+        return problem
+    value = user
+    if cfg is not None:
+        method: str | None = str(cfg.get("quant_method", "")).lower().replace("compressed_tensors", "compressed-tensors")
+        cfg["quant_method"] = method
+        override = _override_method(cfg, c)
+        if override is not None:
+            method = value = override
+        method = method or None
+        if value is None:
+            value = method
+        elif value != method:
+            return Violation(
+                f"Quantization method specified in the model config ({method}) does not match the quantization "
+                f"method specified in the `quantization` argument ({value}).",
+                hint="drop --quantization or use the checkpoint's method", error="ValueError")
+    if value is not None and value not in QUANTIZATION_METHODS:
+        return Violation(f"Unknown quantization method: {value}. Must be one of {list(QUANTIZATION_METHODS)}.",
+                         error="ValueError")
+    return {M + "quantization": value} if value != c[M + "quantization"] else None
 
 
 # ---------------------------------------------------------------------------- eager mode

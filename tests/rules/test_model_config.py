@@ -667,3 +667,81 @@ def test_user_max_model_len_too_long_end_to_end() -> None:
     assert not r.ok and r.violations[0].rule == "model.max-model-len"
     r = postinit.resolve(cfg, model="fixtures/llama", env={"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}, strict=True)
     assert r.get(M + "max_model_len") == 8192 and r.get(M + "original_max_model_len") == 8192
+
+
+# ---------------------------------------------------------------------------- quantization
+
+
+_FP8 = {"quant_method": "fp8", "weight_block_size": [128, 128]}
+
+
+@pytest.mark.parametrize("user, qc, compression, text, platform, expected", [
+    (None, _FP8, None, None, "h100", "fp8"),
+    (None, {"quant_method": "FP8"}, None, None, "h100", "fp8"),
+    (None, {"quant_method": "compressed_tensors"}, None, None, "h100", "compressed-tensors"),
+    (None, None, {"quant_method": "compressed-tensors"}, None, "h100", "compressed-tensors"),
+    (None, None, None, {"quantization_config": {"quant_method": "awq"}}, "h100", "awq"),
+    (None, {"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "FP8"}}, None, None, "h100", "modelopt"),
+    (None, {"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "NVFP4"}}, None, None, "h100",
+     "modelopt_fp4"),
+    (None, {"quant_method": "modelopt", "quant_algo": "NVFP4"}, None, None, "h100", "modelopt_fp4"),
+    (None, {"quant_method": "gptq"}, None, None, "cpu", "ipex"),
+    (None, {"quant_method": "gptq"}, None, None, "h100", "gptq"),
+    ("FP8", _FP8, None, None, "h100", "fp8"),
+    ("fp8", None, None, None, "h100", "fp8"),
+    (None, None, None, None, "h100", None),
+])
+def test_quantization(user: str | None, qc: dict[str, Any] | None, compression: dict[str, Any] | None,
+                      text: dict[str, Any] | None, platform: str, expected: str | None) -> None:
+    """The checkpoint's quant_method (normalised, ModelOpt/IPEX overrides) fills or confirms --quantization."""
+    s = state({"model_config": True, M + "quantization": user, H + "quantization_config": qc,
+               H + "compression_config": compression, H + "text_config": text}, platform=platform)
+    out = mc.quantization(s)
+    assert (out or {}).get(M + "quantization", user) == expected
+
+
+@pytest.mark.parametrize("user, qc, text", [
+    ("awq", _FP8, "Quantization method specified in the model config (fp8) does not match the quantization "
+                  "method specified in the `quantization` argument (awq)."),
+    ("nope", None, "Unknown quantization method: nope."),
+    (None, {"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "W4A8"}},
+     "Unknown ModelOpt quant algo: W4A8"),
+])
+def test_quantization_errors(user: str | None, qc: dict[str, Any] | None, text: str) -> None:
+    """A conflicting or unknown method is vLLM's ValueError."""
+    out = mc.quantization(state({"model_config": True, M + "quantization": user, H + "quantization_config": qc}))
+    assert isinstance(out, Violation) and out.error == "ValueError" and out.message.startswith(text)
+
+
+def test_quantization_without_model_config() -> None:
+    """No ModelConfig, nothing to verify."""
+    assert mc.quantization(state({H + "quantization_config": _FP8})) is None
+
+
+def test_quantization_fp8_fixture_end_to_end() -> None:
+    """The fp8 fixture resolves with quantization fp8 and a matching quant_config."""
+    r = postinit.resolve({}, model="fixtures/llama_fp8_block", platform="h100", strict=True)
+    assert r.state["model_config.quantization"] == "fp8"
+    assert r.state["quant_config.method"] == "fp8"
+
+
+# ---------------------------------------------------------------------------- multimodal config
+
+
+@pytest.mark.parametrize("multimodal, given, expected", [
+    (True, None, mc.MULTIMODAL_DEFAULTS),
+    (True, {"mm_processor_cache_gb": 8}, {**mc.MULTIMODAL_DEFAULTS, "mm_processor_cache_gb": 8}),
+    (False, None, None),
+])
+def test_multimodal_config(multimodal: bool, given: dict[str, Any] | None, expected: dict[str, Any] | None) -> None:
+    """Multimodal classes get vLLM's MultiModalConfig defaults; text-only models none."""
+    s = state({"model_config": True, M + "is_multimodal_model": multimodal, M + "multimodal_config": given})
+    out = mc.multimodal_config(s)
+    assert (out[M + "multimodal_config"] if out else None) == expected
+
+
+def test_multimodal_config_whisper_end_to_end() -> None:
+    """Whisper is multimodal (audio): its ModelConfig carries a MultiModalConfig."""
+    r = postinit.resolve({"model_config": {"skip_tokenizer_init": True}}, model="fixtures/whisper",
+                         platform="h100", strict=True)
+    assert r.state["model_config.multimodal_config"]["mm_encoder_tp_mode"] == "weights"
