@@ -563,3 +563,47 @@ def lookahead_slots_from_speculative(c: Mapping[str, Any]) -> RuleResult:
     if c[_EA] and c["speculative_config"] and n is not None:
         return {"scheduler_config.num_lookahead_slots": n}
     return None
+
+
+@rule(
+    "engine-args.observability-config",
+    title="EngineArgs always builds an ObservabilityConfig",
+    phase="engine_args",
+    kind="default",
+    reads=(_EA, "observability_config"),
+    writes=("observability_config",),
+    source=f"{_SRC}.create_engine_config; ref 12.2",
+    level="debug",
+)
+def observability_config(c: Mapping[str, Any]) -> RuleResult:
+    """The tracing and hidden-metrics options live in an ObservabilityConfig, built even when all are unset.
+
+    A ``VllmConfig(...)`` built directly keeps vLLM's default of None.
+    """
+    if c[_EA] and not c["observability_config"]:
+        return {"observability_config": True}
+    return None
+
+
+@rule(
+    "engine-args.speculative-engine-flags",
+    title="SpeculativeConfig gets EngineArgs' chunked-prefill and log-stats flags",
+    phase="engine_args",
+    kind="derive",
+    reads=(_EA, "speculative_config", _CP),
+    writes=("speculative_config.enable_chunked_prefill", "speculative_config.disable_log_stats"),
+    source=f"{_SRC}.create_speculative_config; ref 12.2",
+    level="debug",
+)
+def speculative_engine_flags(c: Mapping[str, Any]) -> RuleResult:
+    """These two are not speculative-config options: EngineArgs passes its own values in when building it.
+
+    ``enable_chunked_prefill`` is EngineArgs' value after the usage defaults
+    (not the SchedulerConfig's later one); ``disable_log_stats`` is EngineArgs'
+    default False (``--disable-log-stats`` is a server option postinit keeps
+    out of the config, so it is not modelled). Both replace any value given
+    in ``--speculative-config``, as vLLM's ``dict.update`` does.
+    """
+    if not c[_EA] or not c["speculative_config"]:
+        return None
+    return {"speculative_config.enable_chunked_prefill": c[_CP], "speculative_config.disable_log_stats": False}

@@ -370,3 +370,33 @@ def test_e2e_tp_dcp_not_divisible() -> None:
     """-tp 4 -dcp 3 stops with EngineArgs' AssertionError (golden case 44's text shape)."""
     r = postinit.resolve(argv=[*LLAMA, "-tp", "4", "-dcp", "3"], platform="h100", strict=True)
     assert not r.ok and r.violations[0].rule == "engine-args.tp-divisible-by-dcp"
+
+
+@pytest.mark.parametrize("via, present, fires", [(True, None, True), (True, True, False), (False, None, False)])
+def test_observability_config(via: bool, present: bool | None, fires: bool) -> None:
+    """EngineArgs always builds an ObservabilityConfig; VllmConfig(...) keeps None."""
+    from postinit.rules.engine_args import observability_config
+    s = state({"usage.via_engine_args": via, "observability_config": present})
+    assert observability_config(s) == ({"observability_config": True} if fires else None)
+
+
+@pytest.mark.parametrize("via, spec, cp, expected", [
+    (True, True, True, {"speculative_config.enable_chunked_prefill": True, "speculative_config.disable_log_stats": False}),
+    (True, True, None, {"speculative_config.enable_chunked_prefill": None, "speculative_config.disable_log_stats": False}),
+    (True, None, True, None),
+    (False, True, True, None),
+])
+def test_speculative_engine_flags(via: bool, spec: bool | None, cp: bool | None, expected: Any) -> None:
+    """EngineArgs passes its chunked-prefill value and disable_log_stats=False into the SpeculativeConfig."""
+    from postinit.rules.engine_args import speculative_engine_flags
+    s = state({"usage.via_engine_args": via, "speculative_config": spec, "scheduler_config.enable_chunked_prefill": cp})
+    assert speculative_engine_flags(s) == expected
+
+
+def test_observability_and_speculative_flags_end_to_end() -> None:
+    """vllm serve with an n-gram speculator: chunked prefill forced on reaches the speculative config."""
+    r = postinit.resolve(argv=[*LLAMA, "--speculative-config", '{"method": "ngram", "num_speculative_tokens": 2}'],
+                         platform="h100", strict=True)
+    assert r.state["observability_config"] is True
+    assert r.state["speculative_config.enable_chunked_prefill"] is True
+    assert r.state["speculative_config.disable_log_stats"] is False
