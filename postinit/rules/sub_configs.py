@@ -9,6 +9,7 @@ KVTransferConfig, KVEventsConfig and SpeculativeConfig's method normalization.
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Mapping
 from typing import Any
 
@@ -1147,3 +1148,67 @@ def prompt_lookup_defaults(c: Mapping[str, Any]) -> RuleResult:
         if new[0] > new[1]:
             return Violation(f"prompt_lookup_min={new[0]} must be <= prompt_lookup_max={new[1]}")
     return {"speculative_config.prompt_lookup_min": new[0], "speculative_config.prompt_lookup_max": new[1]}
+
+
+def _model_based(c: Mapping[str, Any]) -> bool:
+    """vLLM's ``else`` branch with a draft model: not n-gram, and a model (or MTP's target) to draft with."""
+    return bool(c["speculative_config"]) and c[_SM] not in ("ngram", "[ngram]") \
+        and c["speculative_config.model"] is not None
+
+
+@rule(
+    "speculative.token-tree",
+    title="Speculative token tree: a chain of num_speculative_tokens, or the user's tree sorted breadth-first",
+    phase="sub_configs",
+    kind="derive",
+    reads=("speculative_config", _SM, "speculative_config.model", "speculative_config.num_speculative_tokens",
+           "speculative_config.speculative_token_tree"),
+    writes=("speculative_config.speculative_token_tree",),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
+    level="debug",
+)
+def token_tree(c: Mapping[str, Any]) -> RuleResult:
+    """Model-based drafters propose a tree of tokens; without one they propose a single chain.
+
+    Not for n-gram lookup. The draft's ``n_predict`` default for an unset
+    num_speculative_tokens is not modelled (the rule then does not fire).
+    """
+    if not _model_based(c):
+        return None
+    tree = c["speculative_config.speculative_token_tree"]
+    if tree is None:
+        n = c["speculative_config.num_speculative_tokens"]
+        if n is None:
+            return None
+        return {"speculative_config.speculative_token_tree": str([(i + 1) * (0,) for i in range(n)])}
+    choices = ast.literal_eval(tree)
+    return {"speculative_config.speculative_token_tree": str(sorted(choices, key=lambda t: (len(t), t)))}
+
+
+@rule(
+    "speculative.draft-tensor-parallel-size",
+    title="The draft model runs with the target's TP size (or 1)",
+    phase="sub_configs",
+    kind="default",
+    reads=("speculative_config", _SM, "speculative_config.model", "speculative_config.draft_tensor_parallel_size",
+           "parallel_config.tensor_parallel_size"),
+    writes=("speculative_config.draft_tensor_parallel_size",),
+    source="vllm/config/speculative.py SpeculativeConfig._verify_and_get_draft_tp; ref 2.8",
+    level="debug",
+)
+def draft_tensor_parallel_size(c: Mapping[str, Any]) -> RuleResult:
+    """A draft shards like its target unless told to run unsharded; any other size is refused.
+
+    ``mlp_speculator`` drafts (always TP 1) are not modelled: postinit has no
+    facts about the draft's config.json.
+    """
+    if not _model_based(c):
+        return None
+    draft, tp = c["speculative_config.draft_tensor_parallel_size"], c["parallel_config.tensor_parallel_size"]
+    if draft is None:
+        return {"speculative_config.draft_tensor_parallel_size": tp}
+    if draft not in (1, tp):
+        return Violation(f"speculative_draft_tensor_parallel_size={draft} cannot be other value than 1 or "
+                         "target model tensor_parallel_size", error="ValueError",
+                         hint=f"use draft_tensor_parallel_size 1 or {tp}")
+    return None

@@ -520,3 +520,39 @@ def test_e2e_config_mode_no_model() -> None:
     r = postinit.resolve({"model_config": None}, platform="h100", strict=True)
     assert r.ok, r.violations
     assert (r.get(LEN), r.get(SEQ), r.get(TOK)) == (8192, 128, 8192)
+
+
+_SPEC = {"speculative_config": True}
+
+
+@pytest.mark.parametrize("method, model, n, tree, expected", [
+    ("eagle", "draft", 2, None, "[(0,), (0, 0)]"),
+    ("mtp", "target", 1, None, "[(0,)]"),
+    ("eagle", "draft", 2, "[(0, 0), (1,), (0,)]", "[(0,), (1,), (0, 0)]"),
+    ("eagle", "draft", None, None, None),
+    ("ngram", "ngram", 3, None, None),
+])
+def test_token_tree(method: str, model: str, n: int | None, tree: str | None, expected: str | None) -> None:
+    """Model-based drafters get a chain tree, or the user's tree sorted breadth-first; n-gram none."""
+    from postinit.rules.sub_configs import token_tree
+    s = state({**_SPEC, "speculative_config.method": method, "speculative_config.model": model,
+               "speculative_config.num_speculative_tokens": n, "speculative_config.speculative_token_tree": tree})
+    out = token_tree(s)
+    assert (out["speculative_config.speculative_token_tree"] if out else None) == expected
+
+
+@pytest.mark.parametrize("method, draft, tp, expected", [
+    ("eagle", None, 4, 4), ("eagle", 1, 4, None), ("eagle", 4, 4, None), ("ngram", None, 4, None),
+    ("eagle", 2, 4, "violation"),
+])
+def test_draft_tensor_parallel_size(method: str, draft: int | None, tp: int, expected: Any) -> None:
+    """The draft's TP defaults to the target's; only 1 or the target's TP are allowed."""
+    from postinit.rules.sub_configs import draft_tensor_parallel_size
+    s = state({**_SPEC, "speculative_config.method": method, "speculative_config.model": "m",
+               "speculative_config.draft_tensor_parallel_size": draft, "parallel_config.tensor_parallel_size": tp})
+    out = draft_tensor_parallel_size(s)
+    if expected == "violation":
+        assert isinstance(out, Violation) and out.error == "ValueError"
+        assert out.message.startswith("speculative_draft_tensor_parallel_size=2 cannot be other value than 1")
+    else:
+        assert (out["speculative_config.draft_tensor_parallel_size"] if out else None) == expected
