@@ -139,6 +139,9 @@ def dcp_kv_heads(c: Mapping[str, Any]) -> RuleResult:
     if tp <= kv:
         return Violation(f"tensor parallel size {tp} must be greater than total num kv heads {kv} when enable "
                          "decode context parallel for GQA/MQA", error="AssertionError")
+    if kv == 0:  # vLLM's tp // total_num_kv_heads
+        return Violation("integer division or modulo by zero", error="ZeroDivisionError",
+                         hint="the model config has no attention/KV head count")
     if dcp > tp // kv:
         return Violation(f"decode context parallel size must less than or equal to (tensor parallel size {tp} "
                          f"// total num kv heads {kv}) = {tp // kv}, but got {dcp}", error="AssertionError")

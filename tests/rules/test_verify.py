@@ -170,3 +170,19 @@ def test_fp8_block_end_to_end() -> None:
     r = postinit.resolve({"model_config": {"model": "fixtures/llama_fp8_block"}}, platform="cuda:90", strict=True)
     assert r.get("quant_config.class_name") == "Fp8Config"
     assert r.get("quant_config.weight_block_size") == (128, 128)
+
+
+def test_dcp_kv_heads_without_head_count() -> None:
+    """No head count at all: vLLM's tp // 0 is a ZeroDivisionError, reported as such (not a crash)."""
+    s = state({**_MC, "parallel_config.tensor_parallel_size": 4, "parallel_config.decode_context_parallel_size": 2})
+    out = v.dcp_kv_heads(s)
+    assert isinstance(out, Violation) and out.error == "ZeroDivisionError"
+
+
+def test_whisper_heads_not_divisible_by_tp() -> None:
+    """Whisper's num_attention_heads is encoder_attention_heads (4): TP 8 is vLLM's ValueError."""
+    r = postinit.resolve({"parallel_config": {"tensor_parallel_size": 8}}, model="fixtures/whisper",
+                         platform="h100", strict=True)
+    assert not r.ok
+    assert r.violations[0].message == ("Total number of attention heads (4) must be divisible by tensor parallel "
+                                       "size (8).")

@@ -301,3 +301,13 @@ def test_dir_without_config(tmp_path: Path) -> None:
     """A directory without config.json is a ModelNotFoundError."""
     with pytest.raises(ModelNotFoundError, match=re.escape("has no config.json")):
         load_model(str(tmp_path))
+
+
+def test_whisper_attribute_map_aliases() -> None:
+    """WhisperConfig.attribute_map: num_attention_heads/num_key_value_heads/hidden_size read the encoder keys."""
+    from postinit.schema.loaders import load_model
+    m = load_model("fixtures/whisper")
+    assert m.hf_text_config["num_attention_heads"] == 4
+    assert m.hf_text_config["num_key_value_heads"] == 4
+    assert m.hf_config["hidden_size"] == 64
+    assert m.sources["hf_text_config.num_attention_heads"].endswith(":encoder_attention_heads")

@@ -118,6 +118,24 @@ def _filter(config: dict[str, Any]) -> dict[str, Any]:
     return dict(config) if keep is None else {k: v for k, v in config.items() if k in keep}
 
 
+ATTRIBUTE_MAPS: dict[str, dict[str, str]] = {
+    "whisper": {"num_key_value_heads": "encoder_attention_heads", "num_attention_heads": "encoder_attention_heads",
+                "hidden_size": "d_model"},
+}
+"""Transformers config classes' ``attribute_map`` (alias -> config.json key) for model types without the
+standard names; vLLM reads e.g. ``hf_text_config.num_attention_heads`` through it (transformers 4.57.1)."""
+
+
+def _aliases(config: dict[str, Any]) -> dict[str, str]:
+    """alias -> config.json key for the aliases of ``config``'s model type that config.json does not set."""
+    amap = ATTRIBUTE_MAPS.get(str(config.get("model_type")), {})
+    return {alias: key for alias, key in amap.items() if alias not in config and key in config}
+
+
+def _with_aliases(config: dict[str, Any]) -> dict[str, Any]:
+    return {**config, **{alias: config[key] for alias, key in _aliases(config).items()}}
+
+
 def _text_view(raw: dict[str, Any]) -> tuple[dict[str, Any], str | None]:
     for key in _TEXT_CONFIG_KEYS:
         sub = raw.get(key)
@@ -139,11 +157,14 @@ def _build(
     note: str = "",
 ) -> LoadedModel:
     text, text_key = _text_view(raw)
-    hf = _filter(raw)
-    sources = {f"hf_config.{k}": f"{origin}:{k}" for k in hf}
+    aliases, text_aliases = _aliases(raw), _aliases(text)
+    hf = _filter(_with_aliases(raw))
+    text = _with_aliases(text)
+    sources = {f"hf_config.{k}": f"{origin}:{aliases.get(k, k)}" for k in hf}
     nested = raw.get(text_key, {}) if text_key else {}
     for key in _filter(text):
-        where = f"{text_key}.{key}" if key in nested else key
+        real = text_aliases.get(key, key)
+        where = f"{text_key}.{real}" if real in nested else real
         sources[f"hf_text_config.{key}"] = f"{origin}:{where}"
     for key in tokenizer or {}:
         sources[f"tokenizer_config.{key}"] = f"{tokenizer_origin}:{key}"
