@@ -172,7 +172,7 @@ def resolve_flat(
         for phase in book.phases:
             if run.stopped:
                 break
-            run.phase(book.compiled[phase], book.readers[phase], phase_name=phase)
+            run.phase(book.compiled[phase], book.readers[phase], book.writers[phase], phase_name=phase)
     else:
         run.consistent()
     result = EngineResult(
@@ -221,8 +221,20 @@ class _Run:
 
     # -- one rule -------------------------------------------------------------------
 
-    def run_rule(self, c: CompiledRule, phase: str, readers: Mapping[str, tuple[int, ...]], queued: list[bool]) -> int:
-        """Run one rule; return the lowest re-queued position (or a large number)."""
+    def run_rule(
+        self,
+        c: CompiledRule,
+        phase: str,
+        readers: Mapping[str, tuple[int, ...]],
+        queued: list[bool],
+        writers: Mapping[str, tuple[int, ...]] | None = None,
+    ) -> int:
+        """Run one rule; return the lowest re-queued position (or a large number).
+
+        A change re-queues the path's readers and the path's *later* writers: when
+        a re-run earlier writer changes a path, the writers ordered after it
+        re-assert their value, so the last writer in order still wins.
+        """
         r = c.rule
         view = _StrictView(self.state, c.reads, r.id) if self.strict else self.view
         out = r.fn(view)
@@ -275,6 +287,10 @@ class _Run:
                     queued[j] = True
                     if j < lowest:
                         lowest = j
+            if writers:
+                for j in writers.get(path, ()):
+                    if j > c.pos:
+                        queued[j] = True
         if not made and message is None:
             if self.debug:
                 self.events.append(Evaluated(seq, r.id, phase, reads or {}))
@@ -311,6 +327,7 @@ class _Run:
         self,
         order: tuple[CompiledRule, ...],
         readers: Mapping[str, tuple[int, ...]],
+        writers: Mapping[str, tuple[int, ...]] | None = None,
         *,
         phase_name: str | None = None,
         skip_checks: bool = False,
@@ -332,7 +349,7 @@ class _Run:
                     runs[i] += 1
                     if runs[i] > self.max_runs:
                         self._no_fixed_point(order, runs, phase_name or c.rule.phase)
-                    low = self.run_rule(c, phase_name or c.rule.phase, readers, queued)
+                    low = self.run_rule(c, phase_name or c.rule.phase, readers, queued, writers)
                     if self.stopped:
                         return
                     if low < i and low < back:
@@ -344,7 +361,7 @@ class _Run:
 
     def consistent(self) -> None:
         book = self.book
-        self.phase(book.global_order, book.global_readers, skip_checks=True)
+        self.phase(book.global_order, book.global_readers, book.global_writers, skip_checks=True)
         if not self.stopped:
             self.phase(book.global_order, book.global_readers, only_checks=True)
 

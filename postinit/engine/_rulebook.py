@@ -80,8 +80,10 @@ class Rulebook:
         self._check_unordered_writers()
         self.compiled: dict[str, tuple[CompiledRule, ...]] = {}
         self.readers: dict[str, dict[str, tuple[int, ...]]] = {}
+        self.writers: dict[str, dict[str, tuple[int, ...]]] = {}
         self.global_order: tuple[CompiledRule, ...] = ()
         self.global_readers: dict[str, tuple[int, ...]] = {}
+        self.global_writers: dict[str, tuple[int, ...]] = {}
         self._compile_runtime()
 
     # -- construction helpers ---------------------------------------------------------
@@ -251,6 +253,7 @@ class Rulebook:
         for phase in self.phases:
             compiled = []
             readers: dict[str, list[int]] = defaultdict(list)
+            writers: dict[str, list[int]] = defaultdict(list)
             for pos, rid in enumerate(self.order[phase]):
                 r = self.rules[rid]
                 compiled.append(CompiledRule(
@@ -258,17 +261,24 @@ class Rulebook:
                 ))
                 for p in r.reads:
                     readers[p].append(pos)
+                for p in r.writes:
+                    writers[p].append(pos)
             self.compiled[phase] = tuple(compiled)
             self.readers[phase] = {p: tuple(v) for p, v in readers.items()}
+            self.writers[phase] = {p: tuple(v) for p, v in writers.items() if len(v) > 1}
         greaders: dict[str, list[int]] = defaultdict(list)
+        gwriters: dict[str, list[int]] = defaultdict(list)
         for phase in self.phases:
             for c in self.compiled[phase]:
                 gc = CompiledRule(c.rule, len(glob), c.phase_idx, c.reads, c.writes, c.is_check)
                 glob.append(gc)
                 for p in c.rule.reads:
                     greaders[p].append(gc.pos)
+                for p in c.rule.writes:
+                    gwriters[p].append(gc.pos)
         self.global_order = tuple(glob)
         self.global_readers = {p: tuple(v) for p, v in greaders.items()}
+        self.global_writers = {p: tuple(v) for p, v in gwriters.items() if len(v) > 1}
 
     # -- questions ----------------------------------------------------------------
 

@@ -76,7 +76,7 @@ def test_flatten_partial_unknown_key(data: dict, match: str) -> None:
 
 def test_require_unknown_path() -> None:
     """``require`` names the closest path for a typo."""
-    with pytest.raises(UnknownFieldError, match="Did you mean 'fact.cap'"):
+    with pytest.raises(UnknownFieldError, match=r"Did you mean 'fact\.cap'"):
         PATHS.require("fact.capp")
 
 
