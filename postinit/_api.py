@@ -146,6 +146,30 @@ def resolve(
     paths to values set last, over ``config`` and ``argv`` (``postinit what-if
     --set``); they count as user input. The input is never mutated.
     """
+    state, prov, inputs = prepare(
+        config, platform=platform, env=env, model=model, argv=argv, usage=usage, semantics=semantics,
+        overrides=overrides,
+    )
+    result = rulebook().resolve(state, prov, semantics=semantics, trace=trace, strict=strict)
+    return Resolution(result, inputs=inputs)
+
+
+def prepare(
+    config: VllmConfig | Mapping[str, Any] | None = None,
+    *,
+    platform: Platform | str | None = DEFAULT_PLATFORM,
+    env: Env | Mapping[str, str | None] | None = None,
+    model: str | None = None,
+    argv: Sequence[str] | None = None,
+    usage: UsageSpec = None,
+    semantics: Literal["vllm", "consistent"] = "vllm",
+    overrides: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, Any]]:
+    """The rulebook's input for :func:`resolve`'s arguments: ``(flat_state, provenance, inputs)``.
+
+    Validates and loads exactly as :func:`resolve` does, without resolving
+    (``postinit.rules.rulebook().resolve(state, provenance)`` finishes the job).
+    """
     data = _as_input_dict(config)
     flags: dict[str, str] = {}
     if argv is not None:
@@ -201,8 +225,7 @@ def resolve(
             prov[p] = Provenance(Source.FACT, f"usage {usage}" if usage else "VllmConfig(...) built directly")
     for name in env_set:
         prov[f"env.{name}"] = Provenance(Source.FACT, f"env {name}")
-    result = rulebook().resolve(state, prov, semantics=semantics, trace=trace, strict=strict)
-    return Resolution(result, inputs={"platform": plat_detail, "usage": usage, "semantics": semantics})
+    return state, prov, {"platform": plat_detail, "usage": usage, "semantics": semantics}
 
 
 @dataclass(eq=False)
