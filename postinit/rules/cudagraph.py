@@ -65,6 +65,7 @@ def default_mode(c: Mapping[str, Any]) -> RuleResult:
         + _PIECEWISE_TAIL
     ),
     level="warning",
+    ensures=lambda c: c[_MODE] is None or not c[_MODE].has_full_cudagraphs(),
 )
 def dcp_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     """Decode context parallel does not support full CUDA graphs.
@@ -88,6 +89,7 @@ def dcp_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     source=f"{_SRC}; ref step-12b, 13.1:O11, 13.2:I8",
     message="Pooling models do not support full cudagraphs. " + _PIECEWISE_TAIL,
     level="warning",
+    ensures=lambda c: c[_MODE] is None or not c[_MODE].has_full_cudagraphs(),
 )
 def pooling_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     """Pooling models do not support full CUDA graphs.
@@ -110,6 +112,7 @@ def pooling_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     source=f"{_SRC}; ref step-12b, 13.1:O11",
     message="Encoder-decoder models do not support full cudagraphs. " + _PIECEWISE_TAIL,
     level="warning",
+    ensures=lambda c: c[_MODE] is None or not c[_MODE].has_full_cudagraphs(),
 )
 def encoder_decoder_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     """Encoder-decoder models do not support full CUDA graphs."""
@@ -135,6 +138,7 @@ def encoder_decoder_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
         "causing dynamic dispatching that breaks full cudagraphs. " + _PIECEWISE_TAIL
     ),
     level="warning",
+    ensures=lambda c: c[_MODE] is None or not c[_MODE].has_full_cudagraphs(),
 )
 def blackwell_long_context_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     """Blackwell TRTLLM attention dispatches dynamically beyond 128K tokens, which breaks full CUDA graphs.
@@ -165,6 +169,7 @@ def blackwell_long_context_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     source=f"{_SRC}; ref step-12c",
     message="Cudagraph is disabled under eager mode",
     level="info",
+    ensures=lambda c: c[_MODE] == CUDAGraphMode.NONE and c[_MAX] == 0 and not c[_SIZES],
 )
 def eager_disables(c: Mapping[str, Any]) -> RuleResult:
     """Eager execution captures no CUDA graphs: mode NONE, no capture sizes.
