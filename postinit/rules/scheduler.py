@@ -226,6 +226,7 @@ def whisper_spawn_warning(c: Mapping[str, Any]) -> RuleResult:
         "scheduler.whisper-spawn-warning",
     ),
     source=f"{_SRC}; ref step-15, 13.1:P1, 13.1:P2, 13.1:O19, 13.2:I5",
+    ensures=lambda c: c[_CP] is False and c[_APC] is False,
 )
 def cp_off_switch(c: Mapping[str, Any]) -> RuleResult:
     """Chunked prefill and prefix caching go off together for a collected blocker, an encoder-decoder model, or an explicit --no-enable-chunked-prefill without prefix caching requested.
