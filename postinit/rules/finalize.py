@@ -512,6 +512,7 @@ def hma_chunked_local_warning(c: Mapping[str, Any]) -> RuleResult:
     writes=(_HMA,),
     after=_HMA_WARNINGS,
     source=f"{_SRC}; ref step-22",
+    ensures=lambda c: c[_HMA] is True,
 )
 def hma_off_platform(c: Mapping[str, Any]) -> RuleResult:
     """The hybrid KV cache manager is not supported on this (non-GPU) platform."""
@@ -529,6 +530,7 @@ def hma_off_platform(c: Mapping[str, Any]) -> RuleResult:
     writes=(_HMA,),
     after=("scheduler.hma-off-platform",),
     source=f"{_SRC}; ref step-22",
+    ensures=lambda c: c[_HMA] is True,
 )
 def hma_off_kv_connector(c: Mapping[str, Any]) -> RuleResult:
     """HMA is turned off for KV connectors for now (its warning is ``scheduler.hma-kv-connector-warning``)."""
@@ -546,6 +548,7 @@ def hma_off_kv_connector(c: Mapping[str, Any]) -> RuleResult:
     writes=(_HMA,),
     after=("scheduler.hma-off-kv-connector",),
     source=f"{_SRC}; ref step-22, 13.2:I13",
+    ensures=lambda c: c[_HMA] is True,
 )
 def hma_off_kv_events(c: Mapping[str, Any]) -> RuleResult:
     """The hybrid KV cache manager is not compatible with KV cache events.
@@ -566,6 +569,7 @@ def hma_off_kv_events(c: Mapping[str, Any]) -> RuleResult:
     writes=(_HMA,),
     after=("scheduler.hma-off-kv-events",),
     source=f"{_SRC}; ref step-22",
+    ensures=lambda c: c[_HMA] is True,
 )
 def hma_off_chunked_local_eagle(c: Mapping[str, Any]) -> RuleResult:
     """The hybrid KV cache manager does not yet support chunked local attention with EAGLE."""
@@ -583,6 +587,7 @@ def hma_off_chunked_local_eagle(c: Mapping[str, Any]) -> RuleResult:
     writes=(_HMA,),
     after=("scheduler.hma-off-chunked-local-eagle",),
     source=f"{_SRC}; ref step-22",
+    ensures=lambda c: c[_HMA] is True,
 )
 def hma_off_chunked_local(c: Mapping[str, Any]) -> RuleResult:
     """Chunked local attention regresses latency with the hybrid KV cache manager unless explicitly allowed."""
