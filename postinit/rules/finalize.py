@@ -5,7 +5,8 @@ and ``mode == VLLM_COMPILE`` re-read after the hook; 19 final CUDA-graph
 checks and the deprecated-flag migration (CUDA/ROCm, V1); 20 dual batch
 overlap; 22 the hybrid KV cache manager switches; 23 the debug dump path;
 24 blocked FP8 weights. Step 21 (the ``instance_id`` fallback) is dead code:
-step 1 always sets it.
+step 1 always sets a clock value, which a deterministic resolution leaves empty
+(``vllm.instance-id`` says so; ``quirk.instance-id-ignored`` flags a user value).
 
 Ordering notes: vLLM evaluates step 22's gate (``not
 disable_hybrid_kv_cache_manager``) once, before any reason turns the manager
@@ -50,6 +51,8 @@ __all__ = [
     "hma_off_kv_connector",
     "hma_off_kv_events",
     "hma_off_platform",
+    "instance_id",
+    "instance_id_ignored",
     "migrate_deprecated_flags",
     "piecewise_needs_vllm_compile",
     "splitting_ops",
@@ -427,6 +430,51 @@ def dbo_disables_cascade_attn(c: Mapping[str, Any]) -> RuleResult:
         )
     if not c[_CASCADE]:
         return {_CASCADE: True}
+    return None
+
+
+# --------------------------------------------------------------------------
+# steps 1 and 21: instance id
+# --------------------------------------------------------------------------
+
+
+@rule(
+    "vllm.instance-id",
+    title="instance_id is drawn at run time",
+    phase="finalize",
+    kind="check",
+    reads=("instance_id",),
+    source=f"{_SRC}; ref step-1, step-21",
+    message="instance_id is left empty: vLLM sets it to str(time.time_ns()) in step 1; the "
+    "random_uuid()[:5] fallback of step 21 never runs.",
+    level="debug",
+)
+def instance_id(c: Mapping[str, Any]) -> RuleResult:
+    """Every VllmConfig gets a fresh id; a deterministic resolution cannot reproduce a clock value."""
+    if c["instance_id"] == "":
+        return Outcome(
+            message="instance_id is left empty: vLLM sets it to str(time.time_ns()) in step 1; the "
+            "random_uuid()[:5] fallback of step 21 never runs."
+        )
+    return None
+
+
+@rule(
+    "quirk.instance-id-ignored",
+    title="A user-supplied instance_id is discarded",
+    phase="finalize",
+    kind="check",
+    reads=("instance_id",),
+    source=f"{_SRC}; ref step-1, 13.2:I14",
+    level="warning",
+)
+def instance_id_ignored(c: Mapping[str, Any]) -> RuleResult:
+    """Step 1 overwrites ``instance_id`` unconditionally, so the value given is never used."""
+    if c["instance_id"] != "":
+        return Outcome(
+            message=f"quirk I14: instance_id {c['instance_id']!r} is discarded; vLLM always sets "
+            "str(time.time_ns()) in step 1."
+        )
     return None
 
 

@@ -533,3 +533,11 @@ def test_deepep_ht_end_to_end_quirk_i1() -> None:
     ) == (False, False)
     assert r.get("compilation_config.max_cudagraph_capture_size") == 256
     assert any(e.rule == "quirk.cudagraph-none-with-capture-sizes" for e in r.trace.fired)
+
+
+@pytest.mark.parametrize(("value", "info", "quirk"), [("", True, False), ("abc", False, True)])
+def test_instance_id(value: str, info: bool, quirk: bool) -> None:
+    """Steps 1/21: an empty id is explained; a user id is flagged as discarded (I14)."""
+    s = state({"instance_id": value})
+    assert (f.instance_id(s) is not None) == info
+    assert (f.instance_id_ignored(s) is not None) == quirk
