@@ -583,6 +583,65 @@ def platforms(fmt: FmtOpt = Fmt.text) -> None:
     _guard(run)
 
 
+# ---------------------------------------------------------------------------- sweep (issue #7)
+
+
+class SweepFmt(enum.StrEnum):
+    text = "text"
+    json = "json"
+
+
+@app.command(epilog=(
+    "Examples:\n\n  postinit sweep --exhaustive --platform h100 --jobs 2\n\n"
+    "  postinit sweep --random 500 --seed 7 --format json\n\n"
+    "  postinit sweep --random 200 --scheduler local"
+))
+def sweep(
+    exhaustive: Annotated[bool, typer.Option("--exhaustive", help="Every interaction group in full plus a pairwise covering (default).")] = False,
+    random_n: Annotated[int | None, typer.Option("--random", help="N seeded random inputs instead.", show_default=False)] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the random draws and of the pairwise covering.")] = 0,
+    platform: Annotated[list[str] | None, typer.Option("--platform", help="Platform spec(s) to sweep (repeatable); default: t4 a100 l40s h100 b200 b300 mi300x cpu.", show_default=False)] = None,
+    jobs: Annotated[int, typer.Option("--jobs", help="Worker processes (the report is identical for any number).")] = 1,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", help="Run on dask distributed: tcp://host:port, or 'local' for a LocalCluster.", show_default=False)] = None,
+    chunk_size: Annotated[int, typer.Option("--chunk-size", help="Inputs per task.")] = 64,
+    fmt: Annotated[SweepFmt, typer.Option("--format", help="Output format.")] = SweepFmt.text,
+) -> None:
+    """Explore the decision-relevant input space through every rulebook invariant; report violations and rule coverage."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from postinit import sweep as sweeping
+
+    def run() -> int:
+        if exhaustive and random_n is not None:
+            _fail("--exhaustive and --random are exclusive")
+        mode: Any = "random" if random_n is not None else "exhaustive"
+        err = Console(stderr=True)
+        with Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                      console=err, transient=True, disable=not err.is_terminal) as bar:
+            task = bar.add_task("sweep", total=None)
+
+            def tick(done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total)
+
+            report = sweeping.sweep(mode, n=random_n or 0, seed=seed, platforms=platform, jobs=jobs,
+                                    scheduler=scheduler, chunk_size=chunk_size, progress=tick)
+        if fmt is SweepFmt.json:
+            _out(json.dumps(report.to_dict(), indent=2, sort_keys=True))
+        else:
+            console, buf = _console()
+            sweeping.print_report(report, console)
+            _out(buf.getvalue())
+        return 0 if report.ok else 1
+
+    _guard(run)
+
+
 def main() -> None:
     """Console-script entry point."""
     app()
