@@ -266,6 +266,9 @@ def text_why(console: Console, node: WhyNode) -> None:
     inputs = sorted(p for p, o in leaves if not o.startswith("default"))
     if inputs:
         console.print(f"[dim]rests on: {escape(', '.join(inputs))}[/]")
+    for note in node.notes:
+        style = "yellow" if note.level == "warning" else "dim"
+        console.print(f"[{style}]• {escape(note.rule)}[/] (about {escape(note.path)}): {escape(note.message)}")
 
 
 def text_stopped(console: Console, r: Resolution) -> None:
@@ -288,6 +291,8 @@ def md_why(node: WhyNode) -> str:
             walk(c, depth + 1)
 
     walk(node, 0)
+    for note in node.notes:
+        lines.append(f"- **{note.rule}** (about `{note.path}`): {_md(note.message)}")
     return "\n".join(lines) + "\n"
 
 

@@ -2,18 +2,28 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from postinit.engine._paths import freeze
-from postinit.engine._trace import Evaluated, Fired, Provenance, Source, ViolationEvent, jsonable
+from postinit.engine._trace import (
+    Evaluated,
+    Fired,
+    Provenance,
+    Source,
+    StaleRead,
+    ViolationEvent,
+    jsonable,
+)
 
 if TYPE_CHECKING:
     from postinit.engine._resolve import EngineResult
 
-__all__ = ["Candidate", "Step", "WhyNode", "WhyNot", "why", "why_not"]
+__all__ = ["Candidate", "Note", "Step", "WhyNode", "WhyNot", "why", "why_not"]
 
 _MAX_DEPTH = 12
+_FACT_ROOTS = frozenset({"platform", "env", "usage"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +54,8 @@ class WhyNode:
     history: tuple[Step, ...] = ()
     """Every value the path held before this one, oldest first."""
     truncated: bool = False
+    notes: tuple[Note, ...] = ()
+    """(root only) warnings, quirks and stale reads about any value in the tree."""
 
     @property
     def rule(self) -> str | None:
@@ -72,13 +84,52 @@ class WhyNode:
             out["because"] = [c.to_dict() for c in self.children]
         if self.truncated:
             out["truncated"] = True
+        if self.notes:
+            out["notes"] = [n.to_dict() for n in self.notes]
         return out
 
 
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A message-only event (a warning or quirk) or a stale read about a value in a why tree."""
+
+    rule: str
+    level: str
+    message: str
+    path: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rule": self.rule, "level": self.level, "message": self.message, "path": self.path}
+
+
 def why(result: EngineResult, path: str) -> WhyNode:
-    """The causal tree of ``path``'s final value in ``result``."""
+    """The causal tree of ``path``'s final value in ``result``, with the warnings about it."""
     result.rulebook.paths.require(path)
-    return _node(result, path, len(result.trace.events) + 1, 0, set())
+    root = _node(result, path, len(result.trace.events) + 1, 0, set())
+    return dataclasses.replace(root, notes=_notes(result, root))
+
+
+def _notes(result: EngineResult, root: WhyNode) -> tuple[Note, ...]:
+    in_tree: dict[str, int] = {}
+    level = [root]
+    depth = 0
+    while level:
+        for n in level:
+            in_tree.setdefault(n.path, depth)
+        level = [c for n in level for c in n.children]
+        depth += 1
+    notes: list[Note] = []
+    for ev in result.trace.events:
+        if isinstance(ev, Fired) and not ev.changes and ev.message and ev.reads is not None:
+            # name the config value nearest the root that the note read, rather than a fact
+            hits = sorted((p for p in ev.reads if p in in_tree),
+                          key=lambda p: (p.split(".", 1)[0] in _FACT_ROOTS, in_tree[p]))
+            hit = hits[0] if hits else None
+            if hit is not None:
+                notes.append(Note(ev.rule, ev.level, ev.message, hit))
+        elif isinstance(ev, StaleRead) and (ev.path in in_tree or ev.path == root.path):
+            notes.append(Note(ev.rule, "warning", ev.message, ev.path))
+    return tuple(notes)
 
 
 def _node(result: EngineResult, path: str, before: int, depth: int, seen: set[tuple[str, int]]) -> WhyNode:
