@@ -120,3 +120,26 @@ def test_get_unknown_path_suggests() -> None:
     r = postinit.resolve()
     with pytest.raises(UnknownFieldError, match="cudagraph_mode"):
         r.get("compilation_config.cudagraph_mod")
+
+
+def test_why_budget_names_usage_rule_and_device_memory() -> None:
+    """`why max_num_batched_tokens` for `vllm serve` on an H100 names the usage-context rule and the device-memory fact."""
+    r = postinit.resolve(model="meta-llama/Llama-3.1-8B-Instruct", argv=[], platform="h100")
+    tree = r.why("scheduler_config.max_num_batched_tokens")
+    assert tree.value == 8192
+    assert tree.rule == "engine-args.batch-defaults-large-gpu"
+    facts = {n.path: n for n in tree.walk()}
+    assert facts["platform.total_memory_gb"].provenance.source is Source.FACT
+    assert facts["usage.usage_context"].value == "OPENAI_API_SERVER"
+
+
+def test_why_chunked_prefill_names_the_engine_args_quirk() -> None:
+    """After --no-enable-chunked-prefill, `why chunked_prefill_enabled` names EngineArgs' forcing rule and its quirk."""
+    r = postinit.resolve(model="meta-llama/Llama-3.1-8B-Instruct", argv=["--no-enable-chunked-prefill"])
+    tree = r.why("scheduler_config.chunked_prefill_enabled")
+    assert tree.value is True
+    assert "engine-args.chunked-prefill-forced" in {n.rule for n in tree.walk()}
+    assert "quirk.chunked-prefill-flag-ignored" in {n.rule for n in tree.notes}
+    forced = next(n for n in tree.walk() if n.rule == "engine-args.chunked-prefill-forced")
+    assert forced.history[-1].value is False
+    assert forced.history[-1].provenance.source is Source.USER
