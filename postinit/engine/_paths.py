@@ -12,7 +12,7 @@ import dataclasses
 import enum
 import types
 import typing
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -57,8 +57,18 @@ def _hashable(value: Any) -> Any:
     return value
 
 
+_ATOMIC = frozenset({type(None), str, int, float, bool})
+
+
 def freeze(value: Any) -> Any:
     """Return an immutable equivalent of ``value`` (lists → tuples, dicts → FrozenDict)."""
+    t = type(value)
+    if t in _ATOMIC or t is FrozenDict:
+        return value
+    if t is tuple and _ATOMIC.issuperset(map(type, value)):
+        return value  # already frozen all the way down (the common case: sizes, op lists)
+    if t is list and _ATOMIC.issuperset(map(type, value)):
+        return tuple(value)
     if value is None or isinstance(value, (str, int, float, bool, enum.Enum, tuple, FrozenDict)):
         if isinstance(value, tuple):
             return tuple(freeze(v) for v in value)
@@ -156,6 +166,7 @@ class PathSpace:
         self.paths: frozenset[str] = frozenset(self.info)
         self._defaults: dict[str, Any] = {p: freeze(i.default) for p, i in self.info.items()}
         self._adapters: dict[str, TypeAdapter[Any]] = {}
+        self._prefixes_cache: frozenset[str] | None = None
 
     @classmethod
     def from_model(cls, root: type, *, mounts: Mapping[str, type] | None = None) -> PathSpace:
@@ -263,6 +274,24 @@ class PathSpace:
                 out[path] = None
             self._absent_presences(child, out)
 
+    def flatten_fields(self, obj: Any, names: Iterable[str], out: dict[str, Any], prefix: str = "") -> None:
+        """Flatten only the fields ``names`` of ``obj`` (mounted at ``prefix``) into ``out``.
+
+        For a state that starts from the flattened defaults: the fields the input
+        left out already hold what they would flatten to. Names that are no field
+        (aliases) fall back to flattening all of ``obj``.
+        """
+        plan = self._plans.get(prefix) or self._find_plan(prefix)
+        wanted = set(names)
+        known = {name for name, _ in plan.leaves} | {name for name, _, _, _ in plan.children}
+        if not wanted <= known:
+            self._flatten_into(plan, obj, out)
+            return
+        sub = _Node(plan.cls, plan.prefix)
+        sub.leaves = [leaf for leaf in plan.leaves if leaf[0] in wanted]
+        sub.children = [child for child in plan.children if child[0] in wanted]
+        self._flatten_into(sub, obj, out)
+
     def flatten(self, objs: Mapping[str, Any]) -> dict[str, Any]:
         """Flatten one instance per mount (``{"": config, "platform": facts}``)."""
         out: dict[str, Any] = {}
@@ -283,7 +312,7 @@ class PathSpace:
             if info is not None and not info.presence:
                 out[path] = freeze(value)
                 continue
-            is_model = info is not None or any(p.startswith(path + ".") for p in self._model_prefixes())
+            is_model = info is not None or path + "." in self._prefix_set()
             if not is_model:
                 raise UnknownFieldError(f"unknown field '{path}'.{self.suggest(path)}", path=path, value=value)
             if info is not None and info.presence:
@@ -295,6 +324,17 @@ class PathSpace:
             if isinstance(value, Mapping):
                 out.update(self.flatten_partial(value, path))
         return out
+
+    def _prefix_set(self) -> frozenset[str]:
+        cached: frozenset[str] | None = getattr(self, "_prefixes_cache", None)
+        if cached is None:
+            found: set[str] = set()
+            for pre in self._model_prefixes():
+                parts = pre[:-1].split(".")
+                found.update(".".join(parts[:k]) + "." for k in range(1, len(parts) + 1))
+            cached = frozenset(found)
+            self._prefixes_cache = cached
+        return cached
 
     def _model_prefixes(self) -> Iterator[str]:
         stack = list(self._plans.values())

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import structlog
 
-from postinit.engine._paths import freeze
+from postinit.engine._paths import FrozenDict, freeze
 from postinit.engine._rule import Level, Outcome, Violation
 from postinit.engine._trace import (
     DEFAULT_PROVENANCE,
@@ -51,6 +51,9 @@ __all__ = ["EngineResult", "Semantics", "TraceLevel", "resolve_flat"]
 Semantics = Literal["vllm", "consistent"]
 TraceLevel = Literal["minimal", "full", "debug"]
 _MAX_RUNS = 64
+_NONE = 1 << 30
+# values freeze() returns unchanged: checked by exact type on the hot path
+_ATOMIC = frozenset({type(None), str, int, float, bool, FrozenDict})
 
 
 class _StrictView(Mapping[str, Any]):
@@ -157,15 +160,16 @@ def resolve_flat(
     """
     if semantics not in ("vllm", "consistent"):
         raise RuleDeclarationError(f"semantics must be 'vllm' or 'consistent', got {semantics!r}")
-    missing = book.paths.paths - initial.keys()
-    if missing:
+    if not initial.keys() >= book.paths.paths:
+        missing = book.paths.paths - initial.keys()
         first = sorted(missing)[0]
         raise RuleDeclarationError(
             f"initial state lacks {len(missing)} paths (e.g. '{first}'); start from PathSpace.defaults()",
             path=first,
         )
     # freeze on the way in: a caller's list or dict must never reach a rule (which could mutate it)
-    frozen = {p: freeze(v) for p, v in initial.items()}
+    atomic = _ATOMIC
+    frozen = {p: v if type(v) in atomic else freeze(v) for p, v in initial.items()}
     run = _Run(book, frozen, provenance or {}, trace, strict, max_runs)
     run.track_stale = semantics == "vllm" and trace != "minimal"
     if semantics == "vllm":
@@ -234,86 +238,123 @@ class _Run:
         A change re-queues the path's readers and the path's *later* writers: when
         a re-run earlier writer changes a path, the writers ordered after it
         re-assert their value, so the last writer in order still wins.
+        (``readers``/``writers`` are precompiled into ``c.wake``; they are kept
+        in the signature for callers that pass them.)
         """
-        r = c.rule
-        view = _StrictView(self.state, c.reads, r.id) if self.strict else self.view
-        out = r.fn(view)
+        view = _StrictView(self.state, c.reads, c.id) if self.strict else self.view
+        out = c.fn(view)
         if out is None:
             if self.debug:
-                self.events.append(Evaluated(len(self.events), r.id, phase, {p: self.state[p] for p in r.reads}))
-            return 1 << 30
-        if isinstance(out, Violation):
-            self.events.append(ViolationEvent(
-                len(self.events), r.id, phase, out.message, out.hint, out.error,
-                {p: self.state[p] for p in r.reads} if self.full else None,
-            ))
-            self.stopped = True
-            return 1 << 30
-        if isinstance(out, Outcome):
+                state = self.state
+                self.events.append(Evaluated(len(self.events), c.id, phase, {p: state[p] for p in c.read_order}))
+            return _NONE
+        return self.apply(c, out, phase, queued)
+
+    def apply(self, c: CompiledRule, out: Any, phase: str, queued: list[bool]) -> int:
+        """Record what a rule returned (not None); return the lowest re-queued reader position."""
+        state = self.state
+        changes: Mapping[str, Any]
+        message: str | None
+        level: Level | str | None
+        if type(out) is dict or type(out) is FrozenDict:
+            changes, message, level = out, None, None
+        elif type(out) is Violation:
+            return self._violation(c, out, phase)
+        elif type(out) is Outcome:
+            changes, message, level = out.changes, out.message, out.level
+        elif isinstance(out, Violation):
+            return self._violation(c, out, phase)
+        elif isinstance(out, Outcome):
             changes, message, level = out.changes, out.message, out.level
         elif isinstance(out, Mapping):
             changes, message, level = out, None, None
         else:
             raise RuleDeclarationError(
-                f"rule '{r.id}' returned {type(out).__name__}; return None, a mapping, Outcome or Violation",
-                rule=r.id,
+                f"rule '{c.id}' returned {type(out).__name__}; return None, a mapping, Outcome or Violation",
+                rule=c.id,
             )
         seq = len(self.events)
-        reads = {p: self.state[p] for p in r.reads} if self.full else None
+        full = self.full
+        reads = {p: state[p] for p in c.read_order} if full else None
         made: list[Change] = []
-        stale: list[tuple[str, Any]] = []
-        lowest = 1 << 30
+        stale: list[tuple[str, Any]] | None = [] if self.track_stale else None
+        lowest = _NONE
+        writes = c.writes
+        wake = c.wake
+        prov: Provenance | None = None
         for path, new in changes.items():
-            if path not in c.writes:
+            if path not in writes:
                 raise UndeclaredWriteError(
-                    f"rule '{r.id}' wrote '{path}', which it does not declare in writes ({r.location})",
-                    rule=r.id, path=path, value=new,
+                    f"rule '{c.id}' wrote '{path}', which it does not declare in writes ({c.rule.location})",
+                    rule=c.id, path=path, value=new,
                 )
-            new = freeze(new)
-            old = self.state[path]
-            if _same(old, new):
+            if type(new) not in _ATOMIC:
+                new = freeze(new)
+            old = state[path]
+            if old is new or (type(old) is type(new) and old == new):
                 continue
             old_source = self._source_of(path)
-            self.state[path] = new
-            prov = Provenance(Source.RULE, rule=r.id, event=seq)
+            state[path] = new
+            if prov is None:
+                prov = Provenance(Source.RULE, rule=c.id, event=seq)
             self.prov[path] = prov
             made.append(Change(path, old, new, old_source))
-            if self.full:
-                self.history.setdefault(path, []).append((seq, new, prov))
-                if self.track_stale:
+            if full:
+                hist = self.history.get(path)
+                if hist is None:
+                    self.history[path] = [(seq, new, prov)]
+                else:
+                    hist.append((seq, new, prov))
+                if stale is not None:
                     stale.append((path, new))
-            for j in readers.get(path, ()):
-                if j != c.pos and not queued[j]:
+            rd, later = wake[path]
+            for j in rd:
+                if not queued[j]:
                     queued[j] = True
                     if j < lowest:
                         lowest = j
-            if writers:
-                for j in writers.get(path, ()):
-                    if j > c.pos:
-                        queued[j] = True
+            for j in later:
+                queued[j] = True
         if not made and message is None:
             if self.debug:
-                self.events.append(Evaluated(seq, r.id, phase, reads or {}))
-            return 1 << 30
-        lvl = Level(level).value if level is not None else r.level.value
+                self.events.append(Evaluated(seq, c.id, phase, reads or {}))
+            return _NONE
+        lvl = c.level if level is None else Level(level).value
         self.events.append(Fired(
-            seq, r.id, phase, r.kind.value, tuple(made), message if message is not None else r.message, lvl, reads,
+            seq, c.id, phase, c.kind, tuple(made), c.message if message is None else message, lvl, reads,
         ))
-        for path, new in stale:
-            self._stale(path, new, r.id, phase)
-        if self.full and reads is not None:
-            for p, v in reads.items():
-                if p not in c.writes:
-                    self.readers_log[p][r.id] = (c.phase_idx, phase, v)
+        if stale:
+            for path, new in stale:
+                self._stale(path, new, c.id, c.phase_idx, phase)
+        if reads is not None:
+            log = self.readers_log
+            rid, entry_idx = c.id, c.phase_idx
+            for p in c.pure_reads:
+                entry = log.get(p)
+                if entry is None:
+                    log[p] = {rid: (entry_idx, phase, reads[p])}
+                else:
+                    entry[rid] = (entry_idx, phase, reads[p])
         return lowest
+
+    def _violation(self, c: CompiledRule, out: Violation, phase: str) -> int:
+        state = self.state
+        self.events.append(ViolationEvent(
+            len(self.events), c.id, phase, out.message, out.hint, out.error,
+            {p: state[p] for p in c.read_order} if self.full else None,
+        ))
+        self.stopped = True
+        return _NONE
 
     def _source_of(self, path: str) -> Source:
         prov = self.prov.get(path) or self.initial_prov.get(path)
         return prov.source if prov is not None else Source.DEFAULT
 
-    def _stale(self, path: str, new: Any, by: str, by_phase: str) -> None:
-        by_idx = self.book.phases.index(by_phase)
-        for rid, (idx, phase, value) in self.readers_log.get(path, {}).items():
+    def _stale(self, path: str, new: Any, by: str, by_idx: int, by_phase: str) -> None:
+        log = self.readers_log.get(path)
+        if not log:
+            return
+        for rid, (idx, phase, value) in log.items():
             if idx < by_idx and rid != by and not _same(value, new):
                 key = (rid, path, by)
                 if key in self.stale_seen:
@@ -326,30 +367,44 @@ class _Run:
     def phase(
         self,
         order: tuple[CompiledRule, ...],
-        readers: Mapping[str, tuple[int, ...]],
+        readers: Mapping[str, tuple[int, ...]] | None = None,
         writers: Mapping[str, tuple[int, ...]] | None = None,
         *,
         phase_name: str | None = None,
         skip_checks: bool = False,
         only_checks: bool = False,
     ) -> None:
+        """Run ``order`` to its fixed point (``readers``/``writers`` are precompiled in each rule's ``wake``)."""
         n = len(order)
         queued = [True] * n
         runs = [0] * n
+        max_runs = self.max_runs
+        filtered = skip_checks or only_checks
+        plain = not (self.strict or self.debug)
+        view = self.view
+        apply = self.apply
         i = 0
         while True:
-            back = 1 << 30
+            back = _NONE
             while i < n:
                 if queued[i]:
                     queued[i] = False
                     c = order[i]
-                    if (skip_checks and c.is_check) or (only_checks and not c.is_check):
+                    if filtered and ((skip_checks and c.is_check) or (only_checks and not c.is_check)):
                         i += 1
                         continue
                     runs[i] += 1
-                    if runs[i] > self.max_runs:
-                        self._no_fixed_point(order, runs, phase_name or c.rule.phase)
-                    low = self.run_rule(c, phase_name or c.rule.phase, readers, queued, writers)
+                    if runs[i] > max_runs:
+                        self._no_fixed_point(order, runs, phase_name or c.phase)
+                    name = phase_name or c.phase
+                    if plain:
+                        out = c.fn(view)
+                        if out is None:
+                            i += 1
+                            continue
+                        low = apply(c, out, name, queued)
+                    else:
+                        low = self.run_rule(c, name, readers or {}, queued, writers)
                     if self.stopped:
                         return
                     if low < i and low < back:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import types
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
 
 from postinit.engine._paths import PathSpace
-from postinit.engine._rule import Kind, Rule, rule_of
+from postinit.engine._rule import Kind, Rule, RuleFn, rule_of
 from postinit.errors import (
     CycleError,
     RuleDeclarationError,
@@ -33,6 +33,42 @@ class CompiledRule:
     reads: frozenset[str]
     writes: frozenset[str]
     is_check: bool
+    # hot-path copies of the header, so the resolver does one attribute lookup each
+    fn: RuleFn = field(init=False, repr=False, compare=False)
+    id: str = field(init=False, repr=False, compare=False)
+    phase: str = field(init=False, repr=False, compare=False)
+    kind: str = field(init=False, repr=False, compare=False)
+    level: str = field(init=False, repr=False, compare=False)
+    message: str = field(init=False, repr=False, compare=False)
+    read_order: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """The declared reads, in declaration order (trace ``reads`` dicts keep it)."""
+    pure_reads: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """The reads that are not also writes (the stale-read log keeps these)."""
+    wake: Mapping[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(init=False, repr=False, compare=False)
+    """Per written path: (positions of the other readers to re-queue, positions of later writers)."""
+
+    def __post_init__(self) -> None:
+        r = self.rule
+        set_ = object.__setattr__
+        set_(self, "fn", r.fn)
+        set_(self, "id", r.id)
+        set_(self, "phase", r.phase)
+        set_(self, "kind", r.kind.value)
+        set_(self, "level", r.level.value)
+        set_(self, "message", r.message)
+        set_(self, "read_order", tuple(r.reads))
+        set_(self, "pure_reads", tuple(p for p in r.reads if p not in self.writes))
+        set_(self, "wake", {p: ((), ()) for p in r.writes})
+
+    def _wire(self, readers: Mapping[str, Sequence[int]], writers: Mapping[str, Sequence[int]]) -> None:
+        pos = self.pos
+        object.__setattr__(self, "wake", {
+            p: (
+                tuple(j for j in readers.get(p, ()) if j != pos),
+                tuple(j for j in writers.get(p, ()) if j > pos),
+            )
+            for p in self.rule.writes
+        })
 
 
 def _where(r: Rule) -> str:
@@ -263,6 +299,8 @@ class Rulebook:
                     readers[p].append(pos)
                 for p in r.writes:
                     writers[p].append(pos)
+            for c in compiled:
+                c._wire(readers, writers)
             self.compiled[phase] = tuple(compiled)
             self.readers[phase] = {p: tuple(v) for p, v in readers.items()}
             self.writers[phase] = {p: tuple(v) for p, v in writers.items() if len(v) > 1}
@@ -276,6 +314,8 @@ class Rulebook:
                     greaders[p].append(gc.pos)
                 for p in c.rule.writes:
                     gwriters[p].append(gc.pos)
+        for gc in glob:
+            gc._wire(greaders, gwriters)
         self.global_order = tuple(glob)
         self.global_readers = {p: tuple(v) for p, v in greaders.items()}
         self.global_writers = {p: tuple(v) for p, v in gwriters.items() if len(v) > 1}
