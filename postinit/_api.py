@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import importlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -113,6 +115,69 @@ def _platform(spec: Platform | str | None) -> tuple[Platform, str]:
     return plat, f"platform {text}"
 
 
+@dataclass(frozen=True)
+class _FastPaths:
+    """Per-process constants of the front door (built once, on first use)."""
+
+    default_flat: dict[str, Any]
+    """``VllmConfig()`` (and an empty env) flattened: what every part the input leaves out flattens to."""
+    empty_env: dict[str, Any]
+    platform_paths: tuple[str, ...]
+    usage_paths: tuple[str, ...]
+    usages: dict[Any, dict[str, Any]]
+
+    def usage(self, usage: UsageSpec) -> dict[str, Any]:
+        flat = self.usages.get(usage)
+        if flat is None:
+            obj = Usage(
+                via_engine_args=usage is not None,
+                usage_context=_USAGE.get(usage) if usage is not None else None,
+            )
+            flat = self.usages[usage] = paths().flatten_model(obj, "usage")
+        return flat
+
+
+@functools.cache
+def _fast_paths() -> _FastPaths:
+    space = paths()
+    base = space.defaults()
+    base.update(space.flatten({"": VllmConfig()}))
+    return _FastPaths(
+        default_flat=base,
+        empty_env=space.flatten_model(Env.from_mapping({}), "env"),
+        platform_paths=tuple(p for p in space.paths if p.startswith("platform.")),
+        usage_paths=tuple(p for p in space.paths if p.startswith("usage.")),
+        usages={},
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _platform_spec(text: str) -> tuple[Platform, dict[str, Any]]:
+    plat = Platform.from_spec(text)
+    return plat, paths().flatten_model(plat, "platform")
+
+
+def _platform_cached(spec: Platform | str | None) -> tuple[str, dict[str, Any]]:
+    """The platform's provenance detail and flattened facts (cached per spec string, except ``auto``)."""
+    text = (spec or DEFAULT_PLATFORM) if isinstance(spec, str) or spec is None else None
+    if text is not None and text != "auto":
+        return f"platform {text}", _platform_spec(text)[1]
+    plat, detail = _platform(spec)
+    return detail, paths().flatten_model(plat, "platform")
+
+
+@functools.lru_cache(maxsize=128)
+def _catalog_model(name: str) -> Any:
+    return load_model(name)
+
+
+def _load(name: str) -> Any:
+    """``load_model``, cached for built-in catalog ids (a local path is read every time)."""
+    if Path(name).expanduser().exists():
+        return load_model(name)
+    return _catalog_model(name)
+
+
 def _env(env: Env | Mapping[str, str | None] | None) -> tuple[Env, set[str]]:
     if isinstance(env, Env):
         return env, set(env.model_fields_set)
@@ -191,7 +256,7 @@ def prepare(
         model_name = DEFAULT_MODEL
     loader_sources: dict[str, str] = {}
     if model_name is not None and not (isinstance(mc, Mapping) and "hf_config" in mc):
-        loaded = load_model(model_name)
+        loaded = _load(model_name)
         facts: dict[str, Any] = {"hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config}
         data["model_config"] = _deep_merge(facts, {**(mc or {}), "model": model_name})
         loader_sources = {f"model_config.{k}": v for k, v in loaded.sources.items()}
@@ -201,15 +266,17 @@ def prepare(
         cfg = _CONFIG_ADAPTER.validate_python(data)
     except ValidationError as e:
         raise format_validation_error(e) from None
-    plat, plat_detail = _platform(platform)
+    plat_detail, plat_flat = _platform_cached(platform)
     env_obj, env_set = _env(env)
-    usage_obj = Usage(
-        via_engine_args=via_engine_args, usage_context=_USAGE.get(usage) if usage is not None else None
-    )
-
     space = paths()
-    state = space.defaults()
-    state.update(space.flatten({"": cfg, "platform": plat, "env": env_obj, "usage": usage_obj}))
+    # start from VllmConfig()'s flattened defaults and flatten only what can differ: the
+    # sub-configs the input names, the platform (cached per spec), the env and the usage facts
+    fast = _fast_paths()
+    state = dict(fast.default_flat)
+    space.flatten_fields(cfg, data.keys(), state)
+    state.update(plat_flat)
+    state.update(fast.empty_env if env is None else space.flatten_model(env_obj, "env"))
+    state.update(fast.usage(usage))
     prov: dict[str, Provenance] = {}
     for p in space.flatten_partial(data):
         if p in loader_sources:
@@ -218,11 +285,11 @@ def prepare(
     for p, detail in loader_sources.items():
         if p in space:
             prov[p] = Provenance(Source.LOADER, detail)
-    for p in space.paths:
-        if p.startswith("platform."):
-            prov[p] = Provenance(Source.FACT, plat_detail)
-        elif p.startswith("usage."):
-            prov[p] = Provenance(Source.FACT, f"usage {usage}" if usage else "VllmConfig(...) built directly")
+    prov.update(dict.fromkeys(fast.platform_paths, Provenance(Source.FACT, plat_detail)))
+    prov.update(dict.fromkeys(
+        fast.usage_paths,
+        Provenance(Source.FACT, f"usage {usage}" if usage else "VllmConfig(...) built directly"),
+    ))
     for name in env_set:
         prov[f"env.{name}"] = Provenance(Source.FACT, f"env {name}")
     return state, prov, {"platform": plat_detail, "usage": usage, "semantics": semantics}

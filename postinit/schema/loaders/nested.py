@@ -10,6 +10,7 @@ here: pydantic validates values and :func:`format_validation_error` words it).
 from __future__ import annotations
 
 import enum
+import functools
 import types
 import typing
 from collections.abc import Mapping, Sequence
@@ -57,12 +58,23 @@ def _names(fields: Mapping[str, Any]) -> dict[str, str]:
     return names
 
 
+@functools.lru_cache(maxsize=256)
+def _shape(model_cls: Any) -> tuple[dict[str, Any], dict[str, str], dict[str, Any]]:
+    """(fields, accepted names, field name → sub-model class) of one model class, computed once."""
+    fields = model_fields(model_cls)
+    subs = {name: submodel_of(info.annotation) for name, info in fields.items()}
+    return fields, _names(fields), subs
+
+
 def check_keys(data: Mapping[str, Any], model_cls: Any, *, prefix: str = "") -> None:
     """Raise :class:`UnknownFieldError` for the first key that is no field, with did-you-mean."""
-    fields = model_fields(model_cls)
+    try:
+        fields, names, subs = _shape(model_cls)
+    except TypeError:  # an unhashable class object: no caching
+        fields = model_fields(model_cls)
+        names, subs = _names(fields), {n: submodel_of(i.annotation) for n, i in fields.items()}
     if not fields:
         raise TypeError(f"{model_cls!r} is not a pydantic model or pydantic dataclass")
-    names = _names(fields)
     for key, value in data.items():
         path = f"{prefix}{key}"
         if not isinstance(key, str) or key not in names:
@@ -73,7 +85,7 @@ def check_keys(data: Mapping[str, Any], model_cls: Any, *, prefix: str = "") -> 
                 where = f"fields of {prefix[:-1]}" if prefix else "top-level fields"
                 hint = f" {where.capitalize()}: {shown}."
             raise UnknownFieldError(f"unknown field '{path}'.{hint}", path=path, value=value)
-        sub = submodel_of(fields[names[key]].annotation)
+        sub = subs[names[key]]
         if sub is not None and isinstance(value, Mapping):
             check_keys(value, sub, prefix=path + ".")
 
