@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import AsyncIterator, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, TypeVar
@@ -133,12 +134,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     book = postinit.rulebook()  # compile once, now: a broken rulebook fails at start, not per request
     metrics = Metrics()
-    executor = ThreadPoolExecutor(max_workers=settings.threads, thread_name_prefix="postinit-resolve")
+    pool: list[ThreadPoolExecutor] = []  # created on first use, dropped at shutdown (an app may be started again)
+
+    def executor() -> ThreadPoolExecutor:
+        if not pool:
+            pool.append(ThreadPoolExecutor(max_workers=settings.threads, thread_name_prefix="postinit-resolve"))
+        return pool[0]
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
-        executor.shutdown(wait=False, cancel_futures=True)
+        while pool:
+            pool.pop().shutdown(wait=False, cancel_futures=True)
 
     app = FastAPI(
         title="postinit",
@@ -163,7 +170,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     async def run(fn: Callable[[], T]) -> T:
         """Run ``fn`` in a worker thread with the time limit; library errors become answers."""
-        future = asyncio.wrap_future(executor.submit(fn))
+        future = asyncio.wrap_future(executor().submit(fn))
         try:
             return await asyncio.wait_for(future, timeout=settings.request_timeout_s)
         except TimeoutError:
@@ -317,14 +324,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         around: str | None = Query(None, max_length=256, description="A rule id or a path and its neighbours."),
     ) -> Response:
         """SVG is rendered with Graphviz (501 when ``dot`` is missing)."""
+        return Response(await run(lambda: picture(format, phase, around)), media_type=graph_types[format])
+
+    @functools.lru_cache(maxsize=64)
+    def picture(fmt: str, phase: str | None, around: str | None) -> str | bytes:
+        """The rulebook is immutable, so each picture is drawn (and SVG rendered) once per app."""
         v = graphs.view(book, phase=phase, around=around)
-        if format == "mermaid":
-            return Response(graphs.to_mermaid(v), media_type=graph_types["mermaid"])
+        if fmt == "mermaid":
+            return graphs.to_mermaid(v)
         dot = graphs.to_dot(v)
-        if format == "dot":
-            return Response(dot, media_type=graph_types["dot"])
-        svg = await run(lambda: graphs.render(dot, "svg"))
-        return Response(svg, media_type=graph_types["svg"])
+        return dot if fmt == "dot" else graphs.render(dot, "svg")
 
     config_schema = TypeAdapter(VllmConfig).json_schema()
 

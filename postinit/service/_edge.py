@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import time
+import traceback
 import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -113,7 +114,8 @@ class Edge:
             else:
                 await self.app(scope, replay, send_with_id)
         except Exception as exc:  # the catch-all: log server-side, answer generically
-            _log.error("unhandled_error", request_id=request_id, error=type(exc).__name__, exc_info=True)
+            _log.error("unhandled_error", request_id=request_id, error=type(exc).__name__,
+                       traceback="".join(traceback.format_exception(exc)))
             if not started:
                 status = 500
                 await _send_json(send, 500, error_body(
