@@ -22,7 +22,7 @@ from typing import Any
 
 from postinit.engine import Rulebook
 from postinit.engine import testing as kit
-from postinit.errors import UndeclaredReadError
+from postinit.errors import NoFixedPoint, UndeclaredReadError
 
 __all__ = ["INVARIANTS", "KNOWN_QUIRKS", "KnownQuirk", "QuirkHit", "check_vllm", "postcondition_allow"]
 
@@ -43,9 +43,9 @@ class KnownQuirk:
     vllm: str
     """What vLLM does (and where)."""
     rules: tuple[str, ...]
-    """Rules involved: the loop's rules (termination), the postcondition's rule (postconditions)."""
+    """Rules involved (documentation; postconditions: the rules whose postcondition may break)."""
     paths: tuple[str, ...] = ()
-    """Paths whose differences it explains (idempotence)."""
+    """Paths it explains: that differ on re-resolving (idempotence), that keep changing (termination)."""
     broken_by: tuple[str, ...] = ()
     """postconditions: the later rules that may break ``rules``' postconditions."""
     phase: str | None = None
@@ -76,7 +76,7 @@ KNOWN_QUIRKS: tuple[KnownQuirk, ...] = (
         vllm="the same unconditional appends: vLLM runs each statement once, so it terminates; a "
              "consistent resolution re-runs a rule whenever custom_ops (which it reads) changed, and each "
              "re-run appends again",
-        rules=_CUSTOM_OPS_WRITERS, phase="core",
+        rules=_CUSTOM_OPS_WRITERS, paths=("compilation_config.custom_ops",), phase="core",
         test="tests/rules/test_properties.py::test_quirk_custom_ops_no_consistent_fixed_point",
     ),
     KnownQuirk(
@@ -95,9 +95,9 @@ KNOWN_QUIRKS: tuple[KnownQuirk, ...] = (
             "engine-args.pooling-chunked-prefill-default", "engine-args.cpu-arch-disables-chunked-prefill",
             "engine-args.budget-without-chunked-prefill", "engine-args.prefix-caching-default",
             "engine-args.pooling-prefix-caching-default", "engine-args.cpu-arch-disables-prefix-caching",
-            "models.mamba-prefix-caching", "engine-args.batch-defaults-large-gpu",
-            "engine-args.batch-defaults-other-device", "engine-args.batch-defaults-cpu",
         ),
+        paths=("scheduler_config.enable_chunked_prefill", "scheduler_config.chunked_prefill_enabled",
+               "cache_config.enable_prefix_caching"),
         test="tests/rules/test_properties.py::test_quirk_chunked_prefill_no_consistent_fixed_point",
     ),
     KnownQuirk(
@@ -135,16 +135,25 @@ def _quirks(invariant: str) -> list[KnownQuirk]:
     return [q for q in KNOWN_QUIRKS if q.invariant == invariant]
 
 
+def _oscillating(v: kit.InvariantViolation) -> set[str]:
+    """The paths a :class:`NoFixedPoint` saw take more than two values (the ones that kept changing)."""
+    cause = v.__cause__
+    flips = cause.flips if isinstance(cause, NoFixedPoint) else {}
+    return {p for p, values in flips.items() if len(values) > 2}
+
+
 def _explain_termination(v: kit.InvariantViolation) -> list[QuirkHit] | None:
-    """A consistent resolution's loop is known when every rule in it belongs to a termination quirk.
+    """A consistent resolution's loop is known when every path that kept changing belongs to a termination quirk.
 
     (Under ``semantics="consistent"`` the phases collapse, so two quirks'
-    loops can show up as one; the phase name is not compared.)
+    loops can show up as one; phases and rule lists are not compared, the
+    oscillating paths are.)
     """
-    quirks = [q for q in _quirks("termination") if set(v.rules) & set(q.rules)]
-    if not v.rules or not set(v.rules) <= {r for q in quirks for r in q.rules}:
+    paths = _oscillating(v)
+    quirks = [q for q in _quirks("termination") if paths & set(q.paths)]
+    if not paths or not paths <= {p for q in quirks for p in q.paths}:
         return None
-    return [QuirkHit(q.name, "termination", ", ".join(r for r in v.rules if r in q.rules)) for q in quirks]
+    return [QuirkHit(q.name, "termination", ", ".join(sorted(paths & set(q.paths)))) for q in quirks]
 
 
 def _explain_idempotence(book: Rulebook, state: Mapping[str, Any]) -> list[QuirkHit] | None:
