@@ -12,6 +12,7 @@ Endpoints (all under ``/v1`` except operations): ``POST /v1/resolve``,
 from __future__ import annotations
 
 import logging
+import sys
 
 import structlog
 
@@ -21,17 +22,32 @@ __all__ = ["Settings", "create_app", "serve"]
 
 
 def _configure_logging() -> None:
-    """JSON access logs on stderr (only when the service is the process: ``serve``)."""
+    """JSON access logs on stderr (only when the service is the process: ``serve``).
+
+    The engine's per-rule events (``postinit.engine``) are kept at ERROR: every
+    rule firing is already in the response's trace, and logging each one per
+    request would flood the log and cost throughput.
+    """
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    root = logging.getLogger("postinit")
+    root.handlers = [handler]
+    root.setLevel(logging.INFO)
+    root.propagate = False
+    logging.getLogger("postinit.engine").setLevel(logging.ERROR)
     structlog.configure(
         processors=[
+            structlog.stdlib.filter_by_level,
             structlog.contextvars.merge_contextvars,
+            structlog.stdlib.add_logger_name,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso"),
             structlog.processors.format_exc_info,
             structlog.processors.JSONRenderer(),
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-        logger_factory=structlog.PrintLoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        cache_logger_on_first_use=True,
     )
 
 

@@ -56,7 +56,7 @@ class Settings(BaseModel):
     workers: int = Field(1, ge=1)
     max_body_bytes: int = Field(1 << 20, ge=1, description="Larger request bodies get 413.")
     request_timeout_s: float = Field(10.0, gt=0, description="A resolution taking longer gets 504.")
-    threads: int = Field(8, ge=1, description="Worker threads that run resolutions.")
+    threads: int = Field(4, ge=1, description="Worker threads that run resolutions.")
 
 
 class ServiceError(Exception):
@@ -220,9 +220,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # ----------------------------------------------------------------- resolution endpoints
 
+    # The POST endpoints return the library's JSON-ready to_dict() as is (the response models
+    # document it; re-validating a 40 kB trace per request would only cost time).
     @app.post("/v1/resolve", response_model=ResolveResponse, responses=errors, tags=["resolve"],
               summary="Resolve a config: the resolved config, changes, trace, violations and hash")
-    async def resolve_endpoint(body: Inputs) -> dict[str, Any]:
+    async def resolve_endpoint(body: Inputs) -> JSONResponse:
         """A config that violates a rule is an answer: 200 with ``ok: false`` and the violations."""
         _refuse_server_paths(body)
 
@@ -231,11 +233,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             count(r)
             return r.to_dict()
 
-        return await run(work)
+        return JSONResponse(await run(work))
 
     @app.post("/v1/why", responses=errors, tags=["explain"],
               summary="Why does a field have its value: the causal tree back to the inputs")
-    async def why_endpoint(body: WhyRequest) -> dict[str, Any]:
+    async def why_endpoint(body: WhyRequest) -> JSONResponse:
         """``Resolution.why(path).to_dict()``."""
         _refuse_server_paths(body)
 
@@ -244,11 +246,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             count(r)
             return r.why(body.path).to_dict()
 
-        return await run(work)
+        return JSONResponse(await run(work))
 
     @app.post("/v1/why-not", responses=errors, tags=["explain"],
               summary="Why does a field not have a value: the rules that could have set it and what stopped them")
-    async def why_not_endpoint(body: WhyNotRequest) -> dict[str, Any]:
+    async def why_not_endpoint(body: WhyNotRequest) -> JSONResponse:
         """``Resolution.why_not(path, value).to_dict()``."""
         _refuse_server_paths(body)
 
@@ -257,11 +259,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             count(r)
             return r.why_not(body.path, body.value).to_dict()
 
-        return await run(work)
+        return JSONResponse(await run(work))
 
     @app.post("/v1/what-if", responses=errors, tags=["explain"],
               summary="Resolve the inputs as given and with `set` on top, and diff the two")
-    async def what_if_endpoint(body: WhatIfRequest) -> dict[str, Any]:
+    async def what_if_endpoint(body: WhatIfRequest) -> JSONResponse:
         """``postinit.what_if(...).to_dict()``."""
         _refuse_server_paths(body, body.set)
 
@@ -270,11 +272,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             count(w.base, w.changed)
             return w.to_dict()
 
-        return await run(work)
+        return JSONResponse(await run(work))
 
     @app.post("/v1/diff", responses=errors, tags=["explain"],
               summary="Resolve two sets of inputs and compare the resolved configs")
-    async def diff_endpoint(body: DiffRequest) -> dict[str, Any]:
+    async def diff_endpoint(body: DiffRequest) -> JSONResponse:
         """``postinit.diff(resolve(a), resolve(b)).to_dict()``."""
         _refuse_server_paths(body.a)
         _refuse_server_paths(body.b)
@@ -285,7 +287,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             count(ra, rb)
             return postinit.diff(ra, rb, a_label="a", b_label="b").to_dict()
 
-        return await run(work)
+        return JSONResponse(await run(work))
 
     # ----------------------------------------------------------------- the rulebook
 
