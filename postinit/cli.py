@@ -642,6 +642,23 @@ def sweep(
     _guard(run)
 
 
+
+# --------------------------------------------------------------------------- serve (#9, service engineer)
+
+
+@app.command(epilog="Examples:\n\n  postinit serve\n\n  postinit serve --port 8080 --workers 2")
+def serve(
+    host: Annotated[str, typer.Option("--host", help="Address to bind; the default is loopback only.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="uvicorn worker processes.")] = 1,
+) -> None:
+    """Run the HTTP service (needs postinit[serve]); OpenAPI at /openapi.json, docs at /docs."""
+    try:
+        from postinit.service import serve as run_service
+    except ImportError as e:
+        _fail(f"postinit serve needs the serve extra: pip install 'postinit[serve]' ({e.name} is missing)")
+    run_service(host, port, workers)
+
 def main() -> None:
     """Console-script entry point."""
     app()
