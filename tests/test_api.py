@@ -143,3 +143,12 @@ def test_why_chunked_prefill_names_the_engine_args_quirk() -> None:
     forced = next(n for n in tree.walk() if n.rule == "engine-args.chunked-prefill-forced")
     assert forced.history[-1].value is False
     assert forced.history[-1].provenance.source is Source.USER
+
+
+def test_sentence_transformers_facts_reach_the_rules() -> None:
+    """A catalog model's sentence-transformers pooling makes it a pooling model, traced to that file."""
+    r = postinit.resolve(model="intfloat/e5-mistral-7b-instruct")
+    assert r.get("model_config.runner_type") == "pooling"
+    assert r.get("model_config.pooler_config.pooling_type") == "LAST"
+    prov = r.provenance("model_config.hf_config.st_pooling_type")
+    assert prov.source is Source.LOADER and "sentence_transformers" in (prov.detail or "")

@@ -35,6 +35,13 @@ __all__ = [
 
 CATALOG_DIR = Path(__file__).resolve().parent.parent / "catalog"
 _TOKENIZER_KEYS = ("model_max_length", "tokenizer_class", "do_lower_case")
+_ST_FACTS = {
+    "pooling_type": "st_pooling_type",
+    "normalize": "st_normalize",
+    "max_seq_length": "st_max_seq_length",
+    "do_lower_case": "st_do_lower_case",
+}
+"""sentence-transformers facts (modules.json, sentence_bert_config.json) -> HFConfig fields."""
 _TEXT_CONFIG_KEYS = ("text_config", "thinker_config", "llm_config", "language_config")
 
 
@@ -161,6 +168,16 @@ def _build(
     hf = _filter(_with_aliases(raw))
     text = _with_aliases(text)
     sources = {f"hf_config.{k}": f"{origin}:{aliases.get(k, k)}" for k in hf}
+    # facts of the model directory beside config.json, which vLLM reads from its own files
+    beside: dict[str, tuple[Any, str]] = {}
+    for key, field_name in _ST_FACTS.items():
+        if st and key in st:
+            beside[field_name] = (st[key], f"{st_origin}:{key}")
+    if tokenizer and "model_max_length" in tokenizer:
+        beside["tokenizer_model_max_length"] = (tokenizer["model_max_length"], f"{tokenizer_origin}:model_max_length")
+    for field_name, (value, where) in _filter({k: v for k, v in beside.items()}).items():
+        hf[field_name] = value
+        sources[f"hf_config.{field_name}"] = where
     nested = raw.get(text_key, {}) if text_key else {}
     for key in _filter(text):
         real = text_aliases.get(key, key)
