@@ -128,6 +128,7 @@ def write_results(section: str) -> None:
 
 async def main(seconds: float, clients: int, write: bool) -> int:
     """Run the load test and report; the exit status is 1 when any request failed."""
+    load_before = os.getloadavg()[0]
     port = free_port()
     base = f"http://{HOST}:{port}"
     proc = start_server(port)
@@ -163,7 +164,8 @@ invalid config (422 on purpose), GET /v1/rules, /healthz). Errors = transport er
 |---:|---:|---:|---:|---:|---:|---:|
 | {n} | {elapsed:.1f} | {clients} | {rps:.1f} | {p50:.1f} | {p99:.1f} | {len(errors)} |
 
-Statuses: {status_text}. Python {platform.python_version()}, {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d')}.
+Statuses: {status_text}. Python {platform.python_version()}, {os.cpu_count()} CPUs (1-min load average
+{load_before:.1f} before the run: other work shares the machine), {time.strftime('%Y-%m-%d')}.
 """
         write_results(section)
     return 1 if errors else 0
