@@ -652,7 +652,7 @@ def serve(
     port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
     workers: Annotated[int, typer.Option("--workers", min=1, help="uvicorn worker processes.")] = 1,
 ) -> None:
-    """Run the HTTP service (needs postinit[serve]); OpenAPI at /openapi.json, docs at /docs."""
+    """Run the HTTP service (needs postinit\\[serve]); OpenAPI at /openapi.json, docs at /docs."""
     try:
         from postinit.service import serve as run_service
     except ImportError as e:
