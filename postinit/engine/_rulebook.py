@@ -61,13 +61,17 @@ class CompiledRule:
         set_(self, "wake", {p: ((), ()) for p in r.writes})
 
     def _wire(self, readers: Mapping[str, Sequence[int]], writers: Mapping[str, Sequence[int]]) -> None:
+        # A change wakes the path's readers, except the writers ordered before this rule: among the
+        # writers of one path the order decides and the later one wins (vLLM's statement order), so a
+        # later writer's change never re-runs an earlier one.
         pos = self.pos
         object.__setattr__(self, "wake", {
             p: (
-                tuple(j for j in readers.get(p, ()) if j != pos),
+                tuple(j for j in readers.get(p, ()) if j != pos and (j > pos or j not in earlier)),
                 tuple(j for j in writers.get(p, ()) if j > pos),
             )
             for p in self.rule.writes
+            for earlier in (frozenset(j for j in writers.get(p, ()) if j < pos),)
         })
 
 
