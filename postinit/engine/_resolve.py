@@ -13,6 +13,7 @@ final state.
 
 from __future__ import annotations
 
+import weakref
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -149,8 +150,17 @@ def resolve_flat(
     trace: TraceLevel = "full",
     strict: bool = False,
     max_runs: int = _MAX_RUNS,
+    lazy: bool | None = None,
 ) -> EngineResult:
     """Resolve ``initial`` (a flat state over ``book.paths``) to a fixed point.
+
+    ``lazy`` (default: the rulebook's ``lazy_start`` attribute, False unless set)
+    starts each phase with only the rules that can do something: those reading a
+    path that differs from its default or was written, and those that act on the
+    defaults (found by evaluating every rule once on the defaults, the first time).
+    The result is the same as evaluating every rule; the cost follows the work done.
+    It evaluates each rule once more per rulebook, so leave it off for rules with
+    observable side effects (call counters in tests).
 
     ``initial`` must hold every path of the rulebook's path space (start from
     ``paths.defaults()``); it is copied with its values frozen, never mutated. ``trace`` sets how much
@@ -172,6 +182,17 @@ def resolve_flat(
     frozen = {p: v if type(v) in atomic else freeze(v) for p, v in initial.items()}
     run = _Run(book, frozen, provenance or {}, trace, strict, max_runs)
     run.track_stale = semantics == "vllm" and trace != "minimal"
+    if lazy is None:
+        lazy = bool(getattr(book, "lazy_start", False))
+    if lazy and not strict and trace != "debug":
+        # Work-proportional start: a rule whose reads all still hold their defaults returns what
+        # it returns on the defaults, which for most rules is None. Only rules that read a
+        # path differing from its default (or written since), and rules that do something on
+        # the defaults, are queued at the start of a phase; the others wake when a read changes.
+        # (Debug traces record every evaluation and strict runs check every rule's reads: both
+        # evaluate every rule.)
+        defaults = book.paths._defaults
+        run.dirty = {p for p, v in frozen.items() if not _same(v, defaults.get(p, _ABSENT))}
     if semantics == "vllm":
         for phase in book.phases:
             if run.stopped:
@@ -191,6 +212,42 @@ def resolve_flat(
     )
     _emit(result)
     return result
+
+
+_ABSENT = object()
+_MUST_RUN: weakref.WeakKeyDictionary[Rulebook, dict[int, tuple[int, ...]]] = weakref.WeakKeyDictionary()
+
+
+def _readers_of(order: tuple[CompiledRule, ...]) -> dict[str, tuple[int, ...]]:
+    readers: dict[str, list[int]] = {}
+    for c in order:
+        for p in c.read_order:
+            readers.setdefault(p, []).append(c.pos)
+    return {p: tuple(v) for p, v in readers.items()}
+
+
+def _must_run(book: Rulebook, order: tuple[CompiledRule, ...]) -> tuple[int, ...]:
+    """Positions in ``order`` of the rules that do something on the path space's defaults.
+
+    Evaluated once per rulebook and order, through a strict view of the defaults: a rule
+    that raises, reads an undeclared path, or returns anything but None always runs.
+    """
+    per_book = _MUST_RUN.get(book)
+    if per_book is None:
+        per_book = _MUST_RUN[book] = {}
+    found = per_book.get(id(order))
+    if found is None:
+        defaults = dict(book.paths._defaults)
+        must: list[int] = []
+        for c in order:
+            try:
+                out = c.fn(_StrictView(defaults, c.reads, c.id))
+            except Exception:
+                out = True
+            if out is not None:
+                must.append(c.pos)
+        found = per_book[id(order)] = tuple(must)
+    return found
 
 
 class _Run:
@@ -222,6 +279,8 @@ class _Run:
         self.readers_log: dict[str, dict[str, tuple[int, str, Any]]] = defaultdict(dict)
         self.stale_seen: set[tuple[str, str, str]] = set()
         self.track_stale = True
+        self.dirty: set[str] | None = None
+        """Paths that differ from their default or were written (None: evaluate every rule)."""
 
     # -- one rule -------------------------------------------------------------------
 
@@ -295,6 +354,8 @@ class _Run:
                 continue
             old_source = self._source_of(path)
             state[path] = new
+            if self.dirty is not None:
+                self.dirty.add(path)
             if prov is None:
                 prov = Provenance(Source.RULE, rule=c.id, event=seq)
             self.prov[path] = prov
@@ -376,7 +437,18 @@ class _Run:
     ) -> None:
         """Run ``order`` to its fixed point (``readers``/``writers`` are precompiled in each rule's ``wake``)."""
         n = len(order)
-        queued = [True] * n
+        dirty = self.dirty
+        if dirty is None:
+            queued = [True] * n
+        else:
+            queued = [False] * n
+            for j in _must_run(self.book, order):
+                queued[j] = True
+            if readers is None:
+                readers = _readers_of(order)
+            for p in dirty:
+                for j in readers.get(p, ()):
+                    queued[j] = True
         runs = [0] * n
         max_runs = self.max_runs
         filtered = skip_checks or only_checks
@@ -387,6 +459,13 @@ class _Run:
         while True:
             back = _NONE
             while i < n:
+                if not queued[i]:
+                    # jump to the next queued rule (a C-speed scan: a large phase where few
+                    # rules are queued costs little per skipped rule)
+                    try:
+                        i = queued.index(True, i)
+                    except ValueError:
+                        break
                 if queued[i]:
                     queued[i] = False
                     c = order[i]

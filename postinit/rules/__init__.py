@@ -77,4 +77,7 @@ def paths() -> PathSpace:
 @functools.cache
 def rulebook() -> Rulebook:
     """The compiled vLLM rulebook (built once per process; immutable)."""
-    return Rulebook.collect(*MODULES, paths=paths(), phases=PHASES, name="vllm")
+    book = Rulebook.collect(*MODULES, paths=paths(), phases=PHASES, name="vllm")
+    # the rules are pure: start each phase with only the rules that can act (see resolve_flat)
+    book.lazy_start = True  # type: ignore[attr-defined]
+    return book

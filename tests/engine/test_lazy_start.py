@@ -1,0 +1,50 @@
+"""The work-proportional start (``lazy``) gives exactly the result of evaluating every rule."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import postinit
+from postinit.rules import rulebook
+
+CASES: list[dict[str, Any]] = [
+    {"config": {"model_config": {"model": "meta-llama/Llama-3.1-8B-Instruct"}}, "platform": "h100"},
+    {"config": {"model_config": {"model": "meta-llama/Llama-3.1-8B-Instruct"}}, "platform": "cpu"},
+    {"config": {"model_config": {"model": "deepseek-ai/DeepSeek-V3", "max_model_len": 200_000},
+                "parallel_config": {"tensor_parallel_size": 8}},
+     "platform": "b200", "env": {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}},
+    {"config": {"model_config": {"model": "Qwen/Qwen3-Next-80B-A3B-Instruct"},
+                "kv_transfer_config": {"kv_connector": "NixlConnector", "kv_role": "kv_both"}},
+     "platform": "h100"},
+    {"model": "ai21labs/AI21-Jamba-Mini-1.6", "argv": ["-tp", "2", "--enforce-eager"], "platform": "a100"},
+    {"model": "openai/gpt-oss-120b", "argv": ["--max-model-len", "8192"], "platform": "mi300x"},
+    {"model": "BAAI/bge-base-en-v1.5", "argv": [], "platform": "l40s"},
+    {"model": "openai/whisper-large-v3", "argv": [], "platform": "h100"},
+    {"config": {"compilation_config": {"mode": 7}}, "platform": "h100"},  # a violation
+    {"config": None, "platform": "h100"},
+]
+
+
+@pytest.mark.parametrize("case", range(len(CASES)))
+@pytest.mark.parametrize("trace", ["minimal", "full"])
+@pytest.mark.parametrize("semantics", ["vllm", "consistent"])
+def test_lazy_start_matches_evaluating_every_rule(case: int, trace: Any, semantics: Any) -> None:
+    try:
+        state, prov, _ = postinit._api.prepare(**CASES[case])
+    except postinit.PostinitError:
+        pytest.skip("input rejected before the engine")
+    book = rulebook()
+    try:
+        eager = book.resolve(state, prov, trace=trace, semantics=semantics, lazy=False)
+    except postinit.NoFixedPoint as e:
+        with pytest.raises(postinit.NoFixedPoint) as lazy_err:
+            book.resolve(state, prov, trace=trace, semantics=semantics, lazy=True)
+        assert str(lazy_err.value) == str(e)
+        return
+    lazy = book.resolve(state, prov, trace=trace, semantics=semantics, lazy=True)
+    assert lazy.state == eager.state
+    assert {p: type(v) for p, v in lazy.state.items()} == {p: type(v) for p, v in eager.state.items()}
+    assert lazy.trace.to_dict() == eager.trace.to_dict()
+    assert lazy.provenance == eager.provenance
