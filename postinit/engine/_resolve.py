@@ -241,10 +241,10 @@ def _must_run(book: Rulebook, order: tuple[CompiledRule, ...]) -> tuple[int, ...
         must: list[int] = []
         for c in order:
             try:
-                out = c.fn(_StrictView(defaults, c.reads, c.id))
+                acts = c.fn(_StrictView(defaults, c.reads, c.id)) is not None
             except Exception:
-                out = True
-            if out is not None:
+                acts = True
+            if acts:
                 must.append(c.pos)
         found = per_book[id(order)] = tuple(must)
     return found
