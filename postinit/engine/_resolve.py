@@ -192,7 +192,10 @@ def resolve_flat(
         # (Debug traces record every evaluation and strict runs check every rule's reads: both
         # evaluate every rule.)
         defaults = book.paths._defaults
-        run.dirty = {p for p, v in frozen.items() if not _same(v, defaults.get(p, _ABSENT))}
+        run.dirty = {
+            p for p, v in frozen.items()
+            if (d := defaults.get(p, _ABSENT)) is not v and (type(d) is not type(v) or d != v)
+        }
     if semantics == "vllm":
         for phase in book.phases:
             if run.stopped:

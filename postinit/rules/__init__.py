@@ -78,6 +78,8 @@ def paths() -> PathSpace:
 def rulebook() -> Rulebook:
     """The compiled vLLM rulebook (built once per process; immutable)."""
     book = Rulebook.collect(*MODULES, paths=paths(), phases=PHASES, name="vllm")
-    # the rules are pure: start each phase with only the rules that can act (see resolve_flat)
-    book.lazy_start = True  # type: ignore[attr-defined]
+    # lazy_start (see resolve_flat) stays off: on realistic inputs nearly every vLLM rule reads a
+    # path that differs from its default (model facts, platform), so it saves ~20% of the rule
+    # evaluations and costs more than that in bookkeeping (benchmarks/RESULTS.md)
+    book.lazy_start = False  # type: ignore[attr-defined]
     return book
