@@ -16,7 +16,7 @@ propagates.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +50,10 @@ class KnownQuirk:
     """postconditions: the later rules that may break ``rules``' postconditions."""
     phase: str | None = None
     """termination: the phase that does not reach a fixed point."""
+    reresolve_violations: tuple[str, ...] = ()
+    """idempotence: check rules that may reject the resolved config when it is resolved again ..."""
+    when: Callable[[Mapping[str, Any]], bool] | None = None
+    """... provided this holds on the first resolution's final state."""
     test: str = ""
     """The test that pins it."""
 
@@ -58,6 +62,11 @@ _CUSTOM_OPS_WRITERS = (
     "compilation.default-custom-ops", "compilation.sp-needs-rms-norm", "rocm.aiter-rms-norm",
     "compilation.blocked-fp8-adds-quant-fp8",
 )
+
+def _graphs_without_sizes(c: Mapping[str, Any]) -> bool:
+    mode = c["compilation_config.cudagraph_mode"]
+    return bool(c["compilation_config.max_cudagraph_capture_size"] == 0 and mode is not None and mode.value != 0)
+
 
 KNOWN_QUIRKS: tuple[KnownQuirk, ...] = (
     KnownQuirk(
@@ -71,34 +80,16 @@ KNOWN_QUIRKS: tuple[KnownQuirk, ...] = (
         test="tests/rules/test_properties.py::test_quirk_custom_ops_append_not_idempotent",
     ),
     KnownQuirk(
-        "custom-ops-append-no-consistent-fixed-point", "termination",
-        summary="under semantics='consistent' the custom_ops appenders never reach a fixed point",
-        vllm="the same unconditional appends: vLLM runs each statement once, so it terminates; a "
-             "consistent resolution re-runs a rule whenever custom_ops (which it reads) changed, and each "
-             "re-run appends again",
-        rules=_CUSTOM_OPS_WRITERS, paths=("compilation_config.custom_ops",), phase="core",
-        test="tests/rules/test_properties.py::test_quirk_custom_ops_no_consistent_fixed_point",
-    ),
-    KnownQuirk(
-        "chunked-prefill-no-consistent-fixed-point", "termination",
-        summary="under semantics='consistent' the chunked-prefill / prefix-caching flags flip forever",
-        vllm="vLLM decides the two flags in four places that disagree and runs each once: EngineArgs "
-             "defaults (forced on, pooling/CPU-arch defaults, the budget without chunked prefill), "
-             "SchedulerConfig.__post_init__ (chunked_prefill_enabled = enable_chunked_prefill), the step-15 "
-             "off-switch (clears only chunked_prefill_enabled and enable_prefix_caching) and the CPU MLA hook; "
-             "re-deriving after the off-switch turns the flag back on, so no consistent resolution exists "
-             "(reference 13.1:P2, 13.2:I5)",
-        rules=(
-            "scheduler.chunked-prefill-enabled", "scheduler.cp-off-switch", "cpu.mla-disables-chunked-prefill",
-            "scheduler.encoder-decoder-no-chunked-prefill", "scheduler.long-prefill-threshold-default",
-            "scheduler.max-num-batched-tokens-default", "engine-args.chunked-prefill-forced",
-            "engine-args.pooling-chunked-prefill-default", "engine-args.cpu-arch-disables-chunked-prefill",
-            "engine-args.budget-without-chunked-prefill", "engine-args.prefix-caching-default",
-            "engine-args.pooling-prefix-caching-default", "engine-args.cpu-arch-disables-prefix-caching",
-        ),
-        paths=("scheduler_config.enable_chunked_prefill", "scheduler_config.chunked_prefill_enabled",
-               "cache_config.enable_prefix_caching"),
-        test="tests/rules/test_properties.py::test_quirk_chunked_prefill_no_consistent_fixed_point",
+        "sp-emptied-capture-sizes-not-reresolvable", "idempotence",
+        summary="a resolved config whose capture sizes sequence parallelism filtered away (max size 0, "
+                "cudagraphs still on) is rejected when resolved again",
+        vllm="with SP, VllmConfig keeps only capture sizes divisible by TP; when none is left the max "
+             "capture size becomes 0 while cudagraph_mode stays on (quirk.cudagraph-without-capture-sizes). "
+             "vLLM accepts that on the first pass, but _set_cudagraph_sizes asserts 'Maximum cudagraph size "
+             "should be greater than or equal to 1 when using cuda graph.' when the max size 0 arrives as input",
+        rules=("cudagraph.sp-filters-capture-sizes", "cudagraph.capture-sizes"),
+        reresolve_violations=("cudagraph.capture-sizes",), when=_graphs_without_sizes,
+        test="tests/rules/test_properties.py::test_quirk_sp_emptied_capture_sizes_not_reresolvable",
     ),
     KnownQuirk(
         "original-max-model-len-records-input", "idempotence",
@@ -159,7 +150,11 @@ def _explain_termination(v: kit.InvariantViolation) -> list[QuirkHit] | None:
 def _explain_idempotence(book: Rulebook, state: Mapping[str, Any]) -> list[QuirkHit] | None:
     first = book.resolve(state, semantics="consistent", trace="minimal")
     again = book.resolve(first.state, semantics="consistent", trace="minimal")
-    if not again.ok:
+    if not again.ok:  # the second pass stopped early: only a known rejection explains it
+        rule = again.violations[0].rule
+        for q in _quirks("idempotence"):
+            if rule in q.reresolve_violations and (q.when is None or q.when(first.state)):
+                return [QuirkHit(q.name, "idempotence", f"re-resolving raised {rule}")]
         return None
     changed = {p for p in first.state if not kit._same(first.state[p], again.state.get(p))}
     hits, explained = [], set()

@@ -114,24 +114,6 @@ def test_quirk_custom_ops_append_not_idempotent() -> None:
 
 
 @pytest.mark.xfail(strict=True, raises=kit.InvariantViolation,
-                   reason=_reason("custom-ops-append-no-consistent-fixed-point"))
-def test_quirk_custom_ops_no_consistent_fixed_point() -> None:
-    """Under semantics='consistent' the '+rms_norm' appender re-runs forever."""
-    book, state, _ = _case(model="fixtures/llama_fp8_block", tp=2, pass_config="sp", mode=3)
-    assert book.resolve(state).ok  # vLLM's order terminates
-    kit.check_termination(book, state, semantics=("consistent",))
-
-
-@pytest.mark.xfail(strict=True, raises=kit.InvariantViolation,
-                   reason=_reason("chunked-prefill-no-consistent-fixed-point"))
-def test_quirk_chunked_prefill_no_consistent_fixed_point() -> None:
-    """A pooling model with CLS pooling: the off-switch and the scheduler's derivation disagree."""
-    book, state, _ = _case(model="fixtures/llama", pooling="CLS", chunked_prefill=True)
-    assert book.resolve(state).ok
-    kit.check_termination(book, state, semantics=("consistent",))
-
-
-@pytest.mark.xfail(strict=True, raises=kit.InvariantViolation,
                    reason=_reason("original-max-model-len-records-input"))
 def test_quirk_original_max_model_len_records_input() -> None:
     """The derived max_model_len counts as the user's on the second pass."""
@@ -141,13 +123,12 @@ def test_quirk_original_max_model_len_records_input() -> None:
     kit.check_idempotence(book, state)
 
 
-# -- rulebook bugs found by the invariants (not vLLM's behaviour; to be fixed in the rules) --------
-
-
-@pytest.mark.xfail(strict=True, raises=kit.InvariantViolation, reason=(
-    "rulebook bug: on SM 10.0 a sparse-MLA model (DeepSeek-V3.2, index_topk) makes cuda.mla-block-size-cutlass "
-    "(128) and cuda.mla-block-size-sparse (64) re-trigger each other; vLLM runs the two statements once "
-    "(final 64). Fix in postinit/rules/platforms/cuda.py"))
-def test_bug_sparse_mla_block_size_oscillates_on_blackwell() -> None:
-    book, state, _ = _case(model="deepseek-ai/DeepSeek-V3.2-Exp", platform="b200")
-    kit.check_termination(book, state, semantics=("vllm",))
+@pytest.mark.xfail(strict=True, raises=kit.InvariantViolation,
+                   reason=_reason("sp-emptied-capture-sizes-not-reresolvable"))
+def test_quirk_sp_emptied_capture_sizes_not_reresolvable() -> None:
+    """SP with TP 8 filters capture sizes [1, 3, 5, 7, 9, 12] to none (pooling keeps PIECEWISE on); no re-resolve."""
+    book, state, _ = _case(model="fixtures/llama", pooling="LAST", tp=8, pass_config="sp", capture_sizes="odd",
+                           max_model_len=4096)
+    first = book.resolve(state)
+    assert first.ok and first.state["compilation_config.max_cudagraph_capture_size"] == 0
+    kit.check_idempotence(book, state)
