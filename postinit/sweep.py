@@ -331,7 +331,8 @@ def _gate(rule_id: str, module: str) -> str | None:
     for kind in _KINDS:
         if module.endswith(f".platforms.{kind}"):
             return kind
-    tokens = set(re.split(r"[.\-_]", rule_id))
+    # "cpu" in max-cpu-loras / cpu-offload names the host-memory LoRA cache / KV offload, not the platform
+    tokens = set(re.split(r"[.\-_]", re.sub(r"cpu-(loras?|offload)", "", rule_id)))
     named = [k for k in _KINDS if k in tokens]
     return named[0] if len(named) == 1 else None
 

@@ -1,0 +1,58 @@
+"""1. Resolve latency on realistic inputs against the hand-written floor."""
+
+from __future__ import annotations
+
+import functools
+
+import postinit
+from benchmarks._inputs import CASES, core_input, kwargs
+from benchmarks._util import Results, Row, paired
+from benchmarks.baselines.imperative import post_init_core
+from postinit._api import prepare
+from postinit.engine import Rulebook
+from postinit.rules import paths, rulebook
+
+
+@functools.cache
+def core_phase_book() -> Rulebook:
+    """Only the ``core`` phase (steps 7-16): the rules that make the floor's decisions, and a few more."""
+    rules = [r for r in rulebook().rules.values() if r.phase == "core"]
+    return Rulebook(rules, paths=paths(), phases=("core",), name="vllm-core")
+
+
+def run(res: Results, *, reps: int = 200, inner: int = 5, cases: tuple[str, ...] | None = None) -> None:
+    book = rulebook()
+    core = core_phase_book()
+    for case in cases or tuple(CASES):
+        kw = kwargs(case)
+        core_state, _ = core_input(case)
+        flat, prov, _ = prepare(**kw)
+
+        def floor(s: dict = core_state) -> object:  # type: ignore[type-arg]
+            return post_init_core(s)
+
+        def e2e() -> object:
+            return postinit.resolve(**kw).config
+
+        f, t = paired(floor, e2e, reps=reps, inner=inner)
+        sec = f"latency {case}"
+        res.add(Row(sec, f"{case}: hand-written floor (steps 7-12, 25 decisions)", f * 1e6, "µs"))
+        is_main = case == "llama3-h100"
+        res.add(Row(sec, f"{case}: postinit.resolve(dict).config end to end", t * 1e6, "µs",
+                    "floor", f * 1e6, "≤ 150 µs" if is_main else "", (t * 1e6 <= 150) if is_main else None))
+        for trace, limit in (("full", 10.0), ("minimal", 5.0)):
+            _, t_core = paired(floor, lambda tr=trace: core.resolve(core_state, trace=tr), reps=reps, inner=inner)
+            res.add(Row(sec, f"{case}: engine, core phase only (35 rules), trace={trace}", t_core * 1e6, "µs",
+                        "floor", f * 1e6))
+            _, t_book = paired(floor, lambda tr=trace: book.resolve(flat, prov, trace=tr), reps=reps, inner=inner)
+            r = Row(sec, f"{case}: engine, whole rulebook ({len(book)} rules), trace={trace}", t_book * 1e6, "µs",
+                    "floor", f * 1e6)
+            if is_main:
+                r.target = f"≤ {limit:g}× floor"
+                r.met = t_book <= limit * f
+            res.add(r)
+        _, t_prep = paired(floor, lambda: prepare(**kw), reps=reps, inner=inner)
+        res.add(Row(sec, f"{case}: boundary in: validate + flatten + provenance", t_prep * 1e6, "µs"))
+        r0 = postinit.resolve(**kw)
+        _, t_cfg = paired(floor, lambda: paths().build(r0.engine.state), reps=reps, inner=inner)
+        res.add(Row(sec, f"{case}: boundary out: unflatten + validate (.config)", t_cfg * 1e6, "µs"))

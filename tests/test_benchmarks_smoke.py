@@ -1,0 +1,72 @@
+"""Each benchmark once at tiny size, so they cannot rot; no wall-clock assertions."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks import latency, scaling, startup, sweep, whatif
+from benchmarks._inputs import CASES, core_input, prefix_book
+from benchmarks._util import Results
+from benchmarks.baselines import naive
+from benchmarks.baselines.imperative import FIELDS, post_init_core
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_floor_makes_postinits_decisions(case: str) -> None:
+    """The hand-written floor produces the values postinit's core phase resolves, on every benchmark input."""
+    before, initial = core_input(case)
+    want = prefix_book("core").resolve(initial, trace="minimal").state
+    got = post_init_core(dict(before))
+    for f in FIELDS:
+        assert got[f] == want[f] and type(got[f]) is type(want[f]), f
+
+
+def test_latency_smoke() -> None:
+    res = Results()
+    latency.run(res, reps=1, inner=1, cases=("llama3-h100",))
+    assert any("end to end" in r.measurement for r in res.rows)
+
+
+def test_scaling_smoke_and_naive_agree() -> None:
+    res = Results()
+    scaling.run(res, sizes=(10, 20), reps=1, clips=False)  # asserts engine == naive loop
+    assert len([r for r in res.rows if "per fired rule" in r.measurement]) == 6
+    rules, plain, inputs, fired = scaling.chain(5)
+    state = {f"x{i}": 0 for i in range(6)} | inputs
+    assert naive.run(plain, state)[0]["x5"] == 6
+
+
+def test_whatif_and_sweep_smoke() -> None:
+    res = Results()
+    whatif.run(res, reps=1, inner=1)
+    assert len(sweep.inputs(500)) == 500 and len({repr(x) for x in sweep.inputs(500)}) > 100
+    assert sweep._chunk(sweep.inputs(3)) == 3
+
+
+def test_startup_smoke(monkeypatch: pytest.MonkeyPatch) -> None:
+    res = Results()
+    monkeypatch.setattr(startup, "_time", lambda argv, reps: 0.1)
+    startup.run(res, reps=1)
+    assert [r.measurement for r in res.rows][-1].startswith("postinit resolve")
+
+
+def test_results_rendering_keeps_loadtest_section(tmp_path: Path) -> None:
+    from benchmarks import __main__ as main
+
+    res = Results()
+    res.add(main.Row("s", "m", 1.0, "µs", "b", 2.0, "t", True))
+    text = main.render(res, {"cpus": "2"}, 1.0, "")
+    assert "| s | m |" in text and "0.50×" in text
+
+
+def test_import_postinit_does_not_import_torch() -> None:
+    code = "import sys, postinit; postinit.resolve(); print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
+    assert out.stdout.strip() == "False"
