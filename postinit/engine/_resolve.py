@@ -18,6 +18,8 @@ import weakref
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import is_not, not_
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -142,9 +144,10 @@ class EngineResult:
 
 def resolve_flat(
     book: Rulebook,
-    initial: Mapping[str, Any],
+    initial: Mapping[str, Any] | None,
     provenance: Mapping[str, Provenance] | None = None,
     *,
+    changes: Mapping[str, Any] | None = None,
     semantics: Semantics = "vllm",
     trace: TraceLevel = "full",
     strict: bool = False,
@@ -161,6 +164,10 @@ def resolve_flat(
     It evaluates each rule once more per rulebook, so leave it off for rules with
     observable side effects (call counters in tests).
 
+    ``changes`` (with ``initial=None``) gives the state as the path space's
+    defaults plus these paths, which skips the per-path passes over ``initial``
+    (freezing, and finding what differs from the defaults): for large path spaces.
+
     ``initial`` must hold every path of the rulebook's path space (start from
     ``paths.defaults()``); it is copied with its values frozen, never mutated. ``trace`` sets how much
     is recorded: ``minimal`` (changes only), ``full`` (plus the values each
@@ -169,6 +176,24 @@ def resolve_flat(
     """
     if semantics not in ("vllm", "consistent"):
         raise RuleDeclarationError(f"semantics must be 'vllm' or 'consistent', got {semantics!r}")
+    if changes is not None:
+        # the state is the defaults (already frozen) plus ``changes``: no pass over every path
+        # beyond two C-level dict copies, and the dirty set is the changed paths
+        unknown = changes.keys() - book.paths.paths
+        if unknown:
+            raise RuleDeclarationError(f"changes name unknown paths: {sorted(unknown)}", path=min(unknown))
+        frozen = book.paths.defaults()
+        defaults = book.paths._defaults
+        dirty: set[str] = set()
+        for p, v in changes.items():
+            v = freeze(v)
+            frozen[p] = v
+            d = defaults[p]
+            if d is not v and (type(d) is not type(v) or d != v):
+                dirty.add(p)
+        return _execute(book, frozen, provenance, semantics, trace, strict, max_runs, lazy, dirty)
+    if initial is None:
+        raise RuleDeclarationError("resolve_flat needs an initial state or changes=")
     if not initial.keys() >= book.paths.paths:
         missing = book.paths.paths - initial.keys()
         first = sorted(missing)[0]
@@ -177,8 +202,26 @@ def resolve_flat(
             path=first,
         )
     # freeze on the way in: a caller's list or dict must never reach a rule (which could mutate it)
-    atomic = _ATOMIC
-    frozen = {p: v if type(v) in atomic else freeze(v) for p, v in initial.items()}
+    # (C-level passes over the values: a large state costs little per path)
+    frozen = dict(initial)
+    keys = list(frozen)
+    for p in compress(keys, map(not_, map(_ATOMIC.__contains__, map(type, frozen.values())))):
+        frozen[p] = freeze(frozen[p])
+    return _execute(book, frozen, provenance, semantics, trace, strict, max_runs, lazy, None, keys)
+
+
+def _execute(
+    book: Rulebook,
+    frozen: dict[str, Any],
+    provenance: Mapping[str, Provenance] | None,
+    semantics: Semantics,
+    trace: TraceLevel,
+    strict: bool,
+    max_runs: int,
+    lazy: bool | None,
+    dirty: set[str] | None,
+    keys: list[str] | None = None,
+) -> EngineResult:
     run = _Run(book, frozen, provenance or {}, trace, strict, max_runs)
     run.track_stale = semantics == "vllm" and trace != "minimal"
     if lazy is None:
@@ -190,11 +233,7 @@ def resolve_flat(
         # the defaults, are queued at the start of a phase; the others wake when a read changes.
         # (Debug traces record every evaluation and strict runs check every rule's reads: both
         # evaluate every rule.)
-        defaults = book.paths._defaults
-        run.dirty = {
-            p for p, v in frozen.items()
-            if (d := defaults.get(p, _ABSENT)) is not v and (type(d) is not type(v) or d != v)
-        }
+        run.dirty = dirty if dirty is not None else _dirty(frozen, keys or list(frozen), book.paths._defaults)
     if semantics == "vllm":
         for phase in book.phases:
             if run.stopped:
@@ -217,6 +256,22 @@ def resolve_flat(
 
 
 _ABSENT = object()
+
+
+def _dirty(state: dict[str, Any], keys: list[str], defaults: dict[str, Any]) -> set[str]:
+    """The paths whose value differs from the default (by value or by type)."""
+    if keys == list(defaults):
+        try:
+            # same key order: equal-by-value paths drop out in C; a type check (True vs 1) in C too
+            out = {p for p, _ in state.items() - defaults.items()}
+            out.update(compress(keys, map(is_not, map(type, state.values()), map(type, defaults.values()))))
+            return out
+        except TypeError:  # an unhashable value
+            pass
+    return {
+        p for p, v in state.items()
+        if (d := defaults.get(p, _ABSENT)) is not v and (type(d) is not type(v) or d != v)
+    }
 _MUST_RUN: weakref.WeakKeyDictionary[Rulebook, dict[int, tuple[int, ...]]] = weakref.WeakKeyDictionary()
 
 

@@ -385,3 +385,14 @@ class Rulebook:
         from postinit.engine._resolve import resolve_flat
 
         return resolve_flat(self, initial, provenance, **kwargs)
+
+    def resolve_changes(
+        self,
+        changes: Mapping[str, Any],
+        provenance: Mapping[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        """Resolve the defaults with ``changes`` applied (no pass over every path: for large spaces)."""
+        from postinit.engine._resolve import resolve_flat
+
+        return resolve_flat(self, None, provenance, changes=changes, **kwargs)

@@ -48,3 +48,17 @@ def test_lazy_start_matches_evaluating_every_rule(case: int, trace: Any, semanti
     assert {p: type(v) for p, v in lazy.state.items()} == {p: type(v) for p, v in eager.state.items()}
     assert lazy.trace.to_dict() == eager.trace.to_dict()
     assert lazy.provenance == eager.provenance
+
+
+def test_resolve_changes_matches_a_full_initial_state() -> None:
+    """``Rulebook.resolve_changes`` (defaults + changes) equals resolving the full state, lazily or not."""
+    book = rulebook()
+    for kw in CASES[:4]:
+        state, prov, _ = postinit._api.prepare(**kw)
+        defaults = book.paths.defaults()
+        changes = {p: v for p, v in state.items() if v is not defaults[p]}
+        full = book.resolve(state, prov, lazy=False)
+        for lazy in (False, True):
+            got = book.resolve_changes(changes, prov, lazy=lazy)
+            assert got.state == full.state
+            assert got.trace.to_dict() == full.trace.to_dict()
