@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from benchmarks import latency, scaling, startup, sweep, whatif
-from benchmarks._util import Results, Row, machine
+from benchmarks._util import Results, machine
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
 SECTIONS = ("latency", "scaling", "whatif", "sweep", "startup")

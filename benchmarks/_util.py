@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import platform
@@ -104,10 +105,8 @@ def machine() -> dict[str, str]:
         "cpus": str(os.cpu_count()),
         "processor": platform.processor() or platform.machine(),
     }
-    try:
+    with contextlib.suppress(OSError):
         info["load average (1/5/15 min) at start"] = " / ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        pass
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -35,10 +36,8 @@ def _chunk(chunk: list[dict[str, Any]]) -> int:
 
     ok = 0
     for kw in chunk:
-        try:
+        with contextlib.suppress(postinit.PostinitError):
             ok += postinit.resolve(**kw).ok
-        except postinit.PostinitError:
-            pass
     return len(chunk)
 
 

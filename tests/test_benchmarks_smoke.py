@@ -37,7 +37,7 @@ def test_scaling_smoke_and_naive_agree() -> None:
     res = Results()
     scaling.run(res, sizes=(10, 20), reps=1, clips=False)  # asserts engine == naive loop
     assert len([r for r in res.rows if "per fired rule" in r.measurement]) == 6
-    rules, plain, inputs, fired = scaling.chain(5)
+    _rules, plain, inputs, _fired = scaling.chain(5)
     state = {f"x{i}": 0 for i in range(6)} | inputs
     assert naive.run(plain, state)[0]["x5"] == 6
 
@@ -56,13 +56,21 @@ def test_startup_smoke(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [r.measurement for r in res.rows][-1].startswith("postinit resolve")
 
 
-def test_results_rendering_keeps_loadtest_section(tmp_path: Path) -> None:
+def test_results_rendering_keeps_loadtest_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from benchmarks import __main__ as main
+    from benchmarks._util import Row
 
     res = Results()
-    res.add(main.Row("s", "m", 1.0, "µs", "b", 2.0, "t", True))
+    res.add(Row("s", "m", 1.0, "µs", "b", 2.0, "t", True))
     text = main.render(res, {"cpus": "2"}, 1.0, "")
     assert "| s | m |" in text and "0.50×" in text
+    out = tmp_path / "RESULTS.md"
+    out.write_text("old\n<!-- loadtest:start -->\nkept\n<!-- loadtest:end -->\n")
+    monkeypatch.setattr(main, "RESULTS", out)
+    monkeypatch.setattr(main, "run_all", lambda **kw: res)
+    main.main(["--quick", "--only", "startup"])
+    written = out.read_text()
+    assert "kept" in written and "| s | m |" in written and "old" not in written
 
 
 def test_import_postinit_does_not_import_torch() -> None:

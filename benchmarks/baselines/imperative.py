@@ -122,7 +122,7 @@ def post_init_core(s: dict[str, Any]) -> dict[str, Any]:
         compile_sizes: Any = tuple(csizes)
         table_l = [0] * (mx + 1)
         ordered = sorted(sizes)
-        for end, start in zip([*ordered, mx + 1], [0, *ordered]):
+        for end, start in zip([*ordered, mx + 1], [0, *ordered], strict=False):
             for bs in range(start, end):
                 table_l[bs] = start if bs == start else end
         table = tuple(table_l)
