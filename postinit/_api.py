@@ -171,9 +171,9 @@ def _catalog_model(name: str) -> Any:
     return load_model(name)
 
 
-def _load(name: str) -> Any:
+def _load(name: str, catalog_only: bool = False) -> Any:
     """``load_model``, cached for built-in catalog ids (a local path is read every time)."""
-    if Path(name).expanduser().exists():
+    if not catalog_only and Path(name).expanduser().exists():
         return load_model(name)
     return _catalog_model(name)
 
@@ -197,6 +197,7 @@ def resolve(
     trace: Literal["minimal", "full", "debug"] = "full",
     strict: bool = False,
     overrides: Mapping[str, Any] | None = None,
+    catalog_only: bool = False,
 ) -> Resolution:
     """Resolve a vLLM config the way vLLM would, and explain every decision.
 
@@ -209,11 +210,12 @@ def resolve(
     ``auto``) or a :class:`Platform`; ``env`` the ``VLLM_*`` variables (the
     process environment is never read implicitly). ``overrides`` maps dotted
     paths to values set last, over ``config`` and ``argv`` (``postinit what-if
-    --set``); they count as user input. The input is never mutated.
+    --set``); they count as user input. ``catalog_only`` refuses local model
+    directories (only catalog ids). The input is never mutated.
     """
     state, prov, inputs = prepare(
         config, platform=platform, env=env, model=model, argv=argv, usage=usage, semantics=semantics,
-        overrides=overrides,
+        overrides=overrides, catalog_only=catalog_only,
     )
     result = rulebook().resolve(state, prov, semantics=semantics, trace=trace, strict=strict)
     return Resolution(result, inputs=inputs)
@@ -229,6 +231,7 @@ def prepare(
     usage: UsageSpec = None,
     semantics: Literal["vllm", "consistent"] = "vllm",
     overrides: Mapping[str, Any] | None = None,
+    catalog_only: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, Any]]:
     """The rulebook's input for :func:`resolve`'s arguments: ``(flat_state, provenance, inputs)``.
 
@@ -256,7 +259,7 @@ def prepare(
         model_name = DEFAULT_MODEL
     loader_sources: dict[str, str] = {}
     if model_name is not None and not (isinstance(mc, Mapping) and "hf_config" in mc):
-        loaded = _load(model_name)
+        loaded = _load(model_name, catalog_only)
         facts: dict[str, Any] = {"hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config}
         data["model_config"] = _deep_merge(facts, {**(mc or {}), "model": model_name})
         loader_sources = {f"model_config.{k}": v for k, v in loaded.sources.items()}

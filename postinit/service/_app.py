@@ -123,7 +123,7 @@ def _refuse_server_paths(inp: Inputs, overrides: Mapping[str, Any] | None = None
 def _kwargs(inp: Inputs) -> dict[str, Any]:
     return {"platform": inp.platform, "env": dict(inp.env), "model": inp.model,
             "argv": list(inp.argv) if inp.argv is not None else None, "usage": inp.usage,
-            "semantics": inp.semantics}
+            "semantics": inp.semantics, "catalog_only": True}
 
 
 # --------------------------------------------------------------------------- the app

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -336,3 +337,15 @@ def test_apps_do_not_share_metrics() -> None:
     with make_client() as a, make_client() as b:
         a.get("/healthz")
         assert 'endpoint="/healthz"' not in b.get("/metrics").text
+
+
+def test_catalog_id_never_reads_a_server_directory(client: TestClient, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A directory in the server's working directory named like a catalog id is never read."""
+    decoy = tmp_path / "meta-llama" / "Llama-3.1-8B-Instruct"
+    decoy.mkdir(parents=True)
+    (decoy / "config.json").write_text('{"architectures": ["BertModel"], "model_type": "bert"}')
+    monkeypatch.chdir(tmp_path)
+    r = client.post("/v1/resolve", json={"model": "meta-llama/Llama-3.1-8B-Instruct", "platform": "h100"})
+    assert r.status_code == 200
+    assert r.json()["config"]["model_config"]["architecture"] == "LlamaForCausalLM"

@@ -298,9 +298,14 @@ def _load_catalog(model_id: str, file: Path) -> LoadedModel:
     )
 
 
-def load_model(name_or_path: str) -> LoadedModel:
-    """Load a model's facts from a local dir/``config.json`` or the built-in catalog."""
+def load_model(name_or_path: str, *, catalog_only: bool = False) -> LoadedModel:
+    """Load a model's facts from a local dir/``config.json`` or the built-in catalog.
+
+    ``catalog_only=True`` never touches the file system (the HTTP service uses it).
+    """
     candidate = Path(name_or_path).expanduser()
+    if catalog_only:
+        return _load_catalog_id(name_or_path)
     if candidate.is_dir():
         config_file = candidate / "config.json"
         if config_file.is_file():
@@ -314,6 +319,10 @@ def load_model(name_or_path: str) -> LoadedModel:
                 f"model path '{name_or_path}' is a file but not a config.json", value=name_or_path
             )
         return _load_local(name_or_path, candidate)
+    return _load_catalog_id(name_or_path)
+
+
+def _load_catalog_id(name_or_path: str) -> LoadedModel:
     ids = _catalog_ids()
     file = ids.get(name_or_path)
     if file is None:
