@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from postinit.engine._paths import FrozenDict
 
@@ -44,8 +44,7 @@ class Source(enum.IntEnum):
         return self.name.lower()
 
 
-@dataclass(frozen=True, slots=True)
-class Provenance:
+class Provenance(NamedTuple):
     """The origin of one value: its source and, for a rule write, the rule and event."""
 
     source: Source
@@ -87,8 +86,7 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(NamedTuple):
     """One value a rule changed."""
 
     path: str
@@ -108,8 +106,7 @@ class Change:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Fired:
+class Fired(NamedTuple):
     """A rule fired: it changed values, or emitted its message, or both."""
 
     seq: int
@@ -120,7 +117,7 @@ class Fired:
     message: str
     level: str
     reads: Mapping[str, Any] | None = None
-    type: str = field(default="fired", init=False)
+    type: str = "fired"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -133,8 +130,7 @@ class Fired:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class ViolationEvent:
+class ViolationEvent(NamedTuple):
     """A check rule found the config invalid (vLLM raises ``error`` here)."""
 
     seq: int
@@ -144,7 +140,7 @@ class ViolationEvent:
     hint: str | None
     error: str
     reads: Mapping[str, Any] | None = None
-    type: str = field(default="violation", init=False)
+    type: str = "violation"
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -156,8 +152,7 @@ class ViolationEvent:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class StaleRead:
+class StaleRead(NamedTuple):
     """A later phase changed a value that an earlier phase's rule based its conclusion on."""
 
     seq: int
@@ -168,7 +163,7 @@ class StaleRead:
     now: Any
     by: str
     by_phase: str
-    type: str = field(default="stale_read", init=False)
+    type: str = "stale_read"
 
     @property
     def message(self) -> str:
@@ -186,15 +181,14 @@ class StaleRead:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Evaluated:
+class Evaluated(NamedTuple):
     """(debug traces only) a rule ran and did not fire."""
 
     seq: int
     rule: str
     phase: str
     reads: Mapping[str, Any]
-    type: str = field(default="evaluated", init=False)
+    type: str = "evaluated"
 
     def to_dict(self) -> dict[str, Any]:
         return {
