@@ -56,6 +56,10 @@ _MAX_RUNS = 64
 _NONE = 1 << 30
 # values freeze() returns unchanged: checked by exact type on the hot path
 _ATOMIC = frozenset({type(None), str, int, float, bool, FrozenDict})
+# trace records are NamedTuples: built with tuple.__new__ on the hot path (no keyword parsing)
+_tuple_new = tuple.__new__
+_RULE = Source.RULE
+_DEFAULT = Source.DEFAULT
 
 
 class _StrictView(Mapping[str, Any]):
@@ -391,9 +395,9 @@ class _Run:
             )
         seq = len(self.events)
         full = self.full
-        reads = {p: state[p] for p in c.read_order} if full else None
+        reads: dict[str, Any] | None = None
         made: list[Change] = []
-        stale: list[tuple[str, Any]] | None = [] if self.track_stale else None
+        stale: list[tuple[str, Any]] | None = None
         lowest = _NONE
         writes = c.writes
         wake = c.wake
@@ -409,22 +413,28 @@ class _Run:
             old = state[path]
             if old is new or (type(old) is type(new) and old == new):
                 continue
-            old_source = self._source_of(path)
+            if prov is None:
+                # the first change: snapshot the reads before any write, one provenance per firing
+                if full:
+                    reads = {p: state[p] for p in c.read_order}
+                prov = _tuple_new(Provenance, (_RULE, None, c.id, seq))
+            src = self.prov.get(path) or self.initial_prov.get(path)
             state[path] = new
             if self.dirty is not None:
                 self.dirty.add(path)
-            if prov is None:
-                prov = Provenance(Source.RULE, rule=c.id, event=seq)
             self.prov[path] = prov
-            made.append(Change(path, old, new, old_source))
+            made.append(_tuple_new(Change, (path, old, new, _DEFAULT if src is None else src.source)))
             if full:
                 hist = self.history.get(path)
                 if hist is None:
                     self.history[path] = [(seq, new, prov)]
                 else:
                     hist.append((seq, new, prov))
-                if stale is not None:
-                    stale.append((path, new))
+                if self.track_stale and path in c.stale_writes:
+                    if stale is None:
+                        stale = [(path, new)]
+                    else:
+                        stale.append((path, new))
             rd, later = wake[path]
             for j in rd:
                 if not queued[j]:
@@ -433,21 +443,24 @@ class _Run:
                         lowest = j
             for j in later:
                 queued[j] = True
-        if not made and message is None:
-            if self.debug:
-                self.events.append(Evaluated(seq, c.id, phase, reads or {}))
-            return _NONE
+        if not made:
+            if message is None:
+                if self.debug:
+                    self.events.append(Evaluated(seq, c.id, phase, {p: state[p] for p in c.read_order}))
+                return _NONE
+            if full:
+                reads = {p: state[p] for p in c.read_order}
         lvl = c.level if level is None else Level(level).value
-        self.events.append(Fired(
-            seq, c.id, phase, c.kind, tuple(made), c.message if message is None else message, lvl, reads,
-        ))
+        self.events.append(_tuple_new(Fired, (
+            seq, c.id, phase, c.kind, tuple(made), c.message if message is None else message, lvl, reads, "fired",
+        )))
         if stale:
             for path, new in stale:
                 self._stale(path, new, c.id, c.phase_idx, phase)
-        if reads is not None:
+        if reads is not None and self.track_stale and c.stale_log:
             log = self.readers_log
             rid, entry_idx = c.id, c.phase_idx
-            for p in c.pure_reads:
+            for p in c.stale_log:
                 entry = log.get(p)
                 if entry is None:
                     log[p] = {rid: (entry_idx, phase, reads[p])}

@@ -46,6 +46,10 @@ class CompiledRule:
     """The reads that are not also writes (the stale-read log keeps these)."""
     wake: Mapping[str, tuple[tuple[int, ...], tuple[int, ...]]] = field(init=False, repr=False, compare=False)
     """Per written path: (positions of the other readers to re-queue, positions of later writers)."""
+    stale_log: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    """The pure reads some rule of a later phase writes: only these can become stale reads."""
+    stale_writes: frozenset[str] = field(init=False, repr=False, compare=False)
+    """The writes some rule of an earlier phase reads (pure): only these can make a stale read."""
 
     def __post_init__(self) -> None:
         r = self.rule
@@ -59,6 +63,16 @@ class CompiledRule:
         set_(self, "read_order", tuple(r.reads))
         set_(self, "pure_reads", tuple(p for p in r.reads if p not in self.writes))
         set_(self, "wake", {p: ((), ()) for p in r.writes})
+        # conservative until the rulebook narrows them (``_narrow_stale``)
+        set_(self, "stale_log", self.pure_reads)
+        set_(self, "stale_writes", self.writes)
+
+    def _narrow_stale(self, last_writer: Mapping[str, int], first_reader: Mapping[str, int]) -> None:
+        # a stale read needs a reader in an earlier phase than the writer: log only what can go stale
+        idx = self.phase_idx
+        set_ = object.__setattr__
+        set_(self, "stale_log", tuple(p for p in self.pure_reads if last_writer.get(p, -1) > idx))
+        set_(self, "stale_writes", frozenset(p for p in self.writes if first_reader.get(p, idx) < idx))
 
     def _wire(self, readers: Mapping[str, Sequence[int]], writers: Mapping[str, Sequence[int]]) -> None:
         # A change wakes the path's readers, except the writers ordered before this rule: among the
@@ -308,6 +322,17 @@ class Rulebook:
             self.compiled[phase] = tuple(compiled)
             self.readers[phase] = {p: tuple(v) for p, v in readers.items()}
             self.writers[phase] = {p: tuple(v) for p, v in writers.items() if len(v) > 1}
+        last_writer: dict[str, int] = {}
+        first_reader: dict[str, int] = {}
+        for phase in self.phases:
+            for c in self.compiled[phase]:
+                for p in c.writes:
+                    last_writer[p] = max(last_writer.get(p, -1), c.phase_idx)
+                for p in c.pure_reads:
+                    first_reader[p] = min(first_reader.get(p, c.phase_idx), c.phase_idx)
+        for phase in self.phases:
+            for c in self.compiled[phase]:
+                c._narrow_stale(last_writer, first_reader)
         greaders: dict[str, list[int]] = defaultdict(list)
         gwriters: dict[str, list[int]] = defaultdict(list)
         for phase in self.phases:
