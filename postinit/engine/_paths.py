@@ -84,8 +84,37 @@ def freeze(value: Any) -> Any:
     return value
 
 
+_KEEP: dict[type, bool] = {}
+"""Per exact type: True when :func:`thaw` returns its values unchanged (not a tuple, dict or frozenset)."""
+
+
+def _keeps(t: type) -> bool:
+    keep = _KEEP.get(t)
+    if keep is None:
+        keep = _KEEP[t] = not issubclass(t, (tuple, dict, frozenset))
+    return keep
+
+
+_FROZEN: dict[type, bool] = {}
+"""Per exact type: True when :func:`freeze` returns its values unchanged (scalars, enums, FrozenDict)."""
+
+
+def _frozen_type(t: type) -> bool:
+    keep = _FROZEN.get(t)
+    if keep is None:
+        keep = _FROZEN[t] = t is FrozenDict or (
+            issubclass(t, (str, int, float, bool, enum.Enum, FrozenDict, type(None))) and not issubclass(t, tuple)
+        )
+    return keep
+
+
 def thaw(value: Any) -> Any:
     """Undo :func:`freeze`: tuples → lists, FrozenDict → dict (recursively)."""
+    t = type(value)
+    if _KEEP.get(t) or (t not in _KEEP and _keeps(t)):
+        return value
+    if t is tuple and _ATOMIC.issuperset(map(type, value)):
+        return list(value)
     if isinstance(value, tuple):
         return [thaw(v) for v in value]
     if isinstance(value, dict):
@@ -249,8 +278,11 @@ class PathSpace:
         raise UnknownFieldError(f"no model is mounted at '{prefix}'", path=prefix)
 
     def _flatten_into(self, node: _Node, obj: Any, out: dict[str, Any]) -> None:
+        keep = _FROZEN
         for name, path in node.leaves:
-            out[path] = freeze(getattr(obj, name))
+            v = getattr(obj, name)
+            t = type(v)
+            out[path] = v if keep.get(t) or (t not in keep and _frozen_type(t)) else freeze(v)
         for name, path, optional, child in node.children:
             sub = getattr(obj, name)
             if optional:
@@ -349,7 +381,10 @@ class PathSpace:
         return self._unflatten(self._plans.get(prefix) or self._find_plan(prefix), flat)
 
     def _unflatten(self, node: _Node, flat: Mapping[str, Any]) -> dict[str, Any]:
-        out: dict[str, Any] = {name: thaw(flat[path]) for name, path in node.leaves}
+        keep = _KEEP
+        out: dict[str, Any] = {
+            name: v if keep.get(type(v)) else thaw(v) for name, path in node.leaves for v in (flat[path],)
+        }
         for name, path, optional, child in node.children:
             if optional and flat.get(path) is None:
                 out[name] = None
