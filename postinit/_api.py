@@ -221,6 +221,22 @@ def resolve(
     return Resolution(result, inputs=inputs)
 
 
+_VALIDATED: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {}
+"""Per input (its canonical JSON): the flattened validated sub-configs it names and the paths it sets."""
+_VALIDATED_MAX = 256
+
+
+def _input_key(data: Mapping[str, Any]) -> str | None:
+    """A canonical key for a plain-JSON input dict (None when it holds anything else)."""
+    def refuse(obj: Any) -> Any:
+        raise TypeError(type(obj).__name__)
+
+    try:
+        return json.dumps(data, sort_keys=True, default=refuse, allow_nan=True)
+    except (TypeError, ValueError):
+        return None
+
+
 def prepare(
     config: VllmConfig | Mapping[str, Any] | None = None,
     *,
@@ -264,24 +280,36 @@ def prepare(
         data["model_config"] = _deep_merge(facts, {**(mc or {}), "model": model_name})
         loader_sources = {f"model_config.{k}": v for k, v in loaded.sources.items()}
 
-    check_keys(data, VllmConfig)
-    try:
-        cfg = _CONFIG_ADAPTER.validate_python(data)
-    except ValidationError as e:
-        raise format_validation_error(e) from None
+    space = paths()
+    # the validated, flattened config depends on ``data`` alone: cached per plain-JSON input
+    # (not for flags or overrides, whose values need not be JSON; not for VllmConfig objects)
+    key = _input_key(data) if argv is None and not overrides and (config is None or isinstance(config, Mapping)) else None
+    hit = _VALIDATED.get(key) if key is not None else None
+    if hit is None:
+        check_keys(data, VllmConfig)
+        try:
+            cfg = _CONFIG_ADAPTER.validate_python(data)
+        except ValidationError as e:
+            raise format_validation_error(e) from None
+        fields: dict[str, Any] = {}
+        space.flatten_fields(cfg, data.keys(), fields)
+        hit = (fields, tuple(space.flatten_partial(data)))
+        if key is not None:
+            if len(_VALIDATED) >= _VALIDATED_MAX:
+                _VALIDATED.clear()
+            _VALIDATED[key] = hit
     plat_detail, plat_flat = _platform_cached(platform)
     env_obj, env_set = _env(env)
-    space = paths()
     # start from VllmConfig()'s flattened defaults and flatten only what can differ: the
     # sub-configs the input names, the platform (cached per spec), the env and the usage facts
     fast = _fast_paths()
     state = dict(fast.default_flat)
-    space.flatten_fields(cfg, data.keys(), state)
+    state.update(hit[0])
     state.update(plat_flat)
     state.update(fast.empty_env if env is None else space.flatten_model(env_obj, "env"))
     state.update(fast.usage(usage))
     prov: dict[str, Provenance] = {}
-    for p in space.flatten_partial(data):
+    for p in hit[1]:
         if p in loader_sources:
             continue
         prov[p] = Provenance(Source.USER, flags.get(p, "config"))
