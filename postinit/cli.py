@@ -18,13 +18,10 @@ import shutil
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
-import structlog
 import typer
-import yaml
 from pydantic import TypeAdapter, ValidationError
-from rich.console import Console
 
 import postinit
 from postinit import audit, graphs, render
@@ -34,6 +31,10 @@ from postinit.rules import paths, rulebook
 from postinit.schema import Platform, VllmConfig
 from postinit.schema.loaders import list_catalog, read_config_file
 from postinit.schema.platform import PLATFORM_PRESETS
+
+if TYPE_CHECKING:
+    from rich.console import Console
+# structlog, yaml and rich are imported where they are used: they cost start-up time
 
 __all__ = ["app", "main"]
 
@@ -116,6 +117,8 @@ FmtOpt = Annotated[Fmt, typer.Option("--format", help="Output format.")]
 
 def _console(width: int | None = None) -> tuple[Console, io.StringIO]:
     """A console writing into a buffer, so an error never leaves partial output on stdout."""
+    from rich.console import Console
+
     buf = io.StringIO()
     tty = sys.stdout.isatty()
     cols = shutil.get_terminal_size((120, 24)).columns if tty else 120
@@ -204,6 +207,8 @@ def _parse_value(path: str, text: str) -> Any:
     if text in ("None", "null", "~"):
         raw: Any = None
     else:
+        import yaml
+
         try:
             raw = yaml.safe_load(text)
         except yaml.YAMLError:
@@ -238,10 +243,14 @@ def _main(
 
 def _configure_logging(level: LogLevel | None, fmt: LogFormat) -> None:
     """structlog is configured here only; without --log-level the engine stays quiet."""
-    structlog.reset_defaults()
+    loaded = sys.modules.get("structlog")
+    if loaded is not None:  # never imported: nothing configured it, nothing to reset
+        loaded.reset_defaults()
     _STATE["debug"] = level is LogLevel.debug
     if level is None:
         return
+    import structlog
+
     renderer: Any = (structlog.processors.JSONRenderer() if fmt is LogFormat.json
                      else structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()))
     structlog.configure(
@@ -621,6 +630,8 @@ def sweep(
         if exhaustive and random_n is not None:
             _fail("--exhaustive and --random are exclusive")
         mode: Any = "random" if random_n is not None else "exhaustive"
+        from rich.console import Console
+
         err = Console(stderr=True)
         with Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
                       console=err, transient=True, disable=not err.is_terminal) as bar:
