@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -293,9 +295,16 @@ def test_streamed_body_over_the_limit_is_413() -> None:
         _error(r, 413)
 
 
-def test_slow_resolution_is_504() -> None:
+def test_slow_resolution_is_504(monkeypatch: pytest.MonkeyPatch) -> None:
     """A resolution over the time limit is 504."""
-    with make_client(request_timeout_s=1e-6) as c:
+    real = postinit.resolve
+
+    def slow(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(0.5)  # deterministic: the worker cannot finish before the limit, whatever the load
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(postinit, "resolve", slow)
+    with make_client(request_timeout_s=0.05) as c:
         body = _error(c.post("/v1/resolve", json=SMALL), 504)
         assert "longer than" in str(body["message"])
 
