@@ -226,7 +226,12 @@ def render(dot: str, fmt: str) -> bytes:
             f"--format {fmt} needs the graphviz package: pip install 'postinit[graph]' (or use --format dot)"
         ) from None
     try:
-        data: bytes = graphviz.Source(dot).pipe(format=fmt)
+        try:
+            data: bytes = graphviz.Source(dot).pipe(format=fmt, quiet=True)
+        except graphviz.CalledProcessError:
+            # dot's classic ranking fails on some clustered graphs ("trouble in init_rank");
+            # the newer ranking algorithm lays them out
+            data = graphviz.Source(dot.replace("graph [", "graph [newrank=true, ", 1)).pipe(format=fmt)
     except graphviz.ExecutableNotFound:
         raise RenderError(
             f"--format {fmt} needs Graphviz's 'dot' program on PATH (e.g. apt-get install graphviz, "
