@@ -307,6 +307,8 @@ def prepare(
     state.update(hit[0])
     state.update(plat_flat)
     state.update(fast.empty_env if env is None else space.flatten_model(env_obj, "env"))
+    # usage.config_updated_on_input stays False: the input's model_config.config_updated never
+    # reaches step 2, because ModelConfig.__post_init__ resets it (vllm/config/model.py)
     state.update(fast.usage(usage))
     prov: dict[str, Provenance] = {}
     for p in hit[1]:

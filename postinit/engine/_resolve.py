@@ -8,7 +8,14 @@ of an earlier phase read when it fired, the trace records a ``stale_read``.
 
 ``semantics="consistent"`` runs every rule in one fixed point (order: phase,
 then position), so stale rules re-run; check rules are evaluated last, on the
-final state.
+final state. When a rule is evaluated again there because a path it read was
+changed by a rule that does not read what it writes, the values it still holds
+(paths it wrote whose provenance is still that rule) are first retracted to
+what they were before it took them over: a path it writes again just takes the
+new value, the others go back as a traced change by that rule
+(``detail="retracted"``). A fill-once default thus re-decides instead of
+reading its own earlier value as if someone else had set it. vLLM semantics
+never retract.
 """
 
 from __future__ import annotations
@@ -59,6 +66,8 @@ _ATOMIC = frozenset({type(None), str, int, float, bool, FrozenDict})
 # trace records are NamedTuples: built with tuple.__new__ on the hot path (no keyword parsing)
 _tuple_new = tuple.__new__
 _RULE = Source.RULE
+_RETRACTED = "retracted"
+_RETRACT_MESSAGE = "retracted before re-evaluation: an input of this rule changed"
 _DEFAULT = Source.DEFAULT
 
 
@@ -342,6 +351,14 @@ class _Run:
         self.track_stale = True
         self.dirty: set[str] | None = None
         """Paths that differ from their default or were written (None: evaluate every rule)."""
+        self.retracting = False
+        """Consistent semantics: retract a rule's held values before it is evaluated again."""
+        self.undo: dict[tuple[str, str], tuple[Any, Provenance | None]] = {}
+        """(rule, path) -> the value and run provenance the rule replaced when it took the path over."""
+        self.last_reads: dict[str, dict[str, Any]] = {}
+        """Consistent semantics: rule -> the values it read when last evaluated."""
+        self.downstream: dict[str, frozenset[str]] = {}
+        """Consistent semantics: rule -> itself and the rules that read a path it writes."""
 
     # -- one rule -------------------------------------------------------------------
 
@@ -418,7 +435,11 @@ class _Run:
                 if full:
                     reads = {p: state[p] for p in c.read_order}
                 prov = _tuple_new(Provenance, (_RULE, None, c.id, seq))
-            src = self.prov.get(path) or self.initial_prov.get(path)
+            cur = self.prov.get(path)
+            if self.retracting and (cur is None or cur.rule != c.id or cur.detail == _RETRACTED):
+                # the rule takes the path over from someone else: remember what to retract to
+                self.undo[(c.id, path)] = (old, cur)
+            src = cur or self.initial_prov.get(path)
             state[path] = new
             if self.dirty is not None:
                 self.dirty.add(path)
@@ -466,6 +487,113 @@ class _Run:
                     log[p] = {rid: (entry_idx, phase, reads[p])}
                 else:
                     entry[rid] = (entry_idx, phase, reads[p])
+        return lowest
+
+    def evaluate_consistent(self, c: CompiledRule, phase: str, queued: list[bool]) -> int:
+        """Evaluate ``c`` under consistent semantics: retract first when an outside input changed.
+
+        A re-evaluation retracts the rule's held values only when a path it read changed
+        since its last evaluation through a rule that does not read what it writes: a change
+        its own values caused (sizes derived from its max, say) is no reason for a fill-once
+        default to re-decide.
+        """
+        state = self.state
+        before = self.last_reads.get(c.id)
+        self.last_reads[c.id] = {p: state[p] for p in c.read_order}
+        if before is not None:
+            mine = self._downstream(c.id)
+            for p, v in before.items():
+                now = state[p]
+                if now is v or _same(now, v):
+                    continue
+                cur = self.prov.get(p)
+                if cur is None or cur.rule not in mine:
+                    return self.rerun(c, phase, queued)
+        return self.run_rule(c, phase, {}, queued)
+
+    def _downstream(self, rule: str) -> frozenset[str]:
+        """The rule and the rules that read a path it writes (its direct dependents)."""
+        found = self.downstream.get(rule)
+        if found is None:
+            order = self.book.global_order
+            writes = next(c.writes for c in order if c.id == rule)
+            found = self.downstream[rule] = frozenset(
+                [rule, *(c.id for c in order if not writes.isdisjoint(c.reads))]
+            )
+        return found
+
+    def rerun(self, c: CompiledRule, phase: str, queued: list[bool]) -> int:
+        """Evaluate ``c`` again after retracting the values it still holds (consistent semantics).
+
+        The rule is evaluated on the state with its held paths back at the values it replaced
+        (what it would see had it not run before). A held path it writes again is left to its
+        result (an unchanged value: no event and nobody woken, so a net no-op wakes no cycle);
+        the others are retracted as one traced change by the rule, then its result is applied.
+        Return the lowest re-queued position (or a large number).
+        """
+        state = self.state
+        held: list[tuple[str, Any, Any]] = []
+        for path in c.writes:
+            cur = self.prov.get(path)
+            if cur is None or cur.rule != c.id or cur.detail == _RETRACTED:
+                continue
+            saved = self.undo.get((c.id, path))
+            if saved is not None and not _same(state[path], saved[0]):
+                held.append((path, state[path], saved[0]))
+        if not held:
+            return self.run_rule(c, phase, {}, queued)
+        for path, _, before in held:
+            state[path] = before
+        try:
+            out = c.fn(_StrictView(state, c.reads, c.id) if self.strict else self.view)
+        finally:
+            for path, now, _ in held:
+                state[path] = now
+        if isinstance(out, Outcome):
+            again: Mapping[str, Any] = out.changes
+        elif isinstance(out, Mapping):
+            again = out
+        else:
+            again = {}
+        # a path the rule writes again is simply overwritten by its result: only the rest is retracted
+        gone = [(path, now, before) for path, now, before in held if path not in again]
+        low = self.retract(c, phase, queued, gone) if gone else _NONE
+        if out is None:
+            if self.debug:
+                self.events.append(Evaluated(len(self.events), c.id, phase, {p: state[p] for p in c.read_order}))
+            return low
+        return min(low, self.apply(c, out, phase, queued))
+
+    def retract(self, c: CompiledRule, phase: str, queued: list[bool], gone: list[tuple[str, Any, Any]]) -> int:
+        """Put each ``(path, held value, value before)`` of ``gone`` back, as one traced change by ``c``.
+
+        Wakes each path's readers and later writers like any change; return the lowest
+        re-queued position (or a large number).
+        """
+        state = self.state
+        seq = len(self.events)
+        prov = Provenance(_RULE, _RETRACTED, c.id, seq)
+        made: list[Change] = []
+        lowest = _NONE
+        for path, now, before in gone:
+            src = self.prov[path].source
+            state[path] = before
+            if self.dirty is not None:
+                self.dirty.add(path)
+            self.prov[path] = prov
+            made.append(Change(path, now, before, src))
+            if self.full:
+                self.history.setdefault(path, []).append((seq, before, prov))
+            rd, later = c.wake[path]
+            for j in rd:
+                if not queued[j]:
+                    queued[j] = True
+                    if j < lowest:
+                        lowest = j
+            for j in later:
+                queued[j] = True
+        reads = {p: state[p] for p in c.read_order} if self.full else None
+        self.events.append(Fired(seq, c.id, phase, c.kind, tuple(made), _RETRACT_MESSAGE, Level.DEBUG.value, reads))
         return lowest
 
     def _violation(self, c: CompiledRule, out: Violation, phase: str) -> int:
@@ -525,6 +653,7 @@ class _Run:
         plain = not (self.strict or self.debug)
         view = self.view
         apply = self.apply
+        retracting = self.retracting
         i = 0
         while True:
             back = _NONE
@@ -546,7 +675,9 @@ class _Run:
                     if runs[i] > max_runs:
                         self._no_fixed_point(order, runs, phase_name or c.phase)
                     name = phase_name or c.phase
-                    if plain:
+                    if retracting:
+                        low = self.evaluate_consistent(c, name, queued)
+                    elif plain:
                         out = c.fn(view)
                         if out is None:
                             i += 1
@@ -565,6 +696,7 @@ class _Run:
 
     def consistent(self) -> None:
         book = self.book
+        self.retracting = True
         self.phase(book.global_order, book.global_readers, book.global_writers, skip_checks=True)
         if not self.stopped:
             self.phase(book.global_order, book.global_readers, only_checks=True)

@@ -5,11 +5,13 @@ then applies, in order, the ``MODELS_CONFIG_MAP`` entry of the architecture
 (§8.1), the Mamba/hybrid page-size rules (§8.2, §8.3), the sequence
 classification adapter (§8.4) and the Run:ai load-format rule (§8.5).
 
-"Once" is modelled exactly: every rule here reads ``model_config.config_updated``
-and does nothing when it is True; the guard ``models.config-updated`` runs
-last in the phase and sets it (each rule declares it as ``feedback``), so a
-config that arrives with ``config_updated=True`` (vLLM's re-run through
-``with_hf_config``) skips every model rule, as vLLM does.
+"Once" is modelled by a fact, not by the flag the guard writes: every rule here
+reads ``usage.config_updated_on_input`` (the block already ran on the config
+handed in: vLLM's re-run through ``with_hf_config``) and does nothing when it
+is True. The guard ``models.config-updated`` still runs last in the phase and
+sets ``model_config.config_updated``, but no model rule reads that flag, so the
+guard's write never turns off the rules it guards (which, under consistent
+semantics, would retract their results and leave them skipped).
 """
 
 from __future__ import annotations
@@ -22,8 +24,8 @@ from postinit.engine import Outcome, RuleResult, Violation, rule
 
 _SRC = "vllm/model_executor/models/config.py"
 _GUARD = "models.config-updated"
-_FB = (_GUARD,)
-_ON = ("model_config", "model_config.config_updated", "model_config.architecture")
+_DONE = "usage.config_updated_on_input"
+_ON = ("model_config", _DONE, "model_config.architecture")
 
 MAMBA_ARCHS = ("MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM")
 """MODELS_CONFIG_MAP entries that map to ``MambaModelConfig``."""
@@ -31,7 +33,7 @@ MAMBA_ARCHS = ("MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM"
 
 def _on(c: Mapping[str, Any], *archs: str) -> bool:
     """The step-2 guard holds (and, given ``archs``, the architecture is one of them)."""
-    if not c["model_config"] or c["model_config.config_updated"] or c["model_config.architecture"] is None:
+    if not c["model_config"] or c[_DONE] or c["model_config.architecture"] is None:
         return False
     return not archs or c["model_config.architecture"] in archs
 
@@ -90,7 +92,8 @@ def config_updated(c: Mapping[str, Any]) -> RuleResult:
     """Avoid running try_verify_and_update_config multiple times.
 
     vLLM sets the flag before looking at the architecture, so a model without
-    one is marked too. Runs last here; the model rules read the flag as feedback.
+    one is marked too. Runs last here; the model rules read ``usage.config_updated_on_input``,
+not this flag, so setting it does not re-run them.
     """
     if c["model_config"] and not c["model_config.config_updated"]:
         return {"model_config.config_updated": True}
@@ -114,7 +117,6 @@ _GTE_ARCHS = ("GteModel", "GteNewModel", "GteNewForSequenceClassification")
            "model_config.hf_config.rotary_emb_dim", "model_config.hf_config.max_position_embeddings",
            "model_config.hf_config.rope_theta", "model_config.hf_config.rope_scaling"),
     writes=_hf_writes("hidden_act", "rotary_kwargs"),
-    feedback=_FB,
     source=f"{_SRC} SnowflakeGteNewModelConfig, GteNewModelConfig; ref 8.1:GteModel, 8.1:GteNewModel",
 )
 def gte_new_rotary(c: Mapping[str, Any]) -> RuleResult:
@@ -145,7 +147,6 @@ def gte_new_rotary(c: Mapping[str, Any]) -> RuleResult:
     kind="derive",
     reads=(*_ON, "model_config.hf_config.text_config", "model_config.hf_config.use_bidirectional_attention"),
     writes=_hf_writes("is_causal"),
-    feedback=_FB,
     source=f"{_SRC} Gemma3TextModelConfig; ref 8.1:Gemma3TextModel, 13.1:P1",
 )
 def gemma3_text_is_causal(c: Mapping[str, Any]) -> RuleResult:
@@ -188,7 +189,6 @@ def _nomic_rotary(c: Mapping[str, Any]) -> dict[str, Any]:
     reads=_NOMIC_READS,
     writes=_hf_writes("position_embedding_type", "hidden_act", "bias", "layer_norm_eps",
                       "intermediate_size", "hidden_size", "num_hidden_layers", "rotary_kwargs"),
-    feedback=_FB,
     source=f"{_SRC} NomicBertModelConfig; ref 8.1:NomicBertModel",
 )
 def nomic_bert_config(c: Mapping[str, Any]) -> RuleResult:
@@ -257,7 +257,6 @@ def _verify_len(c: Mapping[str, Any], n: int, trained: int | None, st: int | Non
     writes=("model_config.max_model_len", "scheduler_config.max_model_len",
             "model_config.hf_text_config.max_position_embeddings", "model_config.hf_text_config.rope_scaling",
             "model_config.hf_config.st_max_seq_length"),
-    feedback=_FB,
     source=f"{_SRC} NomicBertModelConfig, vllm/config/vllm.py recalculate_max_model_len; ref 8.1:NomicBertModel, 13.1:O1",
     message="Nomic context extension is disabled. Changing max_model_len from {old} to {new}.",
     level="warning",
@@ -311,7 +310,6 @@ def _pooler_default(c: Mapping[str, Any], arch: str, field: str, value: Any) -> 
     kind="default",
     reads=(*_ON, "model_config.pooler_config", "model_config.pooler_config.step_tag_id"),
     writes=("model_config.pooler_config.step_tag_id",),
-    feedback=_FB,
     source=f"{_SRC} Qwen2ForProcessRewardModelConfig; ref 8.1:Qwen2ForProcessRewardModel",
 )
 def qwen2_prm_step_tag_id(c: Mapping[str, Any]) -> RuleResult:
@@ -326,7 +324,6 @@ def qwen2_prm_step_tag_id(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(*_ON, "model_config.pooler_config", "model_config.pooler_config.softmax"),
     writes=("model_config.pooler_config.softmax",),
-    feedback=_FB,
     source=f"{_SRC} Qwen2ForRewardModelConfig; ref 8.1:Qwen2ForRewardModel",
 )
 def qwen2_rm_softmax(c: Mapping[str, Any]) -> RuleResult:
@@ -341,7 +338,6 @@ def qwen2_rm_softmax(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(*_ON, "model_config.pooler_config", "model_config.pooler_config.activation"),
     writes=("model_config.pooler_config.activation",),
-    feedback=_FB,
     source=f"{_SRC} JambaForSequenceClassificationConfig; ref 8.1:JambaForSequenceClassification",
 )
 def jamba_cls_activation(c: Mapping[str, Any]) -> RuleResult:
@@ -357,7 +353,6 @@ def jamba_cls_activation(c: Mapping[str, Any]) -> RuleResult:
     reads=(*_ON, "model_config.hf_config.text_config", "model_config.hf_config.is_original_qwen3_reranker",
            "model_config.hf_config.classifier_from_token"),
     writes=_hf_writes("method"),
-    feedback=_FB,
     source=f"{_SRC} Qwen3ForSequenceClassificationConfig; ref 8.1:Qwen3ForSequenceClassification",
 )
 def qwen3_reranker_method(c: Mapping[str, Any]) -> RuleResult:
@@ -386,7 +381,6 @@ def qwen3_reranker_method(c: Mapping[str, Any]) -> RuleResult:
            "model_config.hf_config.rotary_emb_base", "model_config.hf_config.rope_scaling"),
     writes=_hf_writes("rotary_kwargs"),
     after=("models.gte-new-rotary",),
-    feedback=_FB,
     source=f"{_SRC} JinaRobertaModelConfig; ref 8.1:XLMRobertaModel",
 )
 def jina_roberta_rotary(c: Mapping[str, Any]) -> RuleResult:
@@ -418,7 +412,6 @@ def jina_roberta_rotary(c: Mapping[str, Any]) -> RuleResult:
     reads=(*_ON, "model_config.hf_config.text_config", "model_config.pooler_config",
            "model_config.pooler_config.logit_bias"),
     writes=(*_hf_writes("num_labels"), "model_config.pooler_config.logit_bias"),
-    feedback=_FB,
     source=f"{_SRC} JinaVLForSequenceClassificationConfig; ref 8.1:JinaVLForRanking",
 )
 def jinavl_ranking(c: Mapping[str, Any]) -> RuleResult:
@@ -440,7 +433,6 @@ def jinavl_ranking(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(*_ON, "structured_outputs_config.reasoning_parser"),
     writes=("structured_outputs_config.reasoning_parser",),
-    feedback=_FB,
     source=f"{_SRC} GptOssForCausalLMConfig; ref 8.1:GptOssForCausalLM",
 )
 def gptoss_reasoning_parser(c: Mapping[str, Any]) -> RuleResult:
@@ -457,7 +449,6 @@ def gptoss_reasoning_parser(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(*_ON, "compilation_config.cudagraph_capture_sizes", "compilation_config.max_cudagraph_capture_size"),
     writes=("compilation_config.max_cudagraph_capture_size",),
-    feedback=_FB,
     source=f"{_SRC} GptOssForCausalLMConfig; ref 8.1:GptOssForCausalLM, 13.1:O5",
     message="Overriding max cuda graph capture size to 992 for performance.",
     level="info",
@@ -482,7 +473,6 @@ def gptoss_max_capture_size(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=(*_ON, "model_config.hf_config.index_topk", "cache_config.cache_dtype"),
     writes=("cache_config.cache_dtype",),
-    feedback=_FB,
     source=f"{_SRC} DeepseekV32ForCausalLM; ref 8.1:DeepseekV32ForCausalLM, 13.1:O6",
 )
 def deepseek_v32_cache_dtype(c: Mapping[str, Any]) -> RuleResult:
@@ -521,7 +511,6 @@ def _mamba_on(c: Mapping[str, Any]) -> bool:
     kind="override",
     reads=(*_MAMBA_ON, "cache_config.enable_prefix_caching", "model_config.supports_mamba_prefix_caching"),
     writes=("cache_config.enable_prefix_caching",),
-    feedback=_FB,
     source=f"{_SRC} MambaModelConfig; ref 8.2, 13.1:P3, 13.1:O4",
     message="Hybrid or mamba-based model detected without support for prefix caching: disabling.",
     level="info",
@@ -544,7 +533,6 @@ def mamba_prefix_caching(c: Mapping[str, Any]) -> RuleResult:
     reads=(*_MAMBA_ON, "model_config.disable_cascade_attn"),
     writes=("model_config.disable_cascade_attn",),
     after=("models.mamba-prefix-caching",),
-    feedback=_FB,
     source=f"{_SRC} MambaModelConfig; ref 8.2",
     message="Disabling cascade attention since it is not supported for hybrid models.",
     level="info",
@@ -564,7 +552,6 @@ def mamba_cascade_off(c: Mapping[str, Any]) -> RuleResult:
     reads=(*_MAMBA_ON, "cache_config.mamba_block_size", "model_config.max_model_len"),
     writes=("cache_config.mamba_block_size",),
     after=("models.hybrid-attention-block-size",),
-    feedback=_FB,
     source=f"{_SRC} MambaModelConfig; ref 8.2",
 )
 def mamba_block_size_default(c: Mapping[str, Any]) -> RuleResult:
@@ -726,7 +713,6 @@ def _hybrid_on(c: Mapping[str, Any]) -> bool:
            "model_config.hf_text_config.chunk_size"),
     writes=("cache_config.block_size", "cache_config.mamba_block_size"),
     after=("models.mamba-cascade-off",),
-    feedback=_FB,
     source=f"{_SRC} HybridAttentionMambaModelConfig; ref 8.3, 13.1:O2, 13.1:O3",
     message="Setting attention block size to {n} tokens to ensure that attention page size is >= mamba page size.",
     level="info",
@@ -772,7 +758,6 @@ def hybrid_attention_block_size(c: Mapping[str, Any]) -> RuleResult:
     kind="derive",
     reads=(*_HYBRID_ON, "cache_config.block_size", "cache_config.mamba_page_size_padded"),
     writes=("cache_config.mamba_page_size_padded",),
-    feedback=_FB,
     source=f"{_SRC} HybridAttentionMambaModelConfig; ref 8.3",
     message="Padding mamba page size by {pct}% to ensure that mamba page size and attention page size are exactly equal.",
     level="info",
@@ -810,7 +795,6 @@ def hybrid_mamba_page_padding(c: Mapping[str, Any]) -> RuleResult:
            "model_config.hf_text_config.use_pad_token"),
     writes=_hf_writes("num_labels", "use_pad_token"),
     after=("models.jinavl-ranking",),
-    feedback=_FB,
     source="vllm/model_executor/models/adapters.py SequenceClassificationConfig; ref 8.4",
 )
 def seq_cls_config(c: Mapping[str, Any]) -> RuleResult:
@@ -835,7 +819,6 @@ def seq_cls_config(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=(*_ON, "model_config.model_weights", "load_config.load_format", "model_config.model"),
     writes=("load_config.load_format",),
-    feedback=_FB,
     source="vllm/config/vllm.py VllmConfig.try_verify_and_update_config; ref 8.5",
     message="Detected Run:ai model config. Overriding `load_format` to 'runai_streamer'",
     level="info",

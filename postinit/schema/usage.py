@@ -25,6 +25,15 @@ class Usage(BaseModel):
     usage_context: UsageContext | None = unhashed(
         None, description="vllm serve = OPENAI_API_SERVER, LLM(...) = LLM_CLASS"
     )
+    config_updated_on_input: bool = unhashed(
+        False,
+        description=(
+            "True when step 2 (try_verify_and_update_config) already ran on the model config handed in "
+            "(vLLM's re-run through with_hf_config): the model-phase rules then skip. resolve() builds the "
+            "ModelConfig from its input, whose __post_init__ resets config_updated to False, so it is False "
+            "there; flat-state callers set it to model a re-run"
+        ),
+    )
     cwd: str = unhashed(
         default_factory=os.getcwd,
         description="the working directory vLLM's Path.absolute() resolves relative paths against (step 23)",

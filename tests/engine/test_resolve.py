@@ -379,3 +379,36 @@ def test_consistent_rerun_keeps_later_writer_winning() -> None:
     assert res.state["c"] == 0 and res.state["d"] == 5
     assert [e.rule for e in res.trace.fired][-2:] == ["e.early", "e.late"]
     assert b.resolve(res.state, semantics="consistent").changes == {}
+
+
+def _retract_book():
+    # p1: a fill-once default (reads its own write) and a conditional one; p3: late changes a
+    return book(
+        mk("r.fill", lambda c: {"c": "one" if c["a"] == 1 else "other"} if not c["c"] else None,
+           reads=("a", "c"), writes="c", phase="p1"),
+        mk("r.when", lambda c: {"b": 5} if c["a"] == 1 else None, reads="a", writes="b", phase="p1"),
+        mk("s.late", setter("a", 7), reads="fact.cap", writes="a", phase="p3"),
+    )
+
+
+def test_consistent_retracts_before_re_evaluation() -> None:
+    """Consistent semantics undo a rule's held values before it re-runs: a fill-once default re-decides,
+    and a value whose condition no longer holds goes back to the input, as a traced change by the rule."""
+    res = _retract_book().resolve(state(a=1), semantics="consistent")
+    assert res.state["c"] == "other"
+    assert res.state["b"] == res.initial["b"]
+    (ev,) = [e for e in res.trace.fired if e.message.startswith("retracted")]
+    assert ev.rule == "r.when" and ev.level == "debug"
+    assert ev.message == "retracted before re-evaluation: an input of this rule changed"
+    assert [(ch.path, ch.old, ch.new) for ch in ev.changes] == [("b", 5, res.initial["b"])]
+    prov = res.provenance_of("b")
+    assert prov == Provenance(Source.RULE, rule="r.when", event=ev.seq, detail="retracted")
+    assert res.history["b"][-1] == (ev.seq, res.initial["b"], prov)
+
+
+def test_vllm_semantics_never_retract() -> None:
+    """vLLM semantics keep the earlier phase's values (the stale reads show them)."""
+    res = _retract_book().resolve(state(a=1))
+    assert res.state["c"] == "one" and res.state["b"] == 5
+    assert not [e for e in res.trace.fired if e.message.startswith("retracted")]
+    assert {s.rule for s in res.trace.stale_reads} == {"r.fill", "r.when"}

@@ -136,11 +136,11 @@ def test_i2_sequence_parallelism_filters_every_size() -> None:
 
 @pytest.mark.xfail(
     strict=True,
+    raises=AssertionError,
     reason=(
         "consistent semantics: compilation.migrate-deprecated-flags writes full_cuda_graph=True, which "
         "compilation.full-cuda-graph (sub_configs) re-reads as the user's deprecated flag and collapses the "
-        "mode to FULL (I11); cudagraph.capture-sizes then re-reads its own max 0 as a user value and "
-        "asserts 'Maximum cudagraph size should be greater than or equal to 1'"
+        "mode to FULL (I11): a genuine vLLM cycle, not a fill-once default, so retraction does not undo it"
     ),
 )
 def test_i2_consistent_keeps_mode_without_sizes() -> None:
@@ -214,18 +214,21 @@ def test_i4_cpu_lora_mode_none_with_custom_ops_none() -> None:
     assert "mode NONE" in _quirk(r, "quirk.cpu-mode-changed-after-custom-ops")[0].message
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "consistent semantics: compilation.default-custom-ops is a fill-once default; in the global fixed "
-        "point its own earlier 'none' (chosen for mode 3) counts as set, so it never re-decides for mode NONE"
-    ),
-)
 def test_i4_consistent_cpu_lora_enables_custom_ops() -> None:
-    """I4 under consistent semantics: with mode NONE decided first, step 9 would append 'all'."""
+    """I4 under consistent semantics: with mode NONE decided first, step 9 would append 'all'.
+
+    compilation.default-custom-ops is a fill-once default: its 'none' (chosen for mode 3) is
+    retracted before it re-decides for mode NONE, so it replaces its own value instead of keeping it.
+    """
     c = _resolve("consistent", config={"lora_config": {}}, model=LLAMA, platform="cpu")
     assert c.get(CC + "mode") is CompilationMode.NONE
     assert c.get(OPS) == ("all",)
+    assert c.why(OPS).provenance.rule == "compilation.default-custom-ops"
+    own = [
+        (ch.old, ch.new) for e in c.trace.fired if e.rule == "compilation.default-custom-ops"
+        for ch in e.changes if ch.path == OPS
+    ]
+    assert own[-1] == (("none",), ("all",))
 
 
 # --------------------------------------------------------------------------- I5
@@ -352,11 +355,12 @@ def test_i9_hybrid_mamba_block_size_without_prefix_caching() -> None:
     assert _quirk(r, "quirk.mamba-block-size-without-apc")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "the model-phase rules are guarded by model_config.config_updated (vLLM's re-entry guard, set True in the "
-    "same phase), so in the global fixed point the hybrid rule never re-decides mamba_block_size after APC is off"))
 def test_i9_consistent_accepts_the_config() -> None:
-    """I9 under consistent semantics: with APC off decided first, mamba_block_size is the whole sequence."""
+    """I9 under consistent semantics: with APC off decided first, mamba_block_size is the whole sequence.
+
+    The hybrid rule reads the input fact ``usage.config_updated_on_input``, not the flag its guard
+    sets, so it re-decides once the off-switch turned APC off.
+    """
     c = _resolve("consistent", config=HYBRID_POOLING_APC, model="ibm-ai-platform/Bamba-9B", platform="h100")
     assert c.ok
     assert c.get("cache_config.mamba_block_size") == c.get("model_config.max_model_len")

@@ -42,10 +42,21 @@ def test_guard_quiet(present: Any, updated: bool) -> None:
 
 
 def test_rules_skip_when_config_updated() -> None:
-    """A config that arrives with config_updated=True skips every model rule (vLLM's re-run)."""
-    s = _model("fixtures/jamba", model_config__is_hybrid=True, model_config__config_updated=True)
+    """A config that arrives already updated skips every model rule (vLLM's re-run)."""
+    s = _model("fixtures/jamba", model_config__is_hybrid=True, usage__config_updated_on_input=True)
     assert m.mamba_cascade_off(s) is None
     assert m.hybrid_attention_block_size(s) is None
+
+
+def test_rules_ignore_the_flag_the_guard_writes() -> None:
+    """The guard's own write (config_updated=True) does not turn the model rules off: they read the input fact."""
+    s = _model("fixtures/jamba", model_config__is_hybrid=True, model_config__config_updated=True)
+    assert m.mamba_cascade_off(s) is not None
+    assert m.hybrid_attention_block_size(s) is not None
+    for r in postinit.rules.rulebook().rules.values():
+        if r.id.startswith("models.") and r.id != m._GUARD:
+            assert "model_config.config_updated" not in r.reads, r.id
+            assert "usage.config_updated_on_input" in r.reads, r.id
 
 
 def test_gemma3_text_is_causal() -> None:
