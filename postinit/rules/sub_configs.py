@@ -363,12 +363,11 @@ def max_model_len_default(c: Mapping[str, Any]) -> RuleResult:
     return {_LEN: 8192} if c[_LEN] is None else None
 
 
-def _copy_from_model(field: str) -> Any:
-    def fn(c: Mapping[str, Any]) -> RuleResult:
-        if c["model_config"] and c[f"model_config.{field}"] is not None:
-            return {f"{_S}{field}": c[f"model_config.{field}"]}
-        return None
-    return fn
+def _copy_from_model(c: Mapping[str, Any], field: str) -> RuleResult:
+    """``{scheduler_config.<field>: model_config.<field>}`` when there is a model and it has a value."""
+    if c["model_config"] and c[f"model_config.{field}"] is not None:
+        return {f"{_S}{field}": c[f"model_config.{field}"]}
+    return None
 
 
 @rule(
@@ -383,8 +382,7 @@ def _copy_from_model(field: str) -> Any:
 )
 def runner_type_from_model(c: Mapping[str, Any]) -> RuleResult:
     """EngineArgs passes the model's runner type (the oracle's config mode too)."""
-    result: RuleResult = _copy_from_model("runner_type")(c)
-    return result
+    return _copy_from_model(c, "runner_type")
 
 
 @rule(
@@ -399,8 +397,7 @@ def runner_type_from_model(c: Mapping[str, Any]) -> RuleResult:
 )
 def is_multimodal_from_model(c: Mapping[str, Any]) -> RuleResult:
     """EngineArgs passes whether the model is multimodal (the oracle's config mode too)."""
-    result: RuleResult = _copy_from_model("is_multimodal_model")(c)
-    return result
+    return _copy_from_model(c, "is_multimodal_model")
 
 
 @rule(
@@ -415,8 +412,7 @@ def is_multimodal_from_model(c: Mapping[str, Any]) -> RuleResult:
 )
 def is_encoder_decoder_from_model(c: Mapping[str, Any]) -> RuleResult:
     """EngineArgs passes whether the model is encoder-decoder (the oracle's config mode too)."""
-    result: RuleResult = _copy_from_model("is_encoder_decoder")(c)
-    return result
+    return _copy_from_model(c, "is_encoder_decoder")
 
 
 @rule(
