@@ -9,11 +9,11 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import latency, scaling, startup, sweep, whatif
+from benchmarks import latency, scaling, startup, sweep, vllm_context, whatif
 from benchmarks._util import Results, machine
 
 RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
-SECTIONS = ("latency", "scaling", "whatif", "sweep", "startup")
+SECTIONS = ("latency", "scaling", "whatif", "sweep", "startup", "vllm")
 LOADTEST = re.compile(r"<!-- loadtest:start -->.*?<!-- loadtest:end -->", re.S)
 
 
@@ -35,6 +35,10 @@ def run_all(*, quick: bool, only: tuple[str, ...] = SECTIONS) -> Results:
     if "startup" in only:
         print("== 5. start-up", flush=True)
         startup.run(res, reps=1 if quick else 7)
+    if "vllm" in only and not quick:
+        # context only (no target): real vLLM through the oracle's venv, when it is installed
+        print("== 6. context: real vLLM (oracle)", flush=True)
+        vllm_context.run(res, reps=2000)
     return res
 
 

@@ -9,6 +9,7 @@ eager override and warm-ups (12c), the capture sizes (12d, §5.3) and
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -238,22 +239,32 @@ def _default_sizes(m: int) -> list[int]:
 
 
 def _plan(c: Mapping[str, Any]) -> _Plan | None:
-    """The active branch's result, or None when vLLM takes the no-cudagraph branch (or skips 12)."""
-    if not c[_STATIC] or c["model_config"] is None or c["model_config.enforce_eager"]:
+    """The active branch's result, or None when vLLM takes the no-cudagraph branch (or skips 12).
+
+    Four rules ask for the same plan, each up to twice per resolution: it is a pure
+    function of ``_SIZE_READS``, computed once per distinct set of values.
+    """
+    return _plan_of(*[c[p] for p in _SIZE_READS])
+
+
+@functools.lru_cache(maxsize=512)
+def _plan_of(
+    static: bool, model: Any, eager: bool, mode: Any, user_max: int | None, user_sizes: tuple[int, ...] | None,
+    max_num_seqs: int, max_num_batched_tokens: int, tp: int, sp: bool,
+) -> _Plan | None:
+    if not static or model is None or eager:
         return None
-    if c[_MODE] == CUDAGraphMode.NONE:
+    if mode == CUDAGraphMode.NONE:
         return None
-    user_max, user_sizes = c[_MAX], c[_SIZES]
-    m = user_max if user_max is not None else min(c["scheduler_config.max_num_seqs"] * 2, 512)
-    m = min(c["scheduler_config.max_num_batched_tokens"], m)
+    m = user_max if user_max is not None else min(max_num_seqs * 2, 512)
+    m = min(max_num_batched_tokens, m)
     if m < 1:
         return _Plan(assertion="Maximum cudagraph size should be greater than or equal to 1 when using cuda graph.")
     if user_sizes is not None and len(user_sizes) == 0:
         return _Plan(assertion="cudagraph_capture_sizes should contain at least one element when using cuda graph.")
     sizes = sorted(set(user_sizes)) if user_sizes is not None else _default_sizes(m)
-    tp = c["parallel_config.tensor_parallel_size"]
     removed: list[int] = []
-    if tp > 1 and c["compilation_config.pass_config.enable_sequence_parallelism"]:
+    if tp > 1 and sp:
         removed = [s for s in sizes if s % tp != 0]
         sizes = [s for s in sizes if s % tp == 0]
     valid = sizes[-1] if sizes else 0
@@ -432,11 +443,18 @@ def padding_table(c: Mapping[str, Any]) -> RuleResult:
     if sizes and sizes[-1] != mx:
         return Violation("", hint=f"cudagraph_capture_sizes[-1]={sizes[-1]} != max_cudagraph_capture_size={mx}",
                          error="AssertionError")
+    return {"compilation_config.bs_to_padded_graph_size": _padding(tuple(sizes), mx)}
+
+
+@functools.lru_cache(maxsize=64)
+def _padding(sizes: tuple[int, ...], mx: int) -> tuple[int, ...]:
+    """Index = batch size, value = the smallest captured size that holds it (0 for 0); pure: cached."""
     table = [0] * (mx + 1)
     for end, start in zip([*sizes, mx + 1], [0, *sizes], strict=True):
-        for bs in range(start, end):
-            table[bs] = start if bs == start else end
-    return {"compilation_config.bs_to_padded_graph_size": tuple(table)}
+        if start < end:
+            table[start] = start
+            table[start + 1:end] = [end] * (end - start - 1)
+    return tuple(table)
 
 
 @rule(

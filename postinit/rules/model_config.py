@@ -17,6 +17,7 @@ and HF config classes' own defaults for keys absent from config.json.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -321,8 +322,9 @@ class ModelInfo:
     pooling_type: str
 
 
+@functools.cache
 def model_info(arch: str) -> ModelInfo | None:
-    """The registry flags of a registered architecture name, or None."""
+    """The registry flags of a registered architecture name, or None (a pure table lookup: cached)."""
     spec = REGISTRY.get(arch)
     if spec is None:
         return None
@@ -350,16 +352,18 @@ def _archs(c: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(c[H + "architectures"] or ())
 
 
+@functools.cache
 def _match(arch: str, runner: str | None = None, convert: str | None = None) -> tuple[str, str, str] | None:
-    """vLLM's ``try_match_architecture_defaults``."""
+    """vLLM's ``try_match_architecture_defaults`` (pure over the suffix table: cached)."""
     for suffix, r, cv in SUFFIX_DEFAULTS:
         if (runner is None or runner == r) and (convert is None or convert == cv) and arch.endswith(suffix):
             return suffix, r, cv
     return None
 
 
+@functools.cache
 def _normalize(arch: str, runner: str | None, convert: str | None) -> str:
-    """vLLM's ``_normalize_arch``: an unregistered ``XFor<Task>`` maps to a registered ``XFor<Other>``."""
+    """vLLM's ``_normalize_arch``: an unregistered ``XFor<Task>`` maps to a registered ``XFor<Other>`` (cached)."""
     if arch in REGISTRY:
         return arch
     hit = _match(arch, runner, convert)
