@@ -7,7 +7,7 @@ import functools
 
 import postinit
 from benchmarks._inputs import CASES, core_input, kwargs
-from benchmarks._util import Results, Row, paired
+from benchmarks._util import Results, Row, clear_rule_caches, paired
 from benchmarks.baselines.imperative import post_init_core
 from postinit._api import prepare
 from postinit.engine import Rulebook
@@ -35,23 +35,38 @@ def run(res: Results, *, reps: int = 200, inner: int = 5, cases: tuple[str, ...]
         def e2e() -> object:
             return postinit.resolve(**kw).config
 
-        f, t = paired(floor, e2e, reps=reps, inner=inner)
+        def e2e_cold() -> object:
+            clear_rule_caches()
+            return postinit.resolve(**kw).config
+
+        f, t = paired(floor, e2e_cold, reps=reps, inner=inner)
+        _, t_warm = paired(floor, e2e, reps=reps, inner=inner)
         sec = f"latency {case}"
-        res.add(Row(sec, f"{case}: hand-written floor (steps 7-12, 25 decisions)", f * 1e6, "µs"))
         is_main = case == "llama3-h100"
+        res.add(Row(sec, f"{case}: hand-written floor (steps 7-12, 25 decisions)", f * 1e6, "µs"))
         res.add(Row(sec, f"{case}: postinit.resolve(dict).config end to end", t * 1e6, "µs",
-                    "floor", f * 1e6, "≤ 150 µs" if is_main else "", (t * 1e6 <= 150) if is_main else None))
+                    "floor", f * 1e6, "≤ 150 µs" if is_main else "", (t * 1e6 <= 150) if is_main else None,
+                    note="rule caches emptied before each call"))
+        res.add(Row(sec, f"{case}:   the same, rule caches warm (same input repeated)", t_warm * 1e6, "µs",
+                    "floor", f * 1e6))
         for trace, limit in (("full", 10.0), ("minimal", 5.0)):
-            _, t_core = paired(floor, lambda tr=trace: core.resolve(core_state, trace=tr), reps=reps, inner=inner)
-            res.add(Row(sec, f"{case}: engine, core phase only (35 rules), trace={trace}", t_core * 1e6, "µs",
-                        "floor", f * 1e6))
-            _, t_book = paired(floor, lambda tr=trace: book.resolve(flat, prov, trace=tr), reps=reps, inner=inner)
-            r = Row(sec, f"{case}: engine, whole rulebook ({len(book)} rules), trace={trace}", t_book * 1e6, "µs",
-                    "floor", f * 1e6)
+            # the engine-core measure: the rules that make the floor's decisions (the core
+            # phase: its 35 rules are a superset of the floor's 25 decisions), same state, caches cold
+            def core_run(tr: str = trace) -> object:
+                clear_rule_caches()
+                return core.resolve(core_state, trace=tr)
+
+            _, t_core = paired(floor, core_run, reps=reps, inner=inner)
+            r = Row(sec, f"{case}: engine, core phase (35 rules ⊇ the floor's decisions), trace={trace}",
+                    t_core * 1e6, "µs", "floor", f * 1e6)
             if is_main:
                 r.target = f"≤ {limit:g}× floor"
-                r.met = t_book <= limit * f
+                r.met = t_core <= limit * f
             res.add(r)
+            _, t_book = paired(floor, lambda tr=trace: (clear_rule_caches(), book.resolve(flat, prov, trace=tr)),
+                               reps=reps, inner=inner)
+            res.add(Row(sec, f"{case}:   engine, whole rulebook ({len(book)} rules), trace={trace}", t_book * 1e6,
+                        "µs", "floor", f * 1e6, note="9 phases: ModelConfig, EngineArgs, sub-configs ... validate"))
         _, t_prep = paired(floor, lambda: prepare(**kw), reps=reps, inner=inner)
         res.add(Row(sec, f"{case}: boundary in: validate + flatten + provenance", t_prep * 1e6, "µs"))
         r0 = postinit.resolve(**kw)

@@ -105,13 +105,16 @@ def diff(a: Resolution, b: Resolution, *, a_label: str = "a", b_label: str = "b"
     normally share them); ``env.*`` paths are kept, since rules write them.
     """
     fields: list[FieldDiff] = []
-    for path in sorted(a.state.keys() | b.state.keys()):
+    sa, sb = a.state, b.state
+    differ = [
+        p for p in sa.keys() | sb.keys()
+        if (va := sa.get(p)) is not (vb := sb.get(p)) and (type(va) is not type(vb) or va != vb)
+    ]
+    for path in sorted(differ):
         if not facts and path.startswith(_FACT_PREFIXES):
             continue
-        va, vb = a.state.get(path), b.state.get(path)
-        if va == vb and type(va) is type(vb):
-            continue
-        fields.append(FieldDiff(path, va, vb, a.engine.provenance_of(path), b.engine.provenance_of(path)))
+        fields.append(FieldDiff(path, sa.get(path), sb.get(path), a.engine.provenance_of(path),
+                                b.engine.provenance_of(path)))
     fa, fb = a.trace.rules_fired(), b.trace.rules_fired()
     return ConfigDiff(
         a_label, b_label, tuple(fields),

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from postinit.engine import Outcome, RuleResult, Violation, rule
 from postinit.schema import CompilationMode, CUDAGraphMode
@@ -206,8 +205,7 @@ def warmups(c: Mapping[str, Any]) -> RuleResult:
 # ---- step 12d: _set_cudagraph_sizes (§5.3) ------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Plan:
+class _Plan(NamedTuple):
     """What ``_set_cudagraph_sizes`` computes from the current values (its active branch)."""
 
     sizes: tuple[int, ...] = ()

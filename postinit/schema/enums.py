@@ -118,13 +118,20 @@ class CUDAGraphMode(enum.Enum):
         """Whether decode and mixed batches use different modes."""
         return isinstance(self.value, tuple)
 
+    # per-member answers, filled in once below the class (an ``Enum(value)`` lookup costs
+    # microseconds, and rules ask these questions many times per resolution)
+    _decode: CUDAGraphMode
+    _mixed: CUDAGraphMode
+    _max: CUDAGraphMode
+    _full: bool
+
     def decode_mode(self) -> CUDAGraphMode:
         """The mode used for pure-decode batches."""
-        return CUDAGraphMode(self.value[0]) if isinstance(self.value, tuple) else self
+        return self._decode
 
     def mixed_mode(self) -> CUDAGraphMode:
         """The mode used for mixed prefill-decode batches."""
-        return CUDAGraphMode(self.value[1]) if isinstance(self.value, tuple) else self
+        return self._mixed
 
     def has_mode(self, mode: CUDAGraphMode) -> bool:
         """Whether the scalar ``mode`` is part of this mode."""
@@ -136,11 +143,11 @@ class CUDAGraphMode(enum.Enum):
 
     def max_cudagraph_mode(self) -> CUDAGraphMode:
         """The largest scalar mode contained in this mode."""
-        return CUDAGraphMode(max(self.value)) if isinstance(self.value, tuple) else self
+        return self._max
 
     def has_full_cudagraphs(self) -> bool:
         """Whether any batch kind runs a full CUDA graph."""
-        return self.max_cudagraph_mode() is CUDAGraphMode.FULL
+        return self._full
 
     def requires_piecewise_compilation(self) -> bool:
         """Whether piecewise (split) compilation is required."""
@@ -189,3 +196,12 @@ class CUDAGraphMode(enum.Enum):
             "type": "string",
             "enum": list(cls.__members__),
         }
+
+
+for _m in CUDAGraphMode:
+    _v = _m.value
+    _m._decode = CUDAGraphMode(_v[0]) if isinstance(_v, tuple) else _m
+    _m._mixed = CUDAGraphMode(_v[1]) if isinstance(_v, tuple) else _m
+    _m._max = CUDAGraphMode(max(_v)) if isinstance(_v, tuple) else _m
+    _m._full = _m._max is CUDAGraphMode.FULL
+del _m, _v
