@@ -1,16 +1,24 @@
-"""Compiling rules into a rulebook: a networkx graph, an order per phase, static checks."""
+"""Compiling rules into a rulebook: a networkx graph, an order per phase, static checks.
+
+networkx (~0.2 s to import) is imported only when a graph is needed: ``Rulebook.graph``
+is built on first use, and a rulebook compiled with ``cache=True`` reuses the phase
+orders an earlier process compiled (and checked) for exactly the same headers (see
+:meth:`Rulebook.order_key`), so a warm ``postinit resolve`` never imports networkx.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
 import types
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
-from postinit.engine._paths import PathSpace
 from postinit.engine._rule import Kind, Rule, RuleFn, rule_of
 from postinit.errors import (
     CycleError,
@@ -19,7 +27,30 @@ from postinit.errors import (
     UnorderedWritersError,
 )
 
-__all__ = ["CompiledRule", "Rulebook"]
+if TYPE_CHECKING:
+    import networkx as nx
+
+    from postinit.engine._paths import PathSpace
+
+__all__ = ["CompiledRule", "Rulebook", "order_cache_dir"]
+
+_ORDER_CACHE_FORMAT = 1
+"""Bump to invalidate every cached phase order (the key also hashes this module's source)."""
+
+
+def order_cache_dir() -> Path:
+    """Where compiled phase orders are cached: ``$XDG_CACHE_HOME/postinit`` or ``~/.cache/postinit``."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "postinit"
+
+
+def _compiler_source() -> str:
+    # the compiler's own code is part of the key: a change to how orders are computed or checked
+    # must not reuse orders an older compiler produced
+    try:
+        return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    except OSError:  # pragma: no cover - not loaded from a file
+        return "?"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +120,12 @@ class CompiledRule:
         })
 
 
+def _digest(key: str, order: Any) -> str:
+    """A checksum of a cached order under its key: a damaged cache file is never used."""
+    blob = json.dumps([key, order], separators=(",", ":"), sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
 def _where(r: Rule) -> str:
     return f"{r.id} ({r.location})" if r.location else r.id
 
@@ -101,6 +138,12 @@ class Rulebook:
     it (edge attribute ``paths``), plus declared ``after`` edges. Within a
     phase the order is a topological order of that graph, ties broken by rule
     id, so registration order never matters.
+
+    With ``cache=True`` the phase orders are read from, or written to, a file
+    under :func:`order_cache_dir` keyed by a hash of everything they depend on
+    (:meth:`order_key`); only orders that passed the cycle and unordered-writer
+    checks are ever written, and a missing, stale, corrupt or unwritable cache
+    just means compiling with networkx. ``graph`` is then built on first use.
     """
 
     def __init__(
@@ -110,8 +153,10 @@ class Rulebook:
         paths: PathSpace,
         phases: Sequence[str],
         name: str = "rulebook",
+        cache: bool = False,
     ) -> None:
         self.name = name
+        self.cache = cache
         self.paths = paths
         self.phases: tuple[str, ...] = tuple(phases)
         if len(set(self.phases)) != len(self.phases):
@@ -128,10 +173,20 @@ class Rulebook:
             collected[r.id] = r
         self.rules: dict[str, Rule] = dict(sorted(collected.items()))
         self._check_declarations()
-        self.graph: nx.DiGraph = self._build_graph()
+        self._graph: nx.DiGraph | None = None
+        self._order_key: str | None = None
         self.order: dict[str, tuple[str, ...]] = {}
-        self._compile_orders()
-        self._check_unordered_writers()
+        self.order_cached = False
+        """True when the phase orders came from the on-disk cache (not compiled in this process)."""
+        cached = self._read_cached_orders() if cache else None
+        if cached is not None:
+            self.order = cached
+            self.order_cached = True
+        else:
+            self._compile_orders()
+            self._check_unordered_writers()
+            if cache:
+                self._write_cached_orders()
         self.compiled: dict[str, tuple[CompiledRule, ...]] = {}
         self.readers: dict[str, dict[str, tuple[int, ...]]] = {}
         self.writers: dict[str, dict[str, tuple[int, ...]]] = {}
@@ -150,6 +205,7 @@ class Rulebook:
         phases: Sequence[str],
         name: str = "rulebook",
         extra: Iterable[Rule | Callable[..., Any]] = (),
+        cache: bool = False,
     ) -> Rulebook:
         """Collect every function marked with ``@rule`` in ``modules`` (plus ``extra``)."""
         found: list[Rule] = []
@@ -159,7 +215,7 @@ class Rulebook:
                 if r is not None:
                     found.append(r)
         found.extend(r for r in map(rule_of, extra) if r is not None)
-        return cls(found, paths=paths, phases=phases, name=name)
+        return cls(found, paths=paths, phases=phases, name=name, cache=cache)
 
     def with_rules(self, *rules: Rule | Callable[..., Any], replace: bool = False) -> Rulebook:
         """A new rulebook with ``rules`` added (or, with ``replace=True``, replacing same-id rules)."""
@@ -218,7 +274,16 @@ class Rulebook:
                             f"not '{r.phase}'; phases already order rules", rule=r.id, value=other,
                         )
 
+    @property
+    def graph(self) -> nx.DiGraph:
+        """The compiled networkx DiGraph over rule ids (built on first use)."""
+        if self._graph is None:
+            self._graph = self._build_graph()
+        return self._graph
+
     def _build_graph(self) -> nx.DiGraph:
+        import networkx as nx
+
         g = nx.DiGraph(name=self.name)
         phase_idx = {p: i for i, p in enumerate(self.phases)}
         for r in self.rules.values():
@@ -249,6 +314,8 @@ class Rulebook:
 
     def phase_graph(self, phase: str, *, ordering: bool = True) -> nx.DiGraph:
         """The subgraph of one phase; with ``ordering``, without feedback edges."""
+        import networkx as nx
+
         nodes = [r.id for r in self.rules.values() if r.phase == phase]
         sub = self.graph.subgraph(nodes)
         if not ordering:
@@ -258,6 +325,8 @@ class Rulebook:
         ) if sub.number_of_edges() else nx.DiGraph(sub)
 
     def _compile_orders(self) -> None:
+        import networkx as nx
+
         for phase in self.phases:
             g = self.phase_graph(phase)
             g.add_nodes_from(r.id for r in self.rules.values() if r.phase == phase)
@@ -277,6 +346,8 @@ class Rulebook:
             self.order[phase] = order
 
     def _check_unordered_writers(self) -> None:
+        import networkx as nx
+
         for phase in self.phases:
             writers: dict[str, list[str]] = defaultdict(list)
             for rid in self.order[phase]:
@@ -300,6 +371,80 @@ class Rulebook:
                                 f"as vLLM's statement order decides",
                                 rule=b, path=p,
                             )
+
+    # -- the on-disk order cache ------------------------------------------------------
+
+    def order_key(self) -> str:
+        """A hash of everything the phase orders and their checks depend on.
+
+        The phases; every rule's id, phase, reads, writes, ``after`` and ``feedback``
+        (in declaration order, as compiled); the path space; the cache format and
+        the compiler's source. Any change to one of them is a different key.
+        """
+        if self._order_key is not None:
+            return self._order_key
+        head = {
+            "format": _ORDER_CACHE_FORMAT,
+            "compiler": _compiler_source(),
+            "name": self.name,
+            "phases": self.phases,
+            "rules": [
+                (r.id, r.phase, r.reads, r.writes, r.after, r.feedback) for r in self.rules.values()
+            ],
+            "paths": sorted(self.paths.paths),
+        }
+        self._order_key = hashlib.sha256(json.dumps(head, separators=(",", ":")).encode()).hexdigest()
+        return self._order_key
+
+    def _cache_file(self) -> Path:
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in self.name)
+        return order_cache_dir() / f"orders-{safe}.json"
+
+    def _read_cached_orders(self) -> dict[str, tuple[str, ...]] | None:
+        """The cached phase orders for exactly this rulebook, or None (missing, stale or corrupt)."""
+        try:
+            data = json.loads(self._cache_file().read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("key") != self.order_key():
+            return None
+        raw = data.get("order")
+        if data.get("digest") != _digest(self.order_key(), raw):
+            return None  # a damaged file (or one written for another key)
+        if not isinstance(raw, dict) or list(raw) != list(self.phases):
+            return None
+        by_phase: dict[str, set[str]] = {p: set() for p in self.phases}
+        for r in self.rules.values():
+            by_phase[r.phase].add(r.id)
+        order: dict[str, tuple[str, ...]] = {}
+        for phase, ids in raw.items():
+            # a permutation of the phase's rules, or the file is not one this compiler wrote
+            if (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)
+                    or len(ids) != len(by_phase[phase]) or set(ids) != by_phase[phase]):
+                return None
+            order[phase] = tuple(ids)
+        return order
+
+    def _write_cached_orders(self) -> None:
+        """Store the (checked) phase orders; an unwritable cache directory is not an error."""
+        import tempfile
+
+        target = self._cache_file()
+        order = {p: list(o) for p, o in self.order.items()}
+        blob = json.dumps({"key": self.order_key(), "digest": _digest(self.order_key(), order), "order": order})
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".tmp")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(blob)
+                os.replace(tmp, target)  # atomic: a concurrent reader sees the old or the new file
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+        except OSError:
+            pass
 
     def _compile_runtime(self) -> None:
         phase_idx = {p: i for i, p in enumerate(self.phases)}
@@ -370,12 +515,16 @@ class Rulebook:
 
     def stages(self, phase: str) -> list[list[str]]:
         """The phase's rules grouped in topological generations (for pictures)."""
+        import networkx as nx
+
         g = self.phase_graph(phase)
         g.add_nodes_from(self.order[phase])
         return [sorted(gen) for gen in nx.topological_generations(g)]
 
     def field_graph(self) -> nx.DiGraph:
         """A bipartite DiGraph of rules and paths: path → rule for reads, rule → path for writes."""
+        import networkx as nx
+
         g = nx.DiGraph(name=f"{self.name} fields")
         for r in self.rules.values():
             g.add_node(r.id, type="rule", phase=r.phase, kind=r.kind.value, title=r.title)
