@@ -9,8 +9,9 @@
 cudagraph.blackwell-long-context-forces-piecewise
 """
 
+from typing import TYPE_CHECKING, Any
+
 from postinit._api import DEFAULT_MODEL, DEFAULT_PLATFORM, Resolution, resolve
-from postinit.audit import ConfigDiff, WhatIf, diff, what_if
 from postinit.errors import (
     InputError,
     NoFixedPoint,
@@ -20,7 +21,23 @@ from postinit.errors import (
 )
 from postinit.rules import paths, rulebook
 
+if TYPE_CHECKING:
+    from postinit.audit import ConfigDiff, WhatIf, diff, what_if
+
 __version__ = "0.1.0"
+
+_LAZY = {"ConfigDiff", "WhatIf", "diff", "what_if"}
+"""Names of :mod:`postinit.audit`, imported on first use (start-up time)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from postinit import audit
+
+        value = getattr(audit, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'postinit' has no attribute {name!r}")
 
 __all__ = [
     "DEFAULT_MODEL",

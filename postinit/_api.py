@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -24,14 +24,15 @@ from postinit.engine import (
     StaleRead,
     Trace,
     ViolationEvent,
-    WhyNode,
-    WhyNot,
     jsonable,
 )
 from postinit.errors import InputError, ViolationError
 from postinit.rules import paths, rulebook
 from postinit.schema import Env, Platform, Usage, VllmConfig
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
+
+if TYPE_CHECKING:
+    from postinit.engine import WhyNode, WhyNot
 
 __all__ = ["DEFAULT_MODEL", "DEFAULT_PLATFORM", "RESULT_VERSION", "Resolution", "resolve"]
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import enum
 import io
 import json
-import logging
 import shlex
 import shutil
 import sys
@@ -24,7 +23,7 @@ import typer
 from pydantic import TypeAdapter, ValidationError
 
 import postinit
-from postinit import audit, graphs, render
+from postinit import render
 from postinit._api import DEFAULT_MODEL, DEFAULT_PLATFORM, Resolution
 from postinit.errors import InputError, InvalidValueError, PostinitError
 from postinit.rules import paths, rulebook
@@ -34,7 +33,7 @@ from postinit.schema.platform import PLATFORM_PRESETS
 
 if TYPE_CHECKING:
     from rich.console import Console
-# structlog, yaml and rich are imported where they are used: they cost start-up time
+# structlog, yaml, rich, audit and graphs are imported where they are used: they cost start-up time
 
 __all__ = ["app", "main"]
 
@@ -249,6 +248,8 @@ def _configure_logging(level: LogLevel | None, fmt: LogFormat) -> None:
     _STATE["debug"] = level is LogLevel.debug
     if level is None:
         return
+    import logging
+
     import structlog
 
     renderer: Any = (structlog.processors.JSONRenderer() if fmt is LogFormat.json
@@ -384,6 +385,8 @@ def what_if(
     """Resolve the inputs as given and with --set changes; show what differs and which rules started or stopped."""
 
     def run() -> int:
+        from postinit import audit
+
         changes: dict[str, Any] = {}
         for item in set_:
             p, eq, v = item.partition("=")
@@ -437,6 +440,8 @@ def diff(
     """Resolve two inputs on the same platform and show how the resolved configs differ."""
 
     def run() -> int:
+        from postinit import audit
+
         common = _inputs([], None, model, platform, env, usage, semantics)
         ka, la = _side(a, common)
         kb, lb = _side(b, common)
@@ -467,6 +472,8 @@ def rules(
     """The rulebook as a table: id, phase, kind, reads, writes, source."""
 
     def run() -> int:
+        from postinit import audit
+
         book = rulebook()
         if phase is not None and phase not in book.phases:
             raise InvalidValueError(f"--phase {phase!r}: phases are {', '.join(book.phases)}", value=phase)
@@ -505,6 +512,8 @@ def graph(
     """The rule/field dependency graph: rules clustered by phase, edges labelled by the paths they carry."""
 
     def run() -> int:
+        from postinit import graphs
+
         book = rulebook()
         v = graphs.view(book, phase=phase, around=around)
         if fmt is GraphFmt.mermaid:
@@ -534,6 +543,8 @@ def check(fmt: FmtOpt = Fmt.text) -> None:
     """Static analysis of the rulebook: compile errors, platform facts no preset satisfies, a per-phase summary."""
 
     def run() -> int:
+        from postinit import audit
+
         report = audit.check()
         _emit(fmt, report.to_dict, lambda c: render.text_check(c, report), lambda: render.md_check(report))
         return 0 if report.ok else 1
@@ -557,6 +568,8 @@ def models(fmt: FmtOpt = Fmt.text) -> None:
     """The built-in model catalog (config.json facts; postinit never downloads)."""
 
     def run() -> int:
+        from postinit import audit
+
         rows = [
             {"id": e.id, "architecture": e.architecture, "model_type": e.model_type,
              "max_position_embeddings": e.max_position_embeddings, "note": e.note}
@@ -576,6 +589,8 @@ def platforms(fmt: FmtOpt = Fmt.text) -> None:
     """The platform presets --platform accepts (plus cuda:MAJOR.MINOR, rocm:gfxNNN and auto)."""
 
     def run() -> int:
+        from postinit import audit
+
         rows = []
         for name in PLATFORM_PRESETS:
             if name == "auto":

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from rich.tree import Tree
+from postinit.engine import Fired, Source, jsonable
 
-from postinit._api import Resolution
-from postinit.audit import CheckReport, ConfigDiff, WhatIf
-from postinit.engine import Change, Fired, Provenance, Source, WhyNode, WhyNot, jsonable
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.tree import Tree
+
+    from postinit._api import Resolution
+    from postinit.audit import CheckReport, ConfigDiff, WhatIf
+    from postinit.engine import Change, Provenance, WhyNode, WhyNot
+# rich and yaml are imported where they are used: JSON output needs neither (start-up time)
 
 __all__ = [
     "dump_json",
@@ -48,7 +49,16 @@ def dump_json(data: Any) -> str:
 
 
 def dump_yaml(data: Any) -> str:
+    import yaml
+
     return str(yaml.safe_dump(jsonable(data), sort_keys=False, allow_unicode=True, width=100))
+
+
+def escape(markup: str) -> str:
+    """:func:`rich.markup.escape`, importing rich on first use."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(markup)
 
 
 def show(value: Any) -> str:
@@ -137,6 +147,8 @@ def _notes(r: Resolution) -> list[Fired]:
 
 def text_resolution(console: Console, r: Resolution, *, full: bool = False) -> None:
     """What changed from the input (grouped by phase, with rule and reason), warnings, stale reads, violations."""
+    from rich.table import Table
+
     status = "[green]resolved[/]" if r.ok else "[bold red]invalid[/]"
     console.print(f"[bold]{escape(_headline(r))}[/] — {status}")
     groups = _by_phase(r)
@@ -259,6 +271,8 @@ def _why_tree(n: WhyNode, tree: Tree) -> None:
 
 def text_why(console: Console, node: WhyNode) -> None:
     """The causal tree as a rich Tree: each value, where it came from, and what the rule read."""
+    from rich.tree import Tree
+
     tree = Tree(_why_label(node), guide_style="dim")
     _why_tree(node, tree)
     console.print(tree)
@@ -302,6 +316,8 @@ _STATUS_STYLE = {
 
 
 def text_why_not(console: Console, w: WhyNot) -> None:
+    from rich.table import Table
+
     if w.holds:
         console.print(f"[cyan]{escape(w.path)}[/] [bold]is[/] {escape(show(w.value))}.")
     else:
@@ -333,6 +349,8 @@ def md_why_not(w: WhyNot) -> str:
 
 
 def text_diff(console: Console, d: ConfigDiff) -> None:
+    from rich.table import Table
+
     console.print(f"[bold]a[/] = {escape(d.a_label)}  [dim]({'ok' if d.a_ok else 'invalid'}, hash {d.a_hash})[/]")
     console.print(f"[bold]b[/] = {escape(d.b_label)}  [dim]({'ok' if d.b_ok else 'invalid'}, hash {d.b_hash})[/]")
     if d.same:
@@ -379,6 +397,8 @@ def md_diff(d: ConfigDiff) -> str:
 def text_table(console: Console, rows: Sequence[Mapping[str, Any]], columns: Sequence[str], *,
                title: str | None = None, wrap: Iterable[str] = ()) -> None:
     """A plain rich table of ``rows`` (lists are shown one item per line)."""
+    from rich.table import Table
+
     table = Table(title=title, title_justify="left", header_style="bold", show_lines=bool(wrap))
     for c in columns:
         table.add_column(c, overflow="fold")

@@ -7,7 +7,8 @@ state to a fixed point with :meth:`Rulebook.resolve`, which returns an
 :class:`Trace`.
 """
 
-from postinit.engine._explain import Candidate, Step, WhyNode, WhyNot
+from typing import TYPE_CHECKING, Any
+
 from postinit.engine._paths import FrozenDict, PathInfo, PathSpace, freeze, thaw
 from postinit.engine._resolve import EngineResult, Semantics, TraceLevel, resolve_flat
 from postinit.engine._rule import (
@@ -36,6 +37,23 @@ from postinit.engine._trace import (
     ViolationEvent,
     jsonable,
 )
+
+if TYPE_CHECKING:
+    from postinit.engine._explain import Candidate, Step, WhyNode, WhyNot
+
+_LAZY = {"Candidate", "Step", "WhyNode", "WhyNot"}
+"""Names of the explanation module, imported on first use (``why``/``why_not`` need it)."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from postinit.engine import _explain
+
+        value = getattr(_explain, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'postinit.engine' has no attribute {name!r}")
+
 
 __all__ = [
     "TRACE_VERSION",

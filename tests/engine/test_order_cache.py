@@ -195,7 +195,7 @@ def test_static_check_errors_are_the_same_with_a_cache_and_never_cached() -> Non
 
 
 def test_a_cached_vllm_resolve_does_not_import_networkx(tmp_path: Path) -> None:
-    """The whole point: with a warm cache, ``postinit resolve`` runs without networkx."""
+    """The whole point: with a warm cache, ``postinit resolve`` runs without networkx (or rich, yaml)."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "xdg"), "PYTHONPATH": str(ROOT)}
     code = (
         "import sys\n"
@@ -203,10 +203,18 @@ def test_a_cached_vllm_resolve_does_not_import_networkx(tmp_path: Path) -> None:
         "sys.argv = ['postinit', 'resolve', '--format', 'json']\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "import postinit\n"
-        "print(postinit.rulebook().order_cached, 'networkx' in sys.modules, file=sys.stderr)\n"
+        "print(postinit.rulebook().order_cached, sorted(m for m in ('networkx', 'rich', 'yaml', 'torch')"
+        " if m in sys.modules), file=sys.stderr)\n"
     )
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
                            check=True) for _ in range(2)]
-    assert runs[0].stderr.strip().splitlines()[-1] == "False True"
-    assert runs[1].stderr.strip().splitlines()[-1] == "True False"
+    assert runs[0].stderr.strip().splitlines()[-1] == "False ['networkx']"
+    assert runs[1].stderr.strip().splitlines()[-1] == "True []"
     assert json.loads(runs[0].stdout) == json.loads(runs[1].stdout)
+
+
+def test_import_postinit_stays_light() -> None:
+    code = "import sys, postinit; print(sorted(m for m in ('networkx', 'rich', 'yaml', 'typer', 'torch') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.stdout.strip() == "[]"

@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from postinit.errors import InputError, InvalidValueError, UnknownFlagError
 
 __all__ = ["ConfigFile", "deep_merge", "load_config_file", "read_config_file"]
@@ -79,6 +77,8 @@ def _parse_text(path: str, text: str) -> Any:
                 f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}", value=path
             ) from None
     if suffix in (".yaml", ".yml"):
+        import yaml  # only for YAML files: ~20 ms of start-up otherwise
+
         try:
             return yaml.safe_load(text)
         except yaml.YAMLError as exc:
