@@ -7,9 +7,10 @@ config is invalid (a violation), 2 bad input (one ``error:`` line on stderr),
 3 a broken rulebook.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations``: Typer reads every command's annotations at start-up,
+# and evaluating ~100 string annotations costs ~10 ms of each run.
 import enum
+import gc
 import io
 import json
 import shlex
@@ -114,7 +115,7 @@ SemanticsOptT = Annotated[SemanticsOpt, typer.Option(
 FmtOpt = Annotated[Fmt, typer.Option("--format", help="Output format.")]
 
 
-def _console(width: int | None = None) -> tuple[Console, io.StringIO]:
+def _console(width: int | None = None) -> tuple["Console", io.StringIO]:
     """A console writing into a buffer, so an error never leaves partial output on stdout."""
     from rich.console import Console
 
@@ -151,7 +152,7 @@ def _out(text: str) -> None:
     sys.stdout.flush()
 
 
-def _emit(fmt: Fmt, data: Callable[[], Any], text: Callable[[Console], None], md: Callable[[], str]) -> None:
+def _emit(fmt: Fmt, data: Callable[[], Any], text: Callable[["Console"], None], md: Callable[[], str]) -> None:
     if fmt is Fmt.json:
         _out(render.dump_json(data()))
     elif fmt is Fmt.yaml:
@@ -326,7 +327,7 @@ def why(
         r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics))
         node = r.why(path)
 
-        def text(c: Console) -> None:
+        def text(c: "Console") -> None:
             render.text_why(c, node)
             render.text_stopped(c, r)
 
@@ -687,7 +688,13 @@ def serve(
 
 def main() -> None:
     """Console-script entry point."""
-    app()
+    try:
+        app()
+    finally:
+        # The process ends here. Freezing moves every live object out of the cyclic collector's
+        # reach, so the interpreter's shutdown does not traverse them all (~35 ms of a
+        # ``postinit resolve``; reference counting still frees what it frees).
+        gc.freeze()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -263,3 +263,17 @@ def test_bad_input_messages(argv: list[str], error: type[Exception], text: str) 
         parse_vllm_args(argv)
     assert text in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_nothing_to_parse_skips_the_parser_with_the_same_result() -> None:
+    """With no flags left, the parser is not built: it would only return its (None) defaults."""
+    from postinit.schema.loaders import argv as loader
+
+    namespace, unknown = loader._build_parser().parse_known_args([])
+    assert unknown == [] and not any(isinstance(v, loader._Given) for v in vars(namespace).values())
+    assert parse_vllm_args([]) == loader.ParsedArgs()
+    assert parse_vllm_args(["serve", "meta-llama/Llama-3.1-8B-Instruct"]).config == {
+        "model_config": {"model": "meta-llama/Llama-3.1-8B-Instruct"}
+    }
+    dotted = parse_vllm_args(["--compilation-config.mode", "3"])  # only dotted keys: nothing left to parse
+    assert dotted.config == {"compilation_config": {"mode": 3}}
