@@ -51,7 +51,7 @@ def test_whatif_and_sweep_smoke() -> None:
 
 def test_startup_smoke(monkeypatch: pytest.MonkeyPatch) -> None:
     res = Results()
-    monkeypatch.setattr(startup, "_time", lambda argv, reps: 0.1)
+    monkeypatch.setattr(startup, "_time", lambda argv, reps, **kw: 0.1)
     startup.run(res, reps=1)
     assert [r.measurement for r in res.rows][-1].startswith("postinit resolve")
 
