@@ -10,11 +10,14 @@ of an earlier phase read when it fired, the trace records a ``stale_read``.
 then position), so stale rules re-run; check rules are evaluated last, on the
 final state. When a rule is evaluated again there because a path it read was
 changed by a rule that does not read what it writes, the values it still holds
-(paths it wrote whose provenance is still that rule) are first retracted to
-what they were before it took them over: a path it writes again just takes the
-new value, the others go back as a traced change by that rule
-(``detail="retracted"``). A fill-once default thus re-decides instead of
-reading its own earlier value as if someone else had set it. vLLM semantics
+(paths it wrote whose provenance is still that rule) are first retracted: each
+goes back to the value of the latest rule that still asserts it (or the input
+when none does); a path it writes again just takes the new value, the others go
+back as a traced change by that rule (``detail="retracted"``). A fill-once default thus re-decides instead of
+reading its own earlier value as if someone else had set it. A rule evaluated
+again on exactly the reads of its last evaluation does not take back a path a
+rule later in the order has written since (later writers win; without this a
+phase-1 reader of a path two later rules write loops forever). vLLM semantics
 never retract.
 """
 
@@ -99,12 +102,22 @@ def _same(a: Any, b: Any) -> bool:
     return a is b or (type(a) is type(b) and a == b)
 
 
+def _asserted(out: Any) -> Mapping[str, Any]:
+    """What a rule's result asserts: its changes with values frozen (nothing for None or a violation)."""
+    if isinstance(out, Outcome):
+        out = out.changes
+    elif not isinstance(out, Mapping):
+        return {}
+    return {p: v if type(v) in _ATOMIC else freeze(v) for p, v in out.items()}
+
+
 @dataclass(slots=True)
 class EngineResult:
     """The outcome of resolving a flat state: final values, provenance and the trace."""
 
     rulebook: Rulebook
-    initial: dict[str, Any]
+    given: dict[str, Any] | None
+    """The input state (None when the resolution took its state over: see ``initial``)."""
     initial_provenance: dict[str, Provenance]
     state: dict[str, Any]
     provenance: dict[str, Provenance]
@@ -112,6 +125,27 @@ class EngineResult:
     semantics: Semantics
     history: dict[str, list[tuple[int, Any, Provenance]]] = field(default_factory=dict)
     """Per changed path: (event seq, new value, provenance), in order."""
+
+    @property
+    def initial(self) -> dict[str, Any]:
+        """The input state: every path's value before any rule ran.
+
+        Rebuilt on first use when the resolution worked on the caller's dict in place
+        (``resolve_flat(..., owned=True)``): the final state with each changed path's
+        first recorded old value.
+        """
+        given = self.given
+        if given is None:
+            given = dict(self.state)
+            seen: set[str] = set()
+            for ev in self.trace.events:
+                if type(ev) is Fired:
+                    for ch in ev.changes:
+                        if ch.path not in seen:
+                            seen.add(ch.path)
+                            given[ch.path] = ch.old
+            self.given = given
+        return given
 
     @property
     def ok(self) -> bool:
@@ -166,6 +200,7 @@ def resolve_flat(
     strict: bool = False,
     max_runs: int = _MAX_RUNS,
     lazy: bool | None = None,
+    owned: bool = False,
 ) -> EngineResult:
     """Resolve ``initial`` (a flat state over ``book.paths``) to a fixed point.
 
@@ -182,7 +217,10 @@ def resolve_flat(
     (freezing, and finding what differs from the defaults): for large path spaces.
 
     ``initial`` must hold every path of the rulebook's path space (start from
-    ``paths.defaults()``); it is copied with its values frozen, never mutated. ``trace`` sets how much
+    ``paths.defaults()``); it is copied with its values frozen, never mutated.
+    ``owned=True`` hands a fresh dict over instead: it must hold every path with values
+    already frozen (as ``PathSpace.defaults()``/``flatten`` give them); the resolution works
+    on it in place, without the copy, the key check and the freezing pass. ``trace`` sets how much
     is recorded: ``minimal`` (changes only), ``full`` (plus the values each
     fired rule read, and stale reads) or ``debug`` (plus every evaluation that
     did not fire, for ``why_not``).
@@ -207,6 +245,8 @@ def resolve_flat(
         return _execute(book, frozen, provenance, semantics, trace, strict, max_runs, lazy, dirty)
     if initial is None:
         raise RuleDeclarationError("resolve_flat needs an initial state or changes=")
+    if owned and type(initial) is dict:
+        return _execute(book, initial, provenance, semantics, trace, strict, max_runs, lazy, None, owned=True)
     if not initial.keys() >= book.paths.paths:
         missing = book.paths.paths - initial.keys()
         first = sorted(missing)[0]
@@ -234,8 +274,9 @@ def _execute(
     lazy: bool | None,
     dirty: set[str] | None,
     keys: list[str] | None = None,
+    owned: bool = False,
 ) -> EngineResult:
-    run = _Run(book, frozen, provenance or {}, trace, strict, max_runs)
+    run = _Run(book, frozen, provenance or {}, trace, strict, max_runs, copy=not owned)
     run.track_stale = semantics == "vllm" and trace != "minimal"
     if lazy is None:
         lazy = bool(getattr(book, "lazy_start", False))
@@ -256,7 +297,7 @@ def _execute(
         run.consistent()
     result = EngineResult(
         rulebook=book,
-        initial=frozen,
+        given=None if owned else frozen,
         initial_provenance=dict(provenance or {}),
         state=run.state,
         provenance=run.prov,
@@ -331,9 +372,10 @@ class _Run:
         trace: TraceLevel,
         strict: bool,
         max_runs: int,
+        copy: bool = True,
     ) -> None:
         self.book = book
-        self.state: dict[str, Any] = dict(initial)
+        self.state: dict[str, Any] = dict(initial) if copy or type(initial) is not dict else initial
         self.view: Mapping[str, Any] = MappingProxyType(self.state)
         self.prov: dict[str, Provenance] = {}
         self.initial_prov = provenance
@@ -359,6 +401,14 @@ class _Run:
         """Consistent semantics: rule -> the values it read when last evaluated."""
         self.downstream: dict[str, frozenset[str]] = {}
         """Consistent semantics: rule -> itself and the rules that read a path it writes."""
+        self.same_reads = False
+        """Consistent semantics: the rule being applied read what it read at its last evaluation."""
+        self.last_out: dict[str, Mapping[str, Any]] = {}
+        """Consistent semantics: rule -> what it asserted at its last evaluation (path -> value)."""
+        self.restored_owner: dict[str, str] = {}
+        """Consistent semantics: path -> the rule whose asserted value a retraction put back."""
+        self.position: dict[str, int] = {}
+        """Consistent semantics: rule id -> position in the global order."""
 
     # -- one rule -------------------------------------------------------------------
 
@@ -380,6 +430,8 @@ class _Run:
         """
         view = _StrictView(self.state, c.reads, c.id) if self.strict else self.view
         out = c.fn(view)
+        if self.retracting:
+            self.last_out[c.id] = _asserted(out)
         if out is None:
             if self.debug:
                 state = self.state
@@ -436,9 +488,16 @@ class _Run:
                     reads = {p: state[p] for p in c.read_order}
                 prov = _tuple_new(Provenance, (_RULE, None, c.id, seq))
             cur = self.prov.get(path)
-            if self.retracting and (cur is None or cur.rule != c.id or cur.detail == _RETRACTED):
-                # the rule takes the path over from someone else: remember what to retract to
-                self.undo[(c.id, path)] = (old, cur)
+            if self.retracting:
+                if (self.same_reads and cur is not None and cur.detail != _RETRACTED
+                        and self.position.get(cur.rule or "", -1) > c.pos):
+                    # consistent semantics: the rule re-runs on the reads it had, so this value is
+                    # what it wrote before, and a later writer has since superseded it (later wins)
+                    continue
+                if cur is None or cur.rule != c.id or cur.detail == _RETRACTED:
+                    # the rule takes the path over from someone else: remember what to retract to
+                    self.undo[(c.id, path)] = (old, cur)
+                self.restored_owner.pop(path, None)
             src = cur or self.initial_prov.get(path)
             state[path] = new
             if self.dirty is not None:
@@ -500,16 +559,25 @@ class _Run:
         state = self.state
         before = self.last_reads.get(c.id)
         self.last_reads[c.id] = {p: state[p] for p in c.read_order}
+        same = before is not None
         if before is not None:
             mine = self._downstream(c.id)
             for p, v in before.items():
                 now = state[p]
                 if now is v or _same(now, v):
                     continue
+                same = False
                 cur = self.prov.get(p)
                 if cur is None or cur.rule not in mine:
                     return self.rerun(c, phase, queued)
-        return self.run_rule(c, phase, {}, queued)
+        # re-run on unchanged reads (woken by a path that changed and changed back, or as a later
+        # writer): its result is what it returned last time, so it must not take back paths a later
+        # writer has superseded since (that re-assertion is how a cross-phase feedback never ends)
+        self.same_reads = same
+        try:
+            return self.run_rule(c, phase, {}, queued)
+        finally:
+            self.same_reads = False
 
     def _downstream(self, rule: str) -> frozenset[str]:
         """The rule and the rules that read a path it writes (its direct dependents)."""
@@ -532,31 +600,33 @@ class _Run:
         Return the lowest re-queued position (or a large number).
         """
         state = self.state
-        held: list[tuple[str, Any, Any]] = []
+        held: list[tuple[str, Any, Any, Provenance | None]] = []
         for path in c.writes:
             cur = self.prov.get(path)
-            if cur is None or cur.rule != c.id or cur.detail == _RETRACTED:
+            if cur is None:
                 continue
-            saved = self.undo.get((c.id, path))
-            if saved is not None and not _same(state[path], saved[0]):
-                held.append((path, state[path], saved[0]))
+            if cur.detail == _RETRACTED:
+                # a retraction put back a value this rule asserted: it holds the path again
+                if self.restored_owner.get(path) != c.id:
+                    continue
+            elif cur.rule != c.id:
+                continue
+            if (c.id, path) in self.undo:
+                before, owner = self._restore_to(c.id, path)
+                if not _same(state[path], before):
+                    held.append((path, state[path], before, owner))
         if not held:
             return self.run_rule(c, phase, {}, queued)
-        for path, _, before in held:
+        for path, _, before, _ in held:
             state[path] = before
         try:
             out = c.fn(_StrictView(state, c.reads, c.id) if self.strict else self.view)
         finally:
-            for path, now, _ in held:
+            for path, now, _, _ in held:
                 state[path] = now
-        if isinstance(out, Outcome):
-            again: Mapping[str, Any] = out.changes
-        elif isinstance(out, Mapping):
-            again = out
-        else:
-            again = {}
+        again = self.last_out[c.id] = _asserted(out)
         # a path the rule writes again is simply overwritten by its result: only the rest is retracted
-        gone = [(path, now, before) for path, now, before in held if path not in again]
+        gone = [h for h in held if h[0] not in again]
         low = self.retract(c, phase, queued, gone) if gone else _NONE
         if out is None:
             if self.debug:
@@ -564,23 +634,54 @@ class _Run:
             return low
         return min(low, self.apply(c, out, phase, queued))
 
-    def retract(self, c: CompiledRule, phase: str, queued: list[bool], gone: list[tuple[str, Any, Any]]) -> int:
-        """Put each ``(path, held value, value before)`` of ``gone`` back, as one traced change by ``c``.
+    def _restore_to(self, rule: str, path: str) -> tuple[Any, Provenance | None]:
+        """The value ``path`` takes when ``rule`` gives it back, and the rule still asserting it (if any).
 
-        Wakes each path's readers and later writers like any change; return the lowest
-        re-queued position (or a large number).
+        That is what ``rule`` replaced, unless the rule that had set that value no longer
+        asserts it (it re-decided meanwhile without holding the path): then what *that* rule
+        replaced, and so on back to the input.
+        """
+        value, prov = self.undo[(rule, path)]
+        seen = {rule}
+        while prov is not None and prov.rule is not None and prov.detail != _RETRACTED and prov.rule not in seen:
+            owner = prov.rule
+            seen.add(owner)
+            asserted = self.last_out.get(owner)
+            if asserted is None:
+                return value, prov
+            if path in asserted:
+                return asserted[path], prov
+            previous = self.undo.get((owner, path))
+            if previous is None:
+                return value, None
+            value, prov = previous
+        return value, None
+
+    def retract(
+        self, c: CompiledRule, phase: str, queued: list[bool], gone: list[tuple[str, Any, Any, Provenance | None]],
+    ) -> int:
+        """Put each ``(path, held value, value before, owner)`` of ``gone`` back, as one traced change by ``c``.
+
+        The provenance says ``c`` retracted it; when the value put back is one another rule
+        still asserts (``owner``), that rule holds the path again (it gives it back in turn if
+        it re-decides). Wakes each path's readers and later writers like any change; return
+        the lowest re-queued position (or a large number).
         """
         state = self.state
         seq = len(self.events)
         prov = Provenance(_RULE, _RETRACTED, c.id, seq)
         made: list[Change] = []
         lowest = _NONE
-        for path, now, before in gone:
+        for path, now, before, owner in gone:
             src = self.prov[path].source
             state[path] = before
             if self.dirty is not None:
                 self.dirty.add(path)
             self.prov[path] = prov
+            if owner is not None and owner.rule is not None:
+                self.restored_owner[path] = owner.rule
+            else:
+                self.restored_owner.pop(path, None)
             made.append(Change(path, now, before, src))
             if self.full:
                 self.history.setdefault(path, []).append((seq, before, prov))
@@ -655,6 +756,33 @@ class _Run:
         apply = self.apply
         retracting = self.retracting
         i = 0
+        if plain and not retracting and not filtered:
+            # the common case (vLLM semantics, no debug trace, no strict reads) in as few steps
+            # per evaluation as possible: find the next queued rule in C, call it, apply a result
+            index = queued.index
+            while True:
+                back = _NONE
+                while True:
+                    try:
+                        i = index(True, i)
+                    except ValueError:
+                        break
+                    queued[i] = False
+                    c = order[i]
+                    r = runs[i] = runs[i] + 1
+                    if r > max_runs:
+                        self._no_fixed_point(order, runs, phase_name or c.phase)
+                    out = c.fn(view)
+                    if out is not None:
+                        low = apply(c, out, phase_name or c.phase, queued)
+                        if self.stopped:
+                            return
+                        if low < i and low < back:
+                            back = low
+                    i += 1
+                if back >= n:
+                    return
+                i = back
         while True:
             back = _NONE
             while i < n:
@@ -697,6 +825,7 @@ class _Run:
     def consistent(self) -> None:
         book = self.book
         self.retracting = True
+        self.position = {c.id: c.pos for c in book.global_order}
         self.phase(book.global_order, book.global_readers, book.global_writers, skip_checks=True)
         if not self.stopped:
             self.phase(book.global_order, book.global_readers, only_checks=True)

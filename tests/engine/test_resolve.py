@@ -412,3 +412,47 @@ def test_vllm_semantics_never_retract() -> None:
     assert res.state["c"] == "one" and res.state["b"] == 5
     assert not [e for e in res.trace.fired if e.message.startswith("retracted")]
     assert {s.rule for s in res.trace.stale_reads} == {"r.fill", "r.when"}
+
+
+def test_consistent_cross_phase_feedback_terminates() -> None:
+    """A re-run on unchanged reads does not take back what a later writer superseded (deep-profile case).
+
+    p1 reads ``a`` and writes ``b``; p2 writes ``a`` and ``b`` (a later writer of ``b``), then
+    another p2 rule writes ``a`` last. Before the fix the p1 rule re-asserted ``b`` each time ``a``
+    flipped back, the p2 rule re-asserted ``a`` and ``b``, and consistent semantics never ended.
+    """
+    b = book(
+        mk("f.read", lambda c: {"b": c["a"] + 10}, reads="a", writes="b", phase="p1"),
+        mk("f.both", lambda c: {"a": 1, "b": 0}, reads="fact.cap", writes=("a", "b"), phase="p2"),
+        mk("f.last", setter("a", 2), reads="fact.cap", writes="a", phase="p2", after=("f.both",)),
+    )
+    res = b.resolve(state(), semantics="consistent")
+    # later writers win: ``a`` from f.last, ``b`` from f.both (f.read's 12 is superseded)
+    assert (res.state["a"], res.state["b"]) == (2, 0)
+    assert res.provenance_of("b").rule == "f.both" and res.provenance_of("a").rule == "f.last"
+    assert b.resolve(res.state, semantics="consistent").changes == {}
+    # vLLM semantics: phases never re-run, so p1's reading of ``a`` is stale
+    v = b.resolve(state())
+    assert (v.state["a"], v.state["b"]) == (2, 0) and v.trace.stale_reads
+
+
+def test_consistent_retraction_skips_values_nobody_asserts() -> None:
+    """A retracted path goes back to a value some rule still asserts, else to the input (deep-profile case).
+
+    ``t.a`` sets ``d`` from ``b``, ``t.d`` (later) overrides it; then ``b`` and ``c`` change so
+    that neither asserts ``d`` any more. Restoring "the value ``t.d`` replaced" would bring back
+    ``t.a``'s 1, which ``t.a`` withdrew meanwhile; the consistent answer is the input, 0.
+    """
+    b = book(
+        mk("t.b", lambda c: {"b": 1} if c["a"] > 0 else None, reads="a", writes="b", phase="p1"),
+        mk("t.a", lambda c: {"d": 1} if c["b"] > 0 else None, reads="b", writes="d", phase="p1"),
+        mk("t.c", setter("c", 1), reads="fact.cap", writes="c", phase="p1"),
+        mk("t.d", lambda c: {"d": 0} if c["c"] > 0 else None, reads="c", writes="d", phase="p2"),
+        mk("t.e", setter("b", 0), reads="fact.cap", writes="b", phase="p2"),
+        mk("t.f", lambda c: {"c": 0} if c["a"] > 0 else None, reads="a", writes="c", phase="p3"),
+    )
+    res = b.resolve(state(a=1), semantics="consistent")
+    assert [res.state[k] for k in "abcd"] == [1, 0, 0, 0]
+    assert b.resolve(res.state, semantics="consistent").changes == {}
+    # vLLM semantics keep the statement-order answer (and flag the stale reads)
+    assert b.resolve(state(a=1)).state["d"] == 0
