@@ -218,7 +218,8 @@ def resolve(
         config, platform=platform, env=env, model=model, argv=argv, usage=usage, semantics=semantics,
         overrides=overrides, catalog_only=catalog_only,
     )
-    result = rulebook().resolve(state, prov, semantics=semantics, trace=trace, strict=strict)
+    # ``prepare`` builds a fresh dict of frozen values for this call: the engine takes it over
+    result = rulebook().resolve(state, prov, semantics=semantics, trace=trace, strict=strict, owned=True)
     return Resolution(result, inputs=inputs)
 
 

@@ -152,3 +152,27 @@ def test_sentence_transformers_facts_reach_the_rules() -> None:
     assert r.get("model_config.pooler_config.pooling_type") == "LAST"
     prov = r.provenance("model_config.hf_config.st_pooling_type")
     assert prov.source is Source.LOADER and "sentence_transformers" in (prov.detail or "")
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"model": "meta-llama/Llama-3.1-8B-Instruct", "platform": "h100"},
+    {"config": {"model_config": {"model": "deepseek-ai/DeepSeek-V3", "max_model_len": 200_000},
+                "parallel_config": {"tensor_parallel_size": 8}},
+     "platform": "b200", "env": {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}},
+    {"argv": ["--model", "Qwen/Qwen3-Next-80B-A3B-Instruct", "-tp", "4", "--kv-transfer-config",
+              '{"kv_connector": "NixlConnector", "kv_role": "kv_both"}'], "platform": "h100"},
+    {"model": "meta-llama/Llama-3.1-8B-Instruct", "platform": "cpu"},
+])
+def test_resolve_hands_the_engine_a_frozen_state_and_keeps_the_input(kwargs: dict[str, object]) -> None:
+    """``resolve`` lets the engine work on ``prepare``'s dict in place: every value must already be
+    frozen, and ``engine.initial`` (rebuilt from the trace) must be exactly that input."""
+    from postinit._api import prepare
+    from postinit.engine import freeze
+
+    flat, _, _ = prepare(**kwargs)  # type: ignore[arg-type]
+    assert [p for p, v in flat.items() if freeze(v) is not v] == []
+    res = postinit.resolve(**kwargs)  # type: ignore[arg-type]
+    assert res.engine.given is None
+    assert res.engine.initial == flat
+    assert all(type(res.engine.initial[p]) is type(v) for p, v in flat.items())
+    assert res.engine.changes and all(flat[p] == old for p, (old, _) in res.engine.changes.items())
