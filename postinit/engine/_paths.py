@@ -12,10 +12,8 @@ import dataclasses
 import enum
 import types
 import typing
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import itemgetter, not_
 from typing import Any, NoReturn
 
 from pydantic import BaseModel, TypeAdapter
@@ -193,21 +191,6 @@ class _Node:
     leaves: list[tuple[str, str]] = field(default_factory=list)  # (field name, path)
     children: list[tuple[str, str, bool, _Node]] = field(default_factory=list)
     # (field name, path, optional, node)
-    fetch: Callable[[Mapping[str, Any]], tuple[Any, ...]] | None = None
-    """Reads the leaves' values from a flat dict in one C call (built on first use, with ``names``)."""
-    names: tuple[str, ...] = ()
-
-
-def _fetcher(leaves: list[tuple[str, str]]) -> Callable[[Mapping[str, Any]], tuple[Any, ...]]:
-    """A function returning the tuple of the leaves' values (``itemgetter`` returns a bare value for one key)."""
-    paths = [path for _, path in leaves]
-    if len(paths) == 1:
-        only = paths[0]
-        return lambda flat: (flat[only],)
-    if not paths:
-        return lambda flat: ()
-    getter = itemgetter(*paths)
-    return lambda flat: getter(flat)
 
 
 class PathSpace:
@@ -412,18 +395,10 @@ class PathSpace:
         return self._unflatten(self._plans.get(prefix) or self._find_plan(prefix), flat)
 
     def _unflatten(self, node: _Node, flat: Mapping[str, Any]) -> dict[str, Any]:
-        fetch = node.fetch
-        if fetch is None:
-            node.names = tuple(name for name, _ in node.leaves)
-            fetch = node.fetch = _fetcher(node.leaves)
-        values = fetch(flat)
-        out: dict[str, Any] = dict(zip(node.names, values, strict=True))
         keep = _KEEP
-        # thaw only what needs it (tuples, FrozenDicts, ...): the type scan runs in C
-        for i in compress(range(len(values)), map(not_, map(keep.get, map(type, values)))):
-            v = values[i]
-            if not _keeps(type(v)):
-                out[node.names[i]] = thaw(v)
+        out: dict[str, Any] = {
+            name: v if keep.get(type(v)) else thaw(v) for name, path in node.leaves for v in (flat[path],)
+        }
         for name, path, optional, child in node.children:
             if optional and flat.get(path) is None:
                 out[name] = None
