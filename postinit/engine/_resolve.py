@@ -756,33 +756,6 @@ class _Run:
         apply = self.apply
         retracting = self.retracting
         i = 0
-        if plain and not retracting and not filtered:
-            # the common case (vLLM semantics, no debug trace, no strict reads) in as few steps
-            # per evaluation as possible: find the next queued rule in C, call it, apply a result
-            index = queued.index
-            while True:
-                back = _NONE
-                while True:
-                    try:
-                        i = index(True, i)
-                    except ValueError:
-                        break
-                    queued[i] = False
-                    c = order[i]
-                    r = runs[i] = runs[i] + 1
-                    if r > max_runs:
-                        self._no_fixed_point(order, runs, phase_name or c.phase)
-                    out = c.fn(view)
-                    if out is not None:
-                        low = apply(c, out, phase_name or c.phase, queued)
-                        if self.stopped:
-                            return
-                        if low < i and low < back:
-                            back = low
-                    i += 1
-                if back >= n:
-                    return
-                i = back
         while True:
             back = _NONE
             while i < n:
