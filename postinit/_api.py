@@ -283,9 +283,10 @@ def prepare(
         loader_sources = {f"model_config.{k}": v for k, v in loaded.sources.items()}
 
     space = paths()
-    # the validated, flattened config depends on ``data`` alone: cached per plain-JSON input
-    # (not for flags or overrides, whose values need not be JSON; not for VllmConfig objects)
-    key = _input_key(data) if argv is None and not overrides and (config is None or isinstance(config, Mapping)) else None
+    # the validated, flattened config depends on ``data`` alone (flags and overrides are merged
+    # into it; they only change provenance, which is built below): cached per plain-JSON input
+    # (not for VllmConfig objects; a value JSON cannot represent disables the cache)
+    key = _input_key(data) if config is None or isinstance(config, Mapping) else None
     hit = _VALIDATED.get(key) if key is not None else None
     if hit is None:
         check_keys(data, VllmConfig)

@@ -176,3 +176,18 @@ def test_resolve_hands_the_engine_a_frozen_state_and_keeps_the_input(kwargs: dic
     assert res.engine.initial == flat
     assert all(type(res.engine.initial[p]) is type(v) for p, v in flat.items())
     assert res.engine.changes and all(flat[p] == old for p, (old, _) in res.engine.changes.items())
+
+
+def test_prepare_cache_keeps_each_inputs_provenance() -> None:
+    """A flag, an override and a config key giving the same value share the validated input, not its provenance."""
+    path = "model_config.max_model_len"
+    via_flag = postinit.resolve(model="meta-llama/Llama-3.1-8B-Instruct", argv=["--max-model-len", "32000"])
+    via_config = postinit.resolve({"model_config": {"max_model_len": 32000}},
+                                  model="meta-llama/Llama-3.1-8B-Instruct", usage="serve")
+    via_set = postinit.resolve({"model_config": {"max_model_len": 1}}, model="meta-llama/Llama-3.1-8B-Instruct",
+                               usage="serve", overrides={path: 32000})
+    assert via_flag.get(path) == via_config.get(path) == via_set.get(path) == 32000
+    details = [r.engine.initial_provenance[path].detail for r in (via_flag, via_config, via_set)]
+    assert details == ["--max-model-len 32000", "config", f"--set {path}"]
+    again = postinit.resolve(model="meta-llama/Llama-3.1-8B-Instruct", argv=["--max-model-len", "32000"])
+    assert again.engine.initial_provenance[path].detail == "--max-model-len 32000"

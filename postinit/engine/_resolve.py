@@ -242,7 +242,7 @@ def resolve_flat(
             d = defaults[p]
             if d is not v and (type(d) is not type(v) or d != v):
                 dirty.add(p)
-        return _execute(book, frozen, provenance, semantics, trace, strict, max_runs, lazy, dirty)
+        return _execute(book, frozen, provenance, semantics, trace, strict, max_runs, lazy, dirty, owned=True)
     if initial is None:
         raise RuleDeclarationError("resolve_flat needs an initial state or changes=")
     if owned and type(initial) is dict:
