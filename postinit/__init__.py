@@ -9,9 +9,10 @@
 cudagraph.blackwell-long-context-forces-piecewise
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from postinit._api import DEFAULT_MODEL, DEFAULT_PLATFORM, Resolution, resolve
+from postinit.engine._lazy import lazy_getattr
 from postinit.errors import (
     InputError,
     NoFixedPoint,
@@ -30,14 +31,7 @@ _LAZY = {"ConfigDiff", "WhatIf", "diff", "what_if"}
 """Names of :mod:`postinit.audit`, imported on first use (start-up time)."""
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from postinit import audit
-
-        value = getattr(audit, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'postinit' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, globals(), _LAZY, "postinit.audit")
 
 __all__ = [
     "DEFAULT_MODEL",

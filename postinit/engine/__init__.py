@@ -7,8 +7,9 @@ state to a fixed point with :meth:`Rulebook.resolve`, which returns an
 :class:`Trace`.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from postinit.engine._lazy import lazy_getattr
 from postinit.engine._paths import FrozenDict, PathInfo, PathSpace, freeze, thaw
 from postinit.engine._resolve import EngineResult, Semantics, TraceLevel, resolve_flat
 from postinit.engine._rule import (
@@ -45,14 +46,7 @@ _LAZY = {"Candidate", "Step", "WhyNode", "WhyNot"}
 """Names of the explanation module, imported on first use (``why``/``why_not`` need it)."""
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        from postinit.engine import _explain
-
-        value = getattr(_explain, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'postinit.engine' has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, globals(), _LAZY, "postinit.engine._explain")
 
 
 __all__ = [
