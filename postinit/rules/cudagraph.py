@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from postinit.engine import Outcome, RuleResult, Violation, rule
@@ -227,6 +228,9 @@ _SIZE_READS = (
 )
 
 
+_size_reads = itemgetter(*_SIZE_READS)
+
+
 def _default_sizes(m: int) -> list[int]:
     sizes = [i for i in (1, 2, 4) if i <= m]
     if m >= 8:
@@ -242,7 +246,7 @@ def _plan(c: Mapping[str, Any]) -> _Plan | None:
     Four rules ask for the same plan, each up to twice per resolution: it is a pure
     function of ``_SIZE_READS``, computed once per distinct set of values.
     """
-    return _plan_of(*[c[p] for p in _SIZE_READS])
+    return _plan_of(*_size_reads(c))
 
 
 @functools.lru_cache(maxsize=512)

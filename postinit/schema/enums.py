@@ -114,6 +114,10 @@ class CUDAGraphMode(enum.Enum):
     def __str__(self) -> str:
         return self.name
 
+    # members are singletons compared by identity: hash them by identity too (C speed; Enum's
+    # own __hash__ is a Python method, and the mode is part of many memo-cache keys)
+    __hash__ = object.__hash__
+
     def separate_routine(self) -> bool:
         """Whether decode and mixed batches use different modes."""
         return isinstance(self.value, tuple)
