@@ -129,6 +129,6 @@ def clear_rule_caches() -> None:
     """
     from postinit.rules import cudagraph, model_config
 
-    for fn in (model_config.model_info, model_config._match, model_config._normalize,
-               cudagraph._plan_of, cudagraph._padding):
+    for fn in (model_config.model_info, model_config._match, model_config._normalize, cudagraph._padding):
         fn.cache_clear()
+    cudagraph._PLANS.clear()

@@ -477,7 +477,8 @@ class _Run:
                     f"rule '{c.id}' wrote '{path}', which it does not declare in writes ({c.rule.location})",
                     rule=c.id, path=path, value=new,
                 )
-            if type(new) not in _ATOMIC:
+            tn = type(new)
+            if tn not in _ATOMIC and not (tn is tuple and _ATOMIC.issuperset(map(type, new))):
                 new = freeze(new)
             old = state[path]
             if old is new or (type(old) is type(new) and old == new):

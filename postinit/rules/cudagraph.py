@@ -246,10 +246,26 @@ def _plan(c: Mapping[str, Any]) -> _Plan | None:
     Four rules ask for the same plan, each up to twice per resolution: it is a pure
     function of ``_SIZE_READS``, computed once per distinct set of values.
     """
-    return _plan_of(*_size_reads(c))
+    key: tuple[Any, ...] = _size_reads(c)
+    if key in _PLANS:
+        return _PLANS[key]
+    if len(_PLANS) >= 1024:
+        _PLANS.clear()
+    plan = _PLANS[key] = _plan_of(*key)
+    if plan is not None and plan.assertion is None and plan.sizes and not plan.inconsistent:
+        # ``cudagraph.capture-sizes`` writes (valid_max, sizes), which wakes the four rules that
+        # ask for the plan: the plan of that output is known (a fixed point, checked by
+        # tests/rules/test_cudagraph_plan.py), so it is stored now instead of computed again then
+        static, model, eager, mode, _, _, seqs, budget, tp, sp = key
+        _PLANS[(static, model, eager, mode, plan.valid_max, plan.sizes, seqs, budget, tp, sp)] = _Plan(
+            sizes=plan.sizes, tp=tp, valid_max=plan.valid_max)
+    return plan
 
 
-@functools.lru_cache(maxsize=512)
+_PLANS: dict[tuple[Any, ...], _Plan | None] = {}
+"""Plans by the values of ``_SIZE_READS`` (pure: see :func:`_plan`); cleared when it grows past 1024."""
+
+
 def _plan_of(
     static: bool, model: Any, eager: bool, mode: Any, user_max: int | None, user_sizes: tuple[int, ...] | None,
     max_num_seqs: int, max_num_batched_tokens: int, tp: int, sp: bool,

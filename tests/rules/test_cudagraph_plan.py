@@ -1,0 +1,38 @@
+"""The capture-size plan seeds the plan of its own output: that plan must be what computing it gives."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from postinit.rules import cudagraph
+from postinit.schema import CUDAGraphMode
+
+KEYS = st.tuples(
+    st.booleans(), st.sampled_from([True, None]), st.booleans(), st.sampled_from(list(CUDAGraphMode)),
+    st.none() | st.integers(0, 600),
+    st.none() | st.lists(st.integers(1, 600), max_size=20).map(tuple),
+    st.integers(1, 1024), st.integers(1, 20_000), st.sampled_from([1, 2, 3, 4, 8]), st.booleans(),
+)
+
+
+@given(KEYS)
+def test_seeded_plan_equals_the_computed_one(key: tuple) -> None:  # type: ignore[type-arg]
+    """Whatever ``_plan`` stores for the written (max, sizes) equals ``_plan_of`` on them."""
+    view = dict(zip(cudagraph._SIZE_READS, key, strict=True))
+    cudagraph._PLANS.clear()
+    plan = cudagraph._plan(view)
+    assert plan == cudagraph._plan_of(*key)
+    seeded = {k: v for k, v in cudagraph._PLANS.items() if k != key}
+    for k, v in seeded.items():
+        assert v == cudagraph._plan_of(*k), (key, k)
+    if plan is not None and plan.assertion is None and plan.sizes and not plan.inconsistent:
+        assert len(seeded) == 1 or key[4:6] == (plan.valid_max, plan.sizes)
+
+
+def test_plan_cache_is_bounded() -> None:
+    cudagraph._PLANS.clear()
+    for budget in range(1, 1100):
+        key = (True, True, False, CUDAGraphMode.FULL_AND_PIECEWISE, None, None, 256, budget, 1, False)
+        cudagraph._plan(dict(zip(cudagraph._SIZE_READS, key, strict=True)))
+    assert len(cudagraph._PLANS) <= 1024 + 1
