@@ -79,3 +79,39 @@ def test_import_postinit_does_not_import_torch() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert out.stdout.strip() == "False"
+
+
+def test_vllm_context_without_an_oracle_is_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No oracle folder: the context part adds a note and no rows (it never fails the run)."""
+    from benchmarks import vllm_context
+
+    monkeypatch.setenv("POSTINIT_ORACLE_PYTHON", sys.executable)
+    monkeypatch.setenv("POSTINIT_ORACLE_DIR", str(tmp_path))
+    res = Results()
+    vllm_context.run(res, reps=3)
+    assert res.rows == [] and len(res.notes) == 1 and "rows skipped" in res.notes[0]
+
+
+def test_vllm_context_reads_the_oracle_scripts_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The part turns the timing script's JSON line into two context rows (a stand-in python prints it)."""
+    import json
+
+    from benchmarks import vllm_context
+
+    timing = {"median_us": 240.0, "p10_us": 230.0, "p90_us": 260.0, "n": 3}
+    result = {
+        "vllm": "0.0-test", "variant": "stand-in", "model": "meta-llama/Llama-3.1-8B-Instruct",
+        "device_name": "H100", "max_model_len": 131072, "cudagraph_mode": "FULL_AND_PIECEWISE",
+        "mutated_sub_configs": [], "first_vllm_config_us": 300.0, "setup_s": 0.1,
+        "vllm_config": timing, "engine": {**timing, "median_us": 3000.0},
+    }
+    fake = tmp_path / "python"
+    fake.write_text(f"#!/bin/sh\ncat > /dev/null\necho '{vllm_context.MARK}{json.dumps(result)}'\n")
+    fake.chmod(0o755)
+    (tmp_path / "vllm_oracle.py").write_text("")
+    monkeypatch.setenv("POSTINIT_ORACLE_PYTHON", str(fake))
+    monkeypatch.setenv("POSTINIT_ORACLE_DIR", str(tmp_path))
+    res = Results()
+    vllm_context.run(res, reps=3)
+    assert [r.value for r in res.rows] == [240.0, 3000.0]
+    assert all(r.section == vllm_context.SECTION and r.target == "" for r in res.rows)
