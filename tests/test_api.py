@@ -162,6 +162,11 @@ def test_sentence_transformers_facts_reach_the_rules() -> None:
     {"argv": ["--model", "Qwen/Qwen3-Next-80B-A3B-Instruct", "-tp", "4", "--kv-transfer-config",
               '{"kv_connector": "NixlConnector", "kv_role": "kv_both"}'], "platform": "h100"},
     {"model": "meta-llama/Llama-3.1-8B-Instruct", "platform": "cpu"},
+    {"config": {"compilation_config": {"cudagraph_capture_sizes": [1, 2, 4], "compile_sizes": [1],
+                                       "inductor_compile_config": {"a": [1, {"b": 2}]}},
+                "kv_transfer_config": {"kv_connector": "NixlConnector", "kv_role": "kv_both",
+                                       "kv_connector_extra_config": {"x": [1, 2]}}},
+     "model": "meta-llama/Llama-3.1-8B-Instruct", "overrides": {"compilation_config.custom_ops": ["none"]}},
 ])
 def test_resolve_hands_the_engine_a_frozen_state_and_keeps_the_input(kwargs: dict[str, object]) -> None:
     """``resolve`` lets the engine work on ``prepare``'s dict in place: every value must already be
