@@ -36,6 +36,7 @@ Differences:
 from __future__ import annotations
 
 import enum
+import functools
 import hashlib
 import json
 from collections.abc import Mapping
@@ -217,14 +218,21 @@ def speculative_hash(state: Mapping[str, Any]) -> str:
     return _md5([state["speculative_config.method"] == "eagle3"])
 
 
+@functools.cache
+def _hf_paths() -> tuple[tuple[str, str], ...]:
+    """(path, config.json key) of every ``model_config.hf_config.*`` path of the schema."""
+    from postinit.rules import paths
+
+    return tuple((p, p.removeprefix(_HF)) for p in paths().paths if p.startswith(_HF))
+
+
+_HF = "model_config.hf_config."
+
+
 def model_hash(state: Mapping[str, Any]) -> str:
     """A deterministic stand-in for ``ModelConfig.compute_hash`` (never vLLM's value; see the module docstring)."""
     factors: list[Any] = [_py(state[f"model_config.{n}"]) for n in _MODEL_FACTORS]
-    hf = {
-        p.removeprefix("model_config.hf_config."): _py(v)
-        for p, v in state.items()
-        if p.startswith("model_config.hf_config.") and v is not None
-    }
+    hf = {key: _py(v) for path, key in _hf_paths() if (v := state.get(path)) is not None}
     factors.append(json.dumps(hf, sort_keys=True, default=str))
     return _sha256(factors)
 
