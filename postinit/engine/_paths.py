@@ -60,27 +60,13 @@ def _hashable(value: Any) -> Any:
 _ATOMIC = frozenset({type(None), str, int, float, bool})
 
 
-_CHECKED: dict[int, tuple[Any, ...]] = {}
-"""Long tuples of scalars already checked, by id (each kept alive here, so an id is never reused)."""
-
-
 def freeze(value: Any) -> Any:
     """Return an immutable equivalent of ``value`` (lists → tuples, dicts → FrozenDict)."""
     t = type(value)
     if t in _ATOMIC or t is FrozenDict:
         return value
-    if t is tuple:
-        if len(value) > 32:
-            # the same long tuple (a padding table from a memoised rule) comes back often
-            if _CHECKED.get(id(value)) is value:
-                return value
-            if _ATOMIC.issuperset(map(type, value)):
-                if len(_CHECKED) >= 256:
-                    _CHECKED.clear()
-                _CHECKED[id(value)] = value
-                return value
-        elif _ATOMIC.issuperset(map(type, value)):
-            return value  # already frozen all the way down (the common case: sizes, op lists)
+    if t is tuple and _ATOMIC.issuperset(map(type, value)):
+        return value  # already frozen all the way down (the common case: sizes, op lists)
     if t is list and _ATOMIC.issuperset(map(type, value)):
         return tuple(value)
     if value is None or isinstance(value, (str, int, float, bool, enum.Enum, tuple, FrozenDict)):

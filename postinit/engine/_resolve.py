@@ -478,6 +478,7 @@ class _Run:
                     rule=c.id, path=path, value=new,
                 )
             tn = type(new)
+            # freeze()'s own fast paths, inlined: most results are scalars or tuples of scalars
             if tn not in _ATOMIC and not (tn is tuple and _ATOMIC.issuperset(map(type, new))):
                 new = freeze(new)
             old = state[path]
