@@ -119,16 +119,3 @@ def machine() -> dict[str, str]:
 
     info["pydantic"] = pydantic.VERSION
     return info
-
-
-def clear_rule_caches() -> None:
-    """Empty the rulebook's memo caches of pure helpers (registry lookups, capture-size plan, padding table).
-
-    Benchmarks call it inside the timed function where a repeated identical input would
-    otherwise measure cache hits that a first resolution in a process does not get.
-    """
-    from postinit.rules import cudagraph, model_config
-
-    for fn in (model_config.model_info, model_config._match, model_config._normalize, cudagraph._padding):
-        fn.cache_clear()
-    cudagraph._PLANS.clear()

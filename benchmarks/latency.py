@@ -7,11 +7,11 @@ import functools
 
 import postinit
 from benchmarks._inputs import CASES, core_input, kwargs
-from benchmarks._util import Results, Row, clear_rule_caches, paired
+from benchmarks._util import Results, Row, paired
 from benchmarks.baselines.imperative import post_init_core
 from postinit._api import prepare
 from postinit.engine import Rulebook
-from postinit.rules import paths, rulebook
+from postinit.rules import clear_caches, paths, rulebook
 
 
 @functools.cache
@@ -36,7 +36,7 @@ def run(res: Results, *, reps: int = 200, inner: int = 5, cases: tuple[str, ...]
             return postinit.resolve(**kw).config
 
         def e2e_cold() -> object:
-            clear_rule_caches()
+            clear_caches()
             return postinit.resolve(**kw).config
 
         f, t = paired(floor, e2e_cold, reps=reps, inner=inner)
@@ -53,7 +53,7 @@ def run(res: Results, *, reps: int = 200, inner: int = 5, cases: tuple[str, ...]
             # the engine-core measure: the rules that make the floor's decisions (the core
             # phase: its 35 rules are a superset of the floor's 25 decisions), same state, caches cold
             def core_run(tr: str = trace) -> object:
-                clear_rule_caches()
+                clear_caches()
                 # already-validated values: the trusted entry ``postinit.resolve`` uses (a fresh copy
                 # of the state per call, included in the time; no re-freezing, no key check)
                 return core.resolve(dict(core_state), trace=tr, owned=True)
@@ -66,7 +66,7 @@ def run(res: Results, *, reps: int = 200, inner: int = 5, cases: tuple[str, ...]
                 r.met = t_core <= limit * f
             res.add(r)
             _, t_book = paired(
-                floor, lambda tr=trace: (clear_rule_caches(), book.resolve(dict(flat), prov, trace=tr, owned=True)),
+                floor, lambda tr=trace: (clear_caches(), book.resolve(dict(flat), prov, trace=tr, owned=True)),
                 reps=reps, inner=inner)
             res.add(Row(sec, f"{case}:   engine, whole rulebook ({len(book)} rules), trace={trace}", t_book * 1e6,
                         "µs", "floor", f * 1e6, note="9 phases: ModelConfig, EngineArgs, sub-configs ... validate"))

@@ -37,7 +37,7 @@ from postinit.rules import (
 from postinit.rules.platforms import cpu, cuda, rocm
 from postinit.schema import Env, Platform, Usage, VllmConfig
 
-__all__ = ["MODULES", "PHASES", "paths", "rulebook"]
+__all__ = ["MODULES", "PHASES", "clear_caches", "paths", "rulebook"]
 
 PHASES = (
     "model_config",
@@ -87,3 +87,14 @@ def rulebook() -> Rulebook:
     # evaluations and costs more than that in bookkeeping (benchmarks/RESULTS.md)
     book.lazy_start = False  # type: ignore[attr-defined]
     return book
+
+
+def clear_caches() -> None:
+    """Empty the memo caches of the rules' pure helpers (registry lookups, capture-size plans, padding tables).
+
+    Results never depend on them; a benchmark calls this to time a first resolution, and a
+    long-running process may call it to give the memory back.
+    """
+    for fn in (model_config.model_info, model_config._match, model_config._normalize, cudagraph._padding):
+        fn.cache_clear()
+    cudagraph._PLANS.clear()
