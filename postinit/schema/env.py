@@ -1,54 +1,47 @@
-"""The environment variables resolution reads (vLLM's ``envs``) and writes.
+"""The environment: every variable vLLM defines, and the ones config resolution reads.
 
-:class:`Env` holds the ``VLLM_*`` variables vLLM's config resolution reads,
-typed and defaulted as vLLM parses them, plus the process variables the
-platform hooks write (``str | None``, ``None`` = not set). Build it with
-:meth:`Env.from_mapping` or :meth:`Env.from_os`; nothing else in postinit
-reads ``os.environ``.
+vLLM defines its variables in ``vllm/envs.py``; ``data/envs-<commit>.json`` is the
+table of them (name, how vLLM parses the text, choices), generated from the
+modelled commit's source by ``tests/golden/gen_env_table.py``.
+
+:class:`Env` holds the variables config resolution reads (plus the process
+variables the platform hooks write), typed and defaulted exactly as vLLM parses
+them: ``bool(int(text))`` variables refuse ``"true"``, ``.lower() in ("1",
+"true")`` variables take any text, ``int(...)`` refuses ``"four"``.
+:func:`read_env` reads a whole environment mapping as a user passes it:
+
+* a variable vLLM defines but resolution does not read is accepted, checked the
+  way vLLM parses it, and reported in a note ("no effect on config resolution");
+* an unknown ``VLLM_*`` name is accepted with a note (a typo is likely: "did you
+  mean"); vLLM itself ignores it at this commit;
+* a known variable with a bad value is one :class:`InvalidValueError` line.
 
 Fields named in lower case are facts about the mapping itself:
 ``explicit`` (the variables that were present), ``all2all_backend_set`` and
-``use_v1_set`` (vLLM warns/asserts on those when set explicitly).
+``use_v1_set`` (vLLM warns/asserts on those when set explicitly). Nothing in
+postinit reads ``os.environ`` except :meth:`Env.from_os`.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
-from postinit.errors import InvalidValueError, UnknownFieldError, did_you_mean
+from postinit.errors import InvalidValueError, did_you_mean, show
 from postinit.schema._fields import derived, unhashed
+from postinit.schema.limits import MAX_ENV, MAX_NAME, MAX_STRING, check_text
 
-__all__ = ["IGNORED_VLLM_VARS", "PROCESS_VARS", "Env"]
+__all__ = ["PROCESS_VARS", "Env", "EnvNote", "EnvReading", "EnvVar", "known_variables", "read_env"]
 
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
-def _env_bool(value: Any) -> Any:
-    """Parse "0"/"1"/"true"/"false" (any case) like vLLM's bool(int(...)) and "true"/"1" checks."""
-    if isinstance(value, str):
-        text = value.strip().lower()
-        if text in _TRUE:
-            return True
-        if text in _FALSE:
-            return False
-        raise ValueError(f"expected 0/1/true/false, got {value!r}")
-    return value
-
-
-def _empty_is_none(value: Any) -> Any:
-    if isinstance(value, str) and value.strip() == "":
-        return None
-    return value
-
-
-EnvBool = Annotated[bool, BeforeValidator(_env_bool)]
-OptInt = Annotated[int | None, BeforeValidator(_empty_is_none)]
-OptStr = Annotated[str | None, BeforeValidator(_empty_is_none)]
+DATA = Path(__file__).resolve().parent / "data"
+DEFAULT_TABLE = "d7fb10c57"
 
 #: process variables the platform hooks write (not read by resolution)
 PROCESS_VARS: tuple[str, ...] = (
@@ -60,52 +53,80 @@ PROCESS_VARS: tuple[str, ...] = (
     "VLLM_USE_TRITON_AWQ",
 )
 
-#: real vLLM variables that do not affect config resolution: accepted and ignored
-IGNORED_VLLM_VARS: frozenset[str] = frozenset(
-    {
-        "VLLM_CACHE_ROOT",
-        "VLLM_CONFIG_ROOT",
-        "VLLM_CONFIGURE_LOGGING",
-        "VLLM_LOGGING_LEVEL",
-        "VLLM_LOGGING_CONFIG_PATH",
-        "VLLM_LOGGING_PREFIX",
-        "VLLM_LOG_STATS_INTERVAL",
-        "VLLM_NO_USAGE_STATS",
-        "VLLM_DO_NOT_TRACK",
-        "VLLM_USAGE_SOURCE",
-        "VLLM_USAGE_STATS_SERVER",
-        "VLLM_HOST_IP",
-        "VLLM_PORT",
-        "VLLM_RPC_BASE_PATH",
-        "VLLM_RPC_TIMEOUT",
-        "VLLM_USE_MODELSCOPE",
-        "VLLM_TARGET_DEVICE",
-        "VLLM_MAIN_CUDA_VERSION",
-        "VLLM_ENGINE_ITERATION_TIMEOUT_S",
-        "VLLM_API_KEY",
-        "VLLM_DEBUG_LOG_API_SERVER_RESPONSE",
-        "VLLM_ASSETS_CACHE",
-        "VLLM_IMAGE_FETCH_TIMEOUT",
-        "VLLM_VIDEO_FETCH_TIMEOUT",
-        "VLLM_AUDIO_FETCH_TIMEOUT",
-        "VLLM_XLA_CACHE_PATH",
-        "VLLM_SERVER_DEV_MODE",
-        "VLLM_ALLOW_RUNTIME_LORA_UPDATING",
-        "VLLM_TORCH_PROFILER_DIR",
-        "VLLM_PLUGINS",
-    }
-)
+
+@dataclass(frozen=True)
+class EnvVar:
+    """One variable vLLM defines: how it parses the text and which values it allows."""
+
+    name: str
+    kind: Literal["bool_int", "bool_text", "int", "int_or_zero", "float", "str", "choice", "choice_list"]
+    choices: tuple[str, ...] | None = None
+    case_sensitive: bool = True
+    strip: bool = False
+    true: tuple[str, ...] = ("1", "true")
+    source: str = "vllm/envs.py"
+
+    def parse(self, text: str) -> Any:
+        """The value vLLM reads from ``text``; ``ValueError`` where vLLM raises one."""
+        kind = self.kind
+        if kind == "bool_int":
+            return bool(_int(text))
+        if kind == "bool_text":
+            return (text.strip() if self.strip else text).lower() in self.true
+        if kind == "int":
+            return _int(text)
+        if kind == "int_or_zero":  # vllm_is_batch_invariant(): int(val), a ValueError counts as 0
+            try:
+                return _int(text)
+            except ValueError:
+                return 0
+        if kind == "float":
+            return float(text)
+        if kind in ("choice", "choice_list") and self.choices is not None:
+            values = text.split(",") if kind == "choice_list" else [text]
+            allowed = self.choices if self.case_sensitive else tuple(c.lower() for c in self.choices)
+            for v in values:
+                if (v if self.case_sensitive else v.lower()) not in allowed:
+                    raise ValueError(f"valid options: {list(self.choices)}")
+        return text
+
+
+def _int(text: str) -> int:
+    if len(text.strip()) > 20:  # int() of a 5000-digit text is a second of work and a bigger error
+        raise ValueError("not a 64-bit integer")
+    return int(text)
+
+
+@functools.cache
+def known_variables(table: str = DEFAULT_TABLE) -> dict[str, EnvVar]:
+    """Every variable vLLM defines at ``table``'s commit, plus the ones its config code reads directly."""
+    data = json.loads((DATA / f"envs-{table}.json").read_text(encoding="utf-8"))
+    found: dict[str, EnvVar] = {}
+    for row in data["variables"]:
+        choices = row.get("choices")
+        found[row["name"]] = EnvVar(
+            name=row["name"], kind=row["kind"], choices=tuple(choices) if choices else None,
+            case_sensitive=row.get("case_sensitive", True), strip=row.get("strip", False),
+            true=tuple(row.get("true", ("1", "true"))),
+        )
+    # read with os.environ/os.getenv outside envs.py by the config code postinit models
+    found["VLLM_BATCH_INVARIANT"] = EnvVar(
+        "VLLM_BATCH_INVARIANT", "int_or_zero", source="vllm/model_executor/layers/batch_invariant.py")
+    found["VLLM_CPU_CI_ENV"] = EnvVar("VLLM_CPU_CI_ENV", "str", source="vllm/platforms/cpu.py")
+    for name in PROCESS_VARS:
+        found.setdefault(name, EnvVar(name, "str", source="process environment (written by platform hooks)"))
+    return found
 
 
 class Env(BaseModel):
-    """The ``VLLM_*`` (and process) variables, with vLLM's parsing and defaults."""
+    """The variables config resolution reads, with vLLM's parsing and defaults."""
 
     model_config = ConfigDict(extra="forbid")
 
-    VLLM_USE_V1: EnvBool = unhashed(True)
-    VLLM_DEBUG_DUMP_PATH: OptStr = unhashed(None)
+    VLLM_USE_V1: bool = unhashed(True)
+    VLLM_DEBUG_DUMP_PATH: str | None = unhashed(None)
     VLLM_TRACE_FUNCTION: int = unhashed(0)
-    VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE: EnvBool = unhashed(False)
+    VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE: bool = unhashed(False)
     VLLM_WORKER_MULTIPROC_METHOD: Literal["spawn", "fork"] | None = unhashed(
         None, description="raw os.environ value (the seed reads it unparsed); None = unset"
     )
@@ -117,19 +138,19 @@ class Env(BaseModel):
         "allgather_reducescatter",
         "flashinfer_all2allv",
     ] = unhashed("allgather_reducescatter")
-    VLLM_MLA_DISABLE: EnvBool = unhashed(False)
-    VLLM_ATTENTION_BACKEND: OptStr = unhashed(None)
-    VLLM_ALLOW_LONG_MAX_MODEL_LEN: EnvBool = unhashed(False)
+    VLLM_MLA_DISABLE: bool = unhashed(False)
+    VLLM_ATTENTION_BACKEND: str | None = unhashed(None)
+    VLLM_ALLOW_LONG_MAX_MODEL_LEN: bool = unhashed(False)
     VLLM_BATCH_INVARIANT: int = unhashed(0)
-    VLLM_ENABLE_V1_MULTIPROCESSING: EnvBool = unhashed(True)
+    VLLM_ENABLE_V1_MULTIPROCESSING: bool = unhashed(True)
     VLLM_DP_SIZE: int = unhashed(1, ge=1)
     VLLM_DP_RANK: int = unhashed(0, ge=0)
-    VLLM_DP_RANK_LOCAL: OptInt = unhashed(None, description="None = VLLM_DP_RANK (filled in)")
+    VLLM_DP_RANK_LOCAL: int | None = unhashed(None, description="None = VLLM_DP_RANK (filled in)")
     VLLM_DP_MASTER_IP: str = unhashed("127.0.0.1")
     VLLM_DP_MASTER_PORT: int = unhashed(0)
-    VLLM_ROCM_USE_AITER: EnvBool = unhashed(False)
-    VLLM_ROCM_USE_AITER_RMSNORM: EnvBool = unhashed(True)
-    VLLM_CPU_KVCACHE_SPACE: OptInt = unhashed(None, ge=0, description="GiB; None → 4 GiB")
+    VLLM_ROCM_USE_AITER: bool = unhashed(False)
+    VLLM_ROCM_USE_AITER_RMSNORM: bool = unhashed(True)
+    VLLM_CPU_KVCACHE_SPACE: int | None = unhashed(None, ge=0, description="GiB; None → 4 GiB")
     VLLM_CPU_CI_ENV: str = unhashed("0")
     # process variables written by platform hooks (None = not set)
     NUMEXPR_MAX_THREADS: str | None = unhashed(None)
@@ -160,37 +181,100 @@ class Env(BaseModel):
         return tuple(n for n in cls.model_fields if n.isupper())
 
     @classmethod
-    def from_mapping(cls, mapping: Mapping[str, str | None], *, strict: bool = True) -> Env:
-        """Build from an environment mapping; unknown ``VLLM_*`` keys are errors when ``strict``.
-
-        A ``None`` value means "unset" (the variable is skipped).
-        """
-        known = cls.variable_names()
-        values: dict[str, Any] = {}
-        for key, value in mapping.items():
-            if value is None:
-                continue
-            if key in known:
-                values[key] = value
-            elif key.startswith("VLLM_") and key not in IGNORED_VLLM_VARS and strict:
-                raise UnknownFieldError(
-                    f"Unknown environment variable {key!r}: postinit models {', '.join(n for n in known if n.startswith('VLLM_'))}."
-                    + did_you_mean(key, known),
-                    path=f"env.{key}",
-                    value=value,
-                )
-        try:
-            return cls(**values, explicit=sorted(values))
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            name = str(err["loc"][0]) if err["loc"] else "?"
-            raise InvalidValueError(
-                f"Bad value {values.get(name)!r} for environment variable {name}: {err['msg']}.",
-                path=f"env.{name}",
-                value=values.get(name),
-            ) from exc
+    def from_mapping(cls, mapping: Mapping[str, str | None]) -> Env:
+        """The :class:`Env` of an environment mapping (see :func:`read_env`; its notes are dropped)."""
+        return read_env(mapping).env
 
     @classmethod
     def from_os(cls) -> Env:
-        """Build from this process's ``os.environ`` (unknown ``VLLM_*`` variables are ignored)."""
-        return cls.from_mapping(dict(os.environ), strict=False)
+        """Build from this process's ``os.environ`` (variables with bad values are left out)."""
+        return read_env(dict(os.environ), lenient=True).env
+
+
+@dataclass(frozen=True)
+class EnvNote:
+    """Something worth telling about one variable: it has no effect, or vLLM does not define it."""
+
+    name: str
+    kind: Literal["no_effect", "unknown", "not_vllm"]
+    message: str
+
+
+@dataclass(frozen=True)
+class EnvReading:
+    """An environment as vLLM's config resolution sees it: the parsed :class:`Env` and the notes."""
+
+    env: Env
+    notes: tuple[EnvNote, ...] = ()
+
+
+_MODELLED = frozenset(Env.variable_names())
+
+
+def read_env(mapping: Mapping[Any, Any], *, table: str = DEFAULT_TABLE, lenient: bool = False) -> EnvReading:
+    """Read an environment mapping (``None`` = unset) as vLLM at ``table``'s commit would.
+
+    Every variable vLLM defines is accepted and parsed as vLLM parses it; a bad value
+    is an :class:`InvalidValueError` (``lenient=True`` leaves it out instead, as for
+    the process environment). Unknown names are accepted with a note.
+    """
+    if not isinstance(mapping, Mapping):
+        raise InvalidValueError(f"env must be a mapping of variable names to strings, got {type(mapping).__name__}",
+                                path="env", value=None)
+    if len(mapping) > MAX_ENV:
+        raise InvalidValueError(f"env: {len(mapping)} variables are more than the {MAX_ENV} allowed", path="env")
+    known = known_variables(table)
+    values: dict[str, Any] = {}
+    notes: list[EnvNote] = []
+    for key, raw in mapping.items():
+        if not isinstance(key, str) or not key:
+            raise InvalidValueError(f"env: variable names are non-empty strings, got {show(key)}",
+                                    path="env", value=None)
+        check_text(key, "env", MAX_NAME)
+        if raw is None:
+            continue
+        if not isinstance(raw, str):
+            raise InvalidValueError(
+                f"env {key}: values are strings, as in a shell environment (got {type(raw).__name__} {show(raw)}; "
+                f"write {show(str(raw))})", path=f"env.{key}", value=None)
+        check_text(raw, f"env {key}", MAX_STRING)
+        var = known.get(key)
+        if var is None:
+            if key.startswith("VLLM_"):
+                notes.append(EnvNote(key, "unknown", f"{key} is not a vLLM variable at {table}; vLLM ignores it."
+                                     + did_you_mean(key, known)))
+            continue
+        try:
+            parsed = var.parse(raw)
+        except ValueError as e:
+            if lenient:
+                continue
+            raise InvalidValueError(f"Bad value {show(raw)} for environment variable {key}: {_explain(var, e)}",
+                                    path=f"env.{key}", value=raw) from None
+        if key in _MODELLED:
+            values[key] = raw if var.kind == "choice" or key == "VLLM_WORKER_MULTIPROC_METHOD" else parsed
+        else:
+            notes.append(EnvNote(key, "no_effect", f"{key} has no effect on config resolution ({var.source})."))
+    try:
+        env = Env(**values, explicit=sorted(values))
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        name = str(err["loc"][0]) if err["loc"] else "?"
+        if lenient:
+            return read_env({k: v for k, v in mapping.items() if k != name}, table=table, lenient=True)
+        raw = mapping.get(name)
+        raise InvalidValueError(f"Bad value {show(raw)} for environment variable {name}: {err['msg']}.",
+                                path=f"env.{name}", value=raw) from None
+    return EnvReading(env, tuple(sorted(notes, key=lambda n: n.name)))
+
+
+def _explain(var: EnvVar, error: ValueError) -> str:
+    if var.kind == "bool_int":
+        return "vLLM reads it with bool(int(...)): use 0 or 1."
+    if var.kind == "int":
+        return "vLLM reads it with int(...): use a whole number."
+    if var.kind == "float":
+        return "vLLM reads it with float(...): use a number."
+    if var.choices is not None:
+        return f"allowed values: {', '.join(var.choices)}."
+    return str(error)

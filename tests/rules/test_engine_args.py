@@ -56,7 +56,7 @@ def _changes(out: Any) -> Any:
         ({"model_config.logits_processor_pattern": "x.*"}, {}, "--logits-processor-pattern"),
         ({"scheduler_config.max_num_partial_prefills": 2}, {}, "Concurrent Partial Prefill"),
         ({"scheduler_config.max_long_partial_prefills": 2}, {}, "Concurrent Partial Prefill"),
-        ({}, {"VLLM_ATTENTION_BACKEND": "MY_BACKEND"}, "VLLM_ATTENTION_BACKEND=MY_BACKEND"),
+        ({}, {"VLLM_ATTENTION_BACKEND": "IPEX"}, "VLLM_ATTENTION_BACKEND=IPEX"),
         ({"parallel_config.pipeline_parallel_size": 2, "parallel_config.distributed_executor_backend": "uni"}, {},
          "Pipeline Parallelism"),
         ({}, {}, None),
@@ -84,10 +84,10 @@ def test_v1_oracle_cpu_sliding_window() -> None:
 
 
 def test_v1_oracle_recommends_removing_backend() -> None:
-    """A non-V1 attention backend gets the recommend-to-remove sentence."""
-    out = v1_oracle_fallback(state(EA, env={"VLLM_ATTENTION_BACKEND": "XX"}))
+    """A backend vLLM knows but V1 does not run (IPEX) gets the recommend-to-remove sentence."""
+    out = v1_oracle_fallback(state(EA, env={"VLLM_ATTENTION_BACKEND": "IPEX"}))
     assert isinstance(out, Outcome) and out.message is not None
-    assert out.message.endswith("We recommend to remove VLLM_ATTENTION_BACKEND=XX from your config in favor of the V1 Engine.")
+    assert out.message.endswith("We recommend to remove VLLM_ATTENTION_BACKEND=IPEX from your config in favor of the V1 Engine.")
 
 
 def test_v1_oracle_respects_user_env_and_config_mode() -> None:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from postinit.errors import InvalidValueError, UnknownFieldError
+from postinit.errors import InvalidValueError
 from postinit.schema import Env
+from postinit.schema.env import known_variables, read_env
 
 
 def test_defaults() -> None:
@@ -20,12 +23,32 @@ def test_defaults() -> None:
     assert e.explicit == [] and e.OMP_NUM_THREADS is None
 
 
-@pytest.mark.parametrize(
-    ("raw", "expected"), [("0", False), ("1", True), ("true", True), ("False", False)]
-)
-def test_bool_parsing(raw: str, expected: bool) -> None:
-    """bool variables accept 0/1/true/false in any case."""
+@pytest.mark.parametrize(("raw", "expected"), [("0", False), ("1", True), (" 2", True), ("-1", True)])
+def test_bool_int_parsing(raw: str, expected: bool) -> None:
+    """bool(int(...)) variables take what int() takes, as vLLM's envs.py parses them."""
     assert Env.from_mapping({"VLLM_MLA_DISABLE": raw}).VLLM_MLA_DISABLE is expected
+
+
+@pytest.mark.parametrize("raw", ["true", "False", "yes", ""])
+def test_bool_int_refuses_words(raw: str) -> None:
+    """vLLM's bool(int("true")) raises: postinit refuses the value with one line that says so."""
+    with pytest.raises(InvalidValueError, match=r"VLLM_MLA_DISABLE: vLLM reads it with bool\(int\(...\)\): use 0 or 1"):
+        Env.from_mapping({"VLLM_MLA_DISABLE": raw})
+
+
+@pytest.mark.parametrize(
+    ("name", "raw", "expected"),
+    [
+        ("VLLM_ALLOW_LONG_MAX_MODEL_LEN", " TRUE ", True),  # .strip().lower() in ("1", "true")
+        ("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "yes", False),
+        ("VLLM_ROCM_USE_AITER", " 1", False),  # .lower() in ("true", "1"), no strip
+        ("VLLM_ROCM_USE_AITER", "True", True),
+        ("VLLM_BATCH_INVARIANT", "abc", 0),  # vllm_is_batch_invariant(): a ValueError counts as 0
+    ],
+)
+def test_text_bools_and_lenient_ints_as_vllm(name: str, raw: str, expected: Any) -> None:
+    """Variables parsed with .lower() comparisons take any text, exactly as vLLM compares it."""
+    assert getattr(Env.from_mapping({name: raw}), name) == expected
 
 
 def test_typed_values_and_explicit() -> None:
@@ -60,16 +83,31 @@ def test_none_means_unset() -> None:
     assert Env.from_mapping({"VLLM_USE_V1": None, "VLLM_FOO": None}) == Env.from_mapping({})
 
 
-def test_unknown_vllm_variable() -> None:
-    """An unknown VLLM_* key is an UnknownFieldError with a suggestion."""
-    with pytest.raises(UnknownFieldError, match="Did you mean 'VLLM_MLA_DISABLE'") as info:
-        Env.from_mapping({"VLLM_MLA_DISABLED": "1"})
-    assert info.value.path == "env.VLLM_MLA_DISABLED"
+def test_unknown_vllm_variable_is_a_note() -> None:
+    """An unknown VLLM_* name is accepted (vLLM ignores it) with a note that suggests the likely one."""
+    reading = read_env({"VLLM_MLA_DISABLED": "1"})
+    assert reading.env == Env.from_mapping({})
+    assert [(n.name, n.kind) for n in reading.notes] == [("VLLM_MLA_DISABLED", "unknown")]
+    assert "Did you mean 'VLLM_MLA_DISABLE'" in reading.notes[0].message
 
 
-def test_unknown_ignored_when_not_strict() -> None:
-    """from_mapping(strict=False) (used by from_os) ignores unknown VLLM_* keys."""
-    assert Env.from_mapping({"VLLM_FOO": "1"}, strict=False) == Env.from_mapping({})
+def test_every_vllm_variable_is_accepted() -> None:
+    """Every variable of vLLM's envs.py at the commit is accepted; those resolution never reads get a note."""
+    names = [n for n in known_variables() if n not in Env.variable_names()]
+    assert len(names) > 180
+    reading = read_env({"VLLM_USE_STANDALONE_COMPILE": "0", "VLLM_LOGGING_LEVEL": "DEBUG", "HF_TOKEN": "x"})
+    assert {(n.name, n.kind) for n in reading.notes} == {
+        ("VLLM_USE_STANDALONE_COMPILE", "no_effect"), ("VLLM_LOGGING_LEVEL", "no_effect")}
+    assert "no effect on config resolution" in reading.notes[0].message
+
+
+@pytest.mark.parametrize(("name", "raw"), [("VLLM_RPC_TIMEOUT", "soon"), ("VLLM_KV_CACHE_LAYOUT", "XYZ"),
+                                           ("VLLM_LOG_STATS_INTERVAL", "often")])
+def test_known_unread_variable_with_a_bad_value(name: str, raw: str) -> None:
+    """A variable vLLM parses with int()/float()/choices refuses a value vLLM would refuse, though no rule reads it."""
+    with pytest.raises(InvalidValueError, match=f"Bad value '{raw}' for environment variable {name}") as info:
+        read_env({name: raw})
+    assert info.value.path == f"env.{name}"
 
 
 @pytest.mark.parametrize(
