@@ -17,12 +17,17 @@ caller can react without parsing the message. The tree says who fixes what::
     │   ├── UnorderedWritersError two writers of one path in one phase with no order between them
     │   ├── CycleError            a dependency cycle that is not declared as feedback
     │   ├── UndeclaredWriteError  a rule returned a change to a path it did not declare
-    │   └── UndeclaredReadError   (strict mode) a rule read a path it did not declare
+    │   ├── UndeclaredReadError   (strict mode) a rule read a path it did not declare
+    │   └── RuleBodyError         a rule's body raised: the rule, its source and what it read
     ├── NoFixedPoint          rules kept changing each other's values past the bound
     └── ViolationError        ``Resolution.raise_for_violations()``: the config is invalid
 
-Messages are one line and say what to do next. This module imports nothing of
-postinit, so every layer may use it.
+Messages are one line and say what to do next, whatever the user typed: a
+message is folded to one line (newlines shown as ``\\n``) and bounded in length;
+values are quoted with :func:`show`. Advice that depends on who asked (a
+library caller, a CLI user, an HTTP client: "see `postinit models`") is kept
+apart in ``.advice`` and added by each face (:meth:`PostinitError.for_face`).
+This module imports nothing of postinit, so every layer may use it.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ __all__ = [
     "NoFixedPoint",
     "PlatformSpecError",
     "PostinitError",
+    "RuleBodyError",
     "RuleDeclarationError",
     "RuleError",
     "UndeclaredReadError",
@@ -49,7 +55,36 @@ __all__ = [
     "UnorderedWritersError",
     "ViolationError",
     "did_you_mean",
+    "show",
 ]
+
+MAX_MESSAGE = 1_000
+"""Characters of one error message; a longer one is cut with an ellipsis."""
+
+Face = str
+"""Who asked: ``"library"``, ``"cli"`` or ``"http"``."""
+
+
+def show(value: Any, limit: int = 60) -> str:
+    """``repr(value)`` on one line, at most ``limit`` characters (long values end in an ellipsis).
+
+    Safe for any value: integers too long to print in decimal are described, not printed.
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 128:
+        return f"<an integer of {value.bit_length()} bits>"
+    try:
+        text = repr(value)
+    except Exception:  # a broken __repr__ must not hide the real error
+        text = f"<{type(value).__name__}>"
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _one_line(message: str) -> str:
+    text = message.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\r")
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
+
 
 
 class PostinitError(Exception):
@@ -62,15 +97,24 @@ class PostinitError(Exception):
         rule: str | None = None,
         path: str | None = None,
         value: Any = None,
+        advice: dict[Face, str] | None = None,
     ) -> None:
+        message = _one_line(message)
         super().__init__(message)
         self.message = message
         self.rule = rule
         self.path = path
         self.value = value
+        self.advice = dict(advice or {})
+        """What to do next, per face (``"library"``, ``"cli"``, ``"http"``); not part of ``message``."""
+
+    def for_face(self, face: Face) -> str:
+        """The message with the advice for ``face`` (a library caller, a CLI user, an HTTP client)."""
+        tip = self.advice.get(face)
+        return f"{self.message} {tip}" if tip else self.message
 
     def __str__(self) -> str:
-        return self.message
+        return self.for_face("library")
 
 
 class InputError(PostinitError, ValueError):
@@ -123,6 +167,10 @@ class UndeclaredWriteError(RuleError):
 
 class UndeclaredReadError(RuleError):
     """In strict mode, a rule read a path it did not declare in ``reads``."""
+
+
+class RuleBodyError(RuleError):
+    """A rule's body raised an exception; the message names the rule, its source and the values it read."""
 
 
 class NoFixedPoint(PostinitError):

@@ -392,6 +392,26 @@ class PathSpace:
                 out[name] = self._unflatten(child, flat)
         return out
 
+    def construct(self, flat: Mapping[str, Any], prefix: str = "") -> Any:
+        """An instance of the model mounted at ``prefix`` from the flat state, *without* validation.
+
+        For states no validator would accept (a resolution stopped by a violation keeps
+        the values it had): every value is taken as it is.
+        """
+        return self._construct(self._plans.get(prefix) or self._find_plan(prefix), flat)
+
+    def _construct(self, node: _Node, flat: Mapping[str, Any]) -> Any:
+        values: dict[str, Any] = {name: thaw(flat[path]) for name, path in node.leaves}
+        for name, path, optional, child in node.children:
+            values[name] = None if optional and flat.get(path) is None else self._construct(child, flat)
+        cls = node.cls
+        if issubclass(cls, BaseModel):
+            return cls.model_construct(**values)
+        obj = object.__new__(cls)
+        for name, value in values.items():
+            object.__setattr__(obj, name, value)
+        return obj
+
     def build(self, flat: Mapping[str, Any], prefix: str = "") -> Any:
         """Validate the flat state back into an instance of the model mounted at ``prefix``."""
         adapter = self._adapters.get(prefix)

@@ -49,9 +49,12 @@ from postinit.engine._trace import (
 )
 from postinit.errors import (
     NoFixedPoint,
+    PostinitError,
+    RuleBodyError,
     RuleDeclarationError,
     UndeclaredReadError,
     UndeclaredWriteError,
+    show,
 )
 
 if TYPE_CHECKING:
@@ -409,6 +412,8 @@ class _Run:
         """Consistent semantics: path -> the rule whose asserted value a retraction put back."""
         self.position: dict[str, int] = {}
         """Consistent semantics: rule id -> position in the global order."""
+        self.current: CompiledRule | None = None
+        """The rule being evaluated (named when its body raises)."""
 
     # -- one rule -------------------------------------------------------------------
 
@@ -757,45 +762,60 @@ class _Run:
         view = self.view
         apply = self.apply
         retracting = self.retracting
-        i = 0
-        while True:
-            back = _NONE
-            while i < n:
-                if not queued[i]:
-                    # jump to the next queued rule (a C-speed scan: a large phase where few
-                    # rules are queued costs little per skipped rule)
-                    try:
-                        i = queued.index(True, i)
-                    except ValueError:
-                        break
-                if queued[i]:
-                    queued[i] = False
-                    c = order[i]
-                    if filtered and ((skip_checks and c.is_check) or (only_checks and not c.is_check)):
-                        i += 1
-                        continue
-                    runs[i] += 1
-                    if runs[i] > max_runs:
-                        self._no_fixed_point(order, runs, phase_name or c.phase)
-                    name = phase_name or c.phase
-                    if retracting:
-                        low = self.evaluate_consistent(c, name, queued)
-                    elif plain:
-                        out = c.fn(view)
-                        if out is None:
+        try:
+            i = 0
+            while True:
+                back = _NONE
+                while i < n:
+                    if not queued[i]:
+                        # jump to the next queued rule (a C-speed scan: a large phase where few
+                        # rules are queued costs little per skipped rule)
+                        try:
+                            i = queued.index(True, i)
+                        except ValueError:
+                            break
+                    if queued[i]:
+                        queued[i] = False
+                        c = self.current = order[i]
+                        if filtered and ((skip_checks and c.is_check) or (only_checks and not c.is_check)):
                             i += 1
                             continue
-                        low = apply(c, out, name, queued)
-                    else:
-                        low = self.run_rule(c, name, readers or {}, queued, writers)
-                    if self.stopped:
-                        return
-                    if low < i and low < back:
-                        back = low
-                i += 1
-            if back >= n:
-                return
-            i = back
+                        runs[i] += 1
+                        if runs[i] > max_runs:
+                            self._no_fixed_point(order, runs, phase_name or c.phase)
+                        name = phase_name or c.phase
+                        if retracting:
+                            low = self.evaluate_consistent(c, name, queued)
+                        elif plain:
+                            out = c.fn(view)
+                            if out is None:
+                                i += 1
+                                continue
+                            low = apply(c, out, name, queued)
+                        else:
+                            low = self.run_rule(c, name, readers or {}, queued, writers)
+                        if self.stopped:
+                            return
+                        if low < i and low < back:
+                            back = low
+                    i += 1
+                if back >= n:
+                    return
+                i = back
+        except PostinitError:
+            raise
+        except Exception as e:  # a bug in a rule body: name the rule and what it read
+            raise self._rule_failed(e) from e
+
+    def _rule_failed(self, error: Exception) -> RuleBodyError:
+        c = self.current
+        if c is None:  # pragma: no cover - the loop failed outside any rule
+            return RuleBodyError(f"the engine failed outside any rule: {type(error).__name__}: {error}")
+        state = self.state
+        reads = ", ".join(f"{p}={show(state.get(p), 40)}" for p in c.read_order)
+        return RuleBodyError(
+            f"rule '{c.id}' ({c.rule.location}) raised {type(error).__name__}: {show(str(error), 200)[1:-1]}; "
+            f"it read {reads}", rule=c.id, value={p: state.get(p) for p in c.read_order})
 
     def consistent(self) -> None:
         book = self.book

@@ -12,6 +12,7 @@ from structlog.testing import capture_logs
 from postinit.engine import Change, FrozenDict, Outcome, Provenance, Source, StaleRead, Violation
 from postinit.errors import (
     NoFixedPoint,
+    RuleBodyError,
     RuleDeclarationError,
     UndeclaredReadError,
     UndeclaredWriteError,
@@ -297,10 +298,14 @@ def test_unfrozen_input_values_are_not_exposed_to_rules() -> None:
     ids=["dict-setitem", "dict-update", "dict-pop", "tuple-append", "view-setitem"],
 )
 def test_rules_cannot_mutate_values(mutate) -> None:
-    """FrozenDict and tuple values, and the state view itself, refuse mutation by a rule."""
+    """FrozenDict and tuple values, and the state view itself, refuse mutation by a rule.
+
+    The refusal surfaces as a RuleBodyError that names the rule and what it read.
+    """
     b = book(mk("i.mutate", lambda c: mutate(c), reads=("sizes", "opts")))
-    with pytest.raises((TypeError, AttributeError)):
+    with pytest.raises(RuleBodyError, match=r"rule 'i.mutate' .* raised (TypeError|AttributeError).*it read sizes=") as info:
         b.resolve(state(sizes=(1, 2), opts=FrozenDict(k=1)))
+    assert isinstance(info.value.__cause__, (TypeError, AttributeError)) and info.value.rule == "i.mutate"
 
 
 def test_written_values_are_frozen() -> None:
