@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import hashlib
 import importlib
@@ -13,8 +12,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import TypeAdapter, ValidationError
 
+from postinit._request import DEFAULT_MODEL, DEFAULT_PLATFORM, Request, Semantics, UsageSpec
 from postinit.engine import (
     Change,
     EngineResult,
@@ -26,23 +26,24 @@ from postinit.engine import (
     ViolationEvent,
     jsonable,
 )
-from postinit.errors import InputError, ViolationError
+from postinit.errors import InvalidValueError, ViolationError, show
 from postinit.rules import paths, rulebook
 from postinit.schema import Env, Platform, Usage, VllmConfig
+from postinit.schema.env import read_env
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
+from postinit.schema.loaders.model import LoadedModel, catalog_id
 
 if TYPE_CHECKING:
     from postinit.engine import WhyNode, WhyNot
 
-__all__ = ["DEFAULT_MODEL", "DEFAULT_PLATFORM", "RESULT_VERSION", "Resolution", "resolve"]
+__all__ = [
+    "DEFAULT_MODEL", "DEFAULT_PLATFORM", "RESULT_VERSION", "Note", "Request", "Resolution", "prepare", "resolve",
+    "resolve_request",
+]
 
 RESULT_VERSION = 1
-DEFAULT_MODEL = "meta-llama/Llama-3.1-8B-Instruct"
-"""The model used when the input names none but goes through EngineArgs (flags)."""
-DEFAULT_PLATFORM = "h100"
 
-UsageSpec = Literal["serve", "llm", "engine"] | None
-_USAGE = {
+_USAGE_CONTEXT = {
     "serve": "OPENAI_API_SERVER",
     "llm": "LLM_CLASS",
     "engine": None,
@@ -60,28 +61,6 @@ def _deep_merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, An
     return out
 
 
-def _as_input_dict(config: VllmConfig | Mapping[str, Any] | None) -> dict[str, Any]:
-    if config is None:
-        return {}
-    if isinstance(config, Mapping):
-        copied: dict[str, Any] = _copy(config) if _plain(config) else json.loads(json.dumps(config, default=str))
-        return copied
-    if isinstance(config, VllmConfig):
-        # an object: the fields its sub-models were given explicitly count as user input
-        out: dict[str, Any] = {}
-        defaults = {f.name: f for f in dataclasses.fields(VllmConfig)}
-        for name, f in defaults.items():
-            sub = getattr(config, name)
-            if isinstance(sub, BaseModel):
-                out[name] = sub.model_dump(mode="python", exclude_unset=True)
-            elif sub is not None and f.default is not dataclasses.MISSING and sub != f.default:
-                out[name] = sub
-        return out
-    raise InputError(
-        f"config must be a VllmConfig, a mapping or None, got {type(config).__name__}", value=config
-    )
-
-
 def _nest(path: str, value: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     node = out
@@ -90,30 +69,6 @@ def _nest(path: str, value: Any) -> dict[str, Any]:
         node = node.setdefault(part, {})
     node[last] = value
     return out
-
-
-def _plain(obj: Any) -> bool:
-    if isinstance(obj, Mapping):
-        return all(isinstance(k, str) and _plain(v) for k, v in obj.items())
-    if isinstance(obj, (list, tuple)):
-        return all(_plain(v) for v in obj)
-    return obj is None or isinstance(obj, (str, int, float, bool))
-
-
-def _copy(obj: Any) -> Any:
-    if isinstance(obj, Mapping):
-        return {k: _copy(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_copy(v) for v in obj]
-    return obj
-
-
-def _platform(spec: Platform | str | None) -> tuple[Platform, str]:
-    if isinstance(spec, Platform):
-        return spec, f"platform {spec.device_name or spec.kind}"
-    text = spec or DEFAULT_PLATFORM
-    plat = Platform.detect() if text == "auto" else Platform.from_spec(text)
-    return plat, f"platform {text}"
 
 
 @dataclass(frozen=True)
@@ -127,12 +82,12 @@ class _FastPaths:
     usage_paths: tuple[str, ...]
     usages: dict[Any, dict[str, Any]]
 
-    def usage(self, usage: UsageSpec) -> dict[str, Any]:
+    def usage(self, usage: UsageSpec | None) -> dict[str, Any]:
         flat = self.usages.get(usage)
         if flat is None:
             obj = Usage(
                 via_engine_args=usage is not None,
-                usage_context=_USAGE.get(usage) if usage is not None else None,
+                usage_context=_USAGE_CONTEXT.get(usage) if usage is not None else None,
             )
             flat = self.usages[usage] = paths().flatten_model(obj, "usage")
         return flat
@@ -145,7 +100,7 @@ def _fast_paths() -> _FastPaths:
     base.update(space.flatten({"": VllmConfig()}))
     return _FastPaths(
         default_flat=base,
-        empty_env=space.flatten_model(Env.from_mapping({}), "env"),
+        empty_env=space.flatten_model(Env(), "env"),
         platform_paths=tuple(p for p in space.paths if p.startswith("platform.")),
         usage_paths=tuple(p for p in space.paths if p.startswith("usage.")),
         usages={},
@@ -153,74 +108,95 @@ def _fast_paths() -> _FastPaths:
 
 
 @functools.lru_cache(maxsize=64)
-def _platform_spec(text: str) -> tuple[Platform, dict[str, Any]]:
+def _platform_spec(text: str) -> tuple[str, dict[str, Any]]:
     plat = Platform.from_spec(text)
-    return plat, paths().flatten_model(plat, "platform")
+    return f"platform {text}", paths().flatten_model(plat, "platform")
 
 
-def _platform_cached(spec: Platform | str | None) -> tuple[str, dict[str, Any]]:
+def _platform(spec: Platform | str) -> tuple[str, dict[str, Any]]:
     """The platform's provenance detail and flattened facts (cached per spec string, except ``auto``)."""
-    text = (spec or DEFAULT_PLATFORM) if isinstance(spec, str) or spec is None else None
-    if text is not None and text != "auto":
-        return f"platform {text}", _platform_spec(text)[1]
-    plat, detail = _platform(spec)
-    return detail, paths().flatten_model(plat, "platform")
+    if isinstance(spec, Platform):
+        return f"platform {spec.device_name or spec.kind}", paths().flatten_model(spec, "platform")
+    if spec.strip().lower() == "auto":
+        plat = Platform.detect()
+        what = plat.device_name or (f"{plat.kind} {plat.cpu_arch}" if plat.kind == "cpu" else plat.kind)
+        return f"platform auto (detected: {what})", paths().flatten_model(plat, "platform")
+    return _platform_spec(spec)
 
 
-@functools.lru_cache(maxsize=128)
-def _catalog_model(name: str) -> Any:
-    return load_model(name)
+@functools.lru_cache(maxsize=256)
+def _catalog_model(name: str) -> LoadedModel:
+    return load_model(name, allow_files=False)
 
 
-def _load(name: str, catalog_only: bool = False) -> Any:
-    """``load_model``, cached for built-in catalog ids (a local path is read every time)."""
-    if not catalog_only and Path(name).expanduser().exists():
-        return load_model(name)
-    return _catalog_model(name)
-
-
-def _env(env: Env | Mapping[str, str | None] | None) -> tuple[Env, set[str]]:
-    if isinstance(env, Env):
-        return env, set(env.model_fields_set)
-    mapping = dict(env or {})
-    return Env.from_mapping(mapping), {k for k in mapping if k in Env.model_fields}
+def _load(name: str, *, allow_files: bool) -> LoadedModel:
+    """A named model's facts: a local directory (read every time) or a catalog id (cached)."""
+    if allow_files:
+        try:
+            local = Path(name).expanduser().exists()
+        except (OSError, ValueError):
+            local = False
+        if local:
+            return load_model(name)
+    return _catalog_model(name) if catalog_id(name) is not None else load_model(name, allow_files=allow_files)
 
 
 def resolve(
-    config: VllmConfig | Mapping[str, Any] | None = None,
+    config: VllmConfig | Mapping[str, Any] | Request | None = None,
     *,
-    platform: Platform | str | None = DEFAULT_PLATFORM,
+    platform: Platform | str | None = None,
     env: Env | Mapping[str, str | None] | None = None,
     model: str | None = None,
-    argv: Sequence[str] | None = None,
-    usage: UsageSpec = None,
-    semantics: Literal["vllm", "consistent"] = "vllm",
+    argv: str | Sequence[str] | None = None,
+    usage: UsageSpec | None = None,
+    semantics: Semantics = "vllm",
     trace: Literal["minimal", "full", "debug"] = "full",
     strict: bool = False,
     overrides: Mapping[str, Any] | None = None,
+    config_json: Mapping[str, Any] | None = None,
+    tokenizer_config_json: Mapping[str, Any] | None = None,
     catalog_only: bool = False,
 ) -> Resolution:
     """Resolve a vLLM config the way vLLM would, and explain every decision.
 
-    ``config`` is a :class:`VllmConfig` or a plain dict with vLLM's nested field
-    names (``{"compilation_config": {"mode": 3}}``). ``model`` names a catalog
-    model or a local directory holding a ``config.json``. ``argv`` takes
-    ``vllm serve`` flags; with flags (or ``usage``) the config is built as
-    EngineArgs builds it (``usage="serve"`` for ``vllm serve``, ``"llm"`` for
-    ``LLM(...)``). ``platform`` is a spec (``h100``, ``cuda:10.0``, ``cpu``,
-    ``auto``) or a :class:`Platform`; ``env`` the ``VLLM_*`` variables (the
-    process environment is never read implicitly). ``overrides`` maps dotted
-    paths to values set last, over ``config`` and ``argv`` (``postinit what-if
-    --set``); they count as user input. ``catalog_only`` refuses local model
-    directories (only catalog ids). The input is never mutated.
+    The arguments make a :class:`~postinit.Request` (see it for what each means and
+    the defaults): ``model`` and/or ``argv`` (``vllm serve`` flags, a list or one
+    string) is what ``vllm serve`` does; a ``config`` dict (vLLM's nested field
+    names) or ``VllmConfig`` alone is config mode, as when ``VllmConfig(...)`` is
+    built directly; ``usage="llm"`` is ``LLM(...)``. ``config_json`` gives a model's
+    config.json content inline. ``platform`` is a spec (``h100``, ``cuda:10.0``,
+    ``cpu``, ``auto``) or a :class:`Platform`; ``env`` the environment variables (the
+    process environment is never read). ``overrides`` maps dotted paths to values
+    set last (``postinit what-if --set``). ``catalog_only`` refuses local files:
+    models by catalog id or inline only. A ready :class:`~postinit.Request` may be
+    passed as ``config``. The input is never mutated.
     """
-    state, prov, inputs = prepare(
-        config, platform=platform, env=env, model=model, argv=argv, usage=usage, semantics=semantics,
-        overrides=overrides, catalog_only=catalog_only,
-    )
-    # ``prepare`` builds a fresh dict of frozen values for this call: the engine takes it over
-    result = rulebook().resolve(state, prov, semantics=semantics, trace=trace, strict=strict, owned=True)
-    return Resolution(result, inputs=inputs)
+    if isinstance(config, Request):
+        request = config
+    else:
+        request = Request.build(
+            config, model=model, config_json=config_json, tokenizer_config_json=tokenizer_config_json,
+            argv=argv, platform=platform, env=env, usage=usage, semantics=semantics, overrides=overrides,
+        )
+    return resolve_request(request, trace=trace, strict=strict, allow_files=not catalog_only)
+
+
+def resolve_request(
+    request: Request,
+    *,
+    trace: Literal["minimal", "full", "debug"] = "full",
+    strict: bool = False,
+    allow_files: bool = True,
+) -> Resolution:
+    """Resolve one :class:`~postinit.Request`: the function every face calls.
+
+    ``allow_files=False`` reads no file: models by catalog id or inline content only,
+    no ``--config`` flag, no ``platform="auto"`` (the HTTP service).
+    """
+    state, prov, inputs, notes = _prepare(request, allow_files=allow_files)
+    # ``_prepare`` builds a fresh dict of frozen values for this call: the engine takes it over
+    result = rulebook().resolve(state, prov, semantics=request.semantics, trace=trace, strict=strict, owned=True)
+    return Resolution(result, inputs=inputs, request=request, notes=notes)
 
 
 _VALIDATED: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {}
@@ -240,53 +216,107 @@ def _input_key(data: Mapping[str, Any]) -> str | None:
 
 
 def prepare(
-    config: VllmConfig | Mapping[str, Any] | None = None,
+    config: VllmConfig | Mapping[str, Any] | Request | None = None,
     *,
-    platform: Platform | str | None = DEFAULT_PLATFORM,
-    env: Env | Mapping[str, str | None] | None = None,
-    model: str | None = None,
-    argv: Sequence[str] | None = None,
-    usage: UsageSpec = None,
-    semantics: Literal["vllm", "consistent"] = "vllm",
-    overrides: Mapping[str, Any] | None = None,
     catalog_only: bool = False,
+    **kwargs: Any,
 ) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, Any]]:
     """The rulebook's input for :func:`resolve`'s arguments: ``(flat_state, provenance, inputs)``.
 
     Validates and loads exactly as :func:`resolve` does, without resolving
     (``postinit.rules.rulebook().resolve(state, provenance)`` finishes the job).
     """
-    data = _as_input_dict(config)
+    request = config if isinstance(config, Request) else Request.build(config, **kwargs)
+    state, prov, inputs, _ = _prepare(request, allow_files=not catalog_only)
+    return state, prov, inputs
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something about the input that is no rule's decision: a variable with no effect, a deprecated flag."""
+
+    kind: str
+    subject: str
+    message: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "subject": self.subject, "message": self.message}
+
+
+def _model_facts(
+    request: Request, data: dict[str, Any], flag_model: str | None, allow_files: bool,
+) -> tuple[str | None, LoadedModel | None]:
+    """The model's name and facts: one loader for a name, ``config_json`` or ``model_config.hf_config``."""
+    mc = data.get("model_config")
+    if mc is not None and not isinstance(mc, Mapping):
+        raise InvalidValueError(f"config.model_config must be a mapping, got {type(mc).__name__} {show(mc)}",
+                                path="model_config", value=None)
+    if request.model is not None and flag_model is not None and flag_model != request.model:
+        raise InvalidValueError(
+            f"two models: {show(request.model)} and {show(flag_model)} in the flags; name one",
+            path="model_config.model", value=None)
+    named = request.model or flag_model or (mc.get("model") if isinstance(mc, Mapping) else None)
+    if named is not None and not isinstance(named, str):
+        raise InvalidValueError(f"model_config.model must be a string, got {type(named).__name__}",
+                                path="model_config.model", value=None)
+    inline = request.config_json
+    origin = "config_json"
+    if isinstance(mc, Mapping) and "hf_config" in mc:
+        if inline is not None:
+            raise InvalidValueError("the model's config.json is given twice: config_json and "
+                                    "config.model_config.hf_config; send it once, as config_json",
+                                    path="model_config.hf_config", value=None)
+        inline, origin = mc["hf_config"], "config model_config.hf_config"
+    elif isinstance(mc, Mapping) and "hf_text_config" in mc:
+        raise InvalidValueError("model_config.hf_text_config is derived from the model's config.json "
+                                "(vLLM's get_text_config()); send the config.json as config_json",
+                                path="model_config.hf_text_config", value=None)
+    if inline is not None:
+        return named, load_model(named, config_json=inline, tokenizer_config_json=request.tokenizer_config_json,
+                                 allow_files=allow_files, origin=origin)
+    if named is None and request.effective_usage is not None:
+        named = DEFAULT_MODEL
+    if named is None:
+        return None, None
+    return named, _load(named, allow_files=allow_files)
+
+
+def _prepare(
+    request: Request, *, allow_files: bool = True,
+) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, Any], tuple[Note, ...]]:
+    """The engine's input for one request: ``(flat_state, provenance, inputs, notes)``."""
+    data: dict[str, Any] = dict(request.config or {})
     flags: dict[str, str] = {}
-    if argv is not None:
-        parsed = parse_vllm_args(list(argv))
+    notes: list[Note] = []
+    flag_model: str | None = None
+    usage = request.effective_usage
+    if request.argv:
+        parsed = parse_vllm_args(request.argv, allow_files=allow_files)
         data = _deep_merge(data, parsed.config)
         flags = dict(parsed.flags)
-        model = model or parsed.model
-        usage = usage or "serve"
-    for p, v in (overrides or {}).items():
+        flag_model = parsed.model
+        notes.extend(Note("flag", "argv", w) for w in parsed.warnings)
+    for p, v in request.overrides.items():
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
-    if usage is not None and usage not in _USAGE:
-        raise InputError(f"usage: {usage!r} is not allowed; allowed: serve, llm, engine", path="usage", value=usage)
-    via_engine_args = usage is not None
+    if isinstance(request.platform, str) and request.platform.strip().lower() == "auto" and not allow_files:
+        raise InvalidValueError("platform 'auto' would detect this server's hardware; name a platform "
+                                "(cpu, rocm, cuda:9.0, h100, ...)", path="platform", value="auto")
 
-    mc = data.get("model_config")
-    model_name = model or (mc.get("model") if isinstance(mc, Mapping) else None)
-    if model_name is None and via_engine_args:
-        model_name = DEFAULT_MODEL
+    model_name, loaded = _model_facts(request, data, flag_model, allow_files)
     loader_sources: dict[str, str] = {}
-    if model_name is not None and not (isinstance(mc, Mapping) and "hf_config" in mc):
-        loaded = _load(model_name, catalog_only)
-        facts: dict[str, Any] = {"hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config}
-        data["model_config"] = _deep_merge(facts, {**(mc or {}), "model": model_name})
+    if loaded is not None:
+        mc = dict(data.get("model_config") or {})
+        mc.pop("hf_config", None)
+        mc.pop("hf_text_config", None)
+        mc["model"] = model_name or loaded.name
+        data["model_config"] = {"hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config, **mc}
         loader_sources = {f"model_config.{k}": v for k, v in loaded.sources.items()}
 
     space = paths()
     # the validated, flattened config depends on ``data`` alone (flags and overrides are merged
     # into it; they only change provenance, which is built below): cached per plain-JSON input
-    # (not for VllmConfig objects; a value JSON cannot represent disables the cache)
-    key = _input_key(data) if config is None or isinstance(config, Mapping) else None
+    key = _input_key(data)
     hit = _VALIDATED.get(key) if key is not None else None
     if hit is None:
         check_keys(data, VllmConfig)
@@ -301,15 +331,16 @@ def prepare(
             if len(_VALIDATED) >= _VALIDATED_MAX:
                 _VALIDATED.clear()
             _VALIDATED[key] = hit
-    plat_detail, plat_flat = _platform_cached(platform)
-    env_obj, env_set = _env(env)
+    plat_detail, plat_flat = _platform(request.platform)
+    reading = read_env(request.env)
+    notes.extend(Note(f"env_{n.kind}", n.name, n.message) for n in reading.notes)
     # start from VllmConfig()'s flattened defaults and flatten only what can differ: the
     # sub-configs the input names, the platform (cached per spec), the env and the usage facts
     fast = _fast_paths()
     state = dict(fast.default_flat)
     state.update(hit[0])
     state.update(plat_flat)
-    state.update(fast.empty_env if env is None else space.flatten_model(env_obj, "env"))
+    state.update(fast.empty_env if not reading.env.explicit else space.flatten_model(reading.env, "env"))
     # usage.config_updated_on_input stays False: the input's model_config.config_updated never
     # reaches step 2, because ModelConfig.__post_init__ resets it (vllm/config/model.py)
     state.update(fast.usage(usage))
@@ -326,9 +357,11 @@ def prepare(
         fast.usage_paths,
         Provenance(Source.FACT, f"usage {usage}" if usage else "VllmConfig(...) built directly"),
     ))
-    for name in env_set:
+    for name in reading.env.explicit:
         prov[f"env.{name}"] = Provenance(Source.FACT, f"env {name}")
-    return state, prov, {"platform": plat_detail, "usage": usage, "semantics": semantics}
+    inputs = {"platform": plat_detail, "usage": usage, "semantics": request.semantics,
+              "model": model_name}
+    return state, prov, inputs, tuple(notes)
 
 
 @dataclass(eq=False)
@@ -337,6 +370,15 @@ class Resolution:
 
     engine: EngineResult
     inputs: dict[str, Any] = field(default_factory=dict)
+    request: Request | None = None
+    """The request this answers (None for a resolution built from a flat state)."""
+    notes: tuple[Note, ...] = ()
+    """What the input loaders noticed that no rule decides: variables with no effect, unknown names, ..."""
+
+    def __repr__(self) -> str:
+        model = self.inputs.get("model") or "no model"
+        return (f"<Resolution {model} · {self.inputs.get('platform', 'platform ?')} · "
+                f"{'ok' if self.ok else 'invalid'} · hash {self.hash} · {len(self.engine.changes)} changes>")
 
     @property
     def ok(self) -> bool:
@@ -362,8 +404,17 @@ class Resolution:
 
     @cached_property
     def config(self) -> VllmConfig:
-        """The resolved config as a validated :class:`VllmConfig`."""
-        cfg: VllmConfig = paths().build(self.engine.state)
+        """The resolved config as a validated :class:`VllmConfig`.
+
+        A config vLLM refused (``not ok``) is the state at the violation, as vLLM leaves
+        its objects when it raises; values that would fail validation are kept as they are.
+        """
+        try:
+            cfg: VllmConfig = paths().build(self.engine.state)
+        except ValidationError:
+            if self.ok:
+                raise
+            cfg = paths().construct(self.engine.state)
         return cfg
 
     @cached_property
@@ -437,4 +488,5 @@ class Resolution:
             "violations": [v.to_dict() for v in self.violations],
             "hash": self.hash,
             "inputs": jsonable(self.inputs),
+            "notes": [n.to_dict() for n in self.notes],
         }

@@ -94,7 +94,7 @@ def test_platform_facts_are_facts() -> None:
         ({"argv": ["--max-num-seq5", "3"]}, UnknownFlagError, "--max-num-seqs"),
         ({"model": "meta-llama/Llama-3.1-8B-Instruc"}, ModelNotFoundError, "Llama-3.1-8B-Instruct"),
         ({"platform": "h1000"}, PlatformSpecError, "h100"),
-        ({"env": {"VLLM_USE_V2": "1"}}, UnknownFieldError, "VLLM_USE_V1"),
+        ({"env": {"VLLM_USE_V1": "yes"}}, InvalidValueError, "VLLM_USE_V1: vLLM reads it with bool(int(...))"),
         ({"usage": "server"}, InputError, "serve"),
     ],
 )

@@ -461,7 +461,31 @@ def padding_table(c: Mapping[str, Any]) -> RuleResult:
     if sizes and sizes[-1] != mx:
         return Violation("", hint=f"cudagraph_capture_sizes[-1]={sizes[-1]} != max_cudagraph_capture_size={mx}",
                          error="AssertionError")
+    if (sizes and sizes[0] < 0) or mx < 0:
+        # vLLM fills its list by index, so a negative size writes from the end (Python's negative
+        # indexing) or past the start: replay its loop as written, IndexError included
+        table = _padding_as_vllm_loops(tuple(sizes), mx)
+        if table is None:
+            return Violation("list assignment index out of range", error="IndexError",
+                             hint="capture sizes are batch sizes: use positive integers")
+        return {"compilation_config.bs_to_padded_graph_size": table}
     return {"compilation_config.bs_to_padded_graph_size": _padding(tuple(sizes), mx)}
+
+
+def _padding_as_vllm_loops(sizes: tuple[int, ...], mx: int) -> tuple[int, ...] | None:
+    """vLLM's padding loop statement by statement (None where it raises IndexError).
+
+    Bounded: an index below ``-len(table)`` raises on the first write, so the loop
+    writes at most about twice the table's length before it ends or raises.
+    """
+    table = [0] * (mx + 1)
+    try:
+        for end, start in zip([*sizes, mx + 1], [0, *sizes], strict=True):
+            for bs in range(start, end):
+                table[bs] = start if bs == start else end
+    except IndexError:
+        return None
+    return tuple(table)
 
 
 @functools.lru_cache(maxsize=64)

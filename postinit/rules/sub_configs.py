@@ -1177,8 +1177,15 @@ def token_tree(c: Mapping[str, Any]) -> RuleResult:
         if n is None:
             return None
         return {"speculative_config.speculative_token_tree": str([(i + 1) * (0,) for i in range(n)])}
-    choices = ast.literal_eval(tree)
-    return {"speculative_config.speculative_token_tree": str(sorted(choices, key=lambda t: (len(t), t)))}
+    try:
+        choices = ast.literal_eval(tree)
+        ordered = sorted(choices, key=lambda t: (len(t), t))
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError) as e:
+        # vLLM's SpeculativeConfig.__post_init__ raises the same: a SyntaxError/TypeError is not
+        # wrapped by pydantic (only ValueError and AssertionError are)
+        return Violation(str(e), error=type(e).__name__,
+                         hint="speculative_token_tree is a Python literal: a list of tuples of ints")
+    return {"speculative_config.speculative_token_tree": str(ordered)}
 
 
 @rule(

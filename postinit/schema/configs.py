@@ -24,9 +24,9 @@ Deliberate deviations (documented for the rule authors):
 # No ``from __future__ import annotations`` here: pydantic would have to compile and evaluate
 # ~460 string annotations at import (~15 ms of every start-up); every class only refers to
 # classes defined above it.
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict
 from pydantic.dataclasses import dataclass
 
 from postinit.schema._fields import derived, hashed, unhashed
@@ -88,6 +88,40 @@ SpeculativeMethod = Literal[
     "longcat_flash_mtp",
 ]
 LoRARank = Literal[1, 8, 16, 32, 64, 128, 256, 320, 512]
+
+
+# --------------------------------------------------------------------------
+# Bounds from what vLLM can run (postinit.schema.limits has the cost bounds)
+# --------------------------------------------------------------------------
+
+MAX_SPEC_TOKENS = 128
+"""vLLM's V1 rejection sampler verifies at most 128 draft tokens per step
+(``vllm/v1/sample/rejection_sampler.py`` ``MAX_SPEC_LEN``)."""
+MAX_CAPTURE_SIZE = 131_072
+"""The largest CUDA graph capture size postinit models (tokens)."""
+
+
+def _spec_tokens(n: int | None) -> int | None:
+    if n is not None and n > MAX_SPEC_TOKENS:
+        raise ValueError(
+            f"{n} draft tokens per step is more than vLLM can verify: its V1 rejection sampler takes at most "
+            f"{MAX_SPEC_TOKENS} (vllm/v1/sample/rejection_sampler.py MAX_SPEC_LEN); postinit refuses it rather "
+            "than model an engine that cannot run")
+    return n
+
+
+def _capture_size(n: int) -> int:
+    if n > MAX_CAPTURE_SIZE:
+        raise ValueError(
+            f"a CUDA graph of {n} tokens is above the {MAX_CAPTURE_SIZE} postinit models: vLLM keeps a padding "
+            "table with one entry per batch size up to the largest capture size (vllm/config/compilation.py "
+            "post_init_cudagraph_sizes), its own default is at most 512 (992 for GPT-OSS), and its GPU runner "
+            "never runs a batch above max_num_batched_tokens")
+    return n
+
+
+SpecTokens = Annotated[int | None, AfterValidator(_spec_tokens)]
+CaptureSize = Annotated[int, AfterValidator(_capture_size)]
 
 
 # --------------------------------------------------------------------------
@@ -251,6 +285,11 @@ class HFConfig(BaseModel):
     st_normalize: bool | None = unhashed(None)
     tokenizer_model_max_length: int | None = unhashed(None)
     weights_dtype: str | None = unhashed(None)
+    # every other config.json key, kept as given (transformers keeps unknown keys as attributes)
+    other: dict[str, Any] = unhashed(
+        default_factory=dict,
+        description="the config.json keys resolution does not read (bos_token_id, use_cache, ...), as given",
+    )
 
 
 # --------------------------------------------------------------------------
@@ -511,7 +550,7 @@ class SpeculativeConfig(BaseModel):
 
     model_config = _FORBID
 
-    num_speculative_tokens: int | None = unhashed(None)
+    num_speculative_tokens: SpecTokens = unhashed(None)
     model: str | None = unhashed(None)
     method: SpeculativeMethod | None = hashed(
         None, description='hash factor is `method == "eagle3"`'
@@ -590,13 +629,13 @@ class CompilationConfig(BaseModel):
     cudagraph_mode: CUDAGraphMode | None = unhashed(None)
     use_cudagraph: bool = unhashed(True)
     cudagraph_num_of_warmups: int = unhashed(0, ge=0)
-    cudagraph_capture_sizes: list[int] | None = unhashed(None)
+    cudagraph_capture_sizes: list[CaptureSize] | None = unhashed(None)
     cudagraph_copy_inputs: bool = unhashed(False)
     full_cuda_graph: bool | None = unhashed(False)
     cudagraph_specialize_lora: bool = unhashed(True)
     use_inductor_graph_partition: bool = hashed(False)
     pass_config: PassConfig = hashed(default_factory=PassConfig)
-    max_cudagraph_capture_size: int | None = unhashed(None, ge=0)
+    max_cudagraph_capture_size: int | None = unhashed(None, ge=0, le=MAX_CAPTURE_SIZE)
     local_cache_dir: str | None = derived(None)
     bs_to_padded_graph_size: list[int] | None = derived(None)
     enabled_custom_ops: dict[str, int] = derived(default_factory=dict)

@@ -191,14 +191,14 @@ def test_i3_cpu_skips_the_cudagraph_block() -> None:
 
 def test_i4_cpu_mode_changed_after_custom_ops() -> None:
     """I4: the CPU hook switches VLLM_COMPILE to DYNAMO_TRACE_ONCE after step 9 chose custom_ops for mode 3."""
-    r = _resolve(model=LLAMA, platform="cpu")
+    r = _resolve(config={}, model=LLAMA, platform="cpu")
     assert r.get(CC + "mode") is CompilationMode.DYNAMO_TRACE_ONCE
     assert r.get(OPS) == ("none",)
     stale = _stale(r, "compilation.default-custom-ops", CC + "mode", "cpu.compile-mode-dynamo-trace-once")
     assert stale and stale[0].read is CompilationMode.VLLM_COMPILE
     assert _quirk(r, "quirk.cpu-mode-changed-after-custom-ops")
 
-    c = _resolve("consistent", model=LLAMA, platform="cpu")
+    c = _resolve("consistent", config={}, model=LLAMA, platform="cpu")
     # re-deciding for mode 2 with the inductor backend gives 'none' again: the order does not matter here
     assert c.get(CC + "mode") is CompilationMode.DYNAMO_TRACE_ONCE and c.get(OPS) == ("none",)
     assert not c.stale_reads
@@ -299,11 +299,11 @@ def test_i6_cpu_mla_keeps_prefix_caching() -> None:
 
 def test_i7_default_scheduler_config_leaves_chunked_prefill_none() -> None:
     """I7: a VllmConfig built directly keeps chunked_prefill_enabled None (the off-switch tests ``is False``)."""
-    r = _resolve(model=LLAMA, platform="h100")
+    r = _resolve(config={}, model=LLAMA, platform="h100")
     assert r.get(SC + "enable_chunked_prefill") is None and r.get(CP) is None
     assert _quirk(r, "quirk.chunked-prefill-enabled-none")
 
-    c = _resolve("consistent", model=LLAMA, platform="h100")
+    c = _resolve("consistent", config={}, model=LLAMA, platform="h100")
     # an identity test in one statement, not an order effect
     assert c.get(SC + "enable_chunked_prefill") is None and c.get(CP) is None
     assert _quirk(c, "quirk.chunked-prefill-enabled-none")
@@ -372,12 +372,12 @@ def test_i9_consistent_accepts_the_config() -> None:
 def test_i10_deprecated_flags_not_migrated_under_v0() -> None:
     """I10: under V0 step 19 does not run, so use_cudagraph stays True with cudagraph_mode NONE."""
     env = {"VLLM_USE_V1": "0"}
-    r = _resolve(model=LLAMA, platform="h100", env=env)
+    r = _resolve(config={}, model=LLAMA, platform="h100", env=env)
     assert r.get(MODE) is CUDAGraphMode.NONE
     assert r.get(CC + "use_cudagraph") is True and r.get(CC + "full_cuda_graph") is False
     assert "use_cudagraph=True" in _quirk(r, "quirk.cudagraph-flags-not-migrated")[0].message
 
-    c = _resolve("consistent", model=LLAMA, platform="h100", env=env)
+    c = _resolve("consistent", config={}, model=LLAMA, platform="h100", env=env)
     # the migration is gated on V1 and CUDA/ROCm, not ordered: consistent semantics leave it alone
     assert c.get(MODE) is CUDAGraphMode.NONE and c.get(CC + "use_cudagraph") is True
     assert _quirk(c, "quirk.cudagraph-flags-not-migrated")
@@ -388,14 +388,14 @@ def test_i10_deprecated_flags_not_migrated_under_v0() -> None:
 
 def test_i11_full_cuda_graph_mirror_is_not_idempotent() -> None:
     """I11: step 19 writes full_cuda_graph=True next to FULL_AND_PIECEWISE, which re-validation collapses to FULL."""
-    r = _resolve(model=LLAMA, platform="h100")
+    r = _resolve(config={}, model=LLAMA, platform="h100")
     assert r.get(MODE) is CUDAGraphMode.FULL_AND_PIECEWISE and r.get(CC + "full_cuda_graph") is True
     assert r.why(CC + "full_cuda_graph").provenance.rule == "compilation.migrate-deprecated-flags"
     assert _quirk(r, "quirk.full-cuda-graph-not-idempotent")
     again = _resolve(config=r.config, platform="h100")
     assert again.get(MODE) is CUDAGraphMode.FULL
 
-    c = _resolve("consistent", model=LLAMA, platform="h100")
+    c = _resolve("consistent", config={}, model=LLAMA, platform="h100")
     # the consistent fixed point is the re-validated one (compilation.full-cuda-graph re-runs on the mirror)
     assert c.get(MODE) is CUDAGraphMode.FULL and c.get(CC + "full_cuda_graph") is True
     assert not _quirk(c, "quirk.full-cuda-graph-not-idempotent")
@@ -492,12 +492,12 @@ def test_o16_cascade_warning_then_dbo_disables_cascade() -> None:
 
 def test_o20_whisper_on_cpu_warns_then_forces_spawn() -> None:
     """O20: the Whisper fork warning reads the env before the CPU hook forces spawn."""
-    r = _resolve(model="openai/whisper-large-v3", platform="cpu")
+    r = _resolve(config={}, model="openai/whisper-large-v3", platform="cpu")
     assert _fired(r, "scheduler.whisper-spawn-warning")
     assert r.get("env.VLLM_WORKER_MULTIPROC_METHOD") == "spawn"
     assert _stale(r, "scheduler.whisper-spawn-warning", "env.VLLM_WORKER_MULTIPROC_METHOD", "cpu.env-multiproc-spawn")
 
-    c = _resolve("consistent", model="openai/whisper-large-v3", platform="cpu")
+    c = _resolve("consistent", config={}, model="openai/whisper-large-v3", platform="cpu")
     # with spawn decided first the warning has nothing to warn about
     assert not _fired(c, "scheduler.whisper-spawn-warning")
 

@@ -608,7 +608,7 @@ def test_oracle_fixture_model_config(case: dict[str, Any], post: dict[str, Any])
 
 
 def _resolve(model: str, **kw: Any) -> postinit.Resolution:
-    return postinit.resolve(model=model, strict=True, **kw)
+    return postinit.resolve({}, model=model, strict=True, **kw)
 
 
 @pytest.mark.parametrize(

@@ -322,7 +322,7 @@ def test_lora() -> None:
 
 def test_v0_engine() -> None:
     """VLLM_USE_V1=0 (golden 32-env-v0): mode NONE, cudagraph NONE, no sizes, custom ops 'all', HMA untouched."""
-    r = postinit.resolve(model=LLAMA, platform="h100", env={"VLLM_USE_V1": "0"}, strict=True)
+    r = postinit.resolve({}, model=LLAMA, platform="h100", env={"VLLM_USE_V1": "0"}, strict=True)
     assert r.ok and r.get("env.VLLM_USE_V1") is False
     assert r.get(CC + "mode") is CompilationMode.NONE and _by(r, CC + "mode") == "compilation.default-mode"
     assert r.get(MODE) is CUDAGraphMode.NONE and _by(r, MODE) == "cudagraph.default-mode"

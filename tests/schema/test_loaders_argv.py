@@ -252,7 +252,7 @@ BAD: list[tuple[list[str], type[Exception], str]] = [
     (["a", "--model", "b"], InputError, "the model is given twice: 'a' (positional) and '--model b'"),
     (["m", "extra-token"], InputError, "unexpected argument 'extra-token'"),
     (["m", "--config"], InputError, "--config: no config file given after it"),
-    (["m", "--config", "/nonexistent/c.yaml"], InputError, "config file not found: /nonexistent/c.yaml"),
+    (["m", "--config", "/nonexistent/c.yaml"], InputError, "config file not found: '/nonexistent/c.yaml'"),
 ]
 
 

@@ -327,9 +327,10 @@ def test_sub_config_defaults(model: type[BaseModel]) -> None:
 
 
 def test_hf_config_defaults_are_all_none() -> None:
-    """Every HFConfig fact is optional and unset by default."""
+    """Every HFConfig fact is optional and unset by default (``other`` holds no keys)."""
     instance = HFConfig()
-    assert all(getattr(instance, name) is None for name in HFConfig.model_fields)
+    assert all(getattr(instance, name) is None for name in HFConfig.model_fields if name != "other")
+    assert instance.other == {}
 
 
 def test_vllm_config_defaults() -> None:

@@ -23,21 +23,26 @@ names the flag and the allowed values on one line.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from postinit.errors import InputError, InvalidValueError, UnknownFlagError, did_you_mean
+from postinit.errors import InputError, InvalidValueError, UnknownFlagError, did_you_mean, show
+from postinit.schema.limits import MAX_ARGS, check_text, plain_copy
 
 __all__ = [
     "FLAGS",
     "FlagSpec",
     "ParsedArgs",
+    "as_argv",
     "human_readable_int",
     "known_flags",
     "parse_vllm_args",
+    "strip_invocation",
 ]
 
 # --------------------------------------------------------------------------- values
@@ -441,7 +446,9 @@ class _Parser(argparse.ArgumentParser):
         raise InputError((message or "argument parsing stopped").strip())
 
 
+@functools.cache
 def _build_parser() -> _Parser:
+    """The flag parser, built once per process (parsing never changes it)."""
     parser = _Parser(prog="vllm serve", add_help=False, exit_on_error=False)
     for spec in FLAGS:
         kwargs: dict[str, Any] = {"dest": spec.dest, "default": None}
@@ -542,10 +549,14 @@ def _pull_dotted(
                 f"{text}: {spec.names[0]} takes no dotted keys (only JSON-valued flags do)",
                 value=text,
             )
+        check_text(value_text, text.split(" ", 1)[0])
         try:
             value: Any = json.loads(value_text)
         except json.JSONDecodeError:
             value = value_text
+        except (RecursionError, ValueError):  # too deep, or an integer of more than 4300 digits
+            raise InvalidValueError(f"{show(text)}: not a usable JSON value", value=None) from None
+        value = plain_copy(value, ".".join([flag.lstrip("-"), *keys]))
         nested: Any = value
         for k in reversed(keys):
             nested = {k: nested}
@@ -570,6 +581,8 @@ def _scalar(spec: FlagSpec, option: str, raw: str) -> Any:
     if spec.optional and raw in ("", "None"):
         return None
     kind = spec.kind
+    if kind in ("int", "list_int", "hrint", "float") and len(raw.strip()) > 32:
+        raise _bad(spec, option, raw, "a number of more than 32 characters")
     try:
         if kind in ("int", "list_int"):
             value: Any = int(raw)
@@ -603,21 +616,28 @@ def _scalar(spec: FlagSpec, option: str, raw: str) -> Any:
 def _json(spec: FlagSpec, option: str, raw: str) -> Any:
     if spec.optional and raw in ("", "None"):
         return None
+    check_text(raw, option)
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise InvalidValueError(
-            f"{option}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg} (got {raw!r})",
+            f"{option}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg} (got {show(raw)})",
             path=spec.target,
             value=raw,
         ) from None
+    except RecursionError:
+        raise InvalidValueError(f"{option}: JSON nested too deeply (got {show(raw)})", path=spec.target,
+                                value=None) from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise InvalidValueError(f"{option}: invalid JSON value: {exc} (got {show(raw)})", path=spec.target,
+                                value=None) from None
     if not isinstance(value, dict):
         raise InvalidValueError(
-            f"{option}: expected a JSON object like '{{\"key\": value}}', got {raw!r}",
+            f"{option}: expected a JSON object like '{{\"key\": value}}', got {show(raw)}",
             path=spec.target,
             value=raw,
         )
-    return value
+    return plain_copy(value, spec.target)
 
 
 def _convert(spec: FlagSpec, given: _Given) -> tuple[Any, str]:
@@ -676,19 +696,69 @@ def _record(flags: dict[str, str], path: str, value: Any, text: str) -> None:
 # --------------------------------------------------------------------------- entry point
 
 
+_SERVER_MODULES = frozenset({
+    "vllm.entrypoints.openai.api_server", "vllm.entrypoints.api_server", "vllm.entrypoints.cli.main",
+})
+
+
+def strip_invocation(args: Sequence[str]) -> list[str]:
+    """The flags of a pasted command line: drop ``vllm serve`` / ``python -m vllm.entrypoints...``.
+
+    ``vllm serve MODEL -tp 2`` and ``python3 -m vllm.entrypoints.openai.api_server --model M``
+    give the same flags as ``MODEL -tp 2`` and ``--model M``.
+    """
+    out = list(args)
+    if len(out) >= 3 and out[0].rsplit("/", 1)[-1].startswith("python") and out[1] == "-m":
+        if out[2] in _SERVER_MODULES:
+            out = out[3:]
+    elif out and out[0].rsplit("/", 1)[-1] == "vllm":
+        out = out[1:]
+    if out and out[0] == "serve":
+        out = out[1:]
+    return out
+
+
+def as_argv(argv: str | Sequence[str], where: str = "argv") -> list[str]:
+    """A command line as a list: a string is split as a POSIX shell would (``shlex``)."""
+    if isinstance(argv, str):
+        check_text(argv, where)
+        try:
+            return shlex.split(argv)
+        except ValueError as e:
+            raise InvalidValueError(f"{where}: cannot split {show(argv)} into flags: {e}", path=where,
+                                    value=None) from None
+    if not isinstance(argv, Sequence):
+        raise InvalidValueError(f"{where}: a list of strings or one string is expected, got {type(argv).__name__}",
+                                path=where, value=None)
+    if len(argv) > MAX_ARGS:
+        raise InvalidValueError(f"{where}: {len(argv)} arguments are more than the {MAX_ARGS} allowed", path=where)
+    out: list[str] = []
+    for i, a in enumerate(argv):
+        if not isinstance(a, str):
+            raise InvalidValueError(f"{where}[{i}]: arguments are strings, got {type(a).__name__} {show(a)}",
+                                    path=where, value=None)
+        out.append(check_text(a, f"{where}[{i}]"))
+    return out
+
+
 def _split_model(args: list[str]) -> tuple[str | None, list[str]]:
-    if args and args[0] == "serve":
-        args = args[1:]
+    args = strip_invocation(args)
     if args and not args[0].startswith("-"):
         return args[0], args[1:]
     return None, args
 
 
-def parse_vllm_args(argv: Sequence[str]) -> ParsedArgs:
-    """Parse a ``vllm serve`` command line into a :class:`ParsedArgs` (nested input dict)."""
+def parse_vllm_args(argv: str | Sequence[str], *, allow_files: bool = True) -> ParsedArgs:
+    """Parse a ``vllm serve`` command line into a :class:`ParsedArgs` (nested input dict).
+
+    ``argv`` is a list of arguments or one string (split as a shell would); a pasted
+    ``vllm serve MODEL ...`` or ``python -m vllm.entrypoints.openai.api_server ...`` prefix
+    is dropped. ``allow_files=False`` refuses ``--config FILE`` (the HTTP service).
+    """
     result = ParsedArgs()
-    args = [str(a) for a in argv]
+    args = as_argv(argv)
     positional, args = _split_model(args)
+    args = [x for a in args for x in (("--config", a[9:]) if a.startswith("--config=") else (a,))]
 
     if args.count("--config") > 1:
         raise InputError("more than one --config file given; vLLM accepts one")
@@ -700,6 +770,9 @@ def parse_vllm_args(argv: Sequence[str]) -> ParsedArgs:
         index = args.index("--config")
         if index == len(args) - 1:
             raise InputError("--config: no config file given after it")
+        if not allow_files:
+            raise InvalidValueError("--config reads a file on the server; send the file's content as 'config' "
+                                    "(nested) or its flags in 'argv' instead", path="argv", value=None)
         file_name = args[index + 1]
         loaded = read_config_file(file_name)
         result.warnings.extend(loaded.warnings)

@@ -17,13 +17,15 @@ Errors are one line, name the file, and the line where the parser knows it.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from postinit.errors import InputError, InvalidValueError, UnknownFlagError
+from postinit.errors import InputError, InvalidValueError, UnknownFlagError, show
+from postinit.schema.limits import plain_copy
 
 __all__ = ["ConfigFile", "deep_merge", "load_config_file", "read_config_file"]
 
@@ -76,11 +78,13 @@ def _parse_text(path: str, text: str) -> Any:
             raise InvalidValueError(
                 f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}", value=path
             ) from None
+        except (RecursionError, ValueError) as exc:
+            raise InvalidValueError(f"{path}: invalid JSON: {_why(exc)}", value=path) from None
     if suffix in (".yaml", ".yml"):
         import yaml  # only for YAML files: ~20 ms of start-up otherwise
 
         try:
-            return yaml.safe_load(text)
+            return yaml.load(text, Loader=_budget_loader())
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else path
@@ -90,6 +94,38 @@ def _parse_text(path: str, text: str) -> Any:
         f"{path}: config files must be .json, .yaml or .yml (got '{suffix or 'no extension'}')",
         value=path,
     )
+
+
+MAX_ALIASES = 64
+"""YAML aliases (``*name``) one config file may use: enough for any real file, and an alias
+bomb (nested aliases expanding exponentially) is refused before it expands."""
+MAX_FILE_BYTES = 1 << 20
+"""A config file larger than 1 MiB is refused (a real one is a few kB)."""
+
+
+def _why(exc: BaseException) -> str:
+    return "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+
+
+@functools.cache
+def _budget_loader() -> type:
+    """A ``yaml.SafeLoader`` that refuses more than :data:`MAX_ALIASES` aliases."""
+    import yaml
+
+    class BudgetLoader(yaml.SafeLoader):
+        aliases = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                self.aliases += 1
+                if self.aliases > MAX_ALIASES:
+                    mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                    raise yaml.composer.ComposerError(
+                        None, None, f"more than {MAX_ALIASES} aliases (*name): refused, a YAML alias bomb "
+                        "expands exponentially", mark)
+            return super().compose_node(parent, index)
+
+    return BudgetLoader
 
 
 def _to_argv(path: str, data: dict[str, Any], warnings: list[str]) -> list[str]:
@@ -123,13 +159,25 @@ def read_config_file(path: str | Path) -> ConfigFile:
     """Read a config file and classify its shape; ``argv`` is set for the flags shape."""
     name = str(path)
     file = Path(name)
-    if not file.is_file():
-        raise InputError(f"config file not found: {name}", value=name)
     try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{name}: cannot read the config file: {exc}", value=name) from None
-    data = _parse_text(name, text)
+        found = file.is_file()
+    except (OSError, ValueError):  # a name too long for the file system, a NUL byte
+        found = False
+    if not found:
+        raise InputError(f"config file not found: {show(name)}", value=name if len(name) < 256 else None)
+    try:
+        with file.open("rb") as f:
+            raw = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{show(name)}: cannot read the config file: {getattr(exc, 'strerror', None) or exc}",
+                         value=None) from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise InputError(f"{name}: larger than {MAX_FILE_BYTES >> 20} MiB; not a vLLM config file", value=name)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"{name}: not UTF-8 text", value=name) from None
+    data = plain_copy(_parse_text(name, text), name)
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -1,15 +1,19 @@
-"""Model facts: a local ``config.json`` (directory or file) or the built-in catalog.
+"""Model facts: a local ``config.json`` (directory or file), the built-in catalog, or inline content.
 
-Nothing is ever downloaded. A catalog entry is one JSON file in
+All three go through one builder (:func:`load_model`), so the same config.json
+gives the same facts however it arrives. Nothing is ever downloaded, and with
+``allow_files=False`` (the HTTP service) nothing is read from the file system
+but the built-in catalog: a catalog id is matched exactly, or case-insensitively
+normalised to the catalog's spelling. A catalog entry is one JSON file in
 ``postinit/schema/catalog/`` named after the model id with ``/`` → ``--``::
 
     {"id": "...", "note": "one line", "config": {...config.json...},
      "tokenizer_config": {"model_max_length": ...},          # optional
      "sentence_transformers": {"pooling_type": "CLS", ...}}  # optional
 
-``hf_config`` is the config filtered to the keys the schema's ``HFConfig``
-declares (all keys while that model is not importable); ``raw`` is the whole
-config; ``hf_text_config`` is the text view (``text_config`` merged over the top
+``hf_config`` is the config with the keys the schema's ``HFConfig`` declares
+and every other key under ``other`` (kept as given, as transformers keeps
+unknown keys as attributes); ``raw`` is the whole config; ``hf_text_config`` is the text view (``text_config`` merged over the top
 level, as vLLM's ``get_text_config()`` sees a multimodal config).
 """
 
@@ -17,18 +21,21 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from postinit.errors import InvalidValueError, ModelNotFoundError, did_you_mean
+from postinit.errors import InvalidValueError, ModelNotFoundError, did_you_mean, show
+from postinit.schema.limits import plain_copy
 
 __all__ = [
     "CATALOG_DIR",
     "CatalogEntry",
     "LoadedModel",
     "catalog_file_name",
+    "catalog_id",
     "list_catalog",
     "load_model",
 ]
@@ -82,17 +89,29 @@ def catalog_file_name(model_id: str) -> str:
     return model_id.replace("/", "--") + ".json"
 
 
+MAX_FILE_BYTES = 8 << 20
+"""A model file (config.json, tokenizer_config.json, ...) larger than this is refused."""
+
+
 def _read_json(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidValueError(f"{path}: cannot read: {exc}", value=str(path)) from None
+        with path.open("rb") as f:
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise InvalidValueError(f"{path}: cannot read: {_reason(exc)}", value=str(path)) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InvalidValueError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB; not a config.json",
+                                value=str(path))
     try:
-        return json.loads(text)
+        return json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InvalidValueError(f"{path}: not UTF-8 text", value=str(path)) from None
     except json.JSONDecodeError as exc:
         raise InvalidValueError(
             f"{path}:{exc.lineno}:{exc.colno}: invalid JSON: {exc.msg}", value=str(path)
         ) from None
+    except RecursionError:
+        raise InvalidValueError(f"{path}: JSON nested too deeply", value=str(path)) from None
 
 
 def _read_object(path: Path) -> dict[str, Any]:
@@ -121,8 +140,21 @@ def _hf_fields() -> frozenset[str] | None:
 
 
 def _filter(config: dict[str, Any]) -> dict[str, Any]:
+    """The declared keys of ``config`` (all keys while the schema is not importable)."""
     keep = _hf_fields()
     return dict(config) if keep is None else {k: v for k, v in config.items() if k in keep}
+
+
+def _with_other(config: dict[str, Any]) -> dict[str, Any]:
+    """The declared keys of ``config``, plus every other key under ``other``."""
+    keep = _hf_fields()
+    if keep is None:
+        return dict(config)
+    out = {k: v for k, v in config.items() if k in keep and k != "other"}
+    other = {k: v for k, v in config.items() if k not in keep or k == "other"}
+    if other:
+        out["other"] = other
+    return out
 
 
 ATTRIBUTE_MAPS: dict[str, dict[str, str]] = {
@@ -163,11 +195,15 @@ def _build(
     st_origin: str | None,
     note: str = "",
 ) -> LoadedModel:
+    raw = plain_copy(raw, origin)
+    tokenizer = plain_copy(tokenizer, "tokenizer_config") if tokenizer is not None else None
     text, text_key = _text_view(raw)
     aliases, text_aliases = _aliases(raw), _aliases(text)
-    hf = _filter(_with_aliases(raw))
+    hf = _with_other(_with_aliases(raw))
     text = _with_aliases(text)
-    sources = {f"hf_config.{k}": f"{origin}:{aliases.get(k, k)}" for k in hf}
+    sources = {f"hf_config.{k}": f"{origin}:{aliases.get(k, k)}" for k in hf if k != "other"}
+    if "other" in hf:
+        sources["hf_config.other"] = f"{origin}:(the keys resolution does not read)"
     # facts of the model directory beside config.json, which vLLM reads from its own files
     beside: dict[str, tuple[Any, str]] = {}
     for key, field_name in _ST_FACTS.items():
@@ -191,7 +227,7 @@ def _build(
         name=name,
         hf_config=hf,
         raw=raw,
-        hf_text_config=_filter(text),
+        hf_text_config=_with_other(text),
         sources=sources,
         path=path,
         tokenizer_config=tokenizer,
@@ -277,7 +313,13 @@ def _catalog_ids() -> dict[str, Path]:
     return ids
 
 
+@cache
 def _load_catalog(model_id: str, file: Path) -> LoadedModel:
+    """A catalog entry's facts, read once per process (callers copy before changing anything)."""
+    return _read_catalog(model_id, file)
+
+
+def _read_catalog(model_id: str, file: Path) -> LoadedModel:
     entry = _read_object(file)
     config = entry.get("config")
     if not isinstance(config, dict):
@@ -298,51 +340,98 @@ def _load_catalog(model_id: str, file: Path) -> LoadedModel:
     )
 
 
-def load_model(name_or_path: str, *, catalog_only: bool = False) -> LoadedModel:
-    """Load a model's facts from a local dir/``config.json`` or the built-in catalog.
+def load_model(
+    name: str | None = None,
+    *,
+    config_json: Mapping[str, Any] | None = None,
+    tokenizer_config_json: Mapping[str, Any] | None = None,
+    allow_files: bool = True,
+    origin: str = "config_json",
+) -> LoadedModel:
+    """A model's facts from inline content, a local dir/``config.json``, or the built-in catalog.
 
-    ``catalog_only=True`` never touches the file system (the HTTP service uses it).
+    ``config_json`` (a config.json's content, optionally with ``tokenizer_config_json``)
+    wins over ``name``, which then only names the model. ``allow_files=False`` never
+    touches the file system: ``name`` must be a catalog id (the HTTP service).
     """
-    candidate = Path(name_or_path).expanduser()
-    if catalog_only:
-        return _load_catalog_id(name_or_path)
-    if candidate.is_dir():
-        config_file = candidate / "config.json"
-        if config_file.is_file():
-            return _load_local(name_or_path, config_file)
-        raise ModelNotFoundError(
-            f"model directory '{name_or_path}' has no config.json", value=name_or_path
-        )
-    if candidate.is_file():
-        if candidate.suffix != ".json":
-            raise ModelNotFoundError(
-                f"model path '{name_or_path}' is a file but not a config.json", value=name_or_path
-            )
-        return _load_local(name_or_path, candidate)
-    return _load_catalog_id(name_or_path)
+    if config_json is not None:
+        if not isinstance(config_json, Mapping):
+            raise InvalidValueError(f"{origin}: a config.json is a JSON object, got {type(config_json).__name__}",
+                                    path=origin, value=None)
+        tokenizer = None
+        if tokenizer_config_json is not None:
+            if not isinstance(tokenizer_config_json, Mapping):
+                raise InvalidValueError("tokenizer_config_json: a JSON object is expected, got "
+                                        f"{type(tokenizer_config_json).__name__}", path="tokenizer_config_json")
+            tokenizer = {k: tokenizer_config_json[k] for k in _TOKENIZER_KEYS if k in tokenizer_config_json}
+        raw = dict(config_json)
+        label = name or str(raw.get("_name_or_path") or "") or "inline-config"
+        return _build(label, raw, origin, None, tokenizer, None, "tokenizer_config_json", None)
+    if name is None:
+        raise ModelNotFoundError("no model given: name a catalog id or a directory, or send config_json",
+                                 advice=CATALOG_ADVICE)
+    if allow_files:
+        candidate = Path(name).expanduser()
+        try:
+            is_dir, is_file = candidate.is_dir(), candidate.is_file()
+        except (OSError, ValueError) as e:  # ENAMETOOLONG, a NUL byte, ...
+            raise ModelNotFoundError(f"model {show(name)} is not a readable path ({_reason(e)}) "
+                                     "nor a catalog id", value=None, advice=CATALOG_ADVICE) from None
+        if is_dir:
+            config_file = candidate / "config.json"
+            if config_file.is_file():
+                return _load_local(name, config_file)
+            raise ModelNotFoundError(f"model directory {show(name)} has no config.json", value=name)
+        if is_file:
+            if candidate.suffix != ".json":
+                raise ModelNotFoundError(f"model path {show(name)} is a file but not a config.json", value=name)
+            return _load_local(name, candidate)
+    return _load_catalog_id(name)
 
 
-def _load_catalog_id(name_or_path: str) -> LoadedModel:
+def _reason(error: BaseException) -> str:
+    return getattr(error, "strerror", None) or type(error).__name__
+
+
+CATALOG_ADVICE = {
+    "library": "The catalog ids: postinit.schema.loaders.list_catalog(); postinit never downloads.",
+    "cli": "The catalog ids: `postinit models`; or pass a directory holding config.json. postinit never downloads.",
+    "http": "The catalog ids: GET /v1/models; or send the model's config.json as config_json.",
+}
+"""What to do about a model postinit cannot find, per face (:meth:`PostinitError.for_face`)."""
+
+
+def catalog_id(name: str) -> str | None:
+    """The catalog's spelling of ``name`` (matched exactly, else case-insensitively), or None."""
     ids = _catalog_ids()
-    file = ids.get(name_or_path)
-    if file is None:
-        # case-insensitive match of the id
-        lower = {k.lower(): k for k in ids}
-        hit = lower.get(name_or_path.lower())
-        file = ids[hit] if hit else None
-        if hit:
-            name_or_path = hit
-    if file is None:
-        hint = did_you_mean(name_or_path, ids)
+    if name in ids:
+        return name
+    return _lower_ids().get(name.lower())
+
+
+@cache
+def _lower_ids() -> dict[str, str]:
+    return {k.lower(): k for k in _catalog_ids()}
+
+
+def _load_catalog_id(name: str) -> LoadedModel:
+    found = catalog_id(name)
+    if found is None:
+        hint = did_you_mean(name, _catalog_ids()) if len(name) <= 256 else ""
         raise ModelNotFoundError(
-            f"model '{name_or_path}' is neither a local directory with config.json nor in the built-in catalog.{hint} See `list_catalog()` for the ids; postinit never downloads.",
-            value=name_or_path,
+            f"model {show(name)} is neither a local directory with config.json nor in the built-in catalog.{hint}",
+            value=name if len(name) <= 256 else None, advice=CATALOG_ADVICE,
         )
-    return _load_catalog(name_or_path, file)
+    return _load_catalog(found, _catalog_ids()[found])
 
 
 def list_catalog() -> list[CatalogEntry]:
-    """Every built-in model, sorted by id."""
+    """Every built-in model, sorted by id (the files are read once per process)."""
+    return list(_catalog_entries())
+
+
+@cache
+def _catalog_entries() -> tuple[CatalogEntry, ...]:
     entries: list[CatalogEntry] = []
     for model_id, file in _catalog_ids().items():
         model = _load_catalog(model_id, file)
@@ -358,4 +447,4 @@ def list_catalog() -> list[CatalogEntry]:
                 note=model.note,
             )
         )
-    return entries
+    return tuple(entries)

@@ -18,7 +18,7 @@ from typing import Any
 
 import pydantic
 
-from postinit.errors import InvalidValueError, UnknownFieldError, did_you_mean
+from postinit.errors import InvalidValueError, UnknownFieldError, did_you_mean, show
 
 __all__ = ["check_keys", "format_validation_error", "model_fields", "submodel_of"]
 
@@ -116,7 +116,8 @@ def _field_at(model_cls: Any, loc: Sequence[Any]) -> tuple[list[str], Any | None
 
 
 def _looks_like_tag(item: str) -> bool:
-    return any(c in item for c in "[](),") or (item[:1].isupper() and "_" not in item)
+    """pydantic's union-member tags in a location (``constrained-str``, ``function-after[...]``, ``Platform``)."""
+    return any(c in item for c in "[](),-") or (item[:1].isupper() and "_" not in item)
 
 
 def _join(parts: Sequence[str]) -> str:
@@ -180,14 +181,16 @@ def format_validation_error(
     ):
         allowed = allowed or _allowed_from_ctx(first.get("ctx"))
         if allowed:
-            message = f"{path}: {value!r} is not allowed; allowed: {', '.join(allowed)}"
+            message = f"{path}: {show(value)} is not allowed; allowed: {', '.join(allowed)}"
             return InvalidValueError(message + more, path=path, value=value)
     if kind == "missing":
         message = f"{path}: a value is required"
     elif kind == "extra_forbidden":
         message = f"unknown field '{path}'"
+    elif kind == "value_error" and (first.get("ctx") or {}).get("error") is not None:
+        message = f"{path}: {show(value)} is refused: {first['ctx']['error']}"
     else:
         msg = str(first.get("msg", "invalid value")).replace("\n", " ")
         msg = msg[:1].lower() + msg[1:]
-        message = f"{path}: {value!r} is invalid: {msg}"
+        message = f"{path}: {show(value)} is invalid: {msg}"
     return InvalidValueError(message + more, path=path, value=value)

@@ -1,0 +1,303 @@
+"""One question to postinit: the typed request every face builds.
+
+The library (:func:`postinit.resolve`), the CLI and the HTTP service all build a
+:class:`Request` and hand it to :func:`postinit._api.resolve_request`; they add
+only parsing and rendering. The defaults live here, in one place:
+
+* **Mode.** A config dict (or a ``VllmConfig``) without flags and without
+  ``usage`` is *config mode*: the sub-configs are built directly, as
+  ``VllmConfig(...)`` is. Everything else — a model and/or flags, or nothing at
+  all — goes through EngineArgs as ``vllm serve`` does (``usage="serve"``);
+  ``usage="llm"`` is ``LLM(...)``, ``usage="engine"`` EngineArgs with no usage
+  context.
+* **Model.** ``model`` (a catalog id or a local directory), a positional or
+  ``--model`` flag, or ``config.model_config.model``; ``config_json`` (a
+  config.json's content) gives the model's facts inline and wins over a name.
+  EngineArgs mode with no model at all uses :data:`DEFAULT_MODEL`.
+* **Platform** :data:`DEFAULT_PLATFORM`; **env** empty (``os.environ`` is never
+  read); **semantics** ``"vllm"``.
+
+Every bound of :mod:`postinit.schema.limits` is checked when the request is built.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+)
+
+from postinit.errors import InvalidValueError, show
+from postinit.schema import Env, Platform, VllmConfig
+from postinit.schema.limits import (
+    MAX_ARGS,
+    MAX_ENV,
+    MAX_KEYS,
+    MAX_NAME,
+    MAX_STRING,
+    check_text,
+    plain_copy,
+)
+from postinit.schema.loaders.argv import as_argv
+from postinit.schema.loaders.nested import format_validation_error
+
+__all__ = ["DEFAULT_MODEL", "DEFAULT_PLATFORM", "Request", "Semantics", "UsageSpec"]
+
+DEFAULT_MODEL = "meta-llama/Llama-3.1-8B-Instruct"
+"""The model of an EngineArgs request that names none (what ``postinit resolve`` shows)."""
+DEFAULT_PLATFORM = "h100"
+"""The platform of a request that names none."""
+
+UsageSpec = Literal["serve", "llm", "engine"]
+Semantics = Literal["vllm", "consistent"]
+
+Name = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)]
+Arg = Annotated[str, StringConstraints(max_length=MAX_STRING)]
+EnvName = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)]
+EnvValue = Annotated[str, StringConstraints(max_length=MAX_STRING)] | None
+DottedPath = Annotated[
+    str, StringConstraints(min_length=1, max_length=MAX_NAME, pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$"),
+]
+JsonObject = Annotated[dict[str, Any], Field(max_length=MAX_KEYS)]
+
+_LIMITS = (
+    f"Bounds: nesting ≤ 24 levels, strings ≤ {MAX_STRING} characters, lists ≤ 4096 items, "
+    "integers within ±2**127, floats finite, valid UTF-8."
+)
+
+
+class Request(BaseModel):
+    """What one question to postinit is made of: the inputs of a resolution.
+
+    Build it with :meth:`Request.build` from library objects, or validate it from
+    JSON (the HTTP body). Every field is optional; see the module docstring for
+    what the defaults mean.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        json_schema_extra={
+            "examples": [
+                {"model": "meta-llama/Llama-3.1-8B-Instruct", "platform": "b200",
+                 "argv": ["--max-model-len", "200k"], "env": {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}},
+                {"config": {"compilation_config": {"mode": 3}}, "model": "Qwen/Qwen3-8B", "platform": "h100"},
+                {"config_json": {"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+                                 "max_position_embeddings": 4096, "num_attention_heads": 32,
+                                 "num_key_value_heads": 8, "hidden_size": 4096, "num_hidden_layers": 32,
+                                 "vocab_size": 32000, "torch_dtype": "bfloat16"},
+                 "model": "my-org/my-model", "argv": ["-tp", "2"]},
+            ]
+        },
+    )
+
+    config: JsonObject | None = Field(
+        None,
+        description="A nested VllmConfig dict (vLLM's field names; GET /v1/schema). Without argv and usage this is "
+        "config mode: the sub-configs are built directly, as VllmConfig(...) is. " + _LIMITS,
+    )
+    model: Name | None = Field(
+        None, description="A built-in catalog id (GET /v1/models) or, in the library and CLI, a local directory "
+        "holding config.json.",
+    )
+    config_json: JsonObject | None = Field(
+        None, description="The model's config.json content, inline; wins over the model's catalog entry "
+        "(model then only names it).",
+    )
+    tokenizer_config_json: JsonObject | None = Field(
+        None, description="The model's tokenizer_config.json content (model_max_length), with config_json.",
+    )
+    argv: list[Arg] | None = Field(
+        None, max_length=MAX_ARGS,
+        description="`vllm serve` flags, e.g. [\"--max-model-len\", \"32k\"] (a leading `vllm serve MODEL` is "
+        "dropped); with flags the config is built as EngineArgs builds it.",
+    )
+    platform: Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)] | Platform = Field(
+        DEFAULT_PLATFORM,
+        description="cpu, rocm[:gfxNNN], cuda:MAJOR.MINOR, a GPU name (h100, b200, mi300x, ...), or the platform "
+        "facts as an object.",
+    )
+    env: dict[EnvName, EnvValue] = Field(
+        default_factory=dict, max_length=MAX_ENV,
+        description="Environment variables (VLLM_* and the process variables vLLM reads), as strings; null = "
+        "unset. Every variable of vLLM's envs.py is accepted.",
+    )
+    usage: UsageSpec | None = Field(
+        None, description="serve (vllm serve), llm (LLM(...)) or engine (EngineArgs, no usage context). "
+        "Default: config mode for a config without argv, serve otherwise.",
+    )
+    semantics: Semantics = Field(
+        "vllm", description="vllm reproduces vLLM's final values; consistent re-runs stale rules to one fixed point.",
+    )
+    overrides: dict[DottedPath, Any] = Field(
+        default_factory=dict, max_length=MAX_KEYS,
+        description="Dotted path → value, applied last over config and argv (what `postinit what-if --set` does).",
+    )
+
+    # -- validation at the door ------------------------------------------------------
+
+    @field_validator("config", "config_json", "tokenizer_config_json", mode="after")
+    @classmethod
+    def _bounded(cls, value: dict[str, Any] | None, info: Any) -> dict[str, Any] | None:
+        return None if value is None else plain_copy(value, info.field_name)
+
+    @field_validator("overrides", mode="after")
+    @classmethod
+    def _bounded_overrides(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return {k: plain_copy(v, k) for k, v in value.items()}
+
+    @field_validator("model", "argv", mode="after")
+    @classmethod
+    def _utf8(cls, value: Any, info: Any) -> Any:
+        for text in ([value] if isinstance(value, str) else value or ()):
+            check_text(text, info.field_name)
+        return value
+
+    @field_validator("env", mode="after")
+    @classmethod
+    def _utf8_env(cls, value: dict[str, str | None]) -> dict[str, str | None]:
+        for k, v in value.items():
+            check_text(k, "env")
+            if v is not None:
+                check_text(v, f"env {k}")
+        return value
+
+    @field_validator("platform", mode="after")
+    @classmethod
+    def _platform_text(cls, value: str | Platform) -> str | Platform:
+        return check_text(value, "platform", MAX_NAME) if isinstance(value, str) else value
+
+    # -- building from library objects -----------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        config: VllmConfig | Mapping[str, Any] | None = None,
+        *,
+        model: str | None = None,
+        config_json: Mapping[str, Any] | None = None,
+        tokenizer_config_json: Mapping[str, Any] | None = None,
+        argv: str | Sequence[str] | None = None,
+        platform: Platform | str | None = None,
+        env: Env | Mapping[str, str | None] | None = None,
+        usage: UsageSpec | None = None,
+        semantics: Semantics = "vllm",
+        overrides: Mapping[str, Any] | None = None,
+    ) -> Request:
+        """A request from the library's arguments: objects become plain data, every bound is checked.
+
+        ``config`` is a ``VllmConfig`` (the fields its sub-configs were given count as
+        input) or a nested dict; ``argv`` a list of flags or one string (split as a
+        shell would); ``env`` a mapping or an :class:`Env`. Errors are one-line
+        :class:`~postinit.errors.InputError`\\ s naming the field.
+        """
+        data: dict[str, Any] = {"semantics": semantics}
+        if config is not None:
+            data["config"] = _config_dict(config)
+        if model is not None:
+            data["model"] = model
+        if config_json is not None:
+            data["config_json"] = config_json
+        if tokenizer_config_json is not None:
+            data["tokenizer_config_json"] = tokenizer_config_json
+        if argv is not None:
+            data["argv"] = as_argv(argv)
+        if platform is not None:
+            data["platform"] = platform
+        if env is not None:
+            data["env"] = _env_mapping(env)
+        if usage is not None:
+            data["usage"] = usage
+        if overrides:
+            if not isinstance(overrides, Mapping):
+                raise InvalidValueError(f"overrides: a mapping of dotted paths to values is expected, got "
+                                        f"{type(overrides).__name__}", path="overrides")
+            data["overrides"] = dict(overrides)
+        return cls.parse(data)
+
+    @classmethod
+    def parse(cls, data: Any) -> Request:
+        """Validate a JSON-like request; a bad field is one :class:`InvalidValueError` line naming it."""
+        try:
+            return cls.model_validate(data)
+        except InvalidValueError:
+            raise
+        except ValidationError as e:
+            raise _one_line(e) from None
+
+    # -- what the request means ------------------------------------------------------
+
+    @property
+    def flags(self) -> bool:
+        """True when the request has command-line flags (an empty list is none)."""
+        return bool(self.argv)
+
+    @property
+    def effective_usage(self) -> UsageSpec | None:
+        """``None`` for config mode; otherwise how EngineArgs builds the config (default ``serve``)."""
+        if self.usage is not None:
+            return self.usage
+        if self.config is not None and not self.flags:
+            return None
+        return "serve"
+
+
+def _config_dict(config: Any) -> dict[str, Any]:
+    if isinstance(config, VllmConfig):
+        # an object: the fields its sub-models were given explicitly count as user input
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(VllmConfig):
+            sub = getattr(config, f.name)
+            if isinstance(sub, BaseModel):
+                out[f.name] = {k: getattr(sub, k) for k in sub.model_fields_set}
+            elif sub is not None and f.default is not dataclasses.MISSING and sub != f.default:
+                out[f.name] = sub
+        copied: dict[str, Any] = plain_copy(out, "config")
+        return copied
+    if isinstance(config, Mapping):
+        copied = plain_copy(config, "config")
+        return copied
+    raise InvalidValueError(f"config must be a VllmConfig, a mapping or None, got {type(config).__name__}",
+                            path="config", value=None)
+
+
+def _env_mapping(env: Any) -> dict[str, Any]:
+    if isinstance(env, Env):
+        return {name: _env_text(getattr(env, name)) for name in env.explicit}
+    if not isinstance(env, Mapping):
+        raise InvalidValueError(f"env must be a mapping of variable names to strings, got {type(env).__name__}",
+                                path="env", value=None)
+    out: dict[str, Any] = {}
+    for k, v in env.items():
+        if not isinstance(k, str):
+            raise InvalidValueError(f"env: variable names are strings, got {type(k).__name__} {show(k)}",
+                                    path="env", value=None)
+        if v is not None and not isinstance(v, str):
+            raise InvalidValueError(
+                f"env {k}: values are strings, as in a shell environment (got {type(v).__name__} {show(v)}; "
+                f"write {show(str(v))})", path=f"env.{k}", value=None)
+        out[k] = v
+    return out
+
+
+def _env_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+def _one_line(error: ValidationError) -> InvalidValueError:
+    """A request's validation error as one line: the field, the bad value and what is allowed."""
+    first = error.errors()[0]
+    cause = (first.get("ctx") or {}).get("error")
+    if isinstance(cause, InvalidValueError):  # raised by a bound check inside a validator: its own words
+        return cause
+    return format_validation_error(error)
