@@ -243,6 +243,16 @@ class Note:
         return {"kind": self.kind, "subject": self.subject, "message": self.message}
 
 
+def _override_model(request: Request) -> Any:
+    """The model an override names (``model_config.model``, or a ``model_config`` mapping), if any."""
+    for path, value in request.overrides.items():
+        if path == "model_config.model":
+            return value
+        if path == "model_config" and isinstance(value, Mapping) and "model" in value:
+            return value["model"]
+    return None
+
+
 def _model_facts(
     request: Request, data: dict[str, Any], flag_model: str | None, allow_files: bool,
 ) -> tuple[str | None, LoadedModel | None]:
@@ -256,6 +266,8 @@ def _model_facts(
             f"two models: {show(request.model)} and {show(flag_model)} in the flags; name one",
             path="model_config.model", value=None)
     named = request.model or flag_model or (mc.get("model") if isinstance(mc, Mapping) else None)
+    if _override_model(request) is not None:  # overrides are applied last: they win over every other door
+        named = mc.get("model") if isinstance(mc, Mapping) else None
     if named is not None and not isinstance(named, str):
         raise InvalidValueError(f"model_config.model must be a string, got {type(named).__name__}",
                                 path="model_config.model", value=None)

@@ -233,6 +233,16 @@ class Request(BaseModel):
         except ValidationError as e:
             raise _one_line(e) from None
 
+    def replace(self, **changes: Any) -> Request:
+        """A plain :class:`Request` with ``changes`` (validated) over this request's fields."""
+        return Request.parse({**{k: getattr(self, k) for k in Request.model_fields}, **changes})
+
+    def plain(self) -> Request:
+        """This request as a plain :class:`Request` (an HTTP body subclass carries more fields)."""
+        if type(self) is Request:
+            return self
+        return Request.model_construct(**{k: getattr(self, k) for k in Request.model_fields})
+
     # -- what the request means ------------------------------------------------------
 
     @property

@@ -12,15 +12,15 @@ These are data objects with ``to_dict()``; the CLI only renders them.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-from postinit._api import DEFAULT_PLATFORM, Resolution, resolve
+from postinit._api import Request, Resolution, resolve
 from postinit.engine import Provenance, Rulebook, jsonable, rule_of
-from postinit.errors import InvalidValueError, PostinitError, RuleError
+from postinit.errors import InvalidValueError, PostinitError, RuleError, show
 from postinit.rules import MODULES, PHASES, paths, rulebook
-from postinit.schema import Platform
+from postinit.schema import Platform, VllmConfig
 from postinit.schema.platform import PLATFORM_PRESETS
 
 __all__ = [
@@ -97,13 +97,45 @@ class ConfigDiff:
         }
 
 
-def diff(a: Resolution, b: Resolution, *, a_label: str = "a", b_label: str = "b",
-         facts: bool = False) -> ConfigDiff:
+Side = Resolution | Request | Mapping[str, Any] | str | Sequence[str] | VllmConfig | None
+"""One side of :func:`diff`: a resolution, a request, a config dict, or ``vllm serve`` flags."""
+
+
+def _resolved(side: Side, common: Mapping[str, Any]) -> Resolution:
+    """A side of ``diff`` resolved: flags (a string or a list) or a config with the common inputs."""
+    if isinstance(side, Resolution):
+        return side
+    if isinstance(side, Request):
+        return resolve(side)
+    if isinstance(side, (str, list, tuple)):
+        return resolve(argv=side, **common)
+    return resolve(side, **common)  # type: ignore[arg-type]
+
+
+def _label(side: Side, default: str) -> str:
+    if isinstance(side, str):
+        return side or "(no flags)"
+    if isinstance(side, (list, tuple)):
+        return " ".join(side) or "(no flags)"
+    return default
+
+
+def diff(a: Side, b: Side, *, a_label: str | None = None, b_label: str | None = None,
+         facts: bool = False, **common: Any) -> ConfigDiff:
     """Compare two resolutions: every differing resolved path and the rules that started/stopped firing.
 
-    Platform and usage facts are left out unless ``facts`` is true (diff inputs
-    normally share them); ``env.*`` paths are kept, since rules write them.
+    Each side is what :func:`postinit.resolve` accepts — a :class:`Resolution` (used as is),
+    a :class:`~postinit.Request`, a config dict or ``VllmConfig``, or ``vllm serve`` flags as
+    one string or a list — resolved with the keyword arguments ``common`` (``model``,
+    ``platform``, ``env``, ...). Platform and usage facts are left out unless ``facts`` is
+    true (diff inputs normally share them); ``env.*`` paths are kept, since rules write them.
     """
+    ra, rb = _resolved(a, common), _resolved(b, common)
+    return _diff(ra, rb, a_label if a_label is not None else _label(a, "a"),
+                 b_label if b_label is not None else _label(b, "b"), facts)
+
+
+def _diff(a: Resolution, b: Resolution, a_label: str, b_label: str, facts: bool = False) -> ConfigDiff:
     fields: list[FieldDiff] = []
     sa, sb = a.state, b.state
     differ = [
@@ -150,22 +182,28 @@ def what_if(
     config: Any = None,
     *,
     set: Mapping[str, Any],
-    platform: Any = DEFAULT_PLATFORM,
-    env: Mapping[str, str | None] | None = None,
+    catalog_only: bool = False,
+    trace: Literal["minimal", "full", "debug"] = "full",
     **kwargs: Any,
 ) -> WhatIf:
     """Resolve the inputs as given and again with ``set`` (dotted path → value) on top.
 
     ``set`` values win over ``config`` and ``argv`` and count as user input;
-    ``env.NAME`` keys change the environment instead. Every other keyword is
-    :func:`postinit.resolve`'s.
+    ``env.NAME`` keys change the environment instead. ``config`` may be a ready
+    :class:`~postinit.Request`; every other keyword is :func:`postinit.resolve`'s.
     """
+    base_request = config.plain() if isinstance(config, Request) else Request.build(config, **kwargs)
+    if not isinstance(set, Mapping):
+        raise InvalidValueError(f"set: a mapping of dotted paths to values is expected, got {type(set).__name__}",
+                                path="set")
     if not set:
         raise InvalidValueError("what_if needs at least one path in set={path: value}", path="set")
     space = paths()
-    overrides: dict[str, Any] = {}
-    env_over: dict[str, str | None] = dict(env or {})
+    overrides: dict[str, Any] = dict(base_request.overrides)
+    env_over: dict[str, str | None] = dict(base_request.env)
     for path, value in set.items():
+        if not isinstance(path, str):
+            raise InvalidValueError(f"set: paths are dotted strings, got {type(path).__name__}", path="set")
         if path.startswith("env."):
             space.require(path)
             env_over[path[4:]] = None if value is None else str(value)
@@ -177,10 +215,11 @@ def what_if(
             )
         space.require(path)
         overrides[path] = value
-    base = resolve(config, platform=platform, env=env, **kwargs)
-    changed = resolve(config, platform=platform, env=env_over, overrides=overrides, **kwargs)
-    label = ", ".join(f"{k}={jsonable(v)!r}" for k, v in set.items())
-    return WhatIf(dict(set), base, changed, diff(base, changed, a_label="as given", b_label=f"with {label}"))
+    changed_request = base_request.replace(overrides=overrides, env=env_over)
+    base = resolve(base_request, catalog_only=catalog_only, trace=trace)
+    changed = resolve(changed_request, catalog_only=catalog_only, trace=trace)
+    label = ", ".join(f"{k}={show(jsonable(v))}" for k, v in set.items())
+    return WhatIf(dict(set), base, changed, _diff(base, changed, "as given", f"with {label}"))
 
 
 # --------------------------------------------------------------------------- check

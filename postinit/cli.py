@@ -13,10 +13,9 @@ import enum
 import gc
 import io
 import json
-import shlex
 import shutil
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -25,11 +24,12 @@ from pydantic import TypeAdapter, ValidationError
 
 import postinit
 from postinit import render
-from postinit._api import DEFAULT_MODEL, DEFAULT_PLATFORM, Resolution
+from postinit._api import DEFAULT_MODEL, DEFAULT_PLATFORM, Request, Resolution, resolve_request
 from postinit.errors import InputError, InvalidValueError, PostinitError
 from postinit.rules import paths, rulebook
 from postinit.schema import Platform, VllmConfig
 from postinit.schema.loaders import list_catalog, read_config_file
+from postinit.schema.loaders.argv import as_argv
 from postinit.schema.platform import PLATFORM_PRESETS
 
 if TYPE_CHECKING:
@@ -136,9 +136,9 @@ def _guard(fn: Callable[[], int]) -> None:
     try:
         code = fn()
     except InputError as e:
-        _fail(str(e), 2)
+        _fail(e.for_face("cli"), 2)
     except PostinitError as e:
-        _fail(f"{e} (this is a rulebook problem, not your input)", 3)
+        _fail(f"{e.for_face('cli')} (this is a rulebook problem, not your input)", 3)
     except Exception as e:
         if _STATE["debug"]:
             raise
@@ -178,27 +178,29 @@ def _env(items: list[str] | None) -> dict[str, str | None]:
 def _inputs(
     extra: list[str], config: Path | None, model: str | None, platform: str, env: list[str] | None,
     usage: UsageOpt | None, semantics: SemanticsOpt,
-) -> dict[str, Any]:
-    """The keyword arguments of :func:`postinit.resolve` for one set of CLI inputs."""
-    kwargs: dict[str, Any] = {
-        "platform": platform, "env": _env(env), "model": model, "semantics": semantics.value,
-        "usage": usage.value if usage else None,
-    }
-    argv: list[str] | None = list(extra)
+) -> Request:
+    """The :class:`~postinit.Request` of one set of CLI inputs (what the library and HTTP build too).
+
+    A nested config file is the request's ``config``; a flag-shaped one (vLLM's ``--config``
+    YAML) stays a ``--config FILE`` flag, which the flag parser expands as vLLM does (the file's
+    flags first, the command line wins).
+    """
+    argv = list(extra)
+    nested: dict[str, Any] | None = None
     if config is not None:
         loaded = read_config_file(config)
         if loaded.nested is not None:
-            kwargs["config"] = loaded.nested
-            if not extra:
-                argv = None
+            nested = loaded.nested
         else:
-            argv = [*(loaded.argv or []), *extra]
-    kwargs["argv"] = argv
-    return kwargs
+            argv += ["--config", str(config)]
+    return Request.build(
+        nested, model=model, argv=argv, platform=platform, env=_env(env), semantics=semantics.value,
+        usage=usage.value if usage else None,
+    )
 
 
-def _resolve(kwargs: Mapping[str, Any], **more: Any) -> Resolution:
-    return postinit.resolve(**kwargs, **more)
+def _resolve(request: Request, **more: Any) -> Resolution:
+    return resolve_request(request, **more)
 
 
 def _parse_value(path: str, text: str) -> Any:
@@ -226,8 +228,9 @@ def _parse_value(path: str, text: str) -> Any:
 # ---------------------------------------------------------------------------- callback
 
 
-@app.callback()
+@app.callback(invoke_without_command=True)
 def _main(
+    ctx: typer.Context,
     log_level: Annotated[LogLevel | None, typer.Option(
         "--log-level", help="Log the engine's events (rule_fired, rule_violation, stale_read) to stderr.",
         show_default=False)] = None,
@@ -238,6 +241,9 @@ def _main(
     if version:
         typer.echo(f"postinit {postinit.__version__}")
         raise typer.Exit(0)
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+        _fail("missing command: try `postinit resolve` (the commands are listed above)")
     _configure_logging(log_level, log_format)
 
 
@@ -395,31 +401,26 @@ def what_if(
                 raise InvalidValueError(f"--set {item!r}: expected PATH=VALUE", value=item)
             p = p.strip()
             changes[p] = v if p.startswith("env.") else _parse_value(p, v)
-        kwargs = _inputs(ctx.args, config, model, platform, env, usage, semantics)
-        w = audit.what_if(set=changes, **kwargs)
+        w = audit.what_if(_inputs(ctx.args, config, model, platform, env, usage, semantics), set=changes)
         _emit(fmt, w.to_dict, lambda c: render.text_what_if(c, w), lambda: render.md_diff(w.diff))
         return 0
 
     _guard(run)
 
 
-def _side(spec: str, config_kwargs: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """One side of ``diff``: a config file, or a quoted flag string."""
-    kwargs = dict(config_kwargs)
+def _side(
+    spec: str, model: str | None, platform: str, env: list[str] | None, usage: UsageOpt | None,
+    semantics: SemanticsOpt,
+) -> tuple[Request, str]:
+    """One side of ``diff``: a config file, or a quoted flag string, with the common inputs."""
     looks_like_file = spec.endswith((".json", ".yaml", ".yml")) and not spec.lstrip().startswith("-")
-    if looks_like_file or (spec and Path(spec).is_file()):
-        loaded = read_config_file(spec)
-        if loaded.nested is not None:
-            kwargs["config"] = loaded.nested
-            kwargs["argv"] = None
-        else:
-            kwargs["argv"] = list(loaded.argv or [])
-        return kwargs, spec
     try:
-        kwargs["argv"] = shlex.split(spec)
-    except ValueError as e:
-        raise InvalidValueError(f"cannot split flag string {spec!r}: {e}", value=spec) from None
-    return kwargs, spec or "(no flags)"
+        is_file = bool(spec) and Path(spec).is_file()
+    except (OSError, ValueError):
+        is_file = False
+    if looks_like_file or is_file:
+        return _inputs([], Path(spec), model, platform, env, usage, semantics), spec
+    return _inputs(as_argv(spec, "flags"), None, model, platform, env, usage, semantics), spec or "(no flags)"
 
 
 @app.command(context_settings={"ignore_unknown_options": True}, epilog=(
@@ -443,10 +444,9 @@ def diff(
     def run() -> int:
         from postinit import audit
 
-        common = _inputs([], None, model, platform, env, usage, semantics)
-        ka, la = _side(a, common)
-        kb, lb = _side(b, common)
-        d = audit.diff(_resolve(ka), _resolve(kb), a_label=la, b_label=lb)
+        ra, la = _side(a, model, platform, env, usage, semantics)
+        rb, lb = _side(b, model, platform, env, usage, semantics)
+        d = audit.diff(ra, rb, a_label=la, b_label=lb)
         _emit(fmt, d.to_dict, lambda c: render.text_diff(c, d), lambda: render.md_diff(d))
         return 0
 
@@ -680,6 +680,8 @@ def serve(
     workers: Annotated[int, typer.Option("--workers", min=1, help="uvicorn worker processes.")] = 1,
 ) -> None:
     """Run the HTTP service (needs postinit\\[serve]); OpenAPI at /openapi.json, docs at /docs."""
+    if not 0 <= port <= 65535:
+        _fail(f"--port {port}: a TCP port is 0-65535")
     try:
         from postinit.service import serve as run_service
     except ImportError as e:

@@ -1,8 +1,16 @@
-"""The FastAPI app: each endpoint validates its body, calls one library function and returns its ``to_dict()``.
+"""The FastAPI app: each endpoint parses its body, calls one library function and returns its ``to_dict()``.
 
-The only thing this layer adds is refusal: it never lets a request name a file
-on the server (models only by catalog id or inline ``hf_config``; no
-``--config`` flag; no ``platform=auto``), and it bounds time and size.
+The POST endpoints take the bytes of the body and do everything else in a worker
+thread — JSON parsing (no NaN, no Infinity, no numbers that overflow a float),
+validation into the same :class:`~postinit.Request` the library and the CLI build,
+the resolution, and the JSON rendering — so the event loop only moves bytes.
+The resolution runs with ``allow_files=False``: models by catalog id (matched
+exactly, or case-insensitively normalised to the catalog's id) or inline
+``config_json``, no ``--config`` flag, no ``platform="auto"``; the service reads
+no file. Cost is bounded by the limits every request is checked against
+(:mod:`postinit.schema.limits`, the vLLM-derived bounds on capture sizes and
+speculative tokens), by the body limit, by a bounded number of requests in
+flight (503 beyond it) and by the response size limit.
 """
 
 from __future__ import annotations
@@ -10,12 +18,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-from collections.abc import AsyncIterator, Callable, Mapping
+import json
+import math
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
+from enum import Enum
 from typing import Any, Literal, TypeVar
 
-from fastapi import FastAPI, Query, Request
+from fastapi import FastAPI, Query
+from fastapi import Request as HTTPRequest
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -23,17 +36,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import postinit
 from postinit import graphs
+from postinit import _api
 from postinit._api import Resolution
-from postinit.errors import InputError, NoFixedPoint, did_you_mean
+from postinit.errors import InputError, InvalidValueError, NoFixedPoint, did_you_mean
 from postinit.schema import VllmConfig
-from postinit.schema.loaders import list_catalog, parse_vllm_args
+from postinit.schema.loaders import list_catalog
 from postinit.service._edge import Edge, Metrics, error_body
 from postinit.service._models import (
     CatalogModel,
     DiffRequest,
     ErrorBody,
     Health,
-    Inputs,
+    ResolveRequest,
     ResolveResponse,
     RuleInfo,
     WhatIfRequest,
@@ -55,8 +69,10 @@ class Settings(BaseModel):
     port: int = Field(8000, ge=0, le=65535)
     workers: int = Field(1, ge=1)
     max_body_bytes: int = Field(1 << 20, ge=1, description="Larger request bodies get 413.")
+    max_response_bytes: int = Field(16 << 20, ge=1, description="A larger answer is refused with 422.")
     request_timeout_s: float = Field(10.0, gt=0, description="A resolution taking longer gets 504.")
     threads: int = Field(4, ge=1, description="Worker threads that run resolutions.")
+    max_in_flight: int = Field(64, ge=1, description="Requests being worked on or waiting; more get 503.")
 
 
 class ServiceError(Exception):
@@ -68,62 +84,49 @@ class ServiceError(Exception):
         self.status, self.kind, self.message, self.path, self.rule = status, kind, message, path, rule
 
 
-# --------------------------------------------------------------------------- refusing server paths
+# --------------------------------------------------------------------------- bodies
 
 
-def _looks_like_path(name: str) -> bool:
-    return (name.startswith(("/", ".", "~")) or any(c in name for c in ("\\", ":", "\x00"))
-            or ".." in name or name.lower().endswith(".json"))
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise InvalidValueError(f"body: the number {text[:40]} does not fit a 64-bit float", path="body")
+    return value
 
 
-def _catalog_ids() -> dict[str, str]:
-    return {e.id.lower(): e.id for e in list_catalog()}
+def _not_json(name: str) -> Any:
+    raise InvalidValueError(f"body: {name} is not JSON (RFC 8259 has no NaN or Infinity)", path="body")
 
 
-def _refuse_server_paths(inp: Inputs, overrides: Mapping[str, Any] | None = None) -> None:
-    """Refuse every input that would make the library read a file on the server (422)."""
-    if inp.platform.strip().lower() == "auto":
-        raise ServiceError(422, "invalid_input", "platform 'auto' would detect the server's hardware; "
-                           "name a platform (cpu, rocm, cuda:9.0, h100, ...)", path="platform")
-    names: list[tuple[str, Any]] = []
-    if inp.model is not None:
-        names.append(("model", inp.model))
-    for arg in inp.argv or ():
-        if arg == "--config" or arg.startswith("--config="):
-            raise ServiceError(422, "invalid_input", "argv: --config reads a file on the server; "
-                               "send the file's content as 'config' instead", path="argv")
-    if inp.argv:
-        names.append(("argv", parse_vllm_args(list(inp.argv)).model))
-    mc = (inp.config or {}).get("model_config")
-    if isinstance(mc, Mapping) and "model" in mc:
-        names.append(("config.model_config.model", mc["model"]))
-    for key, value in (overrides or {}).items():
-        if key == "model_config.model":
-            names.append(("set.model_config.model", value))
-        elif key == "model_config" and isinstance(value, Mapping) and "model" in value:
-            names.append(("set.model_config", value["model"]))
-    inline = isinstance(mc, Mapping) and "hf_config" in mc
-    ids = _catalog_ids() if names else {}
-    for where, name in names:
-        if name is None:
-            continue
-        if not isinstance(name, str):
-            raise ServiceError(422, "invalid_input", f"{where}: a model must be a string (a catalog id), "
-                               f"got {type(name).__name__}", path="model_config.model")
-        if _looks_like_path(name):
-            raise ServiceError(422, "invalid_input", f"{where}: '{name}' looks like a path; the service reads "
-                               "no files: use a catalog id (GET /v1/models) or send config.json as "
-                               "config.model_config.hf_config", path="model_config.model")
-        if not inline and name.lower() not in ids:
-            raise ServiceError(422, "invalid_input", f"{where}: model '{name}' is not in the built-in catalog."
-                               f"{did_you_mean(name, ids.values())} Use GET /v1/models, or send its config.json "
-                               "as config.model_config.hf_config", path="model_config.model")
+def parse_body(raw: bytes) -> Any:
+    """A request body as JSON: strict (no NaN/Infinity, finite numbers, UTF-8), one-line errors."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InvalidValueError(f"body: not UTF-8 (byte {e.start})", path="body") from None
+    if not text.strip():
+        raise InvalidValueError("body: empty; send a JSON object", path="body")
+    try:
+        data = json.loads(text, parse_constant=_not_json, parse_float=_finite)
+    except json.JSONDecodeError as e:
+        raise InvalidValueError(f"body: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}",
+                                path="body") from None
+    except RecursionError:
+        raise InvalidValueError("body: JSON nested too deeply", path="body") from None
+    except ValueError as e:  # an integer of more than 4300 digits
+        raise InvalidValueError(f"body: {e}"[:200], path="body") from None
+    if not isinstance(data, dict):
+        raise InvalidValueError(f"body: a JSON object is expected, got {type(data).__name__}", path="body")
+    return data
 
 
-def _kwargs(inp: Inputs) -> dict[str, Any]:
-    return {"platform": inp.platform, "env": dict(inp.env), "model": inp.model,
-            "argv": list(inp.argv) if inp.argv is not None else None, "usage": inp.usage,
-            "semantics": inp.semantics, "catalog_only": True}
+def render_json(payload: Any, limit: int) -> bytes:
+    """The JSON bytes of an answer (strict JSON, ASCII), refused when larger than ``limit``."""
+    data = json.dumps(payload, allow_nan=False, separators=(",", ":")).encode("ascii")
+    if len(data) > limit:
+        raise ServiceError(422, "response_too_large",
+                           f"the answer is {len(data)} bytes, over the service's limit of {limit}")
+    return data
 
 
 # --------------------------------------------------------------------------- the app
@@ -133,8 +136,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the service: a FastAPI app over :mod:`postinit`, with its own metrics registry and threads."""
     settings = settings or Settings()
     book = postinit.rulebook()  # compile once, now: a broken rulebook fails at start, not per request
+    catalog = [e.__dict__ for e in list_catalog()]  # read once
     metrics = Metrics()
     pool: list[ThreadPoolExecutor] = []  # created on first use, dropped at shutdown (an app may be started again)
+    in_flight = [0]
 
     def executor() -> ThreadPoolExecutor:
         if not pool:
@@ -151,7 +156,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         title="postinit",
         version=postinit.__version__,
         description="vLLM's config resolution as declarative, explainable rules, over HTTP. "
-        "Models are named by catalog id or sent inline; the service never reads server-side files.",
+        "Models are named by catalog id or sent inline (config_json); the service never reads server-side files.",
         lifespan=lifespan,
     )
     app.state.settings = settings
@@ -162,19 +167,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         422: {"model": ErrorBody, "description": "Invalid input; the message is the one the CLI prints."},
         413: {"model": ErrorBody, "description": "Request body over the limit."},
         500: {"model": ErrorBody, "description": "Internal error (generic message and request id)."},
+        503: {"model": ErrorBody, "description": "Too many requests in flight; retry."},
         504: {"model": ErrorBody, "description": "The resolution took longer than the time limit."},
     }
 
-    def rid(request: Request) -> str:
+    def rid(request: HTTPRequest) -> str:
         return str(request.state.request_id)
 
     async def run(fn: Callable[[], T]) -> T:
         """Run ``fn`` in a worker thread with the time limit; library errors become answers."""
-        future = asyncio.wrap_future(executor().submit(fn))
+        if in_flight[0] >= settings.max_in_flight:
+            raise ServiceError(503, "busy", f"{in_flight[0]} requests in flight; retry shortly")
+        in_flight[0] += 1
         try:
-            return await asyncio.wait_for(future, timeout=settings.request_timeout_s)
-        except TimeoutError:
-            raise ServiceError(504, "timeout", f"the resolution took longer than {settings.request_timeout_s:g} s") from None
+            future = asyncio.wrap_future(executor().submit(fn))
+            try:
+                return await asyncio.wait_for(future, timeout=settings.request_timeout_s)
+            except TimeoutError:
+                raise ServiceError(504, "timeout",
+                                   f"the resolution took longer than {settings.request_timeout_s:g} s") from None
+        finally:
+            in_flight[0] -= 1
 
     def count(*resolutions: Resolution) -> None:
         for r in resolutions:
@@ -183,26 +196,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 metrics.violations.labels(v.rule).inc()
 
     @app.exception_handler(ServiceError)
-    async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
+    async def _service_error(request: HTTPRequest, exc: ServiceError) -> JSONResponse:
+        headers = {"Retry-After": "1"} if exc.status == 503 else None
         return JSONResponse(error_body(exc.kind, exc.message, rid(request), path=exc.path, rule=exc.rule),
-                            status_code=exc.status)
+                            status_code=exc.status, headers=headers)
 
     @app.exception_handler(graphs.RenderError)
-    async def _render_error(request: Request, exc: graphs.RenderError) -> JSONResponse:
+    async def _render_error(request: HTTPRequest, exc: graphs.RenderError) -> JSONResponse:
         return JSONResponse(error_body("not_implemented", exc.message, rid(request)), status_code=501)
 
     @app.exception_handler(InputError)
-    async def _input_error(request: Request, exc: InputError) -> JSONResponse:
-        return JSONResponse(error_body("invalid_input", exc.message, rid(request), path=exc.path, rule=exc.rule),
-                            status_code=422)
+    async def _input_error(request: HTTPRequest, exc: InputError) -> JSONResponse:
+        return JSONResponse(error_body("invalid_input", exc.for_face("http"), rid(request), path=exc.path,
+                                       rule=exc.rule), status_code=422)
 
     @app.exception_handler(NoFixedPoint)
-    async def _no_fixed_point(request: Request, exc: NoFixedPoint) -> JSONResponse:
+    async def _no_fixed_point(request: HTTPRequest, exc: NoFixedPoint) -> JSONResponse:
         return JSONResponse(error_body("no_fixed_point", exc.message, rid(request), path=exc.path, rule=exc.rule),
                             status_code=422)
 
     @app.exception_handler(RequestValidationError)
-    async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def _validation_error(request: HTTPRequest, exc: RequestValidationError) -> JSONResponse:
         parts = []
         for e in exc.errors()[:5]:
             loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body")
@@ -211,83 +225,84 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                             status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(request: HTTPRequest, exc: StarletteHTTPException) -> JSONResponse:
         kind = {404: "not_found", 405: "method_not_allowed", 400: "bad_request"}.get(exc.status_code, "http_error")
-        return JSONResponse(error_body(kind, str(exc.detail), rid(request)), status_code=exc.status_code,
-                            headers=getattr(exc, "headers", None))
+        status = 422 if exc.status_code == 400 else exc.status_code  # a body that does not parse is invalid input
+        return JSONResponse(error_body("invalid_input" if status == 422 else kind, str(exc.detail), rid(request)),
+                            status_code=status, headers=getattr(exc, "headers", None))
 
     # Any other error (a RuleError: the rulebook is broken) escapes to the Edge: a generic 500, logged there.
 
     # ----------------------------------------------------------------- resolution endpoints
 
-    # The POST endpoints return the library's JSON-ready to_dict() as is (the response models
-    # document it; re-validating a 40 kB trace per request would only cost time).
-    @app.post("/v1/resolve", response_model=ResolveResponse, responses=errors, tags=["resolve"],
-              summary="Resolve a config: the resolved config, changes, trace, violations and hash")
-    async def resolve_endpoint(body: Inputs) -> JSONResponse:
-        """A config that violates a rule is an answer: 200 with ``ok: false`` and the violations."""
-        _refuse_server_paths(body)
+    bodies: dict[str, type[BaseModel]] = {}
 
-        def work() -> dict[str, Any]:
-            r = postinit.resolve(body.config, **_kwargs(body))
-            count(r)
-            return r.to_dict()
+    def post(path: str, body: type[BaseModel], answer: Callable[[Any], Any], *, summary: str,
+             tags: list[str | Enum],
+             doc: str, response_model: type[BaseModel] | None = None) -> None:
+        """A POST endpoint: the body is parsed into ``body`` and answered by ``answer`` in a worker thread."""
+        bodies[body.__name__] = body
+        parse = getattr(body, "parse")  # noqa: B009 - every body model has a one-line-error parse()
 
-        return JSONResponse(await run(work))
+        def work(raw: bytes) -> bytes:
+            return render_json(answer(parse(parse_body(raw))), settings.max_response_bytes)
 
-    @app.post("/v1/why", responses=errors, tags=["explain"],
-              summary="Why does a field have its value: the causal tree back to the inputs")
-    async def why_endpoint(body: WhyRequest) -> JSONResponse:
-        """``Resolution.why(path).to_dict()``."""
-        _refuse_server_paths(body)
+        async def endpoint(request: HTTPRequest) -> Response:
+            raw = await request.body()
+            return Response(await run(lambda: work(raw)), media_type="application/json")
 
-        def work() -> dict[str, Any]:
-            r = postinit.resolve(body.config, **_kwargs(body))
-            count(r)
-            return r.why(body.path).to_dict()
+        endpoint.__doc__ = doc
+        app.post(
+            path, response_model=response_model, responses=errors, tags=tags, summary=summary,
+            openapi_extra={"requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{body.__name__}"}}},
+            }},
+        )(endpoint)
 
-        return JSONResponse(await run(work))
+    def resolved(body: ResolveRequest) -> Resolution:
+        r = _api.resolve_request(body.plain(), allow_files=False)
+        count(r)
+        return r
 
-    @app.post("/v1/why-not", responses=errors, tags=["explain"],
-              summary="Why does a field not have a value: the rules that could have set it and what stopped them")
-    async def why_not_endpoint(body: WhyNotRequest) -> JSONResponse:
-        """``Resolution.why_not(path, value).to_dict()``."""
-        _refuse_server_paths(body)
+    def answer_what_if(body: WhatIfRequest) -> dict[str, Any]:
+        w = postinit.what_if(body.plain(), set=body.set, catalog_only=True)
+        count(w.base, w.changed)
+        return w.to_dict()
 
-        def work() -> dict[str, Any]:
-            r = postinit.resolve(body.config, **_kwargs(body))
-            count(r)
-            return r.why_not(body.path, body.value).to_dict()
+    def answer_diff(body: DiffRequest) -> dict[str, Any]:
+        ra, rb = resolved(body.a), resolved(body.b)
+        return postinit.diff(ra, rb, a_label="a", b_label="b").to_dict()
 
-        return JSONResponse(await run(work))
+    post("/v1/resolve", ResolveRequest, lambda b: resolved(b).to_dict(), response_model=ResolveResponse,
+         tags=["resolve"], summary="Resolve a config: the resolved config, changes, trace, violations and hash",
+         doc="A config that violates a rule is an answer: 200 with ``ok: false`` and the violations.")
+    post("/v1/why", WhyRequest, lambda b: resolved(b).why(b.path).to_dict(), tags=["explain"],
+         summary="Why does a field have its value: the causal tree back to the inputs",
+         doc="``Resolution.why(path).to_dict()``.")
+    post("/v1/why-not", WhyNotRequest, lambda b: resolved(b).why_not(b.path, b.value).to_dict(), tags=["explain"],
+         summary="Why does a field not have a value: the rules that could have set it and what stopped them",
+         doc="``Resolution.why_not(path, value).to_dict()``.")
+    post("/v1/what-if", WhatIfRequest, answer_what_if, tags=["explain"],
+         summary="Resolve the inputs as given and with `set` on top, and diff the two",
+         doc="``postinit.what_if(...).to_dict()``.")
+    post("/v1/diff", DiffRequest, answer_diff, tags=["explain"],
+         summary="Resolve two sets of inputs and compare the resolved configs",
+         doc="``postinit.diff(a, b).to_dict()``.")
 
-    @app.post("/v1/what-if", responses=errors, tags=["explain"],
-              summary="Resolve the inputs as given and with `set` on top, and diff the two")
-    async def what_if_endpoint(body: WhatIfRequest) -> JSONResponse:
-        """``postinit.what_if(...).to_dict()``."""
-        _refuse_server_paths(body, body.set)
+    def openapi() -> dict[str, Any]:
+        """FastAPI's document, plus the schemas of the bodies the POST endpoints parse themselves."""
+        if app.openapi_schema is None:
+            doc = get_openapi(title=app.title, version=app.version, description=app.description, routes=app.routes)
+            schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+            for name, model in bodies.items():
+                found = model.model_json_schema(ref_template="#/components/schemas/{model}")
+                schemas.update(found.pop("$defs", {}))
+                schemas[name] = found
+            app.openapi_schema = doc
+        return app.openapi_schema
 
-        def work() -> dict[str, Any]:
-            w = postinit.what_if(body.config, set=body.set, **_kwargs(body))
-            count(w.base, w.changed)
-            return w.to_dict()
-
-        return JSONResponse(await run(work))
-
-    @app.post("/v1/diff", responses=errors, tags=["explain"],
-              summary="Resolve two sets of inputs and compare the resolved configs")
-    async def diff_endpoint(body: DiffRequest) -> JSONResponse:
-        """``postinit.diff(resolve(a), resolve(b)).to_dict()``."""
-        _refuse_server_paths(body.a)
-        _refuse_server_paths(body.b)
-
-        def work() -> dict[str, Any]:
-            ra = postinit.resolve(body.a.config, **_kwargs(body.a))
-            rb = postinit.resolve(body.b.config, **_kwargs(body.b))
-            count(ra, rb)
-            return postinit.diff(ra, rb, a_label="a", b_label="b").to_dict()
-
-        return JSONResponse(await run(work))
+    app.openapi = openapi  # type: ignore[method-assign]
 
     # ----------------------------------------------------------------- the rulebook
 
@@ -348,7 +363,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.get("/v1/models", response_model=list[CatalogModel], tags=["reference"], summary="The built-in model catalog")
     async def models_endpoint() -> list[dict[str, Any]]:
         """``list_catalog()``."""
-        return [e.__dict__ for e in list_catalog()]
+        return catalog
 
     @app.get("/healthz", response_model=Health, tags=["operations"], summary="Liveness")
     async def healthz() -> dict[str, Any]:

@@ -7,22 +7,21 @@ library's ``to_dict()`` shapes (loosely: the trace and config are open objects).
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from postinit._api import DEFAULT_PLATFORM
+from postinit._request import DottedPath, Request
+from postinit.schema.limits import plain_copy
+from postinit.schema.loaders.nested import format_validation_error
 
 __all__ = [
-    "MAX_ARGV",
-    "MAX_ENV",
     "MAX_SET",
-    "MAX_STRING",
     "CatalogModel",
     "DiffRequest",
     "ErrorBody",
     "Health",
-    "Inputs",
+    "ResolveRequest",
     "ResolveResponse",
     "RuleInfo",
     "WhatIfRequest",
@@ -30,74 +29,30 @@ __all__ = [
     "WhyRequest",
 ]
 
-MAX_ARGV = 256
-MAX_ENV = 256
 MAX_SET = 256
-MAX_STRING = 4096
-
-Arg = Annotated[str, StringConstraints(max_length=MAX_STRING)]
-EnvName = Annotated[
-    str, StringConstraints(min_length=1, max_length=128, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
-]
-EnvValue = Annotated[str, StringConstraints(max_length=MAX_STRING)] | None
-DottedPath = Annotated[
-    str,
-    StringConstraints(min_length=1, max_length=256, pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$"),
-]
 
 _EXAMPLE_INPUTS: dict[str, Any] = {
     "model": "meta-llama/Llama-3.1-8B-Instruct",
     "platform": "b200",
     "argv": ["--max-model-len", "200k"],
-    "env": {},
+    "env": {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"},
 }
 
 
-class Inputs(BaseModel):
-    """What ``postinit resolve`` takes: a nested config, the platform, the environment and vLLM flags."""
+class ResolveRequest(Request):
+    """What ``POST /v1/resolve`` takes: a :class:`postinit.Request`, exactly as the library and the CLI build it.
 
-    model_config = ConfigDict(
-        extra="forbid",
-        json_schema_extra={
-            "examples": [
-                _EXAMPLE_INPUTS,
-                {"config": {"compilation_config": {"mode": 3}, "model_config": {"model": "Qwen/Qwen3-8B"}},
-                 "platform": "h100"},
-            ]
-        },
-    )
-
-    config: dict[str, Any] | None = Field(
-        None,
-        description="The nested VllmConfig dict a JSON config file holds (field names are vLLM's; "
-        "see GET /v1/schema). A model not in the catalog is given inline as "
-        "config.model_config.hf_config (the config.json content).",
-    )
-    platform: Annotated[str, StringConstraints(min_length=1, max_length=64)] = Field(
-        DEFAULT_PLATFORM, description="Platform spec: cpu, rocm, cuda:MAJOR.MINOR or a GPU name (h100, b200, mi300x, ...)."
-    )
-    env: dict[EnvName, EnvValue] = Field(
-        default_factory=dict, max_length=MAX_ENV, description="VLLM_* environment variables (the server's are never read)."
-    )
-    argv: list[Arg] | None = Field(
-        None, max_length=MAX_ARGV, description="`vllm serve` flags, e.g. [\"--max-model-len\", \"32k\"]; --config is refused."
-    )
-    model: Annotated[str, StringConstraints(min_length=1, max_length=256)] | None = Field(
-        None, description="A built-in catalog model id (GET /v1/models); never a path."
-    )
-    usage: Literal["serve", "llm", "engine"] | None = Field(
-        None, description="Build the config as `vllm serve`, `LLM(...)` or the engine does (implied by argv)."
-    )
-    semantics: Literal["vllm", "consistent"] = Field(
-        "vllm", description="vllm reproduces vLLM's final values; consistent re-runs stale rules."
-    )
+    A model and/or flags is ``vllm serve``; a ``config`` without flags is config mode
+    (``VllmConfig(...)`` built directly). Models by catalog id or inline ``config_json``:
+    the service reads no file.
+    """
 
 
-class WhyRequest(Inputs):
+class WhyRequest(ResolveRequest):
     """The inputs plus the dotted path to explain."""
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="forbid", frozen=True,
         json_schema_extra={"examples": [{**_EXAMPLE_INPUTS, "path": "compilation_config.cudagraph_mode"}]},
     )
 
@@ -108,7 +63,7 @@ class WhyNotRequest(WhyRequest):
     """The inputs plus a path and the value it did not get."""
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="forbid", frozen=True,
         json_schema_extra={
             "examples": [{**_EXAMPLE_INPUTS, "path": "compilation_config.cudagraph_mode", "value": "FULL_AND_PIECEWISE"}]
         },
@@ -116,12 +71,17 @@ class WhyNotRequest(WhyRequest):
 
     value: Any = Field(description="The value the path did not end up with (JSON).")
 
+    @field_validator("value", mode="after")
+    @classmethod
+    def _bounded_value(cls, value: Any) -> Any:
+        return plain_copy(value, "value")
 
-class WhatIfRequest(Inputs):
+
+class WhatIfRequest(ResolveRequest):
     """The inputs plus ``set``: dotted paths and the values to try on top of them."""
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="forbid", frozen=True,
         json_schema_extra={"examples": [{**_EXAMPLE_INPUTS, "set": {"model_config.enforce_eager": True}}]},
     )
 
@@ -129,12 +89,17 @@ class WhatIfRequest(Inputs):
         min_length=1, max_length=MAX_SET, description="Dotted path → value, applied last (env.NAME sets a variable)."
     )
 
+    @field_validator("set", mode="after")
+    @classmethod
+    def _bounded_set(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return {k: plain_copy(v, k) for k, v in value.items()}
+
 
 class DiffRequest(BaseModel):
     """Two sets of inputs to resolve and compare."""
 
     model_config = ConfigDict(
-        extra="forbid",
+        extra="forbid", frozen=True,
         json_schema_extra={
             "examples": [
                 {"a": {"model": "meta-llama/Llama-3.1-8B-Instruct", "platform": "h100", "argv": []},
@@ -143,8 +108,16 @@ class DiffRequest(BaseModel):
         },
     )
 
-    a: Inputs
-    b: Inputs
+    a: ResolveRequest
+    b: ResolveRequest
+
+    @classmethod
+    def parse(cls, data: Any) -> DiffRequest:
+        """Validate a body; a bad field is one :class:`~postinit.errors.InvalidValueError` line naming it."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            raise format_validation_error(e) from None
 
 
 class ResolveResponse(BaseModel):
@@ -168,6 +141,8 @@ class ResolveResponse(BaseModel):
     violations: list[dict[str, Any]]
     hash: str
     inputs: dict[str, Any]
+    notes: list[dict[str, Any]] = Field(
+        default_factory=list, description="What the input loaders noticed: variables with no effect, unknown names.")
 
 
 class RuleInfo(BaseModel):
