@@ -321,7 +321,7 @@ def _prepare(
         mc = dict(data.get("model_config") or {})
         mc.pop("hf_config", None)
         mc.pop("hf_text_config", None)
-        mc["model"] = model_name or loaded.name
+        mc["model"] = model_name = loaded.name  # a catalog id in its catalog spelling
         data["model_config"] = {"hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config, **mc}
         loader_sources = {f"model_config.{k}": v for k, v in loaded.sources.items()}
 

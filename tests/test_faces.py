@@ -1,0 +1,228 @@
+"""One question, one answer: the library, the CLI and HTTP build the same Request and agree.
+
+Each face only parses and renders; these tests ask the same question through all
+three and compare the hash, the resolved config and the violations.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import postinit
+from postinit.cli import app as cli_app
+from postinit.schema.loaders.model import CATALOG_DIR, catalog_file_name
+
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+    from starlette.testclient import TestClient
+
+from postinit.service import Settings, create_app
+
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def http() -> Iterator[TestClient]:
+    with TestClient(create_app(Settings()), raise_server_exceptions=False) as c:
+        yield c
+
+
+def _answer(d: dict[str, Any]) -> tuple[Any, ...]:
+    """What must agree: hash, ok, violations (rule and message) and the resolved config."""
+    return (d["hash"], d["ok"], [(v["rule"], v["message"]) for v in d["violations"]], d["config"])
+
+
+def library(request: dict[str, Any]) -> tuple[Any, ...]:
+    return _answer(postinit.resolve(**request).to_dict())
+
+
+def cli(request: dict[str, Any], tmp: Path) -> tuple[Any, ...]:
+    args = ["resolve", "--format", "json"]
+    if request.get("model") is not None:
+        args += ["--model", request["model"]]
+    if request.get("platform") is not None:
+        args += ["--platform", request["platform"]]
+    for k, v in (request.get("env") or {}).items():
+        args += ["--env", f"{k}={v}"]
+    if request.get("usage") is not None:
+        args += ["--usage", request["usage"]]
+    if request.get("config") is not None:
+        path = tmp / "config.json"
+        path.write_text(json.dumps(request["config"]))
+        args += ["--config", str(path)]
+    args += list(request.get("argv") or [])
+    out = runner.invoke(cli_app, args)
+    assert out.exit_code in (0, 1), out.output
+    return _answer(json.loads(out.stdout))
+
+
+def over_http(request: dict[str, Any], client: TestClient) -> tuple[Any, ...]:
+    r = client.post("/v1/resolve", json={k: v for k, v in request.items() if v is not None})
+    assert r.status_code == 200, r.text
+    return _answer(r.json())
+
+
+# --------------------------------------------------------------------------- the defaults
+
+
+def test_a_model_alone_is_vllm_serve_on_every_face(http: TestClient, tmp_path: Path) -> None:
+    """A model and no config means what `vllm serve MODEL` does, on all three faces (1024 seqs, 8192 tokens)."""
+    request = {"model": LLAMA, "platform": "h100"}
+    assert library(request) == cli(request, tmp_path) == over_http(request, http)
+    config = postinit.resolve(**request).config
+    assert (config.scheduler_config.max_num_seqs, config.scheduler_config.max_num_batched_tokens) == (1024, 8192)
+    assert config.cache_config.enable_prefix_caching is True
+
+
+def test_a_config_dict_alone_is_config_mode() -> None:
+    """A config dict without flags builds VllmConfig(...) directly: no EngineArgs defaults."""
+    r = postinit.resolve({}, model=LLAMA, platform="h100")
+    assert r.inputs["usage"] is None and r.get("scheduler_config.max_num_seqs") == 128
+    assert postinit.resolve({}, model=LLAMA, platform="h100", argv=["-tp", "1"]).inputs["usage"] == "serve"
+
+
+# --------------------------------------------------------------------------- the README's questions
+
+README_REQUESTS = [
+    {"model": LLAMA, "argv": ["--max-model-len", "200k"], "env": {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"},
+     "platform": "b200"},
+    {"model": LLAMA, "platform": "h100"},
+    {"model": LLAMA, "argv": ["--no-enable-chunked-prefill"]},
+    {"model": "deepseek-ai/DeepSeek-V3", "platform": "h100",
+     "argv": ["-tp", "8", "--enable-expert-parallel", "--enable-dbo", "--all2all-backend", "allgather_reducescatter"]},
+    {"model": "Qwen/Qwen3-Next-80B-A3B-Instruct",
+     "argv": ["-tp", "4", "--kv-transfer-config", '{"kv_connector":"NixlConnector","kv_role":"kv_both"}']},
+    {"model": "Qwen/Qwen3-Next-80B-A3B-Instruct", "platform": "h200",
+     "argv": ["-tp", "4", "--enable-prefix-caching", "-O3", "--max-num-batched-tokens", "4K"]},
+    {"config": {"compilation_config": {"mode": 3}, "model_config": {"model": "Qwen/Qwen3-8B"}}, "platform": "h100"},
+]
+
+
+@pytest.mark.parametrize("request_", README_REQUESTS, ids=lambda r: " ".join([r.get("model") or "config",
+                                                                             *r.get("argv", [])])[:60])
+def test_readme_questions_agree_on_every_face(request_: dict[str, Any], http: TestClient, tmp_path: Path) -> None:
+    """The README's questions give one hash, config and violation list through the library, the CLI and HTTP."""
+    assert library(request_) == cli(request_, tmp_path) == over_http(request_, http)
+
+
+# --------------------------------------------------------------------------- random requests
+
+MODELS = [None, LLAMA, "Qwen/Qwen3-8B", "deepseek-ai/DeepSeek-V3", "microsoft/Phi-3-mini-4k-instruct",
+          "ai21labs/AI21-Jamba-Mini-1.6"]
+FLAGS = [[], ["-tp", "2"], ["--enforce-eager"], ["-O3"], ["--max-model-len", "8k"], ["--no-enable-prefix-caching"],
+         ["-dcp", "2", "-tp", "2"], ["--enable-dbo"], ["--max-num-seqs", "64"], ["--cuda-graph-sizes", "1", "2", "4"],
+         ["-O.cudagraph_mode=PIECEWISE"], ["--kv-transfer-config", '{"kv_connector":"NixlConnector","kv_role":"kv_both"}']]
+ENVS = [{}, {"VLLM_USE_V1": "0"}, {"VLLM_USE_STANDALONE_COMPILE": "0"}, {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"},
+        {"VLLM_FOO_TYPO": "1"}]
+CONFIGS = [None, {}, {"compilation_config": {"cudagraph_mode": "FULL"}}, {"model_config": {"enforce_eager": True}},
+           {"scheduler_config": {"max_num_seqs": 32}, "parallel_config": {"tensor_parallel_size": 2}}]
+
+requests = st.fixed_dictionaries({
+    "model": st.sampled_from(MODELS),
+    "platform": st.sampled_from(["h100", "a100", "b200", "t4", "cpu", "mi300x", "cuda:8.9"]),
+    "argv": st.lists(st.sampled_from(FLAGS), max_size=2).map(lambda ls: [a for flags in ls for a in flags]),
+    "env": st.sampled_from(ENVS),
+    "usage": st.sampled_from([None, "serve", "llm"]),
+    "config": st.sampled_from(CONFIGS),
+})
+
+
+def _agree(request_: dict[str, Any], http: TestClient, tmp_path: Path) -> None:
+    expected = library(request_)
+    assert cli(request_, tmp_path) == expected
+    assert over_http(request_, http) == expected
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(request_=requests)
+def test_random_requests_agree_on_every_face(request_: dict[str, Any], http: TestClient, tmp_path: Path) -> None:
+    """Any request: the library, the CLI (in-process) and HTTP (TestClient) give the same answer."""
+    _agree(request_, http, tmp_path)
+
+
+@pytest.mark.deep
+@settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(request_=requests)
+def test_random_requests_agree_on_every_face_deep(request_: dict[str, Any], http: TestClient, tmp_path: Path) -> None:
+    """The same, over 1,000 requests (``pytest -m deep``)."""
+    _agree(request_, http, tmp_path)
+
+
+# --------------------------------------------------------------------------- config.json however it arrives
+
+REAL = ["microsoft/Phi-3-mini-4k-instruct", "mistralai/Mistral-7B-Instruct-v0.3", "google/gemma-3-27b-it",
+        "ibm-ai-platform/Bamba-9B"]
+
+
+def _entry(model_id: str) -> dict[str, Any]:
+    entry: dict[str, Any] = json.loads((CATALOG_DIR / catalog_file_name(model_id)).read_text())
+    return entry
+
+
+def _comparable(r: postinit.Resolution) -> dict[str, Any]:
+    """The final state without the model's name and the loader's file names."""
+    return {p: v for p, v in r.state.items() if p != "model_config.model"}
+
+
+@pytest.mark.parametrize("model_id", REAL)
+@pytest.mark.parametrize("argv", [[], ["-tp", "3"], ["--max-model-len", "2048"]])
+def test_a_config_json_gives_one_answer_however_it_arrives(model_id: str, argv: list[str], tmp_path: Path) -> None:
+    """A real config.json as a directory, a catalog id, inline config_json or config.model_config.hf_config:
+    the same derived hf_text_config, the same max_model_len, the same violations."""
+    entry = _entry(model_id)
+    (tmp_path / "config.json").write_text(json.dumps(entry["config"]))
+    if entry.get("tokenizer_config"):
+        (tmp_path / "tokenizer_config.json").write_text(json.dumps(entry["tokenizer_config"]))
+    by_id = postinit.resolve(model=model_id, argv=argv)
+    by_dir = postinit.resolve(model=str(tmp_path), argv=argv)
+    inline = postinit.resolve(model=model_id, config_json=entry["config"],
+                              tokenizer_config_json=entry.get("tokenizer_config"), argv=argv)
+    assert _comparable(by_dir) == _comparable(by_id) == _comparable(inline)
+    assert inline.hash == by_id.hash
+    assert [v.message for v in by_dir.violations] == [v.message for v in by_id.violations]
+
+
+def test_phi3_inline_over_http_is_whole_and_right(http: TestClient) -> None:
+    """The real Phi-3 config.json inline over HTTP: accepted in one round trip, 4096 tokens, -tp 3 refused."""
+    entry = _entry("microsoft/Phi-3-mini-4k-instruct")
+    body = {"model": "my-org/phi3", "config_json": entry["config"]}
+    r = http.post("/v1/resolve", json=body)
+    assert r.status_code == 200, r.text
+    out = r.json()
+    assert out["ok"] and out["config"]["model_config"]["max_model_len"] == 4096
+    assert out["config"]["model_config"]["hf_config"]["other"]["bos_token_id"] == 1
+    bad = http.post("/v1/resolve", json={**body, "argv": ["-tp", "3"]}).json()
+    assert not bad["ok"] and "divisible by tensor parallel size (3)" in bad["violations"][0]["message"]
+
+
+def test_the_old_hf_config_door_goes_through_the_same_loader(http: TestClient) -> None:
+    """config.model_config.hf_config is read as the model's config.json: text config derived, unknown keys kept."""
+    entry = _entry("microsoft/Phi-3-mini-4k-instruct")
+    config = {"model_config": {"model": "my-org/phi3", "hf_config": entry["config"]}}
+    r = postinit.resolve(config, platform="h100")
+    assert r.get("model_config.max_model_len") == 4096
+    assert r.get("model_config.hf_text_config.num_attention_heads") == 32
+    assert http.post("/v1/resolve", json={"config": config, "platform": "h100"}).json()["hash"] == r.hash
+
+
+def test_a_catalog_id_in_another_case_never_reads_a_file(http: TestClient, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A case-changed catalog id names the catalog entry; a planted config.json in the working directory is never read."""
+    planted = tmp_path / "QWEN" / "qwen3-0.6b"
+    planted.mkdir(parents=True)
+    (planted / "config.json").write_text(json.dumps({**_entry("Qwen/Qwen3-0.6B")["config"],
+                                                     "max_position_embeddings": 1234}))
+    monkeypatch.chdir(tmp_path)
+    out = http.post("/v1/resolve", json={"model": "QWEN/qwen3-0.6b"}).json()
+    assert out["config"]["model_config"]["max_model_len"] == 40960
+    assert out["config"]["model_config"]["model"] == "Qwen/Qwen3-0.6B"
