@@ -25,7 +25,7 @@ from pydantic import TypeAdapter, ValidationError
 import postinit
 from postinit import render
 from postinit._api import DEFAULT_MODEL, DEFAULT_PLATFORM, Request, Resolution, resolve_request
-from postinit.errors import InputError, InvalidValueError, PostinitError
+from postinit.errors import InputError, InvalidValueError, PostinitError, show
 from postinit.rules import paths, rulebook
 from postinit.schema import Platform, VllmConfig
 from postinit.schema.loaders import list_catalog, read_config_file
@@ -170,7 +170,7 @@ def _env(items: list[str] | None) -> dict[str, str | None]:
     for item in items or ():
         name, eq, value = item.partition("=")
         if not eq or not name:
-            raise InvalidValueError(f"--env {item!r}: expected NAME=VALUE (e.g. --env VLLM_USE_V1=1)", value=item)
+            raise InvalidValueError(f"--env {show(item)}: expected NAME=VALUE (e.g. --env VLLM_USE_V1=1)", value=item)
         env[name.strip()] = value
     return env
 
@@ -398,7 +398,7 @@ def what_if(
         for item in set_:
             p, eq, v = item.partition("=")
             if not eq:
-                raise InvalidValueError(f"--set {item!r}: expected PATH=VALUE", value=item)
+                raise InvalidValueError(f"--set {show(item)}: expected PATH=VALUE", value=item)
             p = p.strip()
             changes[p] = v if p.startswith("env.") else _parse_value(p, v)
         w = audit.what_if(_inputs(ctx.args, config, model, platform, env, usage, semantics), set=changes)
@@ -477,7 +477,7 @@ def rules(
 
         book = rulebook()
         if phase is not None and phase not in book.phases:
-            raise InvalidValueError(f"--phase {phase!r}: phases are {', '.join(book.phases)}", value=phase)
+            raise InvalidValueError(f"--phase {show(phase)}: phases are {', '.join(book.phases)}", value=phase)
         if touching is not None:
             paths().require(touching)
         rows = [

@@ -139,8 +139,8 @@ requests = st.fixed_dictionaries({
 
 def _agree(request_: dict[str, Any], http: TestClient, tmp_path: Path) -> None:
     expected = library(request_)
-    assert cli(request_, tmp_path) == expected
-    assert over_http(request_, http) == expected
+    assert cli(request_, tmp_path) == expected, json.dumps(request_)
+    assert over_http(request_, http) == expected, json.dumps(request_)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from postinit.errors import PlatformSpecError, did_you_mean
+from postinit.errors import PlatformSpecError, did_you_mean, show
 from postinit.schema._fields import derived, unhashed
 
 __all__ = ["CUDA_PRESETS", "PLATFORM_PRESETS", "ROCM_ARCHS", "Platform", "PlatformKind"]
@@ -258,7 +258,7 @@ class Platform(BaseModel):
             m = re.fullmatch(r"(\d+)\.(\d)|(\d{2,3})", arg)
             if m is None:
                 raise PlatformSpecError(
-                    f"Bad CUDA capability in platform spec {spec!r}: use cuda:MAJOR.MINOR (e.g. cuda:9.0) or cuda:90.",
+                    f"Bad CUDA capability in platform spec {show(spec)}: use cuda:MAJOR.MINOR (e.g. cuda:9.0) or cuda:90.",
                     path="platform",
                     value=spec,
                 )
@@ -269,7 +269,7 @@ class Platform(BaseModel):
                 return cls.rocm()
             if not re.fullmatch(r"gfx[0-9a-f]+", arg):
                 raise PlatformSpecError(
-                    f"Bad ROCm arch in platform spec {spec!r}: use rocm:gfxNNN, one of {', '.join(ROCM_ARCHS)}.",
+                    f"Bad ROCm arch in platform spec {show(spec)}: use rocm:gfxNNN, one of {', '.join(ROCM_ARCHS)}.",
                     path="platform",
                     value=spec,
                 )
@@ -280,7 +280,7 @@ class Platform(BaseModel):
             return cls(kind=text, device_name=text, device_count=1)
         allowed = ", ".join(PLATFORM_PRESETS)
         raise PlatformSpecError(
-            f"Unknown platform {spec!r}; use one of {allowed}, cuda:MAJOR.MINOR or rocm:gfxNNN."
+            f"Unknown platform {show(spec)}; use one of {allowed}, cuda:MAJOR.MINOR or rocm:gfxNNN."
             + did_you_mean(text, PLATFORM_PRESETS),
             path="platform",
             value=spec,

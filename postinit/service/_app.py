@@ -35,8 +35,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import postinit
-from postinit import graphs
-from postinit import _api
+from postinit import _api, graphs
 from postinit._api import Resolution
 from postinit.errors import InputError, InvalidValueError, NoFixedPoint, did_you_mean
 from postinit.schema import VllmConfig

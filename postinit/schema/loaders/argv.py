@@ -574,7 +574,7 @@ def _pull_dotted(
 
 
 def _bad(spec: FlagSpec, option: str, raw: Any, why: str) -> InvalidValueError:
-    return InvalidValueError(f"{option}: invalid value {raw!r}: {why}", path=spec.target, value=raw)
+    return InvalidValueError(f"{option}: invalid value {show(raw)}: {why}", path=spec.target, value=raw)
 
 
 def _scalar(spec: FlagSpec, option: str, raw: str) -> Any:
@@ -606,7 +606,7 @@ def _scalar(spec: FlagSpec, option: str, raw: str) -> Any:
     if spec.choices is not None and value not in spec.choices:
         allowed = ", ".join(str(c) for c in spec.choices)
         raise InvalidValueError(
-            f"{option}: {raw!r} is not allowed; allowed: {allowed}.{did_you_mean(raw, [str(c) for c in spec.choices])}".rstrip("."),
+            f"{option}: {show(raw)} is not allowed; allowed: {allowed}.{did_you_mean(raw, [str(c) for c in spec.choices])}".rstrip("."),
             path=spec.target,
             value=raw,
         )

@@ -133,7 +133,7 @@ def _to_argv(path: str, data: dict[str, Any], warnings: list[str]) -> list[str]:
     tokens: list[str] = []
     for key, value in data.items():
         if not isinstance(key, str) or not key:
-            raise InvalidValueError(f"{path}: keys must be flag names, got {key!r}", value=key)
+            raise InvalidValueError(f"{path}: keys must be flag names, got {show(key)}", value=key)
         flag = key if key.startswith("-") else "--" + key
         if isinstance(value, bool):
             if value:
@@ -185,7 +185,7 @@ def read_config_file(path: str | Path) -> ConfigFile:
             f"{name}: the top level must be a mapping of settings, got {type(data).__name__}",
             value=name,
         )
-    if data and all(isinstance(k, str) and k in VLLM_CONFIG_FIELDS for k in data):
+    if all(isinstance(k, str) and k in VLLM_CONFIG_FIELDS for k in data):  # an empty file too: no settings
         return ConfigFile(name, data, nested=data)
     warnings: list[str] = []
     argv = _to_argv(name, data, warnings)
