@@ -209,6 +209,10 @@ class EnvReading:
 
 
 _MODELLED = frozenset(Env.variable_names())
+_TEXT_FIELDS = frozenset(
+    n for n in _MODELLED if Env.model_fields[n].annotation in (str, str | None)
+    or "Literal" in repr(Env.model_fields[n].annotation)
+)
 
 
 def read_env(mapping: Mapping[Any, Any], *, table: str = DEFAULT_TABLE, lenient: bool = False) -> EnvReading:
@@ -252,7 +256,8 @@ def read_env(mapping: Mapping[Any, Any], *, table: str = DEFAULT_TABLE, lenient:
             raise InvalidValueError(f"Bad value {show(raw)} for environment variable {key}: {_explain(var, e)}",
                                     path=f"env.{key}", value=raw) from None
         if key in _MODELLED:
-            values[key] = raw if var.kind == "choice" or key == "VLLM_WORKER_MULTIPROC_METHOD" else parsed
+            # a text field keeps the text (choices, process variables a hook writes); others take vLLM's value
+            values[key] = raw if key in _TEXT_FIELDS else parsed
         else:
             notes.append(EnvNote(key, "no_effect", f"{key} has no effect on config resolution ({var.source})."))
     try:

@@ -131,3 +131,21 @@ def test_from_os(monkeypatch: pytest.MonkeyPatch) -> None:
     """from_os reads the process environment."""
     monkeypatch.setenv("VLLM_BATCH_INVARIANT", "1")
     assert Env.from_os().VLLM_BATCH_INVARIANT == 1
+
+
+def _valid_text(var: Any) -> str:
+    if var.choices:
+        return str(var.choices[0])
+    return {"bool_int": "1", "int": "1", "int_or_zero": "1", "float": "1.5"}.get(var.kind, "x")
+
+
+def test_the_whole_vllm_environment_at_once_resolves() -> None:
+    """Every variable vLLM defines at the commit, set to a value vLLM accepts, in one resolution."""
+    import postinit
+
+    env = {name: _valid_text(var) for name, var in known_variables().items()}
+    env["VLLM_DP_SIZE"] = "1"
+    r = postinit.resolve(model="meta-llama/Llama-3.1-8B-Instruct", env=env)
+    assert len(env) > 200
+    noted = {n.subject for n in r.notes if n.kind == "env_no_effect"}
+    assert noted == {k for k in env if k not in Env.variable_names()}
