@@ -101,6 +101,38 @@ class _StrictView(Mapping[str, Any]):
         return len(self._allowed)
 
 
+class _ConsultedView(Mapping[str, Any]):
+    """A read-only view that records which paths a rule body actually consulted, in order.
+
+    Debug traces use it: a rule's ``reads`` there are the values its condition and action
+    looked at on this evaluation (a short-circuited ``and`` stops at the value that decided),
+    not every path its header declares. With ``allowed`` (strict mode) an undeclared read raises.
+    """
+
+    __slots__ = ("_allowed", "_rule", "_state", "consulted")
+
+    def __init__(self, state: dict[str, Any], allowed: frozenset[str] | None, rule: str) -> None:
+        self._state = state
+        self._allowed = allowed
+        self._rule = rule
+        self.consulted: dict[str, None] = {}
+
+    def __getitem__(self, path: str) -> Any:
+        if self._allowed is not None and path not in self._allowed:
+            raise UndeclaredReadError(
+                f"rule '{self._rule}' read '{path}', which it does not declare in reads", rule=self._rule, path=path
+            )
+        value = self._state[path]
+        self.consulted[path] = None
+        return value
+
+    def __iter__(self) -> Any:
+        return iter(self._allowed if self._allowed is not None else self._state)
+
+    def __len__(self) -> int:
+        return len(self._allowed if self._allowed is not None else self._state)
+
+
 def _same(a: Any, b: Any) -> bool:
     return a is b or (type(a) is type(b) and a == b)
 
@@ -414,6 +446,8 @@ class _Run:
         """Consistent semantics: rule id -> position in the global order."""
         self.current: CompiledRule | None = None
         """The rule being evaluated (named when its body raises)."""
+        self.consulted: tuple[str, ...] | None = None
+        """(debug traces) the paths the rule being applied consulted, in order."""
 
     # -- one rule -------------------------------------------------------------------
 
@@ -433,16 +467,24 @@ class _Run:
         (``readers``/``writers`` are precompiled into ``c.wake``; they are kept
         in the signature for callers that pass them.)
         """
-        view = _StrictView(self.state, c.reads, c.id) if self.strict else self.view
+        if self.debug:
+            view: Mapping[str, Any] = _ConsultedView(self.state, c.reads if self.strict else None, c.id)
+        else:
+            view = _StrictView(self.state, c.reads, c.id) if self.strict else self.view
         out = c.fn(view)
         if self.retracting:
             self.last_out[c.id] = _asserted(out)
+        consulted = tuple(view.consulted) if isinstance(view, _ConsultedView) else None
         if out is None:
             if self.debug:
                 state = self.state
-                self.events.append(Evaluated(len(self.events), c.id, phase, {p: state[p] for p in c.read_order}))
+                self.events.append(Evaluated(len(self.events), c.id, phase, {p: state[p] for p in consulted or ()}))
             return _NONE
-        return self.apply(c, out, phase, queued)
+        self.consulted = consulted
+        try:
+            return self.apply(c, out, phase, queued)
+        finally:
+            self.consulted = None
 
     def apply(self, c: CompiledRule, out: Any, phase: str, queued: list[bool]) -> int:
         """Record what a rule returned (not None); return the lowest re-queued reader position."""
@@ -492,7 +534,7 @@ class _Run:
             if prov is None:
                 # the first change: snapshot the reads before any write, one provenance per firing
                 if full:
-                    reads = {p: state[p] for p in c.read_order}
+                    reads = {p: state[p] for p in (self.consulted if self.consulted is not None else c.read_order)}
                 prov = _tuple_new(Provenance, (_RULE, None, c.id, seq))
             cur = self.prov.get(path)
             if self.retracting:
@@ -533,10 +575,11 @@ class _Run:
         if not made:
             if message is None:
                 if self.debug:
-                    self.events.append(Evaluated(seq, c.id, phase, {p: state[p] for p in c.read_order}))
+                    self.events.append(Evaluated(seq, c.id, phase, {
+                        p: state[p] for p in (self.consulted if self.consulted is not None else c.read_order)}))
                 return _NONE
             if full:
-                reads = {p: state[p] for p in c.read_order}
+                reads = {p: state[p] for p in (self.consulted if self.consulted is not None else c.read_order)}
         lvl = c.level if level is None else Level(level).value
         self.events.append(_tuple_new(Fired, (
             seq, c.id, phase, c.kind, tuple(made), c.message if message is None else message, lvl, reads, "fired",
@@ -548,11 +591,12 @@ class _Run:
             log = self.readers_log
             rid, entry_idx = c.id, c.phase_idx
             for p in c.stale_log:
+                # a pure read: this firing did not write it, so the state still holds what it read
                 entry = log.get(p)
                 if entry is None:
-                    log[p] = {rid: (entry_idx, phase, reads[p])}
+                    log[p] = {rid: (entry_idx, phase, state[p])}
                 else:
-                    entry[rid] = (entry_idx, phase, reads[p])
+                    entry[rid] = (entry_idx, phase, state[p])
         return lowest
 
     def evaluate_consistent(self, c: CompiledRule, phase: str, queued: list[bool]) -> int:
@@ -626,20 +670,30 @@ class _Run:
             return self.run_rule(c, phase, {}, queued)
         for path, _, before, _ in held:
             state[path] = before
+        if self.debug:
+            view: Mapping[str, Any] = _ConsultedView(state, c.reads if self.strict else None, c.id)
+        else:
+            view = _StrictView(state, c.reads, c.id) if self.strict else self.view
         try:
-            out = c.fn(_StrictView(state, c.reads, c.id) if self.strict else self.view)
+            out = c.fn(view)
         finally:
             for path, now, _, _ in held:
                 state[path] = now
+        consulted = tuple(view.consulted) if isinstance(view, _ConsultedView) else None
         again = self.last_out[c.id] = _asserted(out)
         # a path the rule writes again is simply overwritten by its result: only the rest is retracted
         gone = [h for h in held if h[0] not in again]
         low = self.retract(c, phase, queued, gone) if gone else _NONE
         if out is None:
             if self.debug:
-                self.events.append(Evaluated(len(self.events), c.id, phase, {p: state[p] for p in c.read_order}))
+                self.events.append(Evaluated(len(self.events), c.id, phase,
+                                             {p: state[p] for p in consulted or c.read_order}))
             return low
-        return min(low, self.apply(c, out, phase, queued))
+        self.consulted = consulted
+        try:
+            return min(low, self.apply(c, out, phase, queued))
+        finally:
+            self.consulted = None
 
     def _restore_to(self, rule: str, path: str) -> tuple[Any, Provenance | None]:
         """The value ``path`` takes when ``rule`` gives it back, and the rule still asserting it (if any).
