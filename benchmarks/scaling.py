@@ -94,17 +94,15 @@ def run(res: Results, *, sizes: tuple[int, ...] = (100, 1000, 10000), reps: int 
             t = time.perf_counter()
             book = Rulebook(rules, paths=space, phases=("p",), name=f"{shape}-{n}")
             compile_s = time.perf_counter() - t
-            book.lazy_start = True  # type: ignore[attr-defined]
             state = space.defaults()
             state.update(inputs)
-            book.resolve(state)  # the once-per-rulebook evaluation on the defaults (lazy start)
             r_inner = max(1, 2000 // n)
             # the engine gets the inputs as changes over the defaults; the naive loop copies the full state
             t_engine = median(per_call(lambda: book.resolve_changes(inputs), reps=reps, inner=r_inner))
             t_naive = median(per_call(lambda: naive.run(plain, state), reps=reps, inner=r_inner))
             check = book.resolve_changes(inputs)
             assert check.state == naive.run(plain, state)[0], f"{shape}-{n}: engine and naive loop disagree"
-            assert check.trace.to_dict() == book.resolve(state, lazy=False).trace.to_dict()
+            assert check.trace.to_dict() == book.resolve(state).trace.to_dict()
             nfired = len(check.trace.fired)
             per_fired[(shape, n)] = t_engine / max(1, nfired)
             sec = f"scaling {shape}"

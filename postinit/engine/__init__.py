@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from postinit.engine._lazy import lazy_getattr
 from postinit.engine._paths import FrozenDict, PathInfo, PathSpace, freeze, thaw
-from postinit.engine._resolve import EngineResult, Semantics, TraceLevel, resolve_flat
+from postinit.engine._run import EngineResult, Semantics, TraceLevel, resolve_flat
 from postinit.engine._rule import (
     Kind,
     Level,

@@ -18,7 +18,7 @@ from postinit.engine._trace import (
 )
 
 if TYPE_CHECKING:
-    from postinit.engine._resolve import EngineResult
+    from postinit.engine._run import EngineResult
 
 __all__ = ["Candidate", "Note", "Step", "WhyNode", "WhyNot", "why", "why_not"]
 

@@ -556,7 +556,7 @@ class Rulebook:
         **kwargs: Any,
     ) -> Any:
         """Resolve a flat state; see :func:`postinit.engine.resolve_flat`."""
-        from postinit.engine._resolve import resolve_flat
+        from postinit.engine._run import resolve_flat
 
         return resolve_flat(self, initial, provenance, **kwargs)
 
@@ -567,6 +567,6 @@ class Rulebook:
         **kwargs: Any,
     ) -> Any:
         """Resolve the defaults with ``changes`` applied (no pass over every path: for large spaces)."""
-        from postinit.engine._resolve import resolve_flat
+        from postinit.engine._run import resolve_flat
 
         return resolve_flat(self, None, provenance, changes=changes, **kwargs)

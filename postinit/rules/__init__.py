@@ -81,12 +81,7 @@ def rulebook() -> Rulebook:
     Its phase orders are cached on disk (``Rulebook(cache=True)``): a process whose
     rule headers match an earlier one's skips networkx entirely.
     """
-    book = Rulebook.collect(*MODULES, paths=paths(), phases=PHASES, name="vllm", cache=True)
-    # lazy_start (see resolve_flat) stays off: on realistic inputs nearly every vLLM rule reads a
-    # path that differs from its default (model facts, platform), so it saves ~20% of the rule
-    # evaluations and costs more than that in bookkeeping (benchmarks/RESULTS.md)
-    book.lazy_start = False  # type: ignore[attr-defined]
-    return book
+    return Rulebook.collect(*MODULES, paths=paths(), phases=PHASES, name="vllm", cache=True)
 
 
 def clear_caches() -> None:

@@ -1,0 +1,534 @@
+"""One resolution: the entry point, its result, and what every run loop shares.
+
+:func:`resolve_flat` picks the run loop for the semantics — :mod:`._vllm` (vLLM's
+statement order: phases one after another, each to its own fixed point) or
+:mod:`._consistent` (one fixed point, stale rules re-run) — or the compiled
+evaluator (:mod:`._compiled`, vLLM order at the ``minimal``/``full`` trace levels,
+the same results as the interpreter, faster). :class:`Run` is what they share:
+calling a rule with the right view of the state, and recording what it returned
+(changes, provenance, history, the trace events). The loops decide only *which*
+rule runs next.
+
+Trace levels: ``minimal`` records changes; ``full`` also the values each fired rule
+declared it reads, the history of every path and stale reads; ``debug`` records
+every evaluation, and its reads are the ones the rule body actually consulted, in
+the order it consulted them.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from itertools import compress
+from operator import not_
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal
+
+from postinit.engine._paths import FrozenDict, freeze
+from postinit.engine._rule import Level, Outcome, Violation
+from postinit.engine._trace import (
+    DEFAULT_PROVENANCE,
+    Change,
+    Evaluated,
+    Event,
+    Fired,
+    Provenance,
+    Source,
+    StaleRead,
+    Trace,
+    ViolationEvent,
+)
+from postinit.errors import (
+    NoFixedPoint,
+    PostinitError,
+    RuleBodyError,
+    RuleDeclarationError,
+    UndeclaredReadError,
+    UndeclaredWriteError,
+    show,
+)
+
+if TYPE_CHECKING:
+    from postinit.engine._explain import WhyNode, WhyNot
+    from postinit.engine._rulebook import CompiledRule, Rulebook
+
+__all__ = ["EngineResult", "Run", "Semantics", "TraceLevel", "resolve_flat"]
+
+Semantics = Literal["vllm", "consistent"]
+TraceLevel = Literal["minimal", "full", "debug"]
+MAX_RUNS = 64
+"""How often one rule may run in one fixed point before the engine calls it an oscillation."""
+_ATOMIC = frozenset({type(None), str, int, float, bool, FrozenDict})
+"""Types :func:`freeze` returns unchanged."""
+
+
+def same(a: Any, b: Any) -> bool:
+    """Equal as a rule's change detection sees it: identical, or equal with the same type (True is not 1)."""
+    return a is b or (type(a) is type(b) and a == b)
+
+
+def frozen(value: Any) -> Any:
+    """:func:`freeze` with its common cases (scalars, tuples of scalars) answered inline."""
+    t = type(value)
+    if t in _ATOMIC or (t is tuple and _ATOMIC.issuperset(map(type, value))):
+        return value
+    return freeze(value)
+
+
+# --------------------------------------------------------------------------- views
+
+
+class StrictView(Mapping[str, Any]):
+    """A read-only view that refuses paths the rule did not declare (strict mode)."""
+
+    __slots__ = ("_allowed", "_rule", "_state")
+
+    def __init__(self, state: dict[str, Any], allowed: frozenset[str], rule: str) -> None:
+        self._state = state
+        self._allowed = allowed
+        self._rule = rule
+
+    def __getitem__(self, path: str) -> Any:
+        if path not in self._allowed:
+            raise UndeclaredReadError(
+                f"rule '{self._rule}' read '{path}', which it does not declare in reads", rule=self._rule, path=path
+            )
+        return self._state[path]
+
+    def __iter__(self) -> Any:
+        return iter(self._allowed)
+
+    def __len__(self) -> int:
+        return len(self._allowed)
+
+
+class ConsultedView(Mapping[str, Any]):
+    """A read-only view that records which paths a rule body actually consulted, in order.
+
+    A rule's reads in a debug trace are the values its condition and action looked at on
+    this evaluation (a short-circuited ``and`` stops at the value that decided), not every
+    path its header declares. With ``allowed`` (strict mode) an undeclared read raises.
+    """
+
+    __slots__ = ("_allowed", "_rule", "_state", "consulted")
+
+    def __init__(self, state: dict[str, Any], allowed: frozenset[str] | None, rule: str) -> None:
+        self._state = state
+        self._allowed = allowed
+        self._rule = rule
+        self.consulted: dict[str, None] = {}
+
+    def __getitem__(self, path: str) -> Any:
+        if self._allowed is not None and path not in self._allowed:
+            raise UndeclaredReadError(
+                f"rule '{self._rule}' read '{path}', which it does not declare in reads", rule=self._rule, path=path
+            )
+        value = self._state[path]
+        self.consulted[path] = None
+        return value
+
+    def __iter__(self) -> Any:
+        return iter(self._allowed if self._allowed is not None else self._state)
+
+    def __len__(self) -> int:
+        return len(self._allowed if self._allowed is not None else self._state)
+
+
+# --------------------------------------------------------------------------- the result
+
+
+@dataclass(slots=True)
+class EngineResult:
+    """The outcome of resolving a flat state: final values, provenance and the trace."""
+
+    rulebook: Rulebook
+    given: dict[str, Any] | None
+    """The input state (None when the resolution took its state over: see ``initial``)."""
+    initial_provenance: dict[str, Provenance]
+    state: dict[str, Any]
+    provenance: dict[str, Provenance]
+    trace: Trace
+    semantics: Semantics
+    history: dict[str, list[tuple[int, Any, Provenance]]] = field(default_factory=dict)
+    """Per changed path: (event seq, new value, provenance), in order."""
+
+    @property
+    def initial(self) -> dict[str, Any]:
+        """The input state: every path's value before any rule ran.
+
+        Rebuilt on first use when the resolution worked on the caller's dict in place
+        (``resolve_flat(..., owned=True)``): the final state with each changed path's
+        first recorded old value.
+        """
+        given = self.given
+        if given is None:
+            given = dict(self.state)
+            seen: set[str] = set()
+            for ev in self.trace.events:
+                if type(ev) is Fired:
+                    for ch in ev.changes:
+                        if ch.path not in seen:
+                            seen.add(ch.path)
+                            given[ch.path] = ch.old
+            self.given = given
+        return given
+
+    @property
+    def ok(self) -> bool:
+        return not self.trace.violations
+
+    @property
+    def violations(self) -> tuple[ViolationEvent, ...]:
+        return self.trace.violations
+
+    @property
+    def changes(self) -> dict[str, tuple[Any, Any]]:
+        """Each path whose final value differs from its input: ``(input, final)``."""
+        initial = self.initial
+        return {p: (initial[p], v) for p, v in self.state.items() if not same(v, initial.get(p))}
+
+    def provenance_of(self, path: str) -> Provenance:
+        return self.provenance.get(path) or self.initial_provenance.get(path, DEFAULT_PROVENANCE)
+
+    def value_at(self, path: str, seq: int) -> tuple[Any, Provenance]:
+        """The value of ``path`` and its provenance just before event ``seq``."""
+        value, prov = self.initial[path], self.initial_provenance.get(path, DEFAULT_PROVENANCE)
+        for s, v, p in self.history.get(path, ()):
+            if s >= seq:
+                break
+            value, prov = v, p
+        return value, prov
+
+    def why(self, path: str) -> WhyNode:
+        """The causal tree of ``path``'s final value, back to inputs and facts."""
+        from postinit.engine._explain import why
+
+        return why(self, path)
+
+    def why_not(self, path: str, value: Any) -> WhyNot:
+        """Which rules could have set ``path`` to ``value``, and what stopped them."""
+        from postinit.engine._explain import why_not
+
+        return why_not(self, path, value)
+
+
+# --------------------------------------------------------------------------- the entry point
+
+
+def resolve_flat(
+    book: Rulebook,
+    initial: Mapping[str, Any] | None,
+    provenance: Mapping[str, Provenance] | None = None,
+    *,
+    changes: Mapping[str, Any] | None = None,
+    semantics: Semantics = "vllm",
+    trace: TraceLevel = "full",
+    strict: bool = False,
+    max_runs: int = MAX_RUNS,
+    owned: bool = False,
+    interpret: bool = False,
+) -> EngineResult:
+    """Resolve ``initial`` (a flat state over ``book.paths``) to a fixed point.
+
+    ``initial`` must hold every path of the rulebook's path space (start from
+    ``paths.defaults()``); it is copied with its values frozen, never mutated.
+    ``owned=True`` hands a fresh dict over instead: it must hold every path with values
+    already frozen (as ``PathSpace.defaults()``/``flatten`` give them); the resolution works
+    on it in place. ``changes`` (with ``initial=None``) gives the state as the path space's
+    defaults plus these paths. ``trace`` sets how much is recorded (see the module
+    docstring); ``strict`` refuses reads a rule did not declare. vLLM semantics at the
+    ``minimal`` and ``full`` levels run the compiled evaluator unless ``interpret`` is set;
+    both give the same result.
+    """
+    if semantics not in ("vllm", "consistent"):
+        raise RuleDeclarationError(f"semantics must be 'vllm' or 'consistent', got {semantics!r}")
+    if trace not in ("minimal", "full", "debug"):
+        raise RuleDeclarationError(f"trace must be 'minimal', 'full' or 'debug', got {trace!r}")
+    if changes is not None:
+        unknown = changes.keys() - book.paths.paths
+        if unknown:
+            raise RuleDeclarationError(f"changes name unknown paths: {sorted(unknown)}", path=min(unknown))
+        state = book.paths.defaults()
+        for p, v in changes.items():
+            state[p] = freeze(v)
+        owned = True
+    elif initial is None:
+        raise RuleDeclarationError("resolve_flat needs an initial state or changes=")
+    elif owned and type(initial) is dict:
+        state = initial
+    else:
+        if not initial.keys() >= book.paths.paths:
+            missing = book.paths.paths - initial.keys()
+            first = sorted(missing)[0]
+            raise RuleDeclarationError(
+                f"initial state lacks {len(missing)} paths (e.g. '{first}'); start from PathSpace.defaults()",
+                path=first,
+            )
+        # freeze on the way in: a caller's list or dict must never reach a rule (which could mutate it)
+        state = dict(initial)
+        keys = list(state)
+        for p in compress(keys, map(not_, map(_ATOMIC.__contains__, map(type, state.values())))):
+            state[p] = freeze(state[p])
+        owned = False
+    given = None if owned else dict(state)
+    if semantics == "vllm":
+        from postinit.engine._vllm import VllmRun
+
+        run: Run = VllmRun(book, state, provenance or {}, trace, strict, max_runs)
+        run.run()
+    else:
+        from postinit.engine._consistent import ConsistentRun
+
+        run = ConsistentRun(book, state, provenance or {}, trace, strict, max_runs)
+        run.run()
+    result = EngineResult(
+        rulebook=book,
+        given=given,
+        initial_provenance=dict(provenance or {}),
+        state=run.state,
+        provenance=run.prov,
+        trace=Trace(tuple(run.events), trace),
+        semantics=semantics,
+        history=run.history,
+    )
+    _emit(result)
+    return result
+
+
+# --------------------------------------------------------------------------- what the loops share
+
+
+class Run:
+    """The mutable state of one resolution and the recording of each rule's outcome.
+
+    Subclasses (the run loops) decide which rule runs next; :meth:`step` runs one
+    rule and returns the paths it changed, whose readers the loop wakes.
+    """
+
+    def __init__(
+        self,
+        book: Rulebook,
+        state: dict[str, Any],
+        provenance: Mapping[str, Provenance],
+        trace: TraceLevel,
+        strict: bool,
+        max_runs: int,
+    ) -> None:
+        self.book = book
+        self.state = state
+        self.view: Mapping[str, Any] = MappingProxyType(state)
+        self.prov: dict[str, Provenance] = {}
+        """The provenance of every value a rule wrote (the others keep ``initial_prov``)."""
+        self.initial_prov = provenance
+        self.events: list[Event] = []
+        self.history: dict[str, list[tuple[int, Any, Provenance]]] = {}
+        self.full = trace != "minimal"
+        self.debug = trace == "debug"
+        self.strict = strict
+        self.max_runs = max_runs
+        self.stopped = False
+        """A violation stopped the resolution (as vLLM's exception does)."""
+        self.current: CompiledRule | None = None
+        """The rule being evaluated (named when its body raises)."""
+
+    def run(self) -> None:
+        """Resolve the whole state (the run loop of the semantics)."""
+        raise NotImplementedError
+
+    # -- one rule ------------------------------------------------------------------
+
+    def call(self, c: CompiledRule) -> tuple[Any, tuple[str, ...] | None]:
+        """Evaluate ``c`` on the current state: its result and, in debug traces, the paths it consulted."""
+        self.current = c
+        if self.debug:
+            view = ConsultedView(self.state, c.reads if self.strict else None, c.id)
+            return c.fn(view), tuple(view.consulted)
+        if self.strict:
+            return c.fn(StrictView(self.state, c.reads, c.id)), None
+        return c.fn(self.view), None
+
+    def step(self, c: CompiledRule, phase: str) -> Iterable[str]:
+        """Run one rule and record its outcome; return the paths it changed."""
+        out, consulted = self.call(c)
+        return self.record(c, out, phase, consulted)
+
+    def record(self, c: CompiledRule, out: Any, phase: str, consulted: tuple[str, ...] | None = None) -> list[str]:
+        """Record what a rule returned: its changes, its message, or its violation. Return the changed paths."""
+        reads_of = consulted if consulted is not None else c.read_order
+        if out is None:
+            if self.debug:
+                self.events.append(Evaluated(len(self.events), c.id, phase, self._snapshot(reads_of)))
+            return []
+        if isinstance(out, Violation):
+            self.violation(c, out, phase, reads_of)
+            return []
+        if isinstance(out, Outcome):
+            changes, message, level = out.changes, out.message, out.level
+        elif isinstance(out, Mapping):
+            changes, message, level = out, None, None
+        else:
+            raise RuleDeclarationError(
+                f"rule '{c.id}' returned {type(out).__name__}; return None, a mapping, Outcome or Violation",
+                rule=c.id,
+            )
+        seq = len(self.events)
+        # the reads as the rule saw them: before any of its own writes
+        reads = self._snapshot(reads_of) if self.full else None
+        prov = Provenance(Source.RULE, None, c.id, seq)
+        made: list[Change] = []
+        for path, new in changes.items():
+            if path not in c.writes:
+                raise UndeclaredWriteError(
+                    f"rule '{c.id}' wrote '{path}', which it does not declare in writes ({c.rule.location})",
+                    rule=c.id, path=path, value=new,
+                )
+            new = frozen(new)
+            old = self.state[path]
+            if same(old, new):
+                continue
+            cur = self.prov.get(path)
+            if not self.may_write(c, path, old, cur):
+                continue
+            source = (cur or self.initial_prov.get(path) or DEFAULT_PROVENANCE).source
+            self.state[path] = new
+            self.prov[path] = prov
+            made.append(Change(path, old, new, source))
+            if self.full:
+                self.history.setdefault(path, []).append((seq, new, prov))
+        if not made and message is None:
+            if self.debug:
+                self.events.append(Evaluated(seq, c.id, phase, reads or {}))
+            return []
+        lvl = c.level if level is None else Level(level).value
+        self.events.append(Fired(seq, c.id, phase, c.kind, tuple(made), c.message if message is None else message,
+                                 lvl, reads))
+        changed = [ch.path for ch in made]
+        self.fired(c, phase, changed)
+        return changed
+
+    def may_write(self, c: CompiledRule, path: str, old: Any, cur: Provenance | None) -> bool:
+        """Whether ``c`` takes ``path`` over (consistent semantics may refuse); the default is yes."""
+        return True
+
+    def fired(self, c: CompiledRule, phase: str, changed: list[str]) -> None:
+        """Called after a firing was recorded (vLLM order tracks stale reads here)."""
+
+    def violation(self, c: CompiledRule, out: Violation, phase: str, reads_of: Iterable[str]) -> None:
+        self.events.append(ViolationEvent(
+            len(self.events), c.id, phase, out.message, out.hint, out.error,
+            self._snapshot(reads_of) if self.full else None, stage=c.rule.stage,
+        ))
+        self.stopped = True
+
+    def _snapshot(self, paths: Iterable[str]) -> dict[str, Any]:
+        state = self.state
+        return {p: state[p] for p in paths}
+
+    # -- the fixed point -------------------------------------------------------------
+
+    def fixed_point(
+        self, order: tuple[CompiledRule, ...], phase: str | None = None,
+        keep: Callable[[CompiledRule], bool] | None = None,
+    ) -> None:
+        """Run ``order`` to its fixed point: sweep forward, then again from the lowest rule re-queued behind.
+
+        A change wakes the readers of the changed path and its later writers (precompiled
+        in each rule's ``wake``): an earlier writer never re-runs because a later one changed
+        the path, so the last writer in order wins (vLLM's statement order). ``keep`` filters
+        the rules that run (consistent semantics runs its checks last).
+        """
+        n = len(order)
+        queued = [True] * n
+        runs = [0] * n
+        i = 0
+        try:
+            while True:
+                back = n
+                while i < n:
+                    if not queued[i]:
+                        i += 1
+                        continue
+                    queued[i] = False
+                    c = order[i]
+                    if keep is not None and not keep(c):
+                        i += 1
+                        continue
+                    runs[i] += 1
+                    if runs[i] > self.max_runs:
+                        self.no_fixed_point(order, runs, phase or c.phase)
+                    for path in self.step(c, phase or c.phase):
+                        readers, later = c.wake[path]
+                        for j in readers:
+                            if not queued[j]:
+                                queued[j] = True
+                                if j < i and j < back:
+                                    back = j
+                        for j in later:
+                            queued[j] = True
+                    if self.stopped:
+                        return
+                    i += 1
+                if back >= n:
+                    return
+                i = back
+        except PostinitError:
+            raise
+        except Exception as e:  # a bug in a rule body: name the rule and what it read
+            raise self.rule_failed(e) from e
+
+    def rule_failed(self, error: Exception) -> RuleBodyError:
+        """The error of a rule body that raised: the rule, its source and the values it read."""
+        c = self.current
+        if c is None:  # pragma: no cover - the loop failed outside any rule
+            return RuleBodyError(f"the engine failed outside any rule: {type(error).__name__}: {error}")
+        state = self.state
+        reads = ", ".join(f"{p}={show(state.get(p), 40)}" for p in c.read_order)
+        return RuleBodyError(
+            f"rule '{c.id}' ({c.rule.location}) raised {type(error).__name__}: {show(str(error), 200)[1:-1]}; "
+            f"it read {reads}", rule=c.id, value={p: state.get(p) for p in c.read_order})
+
+    def no_fixed_point(self, order: tuple[CompiledRule, ...], runs: list[int], phase: str) -> None:
+        looping = [order[k].id for k in range(len(order)) if runs[k] >= self.max_runs]
+        flips: dict[str, list[Any]] = {}
+        for ev in self.events:
+            if isinstance(ev, Fired) and ev.rule in looping:
+                for ch in ev.changes:
+                    flips.setdefault(ch.path, [ch.old]).append(ch.new)
+        shown = "; ".join(
+            f"{p}: {' -> '.join(show(v) for v in vals[:6])}{' ...' if len(vals) > 6 else ''}" for p, vals in flips.items()
+        )
+        raise NoFixedPoint(
+            f"no fixed point in phase '{phase}' after {self.max_runs} runs of rules {', '.join(looping)}; "
+            f"values kept flipping: {shown or '(no recorded changes; use trace=full)'}",
+            rules=tuple(looping), flips=flips, path=next(iter(flips), None),
+        )
+
+
+# --------------------------------------------------------------------------- logging
+
+
+def _emit(result: EngineResult) -> None:
+    """Send the trace to structlog as events, when the application configured structlog.
+
+    structlog is not imported here (it costs ~0.1 s of start-up): an application
+    that configured it has imported it already. A violation is an answer about the
+    config, not an error of the program: it is logged at info.
+    """
+    structlog = sys.modules.get("structlog")
+    if structlog is None or not structlog.is_configured():
+        return
+    log = structlog.get_logger("postinit.engine")
+    for ev in result.trace.events:
+        if isinstance(ev, Fired):
+            method = getattr(log, ev.level if ev.level != "error" else "warning")
+            if not ev.changes:
+                method("rule_fired", rule=ev.rule, phase=ev.phase, message=ev.message)
+            for ch in ev.changes:
+                method("rule_fired", rule=ev.rule, phase=ev.phase, path=ch.path, old=ch.old, new=ch.new,
+                       message=ev.message)
+        elif isinstance(ev, ViolationEvent):
+            log.info("rule_violation", rule=ev.rule, phase=ev.phase, message=ev.message, error=ev.error)
+        elif isinstance(ev, StaleRead):
+            log.warning("stale_read", rule=ev.rule, phase=ev.phase, path=ev.path, read=ev.read, now=ev.now,
+                        by=ev.by)
