@@ -273,10 +273,15 @@ def resolve_flat(
         owned = False
     given = None if owned else dict(state)
     if semantics == "vllm":
-        from postinit.engine._vllm import VllmRun
+        if not (interpret or strict or trace == "debug"):
+            from postinit.engine._compiled import run_compiled
 
-        run: Run = VllmRun(book, state, provenance or {}, trace, strict, max_runs)
-        run.run()
+            run: Run = run_compiled(book, state, provenance or {}, trace, max_runs)
+        else:
+            from postinit.engine._vllm import VllmRun
+
+            run = VllmRun(book, state, provenance or {}, trace, strict, max_runs)
+            run.run()
     else:
         from postinit.engine._consistent import ConsistentRun
 
