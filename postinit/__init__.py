@@ -11,7 +11,14 @@ cudagraph.blackwell-long-context-forces-piecewise
 
 from typing import TYPE_CHECKING
 
-from postinit._api import DEFAULT_MODEL, DEFAULT_PLATFORM, Resolution, resolve
+from postinit._api import (
+    DEFAULT_MODEL,
+    DEFAULT_PLATFORM,
+    Request,
+    Resolution,
+    resolve,
+    resolve_request,
+)
 from postinit.engine._lazy import lazy_getattr
 from postinit.errors import (
     InputError,
@@ -40,6 +47,7 @@ __all__ = [
     "InputError",
     "NoFixedPoint",
     "PostinitError",
+    "Request",
     "Resolution",
     "RuleError",
     "ViolationError",
@@ -48,6 +56,7 @@ __all__ = [
     "diff",
     "paths",
     "resolve",
+    "resolve_request",
     "rulebook",
     "what_if",
 ]

@@ -187,16 +187,19 @@ def resolve_request(
     trace: Literal["minimal", "full", "debug"] = "full",
     strict: bool = False,
     allow_files: bool = True,
+    record: bool = False,
 ) -> Resolution:
     """Resolve one :class:`~postinit.Request`: the function every face calls.
 
     ``allow_files=False`` reads no file: models by catalog id or inline content only,
-    no ``--config`` flag, no ``platform="auto"`` (the HTTP service).
+    no ``--config`` flag, no ``platform="auto"`` (the HTTP service). ``record=True`` keeps
+    every rule evaluation for :meth:`Resolution.with_changes` (it records one otherwise).
     """
     state, prov, inputs, notes = _prepare(request, allow_files=allow_files)
     # ``_prepare`` builds a fresh dict of frozen values for this call: the engine takes it over
-    result = rulebook().resolve(state, prov, semantics=request.semantics, trace=trace, strict=strict, owned=True)
-    return Resolution(result, inputs=inputs, request=request, notes=notes)
+    result = rulebook().resolve(state, prov, semantics=request.semantics, trace=trace, strict=strict, owned=True,
+                                record=record)
+    return Resolution(result, inputs=inputs, request=request, notes=notes, allow_files=allow_files, strict=strict)
 
 
 _VALIDATED: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {}
@@ -386,6 +389,38 @@ class Resolution:
     """The request this answers (None for a resolution built from a flat state)."""
     notes: tuple[Note, ...] = ()
     """What the input loaders noticed that no rule decides: variables with no effect, unknown names, ..."""
+    allow_files: bool = True
+    strict: bool = False
+
+    def with_changes(self, set: Mapping[str, Any] | None = None, **request: Any) -> Resolution:
+        """The resolution of this request with ``set`` applied last (dotted path → value; ``env.NAME`` too).
+
+        Other request fields change by keyword (``platform="b200"``, ``model=...``, ``argv=[...]``).
+        Equal in every respect — config, hash, changes, trace, violations, stale reads — to
+        ``resolve(request)`` of the changed request, and computed from this one: the changed
+        resolution reuses every rule evaluation whose consulted reads the change did not reach
+        (:meth:`postinit.engine.EngineResult.replay`). The first call on a resolution that was not
+        recorded records it once.
+        """
+        if self.request is None:
+            raise InvalidValueError("with_changes needs a resolution made by postinit.resolve (it keeps the request)")
+        changed = self.request.replace(**request) if request else self.request
+        if set:
+            changed = changed.changed(set)
+        state, prov, inputs, notes = _prepare(changed, allow_files=self.allow_files)
+        base = self.engine
+        if base.recording is None and changed.semantics == base.semantics:
+            # recorded once, on first use: the schedule to follow
+            base = self.engine = rulebook().resolve(dict(base.initial), base.initial_provenance,
+                                                    semantics=base.semantics, trace=base.trace.level,
+                                                    strict=self.strict, record=True)
+        if changed.semantics != base.semantics:
+            result = rulebook().resolve(state, prov, semantics=changed.semantics, trace=self.trace.level,
+                                        owned=True, strict=self.strict, record=True)
+        else:
+            result = base.replay(state, prov, strict=self.strict)
+        return Resolution(result, inputs=inputs, request=changed, notes=notes, allow_files=self.allow_files,
+                          strict=self.strict)
 
     def __repr__(self) -> str:
         model = self.inputs.get("model") or "no model"

@@ -237,6 +237,39 @@ class Request(BaseModel):
         """A plain :class:`Request` with ``changes`` (validated) over this request's fields."""
         return Request.parse({**{k: getattr(self, k) for k in Request.model_fields}, **changes})
 
+    def changed(self, set: Mapping[str, Any]) -> Request:
+        """This request with ``set`` applied last: dotted paths to values (``env.NAME`` sets a variable).
+
+        Platform and usage facts are not settable this way (``platform``/``usage`` are).
+        """
+        from postinit.rules import paths
+        from postinit.schema.env import known_variables
+
+        if not isinstance(set, Mapping):
+            raise InvalidValueError(f"set: a mapping of dotted paths to values is expected, got {type(set).__name__}",
+                                    path="set")
+        if not set:
+            raise InvalidValueError("set: name at least one path, e.g. {'model_config.enforce_eager': True}",
+                                    path="set")
+        space = paths()
+        overrides: dict[str, Any] = dict(self.overrides)
+        env: dict[str, str | None] = dict(self.env)
+        for path, value in set.items():
+            if not isinstance(path, str):
+                raise InvalidValueError(f"set: paths are dotted strings, got {type(path).__name__}", path="set")
+            if path.startswith("env."):
+                if path[4:] not in known_variables():
+                    space.require(path)
+                env[path[4:]] = None if value is None else str(value)
+                continue
+            if path.startswith(("platform.", "usage.")):
+                raise InvalidValueError(
+                    f"--set {path}: platform and usage facts are not settable here; use --platform/--usage",
+                    path=path, value=None)
+            space.require(path)
+            overrides[path] = value
+        return self.replace(overrides=overrides, env=env)
+
     def plain(self) -> Request:
         """This request as a plain :class:`Request` (an HTTP body subclass carries more fields)."""
         if type(self) is Request:

@@ -16,10 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from postinit._api import Request, Resolution, resolve
+from postinit._api import Request, Resolution, resolve, resolve_request
 from postinit.engine import Provenance, Rulebook, jsonable, rule_of
-from postinit.errors import InvalidValueError, PostinitError, RuleError, show
-from postinit.rules import MODULES, PHASES, paths, rulebook
+from postinit.errors import PostinitError, RuleError, show
+from postinit.rules import MODULES, PHASES, rulebook
 from postinit.schema import Platform, VllmConfig
 from postinit.schema.platform import PLATFORM_PRESETS
 
@@ -193,31 +193,9 @@ def what_if(
     :class:`~postinit.Request`; every other keyword is :func:`postinit.resolve`'s.
     """
     base_request = config.plain() if isinstance(config, Request) else Request.build(config, **kwargs)
-    if not isinstance(set, Mapping):
-        raise InvalidValueError(f"set: a mapping of dotted paths to values is expected, got {type(set).__name__}",
-                                path="set")
-    if not set:
-        raise InvalidValueError("what_if needs at least one path in set={path: value}", path="set")
-    space = paths()
-    overrides: dict[str, Any] = dict(base_request.overrides)
-    env_over: dict[str, str | None] = dict(base_request.env)
-    for path, value in set.items():
-        if not isinstance(path, str):
-            raise InvalidValueError(f"set: paths are dotted strings, got {type(path).__name__}", path="set")
-        if path.startswith("env."):
-            space.require(path)
-            env_over[path[4:]] = None if value is None else str(value)
-            continue
-        if path.startswith(_FACT_PREFIXES):
-            raise InvalidValueError(
-                f"--set {path}: platform and usage facts are not settable here; use --platform/--usage",
-                path=path, value=value,
-            )
-        space.require(path)
-        overrides[path] = value
-    changed_request = base_request.replace(overrides=overrides, env=env_over)
-    base = resolve(base_request, catalog_only=catalog_only, trace=trace)
-    changed = resolve(changed_request, catalog_only=catalog_only, trace=trace)
+    base_request.changed(set)  # check the changes before resolving anything
+    base = resolve_request(base_request, allow_files=not catalog_only, trace=trace, record=True)
+    changed = base.with_changes(set)
     label = ", ".join(f"{k}={show(jsonable(v))}" for k, v in set.items())
     return WhatIf(dict(set), base, changed, _diff(base, changed, "as given", f"with {label}"))
 

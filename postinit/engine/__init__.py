@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from postinit.engine._lazy import lazy_getattr
 from postinit.engine._paths import FrozenDict, PathInfo, PathSpace, freeze, thaw
-from postinit.engine._run import EngineResult, Semantics, TraceLevel, resolve_flat
 from postinit.engine._rule import (
     Kind,
     Level,
@@ -25,6 +24,7 @@ from postinit.engine._rule import (
     rule_of,
 )
 from postinit.engine._rulebook import CompiledRule, Rulebook
+from postinit.engine._run import EngineResult, Semantics, TraceLevel, resolve_flat
 from postinit.engine._trace import (
     TRACE_VERSION,
     Change,

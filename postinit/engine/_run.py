@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import compress
-from operator import not_
+from operator import is_not, not_
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -39,17 +39,18 @@ from postinit.engine._trace import (
     Trace,
     ViolationEvent,
 )
+from postinit.engine._views import ConsultedView, StrictView
 from postinit.errors import (
     NoFixedPoint,
     PostinitError,
     RuleBodyError,
     RuleDeclarationError,
-    UndeclaredReadError,
     UndeclaredWriteError,
     show,
 )
 
 if TYPE_CHECKING:
+    from postinit.engine._compiled import Recording, Replay
     from postinit.engine._explain import WhyNode, WhyNot
     from postinit.engine._rulebook import CompiledRule, Rulebook
 
@@ -63,6 +64,18 @@ _ATOMIC = frozenset({type(None), str, int, float, bool, FrozenDict})
 """Types :func:`freeze` returns unchanged."""
 
 
+def differing(a: Mapping[str, Any], b: Mapping[str, Any]) -> set[str]:
+    """The paths whose values differ between two states over the same paths (by value or by type).
+
+    States built the same way share most value objects and their key order: those are
+    skipped in C (identity), and only the rest compared.
+    """
+    maybe: Iterable[str] = a
+    if list(a) == list(b):
+        maybe = compress(a, map(is_not, a.values(), b.values()))
+    return {p for p in maybe if not same(a[p], b.get(p))}
+
+
 def same(a: Any, b: Any) -> bool:
     """Equal as a rule's change detection sees it: identical, or equal with the same type (True is not 1)."""
     return a is b or (type(a) is type(b) and a == b)
@@ -74,65 +87,6 @@ def frozen(value: Any) -> Any:
     if t in _ATOMIC or (t is tuple and _ATOMIC.issuperset(map(type, value))):
         return value
     return freeze(value)
-
-
-# --------------------------------------------------------------------------- views
-
-
-class StrictView(Mapping[str, Any]):
-    """A read-only view that refuses paths the rule did not declare (strict mode)."""
-
-    __slots__ = ("_allowed", "_rule", "_state")
-
-    def __init__(self, state: dict[str, Any], allowed: frozenset[str], rule: str) -> None:
-        self._state = state
-        self._allowed = allowed
-        self._rule = rule
-
-    def __getitem__(self, path: str) -> Any:
-        if path not in self._allowed:
-            raise UndeclaredReadError(
-                f"rule '{self._rule}' read '{path}', which it does not declare in reads", rule=self._rule, path=path
-            )
-        return self._state[path]
-
-    def __iter__(self) -> Any:
-        return iter(self._allowed)
-
-    def __len__(self) -> int:
-        return len(self._allowed)
-
-
-class ConsultedView(Mapping[str, Any]):
-    """A read-only view that records which paths a rule body actually consulted, in order.
-
-    A rule's reads in a debug trace are the values its condition and action looked at on
-    this evaluation (a short-circuited ``and`` stops at the value that decided), not every
-    path its header declares. With ``allowed`` (strict mode) an undeclared read raises.
-    """
-
-    __slots__ = ("_allowed", "_rule", "_state", "consulted")
-
-    def __init__(self, state: dict[str, Any], allowed: frozenset[str] | None, rule: str) -> None:
-        self._state = state
-        self._allowed = allowed
-        self._rule = rule
-        self.consulted: dict[str, None] = {}
-
-    def __getitem__(self, path: str) -> Any:
-        if self._allowed is not None and path not in self._allowed:
-            raise UndeclaredReadError(
-                f"rule '{self._rule}' read '{path}', which it does not declare in reads", rule=self._rule, path=path
-            )
-        value = self._state[path]
-        self.consulted[path] = None
-        return value
-
-    def __iter__(self) -> Any:
-        return iter(self._allowed if self._allowed is not None else self._state)
-
-    def __len__(self) -> int:
-        return len(self._allowed if self._allowed is not None else self._state)
 
 
 # --------------------------------------------------------------------------- the result
@@ -152,6 +106,34 @@ class EngineResult:
     semantics: Semantics
     history: dict[str, list[tuple[int, Any, Provenance]]] = field(default_factory=dict)
     """Per changed path: (event seq, new value, provenance), in order."""
+    recording: Recording | None = None
+    """The schedule, when recorded (``resolve_flat(..., record=True)``): what :meth:`replay` follows."""
+
+    def replay(self, initial: dict[str, Any], provenance: Mapping[str, Provenance] | None = None, *,
+               strict: bool = False) -> EngineResult:
+        """Resolve another state of the same rulebook by following this (recorded) resolution.
+
+        Exactly ``resolve_flat(book, initial, provenance, semantics=..., trace=...)`` of the new
+        state — the same state, trace, provenance and history — computed from this one: in step
+        with its schedule, a rule none of whose reads the difference reaches returns the recorded
+        result without running, and its recorded events are reused. ``initial`` is taken over
+        (as ``owned=True``). Resolutions that cannot be replayed (consistent semantics, debug
+        traces, strict mode, no recording) are resolved from scratch.
+        """
+        prov = dict(provenance or {})
+        level: TraceLevel = self.trace.level  # type: ignore[assignment]
+        if (self.recording is None or self.semantics != "vllm" or strict or self.trace.level == "debug"
+                or self.recording.trace != self.trace.level):
+            return resolve_flat(self.rulebook, initial, prov, semantics=self.semantics,
+                                trace=level, strict=strict, owned=True, record=True)
+        from postinit.engine._compiled import Replay
+
+        base, base_prov = self.initial, self.initial_provenance
+        values = differing(initial, base)
+        provenance_differs = {p for p in prov.keys() | base_prov.keys()
+                              if (prov[p].source if p in prov else None) != (base_prov[p].source if p in base_prov else None)}
+        return resolve_flat(self.rulebook, initial, prov, semantics="vllm", trace=level, owned=True,
+                            record=True, replay=Replay(self.recording, values, provenance_differs))
 
     @property
     def initial(self) -> dict[str, Any]:
@@ -228,6 +210,8 @@ def resolve_flat(
     max_runs: int = MAX_RUNS,
     owned: bool = False,
     interpret: bool = False,
+    record: bool = False,
+    replay: Replay | None = None,
 ) -> EngineResult:
     """Resolve ``initial`` (a flat state over ``book.paths``) to a fixed point.
 
@@ -239,7 +223,8 @@ def resolve_flat(
     defaults plus these paths. ``trace`` sets how much is recorded (see the module
     docstring); ``strict`` refuses reads a rule did not declare. vLLM semantics at the
     ``minimal`` and ``full`` levels run the compiled evaluator unless ``interpret`` is set;
-    both give the same result.
+    both give the same result. ``record`` keeps the compiled run's schedule
+    (``EngineResult.recording``, for :meth:`EngineResult.replay`); ``replay`` follows one.
     """
     if semantics not in ("vllm", "consistent"):
         raise RuleDeclarationError(f"semantics must be 'vllm' or 'consistent', got {semantics!r}")
@@ -272,11 +257,14 @@ def resolve_flat(
             state[p] = freeze(state[p])
         owned = False
     given = None if owned else dict(state)
+    recording = None
+    run: Run
     if semantics == "vllm":
         if not (interpret or strict or trace == "debug"):
             from postinit.engine._compiled import run_compiled
 
-            run: Run = run_compiled(book, state, provenance or {}, trace, max_runs)
+            compiled = run_compiled(book, state, provenance or {}, trace, max_runs, record=record, replay=replay)
+            recording, run = compiled.recording, compiled
         else:
             from postinit.engine._vllm import VllmRun
 
@@ -296,6 +284,7 @@ def resolve_flat(
         trace=Trace(tuple(run.events), trace),
         semantics=semantics,
         history=run.history,
+        recording=recording,
     )
     _emit(result)
     return result

@@ -57,9 +57,9 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from hypothesis.stateful import rule as step
 
 from postinit.engine._paths import PathSpace, _fields, _model_of
-from postinit.engine._run import EngineResult, Semantics
 from postinit.engine._rule import Rule, make_rule
 from postinit.engine._rulebook import Rulebook
+from postinit.engine._run import EngineResult, Semantics
 from postinit.engine._trace import Fired, jsonable
 from postinit.errors import (
     CycleError,

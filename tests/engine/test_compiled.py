@@ -133,3 +133,31 @@ def test_compiled_matches_the_interpreter_on_random_rulebooks(book: Rulebook, va
     """Random rulebooks with cycles, messages, violations and oscillations: the same answer or the same error."""
     state = {f"x{i}": v for i, v in enumerate(values)}
     assert _outcome(book, state, trace=trace) == _outcome(book, state, trace=trace, interpret=True)
+
+
+# --------------------------------------------------------------------------- replaying a recorded schedule
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(book=looping_rulebooks(),
+       base=st.lists(st.integers(0, 4), min_size=N_PATHS, max_size=N_PATHS),
+       changed=st.dictionaries(st.integers(0, N_PATHS - 1), st.integers(0, 4), max_size=3),
+       trace=st.sampled_from(["minimal", "full"]))
+def test_replaying_a_recording_gives_the_from_scratch_answer(
+    book: Rulebook, base: list[int], changed: dict[int, int], trace: Any,
+) -> None:
+    """Following another state's recorded schedule: the same state, trace, provenance, history (or error)."""
+    first = {f"x{i}": v for i, v in enumerate(base)}
+    second = {**first, **{f"x{i}": v for i, v in changed.items()}}
+    try:
+        recorded = book.resolve(dict(first), trace=trace, record=True)
+    except NoFixedPoint:
+        return
+    assert recorded.recording is not None
+    try:
+        replayed = recorded.replay(dict(second))
+    except NoFixedPoint as e:
+        assert _outcome(book, second, trace=trace) == ("no fixed point", str(e))
+        return
+    assert (replayed.state, replayed.trace.to_dict(), replayed.provenance, replayed.history) == \
+        _outcome(book, second, trace=trace)
