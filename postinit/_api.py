@@ -6,6 +6,7 @@ import functools
 import hashlib
 import importlib
 import json
+import types
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -202,20 +203,63 @@ def resolve_request(
     return Resolution(result, inputs=inputs, request=request, notes=notes, allow_files=allow_files, strict=strict)
 
 
-_VALIDATED: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {}
-"""Per input (its canonical JSON): the flattened validated sub-configs it names and the paths it sets."""
-_VALIDATED_MAX = 256
+Part = tuple[dict[str, Any], tuple[str, ...]]
+"""One top-level field of the input, validated: its flat values, and the paths the input set."""
+_PARTS: dict[tuple[str, str], tuple[Any, Part]] = {}
+"""Per top-level field and its canonical JSON (the model part: and its loaded model): the validated part."""
+_PARTS_MAX = 1024
 
 
-def _input_key(data: Mapping[str, Any]) -> str | None:
-    """A canonical key for a plain-JSON input dict (None when it holds anything else)."""
+def _json_key(value: Any) -> str | None:
+    """A canonical key for plain-JSON input (None when it holds anything else: no caching)."""
     def refuse(obj: Any) -> Any:
         raise TypeError(type(obj).__name__)
 
     try:
-        return json.dumps(data, sort_keys=True, default=refuse, allow_nan=True)
+        return json.dumps(value, sort_keys=True, default=refuse, allow_nan=True)
     except (TypeError, ValueError):
         return None
+
+
+@functools.cache
+def _field_adapter(name: str) -> TypeAdapter[Any]:
+    """The validator of one ``VllmConfig`` field (a sub-config model, or a plain value)."""
+    return TypeAdapter(VllmConfig.__pydantic_fields__[name].annotation)  # type: ignore[attr-defined]
+
+
+def _part(key: str, value: Any, model: LoadedModel | None, whole: Mapping[str, Any]) -> Part:
+    """Validate and flatten one top-level field of the input (cached: a change re-validates its part only).
+
+    ``model``'s facts, when given, are the ``hf_config``/``hf_text_config`` of ``model_config``
+    (``value`` holds only the user's keys then); the loaded model is part of the cache key.
+    """
+    user = value
+    if model is not None:
+        value = {"hf_config": model.hf_config, "hf_text_config": model.hf_text_config, **value}
+    text = _json_key(user)
+    cache_key = (key, text) if text is not None else None
+    hit = _PARTS.get(cache_key) if cache_key is not None else None
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    check_keys({key: value}, VllmConfig)
+    try:
+        obj = _field_adapter(key).validate_python(value)
+    except ValidationError:
+        # the whole config's validation names the path from the top, as users write it
+        try:
+            _CONFIG_ADAPTER.validate_python(whole)
+        except ValidationError as e:
+            raise format_validation_error(e) from None
+        raise  # pragma: no cover - the part failed, so the whole does
+    space = paths()
+    flat: dict[str, Any] = {}
+    space.flatten_fields(types.SimpleNamespace(**{key: obj}), (key,), flat)
+    part = (flat, tuple(space.flatten_partial({key: value})))
+    if cache_key is not None:
+        if len(_PARTS) >= _PARTS_MAX:
+            _PARTS.clear()
+        _PARTS[cache_key] = (model, part)
+    return part
 
 
 def prepare(
@@ -325,27 +369,18 @@ def _prepare(
         mc.pop("hf_config", None)
         mc.pop("hf_text_config", None)
         mc["model"] = model_name = loaded.name  # a catalog id in its catalog spelling
-        data["model_config"] = {"hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config, **mc}
+        data["model_config"] = mc
         loader_sources = {f"model_config.{k}": v for k, v in loaded.sources.items()}
 
     space = paths()
-    # the validated, flattened config depends on ``data`` alone (flags and overrides are merged
-    # into it; they only change provenance, which is built below): cached per plain-JSON input
-    key = _input_key(data)
-    hit = _VALIDATED.get(key) if key is not None else None
-    if hit is None:
-        check_keys(data, VllmConfig)
-        try:
-            cfg = _CONFIG_ADAPTER.validate_python(data)
-        except ValidationError as e:
-            raise format_validation_error(e) from None
-        fields: dict[str, Any] = {}
-        space.flatten_fields(cfg, data.keys(), fields)
-        hit = (fields, tuple(space.flatten_partial(data)))
-        if key is not None:
-            if len(_VALIDATED) >= _VALIDATED_MAX:
-                _VALIDATED.clear()
-            _VALIDATED[key] = hit
+    # each top-level field is validated and flattened on its own and cached (flags and overrides
+    # are merged into ``data``; they only change provenance, which is built below)
+    fields: dict[str, Any] = {}
+    user_paths: list[str] = []
+    for key, value in data.items():
+        part = _part(key, value, loaded if key == "model_config" else None, data)
+        fields.update(part[0])
+        user_paths.extend(part[1])
     plat_detail, plat_flat = _platform(request.platform)
     reading = read_env(request.env)
     notes.extend(Note(f"env_{n.kind}", n.name, n.message) for n in reading.notes)
@@ -353,14 +388,14 @@ def _prepare(
     # sub-configs the input names, the platform (cached per spec), the env and the usage facts
     fast = _fast_paths()
     state = dict(fast.default_flat)
-    state.update(hit[0])
+    state.update(fields)
     state.update(plat_flat)
     state.update(fast.empty_env if not reading.env.explicit else space.flatten_model(reading.env, "env"))
     # usage.config_updated_on_input stays False: the input's model_config.config_updated never
     # reaches step 2, because ModelConfig.__post_init__ resets it (vllm/config/model.py)
     state.update(fast.usage(usage))
     prov: dict[str, Provenance] = {}
-    for p in hit[1]:
+    for p in user_paths:
         if p in loader_sources:
             continue
         prov[p] = Provenance(Source.USER, flags.get(p, "config"))
