@@ -458,9 +458,17 @@ class Resolution:
         paths().require(path)
         return self.engine.provenance_of(path)
 
-    def why(self, path: str) -> WhyNode:
-        """The causal tree of ``path``'s final value back to flags, config.json keys and facts."""
-        return self.engine.why(path)
+    def why(self, path: str, *, verbose: bool = False, depth: int | None = None) -> WhyNode:
+        """The causal tree of ``path``'s final value back to flags, config.json keys and facts.
+
+        Under each decision: the values the rule actually consulted. Defaults that decided
+        nothing fold into one line unless ``verbose``; ``depth`` cuts the tree (default 12).
+        ``print()`` it for the tree ``postinit why`` shows.
+        """
+        from postinit.engine._explain import why
+
+        paths().require(path)
+        return why(self.engine, path, verbose=verbose, depth=depth)
 
     def why_not(self, path: str, value: Any) -> WhyNot:
         """Which rules could have set ``path`` to ``value`` and what stopped each of them."""

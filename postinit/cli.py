@@ -162,7 +162,7 @@ def _emit(fmt: Fmt, data: Callable[[], Any], text: Callable[["Console"], None], 
     else:
         console, buf = _console()
         text(console)
-        _out(buf.getvalue())
+        _out("\n".join(line.rstrip() for line in buf.getvalue().splitlines()))
 
 
 def _env(items: list[str] | None) -> dict[str, str | None]:
@@ -197,6 +197,19 @@ def _inputs(
         nested, model=model, argv=argv, platform=platform, env=_env(env), semantics=semantics.value,
         usage=usage.value if usage else None,
     )
+
+
+def _depth(text: str | None) -> int | None:
+    """``--depth N``: a whole number of levels, 0 to 200."""
+    if text is None:
+        return None
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= 200:
+        raise InvalidValueError(f"--depth {show(text)}: a number of levels from 0 to 200", value=text)
+    return n
 
 
 def _resolve(request: Request, **more: Any) -> Resolution:
@@ -324,14 +337,20 @@ def why(
     env: EnvOpt = None,
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", help="Show every value each rule consulted (defaults too) and every message.")] = False,
+    depth: Annotated[str | None, typer.Option(
+        "--depth", metavar="N", help="Cut the tree N levels below PATH (0-200; default 12).",
+        show_default=False)] = None,
     fmt: FmtOpt = Fmt.text,
 ) -> None:
-    """Why does PATH have its value? The causal tree back to your flags, config.json keys and facts."""
+    """Why does PATH have its value? What each deciding rule consulted, back to your flags, config.json and facts."""
 
     def run() -> int:
         paths().require(path)
+        levels = _depth(depth)
         r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics))
-        node = r.why(path)
+        node = r.why(path, verbose=verbose, depth=levels)
 
         def text(c: "Console") -> None:
             render.text_why(c, node)

@@ -11,15 +11,15 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from postinit.engine import Fired, Source, jsonable
+from postinit.engine import Fired, jsonable
+from postinit.engine._show import brief, origin, show
 
 if TYPE_CHECKING:
     from rich.console import Console
-    from rich.tree import Tree
 
     from postinit._api import Resolution
     from postinit.audit import CheckReport, ConfigDiff, WhatIf
-    from postinit.engine import Change, Provenance, WhyNode, WhyNot
+    from postinit.engine import Change, WhyNode, WhyNot
 # rich and yaml are imported where they are used: JSON output needs neither (start-up time)
 
 __all__ = [
@@ -59,41 +59,6 @@ def escape(markup: str) -> str:
     from rich.markup import escape as rich_escape
 
     return rich_escape(markup)
-
-
-def show(value: Any) -> str:
-    """A value as a user writes it: enum names, JSON for lists/dicts, ``None``."""
-    v = jsonable(value)
-    if v is None:
-        return "None"
-    if isinstance(v, str):
-        return v
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return json.dumps(v) if isinstance(v, (list, dict)) else str(v)
-
-
-def brief(value: Any, limit: int = 10) -> str:
-    """Like :func:`show`, but a long list is shortened to its first and last items and its length."""
-    v = jsonable(value)
-    if isinstance(v, list) and len(v) > limit:
-        head = ", ".join(json.dumps(x) for x in v[:6])
-        tail = ", ".join(json.dumps(x) for x in v[-2:])
-        return f"[{head}, …, {tail}] ({len(v)} items)"
-    if v == "":
-        return '""'
-    return show(value)
-
-
-def origin(p: Provenance) -> str:
-    """Where a value came from, in words: ``your --max-model-len``, ``rule x``, ``config.json:...``."""
-    if p.source is Source.RULE:
-        return f"rule {p.rule}"
-    if p.source is Source.USER:
-        return f"your {p.detail}" if p.detail and p.detail != "config" else "your config"
-    if p.source is Source.DEFAULT:
-        return "default"
-    return p.detail or str(p.source)
 
 
 def _reason(r: Resolution, path: str) -> tuple[str, str, str]:
@@ -242,47 +207,9 @@ def _md(text: str | None) -> str:
 # --------------------------------------------------------------------------- why / why-not
 
 
-def _why_label(n: WhyNode, book_phase: str | None = None) -> str:
-    head = f"[cyan]{escape(n.path)}[/] = [bold]{escape(brief(n.value))}[/]"
-    p = n.provenance
-    if p.source is Source.RULE:
-        src = f"[magenta]rule {escape(p.rule or '?')}[/]" + (f" [dim]({escape(n.phase)})[/]" if n.phase else "")
-        if n.message:
-            src += f": {escape(n.message)}"
-    elif p.source is Source.USER:
-        src = f"[green]{escape(origin(p))}[/]"
-    elif p.source is Source.DEFAULT:
-        src = "[dim]default[/]"
-    else:
-        src = f"[blue]{escape(origin(p))}[/]"
-    text = f"{head}  ← {src}"
-    if n.history:
-        was = "; ".join(f"{brief(s.value)} from {origin(s.provenance)}" for s in n.history)
-        text += f"\n[dim]was: {escape(was)}[/]"
-    if n.truncated:
-        text += " [dim](…)[/]"
-    return text
-
-
-def _why_tree(n: WhyNode, tree: Tree) -> None:
-    for c in n.children:
-        _why_tree(c, tree.add(_why_label(c)))
-
-
 def text_why(console: Console, node: WhyNode) -> None:
-    """The causal tree as a rich Tree: each value, where it came from, and what the rule read."""
-    from rich.tree import Tree
-
-    tree = Tree(_why_label(node), guide_style="dim")
-    _why_tree(node, tree)
-    console.print(tree)
-    leaves = {(leaf.path, origin(leaf.provenance)) for leaf in node.leaves() if leaf is not node}
-    inputs = sorted(p for p, o in leaves if not o.startswith("default"))
-    if inputs:
-        console.print(f"[dim]rests on: {escape(', '.join(inputs))}[/]")
-    for note in node.notes:
-        style = "yellow" if note.level == "warning" else "dim"
-        console.print(f"[{style}]• {escape(note.rule)}[/] (about {escape(note.path)}): {escape(note.message)}")
+    """The causal tree (``str(node)`` is the same text without colour)."""
+    console.print(node)
 
 
 def text_stopped(console: Console, r: Resolution) -> None:
@@ -295,46 +222,33 @@ def text_stopped(console: Console, r: Resolution) -> None:
 
 
 def md_why(node: WhyNode) -> str:
-    lines = [f"### why `{node.path}` = `{show(node.value)}`", ""]
+    """The causal tree as a nested Markdown list (folded defaults on one line, repeats referenced)."""
+    head = f" — {_md(node.title)}" if node.title else ""
+    lines = [f"### why `{node.path}` = `{_md(show(node.value))}`{head}", ""]
 
     def walk(n: WhyNode, depth: int) -> None:
         src = origin(n.provenance)
-        msg = f" — {_md(n.message)}" if n.message else ""
-        lines.append(f"{'  ' * depth}- `{n.path}` = `{_md(show(n.value))}` ← {src}{msg}")
+        more = " (shown above)" if n.ref else (f": {_md(n.title)}" if n.title else "")
+        if n.truncated:
+            more += " (…)"
+        lines.append(f"{'  ' * depth}- `{n.path}` = `{_md(brief(n.value))}` ← {src}{more}")
         for c in n.children:
             walk(c, depth + 1)
+        if n.defaults:
+            folded = ", ".join(f"`{d.path}={_md(brief(d.value))}`" for d in n.defaults)
+            lines.append(f"{'  ' * (depth + 1)}- also read: {folded}")
 
     walk(node, 0)
+    if node.message and node.message != node.title:
+        lines += ["", f"> {_md(node.message)}"]
     for note in node.notes:
         lines.append(f"- **{note.rule}** (about `{note.path}`): {_md(note.message)}")
     return "\n".join(lines) + "\n"
 
 
-_STATUS_STYLE = {
-    "produced": "green", "overridden": "yellow", "other-value": "blue", "not-fired": "dim", "not-reached": "red",
-}
-
-
 def text_why_not(console: Console, w: WhyNot) -> None:
-    from rich.table import Table
-
-    if w.holds:
-        console.print(f"[cyan]{escape(w.path)}[/] [bold]is[/] {escape(show(w.value))}.")
-    else:
-        console.print(f"[cyan]{escape(w.path)}[/] is [bold]{escape(show(w.final))}[/], not {escape(show(w.value))}.")
-    console.print(f"Input value: {escape(show(w.input_value))} ({escape(origin(w.input_provenance))}).")
-    if not w.candidates:
-        console.print("No rule writes this field: only your input (or its default) decides it.")
-        return
-    table = Table(title="rules that may write it", title_justify="left", box=None, header_style="dim")
-    table.add_column("rule", style="magenta", overflow="fold")
-    table.add_column("phase")
-    table.add_column("status")
-    table.add_column("what happened", overflow="fold", ratio=1)
-    for c in w.candidates:
-        style = _STATUS_STYLE.get(c.status, "")
-        table.add_row(escape(c.rule), c.phase, f"[{style}]{c.status}[/]" if style else c.status, escape(c.detail))
-    console.print(table)
+    """Each rule that may write the path and what stopped it (``str(w)`` is the same text without colour)."""
+    console.print(w)
 
 
 def md_why_not(w: WhyNot) -> str:
