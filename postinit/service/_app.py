@@ -276,9 +276,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     post("/v1/resolve", ResolveRequest, lambda b: resolved(b).to_dict(), response_model=ResolveResponse,
          tags=["resolve"], summary="Resolve a config: the resolved config, changes, trace, violations and hash",
          doc="A config that violates a rule is an answer: 200 with ``ok: false`` and the violations.")
-    post("/v1/why", WhyRequest, lambda b: resolved(b).why(b.path).to_dict(), tags=["explain"],
-         summary="Why does a field have its value: the causal tree back to the inputs",
-         doc="``Resolution.why(path).to_dict()``.")
+    post("/v1/why", WhyRequest, lambda b: resolved(b).why(b.path, verbose=b.verbose, depth=b.depth).to_dict(),
+         tags=["explain"], summary="Why does a field have its value: the causal tree back to the inputs",
+         doc="``Resolution.why(path, verbose=, depth=).to_dict()``: under each decision the values the rule "
+             "consulted; defaults that decided nothing fold into `defaults` unless `verbose`.")
     post("/v1/why-not", WhyNotRequest, lambda b: resolved(b).why_not(b.path, b.value).to_dict(), tags=["explain"],
          summary="Why does a field not have a value: the rules that could have set it and what stopped them",
          doc="``Resolution.why_not(path, value).to_dict()``.")
