@@ -34,6 +34,8 @@ from postinit.schema.loaders import check_keys, format_validation_error, load_mo
 from postinit.schema.loaders.model import LoadedModel, catalog_id
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from postinit.engine import WhyNode, WhyNot
 
 __all__ = [
@@ -391,6 +393,18 @@ class Resolution:
         model = self.inputs.get("model") or "no model"
         return (f"<Resolution {model} · {self.inputs.get('platform', 'platform ?')} · "
                 f"{'ok' if self.ok else 'invalid'} · hash {self.hash} · {len(self.engine.changes)} changes>")
+
+    def __rich__(self) -> RenderableType:
+        """What ``postinit resolve`` prints: changes by phase with rule and reason, warnings, violations."""
+        from postinit.render import resolution_renderable
+
+        return resolution_renderable(self)
+
+    def _repr_html_(self) -> str:
+        from postinit.engine._show import html
+        from postinit.render import resolution_renderable
+
+        return html(resolution_renderable(self))
 
     @property
     def ok(self) -> bool:

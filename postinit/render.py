@@ -15,7 +15,7 @@ from postinit.engine import Fired, jsonable
 from postinit.engine._show import brief, origin, show
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import Console, RenderableType
 
     from postinit._api import Resolution
     from postinit.audit import CheckReport, ConfigDiff, WhatIf
@@ -112,19 +112,27 @@ def _notes(r: Resolution) -> list[Fired]:
 
 def text_resolution(console: Console, r: Resolution, *, full: bool = False) -> None:
     """What changed from the input (grouped by phase, with rule and reason), warnings, stale reads, violations."""
+    console.print(resolution_renderable(r, full=full))
+
+
+def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableType:
+    """:func:`text_resolution`'s content as one renderable (``Resolution.__rich__``)."""
+    from rich.console import Group
+    from rich.rule import Rule
     from rich.table import Table
 
+    out: list[RenderableType] = []
     status = "[green]resolved[/]" if r.ok else "[bold red]invalid[/]"
-    console.print(f"[bold]{escape(_headline(r))}[/] — {status}")
+    out.append(f"[bold]{escape(_headline(r))}[/] — {status}")
     groups = _by_phase(r)
     n_changes = sum(len(v) for v in groups.values())
     if not groups:
-        console.print("No rule changed anything: the config is exactly your input plus defaults.")
+        out.append("No rule changed anything: the config is exactly your input plus defaults.")
     else:
-        console.print(f"{n_changes} value(s) changed from your input by {len(r.trace.rules_fired())} rule firing(s):")
+        out.append(f"{n_changes} value(s) changed from your input by {len(r.trace.rules_fired())} rule firing(s):")
     for phase, items in groups.items():
-        console.print()
-        console.rule(f"[bold]{phase}[/]", align="left", style="dim")
+        out.append("")
+        out.append(Rule(f"[bold]{phase}[/]", align="left", style="dim"))
         table = Table(show_header=True, header_style="dim", box=None, pad_edge=False, expand=False)
         table.add_column("field", style="cyan", no_wrap=True)
         table.add_column("input → resolved", overflow="fold", max_width=40)
@@ -141,36 +149,42 @@ def text_resolution(console: Console, r: Resolution, *, full: bool = False) -> N
                 flag = origin(detail) if detail else "your value"
                 why += f"\n[bold red]! overrides {escape(flag)}[/]"
             table.add_row(escape(c.path), values, why)
-        console.print(table)
+        out.append(table)
     warnings = _warnings(r)
     if warnings:
-        console.print()
-        console.rule("[bold yellow]warnings[/]", align="left", style="dim")
+        out.append("")
+        out.append(Rule("[bold yellow]warnings[/]", align="left", style="dim"))
         for e in warnings:
-            console.print(f"[yellow]•[/] [magenta]{escape(e.rule)}[/]: {escape(e.message)}")
+            out.append(f"[yellow]•[/] [magenta]{escape(e.rule)}[/]: {escape(e.message)}")
     notes = _notes(r)
     if notes:
-        console.print()
-        console.rule("[bold]notes[/]", align="left", style="dim")
+        out.append("")
+        out.append(Rule("[bold]notes[/]", align="left", style="dim"))
         for e in notes:
-            console.print(f"• [magenta]{escape(e.rule)}[/]: {escape(e.message)}")
+            out.append(f"• [magenta]{escape(e.rule)}[/]: {escape(e.message)}")
+    if r.notes:
+        out.append("")
+        out.append(Rule("[bold]about your input[/]", align="left", style="dim"))
+        for n in r.notes:
+            out.append(f"• [dim]{escape(n.kind)}[/] {escape(n.subject)}: {escape(n.message)}")
     if r.stale_reads:
-        console.print()
-        console.rule("[bold yellow]stale reads (vLLM's statement order leaves these inconsistent)[/]",
-                     align="left", style="dim")
+        out.append("")
+        out.append(Rule("[bold yellow]stale reads (vLLM's statement order leaves these inconsistent)[/]",
+                        align="left", style="dim"))
         for s in r.stale_reads:
-            console.print(f"[yellow]•[/] {escape(s.message)}")
+            out.append(f"[yellow]•[/] {escape(s.message)}")
     if r.violations:
-        console.print()
-        console.rule("[bold red]violations — vLLM would refuse this config[/]", align="left", style="dim")
+        out.append("")
+        out.append(Rule("[bold red]violations — vLLM would refuse this config[/]", align="left", style="dim"))
         for v in r.violations:
-            console.print(f"[red]✗[/] [magenta]{escape(v.rule)}[/] ({escape(v.error)}): {escape(v.message)}")
+            out.append(f"[red]✗[/] [magenta]{escape(v.rule)}[/] ({escape(v.error)}): {escape(v.message)}")
             if v.hint:
-                console.print(f"  [dim]hint:[/] {escape(v.hint)}")
+                out.append(f"  [dim]hint:[/] {escape(v.hint)}")
     if full:
-        console.print()
-        console.rule("[bold]resolved config[/]", align="left", style="dim")
-        console.print(escape(dump_yaml(r.to_dict()["config"])), end="")
+        out.append("")
+        out.append(Rule("[bold]resolved config[/]", align="left", style="dim"))
+        out.append(escape(dump_yaml(r.to_dict()["config"]).rstrip("\n")))
+    return Group(*out)
 
 
 def md_resolution(r: Resolution, *, full: bool = False) -> str:
@@ -263,12 +277,20 @@ def md_why_not(w: WhyNot) -> str:
 
 
 def text_diff(console: Console, d: ConfigDiff) -> None:
+    """Both sides, then every field that differs with the rule that set b's value (``str(d)`` without colour)."""
+    console.print(diff_renderable(d))
+
+
+def diff_renderable(d: ConfigDiff) -> RenderableType:
+    from rich.console import Group
     from rich.table import Table
 
-    console.print(f"[bold]a[/] = {escape(d.a_label)}  [dim]({'ok' if d.a_ok else 'invalid'}, hash {d.a_hash})[/]")
-    console.print(f"[bold]b[/] = {escape(d.b_label)}  [dim]({'ok' if d.b_ok else 'invalid'}, hash {d.b_hash})[/]")
+    out: list[RenderableType] = [
+        f"[bold]a[/] = {escape(d.a_label)}  [dim]({'ok' if d.a_ok else 'invalid'}, hash {d.a_hash})[/]",
+        f"[bold]b[/] = {escape(d.b_label)}  [dim]({'ok' if d.b_ok else 'invalid'}, hash {d.b_hash})[/]",
+    ]
     if d.same:
-        console.print("No difference in the resolved configs.")
+        out.append("No difference in the resolved configs.")
     if d.fields:
         table = Table(box=None, header_style="dim")
         table.add_column("field", style="cyan", no_wrap=True)
@@ -278,19 +300,26 @@ def text_diff(console: Console, d: ConfigDiff) -> None:
         for f in d.fields:
             table.add_row(escape(f.path), escape(brief(f.a)), f"[bold]{escape(brief(f.b))}[/]",
                           escape(origin(f.b_provenance)))
-        console.print(table)
+        out.append(table)
     if d.started:
-        console.print("[green]rules firing only in b:[/] " + escape(", ".join(d.started)))
+        out.append("[green]rules firing only in b:[/] " + escape(", ".join(d.started)))
     if d.stopped:
-        console.print("[yellow]rules firing only in a:[/] " + escape(", ".join(d.stopped)))
+        out.append("[yellow]rules firing only in a:[/] " + escape(", ".join(d.stopped)))
     for label, vs in (("a", d.a_violations), ("b", d.b_violations)):
         for v in vs:
-            console.print(f"[red]✗ {label}:[/] {escape(v)}")
+            out.append(f"[red]✗ {label}:[/] {escape(v)}")
+    return Group(*out)
 
 
 def text_what_if(console: Console, w: WhatIf) -> None:
-    console.print("[bold]what if[/] " + escape(", ".join(f"{k}={show(v)}" for k, v in w.set.items())))
-    text_diff(console, w.diff)
+    console.print(what_if_renderable(w))
+
+
+def what_if_renderable(w: WhatIf) -> RenderableType:
+    from rich.console import Group
+
+    head = "[bold]what if[/] " + escape(", ".join(f"{k}={show(v)}" for k, v in w.set.items()))
+    return Group(head, diff_renderable(w.diff))
 
 
 def md_diff(d: ConfigDiff) -> str:
