@@ -49,6 +49,14 @@ class Fmt(enum.StrEnum):
     md = "md"
 
 
+class ResolveFmt(enum.StrEnum):
+    text = "text"
+    json = "json"
+    yaml = "yaml"
+    md = "md"
+    html = "html"
+
+
 class GraphFmt(enum.StrEnum):
     dot = "dot"
     mermaid = "mermaid"
@@ -294,7 +302,8 @@ def _configure_logging(level: LogLevel | None, fmt: LogFormat) -> None:
     "  postinit resolve\n\n"
     "  postinit resolve meta-llama/Llama-3.1-8B-Instruct --platform b200 --max-model-len 200k\n\n"
     "  postinit resolve --model deepseek-ai/DeepSeek-V3 -tp 8 --enable-dbo --format json\n\n"
-    "  postinit resolve --config my.yaml --platform a100 --env VLLM_USE_V1=1 --full"
+    "  postinit resolve --config my.yaml --platform a100 --env VLLM_USE_V1=1 --full\n\n"
+    "  postinit resolve deepseek-ai/DeepSeek-V3 -tp 8 --format html > report.html"
 ))
 def resolve(
     ctx: typer.Context,
@@ -305,7 +314,9 @@ def resolve(
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
     full: Annotated[bool, typer.Option("--full", help="Also print the whole resolved config.")] = False,
-    fmt: FmtOpt = Fmt.text,
+    fmt: Annotated[ResolveFmt, typer.Option(
+        "--format", help="Output format; html is a self-contained audit report (redirect it to a file).")]
+    = ResolveFmt.text,
 ) -> None:
     """Resolve a config as vLLM would and show what changed from your input, and why.
 
@@ -315,8 +326,13 @@ def resolve(
 
     def run() -> int:
         r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics))
-        _emit(fmt, r.to_dict, lambda c: render.text_resolution(c, r, full=full),
-              lambda: render.md_resolution(r, full=full))
+        if fmt is ResolveFmt.html:
+            from postinit.report import html_report
+
+            _out(html_report(r))
+        else:
+            _emit(Fmt(fmt.value), r.to_dict, lambda c: render.text_resolution(c, r, full=full),
+                  lambda: render.md_resolution(r, full=full))
         return 0 if r.ok else 1
 
     _guard(run)

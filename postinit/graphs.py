@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from postinit.engine import Rulebook
 from postinit.errors import InputError, did_you_mean
 
-__all__ = ["GraphView", "RenderError", "render", "to_dot", "to_mermaid", "view"]
+__all__ = ["GraphView", "RenderError", "field_svg", "render", "to_dot", "to_mermaid", "view"]
 
 _KIND_COLOUR = {
     "default": "#e8e8e8",
@@ -238,3 +238,91 @@ def render(dot: str, fmt: str) -> bytes:
             "brew install graphviz); --format dot or mermaid work without it"
         ) from None
     return data
+
+
+# --------------------------------------------------------------------------- a field's neighbourhood, as SVG
+
+_FIELD_STYLE = {
+    # state → (fill, stroke, stroke width, dash, text colour)
+    "set": ("#f9cb9c", "#cc0000", 2.0, "", "#000000"),
+    "fired": ("#cfe2f3", "#3d6fa8", 1.0, "", "#000000"),
+    "idle": ("#f3f3f3", "#aaaaaa", 1.0, "3,2", "#777777"),
+}
+_FIELD_MAX = 12
+"""Rules drawn per side; the rest are counted in a last box."""
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def field_svg(path: str, value: str, writers: list[tuple[str, str, str]], readers: list[tuple[str, str, str]],
+              *, uid: str = "f") -> str:
+    """A small self-contained SVG: the rules that write ``path`` (left), the field, the rules that read it (right).
+
+    Each rule is ``(id, title, state)`` with state ``set`` (its value is the final one),
+    ``fired`` (it fired in this resolution) or ``idle``; the title is the box's tooltip.
+    Drawn without Graphviz (a fixed two-column layout), so it works everywhere; ``uid``
+    keeps the arrow marker's id unique when several pictures share a page.
+    """
+    box_w, box_h, gap, col_l, col_r, mid_w = 270, 22, 8, 8, 570, 270
+    width = col_r + box_w + 8
+
+    def clip(side: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+        order = {"set": 0, "fired": 1, "idle": 2}
+        ranked = sorted(side, key=lambda r: (order.get(r[2], 3), r[0]))
+        if len(ranked) <= _FIELD_MAX:
+            return ranked
+        rest = len(ranked) - (_FIELD_MAX - 1)
+        return [*ranked[: _FIELD_MAX - 1], (f"+{rest} more (postinit graph --around)", "", "more")]
+
+    left, right = clip(writers), clip(readers)
+    rows = max(len(left), len(right), 1)
+    body = max(rows * (box_h + gap) - gap, 48)
+    height = 26 + body + 6
+    mid_y = 26 + body / 2
+    mid_x = (col_l + box_w + col_r) / 2
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height:.0f}" '
+        f'viewBox="0 0 {width} {height:.0f}" font-family="Helvetica,Arial,sans-serif" font-size="11" '
+        f'role="img" aria-label="{_esc(f"rules around {path}")}">',
+        f'<defs><marker id="arrow-{uid}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
+        'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#555555"/></marker></defs>',
+        f'<text x="{col_l}" y="14" fill="#555555">writes it ({len(writers)})</text>',
+        f'<text x="{col_r}" y="14" fill="#555555">reads it ({len(readers)})</text>',
+    ]
+
+    def box(x: float, y: float, rule: tuple[str, str, str]) -> str:
+        rid, title, state = rule
+        fill, stroke, sw, dash, ink = _FIELD_STYLE.get(state, ("#ffffff", "#ffffff", 0.0, "", "#555555"))
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        label = rid if len(rid) <= 44 else rid[:43] + "…"
+        tip = f"<title>{_esc(rid + (': ' + title if title else ''))}</title>"
+        return (f'<g>{tip}<rect x="{x}" y="{y:.0f}" width="{box_w}" height="{box_h}" rx="4" fill="{fill}" '
+                f'stroke="{stroke}" stroke-width="{sw}"{dash_attr}/>'
+                f'<text x="{x + 6}" y="{y + 15:.0f}" fill="{ink}">{_esc(label)}</text></g>')
+
+    for i, rule in enumerate(left):
+        y = 26 + i * (box_h + gap)
+        out.append(box(col_l, y, rule))
+        if rule[2] != "more":
+            out.append(f'<path d="M{col_l + box_w},{y + box_h / 2:.0f} C{mid_x - 60:.0f},{y + box_h / 2:.0f} '
+                       f'{mid_x - 140:.0f},{mid_y:.0f} {mid_x - mid_w / 2:.0f},{mid_y:.0f}" fill="none" '
+                       f'stroke="{"#cc0000" if rule[2] == "set" else "#999999"}" marker-end="url(#arrow-{uid})"/>')
+    for i, rule in enumerate(right):
+        y = 26 + i * (box_h + gap)
+        out.append(box(col_r, y, rule))
+        if rule[2] != "more":
+            out.append(f'<path d="M{mid_x + mid_w / 2:.0f},{mid_y:.0f} C{mid_x + 140:.0f},{mid_y:.0f} '
+                       f'{mid_x + 60:.0f},{y + box_h / 2:.0f} {col_r},{y + box_h / 2:.0f}" fill="none" '
+                       f'stroke="#999999" marker-end="url(#arrow-{uid})"/>')
+    name = path if len(path) <= 44 else "…" + path[-43:]
+    shown = value if len(value) <= 40 else value[:39] + "…"
+    out.append(f'<g><title>{_esc(path)} = {_esc(value)}</title>'
+               f'<ellipse cx="{mid_x:.0f}" cy="{mid_y:.0f}" rx="{mid_w / 2:.0f}" ry="22" fill="#fff2cc" '
+               f'stroke="#b45f06"/>'
+               f'<text x="{mid_x:.0f}" y="{mid_y - 3:.0f}" text-anchor="middle">{_esc(name)}</text>'
+               f'<text x="{mid_x:.0f}" y="{mid_y + 11:.0f}" text-anchor="middle" font-weight="bold">'
+               f'{_esc(shown)}</text></g>')
+    out.append("</svg>")
+    return "".join(out)

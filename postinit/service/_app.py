@@ -23,7 +23,7 @@ import math
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from enum import Enum
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import FastAPI, Query
 from fastapi import Request as HTTPRequest
@@ -40,6 +40,7 @@ from postinit._api import Resolution
 from postinit.errors import InputError, InvalidValueError, NoFixedPoint, did_you_mean
 from postinit.schema import VllmConfig
 from postinit.schema.loaders import list_catalog
+from postinit.schema.loaders.argv import as_argv
 from postinit.service._edge import Edge, Metrics, error_body
 from postinit.service._models import (
     CatalogModel,
@@ -289,6 +290,61 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     post("/v1/diff", DiffRequest, answer_diff, tags=["explain"],
          summary="Resolve two sets of inputs and compare the resolved configs",
          doc="``postinit.diff(a, b).to_dict()``.")
+
+    # ----------------------------------------------------------------- the audit report (HTML)
+
+    html_ok: dict[int | str, dict[str, Any]] = {
+        200: {"content": {"text/html": {"schema": {"type": "string"}, "example": "<!DOCTYPE html>..."}},
+              "description": "One self-contained HTML page (no script, no external resource)."},
+        **errors,
+    }
+
+    def report(body: _api.Request) -> bytes:
+        from postinit.report import html_report
+
+        r = _api.resolve_request(body.plain(), allow_files=False)
+        count(r)
+        data = html_report(r).encode("utf-8")
+        if len(data) > settings.max_response_bytes:
+            raise ServiceError(422, "response_too_large",
+                               f"the report is {len(data)} bytes, over the service's limit of {settings.max_response_bytes}")
+        return data
+
+    bodies[ResolveRequest.__name__] = ResolveRequest
+
+    async def report_post(request: HTTPRequest) -> Response:
+        raw = await request.body()
+        data = await run(lambda: report(ResolveRequest.parse(parse_body(raw))))
+        return Response(data, media_type="text/html; charset=utf-8")
+
+    report_post.__doc__ = "The audit report of the resolution the body asks for (the body of `/v1/resolve`)."
+    app.post("/v1/report", response_class=Response, responses=html_ok, tags=["explain"],
+             summary="An audit report of a resolution: one self-contained HTML page",
+             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
+                 "schema": {"$ref": f"#/components/schemas/{ResolveRequest.__name__}"}}}}})(report_post)
+
+    @app.get("/v1/report", response_class=Response, responses=html_ok, tags=["explain"],
+             summary="An audit report of a resolution, from query parameters (a link to share)")
+    async def report_get(
+        model: str | None = Query(None, max_length=512, description="A catalog model id."),
+        platform: str | None = Query(None, max_length=64, description="h100, b200, cpu, cuda:9.0, ..."),
+        argv: str | None = Query(None, max_length=16384, description="`vllm serve` flags as one string."),
+        env: Annotated[list[str] | None, Query(max_length=256, description="NAME=VALUE (repeatable).")] = None,
+        usage: Literal["serve", "llm"] | None = Query(None, description="serve or llm."),
+        semantics: Literal["vllm", "consistent"] | None = Query(None, description="vllm or consistent."),
+    ) -> Response:
+        """The same page as `POST /v1/report`; the query names the inputs."""
+        data: dict[str, Any] = {k: v for k, v in (("model", model), ("platform", platform), ("usage", usage),
+                                                  ("semantics", semantics)) if v is not None}
+        if argv is not None:
+            data["argv"] = as_argv(argv, "argv")
+        for item in env or ():
+            name, eq, value = item.partition("=")
+            if not eq or not name:
+                raise InvalidValueError(f"env {item[:80]!r}: expected NAME=VALUE", path="env", value=item[:80])
+            data.setdefault("env", {})[name] = value
+        page = await run(lambda: report(ResolveRequest.parse(data)))
+        return Response(page, media_type="text/html; charset=utf-8")
 
     def openapi() -> dict[str, Any]:
         """FastAPI's document, plus the schemas of the bodies the POST endpoints parse themselves."""
