@@ -531,6 +531,7 @@ def rules(
 
 @app.command(epilog=(
     "Examples:\n\n"
+    "  postinit graph --format svg --output map.svg\n\n"
     "  postinit graph --phase core --format mermaid\n\n"
     "  postinit graph --around compilation_config.cudagraph_mode --format png --output cg.png\n\n"
     "  postinit graph --around cudagraph.eager-disables --format svg > rule.svg"
@@ -544,19 +545,32 @@ def graph(
         show_default=False)] = None,
     output: Annotated[Path | None, typer.Option(
         "--output", help="Write to this file instead of stdout.", show_default=False)] = None,
+    full: Annotated[bool, typer.Option(
+        "--full", help="Every rule and every dependency (large: a PNG takes ~25 s), instead of the overview.")]
+    = False,
 ) -> None:
-    """The rule/field dependency graph: rules clustered by phase, edges labelled by the paths they carry."""
+    """The rulebook as a map: phases and config areas, with the fields that flow between them.
+
+    With --full, --phase or --around: the rules themselves, clustered by phase, edges labelled by the paths they carry.
+    """
 
     def run() -> int:
         from postinit import graphs
 
         book = rulebook()
-        v = graphs.view(book, phase=phase, around=around)
-        if fmt is GraphFmt.mermaid:
-            data: bytes = graphs.to_mermaid(v).encode()
+        if not full and phase is None and around is None:
+            ov = graphs.overview(book)
+            text = graphs.overview_mermaid(ov) if fmt is GraphFmt.mermaid else graphs.overview_dot(ov)
+            v = None
         else:
-            dot = graphs.to_dot(v, name=f"postinit {around or phase or 'rulebook'}")
-            data = dot.encode() if fmt is GraphFmt.dot else graphs.render(dot, fmt.value)
+            v = graphs.view(book, phase=phase, around=around)
+            text = (graphs.to_mermaid(v) if fmt is GraphFmt.mermaid
+                    else graphs.to_dot(v, name=f"postinit {around or phase or 'rulebook'}"))
+        if fmt in (GraphFmt.mermaid, GraphFmt.dot):
+            data: bytes = text.encode()
+        else:
+            size = f"{sum(len(m) for m in v.phases.values())} rules" if v is not None else "the overview"
+            data = _with_progress(f"rendering {size} with Graphviz dot", lambda: graphs.render(text, fmt.value))
         if output is not None:
             try:
                 output.write_bytes(data)
@@ -572,6 +586,42 @@ def graph(
         return 0
 
     _guard(run)
+
+
+def _with_progress(what: str, work: Callable[[], bytes], after: float = 1.0) -> bytes:
+    """Run ``work``; when it takes more than ``after`` seconds, say so on stderr until it ends."""
+    import threading
+    import time
+
+    box: list[bytes] = []
+    failed: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            box.append(work())
+        except BaseException as e:  # re-raised in the caller's thread
+            failed.append(e)
+
+    worker = threading.Thread(target=target, daemon=True)
+    start = time.monotonic()
+    worker.start()
+    worker.join(after)
+    if worker.is_alive():
+        from rich.console import Console
+
+        err = Console(stderr=True)
+        if err.is_terminal:
+            with err.status(f"{what}…") as status:
+                while worker.is_alive():
+                    worker.join(0.2)
+                    status.update(f"{what}… {time.monotonic() - start:.0f} s")
+        else:
+            typer.echo(f"{what}…", err=True)
+            worker.join()
+        typer.echo(f"{what}: done in {time.monotonic() - start:.1f} s", err=True)
+    if failed:
+        raise failed[0]
+    return box[0]
 
 
 @app.command(epilog="Example:\n\n  postinit check --format md")

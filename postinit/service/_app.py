@@ -395,13 +395,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         format: Literal["dot", "mermaid", "svg"] = Query("dot", description="dot, mermaid or svg"),
         phase: str | None = Query(None, max_length=64, description="Only this phase's rules."),
         around: str | None = Query(None, max_length=256, description="A rule id or a path and its neighbours."),
+        full: bool = Query(False, description="Every rule instead of the overview (phases and config areas)."),
     ) -> Response:
-        """SVG is rendered with Graphviz (501 when ``dot`` is missing)."""
-        return Response(await run(lambda: picture(format, phase, around)), media_type=graph_types[format])
+        """Without phase, around or full: the overview. SVG is rendered with Graphviz (501 when ``dot`` is missing)."""
+        return Response(await run(lambda: picture(format, phase, around, full)), media_type=graph_types[format])
 
     @functools.lru_cache(maxsize=64)
-    def picture(fmt: str, phase: str | None, around: str | None) -> str | bytes:
+    def picture(fmt: str, phase: str | None, around: str | None, full: bool = False) -> str | bytes:
         """The rulebook is immutable, so each picture is drawn (and SVG rendered) once per app."""
+        if not full and phase is None and around is None:
+            ov = graphs.overview(book)
+            if fmt == "mermaid":
+                return graphs.overview_mermaid(ov)
+            text = graphs.overview_dot(ov)
+            return text if fmt == "dot" else graphs.render(text, "svg")
         v = graphs.view(book, phase=phase, around=around)
         if fmt == "mermaid":
             return graphs.to_mermaid(v)
