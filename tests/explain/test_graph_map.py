@@ -90,4 +90,4 @@ def test_fast_rendering_says_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     """A render under a second prints only the file it wrote."""
     monkeypatch.setattr(graphs, "render", lambda dot, fmt: b"<svg/>")
     res = CliRunner().invoke(cli_app, ["graph", "--format", "svg", "--output", str(tmp_path / "g.svg")])
-    assert res.exit_code == 0 and "rendering" not in res.output and "wrote" in res.output
+    assert res.exit_code == 0 and "with Graphviz dot" not in res.output and "wrote" in res.output
