@@ -663,7 +663,7 @@ def models(fmt: FmtOpt = Fmt.text) -> None:
         ]
         cols = ["id", "architecture", "model_type", "max_position_embeddings", "note"]
         _emit(fmt, lambda: {"version": audit.AUDIT_VERSION, "models": rows},
-              lambda c: render.text_table(c, rows, cols, title=f"{len(rows)} models"),
+              lambda c: render.text_table(c, rows, cols, title=f"{len(rows)} models", whole=("id",)),
               lambda: render.md_table(rows, cols))
         return 0
 

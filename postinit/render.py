@@ -338,13 +338,22 @@ def md_diff(d: ConfigDiff) -> str:
 
 
 def text_table(console: Console, rows: Sequence[Mapping[str, Any]], columns: Sequence[str], *,
-               title: str | None = None, wrap: Iterable[str] = ()) -> None:
-    """A plain rich table of ``rows`` (lists are shown one item per line)."""
+               title: str | None = None, wrap: Iterable[str] = (), whole: Iterable[str] = ()) -> None:
+    """A plain rich table of ``rows`` (lists are shown one item per line).
+
+    Columns in ``whole`` are never wrapped or cut (ids: a wrapped id reads as another id);
+    the other columns give way.
+    """
     from rich.table import Table
 
+    keep = set(whole)
     table = Table(title=title, title_justify="left", header_style="bold", show_lines=bool(wrap))
     for c in columns:
-        table.add_column(c, overflow="fold")
+        if c in keep:
+            width = max([len(c), *(len(_cell(r.get(c))) for r in rows)])
+            table.add_column(c, no_wrap=True, min_width=width)
+        else:
+            table.add_column(c, overflow="fold")
     for row in rows:
         table.add_row(*(escape(_cell(row.get(c))) for c in columns))
     console.print(table)

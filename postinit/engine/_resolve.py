@@ -917,7 +917,7 @@ def _emit(result: EngineResult) -> None:
                 method("rule_fired", rule=ev.rule, phase=ev.phase, path=ch.path, old=ch.old, new=ch.new,
                        message=ev.message)
         elif isinstance(ev, ViolationEvent):
-            _log.error("rule_violation", rule=ev.rule, phase=ev.phase, message=ev.message, error=ev.error)
+            _log.info("rule_violation", rule=ev.rule, phase=ev.phase, message=ev.message, error=ev.error)
         elif isinstance(ev, StaleRead):
             _log.warning("stale_read", rule=ev.rule, phase=ev.phase, path=ev.path, read=ev.read, now=ev.now,
                          by=ev.by)

@@ -25,9 +25,11 @@ from concurrent.futures import ThreadPoolExecutor
 from enum import Enum
 from typing import Annotated, Any, Literal, TypeVar
 
+import structlog
 from fastapi import FastAPI, Query
 from fastapi import Request as HTTPRequest
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -56,6 +58,8 @@ from postinit.service._models import (
 )
 
 __all__ = ["Settings", "create_app"]
+
+_log = structlog.get_logger("postinit.service")
 
 T = TypeVar("T")
 
@@ -129,6 +133,18 @@ def render_json(payload: Any, limit: int) -> bytes:
     return data
 
 
+@functools.cache
+def _docs_asset(name: str) -> bytes:
+    """Swagger UI's and ReDoc's files, shipped by the ``fastapi-offline`` package (the ``serve`` extra)."""
+    from importlib.resources import files
+
+    try:
+        return (files("fastapi_offline") / "static" / name).read_bytes()
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        raise ServiceError(501, "not_implemented", "the /docs assets need the fastapi-offline package: "
+                                                   "pip install 'postinit[serve]'") from None
+
+
 # --------------------------------------------------------------------------- the app
 
 
@@ -158,6 +174,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="vLLM's config resolution as declarative, explainable rules, over HTTP. "
         "Models are named by catalog id or sent inline (config_json); the service never reads server-side files.",
         lifespan=lifespan,
+        docs_url=None,  # served below with local assets: the page works offline
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.metrics = metrics
@@ -194,6 +212,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             metrics.resolutions.labels("ok" if r.ok else "violation").inc()
             for v in r.violations:
                 metrics.violations.labels(v.rule).inc()
+                # a violation is the answer to the request, not a server error: info, like the access log
+                _log.info("rule_violation", rule=v.rule, error=v.error, message=v.message)
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: HTTPRequest, exc: ServiceError) -> JSONResponse:
@@ -359,6 +379,33 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+    # ----------------------------------------------------------------- /docs and /redoc, offline
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs_page() -> Response:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json", title=f"{app.title} — API",
+            swagger_js_url="/docs/assets/swagger-ui-bundle.js", swagger_css_url="/docs/assets/swagger-ui.css",
+            swagger_favicon_url="/docs/assets/favicon.png",
+            swagger_ui_parameters={"validatorUrl": None},  # no badge fetched from swagger.io
+        )
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc_page() -> Response:
+        return get_redoc_html(openapi_url="/openapi.json", title=f"{app.title} — API",
+                              redoc_js_url="/docs/assets/redoc.standalone.js",
+                              redoc_favicon_url="/docs/assets/favicon.png", with_google_fonts=False)
+
+    asset_types = {"swagger-ui-bundle.js": "text/javascript", "swagger-ui.css": "text/css",
+                   "redoc.standalone.js": "text/javascript", "favicon.png": "image/png"}
+
+    @app.get("/docs/assets/{name}", include_in_schema=False)
+    async def docs_asset(name: str) -> Response:
+        if name not in asset_types:
+            raise ServiceError(404, "not_found", f"no asset {name[:80]!r}")
+        return Response(_docs_asset(name), media_type=asset_types[name],
+                        headers={"Cache-Control": "public, max-age=86400"})
 
     # ----------------------------------------------------------------- the rulebook
 
