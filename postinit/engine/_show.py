@@ -139,7 +139,7 @@ def _root_label(n: WhyNode, verbose: bool) -> RenderableType:
 
 def _child_label(n: WhyNode, verbose: bool) -> Text:
     p = n.provenance
-    label = _text((n.path, "cyan"), " = ", (brief(n.value), "bold"), "  ← ", (origin(p), _source_style(p)))
+    label = _text((n.path, "cyan"), " = ", (brief(n.value), "bold"), "  ← ", (_where(p), _source_style(p)))
     if p.source is Source.RULE:
         if n.ref:
             label.append(" (shown above)", style="dim")
@@ -157,15 +157,20 @@ def _child_label(n: WhyNode, verbose: bool) -> Text:
     return label
 
 
-def _folded(nodes: Iterable[WhyNode]) -> Text:
+def _folded(nodes: Iterable[WhyNode]) -> Text | None:
+    """One line for the defaults a rule consulted (a sub-config's presence, implied by a value shown, is left out)."""
     defaults = [f"{n.path}={brief(n.value)}" for n in nodes if n.provenance.source is Source.DEFAULT]
-    present = [n.path for n in nodes if n.provenance.source is not Source.DEFAULT]
-    parts = []
-    if defaults:
-        parts.append("defaults " + ", ".join(defaults))
-    if present:
-        parts.append("present " + ", ".join(present))
-    return _text(("also read: " + "; ".join(parts), "dim"))
+    if not defaults:
+        return None
+    return _text(("also read (defaults): " + ", ".join(defaults), "dim"))
+
+
+def _where(p: Provenance) -> str:
+    """:func:`origin`, with a catalog model's config.json named briefly (``config.json of <id>``)."""
+    if p.source is Source.LOADER and p.detail and p.detail.startswith("catalog/"):
+        file = p.detail.split(":", 1)[0].removeprefix("catalog/").removesuffix(".json")
+        return f"config.json of {file.replace('--', '/')}"
+    return origin(p)
 
 
 def _rests_on(node: WhyNode) -> list[str]:
@@ -175,8 +180,8 @@ def _rests_on(node: WhyNode) -> list[str]:
         if n is node or n.children or n.ref or n.provenance.source in (Source.RULE, Source.DEFAULT):
             continue
         p = n.provenance
-        key = origin(p)
-        if p.source is Source.LOADER and p.detail:
+        key = _where(p)
+        if p.source is Source.LOADER and p.detail and key == origin(p):
             key = p.detail.split(":", 1)[0]
         seen.setdefault(key, None)
     return list(seen)
@@ -193,8 +198,9 @@ def why_renderable(node: WhyNode) -> RenderableType:
     def add(parent: Tree, n: WhyNode) -> None:
         for c in n.children:
             add(parent.add(_child_label(c, verbose)), c)
-        if n.defaults:
-            parent.add(_folded(n.defaults))
+        folded = _folded(n.defaults)
+        if folded is not None:
+            parent.add(folded)
 
     add(tree, node)
     parts: list[RenderableType] = [tree]

@@ -58,9 +58,9 @@ def test_prefix_caching_answer_fits_twelve_lines_and_every_line_says_something(d
     assert "usage.via_engine_args = true  ← usage serve" in text
     assert "model_config.runner_type = generate  ← rule model.runner-type" in text
     assert 'model_config.hf_config.architectures = ["DeepseekV3ForCausalLM"]' in text
-    # no default gets a line of its own: they fold into "also read" lines
+    # no default gets a line of its own: they fold into one "also read (defaults)" line per decision
     assert "← default" not in text
-    assert text.count("also read:") == 2 and "model_config.is_hybrid=false" in text
+    assert text.count("also read (defaults):") == 2 and "model_config.is_hybrid=false" in text
     # the rule's re-read of the value it replaced is the "was", not a child
     assert f"{APC} = None" not in text and "was None (default)" in lines[1]
     assert res.output.rstrip("\n") == str(dsv3.why(APC))
