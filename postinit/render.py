@@ -124,8 +124,18 @@ def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableTyp
     out: list[RenderableType] = []
     status = "[green]resolved[/]" if r.ok else "[bold red]invalid[/]"
     out.append(f"[bold]{escape(_headline(r))}[/] — {status}")
+    # what vLLM would refuse comes first: it is the answer
+    if r.violations:
+        out.append("")
+        out.append(Rule("[bold red]violations — vLLM would refuse this config[/]", align="left", style="dim"))
+        for v in r.violations:
+            out.append(f"[red]✗[/] [magenta]{escape(v.rule)}[/] ({escape(v.error)}): {escape(v.message)}")
+            if v.hint:
+                out.append(f"  [dim]hint:[/] {escape(v.hint)}")
     groups = _by_phase(r)
     n_changes = sum(len(v) for v in groups.values())
+    if r.violations:
+        out.append("")
     if not groups:
         out.append("No rule changed anything: the config is exactly your input plus defaults.")
     else:
@@ -173,13 +183,6 @@ def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableTyp
                         align="left", style="dim"))
         for s in r.stale_reads:
             out.append(f"[yellow]•[/] {escape(s.message)}")
-    if r.violations:
-        out.append("")
-        out.append(Rule("[bold red]violations — vLLM would refuse this config[/]", align="left", style="dim"))
-        for v in r.violations:
-            out.append(f"[red]✗[/] [magenta]{escape(v.rule)}[/] ({escape(v.error)}): {escape(v.message)}")
-            if v.hint:
-                out.append(f"  [dim]hint:[/] {escape(v.hint)}")
     if full:
         out.append("")
         out.append(Rule("[bold]resolved config[/]", align="left", style="dim"))

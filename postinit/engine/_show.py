@@ -165,11 +165,11 @@ def _folded(nodes: Iterable[WhyNode]) -> Text | None:
     return _text(("also read (defaults): " + ", ".join(defaults), "dim"))
 
 
-def _where(p: Provenance) -> str:
-    """:func:`origin`, with a catalog model's config.json named briefly (``config.json of <id>``)."""
+def _where(p: Provenance, *, which: bool = False) -> str:
+    """:func:`origin`, with a catalog model's config.json named briefly (``config.json``; ``which`` adds the model)."""
     if p.source is Source.LOADER and p.detail and p.detail.startswith("catalog/"):
         file = p.detail.split(":", 1)[0].removeprefix("catalog/").removesuffix(".json")
-        return f"config.json of {file.replace('--', '/')}"
+        return f"config.json of {file.replace('--', '/')}" if which else "config.json"
     return origin(p)
 
 
@@ -180,7 +180,7 @@ def _rests_on(node: WhyNode) -> list[str]:
         if n is node or n.children or n.ref or n.provenance.source in (Source.RULE, Source.DEFAULT):
             continue
         p = n.provenance
-        key = _where(p)
+        key = _where(p, which=True)
         if p.source is Source.LOADER and p.detail and key == origin(p):
             key = p.detail.split(":", 1)[0]
         seen.setdefault(key, None)
