@@ -83,3 +83,22 @@ def test_swagger_ui_renders_offline_in_chromium(server: str, tmp_path: Path) -> 
     asked = {e["params"]["url"] for e in events
              if "url" in e.get("params", {}) and e["params"].get("initiator") not in (None, "not an origin")}
     assert asked and all(u.startswith(server) for u in asked), asked
+
+
+def test_docs_assets_missing_is_one_clear_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the fastapi-offline package the assets answer 501 naming the extra to install, not a 500."""
+    import importlib.resources
+
+    from postinit.service import _app
+
+    def missing(_: str) -> None:
+        raise ModuleNotFoundError("fastapi_offline")
+
+    _app._docs_asset.cache_clear()
+    monkeypatch.setattr(importlib.resources, "files", missing)
+    try:
+        with TestClient(create_app(Settings()), raise_server_exceptions=False) as http:
+            r = http.get("/docs/assets/swagger-ui.css")
+        assert r.status_code == 501 and "postinit[serve]" in r.json()["message"]
+    finally:
+        _app._docs_asset.cache_clear()
