@@ -35,6 +35,8 @@ from postinit.schema.loaders import check_keys, format_validation_error, load_mo
 from postinit.schema.loaders.model import LoadedModel, catalog_id
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from postinit.engine import WhyNode, WhyNot
 
 __all__ = [
@@ -462,6 +464,18 @@ class Resolution:
         return (f"<Resolution {model} · {self.inputs.get('platform', 'platform ?')} · "
                 f"{'ok' if self.ok else 'invalid'} · hash {self.hash} · {len(self.engine.changes)} changes>")
 
+    def __rich__(self) -> RenderableType:
+        """What ``postinit resolve`` prints: changes by phase with rule and reason, warnings, violations."""
+        from postinit.render import resolution_renderable
+
+        return resolution_renderable(self)
+
+    def _repr_html_(self) -> str:
+        from postinit.engine._show import html
+        from postinit.render import resolution_renderable
+
+        return html(resolution_renderable(self))
+
     @property
     def ok(self) -> bool:
         """False when a rule found the config invalid (vLLM would have raised)."""
@@ -528,9 +542,17 @@ class Resolution:
         paths().require(path)
         return self.engine.provenance_of(path)
 
-    def why(self, path: str) -> WhyNode:
-        """The causal tree of ``path``'s final value back to flags, config.json keys and facts."""
-        return self.engine.why(path)
+    def why(self, path: str, *, verbose: bool = False, depth: int | None = None) -> WhyNode:
+        """The causal tree of ``path``'s final value back to flags, config.json keys and facts.
+
+        Under each decision: the values the rule actually consulted. Defaults that decided
+        nothing fold into one line unless ``verbose``; ``depth`` cuts the tree (default 12).
+        ``print()`` it for the tree ``postinit why`` shows.
+        """
+        from postinit.engine._explain import why
+
+        paths().require(path)
+        return why(self.engine, path, verbose=verbose, depth=depth)
 
     def why_not(self, path: str, value: Any) -> WhyNot:
         """Which rules could have set ``path`` to ``value`` and what stopped each of them."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from postinit._api import Request, Resolution, resolve, resolve_request
 from postinit.engine import Provenance, Rulebook, jsonable, rule_of
@@ -22,6 +22,9 @@ from postinit.errors import PostinitError, RuleError, show
 from postinit.rules import MODULES, PHASES, rulebook
 from postinit.schema import Platform, VllmConfig
 from postinit.schema.platform import PLATFORM_PRESETS
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 __all__ = [
     "AUDIT_VERSION",
@@ -84,6 +87,28 @@ class ConfigDiff:
     @property
     def same(self) -> bool:
         return not self.fields and not self.started and not self.stopped and self.a_ok == self.b_ok
+
+    def __str__(self) -> str:
+        """The plain text ``postinit diff`` prints."""
+        from postinit.engine._show import plain
+        from postinit.render import diff_renderable
+
+        return plain(diff_renderable(self))
+
+    def __repr__(self) -> str:
+        return (f"<ConfigDiff a={self.a_label!r} b={self.b_label!r}: {len(self.fields)} fields differ · "
+                f"{len(self.started)} rules started · {len(self.stopped)} stopped>")
+
+    def __rich__(self) -> RenderableType:
+        from postinit.render import diff_renderable
+
+        return diff_renderable(self)
+
+    def _repr_html_(self) -> str:
+        from postinit.engine._show import html
+        from postinit.render import diff_renderable
+
+        return html(diff_renderable(self))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -169,6 +194,32 @@ class WhatIf:
     base: Resolution
     changed: Resolution
     diff: ConfigDiff
+
+    def __str__(self) -> str:
+        """The plain text ``postinit what-if`` prints."""
+        from postinit.engine._show import plain
+        from postinit.render import what_if_renderable
+
+        return plain(what_if_renderable(self))
+
+    def __repr__(self) -> str:
+        from postinit.engine._show import show as shown
+
+        what = ", ".join(f"{k}={shown(v)}" for k, v in self.set.items())
+        d = self.diff
+        return (f"<WhatIf {what}: {len(d.fields)} fields differ · {len(d.started)} rules started · "
+                f"{len(d.stopped)} stopped · {'ok' if d.b_ok else 'invalid'}>")
+
+    def __rich__(self) -> RenderableType:
+        from postinit.render import what_if_renderable
+
+        return what_if_renderable(self)
+
+    def _repr_html_(self) -> str:
+        from postinit.engine._show import html
+        from postinit.render import what_if_renderable
+
+        return html(what_if_renderable(self))
 
     def to_dict(self) -> dict[str, Any]:
         return {

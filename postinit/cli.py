@@ -49,6 +49,14 @@ class Fmt(enum.StrEnum):
     md = "md"
 
 
+class ResolveFmt(enum.StrEnum):
+    text = "text"
+    json = "json"
+    yaml = "yaml"
+    md = "md"
+    html = "html"
+
+
 class GraphFmt(enum.StrEnum):
     dot = "dot"
     mermaid = "mermaid"
@@ -162,7 +170,7 @@ def _emit(fmt: Fmt, data: Callable[[], Any], text: Callable[["Console"], None], 
     else:
         console, buf = _console()
         text(console)
-        _out(buf.getvalue())
+        _out("\n".join(line.rstrip() for line in buf.getvalue().splitlines()))
 
 
 def _env(items: list[str] | None) -> dict[str, str | None]:
@@ -197,6 +205,19 @@ def _inputs(
         nested, model=model, argv=argv, platform=platform, env=_env(env), semantics=semantics.value,
         usage=usage.value if usage else None,
     )
+
+
+def _depth(text: str | None) -> int | None:
+    """``--depth N``: a whole number of levels, 0 to 200."""
+    if text is None:
+        return None
+    try:
+        n = int(text)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= 200:
+        raise InvalidValueError(f"--depth {show(text)}: a number of levels from 0 to 200", value=text)
+    return n
 
 
 def _resolve(request: Request, **more: Any) -> Resolution:
@@ -281,7 +302,8 @@ def _configure_logging(level: LogLevel | None, fmt: LogFormat) -> None:
     "  postinit resolve\n\n"
     "  postinit resolve meta-llama/Llama-3.1-8B-Instruct --platform b200 --max-model-len 200k\n\n"
     "  postinit resolve --model deepseek-ai/DeepSeek-V3 -tp 8 --enable-dbo --format json\n\n"
-    "  postinit resolve --config my.yaml --platform a100 --env VLLM_USE_V1=1 --full"
+    "  postinit resolve --config my.yaml --platform a100 --env VLLM_USE_V1=1 --full\n\n"
+    "  postinit resolve deepseek-ai/DeepSeek-V3 -tp 8 --format html > report.html"
 ))
 def resolve(
     ctx: typer.Context,
@@ -292,7 +314,9 @@ def resolve(
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
     full: Annotated[bool, typer.Option("--full", help="Also print the whole resolved config.")] = False,
-    fmt: FmtOpt = Fmt.text,
+    fmt: Annotated[ResolveFmt, typer.Option(
+        "--format", help="Output format; html is a self-contained audit report (redirect it to a file).")]
+    = ResolveFmt.text,
 ) -> None:
     """Resolve a config as vLLM would and show what changed from your input, and why.
 
@@ -302,8 +326,13 @@ def resolve(
 
     def run() -> int:
         r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics))
-        _emit(fmt, r.to_dict, lambda c: render.text_resolution(c, r, full=full),
-              lambda: render.md_resolution(r, full=full))
+        if fmt is ResolveFmt.html:
+            from postinit.report import html_report
+
+            _out(html_report(r))
+        else:
+            _emit(Fmt(fmt.value), r.to_dict, lambda c: render.text_resolution(c, r, full=full),
+                  lambda: render.md_resolution(r, full=full))
         return 0 if r.ok else 1
 
     _guard(run)
@@ -324,14 +353,20 @@ def why(
     env: EnvOpt = None,
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", help="Show every value each rule consulted (defaults too) and every message.")] = False,
+    depth: Annotated[str | None, typer.Option(
+        "--depth", metavar="N", help="Cut the tree N levels below PATH (0-200; default 12).",
+        show_default=False)] = None,
     fmt: FmtOpt = Fmt.text,
 ) -> None:
-    """Why does PATH have its value? The causal tree back to your flags, config.json keys and facts."""
+    """Why does PATH have its value? What each deciding rule consulted, back to your flags, config.json and facts."""
 
     def run() -> int:
         paths().require(path)
+        levels = _depth(depth)
         r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics))
-        node = r.why(path)
+        node = r.why(path, verbose=verbose, depth=levels)
 
         def text(c: "Console") -> None:
             render.text_why(c, node)
@@ -496,6 +531,7 @@ def rules(
 
 @app.command(epilog=(
     "Examples:\n\n"
+    "  postinit graph --format svg --output map.svg\n\n"
     "  postinit graph --phase core --format mermaid\n\n"
     "  postinit graph --around compilation_config.cudagraph_mode --format png --output cg.png\n\n"
     "  postinit graph --around cudagraph.eager-disables --format svg > rule.svg"
@@ -509,19 +545,32 @@ def graph(
         show_default=False)] = None,
     output: Annotated[Path | None, typer.Option(
         "--output", help="Write to this file instead of stdout.", show_default=False)] = None,
+    full: Annotated[bool, typer.Option(
+        "--full", help="Every rule and every dependency (large: a PNG takes ~25 s), instead of the overview.")]
+    = False,
 ) -> None:
-    """The rule/field dependency graph: rules clustered by phase, edges labelled by the paths they carry."""
+    """The rulebook as a map: phases and config areas, with the fields that flow between them.
+
+    With --full, --phase or --around: the rules themselves, clustered by phase, edges labelled by the paths they carry.
+    """
 
     def run() -> int:
         from postinit import graphs
 
         book = rulebook()
-        v = graphs.view(book, phase=phase, around=around)
-        if fmt is GraphFmt.mermaid:
-            data: bytes = graphs.to_mermaid(v).encode()
+        if not full and phase is None and around is None:
+            ov = graphs.overview(book)
+            text = graphs.overview_mermaid(ov) if fmt is GraphFmt.mermaid else graphs.overview_dot(ov)
+            v = None
         else:
-            dot = graphs.to_dot(v, name=f"postinit {around or phase or 'rulebook'}")
-            data = dot.encode() if fmt is GraphFmt.dot else graphs.render(dot, fmt.value)
+            v = graphs.view(book, phase=phase, around=around)
+            text = (graphs.to_mermaid(v) if fmt is GraphFmt.mermaid
+                    else graphs.to_dot(v, name=f"postinit {around or phase or 'rulebook'}"))
+        if fmt in (GraphFmt.mermaid, GraphFmt.dot):
+            data: bytes = text.encode()
+        else:
+            size = f"{sum(len(m) for m in v.phases.values())} rules" if v is not None else "the overview"
+            data = _with_progress(f"rendering {size} with Graphviz dot", lambda: graphs.render(text, fmt.value))
         if output is not None:
             try:
                 output.write_bytes(data)
@@ -537,6 +586,42 @@ def graph(
         return 0
 
     _guard(run)
+
+
+def _with_progress(what: str, work: Callable[[], bytes], after: float = 1.0) -> bytes:
+    """Run ``work``; when it takes more than ``after`` seconds, say so on stderr until it ends."""
+    import threading
+    import time
+
+    box: list[bytes] = []
+    failed: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            box.append(work())
+        except BaseException as e:  # re-raised in the caller's thread
+            failed.append(e)
+
+    worker = threading.Thread(target=target, daemon=True)
+    start = time.monotonic()
+    worker.start()
+    worker.join(after)
+    if worker.is_alive():
+        from rich.console import Console
+
+        err = Console(stderr=True)
+        if err.is_terminal:
+            with err.status(f"{what}…") as status:
+                while worker.is_alive():
+                    worker.join(0.2)
+                    status.update(f"{what}… {time.monotonic() - start:.0f} s")
+        else:
+            typer.echo(f"{what}…", err=True)
+            worker.join()
+        typer.echo(f"{what}: done in {time.monotonic() - start:.1f} s", err=True)
+    if failed:
+        raise failed[0]
+    return box[0]
 
 
 @app.command(epilog="Example:\n\n  postinit check --format md")
@@ -578,7 +663,7 @@ def models(fmt: FmtOpt = Fmt.text) -> None:
         ]
         cols = ["id", "architecture", "model_type", "max_position_embeddings", "note"]
         _emit(fmt, lambda: {"version": audit.AUDIT_VERSION, "models": rows},
-              lambda c: render.text_table(c, rows, cols, title=f"{len(rows)} models"),
+              lambda c: render.text_table(c, rows, cols, title=f"{len(rows)} models", whole=("id",)),
               lambda: render.md_table(rows, cols))
         return 0
 

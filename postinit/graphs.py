@@ -11,6 +11,7 @@ Python package (``pip install 'postinit[graph]'``) and Graphviz's ``dot``.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -18,7 +19,10 @@ from dataclasses import dataclass, field
 from postinit.engine import Rulebook
 from postinit.errors import InputError, did_you_mean
 
-__all__ = ["GraphView", "RenderError", "render", "to_dot", "to_mermaid", "view"]
+__all__ = [
+    "GraphView", "Overview", "RenderError", "field_svg", "overview", "overview_dot", "overview_mermaid", "render",
+    "to_dot", "to_mermaid", "view",
+]
 
 _KIND_COLOUR = {
     "default": "#e8e8e8",
@@ -214,6 +218,161 @@ def to_mermaid(v: GraphView) -> str:
     return "\n".join(out) + "\n"
 
 
+# --------------------------------------------------------------------------- the overview (a map)
+
+_MAX_OVERVIEW_EDGES = 150
+
+
+@dataclass
+class Overview:
+    """The rulebook at a glance: per phase, one node per config area its rules decide, and the flow between them."""
+
+    phases: dict[str, list[str]] = field(default_factory=dict)
+    """phase → node ids (``phase/area``) in area order."""
+    areas: dict[str, str] = field(default_factory=dict)
+    """node id → config area (``checks`` for the rules that write nothing)."""
+    rules: dict[str, list[str]] = field(default_factory=dict)
+    """node id → the rule ids grouped there."""
+    kinds: dict[str, dict[str, int]] = field(default_factory=dict)
+    edges: list[tuple[str, str, int]] = field(default_factory=list)
+    """(from node, to node, number of fields that flow), heaviest first when cut."""
+    hidden: int = 0
+    """Edges left out to keep the map readable (at most 150 are drawn)."""
+    inside: int = 0
+    """Rule-to-rule data edges between two areas of one phase (not drawn: ``--phase P`` shows them)."""
+    backward: int = 0
+    """Rule-to-rule data edges from a later phase to an earlier one (stale-read candidates; not drawn)."""
+    rule_count: int = 0
+
+
+def _area(writes: tuple[str, ...]) -> str:
+    if not writes:
+        return "checks"
+    counts: dict[str, int] = {}
+    for p in writes:
+        top = p.split(".", 1)[0]
+        counts[top] = counts.get(top, 0) + 1
+    return min(counts, key=lambda a: (-counts[a], a))
+
+
+def overview(book: Rulebook, *, max_edges: int = _MAX_OVERVIEW_EDGES) -> Overview:
+    """Group the rules by phase and by the config area they write; count the fields flowing between groups.
+
+    Checks (rules that write nothing) are one node per phase with no incoming edges drawn:
+    they read many values and decide none. Edges are the data dependencies between groups
+    (a rule of one group reads a field a rule of another writes), labelled with the number
+    of distinct fields; when there are more than ``max_edges`` the lightest are left out
+    and counted in ``hidden``.
+    """
+    ov = Overview(rule_count=len(book.rules))
+    node_of: dict[str, str] = {}
+    for ph in book.phases:
+        members: dict[str, list[str]] = {}
+        for rid in book.order[ph]:
+            area = _area(book.rules[rid].writes)
+            members.setdefault(area, []).append(rid)
+        order = sorted(members, key=lambda a: (a == "checks", a))
+        ov.phases[ph] = [f"{ph}/{a}" for a in order]
+        for a in order:
+            nid = f"{ph}/{a}"
+            ov.areas[nid] = a
+            ov.rules[nid] = members[a]
+            kinds: dict[str, int] = {}
+            for rid in members[a]:
+                k = book.rules[rid].kind.value
+                kinds[k] = kinds.get(k, 0) + 1
+            ov.kinds[nid] = kinds
+            for rid in members[a]:
+                node_of[rid] = nid
+    flows: dict[tuple[str, str], set[str]] = {}
+    step = {ph: i for i, ph in enumerate(book.phases)}
+    for a, b, d in book.graph.edges(data=True):
+        if d.get("kind") != "data":
+            continue
+        na, nb = node_of[a], node_of[b]
+        if ov.areas[nb] == "checks" or na == nb:
+            continue
+        if step[book.rules[b].phase] == step[book.rules[a].phase]:
+            ov.inside += 1
+            continue
+        if step[book.rules[b].phase] < step[book.rules[a].phase]:
+            ov.backward += 1
+            continue
+        flows.setdefault((na, nb), set()).update(d.get("paths", ()))
+    ranked = sorted(flows.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    kept = ranked[:max_edges]
+    ov.hidden = len(ranked) - len(kept)
+    ov.edges = sorted((a, b, len(ps)) for (a, b), ps in kept)
+    return ov
+
+
+def overview_dot(ov: Overview, *, name: str = "rulebook overview") -> str:
+    """The overview as DOT: phase clusters left to right, one box per config area, a legend."""
+    out = [
+        f"digraph {_q(name)} {{",
+        '  graph [rankdir=LR, fontname="Helvetica", fontsize=13, nodesep=0.2, ranksep=0.9, compound=true, '
+        'newrank=true];',
+        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=11, fillcolor="#cfe2f3"];',
+        '  edge [fontname="Helvetica", fontsize=9, color="#7a7a7a", fontcolor="#444444", arrowsize=0.6];',
+    ]
+    for i, (ph, nodes) in enumerate(ov.phases.items()):
+        n_rules = sum(len(ov.rules[n]) for n in nodes)
+        out.append(f"  subgraph cluster_{i} {{")
+        out.append(f'    label={_q(f"phase {i + 1}: {ph} ({n_rules} rules)")}; style="rounded,dashed"; '
+                   'color="#999999"; fontsize=13;')
+        for nid in nodes:
+            area, kinds = ov.areas[nid], ov.kinds[nid]
+            count = len(ov.rules[nid])
+            detail = " · ".join(f"{kinds[k]} {k}" for k in ("default", "derive", "override", "check") if k in kinds)
+            label = f"{area}\n{count} rule{'s' if count != 1 else ''}: {detail}"
+            colour = "#f4cccc" if area == "checks" else "#cfe2f3"
+            tip = ", ".join(ov.rules[nid][:12]) + (" …" if count > 12 else "")
+            out.append(f"    {_q(nid)} [label=\"{label}\", fillcolor={_q(colour)}, tooltip={_q(tip)}];")
+        out.append("    {rank=same; " + " ".join(_q(n) for n in nodes) + "}")
+        out.append("  }")
+    rank = {nid: i for i, nodes in enumerate(ov.phases.values()) for nid in nodes}
+    firsts = [nodes[0] for nodes in ov.phases.values() if nodes]
+    for a, b in itertools.pairwise(firsts):
+        out.append(f"  {_q(a)} -> {_q(b)} [style=invis, weight=20];")
+    for a, b, n in ov.edges:
+        width = 1.0 + min(n, 16) / 4
+        back = ", constraint=false" if rank[b] <= rank[a] else ""
+        out.append(f"  {_q(a)} -> {_q(b)} [label={_q(str(n))}, penwidth={width:.2f}{back}];")
+    hidden = f"\n{ov.hidden} lighter links not drawn" if ov.hidden else ""
+    hidden += (f"\nnot drawn: {ov.inside} rule links inside a phase (--phase P), "
+               f"{ov.backward} back to an earlier phase")
+    out += [
+        "  subgraph cluster_legend {",
+        '    label="legend"; style="rounded"; color="#bbbbbb"; fontsize=12;',
+        '    legend_area [label="config area\nrules of one phase that write it", fillcolor="#cfe2f3"];',
+        '    legend_checks [label="checks\nrules that only validate or warn", fillcolor="#f4cccc"];',
+        f'    legend_help [shape=note, style=filled, fillcolor="#fff8dc", label="an arrow carries N fields '
+        f'that one group writes and the other reads{hidden}\n{ov.rule_count} rules in all\n'
+        'postinit graph --full: every rule\npostinit graph --around RULE|FIELD: one neighbourhood"];',
+        "    legend_area -> legend_checks [style=invis];",
+        "  }",
+        "}",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def overview_mermaid(ov: Overview) -> str:
+    """The overview as a Mermaid flowchart (one subgraph per phase)."""
+    out = ["flowchart LR"]
+    for i, (ph, nodes) in enumerate(ov.phases.items()):
+        out.append(f'  subgraph phase_{i}["phase {i + 1}: {_mtext(ph)}"]')
+        for nid in nodes:
+            count = len(ov.rules[nid])
+            cls = "check" if ov.areas[nid] == "checks" else "derive"
+            out.append(f'    {_mid(nid)}["{_mtext(ov.areas[nid])}<br/>{count} rules"]:::{cls}')
+        out.append("  end")
+    for a, b, n in ov.edges:
+        out.append(f'  {_mid(a)} -->|"{n}"| {_mid(b)}')
+    out.append(f"  classDef derive fill:{_KIND_COLOUR['derive']},stroke:#666")
+    out.append(f"  classDef check fill:{_KIND_COLOUR['check']},stroke:#666")
+    return "\n".join(out) + "\n"
+
+
 # --------------------------------------------------------------------------- SVG / PNG
 
 
@@ -238,3 +397,91 @@ def render(dot: str, fmt: str) -> bytes:
             "brew install graphviz); --format dot or mermaid work without it"
         ) from None
     return data
+
+
+# --------------------------------------------------------------------------- a field's neighbourhood, as SVG
+
+_FIELD_STYLE = {
+    # state → (fill, stroke, stroke width, dash, text colour)
+    "set": ("#f9cb9c", "#cc0000", 2.0, "", "#000000"),
+    "fired": ("#cfe2f3", "#3d6fa8", 1.0, "", "#000000"),
+    "idle": ("#f3f3f3", "#aaaaaa", 1.0, "3,2", "#777777"),
+}
+_FIELD_MAX = 12
+"""Rules drawn per side; the rest are counted in a last box."""
+
+
+def _esc(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def field_svg(path: str, value: str, writers: list[tuple[str, str, str]], readers: list[tuple[str, str, str]],
+              *, uid: str = "f") -> str:
+    """A small self-contained SVG: the rules that write ``path`` (left), the field, the rules that read it (right).
+
+    Each rule is ``(id, title, state)`` with state ``set`` (its value is the final one),
+    ``fired`` (it fired in this resolution) or ``idle``; the title is the box's tooltip.
+    Drawn without Graphviz (a fixed two-column layout), so it works everywhere; ``uid``
+    keeps the arrow marker's id unique when several pictures share a page.
+    """
+    box_w, box_h, gap, col_l, col_r, mid_w = 270, 22, 8, 8, 570, 270
+    width = col_r + box_w + 8
+
+    def clip(side: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+        order = {"set": 0, "fired": 1, "idle": 2}
+        ranked = sorted(side, key=lambda r: (order.get(r[2], 3), r[0]))
+        if len(ranked) <= _FIELD_MAX:
+            return ranked
+        rest = len(ranked) - (_FIELD_MAX - 1)
+        return [*ranked[: _FIELD_MAX - 1], (f"+{rest} more (postinit graph --around)", "", "more")]
+
+    left, right = clip(writers), clip(readers)
+    rows = max(len(left), len(right), 1)
+    body = max(rows * (box_h + gap) - gap, 48)
+    height = 26 + body + 6
+    mid_y = 26 + body / 2
+    mid_x = (col_l + box_w + col_r) / 2
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height:.0f}" '
+        f'viewBox="0 0 {width} {height:.0f}" font-family="Helvetica,Arial,sans-serif" font-size="11" '
+        f'role="img" aria-label="{_esc(f"rules around {path}")}">',
+        f'<defs><marker id="arrow-{uid}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
+        'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#555555"/></marker></defs>',
+        f'<text x="{col_l}" y="14" fill="#555555">writes it ({len(writers)})</text>',
+        f'<text x="{col_r}" y="14" fill="#555555">reads it ({len(readers)})</text>',
+    ]
+
+    def box(x: float, y: float, rule: tuple[str, str, str]) -> str:
+        rid, title, state = rule
+        fill, stroke, sw, dash, ink = _FIELD_STYLE.get(state, ("#ffffff", "#ffffff", 0.0, "", "#555555"))
+        dash_attr = f' stroke-dasharray="{dash}"' if dash else ""
+        label = rid if len(rid) <= 44 else rid[:43] + "…"
+        tip = f"<title>{_esc(rid + (': ' + title if title else ''))}</title>"
+        return (f'<g>{tip}<rect x="{x}" y="{y:.0f}" width="{box_w}" height="{box_h}" rx="4" fill="{fill}" '
+                f'stroke="{stroke}" stroke-width="{sw}"{dash_attr}/>'
+                f'<text x="{x + 6}" y="{y + 15:.0f}" fill="{ink}">{_esc(label)}</text></g>')
+
+    for i, rule in enumerate(left):
+        y = 26 + i * (box_h + gap)
+        out.append(box(col_l, y, rule))
+        if rule[2] != "more":
+            out.append(f'<path d="M{col_l + box_w},{y + box_h / 2:.0f} C{mid_x - 60:.0f},{y + box_h / 2:.0f} '
+                       f'{mid_x - 140:.0f},{mid_y:.0f} {mid_x - mid_w / 2:.0f},{mid_y:.0f}" fill="none" '
+                       f'stroke="{"#cc0000" if rule[2] == "set" else "#999999"}" marker-end="url(#arrow-{uid})"/>')
+    for i, rule in enumerate(right):
+        y = 26 + i * (box_h + gap)
+        out.append(box(col_r, y, rule))
+        if rule[2] != "more":
+            out.append(f'<path d="M{mid_x + mid_w / 2:.0f},{mid_y:.0f} C{mid_x + 140:.0f},{mid_y:.0f} '
+                       f'{mid_x + 60:.0f},{y + box_h / 2:.0f} {col_r},{y + box_h / 2:.0f}" fill="none" '
+                       f'stroke="#999999" marker-end="url(#arrow-{uid})"/>')
+    name = path if len(path) <= 44 else "…" + path[-43:]
+    shown = value if len(value) <= 40 else value[:39] + "…"
+    out.append(f'<g><title>{_esc(path)} = {_esc(value)}</title>'
+               f'<ellipse cx="{mid_x:.0f}" cy="{mid_y:.0f}" rx="{mid_w / 2:.0f}" ry="22" fill="#fff2cc" '
+               f'stroke="#b45f06"/>'
+               f'<text x="{mid_x:.0f}" y="{mid_y - 3:.0f}" text-anchor="middle">{_esc(name)}</text>'
+               f'<text x="{mid_x:.0f}" y="{mid_y + 11:.0f}" text-anchor="middle" font-weight="bold">'
+               f'{_esc(shown)}</text></g>')
+    out.append("</svg>")
+    return "".join(out)

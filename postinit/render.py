@@ -11,15 +11,15 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from postinit.engine import Fired, Source, jsonable
+from postinit.engine import Fired, jsonable
+from postinit.engine._show import brief, origin, show
 
 if TYPE_CHECKING:
-    from rich.console import Console
-    from rich.tree import Tree
+    from rich.console import Console, RenderableType
 
     from postinit._api import Resolution
     from postinit.audit import CheckReport, ConfigDiff, WhatIf
-    from postinit.engine import Change, Provenance, WhyNode, WhyNot
+    from postinit.engine import Change, WhyNode, WhyNot
 # rich and yaml are imported where they are used: JSON output needs neither (start-up time)
 
 __all__ = [
@@ -59,41 +59,6 @@ def escape(markup: str) -> str:
     from rich.markup import escape as rich_escape
 
     return rich_escape(markup)
-
-
-def show(value: Any) -> str:
-    """A value as a user writes it: enum names, JSON for lists/dicts, ``None``."""
-    v = jsonable(value)
-    if v is None:
-        return "None"
-    if isinstance(v, str):
-        return v
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return json.dumps(v) if isinstance(v, (list, dict)) else str(v)
-
-
-def brief(value: Any, limit: int = 10) -> str:
-    """Like :func:`show`, but a long list is shortened to its first and last items and its length."""
-    v = jsonable(value)
-    if isinstance(v, list) and len(v) > limit:
-        head = ", ".join(json.dumps(x) for x in v[:6])
-        tail = ", ".join(json.dumps(x) for x in v[-2:])
-        return f"[{head}, …, {tail}] ({len(v)} items)"
-    if v == "":
-        return '""'
-    return show(value)
-
-
-def origin(p: Provenance) -> str:
-    """Where a value came from, in words: ``your --max-model-len``, ``rule x``, ``config.json:...``."""
-    if p.source is Source.RULE:
-        return f"rule {p.rule}"
-    if p.source is Source.USER:
-        return f"your {p.detail}" if p.detail and p.detail != "config" else "your config"
-    if p.source is Source.DEFAULT:
-        return "default"
-    return p.detail or str(p.source)
 
 
 def _reason(r: Resolution, path: str) -> tuple[str, str, str]:
@@ -147,19 +112,37 @@ def _notes(r: Resolution) -> list[Fired]:
 
 def text_resolution(console: Console, r: Resolution, *, full: bool = False) -> None:
     """What changed from the input (grouped by phase, with rule and reason), warnings, stale reads, violations."""
+    console.print(resolution_renderable(r, full=full))
+
+
+def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableType:
+    """:func:`text_resolution`'s content as one renderable (``Resolution.__rich__``)."""
+    from rich.console import Group
+    from rich.rule import Rule
     from rich.table import Table
 
+    out: list[RenderableType] = []
     status = "[green]resolved[/]" if r.ok else "[bold red]invalid[/]"
-    console.print(f"[bold]{escape(_headline(r))}[/] — {status}")
+    out.append(f"[bold]{escape(_headline(r))}[/] — {status}")
+    # what vLLM would refuse comes first: it is the answer
+    if r.violations:
+        out.append("")
+        out.append(Rule("[bold red]violations — vLLM would refuse this config[/]", align="left", style="dim"))
+        for v in r.violations:
+            out.append(f"[red]✗[/] [magenta]{escape(v.rule)}[/] ({escape(v.error)}): {escape(v.message)}")
+            if v.hint:
+                out.append(f"  [dim]hint:[/] {escape(v.hint)}")
     groups = _by_phase(r)
     n_changes = sum(len(v) for v in groups.values())
+    if r.violations:
+        out.append("")
     if not groups:
-        console.print("No rule changed anything: the config is exactly your input plus defaults.")
+        out.append("No rule changed anything: the config is exactly your input plus defaults.")
     else:
-        console.print(f"{n_changes} value(s) changed from your input by {len(r.trace.rules_fired())} rule firing(s):")
+        out.append(f"{n_changes} value(s) changed from your input by {len(r.trace.rules_fired())} rule firing(s):")
     for phase, items in groups.items():
-        console.print()
-        console.rule(f"[bold]{phase}[/]", align="left", style="dim")
+        out.append("")
+        out.append(Rule(f"[bold]{phase}[/]", align="left", style="dim"))
         table = Table(show_header=True, header_style="dim", box=None, pad_edge=False, expand=False)
         table.add_column("field", style="cyan", no_wrap=True)
         table.add_column("input → resolved", overflow="fold", max_width=40)
@@ -176,36 +159,35 @@ def text_resolution(console: Console, r: Resolution, *, full: bool = False) -> N
                 flag = origin(detail) if detail else "your value"
                 why += f"\n[bold red]! overrides {escape(flag)}[/]"
             table.add_row(escape(c.path), values, why)
-        console.print(table)
+        out.append(table)
     warnings = _warnings(r)
     if warnings:
-        console.print()
-        console.rule("[bold yellow]warnings[/]", align="left", style="dim")
+        out.append("")
+        out.append(Rule("[bold yellow]warnings[/]", align="left", style="dim"))
         for e in warnings:
-            console.print(f"[yellow]•[/] [magenta]{escape(e.rule)}[/]: {escape(e.message)}")
+            out.append(f"[yellow]•[/] [magenta]{escape(e.rule)}[/]: {escape(e.message)}")
     notes = _notes(r)
     if notes:
-        console.print()
-        console.rule("[bold]notes[/]", align="left", style="dim")
+        out.append("")
+        out.append(Rule("[bold]notes[/]", align="left", style="dim"))
         for e in notes:
-            console.print(f"• [magenta]{escape(e.rule)}[/]: {escape(e.message)}")
+            out.append(f"• [magenta]{escape(e.rule)}[/]: {escape(e.message)}")
+    if r.notes:
+        out.append("")
+        out.append(Rule("[bold]about your input[/]", align="left", style="dim"))
+        for n in r.notes:
+            out.append(f"• [dim]{escape(n.kind)}[/] {escape(n.subject)}: {escape(n.message)}")
     if r.stale_reads:
-        console.print()
-        console.rule("[bold yellow]stale reads (vLLM's statement order leaves these inconsistent)[/]",
-                     align="left", style="dim")
+        out.append("")
+        out.append(Rule("[bold yellow]stale reads (vLLM's statement order leaves these inconsistent)[/]",
+                        align="left", style="dim"))
         for s in r.stale_reads:
-            console.print(f"[yellow]•[/] {escape(s.message)}")
-    if r.violations:
-        console.print()
-        console.rule("[bold red]violations — vLLM would refuse this config[/]", align="left", style="dim")
-        for v in r.violations:
-            console.print(f"[red]✗[/] [magenta]{escape(v.rule)}[/] ({escape(v.error)}): {escape(v.message)}")
-            if v.hint:
-                console.print(f"  [dim]hint:[/] {escape(v.hint)}")
+            out.append(f"[yellow]•[/] {escape(s.message)}")
     if full:
-        console.print()
-        console.rule("[bold]resolved config[/]", align="left", style="dim")
-        console.print(escape(dump_yaml(r.to_dict()["config"])), end="")
+        out.append("")
+        out.append(Rule("[bold]resolved config[/]", align="left", style="dim"))
+        out.append(escape(dump_yaml(r.to_dict()["config"]).rstrip("\n")))
+    return Group(*out)
 
 
 def md_resolution(r: Resolution, *, full: bool = False) -> str:
@@ -242,47 +224,9 @@ def _md(text: str | None) -> str:
 # --------------------------------------------------------------------------- why / why-not
 
 
-def _why_label(n: WhyNode, book_phase: str | None = None) -> str:
-    head = f"[cyan]{escape(n.path)}[/] = [bold]{escape(brief(n.value))}[/]"
-    p = n.provenance
-    if p.source is Source.RULE:
-        src = f"[magenta]rule {escape(p.rule or '?')}[/]" + (f" [dim]({escape(n.phase)})[/]" if n.phase else "")
-        if n.message:
-            src += f": {escape(n.message)}"
-    elif p.source is Source.USER:
-        src = f"[green]{escape(origin(p))}[/]"
-    elif p.source is Source.DEFAULT:
-        src = "[dim]default[/]"
-    else:
-        src = f"[blue]{escape(origin(p))}[/]"
-    text = f"{head}  ← {src}"
-    if n.history:
-        was = "; ".join(f"{brief(s.value)} from {origin(s.provenance)}" for s in n.history)
-        text += f"\n[dim]was: {escape(was)}[/]"
-    if n.truncated:
-        text += " [dim](…)[/]"
-    return text
-
-
-def _why_tree(n: WhyNode, tree: Tree) -> None:
-    for c in n.children:
-        _why_tree(c, tree.add(_why_label(c)))
-
-
 def text_why(console: Console, node: WhyNode) -> None:
-    """The causal tree as a rich Tree: each value, where it came from, and what the rule read."""
-    from rich.tree import Tree
-
-    tree = Tree(_why_label(node), guide_style="dim")
-    _why_tree(node, tree)
-    console.print(tree)
-    leaves = {(leaf.path, origin(leaf.provenance)) for leaf in node.leaves() if leaf is not node}
-    inputs = sorted(p for p, o in leaves if not o.startswith("default"))
-    if inputs:
-        console.print(f"[dim]rests on: {escape(', '.join(inputs))}[/]")
-    for note in node.notes:
-        style = "yellow" if note.level == "warning" else "dim"
-        console.print(f"[{style}]• {escape(note.rule)}[/] (about {escape(note.path)}): {escape(note.message)}")
+    """The causal tree (``str(node)`` is the same text without colour)."""
+    console.print(node)
 
 
 def text_stopped(console: Console, r: Resolution) -> None:
@@ -295,46 +239,33 @@ def text_stopped(console: Console, r: Resolution) -> None:
 
 
 def md_why(node: WhyNode) -> str:
-    lines = [f"### why `{node.path}` = `{show(node.value)}`", ""]
+    """The causal tree as a nested Markdown list (folded defaults on one line, repeats referenced)."""
+    head = f" — {_md(node.title)}" if node.title else ""
+    lines = [f"### why `{node.path}` = `{_md(show(node.value))}`{head}", ""]
 
     def walk(n: WhyNode, depth: int) -> None:
         src = origin(n.provenance)
-        msg = f" — {_md(n.message)}" if n.message else ""
-        lines.append(f"{'  ' * depth}- `{n.path}` = `{_md(show(n.value))}` ← {src}{msg}")
+        more = " (shown above)" if n.ref else (f": {_md(n.title)}" if n.title else "")
+        if n.truncated:
+            more += " (…)"
+        lines.append(f"{'  ' * depth}- `{n.path}` = `{_md(brief(n.value))}` ← {src}{more}")
         for c in n.children:
             walk(c, depth + 1)
+        if n.defaults:
+            folded = ", ".join(f"`{d.path}={_md(brief(d.value))}`" for d in n.defaults)
+            lines.append(f"{'  ' * (depth + 1)}- also read: {folded}")
 
     walk(node, 0)
+    if node.message and node.message != node.title:
+        lines += ["", f"> {_md(node.message)}"]
     for note in node.notes:
         lines.append(f"- **{note.rule}** (about `{note.path}`): {_md(note.message)}")
     return "\n".join(lines) + "\n"
 
 
-_STATUS_STYLE = {
-    "produced": "green", "overridden": "yellow", "other-value": "blue", "not-fired": "dim", "not-reached": "red",
-}
-
-
 def text_why_not(console: Console, w: WhyNot) -> None:
-    from rich.table import Table
-
-    if w.holds:
-        console.print(f"[cyan]{escape(w.path)}[/] [bold]is[/] {escape(show(w.value))}.")
-    else:
-        console.print(f"[cyan]{escape(w.path)}[/] is [bold]{escape(show(w.final))}[/], not {escape(show(w.value))}.")
-    console.print(f"Input value: {escape(show(w.input_value))} ({escape(origin(w.input_provenance))}).")
-    if not w.candidates:
-        console.print("No rule writes this field: only your input (or its default) decides it.")
-        return
-    table = Table(title="rules that may write it", title_justify="left", box=None, header_style="dim")
-    table.add_column("rule", style="magenta", overflow="fold")
-    table.add_column("phase")
-    table.add_column("status")
-    table.add_column("what happened", overflow="fold", ratio=1)
-    for c in w.candidates:
-        style = _STATUS_STYLE.get(c.status, "")
-        table.add_row(escape(c.rule), c.phase, f"[{style}]{c.status}[/]" if style else c.status, escape(c.detail))
-    console.print(table)
+    """Each rule that may write the path and what stopped it (``str(w)`` is the same text without colour)."""
+    console.print(w)
 
 
 def md_why_not(w: WhyNot) -> str:
@@ -349,12 +280,20 @@ def md_why_not(w: WhyNot) -> str:
 
 
 def text_diff(console: Console, d: ConfigDiff) -> None:
+    """Both sides, then every field that differs with the rule that set b's value (``str(d)`` without colour)."""
+    console.print(diff_renderable(d))
+
+
+def diff_renderable(d: ConfigDiff) -> RenderableType:
+    from rich.console import Group
     from rich.table import Table
 
-    console.print(f"[bold]a[/] = {escape(d.a_label)}  [dim]({'ok' if d.a_ok else 'invalid'}, hash {d.a_hash})[/]")
-    console.print(f"[bold]b[/] = {escape(d.b_label)}  [dim]({'ok' if d.b_ok else 'invalid'}, hash {d.b_hash})[/]")
+    out: list[RenderableType] = [
+        f"[bold]a[/] = {escape(d.a_label)}  [dim]({'ok' if d.a_ok else 'invalid'}, hash {d.a_hash})[/]",
+        f"[bold]b[/] = {escape(d.b_label)}  [dim]({'ok' if d.b_ok else 'invalid'}, hash {d.b_hash})[/]",
+    ]
     if d.same:
-        console.print("No difference in the resolved configs.")
+        out.append("No difference in the resolved configs.")
     if d.fields:
         table = Table(box=None, header_style="dim")
         table.add_column("field", style="cyan", no_wrap=True)
@@ -364,19 +303,26 @@ def text_diff(console: Console, d: ConfigDiff) -> None:
         for f in d.fields:
             table.add_row(escape(f.path), escape(brief(f.a)), f"[bold]{escape(brief(f.b))}[/]",
                           escape(origin(f.b_provenance)))
-        console.print(table)
+        out.append(table)
     if d.started:
-        console.print("[green]rules firing only in b:[/] " + escape(", ".join(d.started)))
+        out.append("[green]rules firing only in b:[/] " + escape(", ".join(d.started)))
     if d.stopped:
-        console.print("[yellow]rules firing only in a:[/] " + escape(", ".join(d.stopped)))
+        out.append("[yellow]rules firing only in a:[/] " + escape(", ".join(d.stopped)))
     for label, vs in (("a", d.a_violations), ("b", d.b_violations)):
         for v in vs:
-            console.print(f"[red]✗ {label}:[/] {escape(v)}")
+            out.append(f"[red]✗ {label}:[/] {escape(v)}")
+    return Group(*out)
 
 
 def text_what_if(console: Console, w: WhatIf) -> None:
-    console.print("[bold]what if[/] " + escape(", ".join(f"{k}={show(v)}" for k, v in w.set.items())))
-    text_diff(console, w.diff)
+    console.print(what_if_renderable(w))
+
+
+def what_if_renderable(w: WhatIf) -> RenderableType:
+    from rich.console import Group
+
+    head = "[bold]what if[/] " + escape(", ".join(f"{k}={show(v)}" for k, v in w.set.items()))
+    return Group(head, diff_renderable(w.diff))
 
 
 def md_diff(d: ConfigDiff) -> str:
@@ -395,13 +341,22 @@ def md_diff(d: ConfigDiff) -> str:
 
 
 def text_table(console: Console, rows: Sequence[Mapping[str, Any]], columns: Sequence[str], *,
-               title: str | None = None, wrap: Iterable[str] = ()) -> None:
-    """A plain rich table of ``rows`` (lists are shown one item per line)."""
+               title: str | None = None, wrap: Iterable[str] = (), whole: Iterable[str] = ()) -> None:
+    """A plain rich table of ``rows`` (lists are shown one item per line).
+
+    Columns in ``whole`` are never wrapped or cut (ids: a wrapped id reads as another id);
+    the other columns give way.
+    """
     from rich.table import Table
 
+    keep = set(whole)
     table = Table(title=title, title_justify="left", header_style="bold", show_lines=bool(wrap))
     for c in columns:
-        table.add_column(c, overflow="fold")
+        if c in keep:
+            width = max([len(c), *(len(_cell(r.get(c))) for r in rows)])
+            table.add_column(c, no_wrap=True, min_width=width)
+        else:
+            table.add_column(c, overflow="fold")
     for row in rows:
         table.add_row(*(escape(_cell(row.get(c))) for c in columns))
     console.print(table)

@@ -40,9 +40,9 @@ from postinit.engine._trace import (
 )
 
 if TYPE_CHECKING:
-    from postinit.engine._explain import Candidate, Step, WhyNode, WhyNot
+    from postinit.engine._explain import Candidate, Condition, Step, WhyNode, WhyNot
 
-_LAZY = {"Candidate", "Step", "WhyNode", "WhyNot"}
+_LAZY = {"Candidate", "Condition", "Step", "WhyNode", "WhyNot"}
 """Names of the explanation module, imported on first use (``why``/``why_not`` need it)."""
 
 
@@ -54,6 +54,7 @@ __all__ = [
     "Candidate",
     "Change",
     "CompiledRule",
+    "Condition",
     "EngineResult",
     "Evaluated",
     "Event",

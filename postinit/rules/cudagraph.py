@@ -28,8 +28,11 @@ _PIECEWISE_TAIL = "Overriding cudagraph_mode to PIECEWISE."
 
 
 def _full(c: Mapping[str, Any]) -> bool:
+    """Full CUDA graphs on a static-graph platform (the platform first: why-not names what decided)."""
+    if not c[_STATIC]:
+        return False
     mode = c[_MODE]
-    return bool(c[_STATIC]) and mode is not None and mode.has_full_cudagraphs()
+    return mode is not None and mode.has_full_cudagraphs()
 
 
 @rule(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import Any
 
 import structlog
 
@@ -60,8 +61,35 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
     base = settings or Settings()
     settings = base.model_copy(update={"host": host, "port": port, "workers": workers})
     if workers > 1:
-        # each worker process builds its own app (and its own metrics registry)
+        # each worker process builds its own app (and its own metrics registry); the supervisor binds first
+        _announce(host, port, workers)
         uvicorn.run("postinit.service._app:create_app", factory=True, host=host, port=port,
                     workers=workers, access_log=False, log_level="warning")
     else:
-        uvicorn.run(create_app(settings), host=host, port=port, access_log=False, log_level="warning")
+        config = uvicorn.Config(create_app(settings), host=host, port=port, access_log=False, log_level="warning")
+        _server_class()(config).run()
+
+
+def _announce(host: str, port: int, workers: int = 1) -> None:
+    """The one start-up line on stderr: where the service listens and where its docs are."""
+    shown = f"[{host}]" if ":" in host else host
+    more = f", {workers} workers" if workers > 1 else ""
+    sys.stderr.write(f"postinit serve: listening on http://{shown}:{port} (API docs at /docs{more}; Ctrl+C stops)\n")
+    sys.stderr.flush()
+
+
+def _server_class() -> type:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, announcing the address it actually bound (``--port 0`` picks one)."""
+
+        async def startup(self, sockets: list[Any] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started and self.servers:
+                for sock in self.servers[0].sockets:
+                    host, port = sock.getsockname()[:2]
+                    _announce(str(host), int(port))
+                    break
+
+    return Server

@@ -23,11 +23,13 @@ import math
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from enum import Enum
-from typing import Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
+import structlog
 from fastapi import FastAPI, Query
 from fastapi import Request as HTTPRequest
 from fastapi.exceptions import RequestValidationError
+from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -40,6 +42,7 @@ from postinit._api import Resolution
 from postinit.errors import InputError, InvalidValueError, NoFixedPoint, did_you_mean
 from postinit.schema import VllmConfig
 from postinit.schema.loaders import list_catalog
+from postinit.schema.loaders.argv import as_argv
 from postinit.service._edge import Edge, Metrics, error_body
 from postinit.service._models import (
     CatalogModel,
@@ -55,6 +58,8 @@ from postinit.service._models import (
 )
 
 __all__ = ["Settings", "create_app"]
+
+_log = structlog.get_logger("postinit.service")
 
 T = TypeVar("T")
 
@@ -128,6 +133,18 @@ def render_json(payload: Any, limit: int) -> bytes:
     return data
 
 
+@functools.cache
+def _docs_asset(name: str) -> bytes:
+    """Swagger UI's and ReDoc's files, shipped by the ``fastapi-offline`` package (the ``serve`` extra)."""
+    from importlib.resources import files
+
+    try:
+        return (files("fastapi_offline") / "static" / name).read_bytes()
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        raise ServiceError(501, "not_implemented", "the /docs assets need the fastapi-offline package: "
+                                                   "pip install 'postinit[serve]'") from None
+
+
 # --------------------------------------------------------------------------- the app
 
 
@@ -157,6 +174,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         description="vLLM's config resolution as declarative, explainable rules, over HTTP. "
         "Models are named by catalog id or sent inline (config_json); the service never reads server-side files.",
         lifespan=lifespan,
+        docs_url=None,  # served below with local assets: the page works offline
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.metrics = metrics
@@ -193,6 +212,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             metrics.resolutions.labels("ok" if r.ok else "violation").inc()
             for v in r.violations:
                 metrics.violations.labels(v.rule).inc()
+                # a violation is the answer to the request, not a server error: info, like the access log
+                _log.info("rule_violation", rule=v.rule, error=v.error, message=v.message)
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: HTTPRequest, exc: ServiceError) -> JSONResponse:
@@ -276,9 +297,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     post("/v1/resolve", ResolveRequest, lambda b: resolved(b).to_dict(), response_model=ResolveResponse,
          tags=["resolve"], summary="Resolve a config: the resolved config, changes, trace, violations and hash",
          doc="A config that violates a rule is an answer: 200 with ``ok: false`` and the violations.")
-    post("/v1/why", WhyRequest, lambda b: resolved(b).why(b.path).to_dict(), tags=["explain"],
-         summary="Why does a field have its value: the causal tree back to the inputs",
-         doc="``Resolution.why(path).to_dict()``.")
+    post("/v1/why", WhyRequest, lambda b: resolved(b).why(b.path, verbose=b.verbose, depth=b.depth).to_dict(),
+         tags=["explain"], summary="Why does a field have its value: the causal tree back to the inputs",
+         doc="``Resolution.why(path, verbose=, depth=).to_dict()``: under each decision the values the rule "
+             "consulted; defaults that decided nothing fold into `defaults` unless `verbose`.")
     post("/v1/why-not", WhyNotRequest, lambda b: resolved(b).why_not(b.path, b.value).to_dict(), tags=["explain"],
          summary="Why does a field not have a value: the rules that could have set it and what stopped them",
          doc="``Resolution.why_not(path, value).to_dict()``.")
@@ -288,6 +310,61 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     post("/v1/diff", DiffRequest, answer_diff, tags=["explain"],
          summary="Resolve two sets of inputs and compare the resolved configs",
          doc="``postinit.diff(a, b).to_dict()``.")
+
+    # ----------------------------------------------------------------- the audit report (HTML)
+
+    html_ok: dict[int | str, dict[str, Any]] = {
+        200: {"content": {"text/html": {"schema": {"type": "string"}, "example": "<!DOCTYPE html>..."}},
+              "description": "One self-contained HTML page (no script, no external resource)."},
+        **errors,
+    }
+
+    def report(body: _api.Request) -> bytes:
+        from postinit.report import html_report
+
+        r = _api.resolve_request(body.plain(), allow_files=False)
+        count(r)
+        data = html_report(r).encode("utf-8")
+        if len(data) > settings.max_response_bytes:
+            raise ServiceError(422, "response_too_large",
+                               f"the report is {len(data)} bytes, over the service's limit of {settings.max_response_bytes}")
+        return data
+
+    bodies[ResolveRequest.__name__] = ResolveRequest
+
+    async def report_post(request: HTTPRequest) -> Response:
+        raw = await request.body()
+        data = await run(lambda: report(ResolveRequest.parse(parse_body(raw))))
+        return Response(data, media_type="text/html; charset=utf-8")
+
+    report_post.__doc__ = "The audit report of the resolution the body asks for (the body of `/v1/resolve`)."
+    app.post("/v1/report", response_class=Response, responses=html_ok, tags=["explain"],
+             summary="An audit report of a resolution: one self-contained HTML page",
+             openapi_extra={"requestBody": {"required": True, "content": {"application/json": {
+                 "schema": {"$ref": f"#/components/schemas/{ResolveRequest.__name__}"}}}}})(report_post)
+
+    @app.get("/v1/report", response_class=Response, responses=html_ok, tags=["explain"],
+             summary="An audit report of a resolution, from query parameters (a link to share)")
+    async def report_get(
+        model: str | None = Query(None, max_length=512, description="A catalog model id."),
+        platform: str | None = Query(None, max_length=64, description="h100, b200, cpu, cuda:9.0, ..."),
+        argv: str | None = Query(None, max_length=16384, description="`vllm serve` flags as one string."),
+        env: Annotated[list[str] | None, Query(max_length=256, description="NAME=VALUE (repeatable).")] = None,
+        usage: Literal["serve", "llm"] | None = Query(None, description="serve or llm."),
+        semantics: Literal["vllm", "consistent"] | None = Query(None, description="vllm or consistent."),
+    ) -> Response:
+        """The same page as `POST /v1/report`; the query names the inputs."""
+        data: dict[str, Any] = {k: v for k, v in (("model", model), ("platform", platform), ("usage", usage),
+                                                  ("semantics", semantics)) if v is not None}
+        if argv is not None:
+            data["argv"] = as_argv(argv, "argv")
+        for item in env or ():
+            name, eq, value = item.partition("=")
+            if not eq or not name:
+                raise InvalidValueError(f"env {item[:80]!r}: expected NAME=VALUE", path="env", value=item[:80])
+            data.setdefault("env", {})[name] = value
+        page = await run(lambda: report(ResolveRequest.parse(data)))
+        return Response(page, media_type="text/html; charset=utf-8")
 
     def openapi() -> dict[str, Any]:
         """FastAPI's document, plus the schemas of the bodies the POST endpoints parse themselves."""
@@ -302,6 +379,33 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
+
+    # ----------------------------------------------------------------- /docs and /redoc, offline
+
+    @app.get("/docs", include_in_schema=False)
+    async def docs_page() -> Response:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json", title=f"{app.title} — API",
+            swagger_js_url="/docs/assets/swagger-ui-bundle.js", swagger_css_url="/docs/assets/swagger-ui.css",
+            swagger_favicon_url="/docs/assets/favicon.png",
+            swagger_ui_parameters={"validatorUrl": None},  # no badge fetched from swagger.io
+        )
+
+    @app.get("/redoc", include_in_schema=False)
+    async def redoc_page() -> Response:
+        return get_redoc_html(openapi_url="/openapi.json", title=f"{app.title} — API",
+                              redoc_js_url="/docs/assets/redoc.standalone.js",
+                              redoc_favicon_url="/docs/assets/favicon.png", with_google_fonts=False)
+
+    asset_types = {"swagger-ui-bundle.js": "text/javascript", "swagger-ui.css": "text/css",
+                   "redoc.standalone.js": "text/javascript", "favicon.png": "image/png"}
+
+    @app.get("/docs/assets/{name}", include_in_schema=False)
+    async def docs_asset(name: str) -> Response:
+        if name not in asset_types:
+            raise ServiceError(404, "not_found", f"no asset {name[:80]!r}")
+        return Response(_docs_asset(name), media_type=asset_types[name],
+                        headers={"Cache-Control": "public, max-age=86400"})
 
     # ----------------------------------------------------------------- the rulebook
 
@@ -338,13 +442,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         format: Literal["dot", "mermaid", "svg"] = Query("dot", description="dot, mermaid or svg"),
         phase: str | None = Query(None, max_length=64, description="Only this phase's rules."),
         around: str | None = Query(None, max_length=256, description="A rule id or a path and its neighbours."),
+        full: bool = Query(False, description="Every rule instead of the overview (phases and config areas)."),
     ) -> Response:
-        """SVG is rendered with Graphviz (501 when ``dot`` is missing)."""
-        return Response(await run(lambda: picture(format, phase, around)), media_type=graph_types[format])
+        """Without phase, around or full: the overview. SVG is rendered with Graphviz (501 when ``dot`` is missing)."""
+        return Response(await run(lambda: picture(format, phase, around, full)), media_type=graph_types[format])
 
     @functools.lru_cache(maxsize=64)
-    def picture(fmt: str, phase: str | None, around: str | None) -> str | bytes:
+    def picture(fmt: str, phase: str | None, around: str | None, full: bool = False) -> str | bytes:
         """The rulebook is immutable, so each picture is drawn (and SVG rendered) once per app."""
+        if not full and phase is None and around is None:
+            ov = graphs.overview(book)
+            if fmt == "mermaid":
+                return graphs.overview_mermaid(ov)
+            text = graphs.overview_dot(ov)
+            return text if fmt == "dot" else graphs.render(text, "svg")
         v = graphs.view(book, phase=phase, around=around)
         if fmt == "mermaid":
             return graphs.to_mermaid(v)

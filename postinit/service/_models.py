@@ -57,9 +57,13 @@ class WhyRequest(ResolveRequest):
     )
 
     path: DottedPath = Field(description="Dotted field path, e.g. compilation_config.cudagraph_mode.")
+    verbose: bool = Field(False, description="Every value each rule consulted as a node (defaults too), "
+                          "instead of folding defaults into `defaults`.")
+    depth: int | None = Field(None, ge=0, le=200, description="Cut the tree this many levels below the path "
+                              "(default 12); a cut node has `truncated: true`.")
 
 
-class WhyNotRequest(WhyRequest):
+class WhyNotRequest(ResolveRequest):
     """The inputs plus a path and the value it did not get."""
 
     model_config = ConfigDict(
@@ -69,6 +73,7 @@ class WhyNotRequest(WhyRequest):
         },
     )
 
+    path: DottedPath = Field(description="Dotted field path, e.g. compilation_config.cudagraph_mode.")
     value: Any = Field(description="The value the path did not end up with (JSON).")
 
     @field_validator("value", mode="after")

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
 
 import pytest
 
 from postinit.engine import TRACE_VERSION, Source, Violation
+from postinit.engine._explain import why
+from postinit.errors import InvalidValueError
 from tests.engine._synth import book, mk, setter, state, user
 
 
@@ -21,13 +25,15 @@ def _chain():
 
 
 def test_why_three_levels_back_to_inputs() -> None:
-    """``why`` walks a three-rule chain back to the user input and the fact, with history."""
+    """``why`` walks a three-rule chain back to the user input; an untouched default folds into ``defaults``."""
     res = _chain().resolve(state(a=2), user("a"))
     node = res.why("d")
-    assert (node.path, node.value, node.rule, node.message, node.phase) == ("d", 241, "r.d", "d from c", "p1")
+    assert (node.path, node.value, node.rule, node.message, node.phase, node.title) == (
+        "d", 241, "r.d", "d from c", "p1", "r.d")
     (c_node,) = node.children
     assert (c_node.path, c_node.value, c_node.rule) == ("c", 240, "r.c")
-    b_node, cap_node = c_node.children
+    (b_node,) = c_node.children
+    (cap_node,) = c_node.defaults
     assert (b_node.path, b_node.value, b_node.rule) == ("b", 3, "r.b1")
     assert [(s.value, s.provenance.source, s.provenance.rule) for s in b_node.history] == [
         (0, Source.DEFAULT, None), (50, Source.RULE, "r.b0"),
@@ -38,7 +44,70 @@ def test_why_three_levels_back_to_inputs() -> None:
     assert {n.path for n in node.leaves()} == {"a", "fact.cap"}
     d = node.to_dict()
     assert d["because"][0]["because"][0]["history"][1] == {"value": 50, "source": "rule", "rule": "r.b0", "event": 0}
+    assert d["because"][0]["defaults"] == [{"path": "fact.cap", "value": 80, "source": "default"}]
     json.dumps(d)
+
+
+def test_why_verbose_keeps_every_consulted_value_as_a_child() -> None:
+    """``verbose=True`` lists defaults as children in the order the rule consulted them, and nothing folds."""
+    res = _chain().resolve(state(a=2), user("a"))
+    node = why(res, "d", verbose=True)
+    (c_node,) = node.children
+    assert [k.path for k in c_node.children] == ["b", "fact.cap"] and c_node.defaults == ()
+    assert node.verbose and "fact.cap = 80" in str(node)
+
+
+def test_why_shows_only_the_reads_the_rule_consulted() -> None:
+    """A short-circuited ``or`` stops at the value that decided: the other declared reads are not in the tree."""
+    b = book(mk("r.x", lambda c: {"d": 1} if c["a"] > 0 or c["b"] > 0 or c["c"] > 0 else None,
+                reads=("a", "b", "c"), writes="d"))
+    node = b.resolve(state(a=5, b=7), user("a", "b")).why("d")
+    assert [k.path for k in node.children] == ["a"] and node.defaults == ()
+    full = b.resolve(state(a=0, b=7), user("a", "b")).why("d")
+    assert [k.path for k in full.children] == ["a", "b"]
+
+
+def test_why_references_a_firing_already_shown() -> None:
+    """A value explained once (the same firing) is referenced where it appears again, not repeated."""
+    b = book(
+        mk("r.b", lambda c: {"b": c["a"] * 2}, reads="a", writes="b"),
+        mk("r.c", lambda c: {"c": c["b"] + 1}, reads="b", writes="c"),
+        mk("r.d", lambda c: {"d": c["b"] + c["c"]}, reads=("b", "c"), writes="d"),
+    )
+    node = b.resolve(state(a=3), user("a")).why("d")
+    first, second = node.children
+    assert (first.path, first.ref, [k.path for k in first.children]) == ("b", False, ["a"])
+    (again,) = second.children
+    assert (again.path, again.ref, again.children) == ("b", True, ())
+    assert again.to_dict()["shown_above"] is True
+    assert "b = 6  ← rule r.b (shown above)" in str(node)
+
+
+def test_why_depth_cuts_the_tree() -> None:
+    """``depth=1`` keeps the root's reads and marks the rule-set ones below as truncated."""
+    res = _chain().resolve(state(a=2), user("a"))
+    node = why(res, "d", depth=1)
+    (c_node,) = node.children
+    assert c_node.truncated and c_node.children == ()
+    assert why(res, "d", depth=0).truncated
+    with pytest.raises(InvalidValueError, match="depth"):
+        why(res, "d", depth=-1)
+
+
+def test_why_text_is_one_renderer_for_str_rich_and_html() -> None:
+    """``str`` is the plain tree, ``__rich__`` the same with colour, ``_repr_html_`` a ``<pre>``; ``repr`` is one line."""
+    from rich.console import Console
+
+    node = _chain().resolve(state(a=2), user("a")).why("d")
+    text = str(node)
+    assert text.splitlines()[0] == "d = 241 — r.d"
+    assert "rule r.d (p1)" in text and "a = 2  ← your --a" in text
+    console = Console(width=120, record=True, color_system=None, file=io.StringIO())
+    console.print(node)
+    assert "\n".join(line.rstrip() for line in console.export_text().splitlines()) == text
+    page = node._repr_html_()
+    assert page.startswith("<pre") and re.sub(r"<[^>]+>", "", page).splitlines()[0] == "d = 241 — r.d"
+    assert "\n" not in repr(node) and repr(node).startswith("<WhyNode d = 241")
 
 
 def test_why_of_untouched_input() -> None:
@@ -80,9 +149,30 @@ def test_why_not_names_each_candidate_status() -> None:
     }
     assert status["w.a-auto"].by == "w.d-other"
     assert status["w.c-never"].reads == {"c": 2}
-    assert "c=2" in status["w.c-never"].detail
+    cond = status["w.c-never"].condition
+    assert cond is not None and (cond.path, cond.value, cond.provenance.source) == ("c", 2, Source.DEFAULT)
+    assert "stopped at c = 2 ← default" in status["w.c-never"].detail
+    assert status["w.c-never"].to_dict()["condition"] == {"path": "c", "value": 2, "source": "default"}
     assert "violation" in status["w.late"].detail
     json.dumps(wn.to_dict())
+
+
+def test_why_not_names_the_value_its_condition_stopped_at() -> None:
+    """A guard ``a > 0 and b > 0 and c > 0`` that fails at ``b`` names ``b``, its value and the user flag it came from."""
+    b = book(
+        mk("w.set-b", lambda c: {"b": 0}, reads="d", writes="b"),
+        mk("w.guard", setter("mode", "fast", lambda c: c["a"] > 0 and c["b"] > 0 and c["c"] > 0),
+           reads=("a", "b", "c"), writes="mode"),
+    )
+    res = b.resolve(state(a=1, b=4, c=9), user("a", "b", "c"))
+    (cand,) = res.why_not("mode", "fast").candidates
+    assert cand.status == "not-fired" and list(cand.reads) == ["a", "b"]
+    assert cand.condition is not None
+    assert (cand.condition.path, cand.condition.value, cand.condition.provenance.rule) == ("b", 0, "w.set-b")
+    assert cand.detail == "stopped at b = 0 ← rule w.set-b"
+    text = str(res.why_not("mode", "fast"))
+    assert "mode is auto, not fast." in text and "w.guard (p1): stopped at b = 0 ← rule w.set-b" in text
+    assert repr(res.why_not("mode", "fast")) == "<WhyNot mode = fast: is auto · 1 candidate rules>"
 
 
 def test_why_not_produced_and_holds() -> None:
