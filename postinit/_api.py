@@ -29,7 +29,7 @@ from postinit.engine import (
 )
 from postinit.errors import InvalidValueError, ViolationError, show
 from postinit.rules import paths, rulebook
-from postinit.schema import Env, Platform, Usage, VllmConfig
+from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
 from postinit.schema.env import read_env
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
 from postinit.schema.loaders.model import LoadedModel, catalog_id
@@ -229,19 +229,20 @@ def _field_adapter(name: str) -> TypeAdapter[Any]:
     return TypeAdapter(VllmConfig.__pydantic_fields__[name].annotation)  # type: ignore[attr-defined]
 
 
-def _part(key: str, value: Any, model: LoadedModel | None, whole: Mapping[str, Any]) -> Part:
+_FACTS = ("hf_config", "hf_text_config")
+_MODEL_FIELDS = tuple(n for n in ModelConfig.model_fields if n not in _FACTS)
+
+
+def _part(key: str, value: Any, whole: Mapping[str, Any]) -> Part:
     """Validate and flatten one top-level field of the input (cached: a change re-validates its part only).
 
-    ``model``'s facts, when given, are the ``hf_config``/``hf_text_config`` of ``model_config``
-    (``value`` holds only the user's keys then); the loaded model is part of the cache key.
+    ``model_config`` is validated without the model's facts (a ``ModelConfig`` has no check
+    across its fields): those are flattened once per loaded model (:func:`_facts`).
     """
-    user = value
-    if model is not None:
-        value = {"hf_config": model.hf_config, "hf_text_config": model.hf_text_config, **value}
-    text = _json_key(user)
+    text = _json_key(value)
     cache_key = (key, text) if text is not None else None
     hit = _PARTS.get(cache_key) if cache_key is not None else None
-    if hit is not None and hit[0] is model:
+    if hit is not None:
         return hit[1]
     check_keys({key: value}, VllmConfig)
     try:
@@ -255,13 +256,43 @@ def _part(key: str, value: Any, model: LoadedModel | None, whole: Mapping[str, A
         raise  # pragma: no cover - the part failed, so the whole does
     space = paths()
     flat: dict[str, Any] = {}
-    space.flatten_fields(types.SimpleNamespace(**{key: obj}), (key,), flat)
+    if key == "model_config" and obj is not None:
+        flat["model_config"] = True
+        space.flatten_fields(obj, _MODEL_FIELDS, flat, "model_config")
+    else:
+        space.flatten_fields(types.SimpleNamespace(**{key: obj}), (key,), flat)
     part = (flat, tuple(space.flatten_partial({key: value})))
     if cache_key is not None:
         if len(_PARTS) >= _PARTS_MAX:
             _PARTS.clear()
-        _PARTS[cache_key] = (model, part)
+        _PARTS[cache_key] = (None, part)
     return part
+
+
+_FACT_PARTS: dict[int, tuple[LoadedModel, dict[str, Any]]] = {}
+
+
+def _facts(model: LoadedModel, whole: Mapping[str, Any]) -> dict[str, Any]:
+    """The model's config.json facts (``hf_config``, ``hf_text_config``) validated and flattened, once per model."""
+    hit = _FACT_PARTS.get(id(model))
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    space = paths()
+    flat: dict[str, Any] = {}
+    for name, facts in (("hf_config", model.hf_config), ("hf_text_config", model.hf_text_config)):
+        try:
+            obj = HFConfig.model_validate(facts)
+        except ValidationError:
+            try:
+                _CONFIG_ADAPTER.validate_python(whole)
+            except ValidationError as e:
+                raise format_validation_error(e) from None
+            raise  # pragma: no cover - the part failed, so the whole does
+        flat.update(space.flatten_model(obj, f"model_config.{name}"))
+    if len(_FACT_PARTS) >= 256:
+        _FACT_PARTS.clear()
+    _FACT_PARTS[id(model)] = (model, flat)
+    return flat
 
 
 def prepare(
@@ -380,9 +411,12 @@ def _prepare(
     fields: dict[str, Any] = {}
     user_paths: list[str] = []
     for key, value in data.items():
-        part = _part(key, value, loaded if key == "model_config" else None, data)
+        part = _part(key, value, data)
         fields.update(part[0])
         user_paths.extend(part[1])
+    if loaded is not None:
+        fields.update(_facts(loaded, {**data, "model_config": {
+            "hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config, **data["model_config"]}}))
     plat_detail, plat_flat = _platform(request.platform)
     reading = read_env(request.env)
     notes.extend(Note(f"env_{n.kind}", n.name, n.message) for n in reading.notes)
