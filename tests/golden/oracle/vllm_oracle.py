@@ -1305,8 +1305,8 @@ def _check_against(expected_dir: str, stems: list[str], results: list[dict]) -> 
         new = strip_volatile(res)
         if "oracle" not in exp:
             if strip is None:
-                sys.path.insert(0, str(GOLDEN_DIR))
-                from strip_outputs import strip_0340 as strip  # type: ignore
+                sys.path.insert(0, str(ORACLE_DIR))
+                from strip_0340 import strip_0340 as strip  # type: ignore
             new = strip(res)
         diffs = list(diff_json(strip_volatile(exp), new))
         if diffs:
