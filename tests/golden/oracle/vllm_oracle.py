@@ -150,12 +150,28 @@ def normalize_platform(spec: Any) -> dict:
         spec.setdefault("fully_connected", True)
         spec.setdefault("aiter_found", False)
     elif kind == "cpu":
-        pass
+        # CPU feature probes (torch.cpu._is_amx_tile_supported /
+        # _is_avx512_bf16_supported) that CpuPlatform.check_and_update_config
+        # reads: fixed by the spec so that results do not depend on the host.
+        # Default: a current x86 server CPU (Sapphire Rapids or newer), which
+        # is also what the machine that produced the corpus has.
+        spec.setdefault("cpu_amx", True)
+        spec.setdefault("cpu_avx512_bf16", True)
     else:
         raise ValueError(f"unknown platform kind {kind!r} (cuda|rocm|cpu)")
     # Host RAM as psutil would report it (fixed: results must not depend on
     # the machine that runs the oracle).
     spec.setdefault("host_memory_gb", 1024)
+    # vllm.triton_utils.HAS_TRITON: whether Triton has exactly one active
+    # driver -- true on a GPU host (the CUDA/HIP driver) and on an x86 host
+    # running vLLM's CPU build (triton-cpu); false here, where no driver is
+    # active.  Default true, as on the hosts being simulated.
+    spec.setdefault("triton_available", True)
+    # vllm.utils.flashinfer.has_flashinfer(): flashinfer-python importable
+    # AND (flashinfer-cubin installed OR nvcc + ninja on the host).  vLLM
+    # 0.34.0 pins flashinfer-python==0.7.3, which is not on PyPI, and a
+    # pip-only host has no nvcc: default false (the real answer here).
+    spec.setdefault("flashinfer_available", False)
     return spec
 
 
@@ -387,6 +403,10 @@ def patch_torch_cuda_probes(spec: dict) -> None:
     if spec["kind"] == "cpu":
         for n in names:
             setattr(torch.cuda, n, _REAL_TORCH_CUDA[n])
+        amx = bool(spec.get("cpu_amx", True))
+        bf16 = bool(spec.get("cpu_avx512_bf16", True))
+        torch.cpu._is_amx_tile_supported = lambda: amx
+        torch.cpu._is_avx512_bf16_supported = lambda: bf16
         return
     major, minor = divmod(spec["capability"], 10)
     props = types.SimpleNamespace(
@@ -505,6 +525,25 @@ def install_platform(spec: dict):
         mod = sys.modules.get(modname)
         if mod is not None and hasattr(mod, attr):
             setattr(mod, attr, fake_count)
+    # Triton availability (see normalize_platform): rebind the flag wherever
+    # a vllm module holds a copy; readers import it at call time.
+    has_triton = bool(spec.get("triton_available", True))
+    for mod in list(sys.modules.values()):
+        mname = getattr(mod, "__name__", "") or ""
+        d = getattr(mod, "__dict__", None)
+        if mname.startswith("vllm") and d is not None and "HAS_TRITON" in d:
+            d["HAS_TRITON"] = has_triton
+    try:
+        import vllm.utils.flashinfer as fi
+
+        if not hasattr(fi, "_oracle_real_has_flashinfer"):
+            fi._oracle_real_has_flashinfer = fi.has_flashinfer
+        if spec.get("flashinfer_available"):
+            fi.has_flashinfer = lambda: True
+        else:
+            fi.has_flashinfer = fi._oracle_real_has_flashinfer
+    except Exception:
+        pass
     if kind == "rocm":
         try:
             import vllm._aiter_ops as aiter_ops
@@ -1014,6 +1053,14 @@ def platform_answers() -> dict:
                 out[name] = ser(v)
             except Exception as e:
                 out[name] = f"<error {type(e).__name__}>"
+        try:
+            import vllm.triton_utils as tu
+            import vllm.utils.flashinfer as fi
+
+            out["HAS_TRITON"] = bool(tu.HAS_TRITON)
+            out["has_flashinfer"] = bool(fi.has_flashinfer())
+        except Exception as e:
+            out["HAS_TRITON"] = f"<error {type(e).__name__}>"
     finally:
         CAPTURE.enabled = was
     return out
@@ -1170,6 +1217,8 @@ def worker_setup(plat_spec: dict, env: dict) -> None:
     import vllm.model_executor.models.config  # noqa: F401
     import vllm.multimodal  # noqa: F401
     import vllm.v1.executor.abstract  # noqa: F401  (VllmConfig asks Executor)
+    import vllm.triton_utils  # noqa: F401  (HAS_TRITON, see install_platform)
+    import vllm.utils.flashinfer  # noqa: F401
     install_platform(plat_spec)  # rebind the modules imported just now
     install_logging()
     CAPTURE.records.clear()
