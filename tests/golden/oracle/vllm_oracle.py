@@ -1254,6 +1254,16 @@ def warm_model_classes(cases: list[dict]) -> None:
     CAPTURE.records.clear()
 
 
+def clear_log_once_caches() -> None:
+    import vllm.logger as vl
+
+    for n in ("_print_debug_once", "_print_info_once", "_print_warning_once",
+              "_print_error_once"):
+        f = getattr(vl, n, None)
+        if f is not None and hasattr(f, "cache_clear"):
+            f.cache_clear()
+
+
 def _case_in_group_worker(case: dict) -> dict:
     install_platform(case["platform"])
     return run_case(case)
@@ -1265,6 +1275,11 @@ def _group_worker(cases: list[dict]) -> list[dict]:
     for c in cases:
         if "argv" in c:
             _argv_parser(_engine_args_class(c.get("usage_context")))
+    # Building the parser instantiates default configs, whose *_once log
+    # calls would then be cached in this worker and go missing in every
+    # forked case: every case starts with empty once-caches, as a fresh
+    # `vllm serve` process does (and as --fresh does).
+    clear_log_once_caches()
     CAPTURE.records.clear()
     out = []
     for c in cases:
