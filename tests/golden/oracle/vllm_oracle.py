@@ -1219,6 +1219,21 @@ def worker_setup(plat_spec: dict, env: dict) -> None:
     import vllm.v1.executor.abstract  # noqa: F401  (VllmConfig asks Executor)
     import vllm.triton_utils  # noqa: F401  (HAS_TRITON, see install_platform)
     import vllm.utils.flashinfer  # noqa: F401
+    # Modules that call current_platform.import_kernels() when first
+    # imported (some cases import them lazily during VllmConfig).  On the
+    # simulated ROCm and CPU platforms that tries vllm._C, which only the
+    # ROCm / CPU builds of vLLM ship, and logs "Failed to import from
+    # vllm._C" -- an artifact of running those platforms on the CUDA wheel.
+    # Importing them here, once per worker, keeps that import-time chatter
+    # out of the cases (as the other import-time logs are).
+    import importlib
+
+    for name in ("vllm._custom_ops", "vllm.kernels.vllm_c", "vllm._cpu_ops",
+                 "vllm.kernels.aiter_ops"):
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass
     install_platform(plat_spec)  # rebind the modules imported just now
     install_logging()
     CAPTURE.records.clear()
