@@ -821,6 +821,22 @@ for i in range(1, 51):
     add(f"a{i:03d}-rand", {**case, "tags": tags}, part="random-argv")
 
 
+def seed_interface_tags(argv: list[str]) -> list[str]:
+    """Seed command lines that use an interface 0.34.0 no longer has (they
+    stay in the corpus: the same line is an error in 0.34.0)."""
+    line = " ".join(argv)
+    tags = []
+    if "SharedStorageConnector" in line:
+        tags.append("removed-in-0.34.0=SharedStorageConnector (now ExampleConnector)")
+    if "enable_sequence_parallelism" in line or "enable_async_tp" in line:
+        tags.append("removed-in-0.34.0=pass_config sequence parallelism / async TP")
+    if any(a.startswith("-O.") for a in argv):
+        tags.append("removed-in-0.34.0=-O.<key> (-O is the optimization level; use -cc.<key>)")
+    if "--no-such-flag" in line:
+        tags.append("invalid=unknown flag (also at the seed)")
+    return tags
+
+
 # ---------------------------------------------------------------------------
 # The seed corpus' argv cases, unchanged command lines
 # ---------------------------------------------------------------------------
@@ -834,7 +850,8 @@ for p in sorted(SEED_CASES.glob("*.json")):
            "platform": c.get("platform", "cuda:90")}
     if c.get("env"):
         new["env"] = c["env"]
-    new["tags"] = [f"from={p.stem}"] + list(c.get("tags", []))
+    new["tags"] = [f"from={p.stem}"] + seed_interface_tags(c["argv"]) + list(
+        c.get("tags", []))
     add(f"s-{p.stem}", new, part="seed-argv")
 
 
