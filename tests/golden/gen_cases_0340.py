@@ -603,6 +603,31 @@ argv_focus("argv-deepseek-tp8", "DeepSeek -tp 8 on B200", ["M-DEEPSEEK", "V-CG-S
 argv_focus("argv-llama4-server", "Llama4 server defaults", ["V-HMA-CHUNKED-LOCAL"],
            ["models/llama4"])
 
+# Added after the first corpus run (appended so that no earlier name moves).
+focus("llama4-chunked-local-env0", "Llama4 with VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=0",
+      ["V-HMA-CHUNKED-LOCAL"], model="llama4",
+      env={"VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "0"})
+focus("llama4-hma-explicit-env0", "HMA explicitly enabled, chunked local attention forbids it",
+      ["V-HMA-EXPLICIT", "V-HMA-CHUNKED-LOCAL"], model="llama4",
+      scheduler_config={"disable_hybrid_kv_cache_manager": False},
+      env={"VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "0"})
+focus("spec-eagle-tiny-budget", "EAGLE (3 tokens) with a 2-token budget", ["V-SPEC-LOOKAHEAD"],
+      scheduler_config={"max_num_batched_tokens": 2, "max_num_seqs": 2},
+      speculative_config={"method": "eagle", "model": "llama_draft",
+                          "num_speculative_tokens": 3})
+focus("modelopt-fp8-turing", "ModelOpt FP8 (minimum capability 80) on a T4",
+      ["V-QUANT-MIN-CAP"], model="llama_modelopt_fp8", platform="cuda:75",
+      model_config={"dtype": "float16"})
+focus("modelopt-fp8-h100", "ModelOpt FP8 on H100", ["V-QUANT-CONFIG"],
+      model="llama_modelopt_fp8")
+focus("stock-compile-full", "STOCK_TORCH_COMPILE with FULL graphs", ["V-STOCK-COMPILE-CG"],
+      compilation_config={"mode": 1, "cudagraph_mode": "FULL"})
+focus("dbo-lora", "DBO with LoRA (model runner)", ["V-MODEL-RUNNER"], model="deepseek_v3",
+      lora_config={"max_lora_rank": 16},
+      parallel_config={"tensor_parallel_size": 2, "data_parallel_size": 2,
+                       "enable_expert_parallel": True, "enable_dbo": True,
+                       "all2all_backend": "deepep_low_latency"})
+
 # ---------------------------------------------------------------------------
 # Random config-mode cases
 # ---------------------------------------------------------------------------

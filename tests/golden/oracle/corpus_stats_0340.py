@@ -132,6 +132,18 @@ EVIDENCE = {
                               .get("use_ubatching") is True),
     "V-MOONEP": _any(_err_has("moonep"), _log_has("MoonEP")),
     "V-MODEL-RUNNER": _err_has("model runner does not support"),
+    "V-STOCK-COMPILE-CG": _log_has("CUDA graphs are not supported with stock torch.compile"),
+    "V-SPLITTING-OPS": lambda e: _chg(e, "compilation_config", "splitting_ops"),
+    "V-IR-TORCH-WRAP": lambda e: _chg(e, "compilation_config", "ir_enable_torch_wrap"),
+    "V-KERNEL-DEFAULTS": _log_has("Final IR op priority after setting platform defaults"),
+    "V-FAST-MOE-COLD-START": lambda e: _chg(e, "compilation_config", "fast_moe_cold_start"),
+    "V-EXTENSIBLE-KV": lambda e: _chg(e, "cache_config", "enable_extensible_kv_cache"),
+    "V-BATCH-SHARDED-SAMPLING": lambda e: _chg(e, "parallel_config",
+                                               "enable_batch_sharded_sampling"),
+    "V-NO-STATIC-GRAPH": lambda e: e.get("platform", {}).get("kind") == "cpu" and (
+        (e.get("post") or {}).get("compilation_config") or {}).get("cudagraph_mode") == "NONE",
+    "V-HASH-LOOKAHEAD": lambda e: ((e.get("post") or {}).get("vllm_config") or {})
+    .get("num_hash_lookahead_tokens", 0) > 0,
     "PC-DCP": _err_has("Decode context parallelism", "decode-context-parallel-size",
                        "must be divisible by dcp_size"),
     "V-DCP-DEFAULTS": lambda e: ((e.get("post") or {}).get("parallel_config") or {})

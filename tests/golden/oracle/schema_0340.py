@@ -60,8 +60,10 @@ def default_of(f) -> str:
 
 
 def type_of(f) -> str:
-    t = f.type if isinstance(f.type, str) else getattr(f.type, "__name__", repr(f.type))
-    return str(t).replace("|", "\\|").replace("\n", " ")[:80]
+    t = f.type if isinstance(f.type, str) else (
+        f.type.__name__ if isinstance(f.type, type) else str(f.type))
+    t = str(t).replace("typing.", "").replace("vllm.config.", "")
+    return t.replace("|", "\\|").replace("\n", " ")[:80]
 
 
 def instance_for(key, C, objs):
