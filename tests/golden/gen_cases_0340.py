@@ -628,6 +628,51 @@ focus("dbo-lora", "DBO with LoRA (model runner)", ["V-MODEL-RUNNER"], model="dee
                        "enable_expert_parallel": True, "enable_dbo": True,
                        "all2all_backend": "deepep_low_latency"})
 
+# Second batch of additions (appended).
+focus("draft-maxlen", "EAGLE draft (4096) for a 131072-token target", ["V-DRAFT-MAXLEN"],
+      model="llama_long", model_config={"max_model_len": 131072},
+      speculative_config={"method": "eagle", "model": "llama_draft",
+                          "num_speculative_tokens": 2})
+focus("sampling-replay-raw", "return_sampling_mask with raw logprobs", ["V-SAMPLING-REPLAY"],
+      model_config={"return_sampling_mask": True})
+focus("sampling-replay-processed", "return_sampling_mask with processed logprobs",
+      ["V-SAMPLING-REPLAY"],
+      model_config={"return_sampling_mask": True, "logprobs_mode": "processed_logprobs"})
+focus("adaptive-verify-piecewise", "adaptive verification with PIECEWISE graphs",
+      ["V-ADAPTIVE-VERIFY"], compilation_config={"cudagraph_mode": "PIECEWISE"},
+      speculative_config={"method": "ngram", "num_speculative_tokens": 3,
+                          "prompt_lookup_max": 4, "enable_adaptive_verification": True})
+focus("adaptive-verify-full", "adaptive verification with the default graphs",
+      ["V-ADAPTIVE-VERIFY"],
+      speculative_config={"method": "ngram", "num_speculative_tokens": 3,
+                          "prompt_lookup_max": 4, "enable_adaptive_verification": True})
+focus("batch-sharded-tp1", "batch-sharded sampling with TP 1", ["V-BATCH-SHARDED-SAMPLING"],
+      parallel_config={"enable_batch_sharded_sampling": True})
+focus("batch-sharded-tp2", "batch-sharded sampling with TP 2", ["V-BATCH-SHARDED-SAMPLING"],
+      parallel_config={"enable_batch_sharded_sampling": True, "tensor_parallel_size": 2})
+focus("extensible-kv-cpu", "extensible KV cache requested on CPU", ["V-EXTENSIBLE-KV"],
+      platform="cpu", cache_config={"enable_extensible_kv_cache": True})
+focus("extensible-kv-membytes", "kv_cache_memory_bytes on H100 (extensible KV off)",
+      ["V-EXTENSIBLE-KV"], cache_config={"kv_cache_memory_bytes": 8 * 2**30})
+focus("proton-cpu", "Proton profiler on CPU", ["V-PROFILER"], platform="cpu",
+      profiler_config={"profiler": "proton", "proton_profiler_dir": "/tmp/oracle-proton"})
+focus("proton-cuda-graphs", "Proton profiler with CUDA graphs", ["V-PROFILER"],
+      profiler_config={"profiler": "proton", "proton_profiler_dir": "/tmp/oracle-proton"})
+focus("fault-tolerance-eager", "fault tolerance with enforce_eager", ["V-ENFORCE-EAGER",
+      "V-NCCL-DP-SYNC"], model_config={"enforce_eager": True},
+      parallel_config={"enable_fault_tolerance": True})
+focus("watermark", "watermarking without spec decode", ["V-WATERMARK"],
+      watermark_config={"key": 1})
+focus("watermark-eagle", "watermarking with EAGLE", ["V-WATERMARK"],
+      watermark_config={"key": 1},
+      speculative_config={"method": "eagle", "model": "llama_draft",
+                          "num_speculative_tokens": 2})
+focus("sleep-mode-connector", "sleep mode with ExampleConnector", ["V-KV-TRANSFER-COMPAT"],
+      model_config={"enable_sleep_mode": True},
+      kv_transfer_config={"kv_connector": "ExampleConnector", "kv_role": "kv_both"})
+focus("diffusion", "a diffusion config on an autoregressive model", ["V-DIFFUSION-SCHED"],
+      diffusion_config={"canvas_length": 64})
+
 # ---------------------------------------------------------------------------
 # Random config-mode cases
 # ---------------------------------------------------------------------------

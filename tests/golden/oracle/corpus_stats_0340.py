@@ -132,6 +132,13 @@ EVIDENCE = {
                               .get("use_ubatching") is True),
     "V-MOONEP": _any(_err_has("moonep"), _log_has("MoonEP")),
     "V-MODEL-RUNNER": _err_has("model runner does not support"),
+    "V-DRAFT-MAXLEN": _log_has("The draft model's max_model_len"),
+    "V-SAMPLING-REPLAY": _err_has("sampling distribution replay"),
+    "V-ADAPTIVE-VERIFY": _err_has("Adaptive verification"),
+    "V-WATERMARK": _err_has("watermarking", "Watermark"),
+    "V-KV-TRANSFER-COMPAT": _err_has("sleep mode", "expandable_segments"),
+    "V-DIFFUSION-SCHED": lambda e: "diffusion_scheduler" in str(
+        ((e.get("post") or {}).get("scheduler_config") or {}).get("scheduler_cls")),
     "V-STOCK-COMPILE-CG": _log_has("CUDA graphs are not supported with stock torch.compile"),
     "V-SPLITTING-OPS": lambda e: _chg(e, "compilation_config", "splitting_ops"),
     "V-IR-TORCH-WRAP": lambda e: _chg(e, "compilation_config", "ir_enable_torch_wrap"),
@@ -175,7 +182,7 @@ EVIDENCE = {
     "V-SPEC-LOOKAHEAD": _err_has("does not have enough slots"),
     "V-DYNAMIC-SD-DP": _log_has("Dynamic speculative decoding is not supported"),
     "V-LORA": lambda e: ((e.get("post") or {}).get("lora_config")) is not None,
-    "V-PROFILER": _err_has("profiler"),
+    "V-PROFILER": _err_has("profiler", "Proton"),
     "V-AUX-OUTPUT": _err_has("AuxOutput"),
     "V-COMPILE-RANGES": lambda e: len(((e.get("post") or {}).get("compilation_config") or {})
                                       .get("compile_ranges_endpoints") or []) > 1,
