@@ -673,6 +673,14 @@ focus("sleep-mode-connector", "sleep mode with ExampleConnector", ["V-KV-TRANSFE
 focus("diffusion", "a diffusion config on an autoregressive model", ["V-DIFFUSION-SCHED"],
       diffusion_config={"canvas_length": 64})
 
+# Third batch of additions (appended).
+focus("nvfp4-kv-mla", "nvfp4 KV cache on an MLA model", ["V-NVFP4-MLA"],
+      model="deepseek_v3", cache_config={"cache_dtype": "nvfp4"})
+focus("replayssm-llama", "use_replayssm on a non-mamba model", ["V-REPLAYSSM"],
+      cache_config={"use_replayssm": True})
+focus("direct-reload-lora", "VLLM_RELOAD_MODE=direct with LoRA", ["V-DIRECT-RELOAD"],
+      lora_config={"max_lora_rank": 16}, env={"VLLM_RELOAD_MODE": "direct"})
+
 # ---------------------------------------------------------------------------
 # Random config-mode cases
 # ---------------------------------------------------------------------------

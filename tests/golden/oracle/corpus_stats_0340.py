@@ -139,6 +139,9 @@ EVIDENCE = {
     "V-KV-TRANSFER-COMPAT": _err_has("sleep mode", "expandable_segments"),
     "V-DIFFUSION-SCHED": lambda e: "diffusion_scheduler" in str(
         ((e.get("post") or {}).get("scheduler_config") or {}).get("scheduler_cls")),
+    "V-NVFP4-MLA": _err_has("nvfp4"),
+    "V-REPLAYSSM": _err_has("replayssm", "ReplaySSM"),
+    "V-DIRECT-RELOAD": _err_has("Direct reload"),
     "V-STOCK-COMPILE-CG": _log_has("CUDA graphs are not supported with stock torch.compile"),
     "V-SPLITTING-OPS": lambda e: _chg(e, "compilation_config", "splitting_ops"),
     "V-IR-TORCH-WRAP": lambda e: _chg(e, "compilation_config", "ir_enable_torch_wrap"),
