@@ -25,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from enum import Enum
 from typing import Annotated, Any, Literal, TypeVar
 
+import orjson
 import structlog
 from fastapi import FastAPI, Query
 from fastapi import Request as HTTPRequest
@@ -125,8 +126,11 @@ def parse_body(raw: bytes) -> Any:
 
 
 def render_json(payload: Any, limit: int) -> bytes:
-    """The JSON bytes of an answer (strict JSON, ASCII), refused when larger than ``limit``."""
-    data = json.dumps(payload, allow_nan=False, separators=(",", ":")).encode("ascii")
+    """The JSON bytes of an answer (strict JSON, UTF-8, by orjson), refused when larger than ``limit``."""
+    try:
+        data = orjson.dumps(payload)
+    except (TypeError, orjson.JSONEncodeError):  # NaN/Infinity are null in orjson; anything else odd: stdlib's error
+        data = json.dumps(payload, allow_nan=False, separators=(",", ":")).encode("ascii")
     if len(data) > limit:
         raise ServiceError(422, "response_too_large",
                            f"the answer is {len(data)} bytes, over the service's limit of {limit}")
@@ -153,6 +157,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     book = postinit.rulebook()  # compile once, now: a broken rulebook fails at start, not per request
     catalog = [e.__dict__ for e in list_catalog()]  # read once
+    rules_json = orjson.dumps(book.describe())
     metrics = Metrics()
     pool: list[ThreadPoolExecutor] = []  # created on first use, dropped at shutdown (an app may be started again)
     in_flight = [0]
@@ -281,7 +286,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )(endpoint)
 
     def resolved(body: ResolveRequest) -> Resolution:
-        r = _api.resolve_request(body.plain(), allow_files=False)
+        r = _api.resolve_request(body.plain(), allow_files=False, trace=body.trace)
         count(r)
         return r
 
@@ -412,9 +417,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     not_found: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No such rule (with a did-you-mean)."}}
 
     @app.get("/v1/rules", response_model=list[RuleInfo], tags=["rules"], summary="Every rule's header, in phase order")
-    async def rules_endpoint() -> list[dict[str, Any]]:
-        """``rulebook().describe()``."""
-        return book.describe()
+    async def rules_endpoint() -> Response:
+        """``rulebook().describe()`` (the rulebook is immutable: rendered once)."""
+        return Response(rules_json, media_type="application/json")
 
     @app.get("/v1/rules/{rule_id}", response_model=RuleInfo, responses=not_found, tags=["rules"],
              summary="One rule's header")

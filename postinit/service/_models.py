@@ -44,8 +44,13 @@ class ResolveRequest(Request):
 
     A model and/or flags is ``vllm serve``; a ``config`` without flags is config mode
     (``VllmConfig(...)`` built directly). Models by catalog id or inline ``config_json``:
-    the service reads no file.
+    the service reads no file. ``trace`` sets how much of the trace the answer carries.
     """
+
+    trace: Literal["minimal", "full", "debug"] = Field(
+        "full", description="minimal: the changes only; full: also what each fired rule read, history and stale "
+        "reads; debug: every rule evaluation, with the reads its body consulted.",
+    )
 
 
 class WhyRequest(ResolveRequest):
