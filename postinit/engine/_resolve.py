@@ -704,6 +704,7 @@ class _Run:
         self.events.append(ViolationEvent(
             len(self.events), c.id, phase, out.message, out.hint, out.error,
             {p: state[p] for p in c.read_order} if self.full else None,
+            stage=c.rule.stage,
         ))
         self.stopped = True
         return _NONE

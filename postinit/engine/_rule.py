@@ -98,6 +98,8 @@ class Rule:
     ensures: Callable[[Mapping[str, Any]], bool] | None = None
     doc: str = ""
     location: str = ""
+    stage: str | None = None
+    """Where the modelled system raises this rule's violation (a rulebook may fill it; see ``ViolationEvent``)."""
 
     def __call__(self, view: Mapping[str, Any]) -> RuleResult:
         return self.fn(view)

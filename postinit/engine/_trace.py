@@ -141,12 +141,16 @@ class ViolationEvent(NamedTuple):
     error: str
     reads: Mapping[str, Any] | None = None
     type: str = "violation"
+    stage: str | None = None
+    """Where the modelled system raises: the rule's ``stage`` (None when the rule names none)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "type": self.type, "seq": self.seq, "rule": self.rule, "phase": self.phase,
             "message": self.message, "hint": self.hint, "error": self.error,
         }
+        if self.stage is not None:
+            out["stage"] = self.stage
         if self.reads is not None:
             out["reads"] = {k: jsonable(v) for k, v in self.reads.items()}
         return out

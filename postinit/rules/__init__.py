@@ -19,9 +19,10 @@ Phases, in vLLM's order (vLLM main d7fb10c57):
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
-from postinit.engine import PathSpace, Rulebook
+from postinit.engine import PathSpace, Rule, Rulebook, rule_of
 from postinit.rules import (
     compilation,
     cudagraph,
@@ -29,6 +30,7 @@ from postinit.rules import (
     finalize,
     model_config,
     models,
+    observed,
     scheduler,
     sub_configs,
     validate,
@@ -81,12 +83,23 @@ def rulebook() -> Rulebook:
     Its phase orders are cached on disk (``Rulebook(cache=True)``): a process whose
     rule headers match an earlier one's skips networkx entirely.
     """
-    book = Rulebook.collect(*MODULES, paths=paths(), phases=PHASES, name="vllm", cache=True)
+    book = Rulebook(_staged_rules(), paths=paths(), phases=PHASES, name="vllm", cache=True)
     # lazy_start (see resolve_flat) stays off: on realistic inputs nearly every vLLM rule reads a
     # path that differs from its default (model facts, platform), so it saves ~20% of the rule
     # evaluations and costs more than that in bookkeeping (benchmarks/RESULTS.md)
     book.lazy_start = False  # type: ignore[attr-defined]
     return book
+
+
+def _staged_rules() -> list[Rule]:
+    """Every rule of :data:`MODULES`, each with ``stage``: where vLLM raises its violation (``observed.stage_of``)."""
+    found: dict[str, Rule] = {}
+    for module in MODULES:
+        for value in vars(module).values():
+            r = rule_of(value)
+            if r is not None and r.id not in found:
+                found[r.id] = dataclasses.replace(r, stage=observed.stage_of(r))
+    return list(found.values())
 
 
 def clear_caches() -> None:
