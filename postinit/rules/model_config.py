@@ -957,8 +957,29 @@ def dtype(c: Mapping[str, Any]) -> RuleResult:
         value = _DTYPE_NAMES[c[M + "dtype"]]
     if warning is not None:
         return Outcome({M + "dtype": value}, message=warning, level="warning")
-    cast = _cast_message(config_dtype, value)
-    return Outcome({M + "dtype": value}, message=cast[0], level=cast[1]) if cast else {M + "dtype": value}
+    return {M + "dtype": value}
+
+
+@rule(
+    "model.dtype-cast",
+    title="vLLM logs a dtype that differs from the checkpoint's",
+    phase=PHASE,
+    kind="check",
+    reads=("model_config", M + "dtype", *_DTYPE_READS),
+    source=f"{SRC} _get_and_verify_dtype; ref 2.1.3",
+    message="<Upcasting|Downcasting|Casting> torch.<config dtype> to torch.<dtype>.",
+    level="info",
+)
+def dtype_cast(c: Mapping[str, Any]) -> RuleResult:
+    """Upcasting to float32 and downcasting from it are routine; casting between float16 and bfloat16 is worth a warning.
+
+    vLLM logs this after the dtype is chosen, also after the fallback warning of
+    ``model.dtype`` (a T4 that lacks bfloat16 logs both); the two have their own levels.
+    """
+    if not _present(c) or c[M + "dtype"] not in _DTYPE_NAMES.values():
+        return None
+    cast = _cast_message(_config_dtype(c), c[M + "dtype"])
+    return Outcome(message=cast[0], level=cast[1]) if cast else None
 
 
 @rule(

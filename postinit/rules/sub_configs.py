@@ -10,10 +10,11 @@ KVTransferConfig, KVEventsConfig and SpeculativeConfig's method normalization.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from postinit.engine import FrozenDict, Outcome, RuleResult, Violation, rule
+from postinit.engine import FrozenDict, Outcome, RuleResult, Violation, rule, rule_of
+from postinit.rules import verify
 from postinit.schema import CompilationMode, CUDAGraphMode
 
 _PAR = "vllm/config/parallel.py ParallelConfig"
@@ -1091,6 +1092,41 @@ def draft_model_from_method(c: Mapping[str, Any]) -> RuleResult:
     return Violation("num_speculative_tokens was provided but without speculative model.")
 
 
+_MTP_DRAFT_BY_TYPE = {
+    "deepseek_v3": "DeepSeekMTPModel", "deepseek_v32": "DeepSeekMTPModel", "deepseek_mtp": "DeepSeekMTPModel",
+    "ernie4_5_moe": "ErnieMTPModel", "ernie_mtp": "ErnieMTPModel",
+    "qwen3_next": "Qwen3NextMTP", "qwen3_next_mtp": "Qwen3NextMTP",
+    "longcat_flash": "LongCatFlashMTPModel",
+}
+_MTP_DRAFT_BY_ARCH = {"MiMoForCausalLM": "MiMoMTPModel", "Glm4MoeForCausalLM": "Glm4MoeMTPModel"}
+
+
+@rule(
+    "speculative.mtp-draft-architecture",
+    title="The MTP draft is the target checkpoint loaded as its MTP architecture",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SM, "model_config", "model_config.hf_config.model_type",
+           "model_config.hf_config.architectures"),
+    after=("speculative.mtp-method-normalized",),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__, hf_config_override; ref 2.8",
+    message="Resolved architecture: <DeepSeekMTPModel|Qwen3NextMTP|...>",
+    level="info",
+)
+def mtp_draft_architecture(c: Mapping[str, Any]) -> RuleResult:
+    """SpeculativeConfig builds the draft's ModelConfig from the target checkpoint with ``hf_config_override``.
+
+    The override renames the model type and architecture to the MTP head's, and the
+    draft's ModelConfig logs the resolved architecture as every ModelConfig does.
+    """
+    if not c["speculative_config"] or c[_SM] != "mtp" or not c["model_config"]:
+        return None
+    archs = c["model_config.hf_config.architectures"] or ()
+    arch = _MTP_DRAFT_BY_TYPE.get(c["model_config.hf_config.model_type"]) or (
+        _MTP_DRAFT_BY_ARCH.get(archs[0]) if archs else None)
+    return Outcome(message=f"Resolved architecture: {arch}") if arch else None
+
+
 @rule(
     "speculative.method-from-model-name",
     title="The method is detected from the draft model's name (ngram, EAGLE, EAGLE-3)",
@@ -1207,4 +1243,77 @@ def draft_tensor_parallel_size(c: Mapping[str, Any]) -> RuleResult:
         return Violation(f"speculative_draft_tensor_parallel_size={draft} cannot be other value than 1 or "
                          "target model tensor_parallel_size", error="ValueError",
                          hint=f"use draft_tensor_parallel_size 1 or {tp}")
+    return None
+
+
+def _reads(fn: Callable[..., Any]) -> tuple[str, ...]:
+    spec = rule_of(fn)
+    assert spec is not None, fn
+    return spec.reads
+
+
+class _Overlay(Mapping[str, Any]):
+    """A read-only view of a state with a few paths replaced (reads go through, key by key)."""
+
+    def __init__(self, base: Mapping[str, Any], top: Mapping[str, Any]) -> None:
+        self.base, self.top = base, top
+
+    def __getitem__(self, key: str) -> Any:
+        return self.top[key] if key in self.top else self.base[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.base)
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+
+_DRAFT_CHECKS: tuple[Callable[[Mapping[str, Any]], RuleResult], ...] = (
+    verify.external_launcher_seed,
+    verify.heads_divisible_by_tp,
+    verify.expert_parallel_needs_experts,
+    verify.pipeline_parallel_supported,
+    verify.dcp_kv_heads,
+)
+_DRAFT_CHECK_READS = tuple(dict.fromkeys(p for fn in _DRAFT_CHECKS for p in _reads(fn)))
+
+
+@rule(
+    "speculative.draft-verify-with-parallel-config",
+    title="The draft model is verified against its parallel config while SpeculativeConfig is built",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SM, "speculative_config.draft_tensor_parallel_size", *_DRAFT_CHECK_READS),
+    source="vllm/config/speculative.py SpeculativeConfig._verify_args "
+    "(draft_model_config.verify_with_parallel_config); ref 2.8, 9",
+)
+def draft_verify_with_parallel_config(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM runs ``ModelConfig.verify_with_parallel_config`` on the draft before ``VllmConfig`` exists.
+
+    For n-gram speculation the draft configs *are* the target's, so the checks of
+    step 3 (``verify.*``) raise here, at the ``speculative_config`` stage, before any
+    model hook of step 2 ran. An MTP draft is the target checkpoint on a fresh
+    ParallelConfig (the draft TP size; no DCP, no expert parallelism). EAGLE and
+    draft-model drafts are other checkpoints, whose config.json postinit does not
+    hold: they are not checked here.
+    """
+    if not c["speculative_config"]:
+        return None
+    method = c[_SM]
+    if method == "ngram":
+        view: Mapping[str, Any] = c
+        checks = _DRAFT_CHECKS
+    elif method == "mtp":
+        tp = c["speculative_config.draft_tensor_parallel_size"] or c["parallel_config.tensor_parallel_size"]
+        view = _Overlay(c, {"parallel_config.tensor_parallel_size": tp,
+                            "parallel_config.decode_context_parallel_size": 1,
+                            "parallel_config.enable_expert_parallel": False})
+        # the MTP head's own class decides SupportsPP, which postinit does not know
+        checks = tuple(fn for fn in _DRAFT_CHECKS if fn is not verify.pipeline_parallel_supported)
+    else:
+        return None
+    for check in checks:
+        out = check(view)
+        if isinstance(out, Violation):
+            return out
     return None

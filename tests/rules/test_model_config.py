@@ -379,32 +379,50 @@ def test_pooler_config(arch: str, runner_type: str, user: str | None, st: str | 
 # ---------------------------------------------------------------------------- dtype
 
 
+_T4_BF16 = "Your device 'Tesla T4' (with compute capability 7.5) doesn't support torch.bfloat16. "
+
+
 @pytest.mark.parametrize(
-    ("user", "config", "model_type", "runner", "platform", "expected", "message"),
+    ("user", "config", "model_type", "runner", "platform", "expected", "messages"),
     [
-        ("auto", "bfloat16", "llama", "generate", "h100", "bfloat16", None),
-        ("auto", "float32", "llama", "generate", "h100", "bfloat16", "Downcasting torch.float32 to torch.bfloat16."),
-        ("auto", "float32", "bert", "pooling", "h100", "float16", "Downcasting torch.float32 to torch.float16."),
-        ("auto", "float32", "gemma3", "pooling", "h100", "bfloat16", "Downcasting torch.float32 to torch.bfloat16."),
+        ("auto", "bfloat16", "llama", "generate", "h100", "bfloat16", []),
+        ("auto", "float32", "llama", "generate", "h100", "bfloat16",
+         [("info", "Downcasting torch.float32 to torch.bfloat16.")]),
+        ("auto", "float32", "bert", "pooling", "h100", "float16",
+         [("info", "Downcasting torch.float32 to torch.float16.")]),
+        ("auto", "float32", "gemma3", "pooling", "h100", "bfloat16",
+         [("info", "Downcasting torch.float32 to torch.bfloat16.")]),
         ("auto", "bfloat16", "llama", "generate", "t4", "float16",
-         "Your device 'Tesla T4' (with compute capability 7.5) doesn't support torch.bfloat16. "
-         "Falling back to torch.float16 for compatibility."),
+         [("warning", _T4_BF16 + "Falling back to torch.float16 for compatibility."),
+          ("warning", "Casting torch.bfloat16 to torch.float16.")]),
         ("auto", "bfloat16", "gemma2", "generate", "t4", "float32",
-         "Your device 'Tesla T4' (with compute capability 7.5) doesn't support torch.bfloat16. "
-         "Falling back to torch.float32 for compatibility."),
-        ("auto", None, "llama", "generate", "h100", "bfloat16", "Downcasting torch.float32 to torch.bfloat16."),
-        ("float32", "bfloat16", "llama", "generate", "h100", "float32", "Upcasting torch.bfloat16 to torch.float32."),
-        ("half", "bfloat16", "llama", "generate", "h100", "float16", "Casting torch.bfloat16 to torch.float16."),
+         [("warning", _T4_BF16 + "Falling back to torch.float32 for compatibility."),
+          ("info", "Upcasting torch.bfloat16 to torch.float32.")]),
+        ("auto", None, "llama", "generate", "h100", "bfloat16",
+         [("info", "Downcasting torch.float32 to torch.bfloat16.")]),
+        ("float32", "bfloat16", "llama", "generate", "h100", "float32",
+         [("info", "Upcasting torch.bfloat16 to torch.float32.")]),
+        ("half", "bfloat16", "llama", "generate", "h100", "float16",
+         [("warning", "Casting torch.bfloat16 to torch.float16.")]),
     ],
 )
 def test_dtype(user: str, config: str | None, model_type: str, runner: str, platform: str, expected: str,
-               message: str | None) -> None:
-    """Reference §2.1.3: "auto" keeps a supported config dtype, downcasts float32, drops float16 for gemma & co."""
+               messages: list[tuple[str, str]]) -> None:
+    """Reference §2.1.3: "auto" keeps a supported config dtype, downcasts float32, drops float16 for gemma & co.
+
+    vLLM logs the device fallback (``model.dtype``) and then, separately and at its own level,
+    any cast from the checkpoint's dtype (``model.dtype-cast``): golden case g141-cfg logs both.
+    """
     s = state({**hf(torch_dtype=config, model_type=model_type), M + "dtype": user, M + "runner_type": runner},
               platform=platform)
     out = mc.dtype(s)
     assert changes(out) == {M + "dtype": expected}
-    assert (out.message if isinstance(out, Outcome) else None) == message
+    logged = [(str(out.level), out.message)] if isinstance(out, Outcome) and out.message else []
+    cast = mc.dtype_cast({**s, M + "dtype": expected})
+    if cast is not None:
+        assert isinstance(cast, Outcome) and cast.message and not cast.changes
+        logged.append((str(cast.level), cast.message))
+    assert logged == messages
 
 
 def test_dtype_falls_back_to_vision_and_weights() -> None:

@@ -556,3 +556,56 @@ def test_draft_tensor_parallel_size(method: str, draft: int | None, tp: int, exp
         assert out.message.startswith("speculative_draft_tensor_parallel_size=2 cannot be other value than 1")
     else:
         assert (out["speculative_config.draft_tensor_parallel_size"] if out else None) == expected
+
+
+@pytest.mark.parametrize("model_type, archs, method, expected", [
+    ("deepseek_v3", ["DeepseekV3ForCausalLM"], "mtp", "DeepSeekMTPModel"),
+    ("qwen3_next", ["Qwen3NextForCausalLM"], "mtp", "Qwen3NextMTP"),
+    ("glm4_moe", ["Glm4MoeForCausalLM"], "mtp", "Glm4MoeMTPModel"),
+    ("deepseek_v3", ["DeepseekV3ForCausalLM"], "eagle", None),
+    ("llama", ["LlamaForCausalLM"], "mtp", None),
+])
+def test_mtp_draft_architecture(model_type: str, archs: list[str], method: str, expected: str | None) -> None:
+    """The MTP draft's ModelConfig logs its architecture from hf_config_override (golden 33-mtp-deepseek)."""
+    from postinit.rules.sub_configs import mtp_draft_architecture
+    s = state({**_SPEC, "speculative_config.method": method, "model_config": True,
+               "model_config.hf_config.model_type": model_type, "model_config.hf_config.architectures": archs})
+    out = mtp_draft_architecture(s)
+    if expected is None:
+        assert out is None
+    else:
+        assert isinstance(out, Outcome) and not out.changes
+        assert out.message == f"Resolved architecture: {expected}"
+
+
+def test_ngram_draft_verified_at_speculative_config() -> None:
+    """n-gram drafts are the target: DCP vs KV heads raises while SpeculativeConfig is built (golden g134-cfg).
+
+    vLLM fails before VllmConfig, so none of step 2's hybrid-model messages is logged.
+    """
+    r = postinit.resolve({"model_config": {"model": "fixtures/jamba"},
+                          "parallel_config": {"tensor_parallel_size": 4, "decode_context_parallel_size": 2},
+                          "speculative_config": {"method": "ngram", "num_speculative_tokens": 3,
+                                                 "prompt_lookup_max": 4}}, platform="h100")
+    assert not r.ok
+    v = r.violations[0]
+    assert (v.rule, v.error, v.stage) == ("speculative.draft-verify-with-parallel-config", "AssertionError",
+                                          "speculative_config")
+    assert v.message == ("tensor parallel size 4 must be greater than total num kv heads 4 when enable decode "
+                         "context parallel for GQA/MQA")
+    assert not [e for e in r.messages() if e.phase in ("model", "verify", "core")]
+
+
+def test_mtp_draft_verified_on_its_own_parallel_config() -> None:
+    """An MTP draft runs on a fresh ParallelConfig (no DCP): DCP alone does not fail it, heads % TP does."""
+    from postinit.rules.sub_configs import draft_verify_with_parallel_config
+    base = {**_SPEC, "speculative_config.method": "mtp", "model_config": True,
+            "model_config.hf_text_config.num_attention_heads": 8, "model_config.hf_text_config.num_key_value_heads": 8,
+            "parallel_config.tensor_parallel_size": 4, "parallel_config.decode_context_parallel_size": 2}
+    assert draft_verify_with_parallel_config(state(base)) is None
+    out = draft_verify_with_parallel_config(state({**base, "speculative_config.draft_tensor_parallel_size": 3}))
+    assert isinstance(out, Violation)
+    assert out.message == "Total number of attention heads (8) must be divisible by tensor parallel size (3)."
+    ngram = draft_verify_with_parallel_config(state({**base, "speculative_config.method": "ngram"}))
+    assert isinstance(ngram, Violation) and ngram.error == "AssertionError"
+    assert draft_verify_with_parallel_config(state({**base, "speculative_config.method": "eagle"})) is None
