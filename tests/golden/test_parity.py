@@ -1,22 +1,38 @@
 """Differential test: postinit's resolution of every golden case equals real vLLM's (exact seed d7fb10c57).
 
-One test per case asserts ``compare(gc).matches`` (every compared field,
-ok/error type). Cases that cannot match for a principled reason are listed in
-``divergences.json`` (``{case: reason}``), run as ``xfail(strict=True)`` and
-explained in ``docs/divergences.md``. A second group checks that the ``logs``
-texts vLLM printed for the 59 shipped cases are produced by postinit
-(``KNOWN_MISSING_LOGS`` lists accepted gaps, also in ``docs/divergences.md``).
+One test per case asserts ``compare(gc).matches``: the outcome; for a failure
+the exception type, message and stage; every field of every sub-config, nested
+objects included; vLLM's log records (``logs_sub_configs`` and ``logs``) at
+vLLM's level, and no postinit log message vLLM did not log. Cases that cannot
+match for a principled reason are listed in ``divergences.json`` (``{case:
+reason}``), run as ``xfail(strict=True)`` and explained in
+``docs/divergences.md``. The comparator itself is tested on perturbed copies of
+golden cases (``test_comparator_*``): each perturbation must make it fail.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import functools
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.golden.corpus import GoldenCase, load_cases
-from tests.golden.parity import Comparison, compare, log_report, missing_logs, norm_log, vllm_logs
+from tests.golden.parity import (
+    KNOWN_MISSING_LOGS,
+    NOT_COMPARED,
+    NOT_MODELLED,
+    Comparison,
+    compare,
+    log_report,
+    missing_logs,
+    norm_log,
+    vllm_logs,
+)
 
 HERE = Path(__file__).parent
 DIVERGENCES: dict[str, str] = json.loads((HERE / "divergences.json").read_text())
@@ -25,8 +41,11 @@ CASES = load_cases()
 BY_NAME = {gc.name: gc for gc in CASES}
 SHIPPED = [gc for gc in CASES if gc.name[:2].isdigit()]
 
-KNOWN_MISSING_LOGS: dict[str, str] = {}
-"""Normalised vLLM log text (``norm_log``) -> why postinit does not print it. Keep in docs/divergences.md."""
+
+@functools.cache
+def comparison(name: str) -> Comparison:
+    """The comparison of one golden case (computed once per session; the coverage test reuses it)."""
+    return compare(BY_NAME[name])
 
 
 def _param(gc: GoldenCase) -> object:
@@ -38,20 +57,24 @@ def _param(gc: GoldenCase) -> object:
 def _describe(c: Comparison) -> str:
     lines = [f"{c.case}: postinit ok={c.ok}, vLLM ok={c.expected_ok}" + (f", {c.error}" if c.error else "")]
     lines += [f"  {path}: postinit={ours!r} vllm={theirs!r}" for path, (ours, theirs) in c.mismatches.items()]
+    lines += [f"  vLLM logged, postinit did not: {lv}: {m}" for lv, m in c.missing_logs]
+    lines += [f"  other level: vllm={v} postinit={o}: {m}" for v, o, m in c.log_level_mismatches]
+    lines += [f"  postinit logged, vLLM did not: {rule} {lv}: {m}" for rule, lv, m in c.extra_logs]
     return "\n".join(lines)
 
 
 @pytest.mark.parametrize("gc", [_param(gc) for gc in CASES])
 def test_case_matches_vllm(gc: GoldenCase) -> None:
-    """postinit's final values (or failure type) equal real vLLM's for this case."""
-    c = compare(gc)
+    """postinit's outcome, error (type, message, stage), every field and the logs both ways equal real vLLM's."""
+    c = comparison(gc.name)
     assert c.matches, _describe(c)
 
 
 def test_corpus_complete() -> None:
-    """All 310 golden cases are collected (59 shipped + 251 generated)."""
-    assert len(CASES) == 310
+    """All golden cases are collected (59 shipped + 251 generated + the targeted ones)."""
     assert len(SHIPPED) == 59
+    assert len([gc for gc in CASES if gc.name.startswith("g")]) == 251
+    assert len(CASES) == 310
 
 
 def test_divergences_are_known_and_documented() -> None:
@@ -65,13 +88,31 @@ def test_divergences_are_known_and_documented() -> None:
         assert text in docs, f"known missing log {text!r} is not explained in {DOCS}"
 
 
-@pytest.mark.parametrize("gc", SHIPPED, ids=[gc.name for gc in SHIPPED])
-def test_shipped_case_logs(gc: GoldenCase) -> None:
-    """Every log text vLLM printed for a shipped case is a postinit message (numbers normalised), or a known gap."""
-    c = compare(gc)
-    missing = [(level, msg) for level, msg in c.missing_logs if norm_log(msg) not in KNOWN_MISSING_LOGS]
-    assert not missing, f"{gc.name}: vLLM logged, postinit did not:\n" + "\n".join(f"  {lv}: {m}" for lv, m in missing)
-    assert not c.log_level_mismatches, f"{gc.name}: same text, other level: {c.log_level_mismatches}"
+def _oracle_keys(obj: Any, prefix: str) -> set[str]:
+    out = {prefix}
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out |= _oracle_keys(v, f"{prefix}.{k}")
+    return out
+
+
+def test_exclusions_name_real_oracle_keys() -> None:
+    """Every path the comparator leaves out (with its reason) occurs in some oracle output: no stale exclusions."""
+    keys: set[str] = set()
+    for gc in CASES:
+        for sub, value in (gc.expected.get("post") or {}).items():
+            keys |= _oracle_keys(value, sub)
+    for path in (*NOT_COMPARED, *NOT_MODELLED):
+        assert path in keys, f"{path} is excluded from the comparison but no oracle output has it"
+
+
+def test_known_missing_logs_are_logged_by_vllm() -> None:
+    """Each accepted log gap is a record vLLM really printed in some case (not a stale entry)."""
+    from tests.golden.parity import _norm_known
+
+    seen = {_norm_known(msg) for gc in CASES for _, msg in vllm_logs(gc)}
+    for text in KNOWN_MISSING_LOGS:
+        assert text in seen, text
 
 
 def test_log_report_sees_missing_messages() -> None:
@@ -86,3 +127,110 @@ def test_log_report_sees_missing_messages() -> None:
 def test_norm_log() -> None:
     """Numbers become N, hex addresses 0x?."""
     assert norm_log("Padding mamba page size by 26.32% at 0x7f3a ") == "Padding mamba page size by N% at 0x?"
+
+
+# --------------------------------------------------------------------------- the comparator itself
+
+
+def _perturbed(name: str, edit: Any) -> GoldenCase:
+    """A copy of golden case ``name`` whose expected output ``edit`` changed in place."""
+    gc = BY_NAME[name]
+    expected = copy.deepcopy(gc.expected)
+    edit(expected)
+    return dataclasses.replace(gc, expected=expected)
+
+
+def _assert_caught(name: str, edit: Any) -> Comparison:
+    assert comparison(name).matches, f"{name} must match unperturbed for the perturbation to mean anything"
+    c = compare(_perturbed(name, edit))
+    assert not c.matches, f"the comparator did not notice the perturbation of {name}"
+    return c
+
+
+def test_comparator_catches_a_nested_field() -> None:
+    """Flipping one field of compilation_config.pass_config (a nested object) fails the comparison."""
+    def edit(e: dict[str, Any]) -> None:
+        pc = e["post"]["compilation_config"]["pass_config"]
+        pc["enable_noop"] = not pc["enable_noop"]
+
+    c = _assert_caught("01-llama-h100-default", edit)
+    assert list(c.mismatches) == ["compilation_config.pass_config.enable_noop"]
+
+
+def test_comparator_catches_eplb_and_target_config_fields() -> None:
+    """parallel_config.eplb_config and the speculative config's target_model_config are compared too."""
+    def eplb(e: dict[str, Any]) -> None:
+        e["post"]["parallel_config"]["eplb_config"]["window_size"] += 1
+
+    assert list(_assert_caught("01-llama-h100-default", eplb).mismatches) == [
+        "parallel_config.eplb_config.window_size"]
+
+    def target(e: dict[str, Any]) -> None:
+        e["post"]["speculative_config"]["target_model_config"]["max_model_len"] = 1234
+
+    assert list(_assert_caught("24-spec-ngram", target).mismatches) == [
+        "speculative_config.target_model_config.max_model_len"]
+
+
+def test_comparator_catches_an_unknown_oracle_key() -> None:
+    """An oracle key postinit's schema lacks, and that no exclusion names, is a mismatch (nothing skipped)."""
+    def edit(e: dict[str, Any]) -> None:
+        e["post"]["scheduler_config"]["brand_new_field"] = 1
+
+    c = _assert_caught("01-llama-h100-default", edit)
+    assert c.mismatches == {"scheduler_config.brand_new_field": ("<not in postinit's schema>", 1)}
+
+
+def test_comparator_catches_an_error_message() -> None:
+    """A failing case whose vLLM error message differs (beyond numbers) fails the comparison."""
+    def edit(e: dict[str, Any]) -> None:
+        e["error"]["message"] = e["error"]["message"].replace("is not supported", "is unsupported")
+
+    c = _assert_caught("08-dbo-without-deepep", edit)
+    assert list(c.mismatches) == ["<error.message>"]
+
+
+def test_comparator_catches_an_error_stage_and_type() -> None:
+    """The stage and the exception type of a failure are compared."""
+    def stage(e: dict[str, Any]) -> None:
+        e["stage"] = "scheduler_config"
+
+    assert list(_assert_caught("08-dbo-without-deepep", stage).mismatches) == ["<error.stage>"]
+
+    def kind(e: dict[str, Any]) -> None:
+        e["error"]["type"] = "ValueError"
+
+    assert list(_assert_caught("08-dbo-without-deepep", kind).mismatches) == ["<error.type>"]
+
+
+def test_comparator_catches_an_extra_vllm_log_record() -> None:
+    """A vLLM record postinit does not produce (in logs or in logs_sub_configs) fails the comparison."""
+    record = {"level": "INFO", "msg": "A record vLLM never printed."}
+
+    def in_logs(e: dict[str, Any]) -> None:
+        e["logs"].append(record)
+
+    assert _assert_caught("01-llama-h100-default", in_logs).missing_logs == [("info", record["msg"])]
+
+    def in_sub_configs(e: dict[str, Any]) -> None:
+        e["logs_sub_configs"].append(record)
+
+    assert _assert_caught("01-llama-h100-default", in_sub_configs).missing_logs == [("info", record["msg"])]
+
+
+def test_comparator_catches_an_extra_postinit_log_record() -> None:
+    """A postinit message vLLM did not log fails the comparison (here: vLLM's record of it removed)."""
+    def edit(e: dict[str, Any]) -> None:
+        e["logs_sub_configs"] = [r for r in e["logs_sub_configs"] if not r["msg"].startswith("Using max model len")]
+
+    c = _assert_caught("01-llama-h100-default", edit)
+    assert c.extra_logs == [("model.max-model-len", "info", "Using max model len 4096")]
+
+
+def test_comparator_catches_a_log_level() -> None:
+    """The same text at another level fails the comparison."""
+    def edit(e: dict[str, Any]) -> None:
+        e["logs_sub_configs"][0]["level"] = "WARNING"
+
+    c = _assert_caught("01-llama-h100-default", edit)
+    assert c.log_level_mismatches == [("warning", "info", "Resolved architecture: LlamaForCausalLM")]
