@@ -69,6 +69,7 @@ EXPLANATIONS: frozenset[str] = frozenset({
     "engine-args.chunked-prefill-forced",
     "cpu.kvcache-space",
     "cuda.mla-backend-default",
+    "verify.dual-chunk-attention",
 })
 """Rules (besides every ``quirk.*`` rule) whose message explains a silent vLLM decision; not a vLLM log."""
 

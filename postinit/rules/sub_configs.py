@@ -64,7 +64,8 @@ _EPLB_FORWARD = (
     reads=tuple(f"parallel_config.{old}" for old, _ in _EPLB_FORWARD),
     writes=tuple(f"parallel_config.eplb_config.{new}" for _, new in _EPLB_FORWARD),
     source=f"{_PAR}.__post_init__; ref 2.3",
-    message="<field> is deprecated and has been replaced with eplb_config.<field>. ...",
+    message="<field> is deprecated and has been replaced with eplb_config.<field>. This will be removed in "
+    "v0.12.0. Changing this field after initialization will have no effect.",
     level="warning",
 )
 def eplb_deprecated_fields(c: Mapping[str, Any]) -> RuleResult:
@@ -76,7 +77,7 @@ def eplb_deprecated_fields(c: Mapping[str, Any]) -> RuleResult:
     msgs = [f"{old} is deprecated and has been replaced with eplb_config.{new}. This will be removed in "
             "v0.12.0. Changing this field after initialization will have no effect."
             for old, new in _EPLB_FORWARD if c[f"parallel_config.{old}"] is not None]
-    return Outcome(changes, message=" ".join(msgs))
+    return Outcome(changes, message="\n".join(msgs))  # one warning record per field in vLLM
 
 
 @rule(
@@ -755,6 +756,25 @@ def inductor_combo_kernels(c: Mapping[str, Any]) -> RuleResult:
     return {_ICC: FrozenDict({**icc, "combo_kernels": True, "benchmark_combo_kernel": True})}
 
 
+_USE_CG_MSG = "use_cudagraph is deprecated, use cudagraph_mode=NONE instead."
+_FULL_CG_MSG = "full_cuda_graph is deprecated, use cudagraph_mode=FULL instead."
+
+
+@rule(
+    "compilation.use-cudagraph-deprecated",
+    title="use_cudagraph=False is deprecated",
+    phase="sub_configs",
+    kind="check",
+    reads=("compilation_config.use_cudagraph",),
+    source=f"{_CMP}; ref 3.1",
+    message=_USE_CG_MSG,
+    level="warning",
+)
+def use_cudagraph_deprecated(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM warns about the deprecated switch before it checks it against cudagraph_mode."""
+    return None if c["compilation_config.use_cudagraph"] else Outcome(message=_USE_CG_MSG)
+
+
 @rule(
     "compilation.use-cudagraph-false",
     title="use_cudagraph=False means cudagraph_mode NONE",
@@ -762,20 +782,38 @@ def inductor_combo_kernels(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("compilation_config.use_cudagraph", _CGM),
     writes=(_CGM,),
+    after=("compilation.use-cudagraph-deprecated",),
     source=f"{_CMP}; ref 3.1",
-    message="use_cudagraph is deprecated, use cudagraph_mode=NONE instead.",
-    level="warning",
 )
 def use_cudagraph_false(c: Mapping[str, Any]) -> RuleResult:
-    """use_cudagraph is the deprecated switch; a conflicting cudagraph_mode is an error."""
+    """use_cudagraph is the deprecated switch; a conflicting cudagraph_mode is an error.
+
+    Its deprecation warning is ``compilation.use-cudagraph-deprecated`` (logged first, also
+    when this rule then raises).
+    """
     if c["compilation_config.use_cudagraph"]:
         return None
     mode = c[_CGM]
     if mode is not None and mode is not CUDAGraphMode.NONE:
         return Violation("use_cudagraph and cudagraph_mode are mutually exclusive, prefer cudagraph_mode "
                          "since use_cudagraph is deprecated.")
-    return Outcome({_CGM: CUDAGraphMode.NONE},
-                   message="use_cudagraph is deprecated, use cudagraph_mode=NONE instead.")
+    return {_CGM: CUDAGraphMode.NONE}
+
+
+@rule(
+    "compilation.full-cuda-graph-deprecated",
+    title="full_cuda_graph=True is deprecated",
+    phase="sub_configs",
+    kind="check",
+    reads=("compilation_config.full_cuda_graph",),
+    after=("compilation.use-cudagraph-false",),
+    source=f"{_CMP}; ref 3.1",
+    message=_FULL_CG_MSG,
+    level="warning",
+)
+def full_cuda_graph_deprecated(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM warns about the deprecated switch, also when the mode already is FULL or conflicts with it."""
+    return Outcome(message=_FULL_CG_MSG) if c["compilation_config.full_cuda_graph"] else None
 
 
 @rule(
@@ -809,22 +847,22 @@ def full_cuda_graph_collapses_mode(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("compilation_config.full_cuda_graph", _CGM),
     writes=(_CGM,),
-    after=("compilation.use-cudagraph-false", "quirk.full-cuda-graph-collapses-mode"),
+    after=("compilation.use-cudagraph-false", "quirk.full-cuda-graph-collapses-mode",
+           "compilation.full-cuda-graph-deprecated"),
     source=f"{_CMP}; ref 3.1, 13.2:I11",
-    message="full_cuda_graph is deprecated, use cudagraph_mode=FULL instead.",
-    level="warning",
 )
 def full_cuda_graph(c: Mapping[str, Any]) -> RuleResult:
-    """full_cuda_graph is the deprecated switch for FULL; a mode without full graphs is an error."""
+    """full_cuda_graph is the deprecated switch for FULL; a mode without full graphs is an error.
+
+    Its deprecation warning is ``compilation.full-cuda-graph-deprecated`` (logged first).
+    """
     if not c["compilation_config.full_cuda_graph"]:
         return None
     mode = c[_CGM]
     if mode is not None and not mode.has_full_cudagraphs():
         return Violation("full_cuda_graph and cudagraph_mode are mutually exclusive, prefer cudagraph_mode "
                          "since full_cuda_graph is deprecated.")
-    if mode is CUDAGraphMode.FULL:
-        return None
-    return Outcome({_CGM: CUDAGraphMode.FULL}, message="full_cuda_graph is deprecated, use cudagraph_mode=FULL instead.")
+    return None if mode is CUDAGraphMode.FULL else {_CGM: CUDAGraphMode.FULL}
 
 
 @rule(
@@ -1032,14 +1070,14 @@ def kv_events_publisher_default(c: Mapping[str, Any]) -> RuleResult:
     reads=("kv_transfer_config", "kv_transfer_config.kv_connector", "kv_transfer_config.kv_role"),
     source="vllm/config/kv_transfer.py KVTransferConfig.__post_init__; ref 2.11",
     message=("Please specify kv_role when kv_connector is set, supported roles are "
-             "('kv_producer', 'kv_consumer', 'kv_both')"),
+             "('kv_producer', 'kv_both', 'kv_consumer')"),
 )
 def kv_transfer_role_required(c: Mapping[str, Any]) -> RuleResult:
     """The connector must know whether this instance produces, consumes or both."""
     if c["kv_transfer_config"] and c["kv_transfer_config.kv_connector"] is not None \
             and c["kv_transfer_config.kv_role"] is None:
         return Violation("Please specify kv_role when kv_connector is set, supported roles are "
-                         "('kv_producer', 'kv_consumer', 'kv_both')")
+                         "('kv_producer', 'kv_both', 'kv_consumer')")
     return None
 
 

@@ -15,6 +15,8 @@ from postinit.rules import model_config as mc
 from postinit.rules._kit import state
 from postinit.schema.loaders import list_catalog, load_model
 
+_GOLDEN_MODELS = Path(__file__).resolve().parents[1] / "golden" / "models"
+
 M = "model_config."
 H = "model_config.hf_config."
 T = "model_config.hf_text_config."
@@ -328,6 +330,44 @@ def test_architecture_supported(archs: list[str], impl: str, convert_type: str, 
         assert isinstance(out, Violation) and out.message.startswith(error)
 
 
+def test_unsupported_architecture_lists_vllm_registry_in_order() -> None:
+    """The error lists ModelRegistry.get_supported_archs() as dict_keys, in vLLM's order (golden t084)."""
+    s = state({**hf(architectures=["FooForCausalLM"]), M + "model_impl": "vllm", M + "runner_type": "generate",
+               M + "convert_type": "none"})
+    out = mc.architecture_supported(s)
+    assert isinstance(out, Violation)
+    assert out.message.endswith(f"Supported architectures: dict_keys({list(mc.SUPPORTED_ARCHS_ORDER)})")
+    assert set(mc.SUPPORTED_ARCHS_ORDER) == set(mc.REGISTRY) and len(mc.SUPPORTED_ARCHS_ORDER) == len(mc.REGISTRY)
+    assert mc.SUPPORTED_ARCHS_ORDER[:3] == ("ApertusForCausalLM", "AquilaModel", "AquilaForCausalLM")
+
+
+@pytest.mark.parametrize(("config", "rule", "not_logged"), [
+    ({"model_config": {"runner": "pooling", "convert": "none"}}, "model.runner-supported",
+     "Resolved architecture: LlamaForCausalLM"),
+    ({"model_config": {"quantization": "fp8"}}, "model.quantization", None),
+])
+def test_model_config_checks_raise_in_vllms_order(config: dict[str, Any], rule: str, not_logged: str | None) -> None:
+    """ModelConfig raises the runner check before logging the architecture (t091), the quantization check after
+    the architecture and max-len records (t124)."""
+    model = "fixtures/llama" if rule != "model.quantization" else str(_GOLDEN_MODELS / "llama_awq")
+    r = postinit.resolve(config, model=model, platform="h100")
+    assert r.violations[0].rule == rule
+    texts = [e.message for e in r.messages()]
+    if not_logged:
+        assert not_logged not in texts
+    else:
+        assert {"Resolved architecture: LlamaForCausalLM", "Using max model len 4096"} <= set(texts)
+
+
+def test_float16_refusal_comes_before_the_cast_record() -> None:
+    """Gemma-3 in float16 fails in _check_valid_dtype before vLLM logs a cast (golden t072-gemma3-fp16)."""
+    r = postinit.resolve({"model_config": {"dtype": "float16"}}, model=str(_GOLDEN_MODELS / "gemma3_text"),
+                         platform="h100")
+    assert r.violations[0].rule == "model.dtype-float16-unsupported"
+    assert r.violations[0].stage == "model_config"
+    assert [e.message for e in r.messages()] == ["Resolved architecture: Gemma3ForCausalLM"]
+
+
 @pytest.mark.parametrize(
     ("arch", "hybrid", "attention_free", "inner", "multimodal"),
     [
@@ -505,17 +545,28 @@ def test_max_model_len(config: dict[str, Any], model: dict[str, Any], expected: 
     out = mc.max_model_len(_len_state(config, **model))
     assert isinstance(out, Outcome) and out.changes[M + "max_model_len"] == expected
     assert out.changes[M + "original_max_model_len"] == model.get("max_model_len")
-    assert out.message is not None and out.message.endswith(f"Using max model len {expected}")
+    assert "Using max model len" not in (out.message or "")
+    log = mc.max_model_len_log(state({"model_config": True, M + "max_model_len": expected}))
+    assert isinstance(log, Outcome) and (log.message, log.level) == (f"Using max model len {expected}", None)
+    assert mc.max_model_len_log(state({"model_config": None})) is None
 
 
 def test_max_model_len_no_key_warns() -> None:
-    """With none of the keys vLLM assumes 2048 and warns with the key list."""
+    """With none of the keys vLLM assumes 2048 and warns with the key list.
+
+    The warning is a warning record and "Using max model len 2048" a separate info record
+    (model.max-model-len-log), as in vLLM (golden t083-mamba).
+    """
     out = mc.max_model_len(_len_state({"model_type": "mamba"}))
     assert isinstance(out, Outcome) and out.level == "warning"
     assert out.message is not None and out.message.startswith(
         "The model's config.json does not contain any of the following keys to determine the original maximum "
         "length of the model: ['max_position_embeddings', 'n_positions',"
     )
+    assert len(out.message.splitlines()) == 1 and out.changes[M + "max_model_len"] == 2048
+    r = postinit.resolve(model="fixtures/llama", platform="h100")
+    levels = {e.rule: e.level for e in r.messages() if e.rule.startswith("model.max-model-len")}
+    assert levels == {"model.max-model-len-log": "info"}
 
 
 def test_max_model_len_clears_sliding_window() -> None:
