@@ -180,6 +180,8 @@ class Comparison:
     """postinit messages standing for vLLM log records that vLLM did not log: (rule, level, msg)."""
     fired: tuple[str, ...] = ()
     """The rules that changed a value, logged or raised in postinit's resolution of this case."""
+    raised: str | None = None
+    """The rule whose violation stopped postinit's resolution (None when it resolved)."""
 
     @property
     def matches(self) -> bool:
@@ -269,7 +271,7 @@ def compare(gc: GoldenCase) -> Comparison:
         return Comparison(gc.name, exp_ok, None, f"{type(e).__name__}: {e}", missing_logs=missing_logs(gc, None))
     cmp = Comparison(gc.name, exp_ok, r.ok, missing_logs=missing_logs(gc, r),
                      log_level_mismatches=log_level_mismatches(gc, r), extra_logs=extra_logs(gc, r),
-                     fired=_fired(r))
+                     fired=_fired(r), raised=r.violations[0].rule if r.violations else None)
     if not exp_ok:
         if r.ok:
             cmp.mismatches["<error>"] = (None, f"{gc.expected.get('stage')}: {err.get('type')}: {err.get('message')}")
