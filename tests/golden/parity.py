@@ -105,11 +105,17 @@ KNOWN_MISSING_LOGS: Mapping[str, str] = {
 """vLLM log texts (``norm_log``, fixture names as ``X``) postinit does not produce -> why. In docs/divergences.md."""
 
 
-def _fixture(name: str) -> str:
-    """postinit's model for an oracle fixture name (``llama``, ``models/llama``): the fixture's local directory."""
+def fixture_path(name: str, models: str | None = None) -> str:
+    """postinit's model for an oracle fixture name (``llama``, ``models/llama``): the fixture's local directory.
+
+    ``models`` names that directory's parent as a (relative) path instead of ``MODELS_DIR``: with the
+    working directory at ``tests/golden``, ``models="models"`` gives the very strings the oracle used,
+    which vLLM hashes (``ModelConfig.compute_hash`` includes the model path).
+    """
     if "/" in name and not name.startswith("models/"):
         return name
-    return str(MODELS_DIR / name.removeprefix("models/"))
+    bare = name.removeprefix("models/")
+    return f"{models}/{bare}" if models is not None else str(MODELS_DIR / bare)
 
 
 def platform_of(gc: GoldenCase) -> Platform:
@@ -120,13 +126,14 @@ def platform_of(gc: GoldenCase) -> Platform:
     return Platform(**{k: v for k, v in spec.items() if k in fields})
 
 
-def run(gc: GoldenCase, **kw: Any) -> postinit.Resolution:
-    """Resolve a golden case with postinit, the way the oracle built it in vLLM."""
+def run(gc: GoldenCase, models: str | None = None, **kw: Any) -> postinit.Resolution:
+    """Resolve a golden case with postinit, the way the oracle built it in vLLM (``models``: see ``fixture_path``)."""
     case = gc.case
+
     plat = platform_of(gc)
     env = {k: v for k, v in (case.get("env") or {}).items()}
     if gc.argv_mode:
-        argv = [_fixture(a) if a.startswith("models/") else a for a in case["argv"]]
+        argv = [fixture_path(a, models) if a.startswith("models/") else a for a in case["argv"]]
         return postinit.resolve(argv=argv, usage=USAGE[case.get("usage_context", "OPENAI_API_SERVER")],  # type: ignore[arg-type]
                                 platform=plat, env=env, **kw)
     config: dict[str, Any] = {}
@@ -138,7 +145,7 @@ def run(gc: GoldenCase, **kw: Any) -> postinit.Resolution:
         del config["lora_config"]
     spec = config.get("speculative_config")
     if spec and isinstance(spec.get("model"), str) and (MODELS_DIR / spec["model"]).is_dir():
-        spec["model"] = _fixture(spec["model"])
+        spec["model"] = fixture_path(spec["model"], models)
     if case.get("additional_config") is not None:
         config["additional_config"] = case["additional_config"]
     model = case.get("model", "llama")
@@ -149,9 +156,9 @@ def run(gc: GoldenCase, **kw: Any) -> postinit.Resolution:
     elif case.get("model_config"):
         config["model_config"] = dict(case["model_config"])
     if model is not None:
-        config.setdefault("model_config", {})["model"] = _fixture(model)
+        config.setdefault("model_config", {})["model"] = fixture_path(model, models)
         config["model_config"].setdefault("skip_tokenizer_init", True)
-    return postinit.resolve(config, model=_fixture(model) if model else None, platform=plat, env=env, **kw)
+    return postinit.resolve(config, model=fixture_path(model, models) if model else None, platform=plat, env=env, **kw)
 
 
 def _norm(path: str, value: Any) -> Any:
