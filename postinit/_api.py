@@ -405,7 +405,13 @@ class Resolution:
 
     @cached_property
     def hash(self) -> str:
-        """vLLM's ``VllmConfig.compute_hash()`` of the resolved config (see :mod:`postinit.rules.hashing`)."""
+        """``VllmConfig.compute_hash()`` of the resolved config (see :mod:`postinit.rules.hashing`).
+
+        vLLM's exact value when there is no model, or when the optional ``hash`` extra
+        (transformers) is installed and the model's HF config is reproducible
+        (``postinit.rules.hashing.model_hash_is_exact(r.state)``); otherwise the model
+        factor is a deterministic stand-in and the hash is postinit's own.
+        """
         try:
             hashing = importlib.import_module("postinit.rules.hashing")
         except ImportError:  # pragma: no cover - until the hashing module exists

@@ -18,14 +18,28 @@ Exact parity with real vLLM (checked against the oracle's ``sub_hashes``):
   ``LoRAConfig`` (``lora_dtype`` rendered as the torch dtype vLLM resolved in
   step 5) and ``SpeculativeConfig``.
 
-Differences:
+The ``ModelConfig`` factor hashes ``hf_config.to_json_string(use_diff=False)``, the
+full HuggingFace config with every transformers default:
 
-* ``ModelConfig`` hashes ``hf_config.to_json_string(use_diff=False)``, the full
-  HuggingFace config with every transformers default, which postinit cannot
-  reproduce. The stand-in is a sha256 over vLLM's scalar model factors plus the
-  sorted JSON of the ``hf_config`` facts postinit holds: deterministic, and it
-  changes when any of those facts changes, but it never equals vLLM's value. So
-  the top-level hash matches vLLM's only when ``model_config`` is None.
+* with the optional ``hash`` extra (``transformers``, imported on first use and never
+  at ``import postinit``), :func:`hf_config_json` rebuilds that JSON exactly as
+  vLLM's ``get_config`` and the model hooks leave it, so :func:`model_hash` and
+  :func:`compute_hash` are vLLM's values — measured against all 263 golden cases
+  whose model is reproducible (``tests/rules/test_hashing.py::
+  test_hash_equals_vllms_compute_hash``, transformers 4.57.1 as in the oracle). The
+  JSON embeds transformers' version and defaults: the hash is that of a vLLM running
+  with the same transformers;
+* not reproducible, and a stand-in instead (:func:`model_hash_is_exact` is False),
+  without transformers, for model types vLLM builds with its own config class
+  (:data:`VLLM_CONFIG_CLASSES`: DeepSeek-V3/V3.2, Qwen3-Next, ...), for remote-code
+  configs (``auto_map``) and for dict-valued ``hf_overrides``. The stand-in is a
+  sha256 over vLLM's scalar model factors plus the sorted JSON of the ``hf_config``
+  facts postinit holds: deterministic, it changes when any of those facts changes,
+  but it never equals vLLM's value. Then the top-level hash equals vLLM's only when
+  ``model_config`` is None.
+
+Other limits:
+
 * ``CompilationConfig``: vLLM inserts resolved pass *objects* into
   ``inductor_compile_config`` when ``inductor_passes`` is non-empty; their
   reprs are process-specific, here the configured dict is hashed as it is.

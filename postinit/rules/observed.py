@@ -16,8 +16,9 @@ rules are ``ModelConfig.__post_init__``; a ``sub_configs`` rule belongs to the
 sub-config of its source file (``vllm/config/scheduler.py`` →
 ``scheduler_config``); a rule whose source is ``vllm/engine/arg_utils.py`` is
 ``create_engine_config`` unless it is ``EngineArgs.__post_init__``; the phases
-from ``model`` on are ``VllmConfig.__post_init__``. :data:`STAGE_OVERRIDES` lists the few rules
-vLLM checks elsewhere than their phase suggests. The vLLM rulebook sets each
+from ``model`` on are ``VllmConfig.__post_init__``. (A check vLLM runs inside an
+earlier object belongs in that object's phase: the ROCm quantization checks run in
+phase ``model_config``.) The vLLM rulebook sets each
 rule's ``stage`` from it, and ``ViolationEvent.stage`` carries it in the trace.
 
 **Explanations** (:data:`EXPLANATIONS`): the rules whose message is postinit's
@@ -30,11 +31,10 @@ text, at vLLM's level; the golden tests hold postinit to that both ways.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 
 from postinit.engine import Rule
 
-__all__ = ["EXPLANATIONS", "STAGE_OVERRIDES", "VLLM_STAGES", "is_explanation", "stage_of"]
+__all__ = ["EXPLANATIONS", "VLLM_STAGES", "is_explanation", "stage_of"]
 
 VLLM_STAGES = (
     "parse",
@@ -61,13 +61,9 @@ VLLM_STAGES = (
 _VLLM_CONFIG_PHASES = frozenset({"model", "verify", "core", "platform", "finalize", "validate"})
 _CONFIG_FILE = re.compile(r"vllm/config/(\w+)\.py")
 
-STAGE_OVERRIDES: Mapping[str, str] = {}
-"""Rules whose violation vLLM raises elsewhere than their phase and id suggest: rule id -> stage."""
-
 EXPLANATIONS: frozenset[str] = frozenset({
     "vllm.instance-id",
     "engine-args.chunked-prefill-forced",
-    "cpu.kvcache-space",
     "cuda.mla-backend-default",
     "verify.dual-chunk-attention",
 })
@@ -81,8 +77,6 @@ def is_explanation(rule_id: str) -> bool:
 
 def stage_of(rule: Rule) -> str:
     """The oracle's name for where vLLM raises the exception of ``rule``'s violation."""
-    if rule.id in STAGE_OVERRIDES:
-        return STAGE_OVERRIDES[rule.id]
     if rule.phase in _VLLM_CONFIG_PHASES:
         return "vllm_config"
     if rule.phase == "model_config":

@@ -52,7 +52,7 @@ SUB_CONFIGS = (
 USAGE = {"OPENAI_API_SERVER": "serve", "LLM_CLASS": "llm", None: "engine"}
 
 NOT_COMPARED: Mapping[str, str] = {
-    "model_config.model": "the fixture's path in the oracle's checkout (models/x; postinit: fixtures/x)",
+    "model_config.model": "the fixture's path in the oracle's checkout (models/x; here the fixture's directory)",
     "model_config.tokenizer": "the fixture's path in the oracle's checkout",
     "model_config.served_model_name": "the fixture's path in the oracle's checkout",
     "speculative_config.model": "the draft fixture's path in the oracle's checkout",
