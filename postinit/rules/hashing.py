@@ -24,7 +24,7 @@ full HuggingFace config with every transformers default:
 * with the optional ``hash`` extra (``transformers``, imported on first use and never
   at ``import postinit``), :func:`hf_config_json` rebuilds that JSON exactly as
   vLLM's ``get_config`` and the model hooks leave it, so :func:`model_hash` and
-  :func:`compute_hash` are vLLM's values — measured against all 263 golden cases
+  :func:`compute_hash` are vLLM's values — measured against all 264 golden cases
   whose model is reproducible (``tests/rules/test_hashing.py::
   test_hash_equals_vllms_compute_hash``, transformers 4.57.1 as in the oracle). The
   JSON embeds transformers' version and defaults: the hash is that of a vLLM running

@@ -31,7 +31,7 @@ OUT = HERE / "cases"
 H100 = "cuda:90"
 
 
-def cfg(targets: str, description: str, *, platform: Any = H100, env: dict[str, str] | None = None,
+def cfg(targets: str, description: str, *, platform: Any = H100, env: dict[str, str | None] | None = None,
         model: str | None = "llama", **configs: Any) -> dict[str, Any]:
     """A config-mode case (the sub-configs are keyword arguments of the real vLLM classes)."""
     case: dict[str, Any] = {"description": description, "tags": [f"target={t}" for t in targets.split()],
@@ -110,8 +110,10 @@ def compilation_cases() -> list[tuple[str, dict[str, Any]]]:
                                           "VLLM_DEBUG_DUMP_PATH overrides another config path",
                                           env={"VLLM_DEBUG_DUMP_PATH": "/tmp/postinit-dump-env"},
                                           compilation_config={"debug_dump_path": "/tmp/postinit-dump"})),
+        # only the keyword: vLLM de-duplicates compile_sizes through a set, and a set mixing ints with the
+        # string iterates in an order that depends on the process's string hash seed (not reproducible)
         ("compile-sizes", cfg("cudagraph.compile-sizes", "compile_sizes with the capture-size keyword",
-                              compilation_config={"compile_sizes": [1, "cudagraph_capture_sizes"],
+                              compilation_config={"compile_sizes": ["cudagraph_capture_sizes"],
                                                   "cudagraph_capture_sizes": [1, 2, 4]})),
         ("compile-sizes-bad", cfg("cudagraph.compile-sizes", "compile_sizes with an unknown keyword",
                                   compilation_config={"compile_sizes": ["all_sizes"]})),
@@ -341,6 +343,8 @@ def more_cases() -> list[tuple[str, dict[str, Any]]]:
         ("jinavl-ranking", cfg("models.jinavl-ranking", "Jina VL reranker (Qwen2-VL based)", model="jinavl")),
         ("quantization-mismatch", cfg("model.quantization", "an AWQ checkpoint with --quantization fp8",
                                       model="llama_awq", model_config={"quantization": "fp8"})),
+        ("cpu-kvcache-space-unset", cfg("cpu.kvcache-space", "CPU without VLLM_CPU_KVCACHE_SPACE",
+                                        platform="cpu", env={"VLLM_CPU_KVCACHE_SPACE": None})),
     ]
 
 
