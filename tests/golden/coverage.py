@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from postinit.rules import rulebook
 from tests.golden.parity import Comparison, compare_all
 
-_NO_RAY = ("the only executor backend vLLM's ParallelConfig accepts besides mp, uni and external_launcher is "
-           "ray, and the oracle's venv has no ray: ParallelConfig fails importing it (stage parallel_config) "
-           "before create_engine_config gets to this check")
+_NO_RAY = ("the check runs in create_engine_config (argv mode), where --distributed-executor-backend accepts "
+           "ray besides mp, uni and external_launcher, and the oracle's venv has no ray: ParallelConfig fails "
+           "importing it (stage parallel_config) before the check")
 _CPU_ARCH = ("needs a POWER, S390X, ARM or RISC-V CPU; the oracle runs vLLM's unmodified CpuPlatform on an "
              "x86-64 machine (the CPU architecture is not simulated)")
 _OFFLINE = ("needs a model on S3 or GCS (model_weights s3:// or gs://); the oracle is offline and loads its "
