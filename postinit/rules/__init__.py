@@ -93,12 +93,12 @@ def rulebook() -> Rulebook:
 
 def _staged_rules() -> list[Rule]:
     """Every rule of :data:`MODULES`, each with ``stage``: where vLLM raises its violation (``observed.stage_of``)."""
-    found: dict[str, Rule] = {}
-    for module in MODULES:
+    found: dict[int, Rule] = {}  # by identity: a rule imported into two modules is one rule, while two
+    for module in MODULES:        # different rules with one id still reach Rulebook's duplicate check
         for value in vars(module).values():
             r = rule_of(value)
-            if r is not None and r.id not in found:
-                found[r.id] = dataclasses.replace(r, stage=observed.stage_of(r))
+            if r is not None and id(r) not in found:
+                found[id(r)] = dataclasses.replace(r, stage=observed.stage_of(r))
     return list(found.values())
 
 
