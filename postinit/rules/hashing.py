@@ -471,11 +471,14 @@ def hf_config_json(state: Mapping[str, Any]) -> str | None:
         return _MEMO[key]
     file = _cache_dir() / f"{key}.json"
     try:
-        out: str | None = json.loads(file.read_text(encoding="utf-8"))["json"]
-    except (OSError, ValueError, KeyError, TypeError):
+        entry = json.loads(file.read_text(encoding="utf-8"))
+        if entry["key"] != key or not isinstance(entry["json"], str):
+            raise ValueError("not this entry")
+        out: str | None = entry["json"]
+    except (OSError, ValueError, KeyError, TypeError):  # missing, damaged or foreign: build again
         out = _build_hf_json(plan)
         if out is not None:
-            _write_cache(file, out)
+            _write_cache(file, key, out)
     _MEMO[key] = out
     return out
 
@@ -484,14 +487,14 @@ _HF_JSON_FORMAT = 1
 """Bump when :func:`_build_hf_json` changes: old cache entries are then never read."""
 
 
-def _write_cache(file: Path, text: str) -> None:
+def _write_cache(file: Path, key: str, text: str) -> None:
     import tempfile
 
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=file.name, suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(json.dumps({"json": text}))
+            f.write(json.dumps({"key": key, "json": text}))
         os.replace(tmp, file)  # atomic
     except OSError:  # an unwritable cache only means building again
         pass

@@ -156,6 +156,20 @@ def test_transformers_is_imported_only_for_a_hash(tmp_path: Path) -> None:
     assert "None of PyTorch" not in runs[0].stderr
 
 
+def test_hf_json_cache_entries_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A damaged or foreign cache entry is rebuilt, never trusted (the hash stays vLLM's)."""
+    pytest.importorskip("transformers")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(hashing, "_MEMO", {})
+    r = postinit.resolve(model="fixtures/llama")
+    good = hashing.hf_config_json(r.state)
+    (entry,) = (tmp_path / "postinit" / "hf-json").glob("*.json")
+    for damage in ("{", json.dumps({"key": "other", "json": "{}"}), json.dumps({"key": entry.stem, "json": 1})):
+        entry.write_text(damage)
+        monkeypatch.setattr(hashing, "_MEMO", {})
+        assert hashing.hf_config_json(r.state) == good
+
+
 def test_factor_paths_follow_schema_metadata() -> None:
     """The schema marks exactly vLLM's CacheConfig factors as hashed."""
     assert hashing.hash_factor_paths("cache_config") == (
