@@ -388,6 +388,7 @@ def _prepare(
         flags = dict(parsed.flags)
         flag_model = parsed.model
         notes.extend(Note("flag", "argv", w) for w in parsed.warnings)
+        notes.extend(Note("quirk", "argv", q) for q in parsed.quirks)
     for p, v in request.overrides.items():
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
@@ -594,7 +595,13 @@ class Resolution:
 
     @cached_property
     def hash(self) -> str:
-        """vLLM's ``VllmConfig.compute_hash()`` of the resolved config (see :mod:`postinit.rules.hashing`)."""
+        """``VllmConfig.compute_hash()`` of the resolved config (see :mod:`postinit.rules.hashing`).
+
+        vLLM's exact value when there is no model, or when the optional ``hash`` extra
+        (transformers) is installed and the model's HF config is reproducible
+        (``postinit.rules.hashing.model_hash_is_exact(r.state)``); otherwise the model
+        factor is a deterministic stand-in and the hash is postinit's own.
+        """
         try:
             hashing = importlib.import_module("postinit.rules.hashing")
         except ImportError:  # pragma: no cover - until the hashing module exists

@@ -222,8 +222,9 @@ def _notes(result: EngineResult, root: WhyNode, consulted: _Consulted) -> tuple[
             reads = consulted.of(ev)
             if reads is None:
                 continue
-            # name the config value nearest the root that the note read, rather than a fact
-            hits = sorted((p for p in reads if p in in_tree),
+            # name the config value nearest the root that the note read, rather than a fact; reading
+            # whether a whole sub-config is present ("model_config") is no reason to show a note
+            hits = sorted((p for p in reads if p in in_tree and "." in p),
                           key=lambda p: (p.split(".", 1)[0] in _FACT_ROOTS, in_tree[p]))
             if hits:
                 notes.append(Note(ev.rule, ev.level, ev.message, hits[0]))

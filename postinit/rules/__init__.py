@@ -19,9 +19,10 @@ Phases, in vLLM's order (vLLM main d7fb10c57):
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
-from postinit.engine import PathSpace, Rulebook
+from postinit.engine import PathSpace, Rule, Rulebook, rule_of
 from postinit.rules import (
     compilation,
     cudagraph,
@@ -29,6 +30,7 @@ from postinit.rules import (
     finalize,
     model_config,
     models,
+    observed,
     scheduler,
     sub_configs,
     validate,
@@ -81,7 +83,18 @@ def rulebook() -> Rulebook:
     Its phase orders are cached on disk (``Rulebook(cache=True)``): a process whose
     rule headers match an earlier one's skips networkx entirely.
     """
-    return Rulebook.collect(*MODULES, paths=paths(), phases=PHASES, name="vllm", cache=True)
+    return Rulebook(_staged_rules(), paths=paths(), phases=PHASES, name="vllm", cache=True)
+
+
+def _staged_rules() -> list[Rule]:
+    """Every rule of :data:`MODULES`, each with ``stage``: where vLLM raises its violation (``observed.stage_of``)."""
+    found: dict[int, Rule] = {}  # by identity: a rule imported into two modules is one rule, while two
+    for module in MODULES:        # different rules with one id still reach Rulebook's duplicate check
+        for value in vars(module).values():
+            r = rule_of(value)
+            if r is not None and id(r) not in found:
+                found[id(r)] = dataclasses.replace(r, stage=observed.stage_of(r))
+    return list(found.values())
 
 
 def clear_caches() -> None:

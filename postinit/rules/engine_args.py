@@ -335,7 +335,8 @@ def _batch_defaults(c: Mapping[str, Any], tokens: dict[str, int], seqs: dict[str
     if c[_SEQS] is None:
         changes[_SEQS] = min(seqs[ctx], budget or sys.maxsize)
         msgs.append(f"Setting max_num_seqs to {changes[_SEQS]} for {ctx} usage context.")
-    return Outcome(changes, message=" ".join(msgs)) if changes else None
+    # two debug records in vLLM, one message line each
+    return Outcome(changes, message="\n".join(msgs)) if changes else None
 
 
 @rule(
@@ -347,7 +348,7 @@ def _batch_defaults(c: Mapping[str, Any], tokens: dict[str, int], seqs: dict[str
     writes=(_TOKENS, _SEQS),
     after=("engine-args.budget-without-chunked-prefill",),
     source=f"{_SRC}._set_default_args; ref 12.2",
-    message="Setting max_num_batched_tokens to <16384|8192> ... Setting max_num_seqs to 1024 ...",
+    message="Setting max_num_batched_tokens to <16384|8192> ...\nSetting max_num_seqs to 1024 ...",
     level="debug",
 )
 def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
@@ -370,7 +371,7 @@ def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
     writes=(_TOKENS, _SEQS),
     after=("engine-args.batch-defaults-large-gpu",),
     source=f"{_SRC}._set_default_args; ref 12.2",
-    message="Setting max_num_batched_tokens to <8192|2048> ... Setting max_num_seqs to 256 ...",
+    message="Setting max_num_batched_tokens to <8192|2048> ...\nSetting max_num_seqs to 256 ...",
     level="debug",
 )
 def batch_defaults_other_device(c: Mapping[str, Any]) -> RuleResult:
@@ -390,7 +391,7 @@ def batch_defaults_other_device(c: Mapping[str, Any]) -> RuleResult:
     writes=(_TOKENS, _SEQS),
     after=("engine-args.batch-defaults-other-device",),
     source=f"{_SRC}._set_default_args; ref 12.2",
-    message="Setting max_num_batched_tokens to <4096|2048 x ws> ... Setting max_num_seqs to <256|128 x ws> ...",
+    message="Setting max_num_batched_tokens to <4096|2048 x ws> ...\nSetting max_num_seqs to <256|128 x ws> ...",
     level="debug",
 )
 def batch_defaults_cpu(c: Mapping[str, Any]) -> RuleResult:
@@ -445,12 +446,26 @@ def cache_attention_free(c: Mapping[str, Any]) -> RuleResult:
 # --------------------------------------------------------------------------- checks and ParallelConfig arguments
 
 
+_AFTER_DEFAULT_ARGS = (
+    "engine-args.batch-defaults-cpu",
+    "engine-args.batch-defaults-large-gpu",
+    "engine-args.batch-defaults-other-device",
+    "engine-args.budget-without-chunked-prefill",
+    "engine-args.cpu-arch-disables-chunked-prefill",
+    "engine-args.cpu-arch-disables-prefix-caching",
+    "engine-args.pooling-chunked-prefill-default",
+    "engine-args.pooling-prefix-caching-default",
+)
+"""What ``_set_default_args`` and the CPU-architecture switch log or set, before create_engine_config's own checks."""
+
+
 @rule(
     "engine-args.tp-divisible-by-dcp",
     title="tensor_parallel_size must be divisible by decode_context_parallel_size",
     phase="engine_args",
     kind="check",
     reads=(_EA, "parallel_config.tensor_parallel_size", "parallel_config.decode_context_parallel_size"),
+    after=_AFTER_DEFAULT_ARGS,
     source=f"{_SRC}.create_engine_config; ref 2.3",
     message="tp_size=<tp> must be divisible bydcp_size=<dcp>.",
 )
@@ -473,6 +488,7 @@ _ASYNC_SPEC_MSG = "Currently, speculative decoding is not supported with async s
     phase="engine_args",
     kind="check",
     reads=(_EA, "scheduler_config.async_scheduling", "parallel_config.pipeline_parallel_size"),
+    after=("engine-args.tp-divisible-by-dcp",),
     source=f"{_SRC}.create_engine_config; ref 12.2",
     message=_ASYNC_PP_MSG,
 )

@@ -715,8 +715,7 @@ def debug_dump_path_env(c: Mapping[str, Any]) -> RuleResult:
     target = _absolute(env, c[_CWD])
     if c[_DUMP] is None:
         return {_DUMP: target}
-    if c[_DUMP] == target:
-        return None
+    # vLLM warns whenever a config path is set, also when it equals the variable's (golden t018)
     return Outcome(
         {_DUMP: target},
         message=f"Config-specified debug dump path is overridden by VLLM_DEBUG_DUMP_PATH to {target}",

@@ -18,14 +18,28 @@ Exact parity with real vLLM (checked against the oracle's ``sub_hashes``):
   ``LoRAConfig`` (``lora_dtype`` rendered as the torch dtype vLLM resolved in
   step 5) and ``SpeculativeConfig``.
 
-Differences:
+The ``ModelConfig`` factor hashes ``hf_config.to_json_string(use_diff=False)``, the
+full HuggingFace config with every transformers default:
 
-* ``ModelConfig`` hashes ``hf_config.to_json_string(use_diff=False)``, the full
-  HuggingFace config with every transformers default, which postinit cannot
-  reproduce. The stand-in is a sha256 over vLLM's scalar model factors plus the
-  sorted JSON of the ``hf_config`` facts postinit holds: deterministic, and it
-  changes when any of those facts changes, but it never equals vLLM's value. So
-  the top-level hash matches vLLM's only when ``model_config`` is None.
+* with the optional ``hash`` extra (``transformers``, imported on first use and never
+  at ``import postinit``), :func:`hf_config_json` rebuilds that JSON exactly as
+  vLLM's ``get_config`` and the model hooks leave it, so :func:`model_hash` and
+  :func:`compute_hash` are vLLM's values — measured against all 264 golden cases
+  whose model is reproducible (``tests/rules/test_hashing.py::
+  test_hash_equals_vllms_compute_hash``, transformers 4.57.1 as in the oracle). The
+  JSON embeds transformers' version and defaults: the hash is that of a vLLM running
+  with the same transformers;
+* not reproducible, and a stand-in instead (:func:`model_hash_is_exact` is False),
+  without transformers, for model types vLLM builds with its own config class
+  (:data:`VLLM_CONFIG_CLASSES`: DeepSeek-V3/V3.2, Qwen3-Next, ...), for remote-code
+  configs (``auto_map``) and for dict-valued ``hf_overrides``. The stand-in is a
+  sha256 over vLLM's scalar model factors plus the sorted JSON of the ``hf_config``
+  facts postinit holds: deterministic, it changes when any of those facts changes,
+  but it never equals vLLM's value. Then the top-level hash equals vLLM's only when
+  ``model_config`` is None.
+
+Other limits:
+
 * ``CompilationConfig``: vLLM inserts resolved pass *objects* into
   ``inductor_compile_config`` when ``inductor_passes`` is non-empty; their
   reprs are process-specific, here the configured dict is hashed as it is.
@@ -35,11 +49,14 @@ Differences:
 
 from __future__ import annotations
 
+import copy
 import enum
 import functools
 import hashlib
 import json
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from postinit.engine import thaw
@@ -51,8 +68,10 @@ __all__ = [
     "compile_debug_dump_path",
     "compute_hash",
     "hash_factor_paths",
+    "hf_config_json",
     "lora_hash",
     "model_hash",
+    "model_hash_is_exact",
     "pad_for_cudagraph",
     "parallel_hash",
     "pass_config_uuid",
@@ -227,11 +246,279 @@ def _hf_paths() -> tuple[tuple[str, str], ...]:
 
 
 _HF = "model_config.hf_config."
+_HT = "model_config.hf_text_config."
+
+VLLM_CONFIG_CLASSES = frozenset({
+    "chatglm", "deepseek_vl_v2", "deepseek_v3", "deepseek_v32", "flex_olmo", "kimi_vl", "Llama_Nemotron_Nano_VL",
+    "RefinedWeb", "RefinedWebModel", "jais", "mlp_speculator", "medusa", "midashenglm", "eagle", "speculators",
+    "nemotron", "olmo3", "ovis", "ultravox", "step3_vl", "step3_text", "qwen3_next", "lfm2_moe",
+    "internvl_chat", "NVLM_D",
+})
+"""Model types whose HF config vLLM builds with its own config class (``_CONFIG_REGISTRY``) or with
+special ``AutoConfig`` arguments (``_AUTO_CONFIG_KWARGS_OVERRIDES``) at d7fb10c57: postinit cannot
+rebuild their ``to_json_string`` with transformers alone."""
+
+_NOT_HF_ATTRIBUTES = frozenset({
+    "st_max_seq_length", "st_do_lower_case", "st_pooling_type", "st_normalize", "tokenizer_model_max_length",
+    "weights_dtype",
+})
+"""Facts postinit keeps under ``hf_config`` that come from other files (sentence-transformers,
+tokenizer, weights), not attributes of vLLM's HF config object."""
+
+
+def _patch_rope_scaling(config: Any) -> None:
+    """vLLM's ``patch_rope_scaling``: legacy ``type`` -> ``rope_type``, ``su`` -> ``longrope``, ``mrope`` -> ``default``."""
+    text = config.get_text_config()
+    if text is not config:
+        _patch_rope_scaling(text)
+    rope = getattr(config, "rope_scaling", None)
+    if rope is None:
+        return
+    if "rope_type" in rope and "type" in rope and rope["rope_type"] != rope["type"]:
+        raise ValueError("conflicting rope_type and type")
+    if "rope_type" not in rope and "type" in rope:
+        rope["rope_type"] = rope["type"]
+    if "rope_type" not in rope:
+        raise ValueError("rope_scaling should have a 'rope_type' key")
+    if rope["rope_type"] == "su":
+        rope["rope_type"] = "longrope"
+    elif rope["rope_type"] == "mrope":
+        rope["rope_type"] = "default"
+
+
+def _loaded(model: str) -> Any:
+    """postinit's loader result for ``model`` (a local directory, read every time, or a catalog id), None if unreadable."""
+    if Path(model).expanduser().exists():
+        return _load(model)
+    return _load_catalog(model)
+
+
+def _load(model: str) -> Any:
+    from postinit.errors import PostinitError
+    from postinit.schema.loaders import load_model
+
+    try:
+        return load_model(model)
+    except (PostinitError, OSError, ValueError):
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def _load_catalog(model: str) -> Any:
+    return _load(model)
+
+
+def _transformers() -> Any:
+    """The ``transformers`` module, imported on first use, or None when the optional extra is absent.
+
+    Its import-time advice that no deep-learning framework is installed is filtered out (postinit
+    only uses its configuration classes).
+    """
+    import logging
+
+    quiet = logging.Filter()
+    quiet.filter = lambda record: "None of PyTorch, TensorFlow" not in str(record.msg)  # type: ignore[method-assign]
+    root = logging.getLogger("transformers")
+    root.addFilter(quiet)
+    try:
+        import transformers
+    except ImportError:
+        return None
+    finally:
+        root.removeFilter(quiet)
+    return transformers
+
+
+@functools.lru_cache(maxsize=32)
+def _base_hf_config(model: str, raw_json: str) -> Any:
+    """``AutoConfig.from_pretrained(model)`` as vLLM calls it, from the config.json text ``raw_json``.
+
+    transformers' own warnings while building it (unrecognised rope keys, ...) are silenced.
+    """
+    import tempfile
+
+    transformers = _transformers()
+    verbosity = transformers.logging.get_verbosity()
+    transformers.logging.set_verbosity_error()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "config.json").write_text(raw_json)
+            config = transformers.AutoConfig.from_pretrained(tmp, local_files_only=True)
+    finally:
+        transformers.logging.set_verbosity(verbosity)
+    config._name_or_path = model
+    return config
+
+
+def _json_leaves(value: Any, transformers: Any) -> Any:
+    """vLLM's ``json_map_leaves`` with its fallback leaf function (nested configs as dicts, others as str)."""
+    if isinstance(value, dict):
+        return {k: _json_leaves(v, transformers) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_leaves(v, transformers) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_json_leaves(v, transformers) for v in value)
+    return value.to_dict() if isinstance(value, transformers.PretrainedConfig) else str(value)
+
+
+def _hf_plan(state: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What :func:`hf_config_json` rebuilds, as plain JSON (no transformers needed), or None if not reproducible."""
+    if not state.get("model_config"):
+        return None
+    model = state["model_config.model"]
+    loaded = _loaded(model) if isinstance(model, str) else None
+    if loaded is None:
+        return None
+    raw = loaded.raw
+    overrides = _py(state["model_config.hf_overrides"]) or {}
+    if (raw.get("model_type") in VLLM_CONFIG_CLASSES or "auto_map" in raw
+            or any(isinstance(v, dict) for v in overrides.values())):
+        return None
+    kw = dict(overrides)
+    if state["model_config.rope_scaling"]:
+        kw["rope_scaling"] = _py(state["model_config.rope_scaling"])
+    if state["model_config.rope_theta"] is not None:
+        kw["rope_theta"] = state["model_config.rope_theta"]
+    # the HF attributes postinit's rules changed: final facts that differ from the loaded ones
+    changed: dict[str, dict[str, Any]] = {"config": {}, "text": {}}
+    for prefix, facts, target in ((_HF, loaded.hf_config, "config"), (_HT, loaded.hf_text_config, "text")):
+        for _path, key in _hf_paths():
+            if key in _NOT_HF_ATTRIBUTES:
+                continue
+            final = _py(state.get(prefix + key))
+            if final != _py(facts.get(key)):
+                changed[target][key] = final
+    return {"model": model, "raw": raw, "overrides": kw, "changed": changed}
+
+
+def _build_hf_json(plan: Mapping[str, Any]) -> str | None:
+    """Run ``plan`` through transformers (see :func:`hf_config_json`)."""
+    transformers = _transformers()
+    if transformers is None:
+        return None
+    try:
+        config = copy.deepcopy(_base_hf_config(plan["model"], json.dumps(plan["raw"])))
+    except (ValueError, KeyError, OSError):  # transformers does not know this config
+        return None
+    if not config.architectures:
+        from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
+
+        if config.model_type in MODEL_MAPPING_NAMES:
+            config.update({"architectures": [MODEL_MAPPING_NAMES[config.model_type]]})
+    if plan["overrides"]:
+        config.update(dict(plan["overrides"]))
+    try:
+        _patch_rope_scaling(config)
+    except ValueError:
+        return None
+    text = config.get_text_config()
+    for target, changed in ((config, plan["changed"]["config"]), (text, plan["changed"]["text"])):
+        for key, value in changed.items():
+            setattr(target, key, copy.deepcopy(value))
+    try:
+        out: str = config.to_json_string(use_diff=False)
+    except TypeError:
+        out = json.dumps(_json_leaves(config.to_dict(), transformers), indent=2, sort_keys=True) + "\n"
+    return out
+
+
+def _transformers_version() -> str | None:
+    """The installed transformers' version, read from its metadata (no import), or None."""
+    import importlib.metadata
+
+    try:
+        return importlib.metadata.version("transformers")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _cache_dir() -> Path:
+    # the directory the engine caches phase orders in (engine._rulebook.order_cache_dir)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "postinit" / "hf-json"
+
+
+_MEMO: dict[str, str | None] = {}
+
+
+def hf_config_json(state: Mapping[str, Any]) -> str | None:
+    """vLLM's ``hf_config.to_json_string(use_diff=False)`` for the resolved state, or None when not reproducible.
+
+    Needs the optional ``transformers`` package (imported on first use, never at ``import
+    postinit``). Rebuilds the HF config object as vLLM's ``get_config`` does —
+    ``AutoConfig.from_pretrained`` on the model's config.json (a local directory or the catalog's
+    copy; ``_name_or_path`` is the model as given), the architectures default, ``hf_overrides``
+    (scalar values), the ``--rope-scaling`` / ``--rope-theta`` overrides, ``patch_rope_scaling`` —
+    and then sets every HF attribute postinit's rules changed (the final
+    ``model_config.hf_config.*`` / ``hf_text_config.*`` facts that differ from the loaded ones: model
+    hooks such as rotary_kwargs, is_causal, num_labels, a cleared sliding window).
+
+    None (not reproducible) without transformers, without a readable config.json, for model types
+    vLLM builds with its own config class (:data:`VLLM_CONFIG_CLASSES`), for remote-code configs
+    (``auto_map``: postinit never executes a model's code) and for dict-valued ``hf_overrides``.
+
+    The JSON embeds transformers' version and defaults, so it is vLLM's for a vLLM running with the
+    same transformers. Results are kept per process and in ``$XDG_CACHE_HOME/postinit/hf-json``
+    (keyed by that version and everything above), so a warm ``postinit resolve`` does not import
+    transformers; deleting the directory is always safe.
+    """
+    plan = _hf_plan(state)
+    version = _transformers_version()
+    if plan is None or version is None:
+        return None
+    key = hashlib.sha256(json.dumps([_HF_JSON_FORMAT, version, plan], sort_keys=True, default=str).encode()).hexdigest()
+    if key in _MEMO:
+        return _MEMO[key]
+    file = _cache_dir() / f"{key}.json"
+    try:
+        entry = json.loads(file.read_text(encoding="utf-8"))
+        if entry["key"] != key or not isinstance(entry["json"], str):
+            raise ValueError("not this entry")
+        out: str | None = entry["json"]
+    except (OSError, ValueError, KeyError, TypeError):  # missing, damaged or foreign: build again
+        out = _build_hf_json(plan)
+        if out is not None:
+            _write_cache(file, key, out)
+    _MEMO[key] = out
+    return out
+
+
+_HF_JSON_FORMAT = 1
+"""Bump when :func:`_build_hf_json` changes: old cache entries are then never read."""
+
+
+def _write_cache(file: Path, key: str, text: str) -> None:
+    import tempfile
+
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=file.parent, prefix=file.name, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(json.dumps({"key": key, "json": text}))
+        os.replace(tmp, file)  # atomic
+    except OSError:  # an unwritable cache only means building again
+        pass
+
+
+def model_hash_is_exact(state: Mapping[str, Any]) -> bool:
+    """True when :func:`model_hash` is vLLM's ``ModelConfig.compute_hash()`` (see :func:`hf_config_json`)."""
+    return bool(state.get("model_config")) and hf_config_json(state) is not None
 
 
 def model_hash(state: Mapping[str, Any]) -> str:
-    """A deterministic stand-in for ``ModelConfig.compute_hash`` (never vLLM's value; see the module docstring)."""
+    """``ModelConfig.compute_hash``: sha256 of vLLM's scalar model factors and the HF config JSON.
+
+    Exact (vLLM's value) when :func:`hf_config_json` can rebuild the HF config JSON (the
+    ``transformers`` extra is installed and the model is reproducible); otherwise a
+    deterministic stand-in whose last factor is the sorted JSON of the ``hf_config`` facts
+    postinit holds: it changes when any of them changes, but never equals vLLM's value.
+    """
     factors: list[Any] = [_py(state[f"model_config.{n}"]) for n in _MODEL_FACTORS]
+    exact = hf_config_json(state)
+    if exact is not None:
+        factors[1] = _Repr(_torch_dtype(str(factors[1])))  # vLLM hashes the torch.dtype (repr torch.bfloat16)
+        factors.append(exact)
+        return _sha256(factors)
     hf = {key: _py(v) for path, key in _hf_paths() if (v := state.get(path)) is not None}
     factors.append(json.dumps(hf, sort_keys=True, default=str))
     return _sha256(factors)

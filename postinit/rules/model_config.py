@@ -10,7 +10,7 @@ interface markers); :data:`SUFFIX_DEFAULTS` is vLLM's architecture-suffix table.
 Not modelled (facts postinit does not have): the Transformers library's own
 class list and ``is_backend_compatible()`` (an unregistered architecture is
 assumed to be Transformers-compatible), ``auto_map`` remote code, the
-deprecated ``task`` / ``override_pooler_config`` options, the FLASHINFER
+deprecated ``override_pooler_config`` option, the FLASHINFER
 import check, TPU's ``check_max_model_len``, EAGLE configs' inner ``model``,
 and HF config classes' own defaults for keys absent from config.json.
 """
@@ -24,7 +24,7 @@ from typing import Any
 
 from postinit.engine import Outcome, RuleResult, Violation, rule
 
-__all__ = ["REGISTRY", "SUFFIX_DEFAULTS", "ModelInfo", "model_info"]
+__all__ = ["HEAD_DTYPE_READS", "REGISTRY", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER", "ModelInfo", "head_dtype_for", "model_info"]
 
 M = "model_config."
 H = "model_config.hf_config."
@@ -269,6 +269,72 @@ REGISTRY: dict[str, str] = {
     "XverseForCausalLM": "g",
     "Zamba2ForCausalLM": "ghic",
 }
+
+SUPPORTED_ARCHS_ORDER: tuple[str, ...] = (
+    "ApertusForCausalLM", "AquilaModel", "AquilaForCausalLM", "ArceeForCausalLM", "ArcticForCausalLM",
+    "BaiChuanForCausalLM", "BaichuanForCausalLM", "BailingMoeForCausalLM", "BailingMoeV2ForCausalLM",
+    "BambaForCausalLM", "BloomForCausalLM", "ChatGLMModel", "ChatGLMForConditionalGeneration",
+    "CohereForCausalLM", "Cohere2ForCausalLM", "CwmForCausalLM", "DbrxForCausalLM", "DeciLMForCausalLM",
+    "DeepseekForCausalLM", "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
+    "Dots1ForCausalLM", "Ernie4_5ForCausalLM", "Ernie4_5_MoeForCausalLM", "ExaoneForCausalLM",
+    "Exaone4ForCausalLM", "Fairseq2LlamaForCausalLM", "FalconForCausalLM", "FalconMambaForCausalLM",
+    "FalconH1ForCausalLM", "FlexOlmoForCausalLM", "GemmaForCausalLM", "Gemma2ForCausalLM", "Gemma3ForCausalLM",
+    "Gemma3nForCausalLM", "Qwen3NextForCausalLM", "GlmForCausalLM", "Glm4ForCausalLM", "Glm4MoeForCausalLM",
+    "GptOssForCausalLM", "GPT2LMHeadModel", "GPTBigCodeForCausalLM", "GPTJForCausalLM", "GPTNeoXForCausalLM",
+    "GraniteForCausalLM", "GraniteMoeForCausalLM", "GraniteMoeHybridForCausalLM", "GraniteMoeSharedForCausalLM",
+    "GritLM", "Grok1ModelForCausalLM", "HunYuanMoEV1ForCausalLM", "HunYuanDenseV1ForCausalLM",
+    "HCXVisionForCausalLM", "InternLMForCausalLM", "InternLM2ForCausalLM", "InternLM2VEForCausalLM",
+    "InternLM3ForCausalLM", "JAISLMHeadModel", "JambaForCausalLM", "Lfm2ForCausalLM", "Lfm2MoeForCausalLM",
+    "LlamaForCausalLM", "Llama4ForCausalLM", "LLaMAForCausalLM", "LongcatFlashForCausalLM", "MambaForCausalLM",
+    "Mamba2ForCausalLM", "MiniCPMForCausalLM", "MiniCPM3ForCausalLM", "MiniMaxForCausalLM",
+    "MiniMaxText01ForCausalLM", "MiniMaxM1ForCausalLM", "MiniMaxM2ForCausalLM", "MistralForCausalLM",
+    "MixtralForCausalLM", "MptForCausalLM", "MPTForCausalLM", "MiMoForCausalLM", "NemotronForCausalLM",
+    "NemotronHForCausalLM", "OlmoForCausalLM", "Olmo2ForCausalLM", "Olmo3ForCausalLM", "OlmoeForCausalLM",
+    "OPTForCausalLM", "OrionForCausalLM", "PersimmonForCausalLM", "PhiForCausalLM", "Phi3ForCausalLM",
+    "PhiMoEForCausalLM", "Plamo2ForCausalLM", "QWenLMHeadModel", "Qwen2ForCausalLM", "Qwen2MoeForCausalLM",
+    "Qwen3ForCausalLM", "Qwen3MoeForCausalLM", "RWForCausalLM", "SeedOssForCausalLM", "Step3TextForCausalLM",
+    "StableLMEpochForCausalLM", "StableLmForCausalLM", "Starcoder2ForCausalLM", "SolarForCausalLM",
+    "TeleChat2ForCausalLM", "TeleFLMForCausalLM", "XverseForCausalLM", "Zamba2ForCausalLM", "BertModel",
+    "BertSpladeSparseEmbeddingModel", "Gemma2Model", "Gemma3TextModel", "GPT2ForSequenceClassification",
+    "GteModel", "GteNewModel", "InternLM2ForRewardModel", "JambaForSequenceClassification", "LlamaModel",
+    "MistralModel", "ModernBertModel", "NomicBertModel", "Qwen2Model", "Qwen2ForRewardModel",
+    "Qwen2ForProcessRewardModel", "RobertaForMaskedLM", "RobertaModel", "XLMRobertaModel", "CLIPModel",
+    "LlavaNextForConditionalGeneration", "Phi3VForCausalLM", "Qwen2VLForConditionalGeneration", "SiglipModel",
+    "PrithviGeoSpatialMAE", "Terratorch", "BertForSequenceClassification", "BertForTokenClassification",
+    "GteNewForSequenceClassification", "ModernBertForSequenceClassification",
+    "ModernBertForTokenClassification", "RobertaForSequenceClassification",
+    "XLMRobertaForSequenceClassification", "JinaVLForRanking", "AriaForConditionalGeneration",
+    "AyaVisionForConditionalGeneration", "BeeForConditionalGeneration", "Blip2ForConditionalGeneration",
+    "ChameleonForConditionalGeneration", "Cohere2VisionForConditionalGeneration", "DeepseekVLV2ForCausalLM",
+    "DeepseekOCRForCausalLM", "DotsOCRForCausalLM", "Ernie4_5_VLMoeForConditionalGeneration", "FuyuForCausalLM",
+    "Gemma3ForConditionalGeneration", "Gemma3nForConditionalGeneration", "GLM4VForCausalLM",
+    "Glm4vForConditionalGeneration", "Glm4vMoeForConditionalGeneration",
+    "GraniteSpeechForConditionalGeneration", "H2OVLChatModel", "InternVLChatModel", "NemotronH_Nano_VL_V2",
+    "InternS1ForConditionalGeneration", "InternVLForConditionalGeneration", "Idefics3ForConditionalGeneration",
+    "SmolVLMForConditionalGeneration", "KeyeForConditionalGeneration", "KeyeVL1_5ForConditionalGeneration",
+    "RForConditionalGeneration", "KimiVLForConditionalGeneration", "LightOnOCRForConditionalGeneration",
+    "Llama_Nemotron_Nano_VL", "Llama4ForConditionalGeneration", "LlavaForConditionalGeneration",
+    "LlavaNextVideoForConditionalGeneration", "LlavaOnevisionForConditionalGeneration",
+    "MantisForConditionalGeneration", "MiDashengLMModel", "MiniMaxVL01ForConditionalGeneration", "MiniCPMO",
+    "MiniCPMV", "Mistral3ForConditionalGeneration", "MolmoForCausalLM", "NVLM_D", "Ovis", "Ovis2_5",
+    "PaliGemmaForConditionalGeneration", "Phi4MMForCausalLM", "Phi4MultimodalForCausalLM",
+    "PixtralForConditionalGeneration", "QwenVLForConditionalGeneration", "Qwen2_5_VLForConditionalGeneration",
+    "Qwen2AudioForConditionalGeneration", "Qwen2_5OmniModel", "Qwen2_5OmniForConditionalGeneration",
+    "Qwen3OmniMoeForConditionalGeneration", "Qwen3VLForConditionalGeneration",
+    "Qwen3VLMoeForConditionalGeneration", "SkyworkR1VChatModel", "Step3VLForConditionalGeneration",
+    "TarsierForConditionalGeneration", "Tarsier2ForConditionalGeneration", "UltravoxModel",
+    "VoxtralForConditionalGeneration", "WhisperForConditionalGeneration", "MiMoMTPModel",
+    "EagleLlamaForCausalLM", "EagleLlama4ForCausalLM", "EagleMiniCPMForCausalLM", "Eagle3LlamaForCausalLM",
+    "LlamaForCausalLMEagle3", "Eagle3Qwen2_5vlForCausalLM", "EagleDeepSeekMTPModel", "DeepSeekMTPModel",
+    "ErnieMTPModel", "LongCatFlashMTPModel", "Glm4MoeMTPModel", "MedusaModel", "Qwen3NextMTP",
+    "SmolLM3ForCausalLM", "Emu3ForConditionalGeneration", "TransformersForCausalLM",
+    "TransformersMoEForCausalLM", "TransformersMultiModalForCausalLM", "TransformersMultiModalMoEForCausalLM",
+    "TransformersEmbeddingModel", "TransformersMoEEmbeddingModel", "TransformersMultiModalEmbeddingModel",
+    "TransformersForSequenceClassification", "TransformersMoEForSequenceClassification",
+    "TransformersMultiModalForSequenceClassification",
+)
+"""``ModelRegistry.get_supported_archs()`` in vLLM's registration order (the order vLLM lists them in its
+unsupported-architecture error, golden t084-unknown-arch); the same names as :data:`REGISTRY`."""
 
 #: vLLM's ``_SUFFIX_TO_DEFAULTS``: (suffix, runner_type, convert_type), first match wins.
 SUFFIX_DEFAULTS: tuple[tuple[str, str, str], ...] = (
@@ -653,6 +719,71 @@ def config_updated(c: Mapping[str, Any]) -> RuleResult:
 # ---------------------------------------------------------------------------- runner, convert, architecture
 
 
+#: vLLM's ``_RUNNER_TASKS`` (the deprecated ``--task`` values of each runner).
+RUNNER_TASKS: Mapping[str, tuple[str, ...]] = {
+    "generate": ("generate", "transcription"),
+    "pooling": ("embedding", "embed", "classify", "score", "reward"),
+}
+_TASK_CONVERTS: Mapping[str, str] = {"embedding": "embed", "embed": "embed", "classify": "classify",
+                                     "reward": "reward"}
+
+
+def _default_pooling_task(c: Mapping[str, Any]) -> str:
+    """vLLM's ``_get_default_pooling_task``: classify for a cross-encoder, else the suffix table's converter.
+
+    vLLM asks the class for ``SupportsCrossEncoding``; every class that has it is a
+    ``*ForSequenceClassification`` (native or ``as_seq_cls_model``), which is what this checks.
+    """
+    archs = _archs(c)
+    if any(arch.endswith("ForSequenceClassification") for arch in archs):
+        return "classify"
+    for arch in archs:
+        hit = _match(arch, "pooling")
+        if hit:
+            return hit[2]
+    return "embed"
+
+
+@rule(
+    "model.task",
+    title="the deprecated --task picks --runner and --convert",
+    phase=PHASE,
+    kind="override",
+    reads=("model_config", M + "task", *_INSPECT_READS),
+    writes=(M + "runner", M + "convert"),
+    source=f"{SRC}.__post_init__ (self.task); ref 2.1.2",
+    level="warning",
+)
+def task(c: Mapping[str, Any]) -> RuleResult:
+    """A task names a runner (and for pooling tasks a converter); it replaces both options, whatever they said."""
+    value = c[M + "task"]
+    info = _info_of(c, None, None) if _present(c) and value is not None else None
+    if info is None:
+        return None
+    generative, pooling = value in RUNNER_TASKS["generate"], value in RUNNER_TASKS["pooling"]
+    runner, convert, hint = "auto", "auto", "Please remove this option."
+    if info.generate and info.pooling:
+        if generative or pooling:
+            runner = "generate" if generative else "pooling"
+            hint = (f"Please replace this option with `--runner {runner}` to continue using this model "
+                    f"as a {'generative' if generative else 'pooling'} model.")
+    elif info.generate or info.pooling:
+        if generative:
+            runner, hint = "generate", "Please remove this option"
+        elif pooling:
+            runner = "pooling"
+            convert = _TASK_CONVERTS.get(value) or ("classify" if _default_pooling_task(c) == "classify" else "embed")
+            hint = (f"Please replace this option with `--convert {convert}` to continue using this model "
+                    "as a pooling model.")
+    else:
+        found = {"architectures": list(_archs(c)), "is_generative_model": False, "is_pooling_model": False}
+        return Violation(f"The model should be a generative or pooling model when task is set to {value!r}. "
+                         f"Found: {found}", error="AssertionError")
+    message = ("The 'task' option has been deprecated and will be removed in v0.13.0 or v1.0, whichever comes "
+               f"first. {hint}")
+    return Outcome({M + "runner": runner, M + "convert": convert}, message=message)
+
+
 def _default_runner(c: Mapping[str, Any]) -> str:
     """vLLM's ``_get_default_runner_type``."""
     if _st_pooling(c):
@@ -760,12 +891,16 @@ def runner_supported(c: Mapping[str, Any]) -> RuleResult:
     kind="derive",
     reads=("model_config", M + "runner_type", M + "convert_type", *_INSPECT_READS),
     writes=(M + "architecture",),
+    after=("model.runner-supported", "model.architecture-supported"),
     source="vllm/model_executor/models/registry.py inspect_model_cls; ref 2.1.1",
     message="Resolved architecture: ...",
     level="info",
 )
 def architecture(c: Mapping[str, Any]) -> RuleResult:
-    """The first architecture whose (normalized) name is registered; the Transformers backend otherwise."""
+    """The first architecture whose (normalized) name is registered; the Transformers backend otherwise.
+
+    Logged after the runner and architecture checks, which raise before vLLM logs it (golden t091).
+    """
     if not _present(c):
         return None
     hit = _inspect(c, c[M + "runner_type"], c[M + "convert_type"])
@@ -792,7 +927,8 @@ def architecture_supported(c: Mapping[str, Any]) -> RuleResult:
     if _inspect(c, c[M + "runner_type"], c[M + "convert_type"]) is not None:
         return None
     return Violation(
-        f"Model architectures {archs} are not supported for now. Supported architectures: {list(REGISTRY)}",
+        f"Model architectures {archs} are not supported for now. Supported architectures: "
+        f"dict_keys({list(SUPPORTED_ARCHS_ORDER)})",
         hint="pass --model-impl auto (Transformers backend) or use a registered architecture",
     )
 
@@ -942,6 +1078,7 @@ def _cast_message(config_dtype: str, dtype: str) -> tuple[str, str] | None:
     reads=("model_config", M + "dtype", M + "runner_type", H + "model_type", *_DTYPE_READS,
            "platform.supported_dtypes", "platform.kind", "platform.capability", "platform.device_name"),
     writes=(M + "dtype",),
+    after=("model.architecture",),
     source=f"{SRC} _get_and_verify_dtype; ref 2.1.3",
     level="info",
 )
@@ -957,8 +1094,30 @@ def dtype(c: Mapping[str, Any]) -> RuleResult:
         value = _DTYPE_NAMES[c[M + "dtype"]]
     if warning is not None:
         return Outcome({M + "dtype": value}, message=warning, level="warning")
-    cast = _cast_message(config_dtype, value)
-    return Outcome({M + "dtype": value}, message=cast[0], level=cast[1]) if cast else {M + "dtype": value}
+    return {M + "dtype": value}
+
+
+@rule(
+    "model.dtype-cast",
+    title="vLLM logs a dtype that differs from the checkpoint's",
+    phase=PHASE,
+    kind="check",
+    reads=("model_config", M + "dtype", *_DTYPE_READS),
+    after=("model.dtype-float16-unsupported",),
+    source=f"{SRC} _get_and_verify_dtype; ref 2.1.3",
+    message="<Upcasting|Downcasting|Casting> torch.<config dtype> to torch.<dtype>.",
+    level="info",
+)
+def dtype_cast(c: Mapping[str, Any]) -> RuleResult:
+    """Upcasting to float32 and downcasting from it are routine; casting between float16 and bfloat16 is worth a warning.
+
+    vLLM logs this after the dtype is chosen, also after the fallback warning of
+    ``model.dtype`` (a T4 that lacks bfloat16 logs both); the two have their own levels.
+    """
+    if not _present(c) or c[M + "dtype"] not in _DTYPE_NAMES.values():
+        return None
+    cast = _cast_message(_config_dtype(c), c[M + "dtype"])
+    return Outcome(message=cast[0], level=cast[1]) if cast else None
 
 
 @rule(
@@ -981,9 +1140,18 @@ def dtype_float16_unsupported(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
-def _head_dtype(c: Mapping[str, Any]) -> tuple[str, str | None]:
+HEAD_DTYPE_READS = (M + "dtype", M + "runner_type", H + "head_dtype", "platform.supported_dtypes")
+"""What :func:`head_dtype_for` reads (a rule that calls it declares these)."""
+
+
+def head_dtype_for(c: Mapping[str, Any], dtype: str) -> str:
+    """vLLM's ``ModelConfig.head_dtype`` property for model dtype ``dtype`` (it follows later dtype changes)."""
+    return _head_dtype(c, dtype)[0]
+
+
+def _head_dtype(c: Mapping[str, Any], dtype: str | None = None) -> tuple[str, str | None]:
     """vLLM's ``head_dtype``: (dtype, warning or None)."""
-    dtype, supported = c[M + "dtype"], c["platform.supported_dtypes"]
+    dtype, supported = dtype or c[M + "dtype"], c["platform.supported_dtypes"]
     raw = c[H + "head_dtype"]
     if raw == "model":
         head = dtype
@@ -1071,6 +1239,7 @@ def _override_method(cfg: Mapping[str, Any], c: Mapping[str, Any]) -> str | None
     reads=("model_config", M + "quantization", H + "quantization_config", H + "compression_config",
            H + "text_config", "platform.kind"),
     writes=(M + "quantization",),
+    after=("model.max-model-len-log",),
     source=f"{SRC}._verify_quantization, _parse_quant_hf_config; ref 2.1, 10",
 )
 def quantization(c: Mapping[str, Any]) -> RuleResult:
@@ -1124,7 +1293,7 @@ def quantization(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("model_config", M + "is_encoder_decoder", M + "enforce_eager", "platform.is_rocm", H + "model_type"),
     writes=(M + "enforce_eager",),
-    after=("model.batch-invariant-eager",),
+    after=("model.batch-invariant-eager", "verify.rocm-quant-allowlist", "verify.rocm-triton-awq"),
     source=f"{SRC}._verify_cuda_graph; ref 2.1",
     level="warning",
 )
@@ -1292,14 +1461,16 @@ def _final_len(c: Mapping[str, Any], user: int | None, derived: float) -> int:
     reads=_LEN_READS,
     writes=(M + "max_model_len", M + "original_max_model_len", T + "sliding_window"),
     source=f"{SRC} _get_and_verify_max_len; ref 2.1.4",
-    message="Using max model len ...",
-    level="info",
+    message="<the no-length-key warning or the VLLM_ALLOW_LONG_MAX_MODEL_LEN warning, if any>",
+    level="warning",
 )
 def max_model_len(c: Mapping[str, Any]) -> RuleResult:
     """The model's context length caps max_model_len; a larger user value is refused unless explicitly allowed.
 
     Runs once: it reads the user's value (kept as original_max_model_len) and replaces it. With
-    disable_sliding_window vLLM then clears the text config's sliding_window.
+    disable_sliding_window vLLM then clears the text config's sliding_window. Its message is
+    vLLM's warnings on the way (at warning level); the resulting "Using max model len" record
+    (info) is ``model.max-model-len-log``'s.
     """
     if not _present(c):
         return None
@@ -1310,7 +1481,7 @@ def max_model_len(c: Mapping[str, Any]) -> RuleResult:
         changes[T + "sliding_window"] = None
     if derived == float("inf") and (user is not None or c[M + "spec_target_max_model_len"] is not None):
         value = user if user is not None else c[M + "spec_target_max_model_len"]
-        return Outcome({**changes, M + "max_model_len": value}, message=f"Using max model len {value}")
+        return Outcome({**changes, M + "max_model_len": value}, message="")
     warnings = [NO_LEN_KEY_MESSAGE.format(list(MAX_LEN_KEYS))] if derived == float("inf") else []
     derived = 2048 if derived == float("inf") else derived
     problem = _rope_blocks_sliding_off(c, derived) or (
@@ -1318,6 +1489,22 @@ def max_model_len(c: Mapping[str, Any]) -> RuleResult:
     if isinstance(problem, Violation):
         return problem
     value = _final_len(c, user, _scaled_len(c, derived))
-    message = "\n".join([*warnings, *([problem] if problem else []), f"Using max model len {value}"])
-    level = "warning" if warnings or problem else "info"
-    return Outcome({**changes, M + "max_model_len": value}, message=message, level=level)
+    message = "\n".join([*warnings, *([problem] if problem else [])])
+    return Outcome({**changes, M + "max_model_len": value}, message=message, level="warning")
+
+
+@rule(
+    "model.max-model-len-log",
+    title="vLLM logs the max_model_len it settled on",
+    phase=PHASE,
+    kind="check",
+    reads=("model_config", M + "max_model_len"),
+    source=f"{SRC}.get_and_verify_max_len; ref 2.1.4",
+    message="Using max model len <n>",
+    level="info",
+)
+def max_model_len_log(c: Mapping[str, Any]) -> RuleResult:
+    """Every ModelConfig logs its max_model_len at info, after any warning of ``model.max-model-len``."""
+    if not _present(c):
+        return None
+    return Outcome(message=f"Using max model len {c[M + 'max_model_len']}")

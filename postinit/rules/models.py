@@ -219,7 +219,8 @@ _LEN_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_lengt
 _NOMIC_LEN_READS = (
     *_ON, "model_config.hf_config.max_trained_positions", "model_config.hf_overrides",
     "model_config.original_max_model_len", "model_config.max_model_len", "model_config.hf_config.st_max_seq_length",
-    "model_config.hf_config.rope_scaling", "env.VLLM_ALLOW_LONG_MAX_MODEL_LEN",
+    "model_config.hf_config.st_do_lower_case", "model_config.hf_config.rope_scaling",
+    "env.VLLM_ALLOW_LONG_MAX_MODEL_LEN",
     *(f"model_config.hf_text_config.{k}" for k in _LEN_KEYS),
 )
 
@@ -265,7 +266,11 @@ def nomic_bert_max_model_len(c: Mapping[str, Any]) -> RuleResult:
     """Without context extension nomic-bert is only valid up to its trained positions.
 
     ``recalculate_max_model_len`` writes the model's and the scheduler's
-    length; the scheduler budget is not re-derived (reference §1.3).
+    length; the scheduler budget is not re-derived (reference §1.3). With a user
+    length (or hf_overrides) vLLM first drops ``max_seq_length`` from a copy of the
+    sentence-transformers encoder config, and fails when there is none (postinit
+    counts one as present when sentence_bert_config.json gave max_seq_length or
+    do_lower_case).
     """
     if not _on(c, "NomicBertModel"):
         return None
@@ -279,6 +284,11 @@ def nomic_bert_max_model_len(c: Mapping[str, Any]) -> RuleResult:
                        message=f"Nomic context extension is disabled. Changing max_model_len from {old} to {new}. "
                        "To enable context extension, see: https://github.com/vllm-project/vllm/tree/main/"
                        "examples/offline_inference/context_extension.html")
+    if c["model_config.hf_config.st_max_seq_length"] is None and c["model_config.hf_config.st_do_lower_case"] is None:
+        # vLLM pops max_seq_length from a copy of model_config.encoder_config, which is None without a
+        # sentence-transformers config (sentence_bert_config.json): golden t114-nomic-max-len
+        return Violation("'NoneType' object has no attribute 'pop'", error="AttributeError",
+                         hint="NomicBertModel with --max-model-len or hf_overrides needs a sentence_bert_config.json")
     target = c["model_config.hf_overrides"].get("max_model_len", old)
     new = _verify_len(c, target, trained, None)
     if isinstance(new, Violation):

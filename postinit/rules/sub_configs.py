@@ -10,10 +10,11 @@ KVTransferConfig, KVEventsConfig and SpeculativeConfig's method normalization.
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from postinit.engine import FrozenDict, Outcome, RuleResult, Violation, rule
+from postinit.engine import FrozenDict, Outcome, RuleResult, Violation, rule, rule_of
+from postinit.rules import verify
 from postinit.schema import CompilationMode, CUDAGraphMode
 
 _PAR = "vllm/config/parallel.py ParallelConfig"
@@ -63,7 +64,8 @@ _EPLB_FORWARD = (
     reads=tuple(f"parallel_config.{old}" for old, _ in _EPLB_FORWARD),
     writes=tuple(f"parallel_config.eplb_config.{new}" for _, new in _EPLB_FORWARD),
     source=f"{_PAR}.__post_init__; ref 2.3",
-    message="<field> is deprecated and has been replaced with eplb_config.<field>. ...",
+    message="<field> is deprecated and has been replaced with eplb_config.<field>. This will be removed in "
+    "v0.12.0. Changing this field after initialization will have no effect.",
     level="warning",
 )
 def eplb_deprecated_fields(c: Mapping[str, Any]) -> RuleResult:
@@ -75,7 +77,7 @@ def eplb_deprecated_fields(c: Mapping[str, Any]) -> RuleResult:
     msgs = [f"{old} is deprecated and has been replaced with eplb_config.{new}. This will be removed in "
             "v0.12.0. Changing this field after initialization will have no effect."
             for old, new in _EPLB_FORWARD if c[f"parallel_config.{old}"] is not None]
-    return Outcome(changes, message=" ".join(msgs))
+    return Outcome(changes, message="\n".join(msgs))  # one warning record per field in vLLM
 
 
 @rule(
@@ -754,6 +756,25 @@ def inductor_combo_kernels(c: Mapping[str, Any]) -> RuleResult:
     return {_ICC: FrozenDict({**icc, "combo_kernels": True, "benchmark_combo_kernel": True})}
 
 
+_USE_CG_MSG = "use_cudagraph is deprecated, use cudagraph_mode=NONE instead."
+_FULL_CG_MSG = "full_cuda_graph is deprecated, use cudagraph_mode=FULL instead."
+
+
+@rule(
+    "compilation.use-cudagraph-deprecated",
+    title="use_cudagraph=False is deprecated",
+    phase="sub_configs",
+    kind="check",
+    reads=("compilation_config.use_cudagraph",),
+    source=f"{_CMP}; ref 3.1",
+    message=_USE_CG_MSG,
+    level="warning",
+)
+def use_cudagraph_deprecated(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM warns about the deprecated switch before it checks it against cudagraph_mode."""
+    return None if c["compilation_config.use_cudagraph"] else Outcome(message=_USE_CG_MSG)
+
+
 @rule(
     "compilation.use-cudagraph-false",
     title="use_cudagraph=False means cudagraph_mode NONE",
@@ -761,20 +782,38 @@ def inductor_combo_kernels(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("compilation_config.use_cudagraph", _CGM),
     writes=(_CGM,),
+    after=("compilation.use-cudagraph-deprecated",),
     source=f"{_CMP}; ref 3.1",
-    message="use_cudagraph is deprecated, use cudagraph_mode=NONE instead.",
-    level="warning",
 )
 def use_cudagraph_false(c: Mapping[str, Any]) -> RuleResult:
-    """use_cudagraph is the deprecated switch; a conflicting cudagraph_mode is an error."""
+    """use_cudagraph is the deprecated switch; a conflicting cudagraph_mode is an error.
+
+    Its deprecation warning is ``compilation.use-cudagraph-deprecated`` (logged first, also
+    when this rule then raises).
+    """
     if c["compilation_config.use_cudagraph"]:
         return None
     mode = c[_CGM]
     if mode is not None and mode is not CUDAGraphMode.NONE:
         return Violation("use_cudagraph and cudagraph_mode are mutually exclusive, prefer cudagraph_mode "
                          "since use_cudagraph is deprecated.")
-    return Outcome({_CGM: CUDAGraphMode.NONE},
-                   message="use_cudagraph is deprecated, use cudagraph_mode=NONE instead.")
+    return {_CGM: CUDAGraphMode.NONE}
+
+
+@rule(
+    "compilation.full-cuda-graph-deprecated",
+    title="full_cuda_graph=True is deprecated",
+    phase="sub_configs",
+    kind="check",
+    reads=("compilation_config.full_cuda_graph",),
+    after=("compilation.use-cudagraph-false",),
+    source=f"{_CMP}; ref 3.1",
+    message=_FULL_CG_MSG,
+    level="warning",
+)
+def full_cuda_graph_deprecated(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM warns about the deprecated switch, also when the mode already is FULL or conflicts with it."""
+    return Outcome(message=_FULL_CG_MSG) if c["compilation_config.full_cuda_graph"] else None
 
 
 @rule(
@@ -808,22 +847,22 @@ def full_cuda_graph_collapses_mode(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("compilation_config.full_cuda_graph", _CGM),
     writes=(_CGM,),
-    after=("compilation.use-cudagraph-false", "quirk.full-cuda-graph-collapses-mode"),
+    after=("compilation.use-cudagraph-false", "quirk.full-cuda-graph-collapses-mode",
+           "compilation.full-cuda-graph-deprecated"),
     source=f"{_CMP}; ref 3.1, 13.2:I11",
-    message="full_cuda_graph is deprecated, use cudagraph_mode=FULL instead.",
-    level="warning",
 )
 def full_cuda_graph(c: Mapping[str, Any]) -> RuleResult:
-    """full_cuda_graph is the deprecated switch for FULL; a mode without full graphs is an error."""
+    """full_cuda_graph is the deprecated switch for FULL; a mode without full graphs is an error.
+
+    Its deprecation warning is ``compilation.full-cuda-graph-deprecated`` (logged first).
+    """
     if not c["compilation_config.full_cuda_graph"]:
         return None
     mode = c[_CGM]
     if mode is not None and not mode.has_full_cudagraphs():
         return Violation("full_cuda_graph and cudagraph_mode are mutually exclusive, prefer cudagraph_mode "
                          "since full_cuda_graph is deprecated.")
-    if mode is CUDAGraphMode.FULL:
-        return None
-    return Outcome({_CGM: CUDAGraphMode.FULL}, message="full_cuda_graph is deprecated, use cudagraph_mode=FULL instead.")
+    return None if mode is CUDAGraphMode.FULL else {_CGM: CUDAGraphMode.FULL}
 
 
 @rule(
@@ -1031,14 +1070,14 @@ def kv_events_publisher_default(c: Mapping[str, Any]) -> RuleResult:
     reads=("kv_transfer_config", "kv_transfer_config.kv_connector", "kv_transfer_config.kv_role"),
     source="vllm/config/kv_transfer.py KVTransferConfig.__post_init__; ref 2.11",
     message=("Please specify kv_role when kv_connector is set, supported roles are "
-             "('kv_producer', 'kv_consumer', 'kv_both')"),
+             "('kv_producer', 'kv_both', 'kv_consumer')"),
 )
 def kv_transfer_role_required(c: Mapping[str, Any]) -> RuleResult:
     """The connector must know whether this instance produces, consumes or both."""
     if c["kv_transfer_config"] and c["kv_transfer_config.kv_connector"] is not None \
             and c["kv_transfer_config.kv_role"] is None:
         return Violation("Please specify kv_role when kv_connector is set, supported roles are "
-                         "('kv_producer', 'kv_consumer', 'kv_both')")
+                         "('kv_producer', 'kv_both', 'kv_consumer')")
     return None
 
 
@@ -1089,6 +1128,41 @@ def draft_model_from_method(c: Mapping[str, Any]) -> RuleResult:
     if c[_SM] in ("ngram", "[ngram]"):
         return {"speculative_config.model": "ngram"}
     return Violation("num_speculative_tokens was provided but without speculative model.")
+
+
+_MTP_DRAFT_BY_TYPE = {
+    "deepseek_v3": "DeepSeekMTPModel", "deepseek_v32": "DeepSeekMTPModel", "deepseek_mtp": "DeepSeekMTPModel",
+    "ernie4_5_moe": "ErnieMTPModel", "ernie_mtp": "ErnieMTPModel",
+    "qwen3_next": "Qwen3NextMTP", "qwen3_next_mtp": "Qwen3NextMTP",
+    "longcat_flash": "LongCatFlashMTPModel",
+}
+_MTP_DRAFT_BY_ARCH = {"MiMoForCausalLM": "MiMoMTPModel", "Glm4MoeForCausalLM": "Glm4MoeMTPModel"}
+
+
+@rule(
+    "speculative.mtp-draft-architecture",
+    title="The MTP draft is the target checkpoint loaded as its MTP architecture",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SM, "model_config", "model_config.hf_config.model_type",
+           "model_config.hf_config.architectures"),
+    after=("speculative.mtp-method-normalized",),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__, hf_config_override; ref 2.8",
+    message="Resolved architecture: <DeepSeekMTPModel|Qwen3NextMTP|...>",
+    level="info",
+)
+def mtp_draft_architecture(c: Mapping[str, Any]) -> RuleResult:
+    """SpeculativeConfig builds the draft's ModelConfig from the target checkpoint with ``hf_config_override``.
+
+    The override renames the model type and architecture to the MTP head's, and the
+    draft's ModelConfig logs the resolved architecture as every ModelConfig does.
+    """
+    if not c["speculative_config"] or c[_SM] != "mtp" or not c["model_config"]:
+        return None
+    archs = c["model_config.hf_config.architectures"] or ()
+    arch = _MTP_DRAFT_BY_TYPE.get(c["model_config.hf_config.model_type"]) or (
+        _MTP_DRAFT_BY_ARCH.get(archs[0]) if archs else None)
+    return Outcome(message=f"Resolved architecture: {arch}") if arch else None
 
 
 @rule(
@@ -1214,4 +1288,77 @@ def draft_tensor_parallel_size(c: Mapping[str, Any]) -> RuleResult:
         return Violation(f"speculative_draft_tensor_parallel_size={draft} cannot be other value than 1 or "
                          "target model tensor_parallel_size", error="ValueError",
                          hint=f"use draft_tensor_parallel_size 1 or {tp}")
+    return None
+
+
+def _reads(fn: Callable[..., Any]) -> tuple[str, ...]:
+    spec = rule_of(fn)
+    assert spec is not None, fn
+    return spec.reads
+
+
+class _Overlay(Mapping[str, Any]):
+    """A read-only view of a state with a few paths replaced (reads go through, key by key)."""
+
+    def __init__(self, base: Mapping[str, Any], top: Mapping[str, Any]) -> None:
+        self.base, self.top = base, top
+
+    def __getitem__(self, key: str) -> Any:
+        return self.top[key] if key in self.top else self.base[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.base)
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+
+_DRAFT_CHECKS: tuple[Callable[[Mapping[str, Any]], RuleResult], ...] = (
+    verify.external_launcher_seed,
+    verify.heads_divisible_by_tp,
+    verify.expert_parallel_needs_experts,
+    verify.pipeline_parallel_supported,
+    verify.dcp_kv_heads,
+)
+_DRAFT_CHECK_READS = tuple(dict.fromkeys(p for fn in _DRAFT_CHECKS for p in _reads(fn)))
+
+
+@rule(
+    "speculative.draft-verify-with-parallel-config",
+    title="The draft model is verified against its parallel config while SpeculativeConfig is built",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SM, "speculative_config.draft_tensor_parallel_size", *_DRAFT_CHECK_READS),
+    source="vllm/config/speculative.py SpeculativeConfig._verify_args "
+    "(draft_model_config.verify_with_parallel_config); ref 2.8, 9",
+)
+def draft_verify_with_parallel_config(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM runs ``ModelConfig.verify_with_parallel_config`` on the draft before ``VllmConfig`` exists.
+
+    For n-gram speculation the draft configs *are* the target's, so the checks of
+    step 3 (``verify.*``) raise here, at the ``speculative_config`` stage, before any
+    model hook of step 2 ran. An MTP draft is the target checkpoint on a fresh
+    ParallelConfig (the draft TP size; no DCP, no expert parallelism). EAGLE and
+    draft-model drafts are other checkpoints, whose config.json postinit does not
+    hold: they are not checked here.
+    """
+    if not c["speculative_config"]:
+        return None
+    method = c[_SM]
+    if method == "ngram":
+        view: Mapping[str, Any] = c
+        checks = _DRAFT_CHECKS
+    elif method == "mtp":
+        tp = c["speculative_config.draft_tensor_parallel_size"] or c["parallel_config.tensor_parallel_size"]
+        view = _Overlay(c, {"parallel_config.tensor_parallel_size": tp,
+                            "parallel_config.decode_context_parallel_size": 1,
+                            "parallel_config.enable_expert_parallel": False})
+        # the MTP head's own class decides SupportsPP, which postinit does not know
+        checks = tuple(fn for fn in _DRAFT_CHECKS if fn is not verify.pipeline_parallel_supported)
+    else:
+        return None
+    for check in checks:
+        out = check(view)
+        if isinstance(out, Violation):
+            return out
     return None

@@ -2,7 +2,9 @@
 
 Step 3 ``ModelConfig.verify_with_parallel_config`` / ``verify_dual_chunk_attention_config``,
 step 4 ``CacheConfig.verify_with_parallel_config``, step 5 the LoRA checks,
-step 6 ``_get_quantization_config`` (reference §9, §10).
+step 6 ``_get_quantization_config`` (reference §9, §10). The platform's
+``verify_quantization`` (``verify.rocm-*``) lives here too but runs in phase
+``model_config``: vLLM calls it while the ModelConfig is built.
 """
 
 from __future__ import annotations
@@ -368,13 +370,20 @@ def quant_act_dtype(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "verify.rocm-quant-allowlist",
     title="ROCm supports a fixed list of quantization methods",
-    phase="verify",
+    phase="model_config",
     kind="check",
     reads=(*_QREADS, "platform.is_rocm"),
+    after=("model.max-model-len",),
     source="vllm/platforms/interface.py Platform.verify_quantization; ref 10",
 )
 def rocm_quant_allowlist(c: Mapping[str, Any]) -> RuleResult:
-    """Only these methods have ROCm kernels (vLLM checks it while building ModelConfig)."""
+    """Only these methods have ROCm kernels.
+
+    ``ModelConfig._verify_quantization`` asks the platform, so the check runs while the
+    ModelConfig is built (phase ``model_config``, stage ``model_config``: golden t037), after
+    the max-model-len log and before the bitsandbytes / CUDA-graph checks. Its id keeps the
+    ``verify.`` prefix it was published with.
+    """
     if not c["platform.is_rocm"] or not c["model_config"]:
         return None
     method = quant_method(c)
@@ -386,7 +395,7 @@ def rocm_quant_allowlist(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "verify.rocm-triton-awq",
     title="ROCm: VLLM_USE_TRITON_AWQ=1 for quantized models",
-    phase="verify",
+    phase="model_config",
     kind="override",
     reads=(*_QREADS, "platform.is_rocm", "env.VLLM_USE_TRITON_AWQ"),
     writes=("env.VLLM_USE_TRITON_AWQ",),

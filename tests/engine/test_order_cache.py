@@ -7,6 +7,7 @@ means compiling again.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -208,7 +209,10 @@ def test_a_cached_vllm_resolve_does_not_import_networkx(tmp_path: Path) -> None:
     )
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
                            check=True) for _ in range(2)]
-    assert runs[0].stderr.strip().splitlines()[-1] == "False ['networkx']"
+    # with the `hash` extra the first (cold) run's exact hash imports transformers, which imports yaml;
+    # its HF config JSON is cached beside the phase orders, so the warm run imports neither
+    cold = ["networkx", *(["yaml"] if importlib.util.find_spec("transformers") else [])]
+    assert runs[0].stderr.strip().splitlines()[-1] == f"False {cold}"
     assert runs[1].stderr.strip().splitlines()[-1] == "True []"
     assert json.loads(runs[0].stdout) == json.loads(runs[1].stdout)
 

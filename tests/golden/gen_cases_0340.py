@@ -31,7 +31,7 @@ RNG = random.Random(20261127)
 
 CPU_ENV = {"VLLM_CPU_KVCACHE_SPACE": "4"}
 # fixture -> max_position_embeddings (hard limit of max_model_len)
-MODEL_MAX = {"gpt_oss": 8192, "mamba": 2048, "llama": 4096, "llama_long": 262144, "llama_fp8_block": 4096,
+MODEL_MAX = {"gpt_oss_0340": 8192, "mamba_0340": 2048, "llama": 4096, "llama_long": 262144, "llama_fp8_block": 4096,
              "bert": 512, "whisper": 448, "deepseek_v3": 16384, "jamba": 8192,
              "qwen3_next": 262144, "llama4": 32768}
 MOE = {"deepseek_v3", "qwen3_next", "jamba", "llama4"}
@@ -246,25 +246,25 @@ for model in ("bert", "llama", "jamba"):
               ["M-POOLING-CP-APC", "V-POOLING-FULL-CG", "V-ASYNC-DEFAULT"],
               model=model, model_config=mc)
 
-# model hooks of the two extra fixtures (gpt_oss, mamba)
+# model hooks of the two extra fixtures (gpt_oss_0340, mamba_0340)
 for plat in ("cuda:90", "cuda:100", "rocm:gfx950", "cpu"):
     focus(f"gpt-oss-{plat.replace(':', '')}", f"GPT-OSS hook on {plat}",
-          ["M-GPT-OSS", "V-CG-SIZES"], model="gpt_oss", platform=plat)
+          ["M-GPT-OSS", "V-CG-SIZES"], model="gpt_oss_0340", platform=plat)
 focus("gpt-oss-user-sizes", "GPT-OSS with user capture sizes", ["M-GPT-OSS", "V-CG-SIZES"],
-      model="gpt_oss", compilation_config={"cudagraph_capture_sizes": [1, 2, 4]})
+      model="gpt_oss_0340", compilation_config={"cudagraph_capture_sizes": [1, 2, 4]})
 focus("gpt-oss-reasoning-set", "GPT-OSS with a reasoning parser already set", ["M-GPT-OSS"],
-      model="gpt_oss", structured_outputs_config={"reasoning_parser": "deepseek_r1"})
+      model="gpt_oss_0340", structured_outputs_config={"reasoning_parser": "deepseek_r1"})
 for apc in (None, True, False):
     focus(f"mamba-apc-{str(apc).lower()}", f"pure Mamba, prefix caching {apc}",
-          ["M-MAMBA-APC", "M-MAMBA-BLOCK-SIZE"], model="mamba",
+          ["M-MAMBA-APC", "M-MAMBA-BLOCK-SIZE"], model="mamba_0340",
           **({"cache_config": {"enable_prefix_caching": apc}} if apc is not None else {}))
 focus("mamba-apc-no-cp", "pure Mamba, prefix caching without chunked prefill",
-      ["M-MAMBA-APC"], model="mamba", cache_config={"enable_prefix_caching": True},
+      ["M-MAMBA-APC"], model="mamba_0340", cache_config={"enable_prefix_caching": True},
       scheduler_config={"enable_chunked_prefill": False, "max_num_batched_tokens": 8192})
-argv_focus("argv-gpt-oss", "`vllm serve models/gpt_oss`", ["M-GPT-OSS", "E-BATCH-DEFAULTS"],
-           ["models/gpt_oss"])
-argv_focus("argv-mamba", "`vllm serve models/mamba`", ["M-MAMBA-APC", "E-CP-APC-DEFAULTS"],
-           ["models/mamba"])
+argv_focus("argv-gpt-oss", "`vllm serve models/gpt_oss_0340`", ["M-GPT-OSS", "E-BATCH-DEFAULTS"],
+           ["models/gpt_oss_0340"])
+argv_focus("argv-mamba", "`vllm serve models/mamba_0340`", ["M-MAMBA-APC", "E-CP-APC-DEFAULTS"],
+           ["models/mamba_0340"])
 
 # KV sharing fast prefill
 focus("fast-prefill-eagle", "kv_sharing_fast_prefill with EAGLE", ["V-FAST-PREFILL-EAGLE"],
@@ -706,9 +706,7 @@ def random_config_case(i: int) -> tuple[dict, list[str]]:
     case: dict = {"description": "random config-mode case", "platform": plat,
                   "model": model}
     mc: dict = {}
-    if plat == "cuda:75":
-        mc["dtype"] = pick(["float16", "float32"])
-    elif RNG.random() < 0.2:
+    if plat == "cuda:75" or RNG.random() < 0.2:
         mc["dtype"] = pick(["float16", "float32"])
     if model == "whisper":
         mc["skip_tokenizer_init"] = False
@@ -928,8 +926,7 @@ for p in sorted(SEED_CASES.glob("*.json")):
            "platform": c.get("platform", "cuda:90")}
     if c.get("env"):
         new["env"] = c["env"]
-    new["tags"] = [f"from={p.stem}"] + seed_interface_tags(c["argv"]) + list(
-        c.get("tags", []))
+    new["tags"] = [f"from={p.stem}", *seed_interface_tags(c["argv"]), *c.get("tags", [])]
     add(f"s-{p.stem}", new, part="seed-argv")
 
 

@@ -4,10 +4,10 @@
 
 Reads every RAW_DIR/*.json written by ``vllm_oracle.py -o RAW_DIR`` and writes
 OUT_DIR/<same name>.json keeping only: name, description, platform, env, ok,
-error, stage, logs (level + msg only), pre and post (every sub-config, as the
-oracle wrote them), hash, sub_hashes; for argv-mode cases also argv,
-usage_context and engine_args.  Dropped: oracle (versions), platform_answers,
-logs_sub_configs, python_warnings, volatile, seed_divergence_hints, schema,
+error, stage, logs and logs_sub_configs (level + msg only), pre and post
+(every sub-config, as the oracle wrote them), hash, sub_hashes; for argv-mode
+cases also argv, usage_context and engine_args.  Dropped: oracle (versions),
+platform_answers, python_warnings, volatile, seed_divergence_hints, schema,
 and the logger / file:line of each log record.  Nothing else is changed: in
 particular ``bs_to_padded_graph_size`` stays in the oracle's run-length form.
 
@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 KEEP = ["name", "description", "platform", "env", "ok", "error", "stage",
-        "logs", "pre", "post", "hash", "sub_hashes"]
+        "logs", "logs_sub_configs", "pre", "post", "hash", "sub_hashes"]
 KEEP_ARGV = ["argv", "usage_context", "engine_args"]
 
 
@@ -34,7 +34,7 @@ def strip(res: dict, post_only: bool = False) -> dict:
         if k == "pre" and post_only:
             continue
         v = res[k]
-        if k == "logs":
+        if k in ("logs", "logs_sub_configs"):
             v = [{"level": r.get("level"), "msg": r.get("msg")} for r in (v or [])]
         out[k] = v
     if "oracle_crash" in res:

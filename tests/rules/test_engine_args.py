@@ -212,8 +212,9 @@ def test_gpu_batch_defaults(platform: str, ctx: str, tokens: int, seqs: int) -> 
     fired = [o for o in outs if o is not None]
     assert len(fired) == 1 and isinstance(fired[0], Outcome)
     assert fired[0].changes == {TOK: tokens, SEQ: seqs}
-    assert fired[0].message == (f"Setting max_num_batched_tokens to {tokens} for {ctx} usage context. "
-                                f"Setting max_num_seqs to {seqs} for {ctx} usage context.")
+    # vLLM logs two debug records (arg_utils.py _set_default_args): one message line each
+    assert fired[0].message.splitlines() == [f"Setting max_num_batched_tokens to {tokens} for {ctx} usage context.",
+                                             f"Setting max_num_seqs to {seqs} for {ctx} usage context."]
     assert batch_defaults_cpu(s) is None
 
 
@@ -400,3 +401,14 @@ def test_observability_and_speculative_flags_end_to_end() -> None:
     assert r.state["observability_config"] is True
     assert r.state["speculative_config.enable_chunked_prefill"] is True
     assert r.state["speculative_config.disable_log_stats"] is False
+
+
+def test_tp_dcp_check_runs_after_the_default_args() -> None:
+    """create_engine_config asserts tp % dcp after _set_default_args logged its budgets (golden 44-argv)."""
+    r = postinit.resolve(argv=["--model", "fixtures/llama", "-tp", "2", "-dcp", "4"], platform="h100")
+    assert not r.ok
+    v = r.violations[0]
+    assert (v.rule, v.stage, v.error) == ("engine-args.tp-divisible-by-dcp", "create_engine_config", "AssertionError")
+    lines = [line for e in r.messages() for line in e.message.splitlines()]
+    assert "Setting max_num_batched_tokens to 8192 for OPENAI_API_SERVER usage context." in lines
+    assert "Setting max_num_seqs to 1024 for OPENAI_API_SERVER usage context." in lines

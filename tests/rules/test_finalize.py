@@ -389,9 +389,9 @@ def test_debug_dump_path(path: str | None, cwd: str, expected: str | None) -> No
     assert out == (None if expected is None else {"compilation_config.debug_dump_path": expected})
 
 
-@pytest.mark.parametrize(("config", "warns"), [("/a", True), (None, False)])
+@pytest.mark.parametrize(("config", "warns"), [("/a", True), ("/w/envdump", True), (None, False)])
 def test_debug_dump_path_env(config: str | None, warns: bool) -> None:
-    """VLLM_DEBUG_DUMP_PATH overrides; a warning when a config value existed."""
+    """VLLM_DEBUG_DUMP_PATH overrides; a warning whenever a config value existed, even an equal one (t018)."""
     s = state(
         {"compilation_config.debug_dump_path": config, "usage.cwd": "/w"},
         env={"VLLM_DEBUG_DUMP_PATH": "envdump"},

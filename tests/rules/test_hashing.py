@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -73,8 +79,9 @@ def test_top_level_hash_without_model(gc: Any) -> None:
     assert hashing.compute_hash(run(gc, strict=True).state) == gc.expected["hash"]
 
 
-def test_model_hash_stand_in_is_deterministic() -> None:
-    """The ModelConfig stand-in is stable and changes with a hashed field."""
+def test_model_hash_stand_in_is_deterministic(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without transformers the ModelConfig factor is a stand-in: stable, changes with a hashed field, not vLLM's."""
+    monkeypatch.setattr(hashing, "_transformers_version", lambda: None)  # as if the extra were not installed
     a = postinit.resolve({"model_config": {"model": "fixtures/llama"}}, strict=True)
     b = postinit.resolve({"model_config": {"model": "fixtures/llama"}}, strict=True)
     c = postinit.resolve(
@@ -82,6 +89,85 @@ def test_model_hash_stand_in_is_deterministic() -> None:
     )
     assert a.hash == b.hash == hashing.compute_hash(a.state)
     assert hashing.model_hash(a.state) != hashing.model_hash(c.state)
+    assert not hashing.model_hash_is_exact(a.state) and hashing.hf_config_json(a.state) is None
+    oracle = next(gc for gc in CASES if gc.name == "01-llama-h100-default")
+    assert hashing.model_hash(run(oracle, strict=True).state) != oracle.expected["sub_hashes"]["model_config"]
+
+
+# ---------------------------------------------------------------------------- vLLM's exact hash (transformers)
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+MODEL_CASES = [gc for gc in CASES if gc.expected["sub_hashes"]["model_config"] is not None]
+
+
+def _model_dir_config(gc: Any) -> dict[str, Any]:
+    """The config.json of the case's model fixture (the target model)."""
+    name = gc.case["argv"][gc.case["argv"].index("--model") + 1] if "--model" in gc.case.get("argv", []) else (
+        gc.case["argv"][0] if gc.argv_mode else f"models/{gc.case.get('model', 'llama')}")
+    return dict(json.loads((GOLDEN / name / "config.json").read_text()))
+
+
+def _oracle_transformers() -> None:
+    transformers = pytest.importorskip("transformers", reason="vLLM's exact hash needs the `hash` extra")
+    if transformers.__version__ != "4.57.1":
+        pytest.skip(f"the golden hashes were computed with transformers 4.57.1, not {transformers.__version__}")
+
+
+@pytest.mark.parametrize("gc", MODEL_CASES, ids=lambda gc: gc.name)
+def test_hash_equals_vllms_compute_hash(gc: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With transformers, Resolution.hash is real vLLM's VllmConfig.compute_hash() (and its ModelConfig part).
+
+    The model path is a hash factor: resolved from tests/golden with the oracle's relative
+    ``models/<fixture>`` paths. Models whose HF config vLLM builds with its own config class
+    (DeepSeek-V3, Qwen3-Next, ...) or from remote code are not reproducible: there the hash
+    must say so (``model_hash_is_exact`` False) rather than guess.
+    """
+    _oracle_transformers()
+    monkeypatch.chdir(GOLDEN)
+    r = run(gc, models="models", strict=True)
+    raw = _model_dir_config(gc)
+    reproducible = raw.get("model_type") not in hashing.VLLM_CONFIG_CLASSES and "auto_map" not in raw
+    assert hashing.model_hash_is_exact(r.state) is reproducible
+    if reproducible:
+        assert hashing.model_hash(r.state) == gc.expected["sub_hashes"]["model_config"]
+        assert r.hash == gc.expected["hash"]
+    else:
+        assert r.hash != gc.expected["hash"]
+
+
+def test_most_model_hashes_are_reproducible() -> None:
+    """The exact-hash test is not vacuous: most golden cases with a model have a reproducible HF config."""
+    reproducible = [gc for gc in MODEL_CASES if _model_dir_config(gc).get("model_type")
+                    not in hashing.VLLM_CONFIG_CLASSES and "auto_map" not in _model_dir_config(gc)]
+    assert len(reproducible) >= 250, len(reproducible)
+
+
+def test_transformers_is_imported_only_for_a_hash(tmp_path: Path) -> None:
+    """``import postinit`` and resolving never import transformers; a cold exact hash does, a cached one not."""
+    code = ("import sys, postinit; r = postinit.resolve(model='fixtures/llama'); before = 'transformers' in sys.modules;"
+            " r.hash; print(before, 'transformers' in sys.modules, r.hash)")
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           cwd=GOLDEN.parents[1], env=env) for _ in range(2)]
+    installed = importlib.util.find_spec("transformers") is not None
+    cold, warm = (run.stdout.split() for run in runs)
+    assert cold[:2] == ["False", str(installed)] and warm[:2] == ["False", "False"]
+    assert cold[2] == warm[2]  # the cached HF config JSON gives the same hash
+    assert "None of PyTorch" not in runs[0].stderr
+
+
+def test_hf_json_cache_entries_are_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A damaged or foreign cache entry is rebuilt, never trusted (the hash stays vLLM's)."""
+    pytest.importorskip("transformers")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(hashing, "_MEMO", {})
+    r = postinit.resolve(model="fixtures/llama")
+    good = hashing.hf_config_json(r.state)
+    (entry,) = (tmp_path / "postinit" / "hf-json").glob("*.json")
+    for damage in ("{", json.dumps({"key": "other", "json": "{}"}), json.dumps({"key": entry.stem, "json": 1})):
+        entry.write_text(damage)
+        monkeypatch.setattr(hashing, "_MEMO", {})
+        assert hashing.hf_config_json(r.state) == good
 
 
 def test_factor_paths_follow_schema_metadata() -> None:

@@ -15,6 +15,8 @@ from postinit.rules import model_config as mc
 from postinit.rules._kit import state
 from postinit.schema.loaders import list_catalog, load_model
 
+_GOLDEN_MODELS = Path(__file__).resolve().parents[1] / "golden" / "models"
+
 M = "model_config."
 H = "model_config.hf_config."
 T = "model_config.hf_text_config."
@@ -328,6 +330,44 @@ def test_architecture_supported(archs: list[str], impl: str, convert_type: str, 
         assert isinstance(out, Violation) and out.message.startswith(error)
 
 
+def test_unsupported_architecture_lists_vllm_registry_in_order() -> None:
+    """The error lists ModelRegistry.get_supported_archs() as dict_keys, in vLLM's order (golden t084)."""
+    s = state({**hf(architectures=["FooForCausalLM"]), M + "model_impl": "vllm", M + "runner_type": "generate",
+               M + "convert_type": "none"})
+    out = mc.architecture_supported(s)
+    assert isinstance(out, Violation)
+    assert out.message.endswith(f"Supported architectures: dict_keys({list(mc.SUPPORTED_ARCHS_ORDER)})")
+    assert set(mc.SUPPORTED_ARCHS_ORDER) == set(mc.REGISTRY) and len(mc.SUPPORTED_ARCHS_ORDER) == len(mc.REGISTRY)
+    assert mc.SUPPORTED_ARCHS_ORDER[:3] == ("ApertusForCausalLM", "AquilaModel", "AquilaForCausalLM")
+
+
+@pytest.mark.parametrize(("config", "rule", "not_logged"), [
+    ({"model_config": {"runner": "pooling", "convert": "none"}}, "model.runner-supported",
+     "Resolved architecture: LlamaForCausalLM"),
+    ({"model_config": {"quantization": "fp8"}}, "model.quantization", None),
+])
+def test_model_config_checks_raise_in_vllms_order(config: dict[str, Any], rule: str, not_logged: str | None) -> None:
+    """ModelConfig raises the runner check before logging the architecture (t091), the quantization check after
+    the architecture and max-len records (t124)."""
+    model = "fixtures/llama" if rule != "model.quantization" else str(_GOLDEN_MODELS / "llama_awq")
+    r = postinit.resolve(config, model=model, platform="h100")
+    assert r.violations[0].rule == rule
+    texts = [e.message for e in r.messages()]
+    if not_logged:
+        assert not_logged not in texts
+    else:
+        assert {"Resolved architecture: LlamaForCausalLM", "Using max model len 4096"} <= set(texts)
+
+
+def test_float16_refusal_comes_before_the_cast_record() -> None:
+    """Gemma-3 in float16 fails in _check_valid_dtype before vLLM logs a cast (golden t072-gemma3-fp16)."""
+    r = postinit.resolve({"model_config": {"dtype": "float16"}}, model=str(_GOLDEN_MODELS / "gemma3_text"),
+                         platform="h100")
+    assert r.violations[0].rule == "model.dtype-float16-unsupported"
+    assert r.violations[0].stage == "model_config"
+    assert [e.message for e in r.messages()] == ["Resolved architecture: Gemma3ForCausalLM"]
+
+
 @pytest.mark.parametrize(
     ("arch", "hybrid", "attention_free", "inner", "multimodal"),
     [
@@ -379,32 +419,50 @@ def test_pooler_config(arch: str, runner_type: str, user: str | None, st: str | 
 # ---------------------------------------------------------------------------- dtype
 
 
+_T4_BF16 = "Your device 'Tesla T4' (with compute capability 7.5) doesn't support torch.bfloat16. "
+
+
 @pytest.mark.parametrize(
-    ("user", "config", "model_type", "runner", "platform", "expected", "message"),
+    ("user", "config", "model_type", "runner", "platform", "expected", "messages"),
     [
-        ("auto", "bfloat16", "llama", "generate", "h100", "bfloat16", None),
-        ("auto", "float32", "llama", "generate", "h100", "bfloat16", "Downcasting torch.float32 to torch.bfloat16."),
-        ("auto", "float32", "bert", "pooling", "h100", "float16", "Downcasting torch.float32 to torch.float16."),
-        ("auto", "float32", "gemma3", "pooling", "h100", "bfloat16", "Downcasting torch.float32 to torch.bfloat16."),
+        ("auto", "bfloat16", "llama", "generate", "h100", "bfloat16", []),
+        ("auto", "float32", "llama", "generate", "h100", "bfloat16",
+         [("info", "Downcasting torch.float32 to torch.bfloat16.")]),
+        ("auto", "float32", "bert", "pooling", "h100", "float16",
+         [("info", "Downcasting torch.float32 to torch.float16.")]),
+        ("auto", "float32", "gemma3", "pooling", "h100", "bfloat16",
+         [("info", "Downcasting torch.float32 to torch.bfloat16.")]),
         ("auto", "bfloat16", "llama", "generate", "t4", "float16",
-         "Your device 'Tesla T4' (with compute capability 7.5) doesn't support torch.bfloat16. "
-         "Falling back to torch.float16 for compatibility."),
+         [("warning", _T4_BF16 + "Falling back to torch.float16 for compatibility."),
+          ("warning", "Casting torch.bfloat16 to torch.float16.")]),
         ("auto", "bfloat16", "gemma2", "generate", "t4", "float32",
-         "Your device 'Tesla T4' (with compute capability 7.5) doesn't support torch.bfloat16. "
-         "Falling back to torch.float32 for compatibility."),
-        ("auto", None, "llama", "generate", "h100", "bfloat16", "Downcasting torch.float32 to torch.bfloat16."),
-        ("float32", "bfloat16", "llama", "generate", "h100", "float32", "Upcasting torch.bfloat16 to torch.float32."),
-        ("half", "bfloat16", "llama", "generate", "h100", "float16", "Casting torch.bfloat16 to torch.float16."),
+         [("warning", _T4_BF16 + "Falling back to torch.float32 for compatibility."),
+          ("info", "Upcasting torch.bfloat16 to torch.float32.")]),
+        ("auto", None, "llama", "generate", "h100", "bfloat16",
+         [("info", "Downcasting torch.float32 to torch.bfloat16.")]),
+        ("float32", "bfloat16", "llama", "generate", "h100", "float32",
+         [("info", "Upcasting torch.bfloat16 to torch.float32.")]),
+        ("half", "bfloat16", "llama", "generate", "h100", "float16",
+         [("warning", "Casting torch.bfloat16 to torch.float16.")]),
     ],
 )
 def test_dtype(user: str, config: str | None, model_type: str, runner: str, platform: str, expected: str,
-               message: str | None) -> None:
-    """Reference §2.1.3: "auto" keeps a supported config dtype, downcasts float32, drops float16 for gemma & co."""
+               messages: list[tuple[str, str]]) -> None:
+    """Reference §2.1.3: "auto" keeps a supported config dtype, downcasts float32, drops float16 for gemma & co.
+
+    vLLM logs the device fallback (``model.dtype``) and then, separately and at its own level,
+    any cast from the checkpoint's dtype (``model.dtype-cast``): golden case g141-cfg logs both.
+    """
     s = state({**hf(torch_dtype=config, model_type=model_type), M + "dtype": user, M + "runner_type": runner},
               platform=platform)
     out = mc.dtype(s)
     assert changes(out) == {M + "dtype": expected}
-    assert (out.message if isinstance(out, Outcome) else None) == message
+    logged = [(str(out.level), out.message)] if isinstance(out, Outcome) and out.message else []
+    cast = mc.dtype_cast({**s, M + "dtype": expected})
+    if cast is not None:
+        assert isinstance(cast, Outcome) and cast.message and not cast.changes
+        logged.append((str(cast.level), cast.message))
+    assert logged == messages
 
 
 def test_dtype_falls_back_to_vision_and_weights() -> None:
@@ -487,17 +545,28 @@ def test_max_model_len(config: dict[str, Any], model: dict[str, Any], expected: 
     out = mc.max_model_len(_len_state(config, **model))
     assert isinstance(out, Outcome) and out.changes[M + "max_model_len"] == expected
     assert out.changes[M + "original_max_model_len"] == model.get("max_model_len")
-    assert out.message is not None and out.message.endswith(f"Using max model len {expected}")
+    assert "Using max model len" not in (out.message or "")
+    log = mc.max_model_len_log(state({"model_config": True, M + "max_model_len": expected}))
+    assert isinstance(log, Outcome) and (log.message, log.level) == (f"Using max model len {expected}", None)
+    assert mc.max_model_len_log(state({"model_config": None})) is None
 
 
 def test_max_model_len_no_key_warns() -> None:
-    """With none of the keys vLLM assumes 2048 and warns with the key list."""
+    """With none of the keys vLLM assumes 2048 and warns with the key list.
+
+    The warning is a warning record and "Using max model len 2048" a separate info record
+    (model.max-model-len-log), as in vLLM (golden t083-mamba).
+    """
     out = mc.max_model_len(_len_state({"model_type": "mamba"}))
     assert isinstance(out, Outcome) and out.level == "warning"
     assert out.message is not None and out.message.startswith(
         "The model's config.json does not contain any of the following keys to determine the original maximum "
         "length of the model: ['max_position_embeddings', 'n_positions',"
     )
+    assert len(out.message.splitlines()) == 1 and out.changes[M + "max_model_len"] == 2048
+    r = postinit.resolve(model="fixtures/llama", platform="h100")
+    levels = {e.rule: e.level for e in r.messages() if e.rule.startswith("model.max-model-len")}
+    assert levels == {"model.max-model-len-log": "info"}
 
 
 def test_max_model_len_clears_sliding_window() -> None:

@@ -127,8 +127,16 @@ def test_nomic_max_model_len_default() -> None:
 
 def test_nomic_max_model_len_user_value_too_long() -> None:
     """A user length beyond max_trained_positions is re-verified and rejected."""
-    out = m.nomic_bert_max_model_len(_nomic(model_config__original_max_model_len=8192))
+    out = m.nomic_bert_max_model_len(_nomic(model_config__original_max_model_len=8192,
+                                            model_config__hf_config__st_max_seq_length=512))
     assert isinstance(out, Violation) and out.error == "ValueError"
+
+
+def test_nomic_max_model_len_user_value_without_sentence_transformers_config() -> None:
+    """Without sentence_bert_config.json vLLM pops from encoder_config None first (golden t114-nomic-max-len)."""
+    out = m.nomic_bert_max_model_len(_nomic(model_config__original_max_model_len=4096))
+    assert isinstance(out, Violation)
+    assert (out.error, out.message) == ("AttributeError", "'NoneType' object has no attribute 'pop'")
 
 
 @pytest.mark.parametrize("fn, arch, field, value", [

@@ -96,17 +96,21 @@ def test_fp8_e4m3_to_e5m2(dtype: str, expected: Any) -> None:
 @pytest.mark.parametrize(
     ("kv", "dtype", "expected"),
     [
-        ("fp8", "float16", {"model_config.dtype": "bfloat16"}),
+        ("fp8", "float16", {"model_config.dtype": "bfloat16", "model_config.head_dtype": "bfloat16"}),
         ("auto", "float16", None),
         ("fp8", "bfloat16", None),
     ],
 )
 def test_fp8_kv_fp16_to_bf16(kv: str, dtype: str, expected: Any) -> None:
-    """An FP8 KV cache turns an fp16 model into bf16."""
+    """An FP8 KV cache turns an fp16 model into bf16; the head dtype (a property of it) follows (t025)."""
     s = cpu_state(
         {"model_config": True, "cache_config.cache_dtype": kv, "model_config.dtype": dtype}
     )
     assert cpu.fp8_kv_fp16_to_bf16(s) == expected
+    pooling = cpu_state({"model_config": True, "cache_config.cache_dtype": kv, "model_config.dtype": dtype,
+                         "model_config.runner_type": "pooling"})
+    if expected is not None:  # a pooling head stays float32
+        assert cpu.fp8_kv_fp16_to_bf16(pooling) == {**expected, "model_config.head_dtype": "float32"}
 
 
 @pytest.mark.parametrize(

@@ -97,6 +97,14 @@ def test_eplb_deprecated_fields() -> None:
     out = eplb_deprecated_fields(state({"parallel_config.eplb_window_size": 7}))
     assert isinstance(out, Outcome) and out.changes == {"parallel_config.eplb_config.window_size": 7}
     assert eplb_deprecated_fields(state()) is None
+    # vLLM logs one warning per field (golden t046-eplb-deprecated)
+    two = eplb_deprecated_fields(state({"parallel_config.eplb_window_size": 7,
+                                        "parallel_config.num_redundant_experts": 2}))
+    assert isinstance(two, Outcome) and two.message is not None
+    assert two.message.splitlines() == [
+        f"{old} is deprecated and has been replaced with eplb_config.{new}. This will be removed in v0.12.0. "
+        "Changing this field after initialization will have no effect."
+        for old, new in (("num_redundant_experts", "num_redundant_experts"), ("eplb_window_size", "window_size"))]
 
 
 @pytest.mark.parametrize(("pp", "tp", "dp", "backend", "ws"),
@@ -395,6 +403,23 @@ def test_full_cuda_graph(mode: str | None, result: Any, quirk: bool) -> None:
     assert full_cuda_graph(state({"compilation_config.full_cuda_graph": False})) is None
 
 
+@pytest.mark.parametrize(("use", "full"), [(False, False), (True, True), (False, True), (True, False)])
+def test_deprecated_cudagraph_flags_warn_first(use: bool, full: bool) -> None:
+    """Each deprecated flag logs vLLM's warning, also when the mode is already FULL or then conflicts (t003-t007)."""
+    from postinit.rules.sub_configs import full_cuda_graph_deprecated, use_cudagraph_deprecated
+    s = state({"compilation_config.use_cudagraph": use, "compilation_config.full_cuda_graph": full,
+               CGM: CUDAGraphMode.FULL})
+    u, f = use_cudagraph_deprecated(s), full_cuda_graph_deprecated(s)
+    assert (u.message if isinstance(u, Outcome) else None) == (
+        None if use else "use_cudagraph is deprecated, use cudagraph_mode=NONE instead.")
+    assert (f.message if isinstance(f, Outcome) else None) == (
+        "full_cuda_graph is deprecated, use cudagraph_mode=FULL instead." if full else None)
+    r = postinit.resolve({"compilation_config": {"full_cuda_graph": True, "cudagraph_mode": "PIECEWISE"}},
+                         model="fixtures/llama", platform="h100")
+    assert r.violations[0].rule == "compilation.full-cuda-graph"
+    assert [e.rule for e in r.messages() if "deprecated" in e.message] == ["compilation.full-cuda-graph-deprecated"]
+
+
 @pytest.mark.parametrize(("mode", "backend", "ok"),
                          [(3, "openxla", False), (3, "", True), (3, "eager", True), (2, "openxla", True)])
 def test_piecewise_backend(mode: int, backend: str, ok: bool) -> None:
@@ -463,10 +488,12 @@ def test_kv_events_publisher(enabled: bool, expected: str) -> None:
 
 @pytest.mark.parametrize(("role", "fires"), [(None, True), ("kv_both", False)])
 def test_kv_transfer_role_required(role: str | None, fires: bool) -> None:
-    """A connector without kv_role is a ValueError."""
+    """A connector without kv_role is a ValueError (roles in get_args(KVRole) order, golden t039)."""
     out = kv_transfer_role_required(state({"kv_transfer_config": True, "kv_transfer_config.kv_connector": "X",
                                            "kv_transfer_config.kv_role": role}))
     assert isinstance(out, Violation) == fires
+    if isinstance(out, Violation):
+        assert out.message.endswith("supported roles are ('kv_producer', 'kv_both', 'kv_consumer')")
 
 
 def test_speculative_method_normalization() -> None:
@@ -556,3 +583,56 @@ def test_draft_tensor_parallel_size(method: str, draft: int | None, tp: int, exp
         assert out.message.startswith("speculative_draft_tensor_parallel_size=2 cannot be other value than 1")
     else:
         assert (out["speculative_config.draft_tensor_parallel_size"] if out else None) == expected
+
+
+@pytest.mark.parametrize("model_type, archs, method, expected", [
+    ("deepseek_v3", ["DeepseekV3ForCausalLM"], "mtp", "DeepSeekMTPModel"),
+    ("qwen3_next", ["Qwen3NextForCausalLM"], "mtp", "Qwen3NextMTP"),
+    ("glm4_moe", ["Glm4MoeForCausalLM"], "mtp", "Glm4MoeMTPModel"),
+    ("deepseek_v3", ["DeepseekV3ForCausalLM"], "eagle", None),
+    ("llama", ["LlamaForCausalLM"], "mtp", None),
+])
+def test_mtp_draft_architecture(model_type: str, archs: list[str], method: str, expected: str | None) -> None:
+    """The MTP draft's ModelConfig logs its architecture from hf_config_override (golden 33-mtp-deepseek)."""
+    from postinit.rules.sub_configs import mtp_draft_architecture
+    s = state({**_SPEC, "speculative_config.method": method, "model_config": True,
+               "model_config.hf_config.model_type": model_type, "model_config.hf_config.architectures": archs})
+    out = mtp_draft_architecture(s)
+    if expected is None:
+        assert out is None
+    else:
+        assert isinstance(out, Outcome) and not out.changes
+        assert out.message == f"Resolved architecture: {expected}"
+
+
+def test_ngram_draft_verified_at_speculative_config() -> None:
+    """n-gram drafts are the target: DCP vs KV heads raises while SpeculativeConfig is built (golden g134-cfg).
+
+    vLLM fails before VllmConfig, so none of step 2's hybrid-model messages is logged.
+    """
+    r = postinit.resolve({"model_config": {"model": "fixtures/jamba"},
+                          "parallel_config": {"tensor_parallel_size": 4, "decode_context_parallel_size": 2},
+                          "speculative_config": {"method": "ngram", "num_speculative_tokens": 3,
+                                                 "prompt_lookup_max": 4}}, platform="h100")
+    assert not r.ok
+    v = r.violations[0]
+    assert (v.rule, v.error, v.stage) == ("speculative.draft-verify-with-parallel-config", "AssertionError",
+                                          "speculative_config")
+    assert v.message == ("tensor parallel size 4 must be greater than total num kv heads 4 when enable decode "
+                         "context parallel for GQA/MQA")
+    assert not [e for e in r.messages() if e.phase in ("model", "verify", "core")]
+
+
+def test_mtp_draft_verified_on_its_own_parallel_config() -> None:
+    """An MTP draft runs on a fresh ParallelConfig (no DCP): DCP alone does not fail it, heads % TP does."""
+    from postinit.rules.sub_configs import draft_verify_with_parallel_config
+    base = {**_SPEC, "speculative_config.method": "mtp", "model_config": True,
+            "model_config.hf_text_config.num_attention_heads": 8, "model_config.hf_text_config.num_key_value_heads": 8,
+            "parallel_config.tensor_parallel_size": 4, "parallel_config.decode_context_parallel_size": 2}
+    assert draft_verify_with_parallel_config(state(base)) is None
+    out = draft_verify_with_parallel_config(state({**base, "speculative_config.draft_tensor_parallel_size": 3}))
+    assert isinstance(out, Violation)
+    assert out.message == "Total number of attention heads (8) must be divisible by tensor parallel size (3)."
+    ngram = draft_verify_with_parallel_config(state({**base, "speculative_config.method": "ngram"}))
+    assert isinstance(ngram, Violation) and ngram.error == "AssertionError"
+    assert draft_verify_with_parallel_config(state({**base, "speculative_config.method": "eagle"})) is None

@@ -186,3 +186,17 @@ def test_whisper_heads_not_divisible_by_tp() -> None:
     assert not r.ok
     assert r.violations[0].message == ("Total number of attention heads (4) must be divisible by tensor parallel "
                                        "size (8).")
+
+
+def test_rocm_quantization_checked_while_building_model_config() -> None:
+    """ROCm's verify_quantization runs inside ModelConfig: stage model_config, before the bitsandbytes warning (t037)."""
+    from pathlib import Path
+
+    import postinit
+
+    model = Path(__file__).resolve().parents[1] / "golden" / "models" / "llama_bnb8"
+    r = postinit.resolve(model=str(model), platform="rocm")
+    v = r.violations[0]
+    assert (v.rule, v.phase, v.stage) == ("verify.rocm-quant-allowlist", "model_config", "model_config")
+    assert v.message == "bitsandbytes quantization is currently not supported in rocm."
+    assert not [e for e in r.messages() if "BitsAndBytes" in e.message]

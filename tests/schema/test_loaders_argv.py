@@ -181,7 +181,11 @@ def test_deprecated_cuda_graph_sizes() -> None:
     """--cuda-graph-sizes still sets the capture sizes, with vLLM's deprecation warning."""
     parsed = parse_vllm_args(["m", "--cuda-graph-sizes", "8", "16"])
     assert parsed.config["compilation_config"] == {"cudagraph_capture_sizes": [8, 16]}
-    assert parsed.warnings[0].startswith("--cuda-graph-sizes is deprecated")
+    assert parsed.warnings == [
+        "argument 'cuda_graph_sizes' is deprecated",
+        "--cuda-graph-sizes is deprecated and will be removed in v0.13.0 or v1.0.0, whichever is soonest. "
+        "Please use --cudagraph-capture-sizes instead.",
+    ]
 
 
 def test_server_flags_are_extra() -> None:
@@ -277,3 +281,20 @@ def test_nothing_to_parse_skips_the_parser_with_the_same_result() -> None:
     }
     dotted = parse_vllm_args(["--compilation-config.mode", "3"])  # only dotted keys: nothing left to parse
     assert dotted.config == {"compilation_config": {"mode": 3}}
+
+
+def test_guided_decoding_backend_is_a_visible_no_op() -> None:
+    """vLLM stores --guided-decoding-backend where nothing reads it: the backend is untouched, and postinit says so."""
+    parsed = parse_vllm_args(["m", "--guided-decoding-backend", "xgrammar"])
+    assert "structured_outputs_config" not in parsed.config
+    assert parsed.warnings == ["argument 'guided_decoding_backend' is deprecated"]
+    assert len(parsed.quirks) == 1 and "has no effect" in parsed.quirks[0]
+
+
+def test_deprecated_flag_warns_when_its_value_is_not_the_argparse_default() -> None:
+    """vLLM warns when the parsed value differs from the argparse default: None for most, False for two."""
+    assert parse_vllm_args(["m", "--num-redundant-experts", "0"]).warnings == [
+        "argument 'num_redundant_experts' is deprecated"]
+    assert parse_vllm_args(["m", "--no-eplb-log-balancedness"]).warnings == [
+        "argument 'eplb_log_balancedness' is deprecated"]
+    assert parse_vllm_args(["m", "--no-enable-multimodal-encoder-data-parallel"]).warnings == []

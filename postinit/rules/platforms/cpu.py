@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.rules.model_config import HEAD_DTYPE_READS, head_dtype_for
 from postinit.schema import CompilationMode
 
 __all__ = [
@@ -176,8 +177,8 @@ def fp8_e4m3_to_e5m2(c: Mapping[str, Any]) -> RuleResult:
     title="CPU FP8 KV cache casts an fp16 model to bf16",
     phase="platform",
     kind="override",
-    reads=(_KIND, _DTYPE, "model_config", "model_config.dtype"),
-    writes=("model_config.dtype",),
+    reads=(_KIND, _DTYPE, "model_config", *HEAD_DTYPE_READS),
+    writes=("model_config.dtype", "model_config.head_dtype"),
     source=f"{_SRC}; ref step-17, 7.6#6, 13.1:O7",
     message="FP8 KV cache on the CPU backend only does not support fp16 for now, cast to bf16.",
     level="warning",
@@ -185,11 +186,12 @@ def fp8_e4m3_to_e5m2(c: Mapping[str, Any]) -> RuleResult:
 def fp8_kv_fp16_to_bf16(c: Mapping[str, Any]) -> RuleResult:
     """FP8 KV cache on CPU does not support fp16 models.
 
-    The quantization checks of step 6 already validated the old dtype (O7).
+    The quantization checks of step 6 already validated the old dtype (O7). vLLM's
+    ``head_dtype`` is a property of the model dtype, so it follows (golden t025).
     """
     fp16 = c["model_config.dtype"] in ("float16", "half")
     if _cpu(c) and c[_DTYPE] != "auto" and c["model_config"] is not None and fp16:
-        return {"model_config.dtype": "bfloat16"}
+        return {"model_config.dtype": "bfloat16", "model_config.head_dtype": head_dtype_for(c, "bfloat16")}
     return None
 
 
@@ -213,12 +215,8 @@ def kvcache_space(c: Mapping[str, Any]) -> RuleResult:
     if space == c["cache_config.cpu_kvcache_space_bytes"]:
         return None
     if gib is None:
-        return {"cache_config.cpu_kvcache_space_bytes": space}
-    return Outcome(
-        {"cache_config.cpu_kvcache_space_bytes": space},
-        message=f"VLLM_CPU_KVCACHE_SPACE={gib} GiB",
-        level="debug",
-    )
+        return {"cache_config.cpu_kvcache_space_bytes": space}  # with vLLM's warning (the header message)
+    return Outcome({"cache_config.cpu_kvcache_space_bytes": space}, message="")  # vLLM logs nothing
 
 
 @rule(

@@ -85,7 +85,14 @@ class FlagSpec:
     kind: str = "str"
     choices: tuple[Any, ...] | None = None
     optional: bool = False  # accepts "None"/"" as None
-    deprecated: str | None = None
+    deprecated: bool = False
+    """vLLM marks the flag ``deprecated=True``: a parsed value other than the argparse default logs
+    "argument '<dest>' is deprecated"."""
+    default: Any = None
+    """The argparse default (None unless the flag comes from an EngineArgs field); only the deprecation
+    warning compares with it."""
+    warning: str | None = None
+    """What vLLM logs when it applies the flag's value (``create_engine_config``/``create_model_config``)."""
 
     @property
     def dest(self) -> str:
@@ -130,7 +137,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--convert",), "model_config.convert",
        choices=("auto", "none", "embed", "classify", "reward")),
     _F(("--task",), "model_config.task", choices=_TASKS, optional=True,
-       deprecated="--task is deprecated; use --runner/--convert"),
+       deprecated=True),
     _F(("--tokenizer",), "model_config.tokenizer", optional=True),
     _F(("--tokenizer-mode",), "model_config.tokenizer_mode",
        choices=("auto", "slow", "mistral", "custom")),
@@ -163,7 +170,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--hf-overrides",), "model_config.hf_overrides", "json"),
     _F(("--pooler-config",), "model_config.pooler_config", "json", optional=True),
     _F(("--override-pooler-config",), "model_config.override_pooler_config", "json",
-       optional=True, deprecated="--override-pooler-config is deprecated; use --pooler-config"),
+       optional=True, deprecated=True),
     _F(("--logits-processor-pattern",), "model_config.logits_processor_pattern",
        optional=True),
     _F(("--generation-config",), "model_config.generation_config"),
@@ -185,16 +192,16 @@ FLAGS: tuple[FlagSpec, ...] = (
     # ---- StructuredOutputsConfig
     _F(("--reasoning-parser",), "structured_outputs_config.reasoning_parser",
        choices=_REASONING_PARSERS),
-    _F(("--guided-decoding-backend",), "structured_outputs_config.backend",
-       deprecated="--guided-decoding-backend is deprecated; use --structured-outputs-config.backend"),
+    # vLLM assigns it to ``StructuredOutputsConfig.guided_decoding_backend``, which nothing reads
+    _F(("--guided-decoding-backend",), "extra.guided_decoding_backend", deprecated=True),
     _F(("--guided-decoding-disable-fallback",), "structured_outputs_config.disable_fallback",
-       "legacy_bool", deprecated="--guided-decoding-disable-fallback is deprecated"),
+       "legacy_bool", deprecated=True),
     _F(("--guided-decoding-disable-any-whitespace",),
        "structured_outputs_config.disable_any_whitespace", "legacy_bool",
-       deprecated="--guided-decoding-disable-any-whitespace is deprecated"),
+       deprecated=True),
     _F(("--guided-decoding-disable-additional-properties",),
        "structured_outputs_config.disable_additional_properties", "legacy_bool",
-       deprecated="--guided-decoding-disable-additional-properties is deprecated"),
+       deprecated=True),
     # ---- ParallelConfig
     _F(("--distributed-executor-backend",), "parallel_config.distributed_executor_backend",
        optional=True),
@@ -226,13 +233,13 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--expert-placement-strategy",), "parallel_config.expert_placement_strategy",
        choices=("linear", "round_robin")),
     _F(("--num-redundant-experts",), "parallel_config.eplb_config.num_redundant_experts",
-       "int", deprecated="--num-redundant-experts is deprecated; use --eplb-config"),
+       "int", deprecated=True),
     _F(("--eplb-window-size",), "parallel_config.eplb_config.window_size", "int",
-       deprecated="--eplb-window-size is deprecated; use --eplb-config"),
+       deprecated=True),
     _F(("--eplb-step-interval",), "parallel_config.eplb_config.step_interval", "int",
-       deprecated="--eplb-step-interval is deprecated; use --eplb-config"),
+       deprecated=True),
     _F(("--eplb-log-balancedness",), "parallel_config.eplb_config.log_balancedness", "bool",
-       deprecated="--eplb-log-balancedness is deprecated; use --eplb-config"),
+       deprecated=True),
     _F(("--max-parallel-loading-workers",), "parallel_config.max_parallel_loading_workers",
        "int", optional=True),
     _F(("--ray-workers-use-nsight",), "parallel_config.ray_workers_use_nsight", "bool"),
@@ -241,7 +248,13 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--worker-extension-cls",), "parallel_config.worker_extension_cls"),
     _F(("--enable-multimodal-encoder-data-parallel",),
        "extra.enable_multimodal_encoder_data_parallel", "bool",
-       deprecated="--enable-multimodal-encoder-data-parallel is deprecated; use --mm-encoder-tp-mode data"),
+       deprecated=True, default=False,
+       warning=("--enable-multimodal-encoder-data-parallel` is deprecated and will be removed in v0.13. "
+                "Please use `--mm-encoder-tp-mode data` instead.")),
+    _F(("--disable-mm-preprocessor-cache",), "extra.disable_mm_preprocessor_cache", "bool", deprecated=True,
+       default=False,
+       warning=("`--disable-mm-preprocessor-cache` is deprecated and will be removed in v0.13. "
+                "Please use `--mm-processor-cache-gb 0` instead.")),
     # ---- CacheConfig
     _F(("--block-size",), "cache_config.block_size", "int",
        choices=(1, 8, 16, 32, 64, 128, 256), optional=True),
@@ -314,7 +327,8 @@ FLAGS: tuple[FlagSpec, ...] = (
        "list_int", optional=True),
     _F(("--cuda-graph-sizes",), "compilation_config.cudagraph_capture_sizes", "list_int",
        optional=True,
-       deprecated="--cuda-graph-sizes is deprecated and will be removed in v0.13.0 or v1.0.0, whichever is soonest. Please use --cudagraph-capture-sizes instead."),
+       deprecated=True,
+       warning="--cuda-graph-sizes is deprecated and will be removed in v0.13.0 or v1.0.0, whichever is soonest. Please use --cudagraph-capture-sizes instead."),
     _F(("--max-cudagraph-capture-size",), "compilation_config.max_cudagraph_capture_size",
        "int", optional=True),
     # ---- VllmConfig
@@ -381,6 +395,9 @@ class ParsedArgs:
     config: dict[str, Any] = field(default_factory=dict)
     flags: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    """What vLLM logs while parsing and applying the flags (deprecated flags), in order."""
+    quirks: list[str] = field(default_factory=list)
+    """Flags vLLM accepts and then ignores: postinit's explanation, not a vLLM log."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -831,13 +848,16 @@ def parse_vllm_args(argv: str | Sequence[str], *, allow_files: bool = True) -> P
 
     config: dict[str, Any] = {}
     lora_given: list[str] = []
+    later: list[str] = []
     for dest, item in given.items():
         spec = _BY_DEST[dest]
         if dest == "model":
             continue
         value, text = _convert(spec, item)
-        if spec.deprecated and (spec.kind != "bool" or item.option.startswith("--")):
-            result.warnings.append(spec.deprecated)
+        if spec.deprecated and value != spec.default:
+            result.warnings.append(f"argument '{dest}' is deprecated")
+            if spec.warning is not None:
+                later.append(spec.warning)
         target = spec.target
         if target.startswith("extra."):
             result.extra[target[6:]] = value
@@ -863,6 +883,7 @@ def parse_vllm_args(argv: str | Sequence[str], *, allow_files: bool = True) -> P
             value = merged
         _set(config, target, value)
 
+    result.warnings.extend(later)
     _apply_engine_args(config, result, given, lora_given)
 
     if model is not None:
@@ -928,6 +949,17 @@ def _apply_engine_args(
             if dest in given:
                 value, _text = _convert(_BY_DEST[dest], given[dest])
                 _set(config, f"compilation_config.{key}", value)
+
+    if "guided_decoding_backend" in given:
+        result.quirks.append(
+            f"{given['guided_decoding_backend'].option} {result.extra['guided_decoding_backend']} has no effect: "
+            "vLLM stores it as StructuredOutputsConfig.guided_decoding_backend, an attribute nothing reads, so "
+            "structured_outputs_config.backend keeps its value")
+    # create_model_config: the deprecated multimodal flags rewrite their replacements
+    if result.extra.get("disable_mm_preprocessor_cache"):
+        result.extra["mm_processor_cache_gb"] = 0
+    if result.extra.get("enable_multimodal_encoder_data_parallel"):
+        result.extra["mm_encoder_tp_mode"] = "data"
 
     # LoRA: the config exists only with --enable-lora
     enable_lora = bool(result.extra.get("enable_lora"))
