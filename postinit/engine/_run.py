@@ -166,9 +166,14 @@ class EngineResult:
 
     @property
     def changes(self) -> dict[str, tuple[Any, Any]]:
-        """Each path whose final value differs from its input: ``(input, final)``."""
-        initial = self.initial
-        return {p: (initial[p], v) for p, v in self.state.items() if not same(v, initial.get(p))}
+        """Each path whose final value differs from its input: ``(input, final)``, in the state's order.
+
+        Every write a run makes is a traced :class:`Change` (retractions included), so only the
+        paths the trace names can differ: those are compared, not the whole state.
+        """
+        initial, state = self.initial, self.state
+        touched = {ch.path for ev in self.trace.events if type(ev) is Fired for ch in ev.changes}
+        return {p: (initial[p], state[p]) for p in state if p in touched and not same(state[p], initial.get(p))}
 
     def provenance_of(self, path: str) -> Provenance:
         return self.provenance.get(path) or self.initial_provenance.get(path, DEFAULT_PROVENANCE)

@@ -71,9 +71,18 @@ class Provenance(NamedTuple):
 DEFAULT_PROVENANCE = Provenance(Source.DEFAULT)
 
 
+_PLAIN = frozenset({type(None), bool, int, float, str})
+"""The exact types :func:`jsonable` returns as they are (answered before any ``isinstance``)."""
+
+
 def jsonable(value: Any) -> Any:
     """A JSON-ready form of a state value: enums by name, tuples as lists."""
-    if value is None or (isinstance(value, (bool, int, float, str)) and not isinstance(value, enum.Enum)):
+    t = type(value)
+    if t in _PLAIN:
+        return value
+    if t is tuple or t is list:
+        return [v if type(v) in _PLAIN else jsonable(v) for v in value]
+    if isinstance(value, (bool, int, float, str)) and not isinstance(value, enum.Enum):
         return value
     if isinstance(value, enum.Enum):
         return value.name

@@ -284,7 +284,10 @@ def check_trace_completeness(result: EngineResult) -> None:
                 "trace-completeness", f"provenance of {path} is {prov} but its last change is #{ev.seq} by {ev.rule}",
                 book=book, state=state, result=result, rules=[ev.rule],
             )
-    for path, (old, new) in result.changes.items():
+    # every path, not ``result.changes`` (which trusts the trace to name every changed path)
+    initial = result.initial
+    differ = {p: (initial[p], v) for p, v in result.state.items() if not _same(v, initial.get(p))}
+    for path, (old, new) in differ.items():
         if path not in last:
             raise InvariantViolation(
                 "trace-completeness",
