@@ -13,6 +13,13 @@ invariant and problem, with the smallest counterexample of each group, and
 lists the rules that never fired (those that cannot fire on the swept
 platforms flagged as such).
 
+One resolution per input is not made from scratch: a recorded resolution of the neutral
+assignment (the *base*) is replayed to each input (:meth:`EngineResult.replay`, what
+``Resolution.with_changes`` uses), and the replay must equal the input's from-scratch strict
+resolution — the determinism invariant, which so also checks incremental re-resolution on
+every input. The base is recorded once and shipped once per worker process (a pool
+initializer, or one ``scatter`` to every dask worker), never once per input or chunk.
+
 The space is cut into chunks deterministically and chunk results are merged
 in chunk order, so a report depends only on its arguments (and the seed),
 never on ``jobs`` or on the scheduler: ``jobs > 1`` uses a process pool,
@@ -23,6 +30,7 @@ postinit[sweep]``).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 import random
@@ -33,7 +41,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from postinit.engine import Rulebook, jsonable
+from postinit.engine import EngineResult, Rulebook, jsonable
 from postinit.engine import testing as kit
 from postinit.errors import NoFixedPoint, UndeclaredReadError, UndeclaredWriteError
 from postinit.rules import invariants as vinv
@@ -220,8 +228,13 @@ def _same_resolution(x: Any, y: Any) -> bool:
     return bool(x.state == y.state and x.trace.to_dict() == y.trace.to_dict())
 
 
-def _check_one(book: Rulebook, state: Mapping[str, Any]) -> tuple[list[vinv.QuirkHit], Any]:
-    """The invariants of :func:`postinit.rules.invariants.check_vllm`, sharing resolutions (5 per input)."""
+def _check_one(book: Rulebook, state: Mapping[str, Any],
+               base: EngineResult | None = None) -> tuple[list[vinv.QuirkHit], Any]:
+    """The invariants of :func:`postinit.rules.invariants.check_vllm`, sharing resolutions (5 per input).
+
+    With a recorded ``base`` (of ``book``), the second resolution is ``base.replay(state)``: it must
+    equal the strict from-scratch one (determinism, and incremental re-resolution).
+    """
 
     def resolve(invariant: str, b: Rulebook, s: Mapping[str, Any], **kw: Any) -> Any:
         try:
@@ -232,9 +245,18 @@ def _check_one(book: Rulebook, state: Mapping[str, Any]) -> tuple[list[vinv.Quir
 
     hits: list[vinv.QuirkHit] = []
     first = resolve("termination", book, state, strict=True)  # + declared reads (vllm)
-    again = resolve("determinism", book, state)
+    if base is not None:
+        try:
+            again = base.replay(dict(state))
+        except (NoFixedPoint, UndeclaredWriteError, UndeclaredReadError) as e:
+            raise kit.InvariantViolation("determinism", f"{type(e).__name__} replaying the base: {e}",
+                                         book=book, state=state) from e
+    else:
+        again = resolve("determinism", book, state)
     if not _same_resolution(first, again):
-        raise kit.InvariantViolation("determinism", "two resolutions differ", book=book, state=state, result=first)
+        what = "the replay of the recorded base and a from-scratch resolution differ" if base is not None \
+            else "two resolutions differ"
+        raise kit.InvariantViolation("determinism", what, book=book, state=state, result=first)
     other = resolve("registration-order", _reversed_book(), state)
     if not _same_resolution(first, other):
         raise kit.InvariantViolation("registration-order", "reversed registration resolves differently",
@@ -296,8 +318,56 @@ def _add_group(groups: dict[tuple[str, str], ViolationGroup], g: ViolationGroup)
         old.example, old.message, old.rules = g.example, g.message, g.rules
 
 
-def _run_chunk(assignments: Sequence[dict[str, Any]]) -> _Chunk:
+@dataclasses.dataclass(frozen=True)
+class _Base:
+    """A recorded resolution without its rulebook: what is shipped to each worker once.
+
+    ``EngineResult`` holds its rulebook (rule functions, not picklable); a worker attaches its
+    own ``rulebook()``, the same rules in the same order (checked: the recording names rules by
+    their position).
+    """
+
+    fields: dict[str, Any]
+    order: tuple[tuple[str, ...], ...]
+
+    @classmethod
+    def of(cls, result: EngineResult) -> _Base:
+        result.initial  # noqa: B018 - materialise the input state (a taken-over state rebuilds it lazily)
+        fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(result) if f.name != "rulebook"}
+        return cls(fields, _order(result.rulebook))
+
+    def attach(self, book: Rulebook) -> EngineResult:
+        if _order(book) != self.order:
+            raise RuntimeError("the sweep's base was recorded with another rulebook than this worker's")
+        return EngineResult(rulebook=book, **self.fields)
+
+
+def _order(book: Rulebook) -> tuple[tuple[str, ...], ...]:
+    return tuple(book.order[ph] for ph in book.phases)
+
+
+def _record_base(platform: str) -> _Base:
+    """The recorded resolution of the neutral assignment on ``platform`` (every input is replayed from it)."""
+    book, state, _ = vs.engine_inputs(*vs.build_inputs(vs.base_assignment(platform=platform)))
+    return _Base.of(book.resolve(state, record=True))
+
+
+_WORKER_BASE: list[_Base] = []
+"""The base a pool worker received once, from its initializer."""
+
+
+def _install_base(base: _Base | None) -> None:
+    _WORKER_BASE[:] = [base] if base is not None else []
+
+
+def _run_chunk_here(assignments: Sequence[dict[str, Any]]) -> _Chunk:
+    """A pool worker's chunk, replayed from the base its initializer installed."""
+    return _run_chunk(assignments, _WORKER_BASE[0] if _WORKER_BASE else None)
+
+
+def _run_chunk(assignments: Sequence[dict[str, Any]], shipped: _Base | None = None) -> _Chunk:
     out = _Chunk()
+    base = shipped.attach(rulebook()) if shipped is not None else None
     for a in assignments:
         out.inputs += 1
         try:
@@ -306,7 +376,7 @@ def _run_chunk(assignments: Sequence[dict[str, Any]]) -> _Chunk:
             out.errors[f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"] += 1
             continue
         try:
-            hits, result = _check_one(book, state)
+            hits, result = _check_one(book, state, base if base is not None and base.rulebook is book else None)
         except kit.InvariantViolation as v:
             shown = _shown(a)
             _add_group(out.groups, ViolationGroup(v.invariant, _signature(v.problem), v.rules, 1, shown, str(v)))
@@ -437,12 +507,15 @@ def sweep(
     chunk_size: int = 64,
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    replay: bool = True,
 ) -> SweepReport:
     """Resolve the input space through every invariant; see the module docstring.
 
     ``platforms``: platform specs (default: :data:`~postinit.rules.strategies.PLATFORMS`).
     ``limit`` keeps the first ``limit`` inputs of the space (tests, smoke runs).
     ``progress(done, total)`` is called after each chunk, in completion order.
+    ``replay=False`` makes the determinism check's second resolution from scratch instead of
+    replaying the recorded base (the report is the same when the replay is right).
     """
     plats = list(platforms or vs.PLATFORMS)
     for p in plats:
@@ -462,15 +535,17 @@ def sweep(
         if progress is not None:
             progress(done, total)
 
+    base = _record_base(plats[0]) if replay else None
     if scheduler is not None:
-        _run_dask(chunks, scheduler, finished)
+        _run_dask(chunks, scheduler, finished, base)
     elif jobs > 1 and len(chunks) > 1:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for i, r in enumerate(pool.map(_run_chunk, chunks)):
+        # the base travels once per worker process, with its initializer
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_install_base, initargs=(base,)) as pool:
+            for i, r in enumerate(pool.map(_run_chunk_here, chunks)):
                 finished(i, r)
     else:
         for i, c in enumerate(chunks):
-            finished(i, _run_chunk(c))
+            finished(i, _run_chunk(c, base))
     report = _merge((r for r in results if r is not None), mode=mode, seed=seed, platforms=plats,
                     n_chunks=len(chunks))
     report.violations = _check_rulebook_order(3, seed) + report.violations
@@ -478,7 +553,7 @@ def sweep(
 
 
 def _run_dask(chunks: Sequence[Sequence[dict[str, Any]]], scheduler: str,
-              finished: Callable[[int, _Chunk], None]) -> None:
+              finished: Callable[[int, _Chunk], None], base: _Base | None = None) -> None:
     try:
         from distributed import Client, LocalCluster, as_completed  # untyped
     except ImportError as e:  # pragma: no cover - depends on the extra
@@ -491,7 +566,9 @@ def _run_dask(chunks: Sequence[Sequence[dict[str, Any]]], scheduler: str,
     else:
         client = Client(scheduler)  # type: ignore[no-untyped-call]
     try:
-        futures = client.map(_run_chunk, list(chunks), pure=False)
+        # the base is scattered to every worker once; each chunk's task names it (not a copy per task)
+        shipped = client.scatter(base, broadcast=True) if base is not None else None  # type: ignore[no-untyped-call]
+        futures = client.map(_run_chunk, list(chunks), shipped=shipped, pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
         for fut in as_completed(futures):  # type: ignore[no-untyped-call]
             finished(index[fut.key], fut.result())

@@ -57,6 +57,45 @@ def test_known_quirks_are_reported_not_as_violations() -> None:
     assert all(g.invariant != "idempotence" for g in report.violations)
 
 
+def test_each_input_is_replayed_from_one_recorded_base(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In process, every input's determinism check replays the base; the report equals the one without replay."""
+    from postinit.engine import EngineResult
+
+    replays: list[int] = []
+    real = EngineResult.replay
+
+    def counting(self: EngineResult, *args: object, **kw: object) -> EngineResult:
+        replays.append(1)
+        return real(self, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(EngineResult, "replay", counting)
+    replayed = _small(jobs=1)
+    assert len(replays) == replayed.inputs - sum(replayed.errors.values())
+    assert replayed.to_dict() == _small(jobs=1, replay=False).to_dict()
+
+
+def test_the_base_is_shipped_once_per_worker_not_per_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process pool gets the recorded base through its initializer: at most one pickle per worker."""
+    pickled: list[int] = []
+    real = S._Base.__reduce_ex__
+
+    def counting(self: S._Base, protocol: int) -> object:  # type: ignore[override]
+        pickled.append(1)
+        return real(self, protocol)
+
+    monkeypatch.setattr(S._Base, "__reduce_ex__", counting)
+    report = S.sweep("random", n=24, seed=3, platforms=["h100"], chunk_size=3, jobs=2)
+    assert report.chunks == 8 and len(pickled) <= 2
+
+
+def test_a_base_from_another_rulebook_is_refused() -> None:
+    """The recording names rules by position: a worker with another rule order refuses the base."""
+    base = S._record_base("h100")
+    other = S._Base(base.fields, base.order[::-1])
+    with pytest.raises(RuntimeError, match="another rulebook"):
+        other.attach(S.rulebook())
+
+
 def test_cli_sweep_json() -> None:
     res = CliRunner().invoke(app, ["sweep", "--random", "8", "--seed", "1", "--platform", "h100",
                                    "--chunk-size", "4", "--format", "json"])

@@ -12,6 +12,7 @@ Endpoints (all under ``/v1`` except operations): ``POST /v1/resolve``,
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from typing import Any
 
@@ -61,13 +62,26 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
     base = settings or Settings()
     settings = base.model_copy(update={"host": host, "port": port, "workers": workers})
     if workers > 1:
-        # each worker process builds its own app (and its own metrics registry); the supervisor binds first
+        # each worker process builds its own app (and its own metrics registry) with these settings and
+        # the same logging; the supervisor binds first
         _announce(host, port, workers)
-        uvicorn.run("postinit.service._app:create_app", factory=True, host=host, port=port,
+        os.environ[_SETTINGS_ENV] = settings.model_dump_json()
+        uvicorn.run("postinit.service:_worker_app", factory=True, host=host, port=port,
                     workers=workers, access_log=False, log_level="warning")
     else:
         config = uvicorn.Config(create_app(settings), host=host, port=port, access_log=False, log_level="warning")
         _server_class()(config).run()
+
+
+_SETTINGS_ENV = "POSTINIT_SERVE_SETTINGS"
+"""How ``serve`` hands its settings to the worker processes uvicorn starts (they inherit the environment)."""
+
+
+def _worker_app() -> Any:
+    """One worker process's app (``serve --workers N``): the supervisor's settings and logging."""
+    _configure_logging()
+    raw = os.environ.get(_SETTINGS_ENV)
+    return create_app(Settings.model_validate_json(raw) if raw else None)
 
 
 def _announce(host: str, port: int, workers: int = 1) -> None:
