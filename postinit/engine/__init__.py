@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from postinit.engine._lazy import lazy_getattr
 from postinit.engine._paths import FrozenDict, PathInfo, PathSpace, freeze, thaw
 from postinit.engine._rule import (
+    Group,
+    GroupKind,
     Kind,
     Level,
     Outcome,
@@ -19,9 +21,12 @@ from postinit.engine._rule import (
     RuleFn,
     RuleResult,
     Violation,
+    all_of,
+    first_match,
     make_rule,
     rule,
     rule_of,
+    sequence,
 )
 from postinit.engine._rulebook import CompiledRule, Rulebook
 from postinit.engine._run import EngineResult, Semantics, TraceLevel, resolve_flat
@@ -60,6 +65,8 @@ __all__ = [
     "Event",
     "Fired",
     "FrozenDict",
+    "Group",
+    "GroupKind",
     "Kind",
     "Level",
     "Outcome",
@@ -80,11 +87,14 @@ __all__ = [
     "ViolationEvent",
     "WhyNode",
     "WhyNot",
+    "all_of",
+    "first_match",
     "freeze",
     "jsonable",
     "make_rule",
     "resolve_flat",
     "rule",
     "rule_of",
+    "sequence",
     "thaw",
 ]

@@ -18,15 +18,21 @@ from postinit.errors import RuleDeclarationError
 
 __all__ = [
     "RULE_ATTR",
+    "Group",
+    "GroupKind",
     "Kind",
     "Level",
+    "Matched",
     "Outcome",
     "Rule",
     "RuleFn",
     "RuleResult",
     "Violation",
+    "all_of",
+    "first_match",
     "rule",
     "rule_of",
+    "sequence",
 ]
 
 RULE_ATTR = "__postinit_rule__"
@@ -74,6 +80,14 @@ class Violation:
     """The exception type vLLM raises at this point (``AssertionError``, ``ValueError`` ...)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Matched:
+    """What a group statement returns: the members that decided, each with its result, in order."""
+
+    results: tuple[tuple[Any, Any], ...]
+    """``(compiled member, its result)`` pairs (the engine records each under the member's id)."""
+
+
 RuleResult: TypeAlias = Mapping[str, Any] | Outcome | Violation | None
 RuleFn: TypeAlias = Callable[[Mapping[str, Any]], RuleResult]
 F = TypeVar("F", bound=Callable[..., Any])
@@ -100,6 +114,8 @@ class Rule:
     location: str = ""
     stage: str | None = None
     """Where the modelled system raises this rule's violation (a rulebook may fill it; see ``ViolationEvent``)."""
+    group: str | None = None
+    """The ``first_match`` / ``all_of`` group the rule is a member of (the rulebook fills it)."""
 
     def __call__(self, view: Mapping[str, Any]) -> RuleResult:
         return self.fn(view)
@@ -224,3 +240,117 @@ def rule_of(obj: Any) -> Rule | None:
         return obj
     found = getattr(obj, RULE_ATTR, None)
     return found if isinstance(found, Rule) else None
+
+
+# --------------------------------------------------------------------------- groups
+
+
+class GroupKind(enum.StrEnum):
+    """How a group's members run (see :class:`Group`)."""
+
+    FIRST_MATCH = "first_match"
+    """One statement, ``if / elif``: members tried in order, the first that returns something is the result."""
+    ALL_OF = "all_of"
+    """One statement under a gate: every member decides on the state the gate saw, in order."""
+    SEQUENCE = "sequence"
+    """Statements in declared order (each its own rule); later members never reorder before earlier ones."""
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Rules declared together, as the modelled code writes them together.
+
+    A ``first_match`` group is vLLM's ``if / elif`` chain and an ``all_of`` group its block of
+    ``if``s under one gate: the engine runs either as *one* statement (one position in its
+    phase; the members are tried in declared order on the same state, and each result is
+    recorded under the member's own id). ``when`` is the gate: tested once, before any member,
+    on the state the statement starts from — so a member may change what the gate read
+    without re-deciding it. A ``sequence`` only orders its members (rules or unit groups) as
+    declared: it replaces ``after=`` edges from each to the next, and a later member writing
+    what an earlier one read is part of the declared order, not a cycle.
+    """
+
+    id: str
+    kind: GroupKind
+    members: tuple[str, ...]
+    """Member rule ids (for a sequence: rule or group ids), in declared order."""
+    title: str
+    rules: tuple[Rule, ...] = ()
+    """The member rules given as functions or rules (collected with the group)."""
+    when: Callable[[Mapping[str, Any]], Any] | None = None
+    when_reads: tuple[str, ...] = ()
+    source: str = ""
+    doc: str = ""
+    location: str = ""
+
+    @property
+    def is_unit(self) -> bool:
+        """Whether the engine runs the group as one statement (``first_match``, ``all_of``)."""
+        return self.kind is not GroupKind.SEQUENCE
+
+
+def _group(kind: GroupKind, id: str, members: tuple[Any, ...], title: str, source: str,
+           when: Callable[[Mapping[str, Any]], Any] | None, reads: Iterable[str] | str) -> Group:
+    if not isinstance(id, str) or not _ID.match(id):
+        raise RuleDeclarationError(f"group id {id!r} must match {_ID.pattern}", rule=str(id))
+    if not title:
+        raise RuleDeclarationError(f"group '{id}' has no title", rule=id)
+    ids: list[str] = []
+    rules: list[Rule] = []
+    for m in members:
+        r = rule_of(m)
+        if r is not None:
+            ids.append(r.id)
+            rules.append(r)
+        elif isinstance(m, Group):
+            if kind is not GroupKind.SEQUENCE:
+                raise RuleDeclarationError(f"group '{id}': only a sequence may hold a group ('{m.id}')", rule=id)
+            ids.append(m.id)
+        elif isinstance(m, str):
+            ids.append(m)
+        else:
+            raise RuleDeclarationError(f"group '{id}': {m!r} is not a rule, a group or an id", rule=id)
+    if len(ids) < 2:
+        raise RuleDeclarationError(f"group '{id}' needs two members or more, got {ids}", rule=id)
+    if len(set(ids)) != len(ids):
+        raise RuleDeclarationError(f"group '{id}' lists a member twice: {ids}", rule=id)
+    when_reads = _paths(reads, "reads", id) if when is not None else ()
+    if when is not None and not when_reads:
+        raise RuleDeclarationError(f"group '{id}': a gate (when=) must declare the paths it reads", rule=id)
+    if when is None and tuple(reads):
+        raise RuleDeclarationError(f"group '{id}': reads= declares a gate's reads; give when= too", rule=id)
+    doc = (inspect.getdoc(when) or "") if when is not None else ""
+    return Group(id, kind, tuple(ids), title, tuple(rules), when, when_reads, source, doc,
+                 _location(when) if when is not None else "")
+
+
+def first_match(id: str, *members: Any, title: str, source: str = "",
+                when: Callable[[Mapping[str, Any]], Any] | None = None, reads: Iterable[str] | str = ()) -> Group:
+    """vLLM's ``if / elif`` chain: the members are tried in order and at most one fires.
+
+    The first member that returns anything (changes, a message or a violation) is the
+    statement's result; the others are not tried. ``when`` (with the ``reads`` it looks at)
+    guards the whole chain, evaluated once.
+    """
+    return _group(GroupKind.FIRST_MATCH, id, members, title, source, when, reads)
+
+
+def all_of(id: str, *members: Any, title: str, source: str = "",
+           when: Callable[[Mapping[str, Any]], Any] | None = None, reads: Iterable[str] | str = ()) -> Group:
+    """vLLM's block of ``if``s under one gate: every member decides on the state the gate saw.
+
+    ``when`` is tested once; the members then run in declared order, none seeing another's
+    writes (the rulebook refuses members that read what another writes), and every result is
+    recorded.
+    """
+    return _group(GroupKind.ALL_OF, id, members, title, source, when, reads)
+
+
+def sequence(id: str, *members: Any, title: str, source: str = "") -> Group:
+    """Statements in declared order: each member runs after the one before it (an ``after=`` chain, declared once)."""
+    return _group(GroupKind.SEQUENCE, id, members, title, source, None, ())
+
+
+def group_of(obj: Any) -> Group | None:
+    """``obj`` if it is a :class:`Group`."""
+    return obj if isinstance(obj, Group) else None

@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from postinit.engine._paths import FrozenDict, freeze
-from postinit.engine._rule import Level, Outcome, Violation
+from postinit.engine._rule import Level, Matched, Outcome, Violation
 from postinit.engine._trace import (
     DEFAULT_PROVENANCE,
     Change,
@@ -344,11 +344,53 @@ class Run:
 
     def step(self, c: CompiledRule, phase: str) -> Iterable[str]:
         """Run one rule and record its outcome; return the paths it changed."""
+        if c.members and (self.debug or self.strict):
+            return self.step_members(c, phase)
         out, consulted = self.call(c)
         return self.record(c, out, phase, consulted)
 
+    def step_members(self, c: CompiledRule, phase: str) -> list[str]:
+        """A group statement, each member evaluated on its own (debug traces and strict mode).
+
+        The same results as the statement's function; a debug trace shows what each member
+        consulted, the members that returned nothing included, and strict mode holds each
+        member to its own declared reads.
+        """
+        group = self.book.groups[c.id]
+        if group.when is not None:
+            self.current = c
+            allowed = frozenset(group.when_reads) if self.strict else None
+            view = ConsultedView(self.state, allowed, c.id)
+            if not group.when(view):
+                if self.debug:
+                    self.events.append(Evaluated(len(self.events), c.id, phase, self._snapshot(view.consulted)))
+                return []
+        found: list[tuple[CompiledRule, Any, tuple[str, ...] | None]] = []
+        for m in c.members:
+            out, consulted = self.call(m)
+            if out is None:
+                if self.debug:
+                    self.events.append(Evaluated(len(self.events), m.id, phase, self._snapshot(consulted or ())))
+                continue
+            found.append((m, out, consulted))
+            if group.kind == "first_match" or isinstance(out, Violation):
+                break
+        changed: list[str] = []
+        for m, out, consulted in found:
+            changed += self.record(m, out, phase, consulted)
+            if self.stopped:
+                break
+        return changed
+
     def record(self, c: CompiledRule, out: Any, phase: str, consulted: tuple[str, ...] | None = None) -> list[str]:
         """Record what a rule returned: its changes, its message, or its violation. Return the changed paths."""
+        if type(out) is Matched:  # a group statement: each deciding member's result, under its own id
+            changed: list[str] = []
+            for m, result in out.results:
+                changed += self.record(m, result, phase)
+                if self.stopped:
+                    break
+            return changed
         reads_of = consulted if consulted is not None else c.read_order
         if out is None:
             if self.debug:
@@ -484,9 +526,10 @@ class Run:
 
     def no_fixed_point(self, order: tuple[CompiledRule, ...], runs: list[int], phase: str) -> None:
         looping = [order[k].id for k in range(len(order)) if runs[k] >= self.max_runs]
+        ids = {i for k in range(len(order)) if runs[k] >= self.max_runs for i in order[k].ids}
         flips: dict[str, list[Any]] = {}
         for ev in self.events:
-            if isinstance(ev, Fired) and ev.rule in looping:
+            if isinstance(ev, Fired) and ev.rule in ids:
                 for ch in ev.changes:
                     flips.setdefault(ch.path, [ch.old]).append(ch.new)
         shown = "; ".join(
