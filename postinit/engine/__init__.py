@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 from postinit.engine._lazy import lazy_getattr
 from postinit.engine._paths import FrozenDict, PathInfo, PathSpace, freeze, thaw
 from postinit.engine._rule import (
+    Decided,
+    Decision,
     Group,
     GroupKind,
     Kind,
@@ -22,6 +24,7 @@ from postinit.engine._rule import (
     RuleResult,
     Violation,
     all_of,
+    decide,
     first_match,
     make_rule,
     rule,
@@ -60,6 +63,8 @@ __all__ = [
     "Change",
     "CompiledRule",
     "Condition",
+    "Decided",
+    "Decision",
     "EngineResult",
     "Evaluated",
     "Event",
@@ -88,6 +93,7 @@ __all__ = [
     "WhyNode",
     "WhyNot",
     "all_of",
+    "decide",
     "first_match",
     "freeze",
     "jsonable",

@@ -239,13 +239,13 @@ def _recorder(
             return restart
         if t is dict or t is FrozenDict:
             changes, message, level = out, None, None
-        elif t is Outcome:
+        elif t is Outcome or isinstance(out, Outcome):
             changes, message, level = out.changes, out.message, out.level
+            if message is None and out.args is not None:
+                message = c.message.format_map(out.args)
         elif t is Violation or isinstance(out, Violation):
             run.violation(c, out, phase, c.read_order)
             return 2
-        elif isinstance(out, Outcome):
-            changes, message, level = out.changes, out.message, out.level
         else:
             # a Mapping subclass, or a result the interpreter refuses with its own error
             return _slow(run, c, out, phase, wake[i], qq)

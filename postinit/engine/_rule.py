@@ -18,6 +18,8 @@ from postinit.errors import RuleDeclarationError
 
 __all__ = [
     "RULE_ATTR",
+    "Decided",
+    "Decision",
     "Group",
     "GroupKind",
     "Kind",
@@ -29,6 +31,7 @@ __all__ = [
     "RuleResult",
     "Violation",
     "all_of",
+    "decide",
     "first_match",
     "rule",
     "rule_of",
@@ -63,11 +66,24 @@ class Level(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What a rule returns when it needs a run-time message or a change-free warning."""
+    """What a rule returns when it logs: its header's message (filled in), or a message of its own.
+
+    A plain mapping of changes logs the header's ``message=`` only when something changed.
+    :meth:`log` logs it whatever changed (vLLM logs before it assigns), formatted with the
+    given values: ``message="... (found {n})"`` and ``Outcome.log({...}, n=n)``. ``message``
+    is for text the header cannot hold (several lines chosen at run time).
+    """
 
     changes: Mapping[str, Any] = field(default_factory=dict)
     message: str | None = None
     level: Level | str | None = None
+    args: Mapping[str, Any] | None = None
+    """Values for the header's message template; given (even empty), the message is logged."""
+
+    @classmethod
+    def log(cls, changes: Mapping[str, Any] | None = None, /, **args: Any) -> Outcome:
+        """Log the rule's header message, formatted with ``args``, and make ``changes`` (if any)."""
+        return cls(changes if changes is not None else {}, args=args)
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,9 +355,9 @@ def all_of(id: str, *members: Any, title: str, source: str = "",
            when: Callable[[Mapping[str, Any]], Any] | None = None, reads: Iterable[str] | str = ()) -> Group:
     """vLLM's block of ``if``s under one gate: every member decides on the state the gate saw.
 
-    ``when`` is tested once; the members then run in declared order, none seeing another's
-    writes (the rulebook refuses members that read what another writes), and every result is
-    recorded.
+    ``when`` is tested once; the members then run in declared order on that one state (the
+    rulebook refuses a member reading what an earlier member writes: sequential code would see
+    the new value), and every result is recorded.
     """
     return _group(GroupKind.ALL_OF, id, members, title, source, when, reads)
 
@@ -354,3 +370,103 @@ def sequence(id: str, *members: Any, title: str, source: str = "") -> Group:
 def group_of(obj: Any) -> Group | None:
     """``obj`` if it is a :class:`Group`."""
     return obj if isinstance(obj, Group) else None
+
+
+# --------------------------------------------------------------------------- deciding one statement
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """What one rule decided on a state: what the engine would record for it (see :func:`decide`)."""
+
+    rule: str
+    changes: Mapping[str, Any]
+    """The values it sets that differ from the state's."""
+    message: str | None
+    """The message the engine would log (the header's, filled in, or the rule's own)."""
+    level: str
+    violation: Violation | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What a rule or a group statement decides on one state, member by member."""
+
+    decided: tuple[Decided, ...]
+
+    @property
+    def changes(self) -> dict[str, Any]:
+        """Every change, later members over earlier ones."""
+        out: dict[str, Any] = {}
+        for d in self.decided:
+            out.update(d.changes)
+        return out
+
+    @property
+    def messages(self) -> list[str]:
+        return [d.message for d in self.decided if d.message is not None]
+
+    @property
+    def violation(self) -> Violation | None:
+        return next((d.violation for d in self.decided if d.violation is not None), None)
+
+    @property
+    def rules(self) -> list[str]:
+        """The rules that decided something (changed a value, logged or raised)."""
+        return [d.rule for d in self.decided]
+
+    def __bool__(self) -> bool:
+        return bool(self.decided)
+
+
+def decide(target: Any, state: Mapping[str, Any]) -> Decision:
+    """What a rule (or a ``first_match`` / ``all_of`` group) decides on ``state``, as the engine records it.
+
+    For testing rules without a rulebook: the gate and the members run as the engine runs
+    them, and each message is the one the engine would log. Changes equal to the state's
+    values are left out (and a plain mapping that changes nothing logs nothing).
+    """
+    if isinstance(target, Group):
+        if target.kind is GroupKind.SEQUENCE:
+            raise RuleDeclarationError(f"group '{target.id}' is a sequence: decide its members one by one")
+        if target.when is not None and not target.when(state):
+            return Decision(())
+        found: list[Decided] = []
+        for member in target.rules:
+            got = _decided(member, member.fn(state), state)
+            if got is None:
+                continue
+            found.append(got)
+            if target.kind is GroupKind.FIRST_MATCH or got.violation is not None:
+                break
+        return Decision(tuple(found))
+    r = rule_of(target)
+    if r is None:
+        raise RuleDeclarationError(f"{target!r} is neither a rule nor a group")
+    got = _decided(r, r.fn(state), state)
+    return Decision((got,) if got is not None else ())
+
+
+def _decided(r: Rule, out: Any, state: Mapping[str, Any]) -> Decided | None:
+    if out is None:
+        return None
+    if isinstance(out, Violation):
+        return Decided(r.id, {}, None, r.level.value, out)
+    message = None
+    level = r.level.value
+    if isinstance(out, Outcome):
+        changes = out.changes
+        message = out.message
+        if message is None and out.args is not None:
+            message = r.message.format_map(out.args)
+        level = Level(out.level).value if out.level is not None else level
+        explicit = out.message is not None or out.args is not None
+    else:
+        changes, explicit = out, False
+    made = {p: v for p, v in changes.items()
+            if not (state[p] is v or (type(state[p]) is type(v) and state[p] == v))}
+    if not made and not explicit:
+        return None
+    if message is None and made:
+        message = r.message or None
+    return Decided(r.id, made, message, level)

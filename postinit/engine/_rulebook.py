@@ -307,6 +307,24 @@ class Rulebook:
         return Rulebook(merged.values(), paths=self.paths, phases=self.phases, name=self.name,
                         groups=self.groups.values())
 
+    def rebuilt(self, rules: Iterable[Rule], *, phases: Sequence[str] | None = None,
+                name: str | None = None) -> Rulebook:
+        """A rulebook of ``rules`` (in any order) over this path space, with this one's groups.
+
+        A ``first_match`` / ``all_of`` group is kept when all its members are; a sequence keeps
+        the members that remain (and dissolves below two).
+        """
+        kept = {r.id: r for r in rules}
+        units = {g.id: g for g in self.groups.values() if g.is_unit and set(g.members) <= kept.keys()}
+        groups: list[Group] = list(units.values())
+        for g in self.groups.values():
+            if not g.is_unit:
+                members = tuple(m for m in g.members if m in kept or m in units)
+                if len(members) >= 2:
+                    groups.append(dataclasses.replace(g, members=members, rules=()))
+        return Rulebook(kept.values(), paths=self.paths, phases=phases if phases is not None else self.phases,
+                        name=name or self.name, groups=groups)
+
     def without(self, *ids: str) -> Rulebook:
         """A new rulebook without the rules ``ids`` (and without ``after`` references to them)."""
         missing = sorted(set(ids) - set(self.rules))
@@ -371,13 +389,16 @@ class Rulebook:
                     raise UnknownPathError(f"group '{g.id}' gate reads unknown path '{p}'.{self.paths.suggest(p)}",
                                            rule=g.id, path=p)
             if g.kind is GroupKind.ALL_OF:
-                for a in g.members:
-                    for b in g.members:
-                        clash = set(rules[a].reads) & set(rules[b].writes) if a != b else set()
+                # every member sees the state the statement started from: a member reading what an
+                # earlier member writes would see the old value, where sequential code sees the new one
+                for i, b in enumerate(g.members):
+                    for a in g.members[i + 1:]:
+                        clash = set(rules[a].reads) & set(rules[b].writes)
                         if clash:
                             raise RuleDeclarationError(
-                                f"group '{g.id}': member '{a}' reads {sorted(clash)}, which member '{b}' writes; "
-                                "all_of members decide on the same state — make them a sequence", rule=a)
+                                f"group '{g.id}': member '{a}' reads {sorted(clash)}, which the earlier member "
+                                f"'{b}' writes; all_of members decide on the same state — make them a sequence",
+                                rule=a)
         for m in in_sequence:
             if m in self.groups and not self.groups[m].is_unit:
                 raise RuleDeclarationError(f"sequence '{in_sequence[m]}' holds sequence '{m}'; list its members",

@@ -357,6 +357,9 @@ class Run:
         member to its own declared reads.
         """
         group = self.book.groups[c.id]
+        first = group.kind == "first_match"
+        # what the decision consulted: the gate, and in a first_match the members tried before
+        decided_by: dict[str, None] = {}
         if group.when is not None:
             self.current = c
             allowed = frozenset(group.when_reads) if self.strict else None
@@ -365,15 +368,20 @@ class Run:
                 if self.debug:
                     self.events.append(Evaluated(len(self.events), c.id, phase, self._snapshot(view.consulted)))
                 return []
+            decided_by.update(view.consulted)
         found: list[tuple[CompiledRule, Any, tuple[str, ...] | None]] = []
         for m in c.members:
             out, consulted = self.call(m)
             if out is None:
                 if self.debug:
                     self.events.append(Evaluated(len(self.events), m.id, phase, self._snapshot(consulted or ())))
+                    if first:
+                        decided_by.update(dict.fromkeys(consulted or ()))
                 continue
+            if consulted is not None:
+                consulted = tuple({**decided_by, **dict.fromkeys(consulted)})
             found.append((m, out, consulted))
-            if group.kind == "first_match" or isinstance(out, Violation):
+            if first or isinstance(out, Violation):
                 break
         changed: list[str] = []
         for m, out, consulted in found:
@@ -401,6 +409,8 @@ class Run:
             return []
         if isinstance(out, Outcome):
             changes, message, level = out.changes, out.message, out.level
+            if message is None and out.args is not None:
+                message = c.message.format_map(out.args)
         elif isinstance(out, Mapping):
             changes, message, level = out, None, None
         else:

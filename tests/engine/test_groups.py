@@ -90,8 +90,9 @@ def test_the_gate_is_tested_once_before_the_members() -> None:
 def test_all_of_refuses_a_member_reading_another_members_write() -> None:
     """all_of members decide on one state; one that needs another's write must be a sequence."""
     reader = make_rule(lambda c: None, "t.reader", title="reads mode", phase="core", kind="check", reads=("mode",))
-    with pytest.raises(RuleDeclarationError, match=r"reads \['mode'\], which member 't.dcp' writes"):
+    with pytest.raises(RuleDeclarationError, match=r"reads \['mode'\], which the earlier member 't.dcp' writes"):
         _book(all_of("t.bad", dcp, reader, title="bad"))
+    assert _book(all_of("t.ok", reader, dcp, title="reader first: it sees the value before dcp")).groups
 
 
 def test_a_violation_inside_a_group_stops_at_that_member() -> None:
