@@ -303,7 +303,7 @@ def _recorder(
             if full:
                 reads = {p: state[p] for p in c.read_order}
         append(_new(Fired, (
-            seq, c.id, phase, c.kind, tuple(made), c.message if message is None else message,
+            seq, c.id, phase, c.kind, tuple(made), c.plain if message is None else message,
             c.level if level is None else _LEVELS[level], reads, "fired",
         )))
         if full:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import inspect
 import re
+import string
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, TypeVar
@@ -140,6 +141,18 @@ class Rule:
     def reason(self) -> str:
         """The first sentence of the docstring: why vLLM makes this decision."""
         return self.doc.strip().split("\n\n", 1)[0].replace("\n", " ") if self.doc else self.title
+
+
+def plain_message(message: str) -> str:
+    """What a rule logs when it returns a plain mapping: its header message, unless that is a template.
+
+    A template (``"... (found {n})"``) needs its values, which only :meth:`Outcome.log` gives.
+    """
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(message) if f is not None]
+    except ValueError:
+        return message
+    return "" if fields else message
 
 
 def _location(fn: Callable[..., Any]) -> str:
@@ -468,5 +481,5 @@ def _decided(r: Rule, out: Any, state: Mapping[str, Any]) -> Decided | None:
     if not made and not explicit:
         return None
     if message is None and made:
-        message = r.message or None
+        message = plain_message(r.message) or None
     return Decided(r.id, made, message, level)

@@ -21,7 +21,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from postinit.engine._rule import Group, GroupKind, Kind, Matched, Rule, RuleFn, Violation, rule_of
+from postinit.engine._rule import (
+    Group,
+    GroupKind,
+    Kind,
+    Matched,
+    Rule,
+    RuleFn,
+    Violation,
+    plain_message,
+    rule_of,
+)
 from postinit.errors import (
     CycleError,
     RuleDeclarationError,
@@ -73,6 +83,9 @@ class CompiledRule:
     kind: str = field(init=False, repr=False, compare=False)
     level: str = field(init=False, repr=False, compare=False)
     message: str = field(init=False, repr=False, compare=False)
+    """The header's message (a template :meth:`Outcome.log` fills)."""
+    plain: str = field(init=False, repr=False, compare=False)
+    """What a plain mapping result logs: the header's message, or nothing when it is a template."""
     read_order: tuple[str, ...] = field(init=False, repr=False, compare=False)
     """The declared reads, in declaration order (trace ``reads`` dicts keep it)."""
     pure_reads: tuple[str, ...] = field(init=False, repr=False, compare=False)
@@ -101,6 +114,7 @@ class CompiledRule:
         set_(self, "kind", r.kind.value)
         set_(self, "level", r.level.value)
         set_(self, "message", r.message)
+        set_(self, "plain", plain_message(r.message))
         set_(self, "read_order", tuple(r.reads))
         set_(self, "pure_reads", tuple(p for p in r.reads if p not in self.writes))
         set_(self, "wake", {p: ((), ()) for p in r.writes})

@@ -447,7 +447,7 @@ class Run:
                 self.events.append(Evaluated(seq, c.id, phase, reads or {}))
             return []
         lvl = c.level if level is None else Level(level).value
-        self.events.append(Fired(seq, c.id, phase, c.kind, tuple(made), c.message if message is None else message,
+        self.events.append(Fired(seq, c.id, phase, c.kind, tuple(made), c.plain if message is None else message,
                                  lvl, reads))
         changed = [ch.path for ch in made]
         self.fired(c, phase, changed)
