@@ -11,7 +11,10 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -27,6 +30,12 @@ class Row:
     target: str = ""
     met: bool | None = None
     note: str = ""
+    why: str = ""
+    """For a target: why it stands where it does (ANALYSIS.md prints it under an unmet one)."""
+    profile: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+    """For a target: returns a profile of the subject (ANALYSIS.md runs it for an unmet one)."""
+    short_by: str = ""
+    """For a target: how far it is from it, in words (filled by the part that measured it)."""
 
     @property
     def ratio(self) -> float | None:
@@ -71,26 +80,54 @@ def per_call(fn: Callable[[], Any], *, reps: int, inner: int = 1) -> list[float]
 
 
 def paired(a: Callable[[], Any], b: Callable[[], Any], *, reps: int, inner: int = 1) -> tuple[float, float]:
-    """Median seconds per call of ``a`` and ``b``, sampled alternately (so drift hits both)."""
-    a(), b()
-    sa: list[float] = []
-    sb: list[float] = []
+    """Min-of-``reps`` seconds per call of ``a`` and ``b``, sampled alternately (so drift hits both).
+
+    Each sample is the mean of ``inner`` calls. The minimum is the least disturbed sample:
+    on a shared machine every other statistic mostly measures the neighbours.
+    """
+    t = alternate({"a": a, "b": b}, reps=reps, inner=inner)
+    return t["a"], t["b"]
+
+
+def alternate(fns: dict[str, Callable[[], Any]], *, reps: int, inner: int = 1) -> dict[str, float]:
+    """Min-of-``reps`` seconds per call of each function, the functions sampled in turn, round after round."""
+    for f in fns.values():
+        f()
+    samples: dict[str, list[float]] = {k: [] for k in fns}
     gc_was = gc.isenabled()
     gc.disable()
     try:
         for _ in range(reps):
-            t = time.perf_counter()
-            for _ in range(inner):
-                a()
-            sa.append((time.perf_counter() - t) / inner)
-            t = time.perf_counter()
-            for _ in range(inner):
-                b()
-            sb.append((time.perf_counter() - t) / inner)
+            for k, f in fns.items():
+                t = time.perf_counter()
+                for _ in range(inner):
+                    f()
+                samples[k].append((time.perf_counter() - t) / inner)
     finally:
         if gc_was:
             gc.enable()
-    return statistics.median(sa), statistics.median(sb)
+    return {k: min(v) for k, v in samples.items()}
+
+
+def profile_text(fn: Callable[[], Any], *, calls: int = 200, top: int = 14) -> str:
+    """The ``top`` functions by cumulative time over ``calls`` calls of ``fn`` (cProfile), as text."""
+    import cProfile
+    import io
+    import pstats
+
+    fn()
+    prof = cProfile.Profile()
+    prof.enable()
+    for _ in range(calls):
+        fn()
+    prof.disable()
+    out = io.StringIO()
+    stats = pstats.Stats(prof, stream=out)
+    stats.sort_stats("cumulative").print_stats(top)
+    root = str(ROOT) + os.sep
+    lines = [ln.replace(root, "") for ln in out.getvalue().splitlines() if ln.strip()]
+    body = [ln for ln in lines if "ncalls" in ln or ln.lstrip()[:1].isdigit()]
+    return f"cProfile, {calls} calls, by cumulative time (profiling inflates per-call costs ~2x):\n" + "\n".join(body)
 
 
 def median(xs: list[float]) -> float:
