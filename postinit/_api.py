@@ -472,7 +472,8 @@ class Resolution:
         ``resolve(request)`` of the changed request, and computed from this one: the changed
         resolution reuses every rule evaluation whose consulted reads the change did not reach
         (:meth:`postinit.engine.EngineResult.replay`). The first call on a resolution that was not
-        recorded records it once.
+        recorded records it once (so a resolution made by ``with_changes`` is recorded only if it
+        becomes a base in turn).
         """
         if self.request is None:
             raise InvalidValueError("with_changes needs a resolution made by postinit.resolve (it keeps the request)")
@@ -488,7 +489,7 @@ class Resolution:
                                                     strict=self.strict, record=True)
         if changed.semantics != base.semantics:
             result = rulebook().resolve(state, prov, semantics=changed.semantics, trace=self.trace.level,
-                                        owned=True, strict=self.strict, record=True)
+                                        owned=True, strict=self.strict)
         else:
             result = base.replay(state, prov, strict=self.strict)
         return Resolution(result, inputs=inputs, request=changed, notes=notes, allow_files=self.allow_files,

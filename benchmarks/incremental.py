@@ -1,0 +1,115 @@
+# ruff: noqa: B023  (closures are called within their loop iteration)
+"""3. Incremental re-resolution: ``Resolution.with_changes``, ``what_if`` and a sweep of points, against scratch.
+
+* ``base.with_changes(set)`` from a recorded Llama/H100 base, for a change no rule reads
+  (``load_config.download_dir``) and for real ones, against resolving the changed request from
+  scratch (``resolve_request``; both sides get the same warm input caches);
+* ``postinit.what_if(set=...)`` (record the base, replay the change, diff) against what it costs
+  without replay: two scratch resolutions and their diff;
+* a sweep of N points (one- and two-field changes over the decisive fields) replayed from one
+  recorded base, against N scratch resolutions;
+* ``postinit.sweep`` (the invariant sweep, five resolutions per input, one of them a replay of the
+  base it ships once per worker) with and without the replay.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any
+
+import postinit
+from benchmarks._util import Results, Row, alternate, profile_text
+from postinit import _api
+
+SECTION = "incremental"
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+TARGET = 0.25
+
+CHANGES: dict[str, dict[str, Any]] = {
+    "a field no rule reads (load_config.download_dir)": {"load_config.download_dir": "/models"},
+    "scheduler_config.max_num_seqs = 64": {"scheduler_config.max_num_seqs": 64},
+    "compilation_config.cudagraph_mode = PIECEWISE": {"compilation_config.cudagraph_mode": "PIECEWISE"},
+    "model_config.enforce_eager = True": {"model_config.enforce_eager": True},
+    "model_config.max_model_len = 4096": {"model_config.max_model_len": 4096},
+}
+FIELDS: dict[str, tuple[Any, ...]] = {
+    "scheduler_config.max_num_seqs": (64, 128, 512),
+    "scheduler_config.max_num_batched_tokens": (2048, 16384),
+    "model_config.max_model_len": (4096, 32768),
+    "compilation_config.cudagraph_mode": ("PIECEWISE", "FULL", "NONE"),
+    "cache_config.enable_prefix_caching": (False,),
+    "model_config.enforce_eager": (True,),
+    "parallel_config.tensor_parallel_size": (2, 4),
+    "load_config.download_dir": ("/models",),
+}
+
+
+def points(n: int) -> list[dict[str, Any]]:
+    """``n`` deterministic sweep points: every one-field change, then pairs of fields."""
+    ones = [{f: v} for f, vs in FIELDS.items() for v in vs]
+    pairs = [{**a, **b} for a, b in itertools.combinations(ones, 2) if a.keys() != b.keys()]
+    return list(itertools.islice(itertools.cycle(ones + pairs), n))
+
+
+def run(res: Results, *, reps: int = 100, n_points: int = 200, sweep_n: int = 60) -> None:
+    request = postinit.Request.build(model=LLAMA, platform="h100")
+    base = _api.resolve_request(request, record=True)
+    for name, change in CHANGES.items():
+        changed = request.changed(change)
+        t = alternate({"replay": lambda: base.with_changes(change),
+                       "scratch": lambda: _api.resolve_request(changed)}, reps=reps)
+        ratio = t["replay"] / t["scratch"]
+        res.add(Row(SECTION, f"with_changes: {name}", t["replay"] * 1e6, "µs", "scratch resolution",
+                    t["scratch"] * 1e6, f"≤ {TARGET:g}× scratch", ratio <= TARGET,
+                    short_by=f"{ratio:.2f}× ({ratio / TARGET:.1f}× the target)", why=WHY_REPLAY,
+                    profile=lambda: profile_text(lambda: base.with_changes(change), calls=300)))
+    first = next(iter(CHANGES.values()))
+    real = CHANGES["model_config.enforce_eager = True"]
+    for label, change in (("a field no rule reads", first), ("enforce_eager = True", real)):
+        changed = request.changed(change)
+        t = alternate({
+            "what_if": lambda: postinit.what_if(request, set=change),
+            "scratch": lambda: postinit.diff(_api.resolve_request(request), _api.resolve_request(changed)),
+        }, reps=max(reps // 2, 1))
+        res.add(Row(SECTION, f"what_if(set={label})", t["what_if"] * 1e6, "µs",
+                    "2 scratch resolutions + diff", t["scratch"] * 1e6))
+    pts = points(n_points)
+    requests = [request.changed(p) for p in pts]
+    t = alternate({
+        "replay": lambda: [base.with_changes(p) for p in pts],
+        "scratch": lambda: [_api.resolve_request(r) for r in requests],
+    }, reps=max(reps // 20, 2))
+    res.add(Row(SECTION, f"sweep of {len(pts)} points: with_changes from one recorded base", t["replay"] * 1e3, "ms",
+                f"{len(pts)} scratch resolutions", t["scratch"] * 1e3,
+                note=f"{len(pts) / t['replay']:,.0f} points/s replayed, {len(pts) / t['scratch']:,.0f}/s from scratch"))
+    _invariant_sweep(res, sweep_n)
+
+
+def _invariant_sweep(res: Results, n: int) -> None:
+    from postinit.sweep import sweep
+
+    kw: dict[str, Any] = {"n": n, "seed": 7, "platforms": ["h100", "cpu"], "chunk_size": 16}
+    sweep("random", **kw)  # warm: compile, load the catalog models
+    best: dict[bool, float] = {True: float("inf"), False: float("inf")}
+    for _ in range(2):
+        for replay in (True, False):
+            t = time.perf_counter()
+            sweep("random", replay=replay, **kw)
+            best[replay] = min(best[replay], time.perf_counter() - t)
+    res.add(Row(SECTION, f"postinit.sweep, {n} random inputs, determinism check replayed from the shipped base",
+                n / best[True], "inputs/s", "the same without replay", n / best[False],
+                note="five resolutions per input (strict, replay or scratch, reversed rulebook, consistent, "
+                     "idempotence): the replay replaces one of them"))
+
+
+WHY_REPLAY = (
+    "A replay prepares the changed request (validation is cached per input part) and then follows the "
+    "base's recorded schedule phase by phase: a step whose reads the change does not reach costs a set "
+    "test and the copy of its recorded events; a step that reads a changed path runs again; the first "
+    "step whose result differs hands over to the compiled sweep for the rest of its phase. All nine "
+    "phases are followed even when nothing they read changed, and the front door (~100 µs: request, "
+    "validation cache look-ups, flattening, provenance) is paid in full. The fields that matter are read "
+    "in the first three phases (ModelConfig, EngineArgs, sub-configs), so a real change leaves the "
+    "schedule early and most of the resolution runs again."
+)
