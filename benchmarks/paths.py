@@ -1,4 +1,3 @@
-# ruff: noqa: B023  (closures are called within their loop iteration)
 """1. Every path a user takes through the library, timed in this process (min of alternating samples).
 
 * the engine alone: the vLLM rulebook on a prepared Llama/H100 state, compiled evaluator against the

@@ -111,7 +111,9 @@ def run(res: Results, *, sizes: tuple[int, ...] = (100, 1000, 10000), reps: int 
             res.add(Row(sec, f"{shape} N={n}: resolve ({nfired} fired)", t_engine * 1e6, "µs", "naive loop",
                         t_naive * 1e6,
                         target="≥ 20× faster than naive" if shape == "fan-1%" else "",
-                        met=(t_naive >= 20 * t_engine) if shape == "fan-1%" else None))
+                        met=(t_naive >= 20 * t_engine) if shape == "fan-1%" else None,
+                        short_by=f"{t_naive / t_engine:.1f}× faster than naive (target 20×)"
+                        if shape == "fan-1%" else "", why=WHY_FAN if shape == "fan-1%" else ""))
             res.add(Row(sec, f"{shape} N={n}: resolve per fired rule", per_fired[(shape, n)] * 1e6, "µs"))
             tracemalloc.start()
             book.resolve_changes(inputs)
@@ -157,3 +159,12 @@ def _clips(res: Results, shape: str, n: int, inputs: dict[str, Any], fired: int,
     t = median(per_call(go, reps=reps, inner=1))
     res.add(Row(f"scaling {shape}", f"{shape} N={n}: CLIPS run ({got} fired)", t * 1e6, "µs",
                 note="reset + assert + run"))
+
+
+WHY_FAN = (
+    "The naive loop evaluates every rule (N of them, ~0.3 µs each). The engine evaluates only the 1 % "
+    "whose input changed (the changes are given over the defaults), but copies the whole default state "
+    "once (an O(paths) dict copy: ~110 µs at 20,000 paths) and records each firing with its provenance, "
+    "Change and Fired event (~6-9 µs a firing, ~4 µs of it in `apply` even at trace=minimal). 20× would "
+    "need no O(paths) copy (an overlay state) and ≤ 2 µs per firing; per-fired-rule cost stays flat in N."
+)

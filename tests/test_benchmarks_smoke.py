@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import latency, scaling, startup, sweep, whatif
+from benchmarks import incremental, latency, paths, scaling, serving, startup, sweep
 from benchmarks._inputs import CASES, core_input, prefix_book
 from benchmarks._util import Results
 from benchmarks.baselines import naive
@@ -42,37 +42,64 @@ def test_scaling_smoke_and_naive_agree() -> None:
     assert naive.run(plain, state)[0]["x5"] == 6
 
 
-def test_whatif_and_sweep_smoke() -> None:
+def test_paths_smoke() -> None:
+    """The engine, dict and flags rows, each with a target or the engine as baseline."""
     res = Results()
-    whatif.run(res, reps=1, inner=1)
+    paths.run(res, reps=1, inner=1)
+    assert res.rows[0].target and res.rows[0].profile is not None
+    assert all(r.baseline_value for r in res.rows)
+
+
+def test_incremental_and_sweep_smoke() -> None:
+    res = Results()
+    incremental.run(res, reps=1, n_points=3, sweep_n=2)
+    assert sum(1 for r in res.rows if r.measurement.startswith("with_changes")) == len(incremental.CHANGES)
+    assert len(incremental.points(50)) == 50
     assert len(sweep.inputs(500)) == 500 and len({repr(x) for x in sweep.inputs(500)}) > 100
     assert sweep._chunk(sweep.inputs(3)) == 3
 
 
+def test_http_smoke() -> None:
+    """A real server, one worker, a few requests: the answer is checked against the library's."""
+    res = Results()
+    serving.run(res, workers=(1,), n_single=2, clients=2, seconds=0.3)
+    assert [r.unit for r in res.rows] == ["µs", "req/s", "µs", "ms"], res.notes
+
+
 def test_startup_smoke(monkeypatch: pytest.MonkeyPatch) -> None:
     res = Results()
-    monkeypatch.setattr(startup, "_time", lambda argv, reps, **kw: 0.1)
+    monkeypatch.setattr(startup, "_time", lambda argv, reps, **kw: (0.1, 0.02))
     startup.run(res, reps=1)
-    assert [r.measurement for r in res.rows][-1].startswith("postinit resolve")
+    assert res.rows[0].met is True and res.rows[0].ratio == pytest.approx(5)
+    assert "importtime" in startup._profile()
 
 
-def test_results_rendering_keeps_loadtest_section(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_results_and_analysis_are_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """RESULTS.md gets every row (the load-test section kept); ANALYSIS.md the unmet targets, hand text kept."""
     from benchmarks import __main__ as main
     from benchmarks._util import Row
 
     res = Results()
     res.add(Row("s", "m", 1.0, "µs", "b", 2.0, "t", True))
-    text = main.render(res, {"cpus": "2"}, 1.0, "")
-    assert "| s | m |" in text and "0.50×" in text
-    out = tmp_path / "RESULTS.md"
+    res.add(Row("s", "slow thing", 3.0, "µs", "b", 2.0, "≤ 1 µs", False, short_by="3× the target",
+                why="because", profile=lambda: "the profile"))
+    text = main.render(res, {"cpus": "2"}, 1.0)
+    assert "| s | m |" in text and "0.50×" in text and "**no**" in text
+    out, analysis = tmp_path / "RESULTS.md", tmp_path / "ANALYSIS.md"
     out.write_text("old\n<!-- loadtest:start -->\nkept\n<!-- loadtest:end -->\n")
+    analysis.write_text("# hand\n\nwritten\n\n<!-- unmet:start -->\nstale\n<!-- unmet:end -->\n\nafter\n")
     monkeypatch.setattr(main, "RESULTS", out)
+    monkeypatch.setattr(main, "ANALYSIS", analysis)
     monkeypatch.setattr(main, "run_all", lambda **kw: res)
-    main.main(["--quick", "--only", "startup"])
+    main.main(["--quick", "--only", "cli"])
     written = out.read_text()
     assert "kept" in written and "| s | m |" in written
     assert "old" not in written.splitlines()  # the previous body is replaced, only the load-test section stays
-
+    a = analysis.read_text()
+    assert "written" in a and "after" in a and "stale" not in a
+    assert "Not met: slow thing" in a and "3× the target" in a and "because" in a and "the profile" in a
+    monkeypatch.setattr(main, "ANALYSIS", analysis)
+    monkeypatch.setattr(main, "run_all", lambda **kw: res)
 
 def test_import_postinit_does_not_import_torch() -> None:
     code = "import sys, postinit; postinit.resolve(); print('torch' in sys.modules)"
@@ -82,28 +109,29 @@ def test_import_postinit_does_not_import_torch() -> None:
 
 
 def test_vllm_context_without_an_oracle_is_a_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No oracle folder: the context part adds a note and no rows (it never fails the run)."""
+    """No oracle folder: the vLLM part adds a note and no rows (it never fails the run)."""
     from benchmarks import vllm_context
 
     monkeypatch.setenv("POSTINIT_ORACLE_PYTHON", sys.executable)
     monkeypatch.setenv("POSTINIT_ORACLE_DIR", str(tmp_path))
     res = Results()
-    vllm_context.run(res, reps=3)
+    vllm_context.run(res, rounds=3, process_reps=0)
     assert res.rows == [] and len(res.notes) == 1 and "rows skipped" in res.notes[0]
 
 
 def test_vllm_context_reads_the_oracle_scripts_result(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The part turns the timing script's JSON line into two context rows (a stand-in python prints it)."""
+    """The part turns the in-process script's JSON line into rows with targets (a stand-in python prints it)."""
     import json
 
     from benchmarks import vllm_context
 
-    timing = {"median_us": 240.0, "p10_us": 230.0, "p90_us": 260.0, "n": 3}
+    us = {"vllm_config": 150.0, "vllm_from_dict": 1200.0, "vllm_parse": 300.0, "vllm_engine": 1500.0,
+          "postinit_dict": 250.0, "postinit_dict_config": 290.0, "postinit_flags": 280.0,
+          "postinit_flags_config": 310.0}
     result = {
-        "vllm": "0.0-test", "variant": "stand-in", "model": "meta-llama/Llama-3.1-8B-Instruct",
-        "device_name": "H100", "max_model_len": 131072, "cudagraph_mode": "FULL_AND_PIECEWISE",
-        "mutated_sub_configs": [], "first_vllm_config_us": 300.0, "setup_s": 0.1,
-        "vllm_config": timing, "engine": {**timing, "median_us": 3000.0},
+        "vllm": "0.0-test", "variant": "stand-in", "device_name": "H100", "max_model_len": 131072,
+        "cudagraph_mode": "FULL_AND_PIECEWISE", "postinit_cudagraph_mode": "FULL_AND_PIECEWISE",
+        "pydantic": "2", "min_us": us, "median_us": us, "rounds": 3, "setup_s": 0.1,
     }
     fake = tmp_path / "python"
     fake.write_text(f"#!/bin/sh\ncat > /dev/null\necho '{vllm_context.MARK}{json.dumps(result)}'\n")
@@ -112,6 +140,8 @@ def test_vllm_context_reads_the_oracle_scripts_result(tmp_path: Path, monkeypatc
     monkeypatch.setenv("POSTINIT_ORACLE_PYTHON", str(fake))
     monkeypatch.setenv("POSTINIT_ORACLE_DIR", str(tmp_path))
     res = Results()
-    vllm_context.run(res, reps=3)
-    assert [r.value for r in res.rows] == [240.0, 3000.0]
-    assert all(r.section == vllm_context.SECTION and r.target == "" for r in res.rows)
+    vllm_context.run(res, rounds=3, process_reps=0)
+    targets = {r.measurement: r.met for r in res.rows if r.target}
+    assert targets == {"postinit.resolve(config=dict).config, new input each call": True,
+                       "postinit.resolve(argv=flags).config, new input each call": False}
+    assert all(r.section == vllm_context.SECTION for r in res.rows)
