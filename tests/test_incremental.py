@@ -89,3 +89,30 @@ def test_what_if_uses_the_incremental_path() -> None:
     scratch = postinit.resolve(model=LLAMA, platform="h100", overrides={"model_config.enforce_eager": True})
     assert _everything(w.changed) == _everything(scratch)
     assert w.base.engine.recording is not None, "the base was recorded"
+
+
+def test_phases_nothing_reaches_are_copied_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A change no rule reads copies every phase whole, stale reads included: equal to a scratch resolve."""
+    from postinit.engine import _compiled
+
+    copied: list[str] = []
+    real = _compiled._PhaseCopy.copy_into
+
+    def counting(self: Any, run: Any, phase: str) -> None:
+        copied.append(phase)
+        real(self, run, phase)
+
+    monkeypatch.setattr(_compiled._PhaseCopy, "copy_into", counting)
+    cfg = {"compilation_config": {"splitting_ops": [], "cudagraph_mode": "PIECEWISE"}}  # a stale read (I1)
+    base = postinit._api.resolve_request(postinit.Request.build(config=cfg, model=LLAMA, platform="h100"),
+                                         record=True)
+    assert base.stale_reads
+    change = {"load_config.download_dir": "/models"}
+    got = base.with_changes(change)
+    assert copied == list(postinit.rulebook().phases)
+    assert _everything(got) == _everything(postinit._api.resolve_request(base.request.changed(change)))
+    copied.clear()
+    real_change = {"scheduler_config.max_num_seqs": 64}  # read from the EngineArgs phase on
+    got = base.with_changes(real_change)
+    assert copied == ["model_config"]
+    assert _everything(got) == _everything(postinit._api.resolve_request(base.request.changed(real_change)))

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from postinit.engine._paths import FrozenDict, freeze
 from postinit.engine._rule import Level, Matched, Outcome, Violation
-from postinit.engine._trace import Change, Fired, Provenance, Source, ViolationEvent
+from postinit.engine._trace import Change, Fired, Provenance, Source, StaleRead, ViolationEvent
 from postinit.engine._vllm import VllmRun
 from postinit.errors import PostinitError, UndeclaredWriteError
 
@@ -61,8 +61,8 @@ class Recording:
     bounds: tuple[tuple[int, int], ...]
     """Per phase: the number of events at its start and at its end."""
     events: tuple[Any, ...]
-    indexes: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
-    """What following each phase needs (:func:`_index`), computed on first use."""
+    indexes: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    """What following each phase needs (:func:`_index`, :func:`_phase_copy`), computed on first use."""
 
 
 @dataclass(slots=True)
@@ -185,12 +185,22 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
 
     def program(run: CompiledRun) -> None:
         replay, steps = run.replay, run.steps
+        pristine = True  # every phase so far copied whole: the stale-read log is the recording's
         for k, (fn, phase, order) in enumerate(phases):
             n = len(order)
             queued = [True] * n
             runs = [0] * n
             apply = _recorder(run, phase, order, tables[phase], queued)
             start = len(run.events)
+            if replay is not None and k < len(replay.recording.steps):
+                whole = _phase_copy(replay.recording, k, order)
+                if ((whole.ok or (pristine and whole.ok_if_pristine)) and start == whole.span[0]
+                        and whole.touches.isdisjoint(replay.values) and whole.touches.isdisjoint(replay.provenance)):
+                    # nothing this phase reads or writes differs: its recorded run, copied whole
+                    whole.copy_into(run, phase)
+                    run.bounds.append(whole.span)
+                    continue
+            pristine = False
             if replay is not None:
                 resume = _Follow(run, replay, k, phase, order, apply, tables[phase]).follow()
                 if resume is None:  # followed the recorded schedule to its end
@@ -426,6 +436,98 @@ def _index(rec: Recording, k: int, order: tuple[CompiledRule, ...]) -> _PhaseInd
             tuple(not _violates(out) and not order[pos].stale_writes for pos, out, _ in steps),
             tuple(effects),
         )
+    return found
+
+
+_AT_START = object()
+"""In a :class:`_PhaseCopy` log entry: the value the path has when the phase starts."""
+
+
+@dataclass(frozen=True, slots=True)
+class _PhaseCopy:
+    """One recorded phase as a whole: what a replay copies when the phase meets nothing that differs.
+
+    When no rule of the phase reads, and no recorded result names, a path whose value or
+    provenance may differ, and the run is in step (the same number of events so far), every
+    evaluation of the phase returns what it returned in the recording, in the same order: the
+    phase's events, writes, provenance, history and stale-read log are the recorded ones. A phase
+    that raised a violation, or fired a rule whose writes can make a stale read (that depends on
+    what earlier phases' rules read), is copied whole only after phases that were all copied whole
+    (the stale-read log is then the recording's, so its stale reads are the recorded ones).
+    """
+
+    ok: bool
+    ok_if_pristine: bool
+    """No violation (a phase whose rules may make stale reads can be copied after whole copies only)."""
+    touches: frozenset[str]
+    """Every path an evaluated rule of the phase reads, and every path a recorded result names."""
+    span: tuple[int, int]
+    """The phase's events in the recording (start, end)."""
+    values: dict[str, Any]
+    provenance: dict[str, Any]
+    history: tuple[tuple[str, Any], ...]
+    log: tuple[tuple[str, str, int, Any], ...]
+    """Stale-read log entries (path, rule id, its phase index, the value it read or ``_AT_START``), in order."""
+    stale: tuple[tuple[str, str, str], ...]
+    """The stale reads the phase recorded, as (reader, path, writer): the run's ``stale_seen`` grows by them."""
+
+    def copy_into(self, run: CompiledRun, phase: str) -> None:
+        a, b = self.span
+        if run.full:
+            log, state = run.readers_log, run.state
+            for path, rid, idx, value in self.log:  # before the writes: _AT_START reads the phase's start
+                log[path][rid] = (idx, phase, state[path] if value is _AT_START else value)
+            history = run.history
+            for path, entry in self.history:
+                hist = history.get(path)
+                if hist is None:
+                    history[path] = [entry]
+                else:
+                    hist.append(entry)
+            seen = run.stale_seen
+            for rid, path, by in self.stale:
+                seen.add((rid, path, by))
+        run.events.extend(run.replay.recording.events[a:b])  # type: ignore[union-attr]
+        run.state.update(self.values)
+        run.prov.update(self.provenance)
+
+
+def _phase_copy(rec: Recording, k: int, order: tuple[CompiledRule, ...]) -> _PhaseCopy:
+    """The whole-phase copy of phase ``k`` of a recording (computed once per recording and phase)."""
+    key = ("copy", k)
+    found: _PhaseCopy | None = rec.indexes.get(key)
+    if found is not None:
+        return found
+    index = _index(rec, k, order)
+    steps = rec.steps[k]
+    touches: set[str] = set()
+    for j, (pos, _, _) in enumerate(steps):
+        touches.update(order[pos].reads)
+        touches.update(index.written[j])
+        touches.update(index.changed[j])
+    ok = all(index.copyable[j] for j in index.fired)
+    a, b = rec.bounds[k]
+    ok_if_pristine = not any(index.stops)
+    stale = tuple((ev.rule, ev.path, ev.by) for ev in rec.events[a:b] if type(ev) is StaleRead)
+    values: dict[str, Any] = {}
+    provenance: dict[str, Any] = {}
+    history: list[tuple[str, Any]] = []
+    log: list[tuple[str, str, int, Any]] = []
+    for j in index.fired:
+        vals, provs, hist = index.effects[j]
+        a, b = index.spans[j]
+        c = order[steps[j][0]]
+        for ev in rec.events[a:b]:
+            if type(ev) is Fired:
+                m = c.by_id.get(ev.rule, c)
+                for p in m.stale_log:
+                    # the value after the firing: the phase's own latest write of it, else the start's
+                    log.append((p, m.id, m.phase_idx, values.get(p, _AT_START) if p not in vals else vals[p]))
+        values.update(vals)
+        provenance.update(provs)
+        history.extend(hist)
+    found = rec.indexes[key] = _PhaseCopy(ok, ok_if_pristine, frozenset(touches), rec.bounds[k], values,
+                                          provenance, tuple(history), tuple(log), stale)
     return found
 
 
