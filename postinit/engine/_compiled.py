@@ -187,10 +187,6 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
         replay, steps = run.replay, run.steps
         pristine = True  # every phase so far copied whole: the stale-read log is the recording's
         for k, (fn, phase, order) in enumerate(phases):
-            n = len(order)
-            queued = [True] * n
-            runs = [0] * n
-            apply = _recorder(run, phase, order, tables[phase], queued)
             start = len(run.events)
             if replay is not None and k < len(replay.recording.steps):
                 whole = _phase_copy(replay.recording, k, order)
@@ -201,6 +197,10 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
                     run.bounds.append(whole.span)
                     continue
             pristine = False
+            n = len(order)
+            queued = [True] * n
+            runs = [0] * n
+            apply = _recorder(run, phase, order, tables[phase], queued)
             if replay is not None:
                 resume = _Follow(run, replay, k, phase, order, apply, tables[phase]).follow()
                 if resume is None:  # followed the recorded schedule to its end
