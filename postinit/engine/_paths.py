@@ -196,6 +196,12 @@ class PathSpace:
         self._defaults: dict[str, Any] = {p: freeze(i.default) for p, i in self.info.items()}
         self._adapters: dict[str, TypeAdapter[Any]] = {}
         self._prefixes_cache: frozenset[str] | None = None
+        self._found: dict[str, _Node] = {}
+        """Plans of the models mounted below a root, by prefix (found once)."""
+        self._subplans: dict[tuple[str, tuple[str, ...]], _Node | None] = {}
+        """:meth:`flatten_fields`' plan of some fields of a model, by prefix and field names."""
+        self._absent: dict[str, dict[str, Any]] = {}
+        """Per optional sub-model's prefix: what its leaves and presence paths flatten to when it is None."""
 
     @classmethod
     def from_model(cls, root: type, *, mounts: Mapping[str, type] | None = None) -> PathSpace:
@@ -269,10 +275,14 @@ class PathSpace:
         return out
 
     def _find_plan(self, prefix: str) -> _Node:
+        found = self._found.get(prefix)
+        if found is not None:
+            return found
         stack = list(self._plans.values())
         while stack:
             node = stack.pop()
             if node.prefix == prefix:
+                self._found[prefix] = node
                 return node
             stack.extend(child for _, _, _, child in node.children)
         raise UnknownFieldError(f"no model is mounted at '{prefix}'", path=prefix)
@@ -288,9 +298,12 @@ class PathSpace:
             if optional:
                 out[path] = None if sub is None else True
             if sub is None:
-                for p in self._leaf_paths(child):
-                    out[p] = self._defaults[p]
-                self._absent_presences(child, out)
+                absent = self._absent.get(child.prefix)
+                if absent is None:
+                    absent = {p: self._defaults[p] for p in self._leaf_paths(child)}
+                    self._absent_presences(child, absent)
+                    self._absent[child.prefix] = absent
+                out.update(absent)
             else:
                 self._flatten_into(child, sub, out)
 
@@ -314,15 +327,20 @@ class PathSpace:
         (aliases) fall back to flattening all of ``obj``.
         """
         plan = self._plans.get(prefix) or self._find_plan(prefix)
-        wanted = set(names)
-        known = {name for name, _ in plan.leaves} | {name for name, _, _, _ in plan.children}
-        if not wanted <= known:
-            self._flatten_into(plan, obj, out)
-            return
-        sub = _Node(plan.cls, plan.prefix)
-        sub.leaves = [leaf for leaf in plan.leaves if leaf[0] in wanted]
-        sub.children = [child for child in plan.children if child[0] in wanted]
-        self._flatten_into(sub, obj, out)
+        key = (prefix, tuple(names))
+        if key in self._subplans:
+            sub = self._subplans[key]
+        else:
+            wanted = set(key[1])
+            known = {name for name, _ in plan.leaves} | {name for name, _, _, _ in plan.children}
+            sub = None
+            if wanted <= known:
+                sub = _Node(plan.cls, plan.prefix)
+                sub.leaves = [leaf for leaf in plan.leaves if leaf[0] in wanted]
+                sub.children = [child for child in plan.children if child[0] in wanted]
+            if len(self._subplans) < 4096:  # field lists come from the schema, not from input
+                self._subplans[key] = sub
+        self._flatten_into(sub if sub is not None else plan, obj, out)
 
     def flatten(self, objs: Mapping[str, Any]) -> dict[str, Any]:
         """Flatten one instance per mount (``{"": config, "platform": facts}``)."""
