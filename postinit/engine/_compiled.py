@@ -182,6 +182,8 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
     exec(code, namespace)
     phases = [(namespace[f"phase_{k}"], phase, book.compiled[phase]) for k, phase in enumerate(book.phases)]
     tables = {phase: [_wake_table(c) for c in book.compiled[phase]] for phase in book.phases}
+    # per phase: every path its rules read or may write (a whole-phase copy must meet none that differs)
+    touches = [frozenset().union(*(c.reads | c.writes for c in book.compiled[phase])) for phase in book.phases]
 
     def program(run: CompiledRun) -> None:
         replay, steps = run.replay, run.steps
@@ -189,7 +191,7 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
         for k, (fn, phase, order) in enumerate(phases):
             start = len(run.events)
             if replay is not None and k < len(replay.recording.steps):
-                whole = _phase_copy(replay.recording, k, order)
+                whole = _phase_copy(replay.recording, k, order, touches[k])
                 if ((whole.ok or (pristine and whole.ok_if_pristine)) and start == whole.span[0]
                         and whole.touches.isdisjoint(replay.values) and whole.touches.isdisjoint(replay.provenance)):
                     # nothing this phase reads or writes differs: its recorded run, copied whole
@@ -460,7 +462,7 @@ class _PhaseCopy:
     ok_if_pristine: bool
     """No violation (a phase whose rules may make stale reads can be copied after whole copies only)."""
     touches: frozenset[str]
-    """Every path an evaluated rule of the phase reads, and every path a recorded result names."""
+    """Every path a rule of the phase reads or may write."""
     span: tuple[int, int]
     """The phase's events in the recording (start, end)."""
     values: dict[str, Any]
@@ -492,42 +494,54 @@ class _PhaseCopy:
         run.prov.update(self.provenance)
 
 
-def _phase_copy(rec: Recording, k: int, order: tuple[CompiledRule, ...]) -> _PhaseCopy:
-    """The whole-phase copy of phase ``k`` of a recording (computed once per recording and phase)."""
+def _phase_copy(rec: Recording, k: int, order: tuple[CompiledRule, ...], touches: frozenset[str]) -> _PhaseCopy:
+    """The whole-phase copy of phase ``k`` of a recording (computed once per recording and phase).
+
+    One pass over the phase's recorded events, step by step: no :func:`_index` (a recording that is
+    replayed once, as by ``what_if``, would spend more on the index than the replay saves).
+    """
     key = ("copy", k)
     found: _PhaseCopy | None = rec.indexes.get(key)
     if found is not None:
         return found
-    index = _index(rec, k, order)
     steps = rec.steps[k]
-    touches: set[str] = set()
-    for j, (pos, _, _) in enumerate(steps):
-        touches.update(order[pos].reads)
-        touches.update(index.written[j])
-        touches.update(index.changed[j])
-    ok = all(index.copyable[j] for j in index.fired)
     a, b = rec.bounds[k]
-    ok_if_pristine = not any(index.stops)
-    stale = tuple((ev.rule, ev.path, ev.by) for ev in rec.events[a:b] if type(ev) is StaleRead)
+    stops = stale_writer = False
     values: dict[str, Any] = {}
     provenance: dict[str, Any] = {}
     history: list[tuple[str, Any]] = []
     log: list[tuple[str, str, int, Any]] = []
-    for j in index.fired:
-        vals, provs, hist = index.effects[j]
-        a, b = index.spans[j]
-        c = order[steps[j][0]]
-        for ev in rec.events[a:b]:
+    stale: list[tuple[str, str, str]] = []
+    for j, (pos, _, before) in enumerate(steps):
+        after = steps[j + 1][2] if j + 1 < len(steps) else b
+        if before == after:
+            continue
+        c = order[pos]
+        evs = rec.events[before:after]
+        step: dict[str, Any] = {}
+        for ev in evs:
+            t = type(ev)
+            if t is Fired:
+                pv = _new(Provenance, (_RULE, None, ev.rule, ev.seq))
+                for ch in ev.changes:
+                    step[ch.path] = ch.new
+                    provenance[ch.path] = pv
+                    history.append((ch.path, (ev.seq, ch.new, pv)))
+            elif t is ViolationEvent:
+                stops = True
+            elif t is StaleRead:
+                stale.append((ev.rule, ev.path, ev.by))
+        if step and c.stale_writes:
+            stale_writer = True
+        for ev in evs:
             if type(ev) is Fired:
                 m = c.by_id.get(ev.rule, c)
                 for p in m.stale_log:
-                    # the value after the firing: the phase's own latest write of it, else the start's
-                    log.append((p, m.id, m.phase_idx, values.get(p, _AT_START) if p not in vals else vals[p]))
-        values.update(vals)
-        provenance.update(provs)
-        history.extend(hist)
-    found = rec.indexes[key] = _PhaseCopy(ok, ok_if_pristine, frozenset(touches), rec.bounds[k], values,
-                                          provenance, tuple(history), tuple(log), stale)
+                    # the value after the step: its own write of it, the phase's latest, else the start's
+                    log.append((p, m.id, m.phase_idx, step[p] if p in step else values.get(p, _AT_START)))
+        values.update(step)
+    found = rec.indexes[key] = _PhaseCopy(not stops and not stale_writer, not stops, touches, (a, b), values,
+                                          provenance, tuple(history), tuple(log), tuple(stale))
     return found
 
 
