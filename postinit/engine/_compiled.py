@@ -127,15 +127,19 @@ def _wake_table(c: CompiledRule) -> dict[str, tuple[tuple[int, ...], tuple[int, 
     return out
 
 
-def _phase_source(k: int, order: tuple[CompiledRule, ...]) -> str:
-    """The source of ``phase_k``: the unrolled sweep of one phase.
+def _phase_source(k: int, order: tuple[CompiledRule, ...], *, record: bool = False) -> str:
+    """The source of ``phase_k`` (``record``: ``record_phase_k``): the unrolled sweep of one phase.
 
     ``start`` resumes a sweep part-way (a replay that left the recorded schedule); ``again``
     says whether rules behind ``start`` are queued (the sweep then runs once more from the top).
+    The recording variant keeps each evaluation as ``(position, result, events before it)``
+    through ``keep`` (the recording's ``append``), inline: no call per evaluation.
     """
+    name = f"record_phase_{k}" if record else f"phase_{k}"
     lines = [
-        f"def phase_{k}(run, q, apply, hook, runs, start, again, F=F_{k}, ORDER=ORDER_{k}):",
+        f"def {name}(run, q, apply, keep, runs, start, again, F=F_{k}, ORDER=ORDER_{k}):",
         "    view = run.view",
+        "    events = run.events",
         "    max_runs = run.max_runs",
         "    cur = 0",
         "    try:",
@@ -149,7 +153,17 @@ def _phase_source(k: int, order: tuple[CompiledRule, ...]) -> str:
             f"                cur = {i}",
             f"                runs[{i}] += 1",
             f"                if runs[{i}] > max_runs: run.no_fixed_point(ORDER, runs, PHASE_{k})",
-            f"                r = (0 if (out := F[{i}](view)) is None else apply({i}, out)) if hook is None else hook({i})",
+        ]
+        if record:
+            lines += [
+                "                n = len(events)",
+                f"                out = F[{i}](view)",
+                f"                keep(({i}, out, n))",
+                f"                r = 0 if out is None else apply({i}, out)",
+            ]
+        else:
+            lines.append(f"                r = 0 if (out := F[{i}](view)) is None else apply({i}, out)")
+        lines += [
             "                if r:",
             "                    if r == 2: return True",
             "                    again = True",
@@ -178,12 +192,15 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
         namespace[f"ORDER_{k}"] = order
         namespace[f"PHASE_{k}"] = phase
         sources.append(_phase_source(k, order))
+        sources.append(_phase_source(k, order, record=True))
     code = compile("\n".join(sources), f"<postinit compiled rulebook {book.name!r}>", "exec")
     exec(code, namespace)
     phases = [(namespace[f"phase_{k}"], phase, book.compiled[phase]) for k, phase in enumerate(book.phases)]
+    recording = [namespace[f"record_phase_{k}"] for k in range(len(book.phases))]
     tables = {phase: [_wake_table(c) for c in book.compiled[phase]] for phase in book.phases}
     # per phase: every path its rules read or may write (a whole-phase copy must meet none that differs)
     touches = [frozenset().union(*(c.reads | c.writes for c in book.compiled[phase])) for phase in book.phases]
+    readers = [book.readers[phase] for phase in book.phases]
 
     def program(run: CompiledRun) -> None:
         replay, steps = run.replay, run.steps
@@ -204,7 +221,7 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
             runs = [0] * n
             apply = _recorder(run, phase, order, tables[phase], queued)
             if replay is not None:
-                resume = _Follow(run, replay, k, phase, order, apply, tables[phase]).follow()
+                resume = _Follow(run, replay, k, phase, order, apply, tables[phase], readers[k]).follow()
                 if resume is None:  # followed the recorded schedule to its end
                     stopped = run.stopped
                 else:
@@ -215,8 +232,10 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
                     stopped = resume.stopped or fn(run, queued, apply, None, runs, resume.start, resume.again)
                     replay = None
             else:
-                hook = None if steps is None else _record_hook(run, steps[k], order, apply)
-                stopped = fn(run, queued, apply, hook, runs, 0, False)
+                if steps is None:
+                    stopped = fn(run, queued, apply, None, runs, 0, False)
+                else:
+                    stopped = recording[k](run, queued, apply, steps[k].append, runs, 0, False)
             run.bounds.append((start, len(run.events)))
             if stopped:
                 return
@@ -331,24 +350,6 @@ def _recorder(
     return apply
 
 
-def _record_hook(
-    run: CompiledRun, steps: list[Step], order: tuple[CompiledRule, ...], apply: Callable[[int, Any], int],
-) -> Callable[[int], int]:
-    """``hook(pos)`` that evaluates the rule and keeps the evaluation in ``steps``."""
-    fns = [c.fn for c in order]
-    view = run.view
-    events = run.events
-    keep = steps.append
-
-    def hook(i: int) -> int:
-        before = len(events)
-        out = fns[i](view)
-        keep((i, out, before))
-        return 0 if out is None else apply(i, out)
-
-    return hook
-
-
 def _written(out: Any) -> frozenset[str] | Any:
     """The paths a rule's result names (none for None or a violation)."""
     if isinstance(out, Outcome):
@@ -378,66 +379,89 @@ class _Resume:
     stopped: bool
 
 
-@dataclass(frozen=True, slots=True)
 class _PhaseIndex:
-    """What following one phase of a recording needs, computed once per recording and phase."""
+    """What following one phase of a recording needs, computed once per recording and phase, on demand.
 
-    fired: tuple[int, ...]
-    """The steps that returned something (changes, a message or a violation)."""
-    readers: dict[str, tuple[int, ...]]
-    """Per path: the steps whose rule reads it."""
-    changed: tuple[tuple[str, ...], ...]
-    """Per step: the paths it changed."""
-    stops: tuple[bool, ...]
-    """Per step: whether it raised a violation."""
-    spans: tuple[tuple[int, int], ...]
-    """Per step: its events (start, end) in the recording."""
-    written: tuple[frozenset[str], ...]
-    """Per step: the paths its recorded result names."""
-    copyable: tuple[bool, ...]
-    """Per step: its recorded events may be copied (not a violation, no write a stale read watches)."""
-    effects: tuple[tuple[dict[str, Any], dict[str, Any], tuple[tuple[str, Any], ...]], ...]
-    """Per step: its recorded writes, their provenance and history entries (path -> value / provenance)."""
+    The steps that returned something and each step's events are known at once; everything else
+    (which steps read a path, what a step changed, its writes and provenance) is worked out for the
+    steps a replay actually looks at, and kept: a recording replayed once (``what_if``) pays only for
+    those, one replayed many times (a sweep) for each step once.
+    """
 
+    __slots__ = ("_changed", "_effects", "_readers", "_step_readers", "by_pos", "events", "fired", "order",
+                 "spans", "steps")
 
-def _index(rec: Recording, k: int, order: tuple[CompiledRule, ...]) -> _PhaseIndex:
-    per_rec = rec.indexes
-    found: _PhaseIndex | None = per_rec.get(k)
-    if found is None:
-        steps = rec.steps[k]
+    def __init__(self, rec: Recording, k: int, order: tuple[CompiledRule, ...],
+                 readers: Mapping[str, tuple[int, ...]]) -> None:
+        steps = self.steps = rec.steps[k]
         end = rec.bounds[k][1]
-        readers: dict[str, list[int]] = {}
-        changed: list[tuple[str, ...]] = []
-        stops: list[bool] = []
-        spans: list[tuple[int, int]] = []
-        for j, (pos, _, before) in enumerate(steps):
-            for p in order[pos].reads:
-                readers.setdefault(p, []).append(j)
-            after = steps[j + 1][2] if j + 1 < len(steps) else end
-            spans.append((before, after))
-            evs = rec.events[before:after]
-            changed.append(tuple(ch.path for ev in evs if type(ev) is Fired for ch in ev.changes))
-            stops.append(any(type(ev) is ViolationEvent for ev in evs))
-        effects = []
-        for before, after in spans:
+        self.order = order
+        self.events = rec.events
+        self.spans: list[tuple[int, int]] = [
+            (before, steps[j + 1][2] if j + 1 < len(steps) else end) for j, (_, _, before) in enumerate(steps)]
+        self.fired: tuple[int, ...] = tuple(j for j, (_, out, _) in enumerate(steps) if out is not None)
+        """The steps that returned something (changes, a message or a violation)."""
+        by_pos: dict[int, list[int]] = {}
+        for j, (pos, _, _) in enumerate(steps):
+            by_pos.setdefault(pos, []).append(j)
+        self.by_pos = by_pos
+        self._readers = readers
+        self._step_readers: dict[str, tuple[int, ...]] = {}
+        self._changed: dict[int, tuple[tuple[str, ...], bool]] = {}
+        self._effects: dict[int, tuple[dict[str, Any], dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
+
+    def readers(self, path: str) -> tuple[int, ...]:
+        """The steps whose rule reads ``path``, in order."""
+        found = self._step_readers.get(path)
+        if found is None:
+            by_pos = self.by_pos
+            found = self._step_readers[path] = tuple(sorted(
+                j for pos in self._readers.get(path, ()) for j in by_pos.get(pos, ())))
+        return found
+
+    def changed(self, j: int) -> tuple[tuple[str, ...], bool]:
+        """The paths step ``j`` changed, and whether it raised a violation."""
+        found = self._changed.get(j)
+        if found is None:
+            a, b = self.spans[j]
+            evs = self.events[a:b]
+            found = self._changed[j] = (tuple(ch.path for ev in evs if type(ev) is Fired for ch in ev.changes),
+                                        any(type(ev) is ViolationEvent for ev in evs))
+        return found
+
+    def written(self, j: int) -> frozenset[str] | Any:
+        """The paths step ``j``'s recorded result names."""
+        return _written(self.steps[j][1])
+
+    def copyable(self, j: int) -> bool:
+        """Step ``j``'s recorded events may be copied (not a violation, no write a stale read watches)."""
+        pos, out, _ = self.steps[j]
+        return not _violates(out) and not self.order[pos].stale_writes
+
+    def effects(self, j: int) -> tuple[dict[str, Any], dict[str, Any], tuple[tuple[str, Any], ...]]:
+        """Step ``j``'s recorded writes, their provenance and history entries (path -> value / provenance)."""
+        found = self._effects.get(j)
+        if found is None:
             vals: dict[str, Any] = {}
             provs: dict[str, Any] = {}
             hist: list[tuple[str, Any]] = []
-            for ev in rec.events[before:after]:
+            a, b = self.spans[j]
+            for ev in self.events[a:b]:
                 if type(ev) is Fired:
                     pv = _new(Provenance, (_RULE, None, ev.rule, ev.seq))
                     for ch in ev.changes:
                         vals[ch.path] = ch.new
                         provs[ch.path] = pv
                         hist.append((ch.path, (ev.seq, ch.new, pv)))
-            effects.append((vals, provs, tuple(hist)))
-        found = per_rec[k] = _PhaseIndex(
-            tuple(j for j, (_, out, _) in enumerate(steps) if out is not None),
-            {p: tuple(v) for p, v in readers.items()}, tuple(changed), tuple(stops), tuple(spans),
-            tuple(frozenset(_written(out)) for _, out, _ in steps),
-            tuple(not _violates(out) and not order[pos].stale_writes for pos, out, _ in steps),
-            tuple(effects),
-        )
+            found = self._effects[j] = (vals, provs, tuple(hist))
+        return found
+
+
+def _index(rec: Recording, k: int, order: tuple[CompiledRule, ...],
+           readers: Mapping[str, tuple[int, ...]]) -> _PhaseIndex:
+    found: _PhaseIndex | None = rec.indexes.get(k)
+    if found is None:
+        found = rec.indexes[k] = _PhaseIndex(rec, k, order, readers)
     return found
 
 
@@ -562,8 +586,10 @@ class _Follow:
     def __init__(
         self, run: CompiledRun, replay: Replay, k: int, phase: str, order: tuple[CompiledRule, ...],
         apply: Callable[[int, Any], int], table: list[dict[str, tuple[tuple[int, ...], tuple[int, ...], bool]]],
+        readers: Mapping[str, tuple[int, ...]],
     ) -> None:
         self.run = run
+        self.readers = readers
         self.rec = replay.recording
         self.k = k
         self.phase = phase
@@ -579,12 +605,12 @@ class _Follow:
         steps = self.steps
         if not steps:
             return _Resume([True] * len(self.order), [0] * len(self.order), 0, False, False)
-        index = _index(self.rec, self.k, self.order)
+        index = _index(self.rec, self.k, self.order, self.readers)
         run, order, values = self.run, self.order, self.values
         pending = list(index.fired)
         seen = set(pending)
         for p in values:
-            for j in index.readers.get(p, ()):
+            for j in index.readers(p):
                 if j not in seen:
                     seen.add(j)
                     pending.append(j)
@@ -602,15 +628,15 @@ class _Follow:
             if c.reads.isdisjoint(values):
                 if recorded is None:
                     continue
-                written = all_written[j]
-                if copyable[j] and written.isdisjoint(values) and written.isdisjoint(provenance):
+                written = all_written(j)
+                if copyable(j) and written.isdisjoint(values) and written.isdisjoint(provenance):
                     shift = len(events) - before
                     if shift:
                         self.copy(c, *spans[j], shift)
                     else:  # the recorded events as they are, and the writes they record
                         a, b = spans[j]
                         events.extend(rec_events[a:b])
-                        vals, provs, hist = effects[j]
+                        vals, provs, hist = effects(j)
                         state.update(vals)
                         prov.update(provs)
                         if full:
@@ -626,16 +652,17 @@ class _Follow:
                 mine = self.effect(pos, out)
                 values.update(_written(out), _written(recorded))
             # a path both runs changed here has a rule's provenance in both; any other write may differ
-            both = set(mine[0]).intersection(index.changed[j])
+            recorded_change = index.changed(j)
+            both = set(mine[0]).intersection(recorded_change[0])
             self.provenance.difference_update(both)
-            self.provenance.update(p for p in (*mine[0], *index.changed[j]) if p not in both)
-            if mine != (index.changed[j], index.stops[j]):
+            self.provenance.update(p for p in (*mine[0], *recorded_change[0]) if p not in both)
+            if mine != recorded_change:
                 return self.resume(j, mine)
             if mine[1]:  # stopped by the violation the recording stopped at
                 return None
             if len(values) > grown:  # newly dirty paths: their readers later in the phase need a look
                 for p in values:
-                    for jj in index.readers.get(p, ()):
+                    for jj in index.readers(p):
                         if jj > j and jj not in seen:
                             seen.add(jj)
                             heapq.heappush(pending, jj)
@@ -685,7 +712,7 @@ class _Follow:
 
     def resume(self, j: int, mine: tuple[tuple[str, ...], bool]) -> _Resume:
         """Step ``j`` left the schedule: the queue as the recording had it, with this step's own wakes."""
-        steps, index, table = self.steps, _index(self.rec, self.k, self.order), self.table
+        steps, index, table = self.steps, _index(self.rec, self.k, self.order, self.readers), self.table
         n = len(self.order)
         queued = [True] * n
         runs = [0] * n
@@ -693,7 +720,7 @@ class _Follow:
             pos = steps[jj][0]
             queued[pos] = False
             runs[pos] += 1
-            for p in (index.changed[jj] if jj < j else mine[0]):
+            for p in (index.changed(jj)[0] if jj < j else mine[0]):
                 before_q, after_q, _ = table[pos][p]
                 for x in before_q:
                     queued[x] = True
