@@ -31,6 +31,7 @@ from postinit.rules import (
     model_config,
     models,
     observed,
+    platforms,
     scheduler,
     sub_configs,
     validate,
@@ -65,6 +66,7 @@ MODULES = (
     cuda,
     rocm,
     cpu,
+    platforms,
     finalize,
     validate,
 )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
 from postinit.rules.models import total_num_kv_heads
 
 _MODEL = "vllm/config/model.py ModelConfig"
@@ -60,7 +60,6 @@ def external_launcher_seed(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=("model_config", "model_config.hf_text_config.num_attention_heads",
            "parallel_config.tensor_parallel_size"),
-    after=("verify.external-launcher-seed",),
     source=f"{_MODEL}.verify_with_parallel_config; ref step-3, 9:heads-tp",
 )
 def heads_divisible_by_tp(c: Mapping[str, Any]) -> RuleResult:
@@ -89,7 +88,6 @@ def num_experts(c: Mapping[str, Any]) -> int:
     kind="check",
     reads=("model_config", "parallel_config.enable_expert_parallel",
            *(_HT + k for k in ("num_experts", "moe_num_experts", "n_routed_experts", "num_local_experts"))),
-    after=("verify.heads-divisible-by-tp",),
     source=f"{_MODEL}._verify_with_expert_parallelism; ref step-3, 9:expert-parallel",
 )
 def expert_parallel_needs_experts(c: Mapping[str, Any]) -> RuleResult:
@@ -106,7 +104,6 @@ def expert_parallel_needs_experts(c: Mapping[str, Any]) -> RuleResult:
     phase="verify",
     kind="check",
     reads=("model_config", "parallel_config.pipeline_parallel_size", "model_config.architecture"),
-    after=("verify.expert-parallel-needs-experts",),
     source=f"{_MODEL}.verify_with_parallel_config; ref step-3, 9:pipeline-parallel",
 )
 def pipeline_parallel_supported(c: Mapping[str, Any]) -> RuleResult:
@@ -129,7 +126,6 @@ def pipeline_parallel_supported(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=("model_config", "model_config.use_mla", "parallel_config.decode_context_parallel_size",
            "parallel_config.tensor_parallel_size", *_KV_READS),
-    after=("verify.pipeline-parallel-supported",),
     source=f"{_MODEL}.verify_with_parallel_config; ref step-3, 9:dcp",
 )
 def dcp_kv_heads(c: Mapping[str, Any]) -> RuleResult:
@@ -148,6 +144,16 @@ def dcp_kv_heads(c: Mapping[str, Any]) -> RuleResult:
         return Violation(f"decode context parallel size must less than or equal to (tensor parallel size {tp} "
                          f"// total num kv heads {kv}) = {tp // kv}, but got {dcp}", error="AssertionError")
     return None
+
+
+
+VERIFY_WITH_PARALLEL_CONFIG = sequence(
+    "verify.with-parallel-config",
+    external_launcher_seed, heads_divisible_by_tp, expert_parallel_needs_experts, pipeline_parallel_supported,
+    dcp_kv_heads,
+    title="ModelConfig.verify_with_parallel_config's checks, in its order (the first that fails is raised)",
+    source=f"{_MODEL}.verify_with_parallel_config; ref step-3",
+)
 
 
 @rule(
@@ -347,7 +353,6 @@ def quant_capability(c: Mapping[str, Any]) -> RuleResult:
     phase="verify",
     kind="check",
     reads=("quant_config", "quant_config.method", "model_config.dtype"),
-    after=("verify.quant-capability",),
     source=f"{_VLLM}._get_quantization_config; ref step-6, 10, 13.1:O7",
 )
 def quant_act_dtype(c: Mapping[str, Any]) -> RuleResult:
@@ -365,6 +370,14 @@ def quant_act_dtype(c: Mapping[str, Any]) -> RuleResult:
         return Violation(f"{dtype} is not supported for quantization method {method}. Supported dtypes: "
                          f"[{', '.join(supported)}]")
     return None
+
+
+
+QUANTIZATION_CONFIG = sequence(
+    "verify.quantization-config", quant_capability, quant_act_dtype,
+    title="_get_quantization_config: the GPU's capability, then the model dtype",
+    source=f"{_VLLM}._get_quantization_config; ref step-6",
+)
 
 
 @rule(
