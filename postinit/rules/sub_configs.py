@@ -13,7 +13,7 @@ import ast
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from postinit.engine import FrozenDict, Outcome, RuleResult, Violation, rule, rule_of
+from postinit.engine import FrozenDict, Outcome, RuleResult, Violation, rule, rule_of, sequence
 from postinit.rules import verify
 from postinit.schema import CompilationMode, CUDAGraphMode
 
@@ -88,7 +88,6 @@ def eplb_deprecated_fields(c: Mapping[str, Any]) -> RuleResult:
     reads=("parallel_config.pipeline_parallel_size", "parallel_config.tensor_parallel_size",
            "parallel_config.data_parallel_size", "parallel_config.distributed_executor_backend"),
     writes=("parallel_config.world_size",),
-    feedback=("parallel.executor-backend-multi", "parallel.executor-backend-uni"),
     source=f"{_PAR}.__post_init__; ref 2.3",
     message="",
 )
@@ -256,7 +255,6 @@ def executor_backend_multi(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(_EXEC, "parallel_config.world_size"),
     writes=(_EXEC,),
-    after=("parallel.executor-backend-multi",),
     source=f"{_PAR}.__post_init__; ref 2.3",
     level="debug",
 )
@@ -322,6 +320,13 @@ def platform_disables_custom_all_reduce(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+PARALLEL_POST_INIT = sequence(
+    "parallel.post-init", world_size, executor_backend_multi, executor_backend_uni,
+    title="ParallelConfig.__post_init__: the world size (from the backend as given), then the backend",
+    source=f"{_PAR}.__post_init__",
+)
+
+
 # =========================================================================== SchedulerConfig
 
 _S = "scheduler_config."
@@ -356,7 +361,6 @@ def max_model_len_from_model(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(_LEN,),
     writes=(_LEN,),
-    after=("scheduler.max-model-len-from-model",),
     source=f"{_SCH}.__post_init__; ref 2.4",
     level="debug",
 )
@@ -498,7 +502,6 @@ def encoder_budgets(c: Mapping[str, Any]) -> RuleResult:
     kind="derive",
     reads=(_ECP, _TOK, _CPE),
     writes=(_CPE,),
-    after=("scheduler.encoder-decoder-no-chunked-prefill",),
     source=f"{_SCH}.__post_init__; ref 2.4, 13.2:I7",
     message="Chunked prefill is enabled with max_num_batched_tokens=<n>.",
 )
@@ -520,7 +523,6 @@ def chunked_prefill_enabled(c: Mapping[str, Any]) -> RuleResult:
     reads=("scheduler_config.max_num_partial_prefills", "scheduler_config.max_long_partial_prefills",
            "scheduler_config.long_prefill_token_threshold", _LEN),
     writes=("scheduler_config.long_prefill_token_threshold",),
-    after=("scheduler.encoder-decoder-no-chunked-prefill",),
     source=f"{_SCH}.__post_init__; ref 2.4",
     message="Concurrent partial prefills enabled with max_num_partial_prefills=<n>, ...",
 )
@@ -561,7 +563,6 @@ def scheduler_cls_default(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("scheduler_config.async_scheduling",),
     writes=(_SCHED_CLS,),
-    after=("scheduler.scheduler-cls-default",),
     source=f"{_SCH}.__post_init__; ref 2.4",
     level="debug",
 )
@@ -604,7 +605,6 @@ def budget_below_max_model_len(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="check",
     reads=(_TOK, _SEQ),
-    after=("scheduler.budget-below-max-model-len",),
     source=f"{_SCH}._verify_args; ref 2.4",
     message="max_num_batched_tokens (<n>) must be greater than or equal to max_num_seqs (<s>).",
 )
@@ -641,7 +641,6 @@ def budget_exceeds_seqs_times_len(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="check",
     reads=_CHECK_READS,
-    after=("scheduler.budget-below-max-num-seqs",),
     source=f"{_SCH}._verify_args; ref 2.4",
     message="<one of SchedulerConfig's range errors>",
 )
@@ -661,6 +660,16 @@ def partial_prefill_limits(c: Mapping[str, Any]) -> RuleResult:
         return Violation(f"max_long_partial_prefills ({longs}) must be greater than or equal to 1 and less "
                          f"than or equal to max_num_partial_prefills ({parts}).")
     return None
+
+
+SCHEDULER_POST_INIT = sequence(
+    "scheduler.post-init",
+    encoder_decoder_no_chunked_prefill, max_model_len_from_model, max_model_len_default, long_prefill_threshold_default,
+    chunked_prefill_enabled, budget_below_max_model_len, budget_below_max_num_seqs, partial_prefill_limits,
+    scheduler_cls_default, async_scheduler_cls,
+    title="SchedulerConfig.__post_init__ and verify_max_model_len, in order (the first failing check is raised)",
+    source=f"{_SCH}.__post_init__",
+)
 
 
 # =========================================================================== CompilationConfig
@@ -741,7 +750,6 @@ def inductor_auto_functionalized_v2(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(_ICC,),
     writes=(_ICC,),
-    after=("compilation.inductor-auto-functionalized-v2",),
     source=f"{_CMP}; ref 3.1",
     level="debug",
 )
@@ -782,7 +790,6 @@ def use_cudagraph_deprecated(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("compilation_config.use_cudagraph", _CGM),
     writes=(_CGM,),
-    after=("compilation.use-cudagraph-deprecated",),
     source=f"{_CMP}; ref 3.1",
 )
 def use_cudagraph_false(c: Mapping[str, Any]) -> RuleResult:
@@ -806,7 +813,6 @@ def use_cudagraph_false(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="check",
     reads=("compilation_config.full_cuda_graph",),
-    after=("compilation.use-cudagraph-false",),
     source=f"{_CMP}; ref 3.1",
     message=_FULL_CG_MSG,
     level="warning",
@@ -822,8 +828,6 @@ def full_cuda_graph_deprecated(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="check",
     reads=("compilation_config.full_cuda_graph", _CGM),
-    feedback=("compilation.full-cuda-graph",),
-    after=("compilation.use-cudagraph-false",),
     source=f"{_CMP}; ref 3.1, 13.2:I11",
     message="<mode> + full_cuda_graph=True: the given cudagraph_mode is replaced by FULL",
     level="warning",
@@ -847,8 +851,6 @@ def full_cuda_graph_collapses_mode(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("compilation_config.full_cuda_graph", _CGM),
     writes=(_CGM,),
-    after=("compilation.use-cudagraph-false", "quirk.full-cuda-graph-collapses-mode",
-           "compilation.full-cuda-graph-deprecated"),
     source=f"{_CMP}; ref 3.1, 13.2:I11",
 )
 def full_cuda_graph(c: Mapping[str, Any]) -> RuleResult:
@@ -871,7 +873,6 @@ def full_cuda_graph(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="check",
     reads=(_OPS,),
-    after=("compilation.custom-ops-all-none-count",),
     source=f"{_CMP}; ref 3.1",
     message="Invalid syntax '<op>' for custom op, must be 'all', 'none', '+op' or '-op' (where 'op' is the registered op name)",
 )
@@ -890,7 +891,6 @@ def custom_op_syntax(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="check",
     reads=(_MODE, _BACKEND),
-    feedback=("compilation.use-inductor-backend", "compilation.backend-default"),
     source=f"{_CMP}; ref 3.1",
     message="Invalid backend for piecewise compilation: <backend>",
 )
@@ -908,7 +908,6 @@ def piecewise_backend(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("compilation_config.use_inductor",),
     writes=(_BACKEND,),
-    after=("compilation.piecewise-backend",),
     source=f"{_CMP}; ref 3.1",
     message=("The 'use_inductor' flag is deprecated and will be removed in the next release (v0.12.0). "
              "Please use the 'backend' option instead."),
@@ -929,7 +928,6 @@ def use_inductor_backend(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(_BACKEND, "platform.simple_compile_backend"),
     writes=(_BACKEND,),
-    after=("compilation.use-inductor-backend", "compilation.piecewise-backend"),
     source=f"{_CMP}; ref 3.1",
     level="debug",
 )
@@ -961,6 +959,16 @@ def fusion_without_noop(c: Mapping[str, Any]) -> RuleResult:
     if c["compilation_config.pass_config.enable_attn_fusion"]:
         msgs.append("Fusion enabled but reshape elimination disabled. Attention + quant (fp8) fusion might not work")
     return Outcome(message=" ".join(msgs)) if msgs else None
+
+
+COMPILATION_POST_INIT = sequence(
+    "compilation.post-init",
+    custom_ops_all_none_count, custom_op_syntax, inductor_auto_functionalized_v2, inductor_combo_kernels,
+    piecewise_backend, use_cudagraph_deprecated, use_cudagraph_false, full_cuda_graph_deprecated, use_inductor_backend,
+    backend_default, full_cuda_graph_collapses_mode, full_cuda_graph,
+    title="CompilationConfig.__post_init__: custom ops, inductor options, the backend and the deprecated graph flags",
+    source=_CMP,
+)
 
 
 # =========================================================================== Device, Cache, LoRA, KV, speculative
@@ -1112,8 +1120,6 @@ def mtp_method_normalized(c: Mapping[str, Any]) -> RuleResult:
     reads=("speculative_config", _SM, "speculative_config.model", "speculative_config.num_speculative_tokens",
            "model_config.model"),
     writes=("speculative_config.model",),
-    feedback=("speculative.method-from-model-name",),
-    after=("speculative.mtp-method-normalized",),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
     message="",
     level="debug",
@@ -1146,7 +1152,6 @@ _MTP_DRAFT_BY_ARCH = {"MiMoForCausalLM": "MiMoMTPModel", "Glm4MoeForCausalLM": "
     kind="check",
     reads=("speculative_config", _SM, "model_config", "model_config.hf_config.model_type",
            "model_config.hf_config.architectures"),
-    after=("speculative.mtp-method-normalized",),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__, hf_config_override; ref 2.8",
     message="Resolved architecture: <DeepSeekMTPModel|Qwen3NextMTP|...>",
     level="info",
@@ -1172,7 +1177,6 @@ def mtp_draft_architecture(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=("speculative_config", _SM, "speculative_config.model"),
     writes=(_SM,),
-    after=("speculative.mtp-method-normalized",),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
     level="debug",
 )
@@ -1193,6 +1197,14 @@ def method_from_model_name(c: Mapping[str, Any]) -> RuleResult:
         return {_SM: "eagle3"}
     return None
 
+
+
+SPECULATIVE_METHOD = sequence(
+    "speculative.method", mtp_method_normalized, draft_model_from_method, method_from_model_name,
+    mtp_draft_architecture,
+    title="SpeculativeConfig.__post_init__: MTP names normalised, the draft model, the method, the MTP architecture",
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__",
+)
 
 @rule(
     "speculative.prompt-lookup-defaults",

@@ -386,7 +386,6 @@ QUANTIZATION_CONFIG = sequence(
     phase="model_config",
     kind="check",
     reads=(*_QREADS, "platform.is_rocm"),
-    after=("model.max-model-len",),
     source="vllm/platforms/interface.py Platform.verify_quantization; ref 10",
 )
 def rocm_quant_allowlist(c: Mapping[str, Any]) -> RuleResult:
