@@ -892,7 +892,7 @@ def runner_supported(c: Mapping[str, Any]) -> RuleResult:
     reads=("model_config", M + "runner_type", M + "convert_type", *_INSPECT_READS),
     writes=(M + "architecture",),
     source="vllm/model_executor/models/registry.py inspect_model_cls; ref 2.1.1",
-    message="Resolved architecture: ...",
+    message="Resolved architecture: {architecture}",
     level="info",
 )
 def architecture(c: Mapping[str, Any]) -> RuleResult:
@@ -905,7 +905,7 @@ def architecture(c: Mapping[str, Any]) -> RuleResult:
     hit = _inspect(c, c[M + "runner_type"], c[M + "convert_type"])
     if hit is None:
         return None
-    return Outcome({M + "architecture": hit[1]}, message=f"Resolved architecture: {hit[1]}")
+    return Outcome.log({M + "architecture": hit[1]}, architecture=hit[1])
 
 
 @rule(
@@ -1493,14 +1493,14 @@ def max_model_len(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=("model_config", M + "max_model_len"),
     source=f"{SRC}.get_and_verify_max_len; ref 2.1.4",
-    message="Using max model len <n>",
+    message="Using max model len {n}",
     level="info",
 )
 def max_model_len_log(c: Mapping[str, Any]) -> RuleResult:
     """Every ModelConfig logs its max_model_len at info, after any warning of ``model.max-model-len``."""
     if not _present(c):
         return None
-    return Outcome(message=f"Using max model len {c[M + 'max_model_len']}")
+    return Outcome.log(n=c[M + "max_model_len"])
 
 
 POST_INIT = sequence(

@@ -236,7 +236,9 @@ def _verify_len(c: Mapping[str, Any], n: int, trained: int | None, st: int | Non
             "model_config.hf_text_config.max_position_embeddings", "model_config.hf_text_config.rope_scaling",
             "model_config.hf_config.st_max_seq_length"),
     source=f"{_SRC} NomicBertModelConfig, vllm/config/vllm.py recalculate_max_model_len; ref 8.1:NomicBertModel, 13.1:O1",
-    message="Nomic context extension is disabled. Changing max_model_len from {old} to {new}.",
+    message=("Nomic context extension is disabled. Changing max_model_len from {old} to {new}. To enable context "
+             "extension, see: https://github.com/vllm-project/vllm/tree/main/examples/offline_inference/"
+             "context_extension.html"),
     level="warning",
 )
 def nomic_bert_max_model_len(c: Mapping[str, Any]) -> RuleResult:
@@ -257,10 +259,7 @@ def nomic_bert_max_model_len(c: Mapping[str, Any]) -> RuleResult:
         new = _verify_len(c, min(old, trained), None, c["model_config.hf_config.st_max_seq_length"])
         if isinstance(new, Violation):
             return new
-        return Outcome({"model_config.max_model_len": new, "scheduler_config.max_model_len": new},
-                       message=f"Nomic context extension is disabled. Changing max_model_len from {old} to {new}. "
-                       "To enable context extension, see: https://github.com/vllm-project/vllm/tree/main/"
-                       "examples/offline_inference/context_extension.html")
+        return Outcome.log({"model_config.max_model_len": new, "scheduler_config.max_model_len": new}, old=old, new=new)
     if c["model_config.hf_config.st_max_seq_length"] is None and c["model_config.hf_config.st_do_lower_case"] is None:
         # vLLM pops max_seq_length from a copy of model_config.encoder_config, which is None without a
         # sentence-transformers config (sentence_bert_config.json): golden t114-nomic-max-len
@@ -729,9 +728,8 @@ def hybrid_attention_block_size(c: Mapping[str, Any]) -> RuleResult:
     size = c["cache_config.block_size"]
     if size is None or size < block:
         out["cache_config.block_size"] = block
-        return Outcome(out, message=f"Setting attention block size to {block} tokens to ensure that attention "
-                       "page size is >= mamba page size.")
-    return Outcome(out, message="") if out else None
+        return Outcome.log(out, n=block)
+    return out or None
 
 
 @rule(
@@ -742,7 +740,7 @@ def hybrid_attention_block_size(c: Mapping[str, Any]) -> RuleResult:
     reads=(*_HYBRID_ON, "cache_config.block_size", "cache_config.mamba_page_size_padded"),
     writes=("cache_config.mamba_page_size_padded",),
     source=f"{_SRC} HybridAttentionMambaModelConfig; ref 8.3",
-    message="Padding mamba page size by {pct}% to ensure that mamba page size and attention page size are exactly equal.",
+    message="Padding mamba page size by {pct:.2f}% to ensure that mamba page size and attention page size are exactly equal.",
     level="info",
 )
 def hybrid_mamba_page_padding(c: Mapping[str, Any]) -> RuleResult:
@@ -758,9 +756,7 @@ def hybrid_mamba_page_padding(c: Mapping[str, Any]) -> RuleResult:
     if page == mamba or c["cache_config.mamba_page_size_padded"] == page:
         return None
     pct = 100 * (page - mamba) / mamba
-    return Outcome({"cache_config.mamba_page_size_padded": page},
-                   message=f"Padding mamba page size by {pct:.2f}% to ensure that mamba page size and attention "
-                   "page size are exactly equal.")
+    return Outcome.log({"cache_config.mamba_page_size_padded": page}, pct=pct)
 
 
 # ---------------------------------------------------------------------------

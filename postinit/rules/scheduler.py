@@ -299,17 +299,15 @@ STEPS_13_TO_16 = sequence(
     kind="check",
     reads=("scheduler_config.enable_chunked_prefill", _CP),
     source=f"{_SRC}; ref 13.2:I5, 13.1:P2",
-    message="scheduler_config.enable_chunked_prefill is True but chunked_prefill_enabled is False",
+    message=("scheduler_config.enable_chunked_prefill is True but chunked_prefill_enabled is False: the "
+             "off-switch cleared only the effective flag; vLLM schedules without chunked prefill and "
+             "enable_chunked_prefill keeps saying True."),
     level="warning",
 )
 def chunked_prefill_flags_disagree(c: Mapping[str, Any]) -> RuleResult:
     """The off-switch clears only the effective flag, so the user's request and the outcome disagree."""
     if c["scheduler_config.enable_chunked_prefill"] is True and c[_CP] is False:
-        return Outcome(message=(
-            "scheduler_config.enable_chunked_prefill is True but chunked_prefill_enabled is False: the "
-            "off-switch cleared only the effective flag; vLLM schedules without chunked prefill and "
-            "enable_chunked_prefill keeps saying True."
-        ))
+        return Outcome.log()
     return None
 
 
@@ -320,18 +318,16 @@ def chunked_prefill_flags_disagree(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=(_CP, "scheduler_config.max_num_batched_tokens", "scheduler_config.max_model_len"),
     source=f"{_SRC}; ref 13.2:I5, 13.1:P1, 13.1:P2",
-    message="max_num_batched_tokens < max_model_len while chunked prefill is off",
+    message=("max_num_batched_tokens ({tokens}) is smaller than max_model_len ({length}) while chunked "
+             "prefill is off; SchedulerConfig would have rejected this, but vLLM does not re-validate it, "
+             "so prompts longer than the budget cannot be scheduled."),
     level="warning",
 )
 def budget_below_max_model_len(c: Mapping[str, Any]) -> RuleResult:
     """The budget was sized for chunked prefill and is not re-validated when the off-switch clears it."""
     tokens, length = c["scheduler_config.max_num_batched_tokens"], c["scheduler_config.max_model_len"]
     if c[_CP] is False and tokens is not None and length is not None and tokens < length:
-        return Outcome(message=(
-            f"max_num_batched_tokens ({tokens}) is smaller than max_model_len ({length}) while chunked "
-            "prefill is off; SchedulerConfig would have rejected this, but vLLM does not re-validate it, "
-            "so prompts longer than the budget cannot be scheduled."
-        ))
+        return Outcome.log(tokens=tokens, length=length)
     return None
 
 
@@ -342,17 +338,15 @@ def budget_below_max_model_len(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=(_CP,),
     source=f"{_SRC}; ref 13.2:I7",
-    message="scheduler_config.chunked_prefill_enabled is None",
+    message=("scheduler_config.chunked_prefill_enabled is None (enable_chunked_prefill was never set and "
+             "the off-switch only fires on an explicit False); vLLM treats it as falsy: chunked prefill is "
+             "off, but nothing was cleared."),
     level="warning",
 )
 def chunked_prefill_enabled_none(c: Mapping[str, Any]) -> RuleResult:
     """A default SchedulerConfig leaves enable_chunked_prefill None, and the off-switch's ``is False`` test skips it."""
     if c[_CP] is None:
-        return Outcome(message=(
-            "scheduler_config.chunked_prefill_enabled is None (enable_chunked_prefill was never set and "
-            "the off-switch only fires on an explicit False); vLLM treats it as falsy: chunked prefill is "
-            "off, but nothing was cleared."
-        ))
+        return Outcome.log()
     return None
 
 
@@ -363,7 +357,9 @@ def chunked_prefill_enabled_none(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=("model_config", "model_config.pooler_config", "model_config.runner_type"),
     source=f"{_SRC}; ref 13.2:I8",
-    message="model_config.pooler_config is set on a generate runner",
+    message=("model_config.pooler_config is set but runner_type is 'generate': vLLM treats the model as a "
+             "pooling model for CUDA graphs (full graphs downgraded to PIECEWISE) and, unless pooling_type is "
+             "LAST, turns chunked prefill and prefix caching off."),
     level="warning",
 )
 def pooler_config_on_generate_runner(c: Mapping[str, Any]) -> RuleResult:
@@ -372,9 +368,5 @@ def pooler_config_on_generate_runner(c: Mapping[str, Any]) -> RuleResult:
         c["model_config"] is not None and c["model_config.pooler_config"] is not None
         and c["model_config.runner_type"] == "generate"
     ):
-        return Outcome(message=(
-            "model_config.pooler_config is set but runner_type is 'generate': vLLM treats the model as a "
-            "pooling model for CUDA graphs (full graphs downgraded to PIECEWISE) and, unless pooling_type is "
-            "LAST, turns chunked prefill and prefix caching off."
-        ))
+        return Outcome.log()
     return None

@@ -229,7 +229,7 @@ _EXEC = "parallel_config.distributed_executor_backend"
            "parallel_config.data_parallel_backend"),
     writes=(_EXEC,),
     source=f"{_PAR}.__post_init__; ref 2.3",
-    message="Defaulting to use <backend> for distributed inference",
+    message="Defaulting to use {backend} for distributed inference",
     level="debug",
 )
 def executor_backend_multi(c: Mapping[str, Any]) -> RuleResult:
@@ -245,7 +245,7 @@ def executor_backend_multi(c: Mapping[str, Any]) -> RuleResult:
     elif c["parallel_config.data_parallel_backend"] == "ray":
         return Outcome({_EXEC: "ray"}, message="Using ray distributed inference because data_parallel_backend is ray",
                        level="info")
-    return Outcome({_EXEC: backend}, message=f"Defaulting to use {backend} for distributed inference")
+    return Outcome.log({_EXEC: backend}, backend=backend)
 
 
 @rule(
@@ -294,9 +294,7 @@ def external_launcher_disables_multiprocessing(c: Mapping[str, Any]) -> RuleResu
 )
 def max_parallel_loading_workers_ignored(c: Mapping[str, Any]) -> RuleResult:
     """The V1 engine loads weights without this knob."""
-    if c["parallel_config.max_parallel_loading_workers"] is not None:
-        return Outcome(message="max_parallel_loading_workers is currently not supported and will be ignored.")
-    return None
+    return Outcome.log() if c["parallel_config.max_parallel_loading_workers"] is not None else None
 
 
 _DCAR = "parallel_config.disable_custom_all_reduce"
@@ -503,16 +501,14 @@ def encoder_budgets(c: Mapping[str, Any]) -> RuleResult:
     reads=(_ECP, _TOK, _CPE),
     writes=(_CPE,),
     source=f"{_SCH}.__post_init__; ref 2.4, 13.2:I7",
-    message="Chunked prefill is enabled with max_num_batched_tokens=<n>.",
+    message="Chunked prefill is enabled with max_num_batched_tokens={n}.",
 )
 def chunked_prefill_enabled(c: Mapping[str, Any]) -> RuleResult:
     """The effective flag starts as the user's intent (None stays None: VllmConfig's off-switch tests `is False`)."""
     if c[_CPE] == c[_ECP] and (c[_CPE] is None) == (c[_ECP] is None):
         return None
     changes = {_CPE: c[_ECP]}
-    if c[_ECP]:
-        return Outcome(changes, message=f"Chunked prefill is enabled with max_num_batched_tokens={c[_TOK]}.")
-    return Outcome(changes, message="", level="debug")
+    return Outcome.log(changes, n=c[_TOK]) if c[_ECP] else changes
 
 
 @rule(
@@ -524,7 +520,8 @@ def chunked_prefill_enabled(c: Mapping[str, Any]) -> RuleResult:
            "scheduler_config.long_prefill_token_threshold", _LEN),
     writes=("scheduler_config.long_prefill_token_threshold",),
     source=f"{_SCH}.__post_init__; ref 2.4",
-    message="Concurrent partial prefills enabled with max_num_partial_prefills=<n>, ...",
+    message=("Concurrent partial prefills enabled with max_num_partial_prefills={n}, "
+             "max_long_partial_prefills={long}, long_prefill_token_threshold={threshold}"),
 )
 def long_prefill_threshold_default(c: Mapping[str, Any]) -> RuleResult:
     """A prompt longer than the threshold counts as 'long' for the partial-prefill limits."""
@@ -532,10 +529,8 @@ def long_prefill_threshold_default(c: Mapping[str, Any]) -> RuleResult:
     if n <= 1:
         return None
     t = c["scheduler_config.long_prefill_token_threshold"] or int(c[_LEN] * 0.04)
-    return Outcome({"scheduler_config.long_prefill_token_threshold": t}, message=(
-        f"Concurrent partial prefills enabled with max_num_partial_prefills={n}, "
-        f"max_long_partial_prefills={c['scheduler_config.max_long_partial_prefills']}, "
-        f"long_prefill_token_threshold={t}"))
+    return Outcome.log({"scheduler_config.long_prefill_token_threshold": t}, n=n, threshold=t,
+                       long=c["scheduler_config.max_long_partial_prefills"])
 
 
 _SCHED_CLS = "scheduler_config.scheduler_cls"
@@ -623,16 +618,14 @@ def budget_below_max_num_seqs(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=(_TOK, _SEQ, _LEN),
     source=f"{_SCH}._verify_args; ref 2.4",
-    message="max_num_batched_tokens (<n>) exceeds max_num_seqs * max_model_len (<m>). ...",
+    message=("max_num_batched_tokens ({tokens}) exceeds max_num_seqs * max_model_len ({cap}). "
+             "This may lead to unexpected behavior."),
     level="warning",
 )
 def budget_exceeds_seqs_times_len(c: Mapping[str, Any]) -> RuleResult:
     """A budget no batch can fill is suspicious."""
     cap = c[_SEQ] * c[_LEN]
-    if c[_TOK] > cap:
-        return Outcome(message=f"max_num_batched_tokens ({c[_TOK]}) exceeds max_num_seqs * max_model_len "
-                               f"({cap}). This may lead to unexpected behavior.")
-    return None
+    return Outcome.log(tokens=c[_TOK], cap=cap) if c[_TOK] > cap else None
 
 
 @rule(
@@ -698,10 +691,7 @@ def level_to_mode(c: Mapping[str, Any]) -> RuleResult:
     level = c["compilation_config.level"]
     if level is None:
         return None
-    msg = level_to_mode_msg
-    if c[_MODE] is None:
-        return Outcome({_MODE: CompilationMode(level)}, message=msg)
-    return Outcome(message=msg)
+    return Outcome.log({_MODE: CompilationMode(level)} if c[_MODE] is None else None)
 
 
 level_to_mode_msg = ("Level is deprecated and will be removed in the next release,either 0.12.0 or 0.11.2 "
@@ -780,7 +770,7 @@ _FULL_CG_MSG = "full_cuda_graph is deprecated, use cudagraph_mode=FULL instead."
 )
 def use_cudagraph_deprecated(c: Mapping[str, Any]) -> RuleResult:
     """vLLM warns about the deprecated switch before it checks it against cudagraph_mode."""
-    return None if c["compilation_config.use_cudagraph"] else Outcome(message=_USE_CG_MSG)
+    return None if c["compilation_config.use_cudagraph"] else Outcome.log()
 
 
 @rule(
@@ -819,7 +809,7 @@ def use_cudagraph_false(c: Mapping[str, Any]) -> RuleResult:
 )
 def full_cuda_graph_deprecated(c: Mapping[str, Any]) -> RuleResult:
     """vLLM warns about the deprecated switch, also when the mode already is FULL or conflicts with it."""
-    return Outcome(message=_FULL_CG_MSG) if c["compilation_config.full_cuda_graph"] else None
+    return Outcome.log() if c["compilation_config.full_cuda_graph"] else None
 
 
 @rule(
@@ -829,7 +819,8 @@ def full_cuda_graph_deprecated(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=("compilation_config.full_cuda_graph", _CGM),
     source=f"{_CMP}; ref 3.1, 13.2:I11",
-    message="<mode> + full_cuda_graph=True: the given cudagraph_mode is replaced by FULL",
+    message=("cudagraph_mode={mode} with full_cuda_graph=True: vLLM silently replaces the mode with FULL "
+             "(deprecated-flag migration, CompilationConfig.__post_init__)."),
     level="warning",
 )
 def full_cuda_graph_collapses_mode(c: Mapping[str, Any]) -> RuleResult:
@@ -839,8 +830,7 @@ def full_cuda_graph_collapses_mode(c: Mapping[str, Any]) -> RuleResult:
     """
     mode = c[_CGM]
     if c["compilation_config.full_cuda_graph"] and mode is not None and mode.separate_routine():
-        return Outcome(message=(f"cudagraph_mode={mode.name} with full_cuda_graph=True: vLLM silently replaces "
-                                "the mode with FULL (deprecated-flag migration, CompilationConfig.__post_init__)."))
+        return Outcome.log(mode=mode.name)
     return None
 
 
@@ -1010,9 +1000,7 @@ def device_type(c: Mapping[str, Any]) -> RuleResult:
 )
 def fp8_kv_cache_info(c: Mapping[str, Any]) -> RuleResult:
     """fp8 KV entries halve the cache, at the price of precision without scales."""
-    if str(c["cache_config.cache_dtype"]).startswith("fp8"):
-        return Outcome(message=fp8_kv_cache_info_msg)
-    return None
+    return Outcome.log() if str(c["cache_config.cache_dtype"]).startswith("fp8") else None
 
 
 fp8_kv_cache_info_msg = ("Using fp8 data type to store kv cache. It reduces the GPU memory footprint and boosts "
@@ -1101,14 +1089,14 @@ _SM = "speculative_config.method"
     reads=("speculative_config", _SM),
     writes=(_SM,),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
-    message="method `<method>` is deprecated and replaced with mtp.",
+    message="method `{method}` is deprecated and replaced with mtp.",
     level="warning",
 )
 def mtp_method_normalized(c: Mapping[str, Any]) -> RuleResult:
     """The per-model MTP spellings are deprecated aliases of the generic mtp method."""
     method = c[_SM]
     if c["speculative_config"] and method in _MTP_TYPES:
-        return Outcome({_SM: "mtp"}, message=f"method `{method}` is deprecated and replaced with mtp.")
+        return Outcome.log({_SM: "mtp"}, method=method)
     return None
 
 
@@ -1153,7 +1141,7 @@ _MTP_DRAFT_BY_ARCH = {"MiMoForCausalLM": "MiMoMTPModel", "Glm4MoeForCausalLM": "
     reads=("speculative_config", _SM, "model_config", "model_config.hf_config.model_type",
            "model_config.hf_config.architectures"),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__, hf_config_override; ref 2.8",
-    message="Resolved architecture: <DeepSeekMTPModel|Qwen3NextMTP|...>",
+    message="Resolved architecture: {architecture}",
     level="info",
 )
 def mtp_draft_architecture(c: Mapping[str, Any]) -> RuleResult:
@@ -1167,7 +1155,7 @@ def mtp_draft_architecture(c: Mapping[str, Any]) -> RuleResult:
     archs = c["model_config.hf_config.architectures"] or ()
     arch = _MTP_DRAFT_BY_TYPE.get(c["model_config.hf_config.model_type"]) or (
         _MTP_DRAFT_BY_ARCH.get(archs[0]) if archs else None)
-    return Outcome(message=f"Resolved architecture: {arch}") if arch else None
+    return Outcome.log(architecture=arch) if arch else None
 
 
 @rule(

@@ -188,7 +188,8 @@ def dual_chunk_attention(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=("cache_config.swap_space", "parallel_config.tensor_parallel_size", "platform.host_memory_gb"),
     source="vllm/config/cache.py CacheConfig.verify_with_parallel_config; ref step-4, 9:swap-space",
-    message="Possibly too large swap space. {msg}",
+    message=("Possibly too large swap space. {used:.2f} GiB out of the {total:.2f} GiB total CPU memory is "
+             "allocated for the swap space."),
     level="warning",
 )
 def swap_space(c: Mapping[str, Any]) -> RuleResult:
@@ -199,7 +200,7 @@ def swap_space(c: Mapping[str, Any]) -> RuleResult:
     if used > 0.7 * total:
         return Violation("Too large swap space. " + msg)
     if used > 0.4 * total:
-        return Outcome(message="Possibly too large swap space. " + msg)
+        return Outcome.log(used=used, total=total)
     return None
 
 
@@ -424,5 +425,5 @@ def rocm_triton_awq(c: Mapping[str, Any]) -> RuleResult:
         return None
     before = c["env.VLLM_USE_TRITON_AWQ"]
     if method == "awq" and before in (None, "", "0"):
-        return Outcome({"env.VLLM_USE_TRITON_AWQ": "1"})
-    return Outcome({"env.VLLM_USE_TRITON_AWQ": "1"}, message="") if before != "1" else None
+        return Outcome.log({"env.VLLM_USE_TRITON_AWQ": "1"})
+    return Outcome({"env.VLLM_USE_TRITON_AWQ": "1"}, message="") if before != "1" else None  # silently

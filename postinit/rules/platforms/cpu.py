@@ -225,17 +225,14 @@ def kvcache_space(c: Mapping[str, Any]) -> RuleResult:
     reads=(_KIND, "parallel_config.world_size", "parallel_config.distributed_executor_backend"),
     writes=("parallel_config.distributed_executor_backend",),
     source=f"{_SRC}; ref step-17, 7.6#8",
-    message="<backend> is not supported on CPU, fallback to mp distributed executor backend.",
+    message="{backend} is not supported on CPU, fallback to mp distributed executor backend.",
     level="warning",
 )
 def executor_backend_mp(c: Mapping[str, Any]) -> RuleResult:
     """Only the multiprocessing executor runs multi-worker CPU inference."""
     backend = c["parallel_config.distributed_executor_backend"]
     if _cpu(c) and c["parallel_config.world_size"] > 1 and backend is not None and backend != "mp":
-        return Outcome(
-            {"parallel_config.distributed_executor_backend": "mp"},
-            message=f"{backend} is not supported on CPU, fallback to mp distributed executor backend.",
-        )
+        return Outcome.log({"parallel_config.distributed_executor_backend": "mp"}, backend=backend)
     return None
 
 
