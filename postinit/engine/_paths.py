@@ -203,6 +203,11 @@ class PathSpace:
         self._absent: dict[str, dict[str, Any]] = {}
         """Per optional sub-model's prefix: what its leaves and presence paths flatten to when it is None."""
 
+    @property
+    def mounts(self) -> frozenset[str]:
+        """The prefixes of the mounted models (facts beside the root model: ``platform``, ``env``, ...)."""
+        return frozenset(p for p in self.roots if p)
+
     @classmethod
     def from_model(cls, root: type, *, mounts: Mapping[str, type] | None = None) -> PathSpace:
         """Build the space of ``root``'s fields plus each mounted model under its prefix."""
