@@ -76,7 +76,7 @@ class Settings(BaseModel):
     max_body_bytes: int = Field(1 << 20, ge=1, description="Larger request bodies get 413.")
     max_response_bytes: int = Field(16 << 20, ge=1, description="A larger answer is refused with 422.")
     request_timeout_s: float = Field(10.0, gt=0, description="A resolution taking longer gets 504.")
-    threads: int = Field(4, ge=1, description="Worker threads that run resolutions.")
+    threads: int = Field(1, ge=1, description="Worker threads that run resolutions (one per process: the work holds the GIL, and more threads only contend for it).")
     max_in_flight: int = Field(64, ge=1, description="Requests being worked on or waiting; more get 503.")
 
 
