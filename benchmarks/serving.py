@@ -5,6 +5,11 @@ another on a kept-alive connection), against the same work done in this process 
 (``resolve_request`` + ``to_dict`` + the JSON rendering the endpoint does) — the ratio is what HTTP,
 the thread hop and the access log add; then throughput and p99 latency with concurrent clients.
 
+The clients connect one after another, 20 ms apart, as clients arrive: uvicorn's worker processes
+share one listening socket, and 16 connections opened in one burst were all accepted by one worker
+in about half the runs (two workers then serve what one does); the CPU seconds of the busiest
+processes are reported to show the split.
+
 The load generator is a small keep-alive HTTP/1.1 client on asyncio streams (below), so that the
 client spends little of the two cores the server needs: an httpx client costs ~1 ms of CPU per
 request here, as much as the server's own work. Every answer's status is checked, and the first
@@ -131,7 +136,10 @@ async def load(port: int, clients: int, seconds: float) -> dict[str, Any]:
     latencies: list[float] = []
     errors: list[str] = []
     first: list[bytes] = []
-    conns = [await Connection.open(port) for _ in range(clients)]
+    conns = []
+    for _ in range(clients):  # one at a time, as clients arrive: a burst of connects can land on one worker
+        conns.append(await Connection.open(port))
+        await asyncio.sleep(0.02)
     stop_at = time.monotonic() + seconds
 
     async def one(conn: Connection) -> None:
@@ -186,10 +194,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def server_cpu_seconds(pid: int) -> float:
-    """CPU seconds (user + system) of a process and its children (uvicorn's workers), from /proc (Linux)."""
+def server_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds (user + system) of a process and of each of its children (uvicorn's workers), from /proc."""
     tick = os.sysconf("SC_CLK_TCK")
-    total = 0.0
+    out: dict[int, float] = {}
     for d in Path("/proc").iterdir():
         if not d.name.isdigit():
             continue
@@ -198,8 +206,13 @@ def server_cpu_seconds(pid: int) -> float:
         except OSError:
             continue
         if int(d.name) == pid or int(fields[1]) == pid:  # fields[1] is the parent's pid
-            total += (int(fields[11]) + int(fields[12])) / tick
-    return total
+            out[int(d.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def server_cpu_seconds(pid: int) -> float:
+    """CPU seconds of a process and its children, summed (Linux)."""
+    return sum(server_cpu(pid).values())
 
 
 def measure(workers: int, *, n_single: int, clients: int, seconds: float) -> dict[str, Any]:
@@ -208,9 +221,12 @@ def measure(workers: int, *, n_single: int, clients: int, seconds: float) -> dic
     try:
         asyncio.run(ready(port, proc, workers))
         single = asyncio.run(sequential(port, n_single))
-        cpu = server_cpu_seconds(proc.pid)
+        cpu = server_cpu(proc.pid)
         loaded = asyncio.run(load(port, clients, seconds))
-        loaded["server_cpu_s"] = server_cpu_seconds(proc.pid) - cpu
+        after = server_cpu(proc.pid)
+        spent = sorted((after[p] - cpu.get(p, 0.0) for p in after), reverse=True)
+        loaded["server_cpu_s"] = sum(spent)
+        loaded["busiest_s"] = spent[: max(workers, 1)]
         loaded["load_average"] = os.getloadavg()[0]
     finally:
         stop(proc)
@@ -243,7 +259,8 @@ def run(res: Results, *, workers: tuple[int, ...] = (1, 2), n_single: int = 300,
                     why=WHY_RPS, profile=_profile,
                     note=f"{n} requests, {len(m['errors'])} errors; server CPU {m['server_cpu_s'] / max(n, 1) * 1e3:.2f} "
                          f"ms and load generator CPU {m['client_cpu_s'] / max(n, 1) * 1e3:.2f} ms per request; "
-                         f"1-min load average {m['load_average']:.1f} after the run"))
+                         f"1-min load average {m['load_average']:.1f} after the run; CPU seconds of the busiest "
+                         f"process(es): {', '.join(f'{x:.1f}' for x in m['busiest_s'])}"))
         res.add(Row(SECTION, f"{tag}: server CPU per request under load", m["server_cpu_s"] / max(n, 1) * 1e6,
                     "µs", "same work in process", base * 1e6,
                     note=f"{min(w, os.cpu_count() or 1)} core(s) given wholly to the server would serve "
