@@ -100,6 +100,13 @@ class Rule:
     location: str = ""
     stage: str | None = None
     """Where the modelled system raises this rule's violation (a rulebook may fill it; see ``ViolationEvent``)."""
+    rank: int = 0
+    """Where the rule's decision sits in the modelled system's statement order (a rulebook may fill it).
+
+    Within a phase, rules that the data and ``after`` leave unordered run by ``(rank, id)``:
+    when two checks of one phase fail, the one of the lower rank is the one reported, as the
+    modelled system raises the first failure it meets. Only the order of independent rules
+    changes, so final values never depend on it."""
 
     def __call__(self, view: Mapping[str, Any]) -> RuleResult:
         return self.fn(view)

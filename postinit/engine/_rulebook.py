@@ -136,8 +136,8 @@ class Rulebook:
     Compiling builds ``graph``: a DiGraph over rule ids with an edge from every
     writer of a path to every rule of any phase that reads but does not write
     it (edge attribute ``paths``), plus declared ``after`` edges. Within a
-    phase the order is a topological order of that graph, ties broken by rule
-    id, so registration order never matters.
+    phase the order is a topological order of that graph, ties broken by the
+    rules' ``rank`` and then by id, so registration order never matters.
 
     With ``cache=True`` the phase orders are read from, or written to, a file
     under :func:`order_cache_dir` keyed by a hash of everything they depend on
@@ -331,7 +331,7 @@ class Rulebook:
             g = self.phase_graph(phase)
             g.add_nodes_from(r.id for r in self.rules.values() if r.phase == phase)
             try:
-                order = tuple(nx.lexicographical_topological_sort(g, key=str))
+                order = tuple(nx.lexicographical_topological_sort(g, key=self._tiebreak))
             except nx.NetworkXUnfeasible:
                 cycle = nx.find_cycle(g)
                 ids = [u for u, _ in cycle] + [cycle[0][0]]
@@ -344,6 +344,10 @@ class Rulebook:
                     rule=ids[0],
                 ) from None
             self.order[phase] = order
+
+    def _tiebreak(self, rule_id: str) -> tuple[int, str]:
+        """How the topological sort orders rules the graph leaves unordered: by rank, then by id."""
+        return self.rules[rule_id].rank, rule_id
 
     def _check_unordered_writers(self) -> None:
         import networkx as nx
@@ -377,8 +381,8 @@ class Rulebook:
     def order_key(self) -> str:
         """A hash of everything the phase orders and their checks depend on.
 
-        The phases; every rule's id, phase, reads, writes, ``after`` and ``feedback``
-        (in declaration order, as compiled); the path space; the cache format and
+        The phases; every rule's id, phase, reads, writes, ``after``, ``feedback`` and
+        ``rank`` (in declaration order, as compiled); the path space; the cache format and
         the compiler's source. Any change to one of them is a different key.
         """
         if self._order_key is not None:
@@ -389,7 +393,7 @@ class Rulebook:
             "name": self.name,
             "phases": self.phases,
             "rules": [
-                (r.id, r.phase, r.reads, r.writes, r.after, r.feedback) for r in self.rules.values()
+                (r.id, r.phase, r.reads, r.writes, r.after, r.feedback, r.rank) for r in self.rules.values()
             ],
             "paths": sorted(self.paths.paths),
         }
