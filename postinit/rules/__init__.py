@@ -87,13 +87,17 @@ def rulebook() -> Rulebook:
 
 
 def _staged_rules() -> list[Rule]:
-    """Every rule of :data:`MODULES`, each with ``stage``: where vLLM raises its violation (``observed.stage_of``)."""
+    """Every rule of :data:`MODULES` with ``stage`` and ``rank``: where and when vLLM raises its violation.
+
+    (``observed.stage_of`` and ``observed.rank_of``: the stage names the vLLM object, the rank the
+    rule's place in vLLM's statement order, which orders the rules of a phase the data leaves free.)
+    """
     found: dict[int, Rule] = {}  # by identity: a rule imported into two modules is one rule, while two
     for module in MODULES:        # different rules with one id still reach Rulebook's duplicate check
         for value in vars(module).values():
             r = rule_of(value)
             if r is not None and id(r) not in found:
-                found[id(r)] = dataclasses.replace(r, stage=observed.stage_of(r))
+                found[id(r)] = dataclasses.replace(r, stage=observed.stage_of(r), rank=observed.rank_of(r))
     return list(found.values())
 
 

@@ -59,6 +59,8 @@ from postinit.rules.sub_configs import (
     prompt_lookup_defaults,
     runner_type_from_model,
     scheduler_cls_default,
+    structured_outputs_additional_properties_backend,
+    structured_outputs_any_whitespace_backend,
     use_cudagraph_false,
     use_inductor_backend,
     world_size,
@@ -494,6 +496,30 @@ def test_kv_transfer_role_required(role: str | None, fires: bool) -> None:
     assert isinstance(out, Violation) == fires
     if isinstance(out, Violation):
         assert out.message.endswith("supported roles are ('kv_producer', 'kv_both', 'kv_consumer')")
+
+
+@pytest.mark.parametrize(("backend", "argv", "fires"), [
+    ("auto", False, True), ("outlines", False, True), ("xgrammar", False, False), ("guidance", False, False),
+    ("auto", True, False),
+])
+def test_structured_outputs_any_whitespace_backend(backend: str, argv: bool, fires: bool) -> None:
+    """disable_any_whitespace only with xgrammar/guidance; with flags vLLM checked it while parsing (not again)."""
+    out = structured_outputs_any_whitespace_backend(state({
+        "usage.via_engine_args": argv, "structured_outputs_config.disable_any_whitespace": True,
+        "structured_outputs_config.backend": backend}))
+    assert isinstance(out, Violation) == fires
+    if isinstance(out, Violation):
+        assert out.message == "disable_any_whitespace is only supported for xgrammar and guidance backends."
+
+
+@pytest.mark.parametrize(("backend", "argv", "fires"), [
+    ("auto", False, True), ("xgrammar", False, True), ("guidance", False, False), ("auto", True, False)])
+def test_structured_outputs_additional_properties_backend(backend: str, argv: bool, fires: bool) -> None:
+    """disable_additional_properties only with guidance; with flags vLLM checked it while parsing (not again)."""
+    out = structured_outputs_additional_properties_backend(state({
+        "usage.via_engine_args": argv, "structured_outputs_config.disable_additional_properties": True,
+        "structured_outputs_config.backend": backend}))
+    assert isinstance(out, Violation) == fires
 
 
 def test_speculative_method_normalization() -> None:
