@@ -8,6 +8,7 @@ caller can react without parsing the message. The tree says who fixes what::
     ├── InputError            the user fixes it: their config, flags or facts
     │   ├── UnknownFieldError     a key that is not a field ("did you mean ...?")
     │   ├── InvalidValueError     a value of the wrong type or out of range
+    │   │   └── SubConfigError    a sub-config vLLM refuses to build from it (a JSON-valued flag at parse)
     │   ├── UnknownFlagError      a vLLM command-line flag that does not exist
     │   ├── ModelNotFoundError    a model that is neither a directory nor in the catalog
     │   └── PlatformSpecError     a platform spec that names no known platform
@@ -21,6 +22,12 @@ caller can react without parsing the message. The tree says who fixes what::
     │   └── RuleBodyError         a rule's body raised: the rule, its source and what it read
     ├── NoFixedPoint          rules kept changing each other's values past the bound
     └── ViolationError        ``Resolution.raise_for_violations()``: the config is invalid
+
+An input error that vLLM itself would raise also says where and as what:
+``.stage`` (``parse`` for vLLM's argument parser, or the sub-config whose
+construction fails), ``.error`` (vLLM's exception type, ``ArgumentError`` or
+``ValidationError``) and ``.vllm_message`` (vLLM's text, exactly). They are None
+for what only postinit refuses (its bounds, a model it does not know, ...).
 
 Messages are one line and say what to do next, whatever the user typed: a
 message is folded to one line (newlines shown as ``\\n``) and bounded in length;
@@ -47,6 +54,7 @@ __all__ = [
     "RuleBodyError",
     "RuleDeclarationError",
     "RuleError",
+    "SubConfigError",
     "UndeclaredReadError",
     "UndeclaredWriteError",
     "UnknownFieldError",
@@ -118,7 +126,29 @@ class PostinitError(Exception):
 
 
 class InputError(PostinitError, ValueError):
-    """Something the user handed in is wrong; the message names the field and what is allowed."""
+    """Something the user handed in is wrong; the message names the field and what is allowed.
+
+    ``.stage``, ``.error`` and ``.vllm_message`` say where vLLM fails on the same input, with
+    which exception and text (None when vLLM has no such check; see the module docstring).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        stage: str | None = None,
+        error: str | None = None,
+        vllm_message: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(message, **kwargs)
+        self.stage = stage
+        """Where vLLM fails on this input: ``parse`` (its argument parser), the sub-config whose
+        construction refuses it (``kv_events_config``, ...), or None (vLLM has no such check)."""
+        self.error = error
+        """The exception vLLM raises there (``ArgumentError``, ``ValidationError``), or None."""
+        self.vllm_message = vllm_message
+        """vLLM's message, exactly (argparse prints it after ``vllm serve: error:``); may span lines."""
 
 
 class UnknownFieldError(InputError):
@@ -127,6 +157,24 @@ class UnknownFieldError(InputError):
 
 class InvalidValueError(InputError):
     """A value of the wrong type or outside the allowed values."""
+
+
+class SubConfigError(InvalidValueError):
+    """vLLM refuses to build a sub-config from the value given.
+
+    For a JSON-valued flag vLLM's argument parser builds the sub-config on the spot
+    (``--compilation-config``/``-O``, ``--kv-transfer-config``, ...): a value its class
+    refuses is an ``argparse.ArgumentError`` (``.stage`` ``parse``) and ``vllm serve``
+    prints its usage and exits 2. For a config dict the sub-config is built with the
+    others (``.stage`` names it, ``.error`` is pydantic's ``ValidationError``). ``.rule``
+    is the rule of the sub-config that refused the value (None when pydantic refused a
+    field's type); ``.config`` the class, ``.flag`` the flag as vLLM names it.
+    """
+
+    def __init__(self, message: str, *, config: str, flag: str | None = None, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.config = config
+        self.flag = flag
 
 
 class UnknownFlagError(InputError):
