@@ -9,10 +9,15 @@ The test module asserts on the same comparison.
 What :func:`compare` holds postinit to, for every case:
 
 * **the outcome**: resolved, or failed; for a failure the exception type, the
-  message (numbers normalised, :func:`norm_log`) and the **stage** where vLLM
-  failed (``parse``, ``engine_args``, a sub-config such as ``scheduler_config``,
-  ``create_engine_config``, ``vllm_config``; postinit's is the violation's
-  ``stage``, :mod:`postinit.rules.observed`);
+  message (numbers and addresses normalised, :func:`norm_log`) and the **stage**
+  where vLLM failed (``parse``, ``engine_args``, a sub-config such as
+  ``scheduler_config``, ``create_engine_config``, ``vllm_config``): postinit's
+  is the first violation as vLLM raises it (``Resolution.error``: its stage from
+  :mod:`postinit.rules.observed`, and pydantic's ``ValidationError`` around it,
+  ``wrapped_by``, whose text is compared without the input it shows), or, for
+  an input refused before the rulebook runs (a flag vLLM's parser refuses, a
+  sub-config pydantic cannot build), the :class:`~postinit.errors.InputError`'s
+  ``stage``, ``error`` and ``vllm_message``;
 * **every field** of every sub-config of a resolved case, nested objects
   (``compilation_config.pass_config``, ``parallel_config.eplb_config``, the
   speculative config's target configs) included: an oracle key is either a
@@ -277,10 +282,13 @@ def compare(gc: GoldenCase) -> Comparison:
     try:
         r = run(gc, strict=True)
     except InputError as e:
-        # only vLLM's argument parser refuses input before any config is built
-        parse = gc.expected.get("stage") == "parse"
-        return Comparison(gc.name, exp_ok, False, None if parse and not exp_ok else f"InputError: {e}",
-                          missing_logs=missing_logs(gc, None))
+        # refused before the rulebook runs: vLLM's parser (stage parse), or a sub-config vLLM cannot build
+        # from the dict (stage: that sub-config); the error must be vLLM's, where vLLM raises it
+        cmp = Comparison(gc.name, exp_ok, False, None if not exp_ok and e.stage is not None else f"InputError: {e}",
+                         missing_logs=missing_logs(gc, None), fired=(e.rule,) if e.rule else (), raised=e.rule)
+        if not exp_ok and e.stage is not None:
+            _compare_error(cmp, gc, e.error, e.vllm_message, e.stage, f"{e.stage} ({type(e).__name__})")
+        return cmp
     except Exception as e:  # a crash is a finding, not a test error
         return Comparison(gc.name, exp_ok, None, f"{type(e).__name__}: {e}", missing_logs=missing_logs(gc, None))
     cmp = Comparison(gc.name, exp_ok, r.ok, missing_logs=missing_logs(gc, r),
@@ -290,13 +298,14 @@ def compare(gc: GoldenCase) -> Comparison:
         if r.ok:
             cmp.mismatches["<error>"] = (None, f"{gc.expected.get('stage')}: {err.get('type')}: {err.get('message')}")
         else:
-            v = r.violations[0]
-            if v.error != err.get("type"):
-                cmp.mismatches["<error.type>"] = (v.error, err.get("type"))
-            if norm_log(v.message) != norm_log(str(err.get("message"))):
-                cmp.mismatches["<error.message>"] = (v.message, err.get("message"))
-            if v.stage != gc.expected.get("stage"):
-                cmp.mismatches["<error.stage>"] = (f"{v.stage} ({v.rule})", gc.expected.get("stage"))
+            raised = r.error
+            assert raised is not None
+            _compare_error(cmp, gc, raised.type, raised.message, raised.stage, f"{raised.stage} ({raised.rule})")
+            if raised.wrapped_by != err.get("wrapped_by"):
+                cmp.mismatches["<error.wrapped_by>"] = (raised.wrapped_by, err.get("wrapped_by"))
+            elif raised.wrapper_message is not None and _norm_wrapper(raised.wrapper_message) != _norm_wrapper(
+                    str(err.get("wrapper_message"))):
+                cmp.mismatches["<error.wrapper_message>"] = (raised.wrapper_message, err.get("wrapper_message"))
         return cmp
     if not r.ok:
         v = r.violations[0]
@@ -324,6 +333,26 @@ def compare(gc: GoldenCase) -> Comparison:
         elif jsonable(state[VLLM_CONFIG_FIELDS[path]]) != exp:
             cmp.mismatches[path] = (jsonable(state[VLLM_CONFIG_FIELDS[path]]), exp)
     return cmp
+
+
+def _compare_error(cmp: Comparison, gc: GoldenCase, error: str | None, message: str | None, stage: str | None,
+                   where: str) -> None:
+    """postinit's account of vLLM's exception against the oracle's: type, message (normalised) and stage."""
+    err = gc.expected.get("error") or {}
+    if error != err.get("type"):
+        cmp.mismatches["<error.type>"] = (error, err.get("type"))
+    if message is None or norm_log(message) != norm_log(str(err.get("message"))):
+        cmp.mismatches["<error.message>"] = (message, err.get("message"))
+    if stage != gc.expected.get("stage"):
+        cmp.mismatches["<error.stage>"] = (where, gc.expected.get("stage"))
+
+
+_INPUT_VALUE = re.compile(r"input_value=.*, input_type=\w+\]")
+
+
+def _norm_wrapper(text: str) -> str:
+    """pydantic's wrapper text without the input it shows (vLLM's constructor arguments, object reprs and all)."""
+    return norm_log(_INPUT_VALUE.sub("input_value=?]", text))
 
 
 def _space() -> Any:

@@ -205,6 +205,32 @@ def test_comparator_catches_an_error_stage_and_type() -> None:
     assert list(_assert_caught("08-dbo-without-deepep", kind).mismatches) == ["<error.type>"]
 
 
+def test_comparator_catches_pydantics_wrapper() -> None:
+    """Whether pydantic wrapped vLLM's exception, and the wrapper's text (without its input), are compared."""
+    def unwrapped(e: dict[str, Any]) -> None:
+        del e["error"]["wrapped_by"]
+
+    assert list(_assert_caught("08-dbo-without-deepep", unwrapped).mismatches) == ["<error.wrapped_by>"]
+
+    def other_class(e: dict[str, Any]) -> None:
+        e["error"]["wrapper_message"] = e["error"]["wrapper_message"].replace("for VllmConfig", "for CacheConfig")
+
+    assert list(_assert_caught("08-dbo-without-deepep", other_class).mismatches) == ["<error.wrapper_message>"]
+
+
+def test_comparator_catches_a_parse_error() -> None:
+    """A flag vLLM's parser refuses: postinit's InputError must carry vLLM's stage, type and text."""
+    def message(e: dict[str, Any]) -> None:
+        e["error"]["message"] = "unrecognized arguments: --another-flag"
+
+    assert list(_assert_caught("57-argv-unknown-flag", message).mismatches) == ["<error.message>"]
+
+    def stage(e: dict[str, Any]) -> None:
+        e["stage"] = "engine_args"
+
+    assert list(_assert_caught("57-argv-unknown-flag", stage).mismatches) == ["<error.stage>"]
+
+
 def test_comparator_catches_an_extra_vllm_log_record() -> None:
     """A vLLM record postinit does not produce (in logs or in logs_sub_configs) fails the comparison."""
     record = {"level": "INFO", "msg": "A record vLLM never printed."}
