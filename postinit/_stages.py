@@ -74,11 +74,11 @@ def parse_stage(base: Mapping[str, Any]) -> Construct:
             text = f"{v.error}: {v.message}"
             raise SubConfigError(f"{spec.shown}: {text} (rule {v.rule})", config=cls.__name__, flag=spec.shown,
                                  path=spec.target, value=value, rule=v.rule, stage="parse", error=v.error,
-                                 vllm_message=v.message)
+                                 vllm_message=v.message, trace=result.trace)
         vllm = f"argument {spec.shown}: {wrapped_text(cls.__name__, v.error, v.message, value)}"
         raise SubConfigError(f"{one_line(vllm)} (rule {v.rule})", config=cls.__name__, flag=spec.shown,
                              path=spec.target, value=value, rule=v.rule, stage="parse", error="ArgumentError",
-                             vllm_message=vllm)
+                             vllm_message=vllm, trace=result.trace)
 
     return construct
 

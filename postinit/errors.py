@@ -171,10 +171,15 @@ class SubConfigError(InvalidValueError):
     field's type); ``.config`` the class, ``.flag`` the flag as vLLM names it.
     """
 
-    def __init__(self, message: str, *, config: str, flag: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, message: str, *, config: str, flag: str | None = None, trace: Any = None,
+                 **kwargs: Any) -> None:
         super().__init__(message, **kwargs)
         self.config = config
         self.flag = flag
+        self.trace = trace
+        """The trace of building the sub-config (``postinit.engine.Trace``): the rules that ran before the one
+        that refused, their messages (what vLLM logs while parsing) and the violation; None when a field's
+        type was refused."""
 
 
 class UnknownFlagError(InputError):

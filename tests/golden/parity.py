@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import postinit
-from postinit.engine import jsonable
+from postinit.engine import Fired, Trace, jsonable
 from postinit.errors import InputError
 from postinit.rules.observed import is_explanation
 from postinit.schema import Platform
@@ -225,7 +225,22 @@ def vllm_logs(gc: GoldenCase) -> list[tuple[str, str]]:
     return [(str(rec.get("level", "")).lower(), str(rec.get("msg", ""))) for rec in records]
 
 
-def _messages(r: postinit.Resolution | None) -> list[tuple[str, str, str]]:
+@dataclass(frozen=True)
+class Refused:
+    """What postinit said before it refused an input: the trace of the parse stage (``SubConfigError.trace``)."""
+
+    trace: Trace | None = None
+    notes: tuple[Any, ...] = ()
+
+    def messages(self) -> list[Fired]:
+        return [e for e in self.trace.fired if e.message] if self.trace is not None else []
+
+
+Said = postinit.Resolution | Refused | None
+"""A resolution, or what an input error's trace holds, or nothing: whose messages the log comparison reads."""
+
+
+def _messages(r: Said) -> list[tuple[str, str, str]]:
     """postinit's fired messages standing for vLLM log records, one per line: (rule, level, text)."""
     out = []
     # the flag parser's warnings (deprecated flags) are vLLM's argparse / create_engine_config records
@@ -241,7 +256,7 @@ def _messages(r: postinit.Resolution | None) -> list[tuple[str, str, str]]:
     return out
 
 
-def _our_logs(r: postinit.Resolution | None) -> dict[str, set[str]]:
+def _our_logs(r: Said) -> dict[str, set[str]]:
     """postinit's normalised log texts (one per message line) -> their levels."""
     ours: dict[str, set[str]] = {}
     for _, level, text in _messages(r):
@@ -249,24 +264,29 @@ def _our_logs(r: postinit.Resolution | None) -> dict[str, set[str]]:
     return ours
 
 
-def missing_logs(gc: GoldenCase, r: postinit.Resolution | None) -> list[tuple[str, str]]:
+def missing_logs(gc: GoldenCase, r: Said) -> list[tuple[str, str]]:
     """vLLM's records whose normalised text no postinit message line has (known gaps left out)."""
     ours = _our_logs(r)
     return [(level, msg) for level, msg in vllm_logs(gc)
             if norm_log(msg) not in ours and _norm_known(msg) not in KNOWN_MISSING_LOGS]
 
 
-def log_level_mismatches(gc: GoldenCase, r: postinit.Resolution | None) -> list[tuple[str, str, str]]:
+def log_level_mismatches(gc: GoldenCase, r: Said) -> list[tuple[str, str, str]]:
     """vLLM's records postinit has only at another level: (vLLM level, postinit levels, msg)."""
     ours = _our_logs(r)
     return [(level, "/".join(sorted(ours[norm_log(msg)])), msg) for level, msg in vllm_logs(gc)
             if norm_log(msg) in ours and level not in ours[norm_log(msg)]]
 
 
-def extra_logs(gc: GoldenCase, r: postinit.Resolution | None) -> list[tuple[str, str, str]]:
+def extra_logs(gc: GoldenCase, r: Said) -> list[tuple[str, str, str]]:
     """postinit message lines (vLLM log records by claim) with no vLLM record of the same text."""
     theirs = {norm_log(msg) for _, msg in vllm_logs(gc)}
     return [(rule, level, text) for rule, level, text in _messages(r) if norm_log(text) not in theirs]
+
+
+def _fired_before(said: Refused, rule: str | None) -> tuple[str, ...]:
+    ids = [e.rule for e in said.messages()] + ([rule] if rule else [])
+    return tuple(dict.fromkeys(ids))
 
 
 def _fired(r: postinit.Resolution) -> tuple[str, ...]:
@@ -284,8 +304,10 @@ def compare(gc: GoldenCase) -> Comparison:
     except InputError as e:
         # refused before the rulebook runs: vLLM's parser (stage parse), or a sub-config vLLM cannot build
         # from the dict (stage: that sub-config); the error must be vLLM's, where vLLM raises it
+        said = Refused(getattr(e, "trace", None))
         cmp = Comparison(gc.name, exp_ok, False, None if not exp_ok and e.stage is not None else f"InputError: {e}",
-                         missing_logs=missing_logs(gc, None), fired=(e.rule,) if e.rule else (), raised=e.rule)
+                         missing_logs=missing_logs(gc, said), log_level_mismatches=log_level_mismatches(gc, said),
+                         extra_logs=extra_logs(gc, said), fired=_fired_before(said, e.rule), raised=e.rule)
         if not exp_ok and e.stage is not None:
             _compare_error(cmp, gc, e.error, e.vllm_message, e.stage, f"{e.stage} ({type(e).__name__})")
         return cmp

@@ -15,6 +15,7 @@ own bounds (:data:`OWN_BOUNDS`: a compilation mode of 0-3, the capture-size limi
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -76,8 +77,8 @@ def _vllms(cls: type[BaseModel], loc: tuple[Any, ...]) -> bool:
     return True
 
 
-def _details(error: Any) -> Any:
-    """An error of ``ValidationError.errors()`` as the details it was made from (a model as vLLM's dataclass)."""
+def _translated(error: Any) -> Any:
+    """An error of ``ValidationError.errors()`` as the details it was made from, a model shown as vLLM's dataclass."""
     out = {"type": error["type"], "loc": tuple(error["loc"]), "input": error["input"]}
     if "ctx" in error:
         out["ctx"] = error["ctx"]
@@ -88,22 +89,56 @@ def _details(error: Any) -> Any:
     return out
 
 
+def _without(data: Any, locs: list[tuple[Any, ...]]) -> Any:
+    """``data`` (plain JSON) without the items at ``locs``: what vLLM's class is left to refuse."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    heads: dict[Any, list[tuple[Any, ...]]] = {}
+    for loc in locs:
+        if loc:
+            heads.setdefault(loc[0], []).append(loc[1:])
+    for key, rests in heads.items():
+        if key in out:
+            if any(not rest for rest in rests):
+                del out[key]
+            else:
+                out[key] = _without(out[key], rests)
+    return out
+
+
 def refusal(cls: type[BaseModel], *, data: Any = None, json_text: str | None = None) -> str | None:
     """pydantic's text of vLLM's refusal to build ``cls`` from ``data`` (or ``json_text``), or None.
 
     None when vLLM's class builds it — or when only postinit refuses it (a key no field has,
-    postinit's own bounds, a field whose type is not vLLM's): the door reports those.
+    postinit's own bounds, a field whose type is not vLLM's): the door reports those. The
+    items only postinit refuses are dropped and the rest validated again, so pydantic's text is
+    the one vLLM's class gives for what is left (JSON input reads "a valid array", not "list").
     """
-    try:
-        if json_text is not None:
-            _adapter(cls).validate_json(json_text)
-        else:
-            _adapter(cls).validate_python(data)
-    except ValidationError as e:
-        kept = [d for d in e.errors() if d["type"] != "extra_forbidden" and _vllms(cls, tuple(d["loc"]))]
-        if not kept:
-            return None
-        return str(ValidationError.from_exception_data(e.title, [_details(d) for d in kept]))
+    for _ in range(4):
+        try:
+            if json_text is not None:
+                _adapter(cls).validate_json(json_text)
+            else:
+                _adapter(cls).validate_python(data)
+        except ValidationError as e:
+            errors = e.errors()
+            ours = [tuple(d["loc"]) for d in errors
+                    if d["type"] == "extra_forbidden" or not _vllms(cls, tuple(d["loc"]))]
+            if not ours:
+                if any(d["type"] in ("model_type", "model_attributes_type") for d in errors):
+                    return str(ValidationError.from_exception_data(e.title, [_translated(d) for d in errors]))
+                return str(e)
+            if json_text is not None:
+                try:
+                    parsed = json.loads(json_text)
+                except ValueError:
+                    return None
+                json_text = json.dumps(_without(parsed, ours))
+            else:
+                data = _without(data, ours)
+            continue
+        return None
     return None
 
 
