@@ -22,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from postinit.engine import PathSpace, Rule, Rulebook, rule_of
+from postinit.engine import Group, PathSpace, Rule, Rulebook, rule_of
 from postinit.rules import (
     compilation,
     cudagraph,
@@ -31,6 +31,7 @@ from postinit.rules import (
     model_config,
     models,
     observed,
+    platforms,
     scheduler,
     sub_configs,
     validate,
@@ -39,7 +40,7 @@ from postinit.rules import (
 from postinit.rules.platforms import cpu, cuda, rocm
 from postinit.schema import Env, Platform, Usage, VllmConfig
 
-__all__ = ["MODULES", "PHASES", "clear_caches", "paths", "rulebook"]
+__all__ = ["MODULES", "PHASES", "clear_caches", "groups", "paths", "rulebook"]
 
 PHASES = (
     "model_config",
@@ -65,6 +66,7 @@ MODULES = (
     cuda,
     rocm,
     cpu,
+    platforms,
     finalize,
     validate,
 )
@@ -83,7 +85,17 @@ def rulebook() -> Rulebook:
     Its phase orders are cached on disk (``Rulebook(cache=True)``): a process whose
     rule headers match an earlier one's skips networkx entirely.
     """
-    return Rulebook(_staged_rules(), paths=paths(), phases=PHASES, name="vllm", cache=True)
+    return Rulebook(_staged_rules(), paths=paths(), phases=PHASES, name="vllm", cache=True, groups=groups())
+
+
+def groups() -> list[Group]:
+    """Every group (``first_match`` / ``all_of`` statement, ``sequence``) declared in :data:`MODULES`."""
+    found: dict[str, Group] = {}
+    for module in MODULES:
+        for value in vars(module).values():
+            if isinstance(value, Group):
+                found.setdefault(value.id, value)
+    return list(found.values())
 
 
 def _staged_rules() -> list[Rule]:

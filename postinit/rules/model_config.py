@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
 
 __all__ = ["HEAD_DTYPE_READS", "REGISTRY", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER", "ModelInfo", "head_dtype_for", "model_info"]
 
@@ -891,9 +891,8 @@ def runner_supported(c: Mapping[str, Any]) -> RuleResult:
     kind="derive",
     reads=("model_config", M + "runner_type", M + "convert_type", *_INSPECT_READS),
     writes=(M + "architecture",),
-    after=("model.runner-supported", "model.architecture-supported"),
     source="vllm/model_executor/models/registry.py inspect_model_cls; ref 2.1.1",
-    message="Resolved architecture: ...",
+    message="Resolved architecture: {architecture}",
     level="info",
 )
 def architecture(c: Mapping[str, Any]) -> RuleResult:
@@ -906,7 +905,7 @@ def architecture(c: Mapping[str, Any]) -> RuleResult:
     hit = _inspect(c, c[M + "runner_type"], c[M + "convert_type"])
     if hit is None:
         return None
-    return Outcome({M + "architecture": hit[1]}, message=f"Resolved architecture: {hit[1]}")
+    return Outcome.log({M + "architecture": hit[1]}, architecture=hit[1])
 
 
 @rule(
@@ -1078,7 +1077,6 @@ def _cast_message(config_dtype: str, dtype: str) -> tuple[str, str] | None:
     reads=("model_config", M + "dtype", M + "runner_type", H + "model_type", *_DTYPE_READS,
            "platform.supported_dtypes", "platform.kind", "platform.capability", "platform.device_name"),
     writes=(M + "dtype",),
-    after=("model.architecture",),
     source=f"{SRC} _get_and_verify_dtype; ref 2.1.3",
     level="info",
 )
@@ -1103,7 +1101,6 @@ def dtype(c: Mapping[str, Any]) -> RuleResult:
     phase=PHASE,
     kind="check",
     reads=("model_config", M + "dtype", *_DTYPE_READS),
-    after=("model.dtype-float16-unsupported",),
     source=f"{SRC} _get_and_verify_dtype; ref 2.1.3",
     message="<Upcasting|Downcasting|Casting> torch.<config dtype> to torch.<dtype>.",
     level="info",
@@ -1239,7 +1236,6 @@ def _override_method(cfg: Mapping[str, Any], c: Mapping[str, Any]) -> str | None
     reads=("model_config", M + "quantization", H + "quantization_config", H + "compression_config",
            H + "text_config", "platform.kind"),
     writes=(M + "quantization",),
-    after=("model.max-model-len-log",),
     source=f"{SRC}._verify_quantization, _parse_quant_hf_config; ref 2.1, 10",
 )
 def quantization(c: Mapping[str, Any]) -> RuleResult:
@@ -1293,7 +1289,6 @@ def quantization(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("model_config", M + "is_encoder_decoder", M + "enforce_eager", "platform.is_rocm", H + "model_type"),
     writes=(M + "enforce_eager",),
-    after=("model.batch-invariant-eager", "verify.rocm-quant-allowlist", "verify.rocm-triton-awq"),
     source=f"{SRC}._verify_cuda_graph; ref 2.1",
     level="warning",
 )
@@ -1312,7 +1307,6 @@ def rocm_encoder_decoder_eager(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("model_config", M + "quantization", H + "quantization_config", M + "enforce_eager"),
     writes=(M + "enforce_eager",),
-    after=("model.rocm-encoder-decoder-eager",),
     source=f"{SRC}._verify_bnb_config; ref 2.1",
     message="CUDA graph is not supported on BitsAndBytes 8bit yet, fallback to the eager mode.",
     level="warning",
@@ -1337,7 +1331,6 @@ def bnb_8bit_eager(c: Mapping[str, Any]) -> RuleResult:
     reads=("model_config", M + "disable_sliding_window", T + "layer_types", T + "model_type",
            T + "sliding_window", "env.VLLM_USE_V1", "env.VLLM_ATTENTION_BACKEND"),
     writes=(M + "disable_sliding_window",),
-    feedback=("model.max-model-len",),
     source=f"{SRC}.__post_init__; ref 2.1.4",
     level="warning",
 )
@@ -1500,11 +1493,22 @@ def max_model_len(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=("model_config", M + "max_model_len"),
     source=f"{SRC}.get_and_verify_max_len; ref 2.1.4",
-    message="Using max model len <n>",
+    message="Using max model len {n}",
     level="info",
 )
 def max_model_len_log(c: Mapping[str, Any]) -> RuleResult:
     """Every ModelConfig logs its max_model_len at info, after any warning of ``model.max-model-len``."""
     if not _present(c):
         return None
-    return Outcome(message=f"Using max model len {c[M + 'max_model_len']}")
+    return Outcome.log(n=c[M + "max_model_len"])
+
+
+POST_INIT = sequence(
+    "model.post-init",
+    batch_invariant_eager, architecture_supported, runner_supported, architecture, dtype, dtype_float16_unsupported,
+    dtype_cast, v0_interleaved_disables_sliding_window, max_model_len, max_model_len_log, quantization,
+    "verify.rocm-quant-allowlist", "verify.rocm-triton-awq", rocm_encoder_decoder_eager, bnb_8bit_eager,
+    title="ModelConfig.__post_init__'s order: the architecture, the dtype, max_model_len, the quantization "
+    "(with the platform's verify_quantization), then the eager-mode switches",
+    source=f"{SRC}.__post_init__",
+)
