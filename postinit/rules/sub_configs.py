@@ -953,9 +953,10 @@ def fusion_without_noop(c: Mapping[str, Any]) -> RuleResult:
 
 COMPILATION_POST_INIT = sequence(
     "compilation.post-init",
-    custom_ops_all_none_count, custom_op_syntax, inductor_auto_functionalized_v2, inductor_combo_kernels,
-    piecewise_backend, use_cudagraph_deprecated, use_cudagraph_false, full_cuda_graph_deprecated, use_inductor_backend,
-    backend_default, full_cuda_graph_collapses_mode, full_cuda_graph,
+    # vLLM's statement order: the first check that fails is the one raised (golden t182, t183)
+    custom_ops_all_none_count, inductor_auto_functionalized_v2, inductor_combo_kernels, use_cudagraph_deprecated,
+    use_cudagraph_false, full_cuda_graph_deprecated, full_cuda_graph_collapses_mode, full_cuda_graph,
+    custom_op_syntax, piecewise_backend, use_inductor_backend, backend_default,
     title="CompilationConfig.__post_init__: custom ops, inductor options, the backend and the deprecated graph flags",
     source=_CMP,
 )

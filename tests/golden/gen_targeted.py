@@ -589,6 +589,20 @@ def precedence_cases() -> list[tuple[str, dict[str, Any]]]:
                                        parallel_config={"tensor_parallel_size": 3, "enable_expert_parallel": True,
                                                         "enable_dbo": True,
                                                         "all2all_backend": "allgather_reducescatter"})),
+        # inside CompilationConfig.__post_init__: its statement order
+        ("first-use-cudagraph-before-op-syntax", argv("compilation.use-cudagraph-false compilation.custom-op-syntax",
+                                                      "-O: use_cudagraph false with mode FULL, and a custom op "
+                                                      "without a sign", [llama, "-O", '{"use_cudagraph": false, '
+                                                      '"cudagraph_mode": "FULL", "custom_ops": ["rms_norm"]}'])),
+        ("first-full-cuda-graph-before-backend", cfg("compilation.full-cuda-graph compilation.piecewise-backend",
+                                                     "full_cuda_graph with PIECEWISE, and a custom backend at mode 3",
+                                                     compilation_config={"mode": 3, "backend": "my_backend",
+                                                                         "full_cuda_graph": True,
+                                                                         "cudagraph_mode": "PIECEWISE"})),
+        ("first-op-syntax-before-backend", cfg("compilation.custom-op-syntax compilation.piecewise-backend",
+                                               "a custom op without a sign, and a custom backend at mode 3",
+                                               compilation_config={"mode": 3, "backend": "my_backend",
+                                                                   "custom_ops": ["rms_norm"]})),
     ]
 
 

@@ -124,3 +124,9 @@ def test_within_step_tables_name_real_rules_of_that_step() -> None:
 def test_pydantic_wraps_value_and_assertion_errors_of_configs(stage: str, error: str, wrapper: str | None) -> None:
     """A ValueError/AssertionError raised while a config is built reaches the caller inside a ValidationError."""
     assert wrapped_by(stage, error) == wrapper
+
+
+def test_within_step_tables_agree_with_the_compiled_order() -> None:
+    """No declared sequence contradicts vLLM's statement order inside a step (the tables are vLLM's)."""
+    for ids in WITHIN_STEPS.values():
+        assert sorted(ids, key=_order) == list(ids), ids
