@@ -227,7 +227,8 @@ def resolve_flat(
     both give the same result. ``record`` keeps the compiled run's schedule
     (``EngineResult.recording``, for :meth:`EngineResult.replay`); ``replay`` follows one.
     ``select`` (rule ids) runs only those rules, in their phases and order, as if the others were
-    absent: a part of the modelled system on its own (the interpreter runs it).
+    absent: a part of the modelled system on its own (the interpreter runs it; a ``first_match`` /
+    ``all_of`` statement runs whole when one of its members is selected).
     """
     chosen = None if select is None else frozenset(select)
     if chosen is not None and not chosen <= book.rules.keys():
@@ -496,8 +497,10 @@ class Run:
         """
         n = len(order)
         if self.select is not None:
+            # a group statement (first_match / all_of) runs whole when any of its members is chosen
             chosen, only = self.select, keep
-            keep = (lambda c: c.id in chosen) if only is None else (lambda c: c.id in chosen and only(c))
+            keep = ((lambda c: not chosen.isdisjoint(c.ids)) if only is None
+                    else (lambda c: not chosen.isdisjoint(c.ids) and only(c)))
         queued = [True] * n
         runs = [0] * n
         i = 0
