@@ -161,3 +161,22 @@ def test_rank_follows_vllms_order_across_sub_configs() -> None:
         "scheduler.budget-below-max-num-seqs", "lora.max-cpu-loras-check", "compilation.custom-op-syntax",
         "kv-transfer.role-required")]
     assert ranks == sorted(ranks)
+
+
+def test_the_readmes_parse_error_transcript_is_real() -> None:
+    """The README's refused --kv-transfer-config: exit 2 and exactly the line it shows."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from postinit.cli import app
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    refused = "--kv-transfer-config '{\"kv_connector\": \"NixlConnector\"}'"
+    block = next(b for b in re.findall(r"```console\n(.*?)```", readme, flags=re.S) if refused in b)
+    command, shown = block.strip().splitlines()
+    out = CliRunner().invoke(app, shlex.split(command.removeprefix("$ postinit ")))
+    assert out.exit_code == 2
+    assert out.stderr.strip() == shown
