@@ -384,8 +384,12 @@ def _prepare(
     notes: list[Note] = []
     flag_model: str | None = None
     usage = request.effective_usage
+    if isinstance(request.platform, str) and request.platform.strip().lower() == "auto" and not allow_files:
+        raise InvalidValueError("platform 'auto' would detect this server's hardware; name a platform "
+                                "(cpu, rocm, cuda:9.0, h100, ...)", path="platform", value="auto")
     fast = _fast_paths()
     space = paths()
+    # the platform and the environment first: vLLM's parser builds sub-configs that read them
     plat_detail, plat_flat = _platform(request.platform)
     reading = read_env(request.env)
     env_flat = fast.empty_env if not reading.env.explicit else space.flatten_model(reading.env, "env")
@@ -401,9 +405,6 @@ def _prepare(
     for p, v in request.overrides.items():
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
-    if isinstance(request.platform, str) and request.platform.strip().lower() == "auto" and not allow_files:
-        raise InvalidValueError("platform 'auto' would detect this server's hardware; name a platform "
-                                "(cpu, rocm, cuda:9.0, h100, ...)", path="platform", value="auto")
 
     model_name, loaded = _model_facts(request, data, flag_model, allow_files)
     loader_sources: dict[str, str] = {}

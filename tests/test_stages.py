@@ -180,3 +180,16 @@ def test_the_readmes_parse_error_transcript_is_real() -> None:
     out = CliRunner().invoke(app, shlex.split(command.removeprefix("$ postinit ")))
     assert out.exit_code == 2
     assert out.stderr.strip() == shown
+
+
+def test_the_service_refuses_platform_auto_before_detecting_anything(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without file access (HTTP) 'auto' is refused before the platform is needed for the parse stage."""
+    from postinit import Request, resolve_request
+    from postinit.schema import Platform
+
+    def detect() -> Platform:
+        raise AssertionError("Platform.detect ran")
+
+    monkeypatch.setattr(Platform, "detect", staticmethod(detect))
+    with pytest.raises(InvalidValueError, match="platform 'auto'"):
+        resolve_request(Request.build(None, model=LLAMA, argv=["-O3"], platform="auto"), allow_files=False)
