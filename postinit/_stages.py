@@ -32,8 +32,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from postinit.engine import ViolationEvent
-from postinit.errors import SubConfigError
 from postinit.rules import observed, paths, rulebook
+from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders.argv import Construct, FlagSpec
 from postinit.schema.loaders.construct import one_line, refusal, schema_class, wrapped_text
 

@@ -8,10 +8,10 @@ caller can react without parsing the message. The tree says who fixes what::
     ├── InputError            the user fixes it: their config, flags or facts
     │   ├── UnknownFieldError     a key that is not a field ("did you mean ...?")
     │   ├── InvalidValueError     a value of the wrong type or out of range
-    │   │   └── SubConfigError    a sub-config vLLM refuses to build from it (a JSON-valued flag at parse)
-    │   ├── UnknownFlagError      a vLLM command-line flag that does not exist
-    │   ├── ModelNotFoundError    a model that is neither a directory nor in the catalog
-    │   └── PlatformSpecError     a platform spec that names no known platform
+    │   │   └── SubConfigError    a sub-config vLLM refuses to build from it      ┐
+    │   ├── UnknownFlagError      a vLLM command-line flag that does not exist      │ vLLM's inputs:
+    │   ├── ModelNotFoundError    a model that is neither a directory nor in the catalog │ defined in
+    │   └── PlatformSpecError     a platform spec that names no known platform     ┘ postinit.schema.errors
     ├── RuleError             the rule author fixes it: a bad rulebook
     │   ├── RuleDeclarationError  a header that is malformed (no reads and writes, bad phase, ...)
     │   ├── UnknownPathError      a read or write of a path the schema does not have
@@ -34,7 +34,10 @@ message is folded to one line (newlines shown as ``\\n``) and bounded in length;
 values are quoted with :func:`show`. Advice that depends on who asked (a
 library caller, a CLI user, an HTTP client: "see `postinit models`") is kept
 apart in ``.advice`` and added by each face (:meth:`PostinitError.for_face`).
-This module imports nothing of postinit, so every layer may use it.
+This module imports nothing of postinit, so every layer may use it; the engine
+uses only the generic classes. The four input errors about vLLM's own inputs
+live with the schema that reads those inputs (:mod:`postinit.schema.errors`)
+and are importable from here too.
 """
 
 from __future__ import annotations
@@ -47,18 +50,14 @@ __all__ = [
     "CycleError",
     "InputError",
     "InvalidValueError",
-    "ModelNotFoundError",
     "NoFixedPoint",
-    "PlatformSpecError",
     "PostinitError",
     "RuleBodyError",
     "RuleDeclarationError",
     "RuleError",
-    "SubConfigError",
     "UndeclaredReadError",
     "UndeclaredWriteError",
     "UnknownFieldError",
-    "UnknownFlagError",
     "UnknownPathError",
     "UnorderedWritersError",
     "ViolationError",
@@ -159,41 +158,6 @@ class InvalidValueError(InputError):
     """A value of the wrong type or outside the allowed values."""
 
 
-class SubConfigError(InvalidValueError):
-    """vLLM refuses to build a sub-config from the value given.
-
-    For a JSON-valued flag vLLM's argument parser builds the sub-config on the spot
-    (``--compilation-config``/``-O``, ``--kv-transfer-config``, ...): a value its class
-    refuses is an ``argparse.ArgumentError`` (``.stage`` ``parse``) and ``vllm serve``
-    prints its usage and exits 2. For a config dict the sub-config is built with the
-    others (``.stage`` names it, ``.error`` is pydantic's ``ValidationError``). ``.rule``
-    is the rule of the sub-config that refused the value (None when pydantic refused a
-    field's type); ``.config`` the class, ``.flag`` the flag as vLLM names it.
-    """
-
-    def __init__(self, message: str, *, config: str, flag: str | None = None, trace: Any = None,
-                 **kwargs: Any) -> None:
-        super().__init__(message, **kwargs)
-        self.config = config
-        self.flag = flag
-        self.trace = trace
-        """The trace of building the sub-config (``postinit.engine.Trace``): the rules that ran before the one
-        that refused, their messages (what vLLM logs while parsing) and the violation; None when a field's
-        type was refused."""
-
-
-class UnknownFlagError(InputError):
-    """A command-line flag that vLLM does not have."""
-
-
-class ModelNotFoundError(InputError):
-    """A model that is neither a local directory/file nor a catalog entry."""
-
-
-class PlatformSpecError(InputError):
-    """A platform spec that names no known platform."""
-
-
 class RuleError(PostinitError):
     """The rulebook itself is wrong; the message names the rule and its source location."""
 
@@ -244,6 +208,18 @@ class NoFixedPoint(PostinitError):
 
 class ViolationError(PostinitError):
     """Raised on request when a resolution ended in a violation (vLLM would have raised)."""
+
+
+_SCHEMA_ERRORS = frozenset({"UnknownFlagError", "ModelNotFoundError", "PlatformSpecError", "SubConfigError"})
+
+
+def __getattr__(name: str) -> Any:
+    """``postinit.errors.UnknownFlagError`` & co.: defined with the schema, importable from the one tree."""
+    if name in _SCHEMA_ERRORS:
+        from postinit.schema import errors
+
+        return getattr(errors, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:

@@ -13,7 +13,17 @@ import ast
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from postinit.engine import FrozenDict, Outcome, RuleResult, Violation, rule, rule_of, sequence
+from postinit.engine import (
+    FrozenDict,
+    Outcome,
+    Rule,
+    RuleResult,
+    Violation,
+    make_rule,
+    rule,
+    rule_of,
+    sequence,
+)
 from postinit.rules import verify
 from postinit.schema import CompilationMode, CUDAGraphMode
 
@@ -367,56 +377,25 @@ def max_model_len_default(c: Mapping[str, Any]) -> RuleResult:
     return {_LEN: 8192} if c[_LEN] is None else None
 
 
-def _copy_from_model(c: Mapping[str, Any], field: str) -> RuleResult:
-    """``{scheduler_config.<field>: model_config.<field>}`` when there is a model and it has a value."""
-    if c["model_config"] and c[f"model_config.{field}"] is not None:
-        return {f"{_S}{field}": c[f"model_config.{field}"]}
-    return None
+def _from_model(rule_id: str, field: str, what: str) -> Rule:
+    """A rule copying ``model_config.<field>`` into ``scheduler_config.<field>`` (EngineArgs passes it)."""
+
+    def copy(c: Mapping[str, Any]) -> RuleResult:
+        if c["model_config"] and c[f"model_config.{field}"] is not None:
+            return {f"{_S}{field}": c[f"model_config.{field}"]}
+        return None
+
+    copy.__doc__ = f"EngineArgs passes the model's {what} (the oracle's config mode too)."
+    return make_rule(copy, rule_id, title=f"The scheduler's {field} is the model's", phase="sub_configs",
+                     kind="derive", reads=("model_config", f"model_config.{field}"), writes=(f"{_S}{field}",),
+                     source="vllm/engine/arg_utils.py EngineArgs.create_engine_config; ref 2.4", level="debug")
 
 
-@rule(
-    "scheduler.runner-type-from-model",
-    title="The scheduler's runner_type is the model's",
-    phase="sub_configs",
-    kind="derive",
-    reads=("model_config", "model_config.runner_type"),
-    writes=("scheduler_config.runner_type",),
-    source="vllm/engine/arg_utils.py EngineArgs.create_engine_config; ref 2.4",
-    level="debug",
-)
-def runner_type_from_model(c: Mapping[str, Any]) -> RuleResult:
-    """EngineArgs passes the model's runner type (the oracle's config mode too)."""
-    return _copy_from_model(c, "runner_type")
-
-
-@rule(
-    "scheduler.is-multimodal-from-model",
-    title="The scheduler's is_multimodal_model is the model's",
-    phase="sub_configs",
-    kind="derive",
-    reads=("model_config", "model_config.is_multimodal_model"),
-    writes=("scheduler_config.is_multimodal_model",),
-    source="vllm/engine/arg_utils.py EngineArgs.create_engine_config; ref 2.4",
-    level="debug",
-)
-def is_multimodal_from_model(c: Mapping[str, Any]) -> RuleResult:
-    """EngineArgs passes whether the model is multimodal (the oracle's config mode too)."""
-    return _copy_from_model(c, "is_multimodal_model")
-
-
-@rule(
-    "scheduler.is-encoder-decoder-from-model",
-    title="The scheduler's is_encoder_decoder is the model's",
-    phase="sub_configs",
-    kind="derive",
-    reads=("model_config", "model_config.is_encoder_decoder"),
-    writes=("scheduler_config.is_encoder_decoder",),
-    source="vllm/engine/arg_utils.py EngineArgs.create_engine_config; ref 2.4",
-    level="debug",
-)
-def is_encoder_decoder_from_model(c: Mapping[str, Any]) -> RuleResult:
-    """EngineArgs passes whether the model is encoder-decoder (the oracle's config mode too)."""
-    return _copy_from_model(c, "is_encoder_decoder")
+runner_type_from_model = _from_model("scheduler.runner-type-from-model", "runner_type", "runner type")
+is_multimodal_from_model = _from_model("scheduler.is-multimodal-from-model", "is_multimodal_model",
+                                       "whether the model is multimodal")
+is_encoder_decoder_from_model = _from_model("scheduler.is-encoder-decoder-from-model", "is_encoder_decoder",
+                                            "whether the model is encoder-decoder")
 
 
 @rule(

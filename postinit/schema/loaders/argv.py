@@ -31,14 +31,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from postinit.errors import (
-    InputError,
-    InvalidValueError,
-    SubConfigError,
-    UnknownFlagError,
-    did_you_mean,
-    show,
-)
+from postinit.errors import InputError, InvalidValueError, did_you_mean, show
+from postinit.schema.errors import SubConfigError, UnknownFlagError
 from postinit.schema.limits import MAX_ARGS, check_text, plain_copy
 from postinit.schema.loaders.construct import one_line, refusal, schema_class
 
