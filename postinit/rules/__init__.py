@@ -24,16 +24,23 @@ import functools
 
 from postinit.engine import Group, PathSpace, Rule, Rulebook, rule_of
 from postinit.rules import (
+    cache,
     compilation,
     cudagraph,
+    device,
     engine_args,
     finalize,
+    kv_events,
+    kv_transfer,
+    lora,
     model_config,
     models,
     observed,
+    parallel,
     platforms,
     scheduler,
-    sub_configs,
+    speculative,
+    structured_outputs,
     validate,
     verify,
 )
@@ -56,13 +63,20 @@ PHASES = (
 
 MODULES = (
     model_config,
-    engine_args,
-    sub_configs,
     models,
-    verify,
+    engine_args,
+    device,
+    cache,
+    parallel,
+    scheduler,
+    speculative,
+    lora,
+    structured_outputs,
     compilation,
     cudagraph,
-    scheduler,
+    kv_events,
+    kv_transfer,
+    verify,
     cuda,
     rocm,
     cpu,
@@ -70,6 +84,8 @@ MODULES = (
     finalize,
     validate,
 )
+"""One module per config area (its rules of every phase; ``quirk.*`` rules live with the area they are
+about); ``finalize`` holds VllmConfig's own steps 1/21 and the order of steps 18-24."""
 
 
 @functools.cache

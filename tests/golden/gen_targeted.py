@@ -169,7 +169,7 @@ def sub_config_cases() -> list[tuple[str, dict[str, Any]]]:
         ("fp8-kv-cache", cfg("cache.fp8-kv-cache-info", "fp8 KV cache on H100", cache_config={"cache_dtype": "fp8"})),
         ("kv-transfer-no-role", cfg("kv-transfer.role-required", "KV connector without kv_role",
                                     kv_transfer_config={"kv_connector": "SharedStorageConnector"})),
-        ("kv-events-publisher-disabled", cfg("kv_events.publisher-without-events",
+        ("kv-events-publisher-disabled", cfg("kv-events.publisher-without-events",
                                              "a zmq publisher with events disabled",
                                              kv_events_config={"enable_kv_cache_events": False,
                                                                "publisher": "zmq"})),
