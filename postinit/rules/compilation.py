@@ -503,8 +503,6 @@ _CG = "compilation_config.cudagraph_mode"
 _SPLIT = "compilation_config.splitting_ops"
 _PARTITION = "compilation_config.use_inductor_graph_partition"
 _ATTN_FUSION = "compilation_config.pass_config.enable_attn_fusion"
-_CASCADE = "model_config.disable_cascade_attn"
-_HMA = "scheduler_config.disable_hybrid_kv_cache_manager"
 _DUMP = "compilation_config.debug_dump_path"
 _CWD = "usage.cwd"
 
@@ -522,8 +520,6 @@ ATTENTION_OPS: tuple[str, ...] = (
     "vllm::gdn_attention",
     "vllm::sparse_attn_indexer",
 )
-_DEEPEP = ("deepep_low_latency", "deepep_high_throughput")
-_EAGLE_METHODS = ("eagle", "eagle3", "mtp")
 _SPLIT_GATE = (_V1, _MODE, _PARTITION, _ATTN_FUSION)
 
 _EMPTY_SPLIT_PIECEWISE = (
@@ -535,27 +531,6 @@ _EMPTY_SPLIT_PIECEWISE = (
 _EMPTY_SPLIT_FAP = (
     "Piecewise compilation with empty splitting_ops do not contains piecewise cudagraph. "
     "Setting cudagraph_mode to FULL."
-)
-_KV_CONNECTOR_WARNING = (
-    "Turning off hybrid kv cache manager because `--kv-transfer-config` is set. This will reduce "
-    "the performance of vLLM on LLMs with sliding window attention or Mamba attention. If you are "
-    "a developer of kv connector, please consider supporting hybrid kv cache manager for your "
-    "connector by making sure your connector is a subclass of `SupportsHMA` defined in "
-    "kv_connector/v1/base.py."
-)
-_CHUNKED_LOCAL_WARNING = (
-    "There is a latency regression when using chunked local attention with the hybrid KV cache "
-    "manager. Disabling it, by default. To enable it, set the environment "
-    "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1."
-)
-_CASCADE_WARNING = (
-    "No piecewise cudagraph for executing cascade attention. Will fall back to eager "
-    "execution if a batch runs into cascade attentions"
-)
-_DBO_MESSAGE = (
-    "Microbatching currently only supports the deepep_low_latency and deepep_high_throughput "
-    "all2all backend. {backend} is not supported. To fix use --all2all-backend=deepep_low_latency "
-    "or --all2all-backend=deepep_high_throughput and install the DeepEP kernels."
 )
 
 

@@ -354,24 +354,11 @@ _SRC = "vllm/config/vllm.py VllmConfig.__post_init__"
 _CP = "scheduler_config.chunked_prefill_enabled"
 _APC = "cache_config.enable_prefix_caching"
 _EAGLE_METHODS = ("eagle", "eagle3", "mtp")
-_FAST_PREFILL_EAGLE = (
-    "Fast prefill optimization for KV sharing is not compatible with EAGLE as EAGLE requires correct logits "
-    "for all tokens while fast prefill gives incorrect logits for prompt tokens."
-)
-_FAST_PREFILL = (
-    "--kv-sharing-fast-prefill requires changes on model side for correctness and to realize prefill savings. "
-)
 _NOT_LAST = 'Only "last" pooling supports chunked prefill and prefix caching; disabling both.'
 _NOT_CAUSAL = "Only models using causal attention supports chunked prefill and prefix caching; disabling both."
 _WHISPER = (
     "Whisper is known to have issues with forked workers. If startup is hanging, "
     "try setting 'VLLM_WORKER_MULTIPROC_METHOD' to 'spawn'."
-)
-_EVENTS_NO_APC = "KV cache events are on, but prefix caching is not enabled.Use --enable-prefix-caching to enable."
-_PUBLISH_NO_EVENTS = (
-    "KV cache events are disabled,but the scheduler is configured to publish them."
-    "Modify KVEventsConfig.enable_kv_cache_events"
-    "to True to enable."
 )
 
 
