@@ -147,6 +147,7 @@ def _phase_source(k: int, order: tuple[CompiledRule, ...], *, record: bool = Fal
     ]
     for c in order:
         i = c.pos
+        call = f"MATCHED(apply, {i}, out)" if c.members else f"apply({i}, out)"
         lines += [
             f"            if q[{i}] and start <= {i}:",
             f"                q[{i}] = False",
@@ -159,10 +160,10 @@ def _phase_source(k: int, order: tuple[CompiledRule, ...], *, record: bool = Fal
                 "                n = len(events)",
                 f"                out = F[{i}](view)",
                 f"                keep(({i}, out, n))",
-                f"                r = 0 if out is None else apply({i}, out)",
+                f"                r = 0 if out is None else {call}",
             ]
         else:
-            lines.append(f"                r = 0 if (out := F[{i}](view)) is None else apply({i}, out)")
+            lines.append(f"                r = 0 if (out := F[{i}](view)) is None else {call}")
         lines += [
             "                if r:",
             "                    if r == 2: return True",
@@ -184,7 +185,7 @@ def _phase_source(k: int, order: tuple[CompiledRule, ...], *, record: bool = Fal
 
 def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
     """Generate and compile the rulebook's program (once per rulebook and process)."""
-    namespace: dict[str, Any] = {"PostinitError": PostinitError}
+    namespace: dict[str, Any] = {"PostinitError": PostinitError, "MATCHED": _apply_matched}
     sources = []
     for k, phase in enumerate(book.phases):
         order = book.compiled[phase]
@@ -260,14 +261,6 @@ def _recorder(
     def apply(i: int, out: Any, member: CompiledRule | None = None) -> int:
         c = order[i] if member is None else member
         t = type(out)
-        if t is Matched:  # a group statement: each deciding member's result, under its own id
-            restart = 0
-            for m, result in out.results:
-                r = apply(i, result, m)
-                if r == 2:
-                    return 2
-                restart |= r
-            return restart
         if t is dict or t is FrozenDict:
             changes, message, level = out, None, None
         elif t is Outcome or isinstance(out, Outcome):
@@ -348,6 +341,22 @@ def _recorder(
         return restart
 
     return apply
+
+
+def _apply_matched(apply: Callable[..., int], i: int, out: Matched) -> int:
+    """Record a group statement's result: each deciding member's result, under its own id, in order."""
+    restart = 0
+    for m, result in out.results:
+        r = apply(i, result, m)
+        if r == 2:
+            return 2
+        restart |= r
+    return restart
+
+
+def _apply_any(apply: Callable[..., int], i: int, out: Any) -> int:
+    """``apply`` for any non-None result (a group statement's included)."""
+    return _apply_matched(apply, i, out) if type(out) is Matched else apply(i, out)
 
 
 def _written(out: Any) -> frozenset[str] | Any:
@@ -674,7 +683,7 @@ class _Follow:
         before = len(run.events)
         stop = False
         if out is not None:
-            stop = self.apply(pos, out) == 2
+            stop = _apply_any(self.apply, pos, out) == 2
         changed = tuple(ch.path for ev in run.events[before:] if type(ev) is Fired for ch in ev.changes)
         return changed, stop
 
