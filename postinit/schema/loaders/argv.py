@@ -27,7 +27,7 @@ import functools
 import json
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -93,6 +93,10 @@ class FlagSpec:
     warning compares with it."""
     warning: str | None = None
     """What vLLM logs when it applies the flag's value (``create_engine_config``/``create_model_config``)."""
+    since: str | None = None
+    """The vLLM version that added the flag (the seed commit's parser does not know it)."""
+    until: str | None = None
+    """The last vLLM version that has the flag (later versions' parsers do not know it)."""
 
     @property
     def dest(self) -> str:
@@ -150,8 +154,8 @@ FLAGS: tuple[FlagSpec, ...] = (
        optional=True),
     _F(("--revision",), "model_config.revision", optional=True),
     _F(("--code-revision",), "model_config.code_revision", optional=True),
-    _F(("--rope-scaling",), "model_config.rope_scaling", "json"),
-    _F(("--rope-theta",), "model_config.rope_theta", "float", optional=True),
+    _F(("--rope-scaling",), "model_config.rope_scaling", "json", until="d7fb10c57"),
+    _F(("--rope-theta",), "model_config.rope_theta", "float", optional=True, until="d7fb10c57"),
     _F(("--tokenizer-revision",), "model_config.tokenizer_revision", optional=True),
     _F(("--max-model-len",), "model_config.max_model_len", "hrint", optional=True),
     _F(("--quantization", "-q"), "model_config.quantization", choices=_QUANTIZATION,
@@ -192,6 +196,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     # ---- StructuredOutputsConfig
     _F(("--reasoning-parser",), "structured_outputs_config.reasoning_parser",
        choices=_REASONING_PARSERS),
+    _F(("--reasoning-parser-plugin",), "structured_outputs_config.reasoning_parser_plugin", since="0.11.1"),
     # vLLM assigns it to ``StructuredOutputsConfig.guided_decoding_backend``, which nothing reads
     _F(("--guided-decoding-backend",), "extra.guided_decoding_backend", deprecated=True),
     _F(("--guided-decoding-disable-fallback",), "structured_outputs_config.disable_fallback",
@@ -206,9 +211,15 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--distributed-executor-backend",), "parallel_config.distributed_executor_backend",
        optional=True),
     _F(("--pipeline-parallel-size", "-pp"), "parallel_config.pipeline_parallel_size", "int"),
+    _F(("--master-addr",), "parallel_config.master_addr", since="0.11.1"),
+    _F(("--master-port",), "parallel_config.master_port", "int", since="0.11.1"),
+    _F(("--nnodes", "-n"), "parallel_config.nnodes", "int", since="0.11.1"),
+    _F(("--node-rank", "-r"), "parallel_config.node_rank", "int", since="0.11.1"),
     _F(("--tensor-parallel-size", "-tp"), "parallel_config.tensor_parallel_size", "int"),
     _F(("--decode-context-parallel-size", "-dcp"),
        "parallel_config.decode_context_parallel_size", "int"),
+    _F(("--dcp-kv-cache-interleave-size",), "parallel_config.dcp_kv_cache_interleave_size", "int",
+       since="0.11.1"),
     _F(("--data-parallel-size", "-dp"), "parallel_config.data_parallel_size", "int"),
     _F(("--data-parallel-rank", "-dpn"), "parallel_config.data_parallel_rank", "int"),
     _F(("--data-parallel-start-rank", "-dpr"), "extra.data_parallel_start_rank", "int"),
@@ -219,6 +230,8 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--data-parallel-backend", "-dpb"), "parallel_config.data_parallel_backend",
        choices=("ray", "mp")),
     _F(("--data-parallel-hybrid-lb",), "parallel_config.data_parallel_hybrid_lb", "bool"),
+    _F(("--data-parallel-external-lb", "-dpe"), "parallel_config.data_parallel_external_lb", "bool",
+       since="0.11.1"),
     _F(("--enable-expert-parallel",), "parallel_config.enable_expert_parallel", "bool"),
     _F(("--all2all-backend",), "parallel_config.all2all_backend", choices=_ALL2ALL,
        optional=True),
@@ -275,6 +288,9 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--mamba-ssm-cache-dtype",), "cache_config.mamba_ssm_cache_dtype",
        choices=("auto", "float32")),
     _F(("--mamba-block-size",), "cache_config.mamba_block_size", "int", optional=True),
+    _F(("--kv-offloading-size",), "cache_config.kv_offloading_size", "float", optional=True, since="0.11.1"),
+    _F(("--kv-offloading-backend",), "cache_config.kv_offloading_backend", choices=("native", "lmcache"),
+       optional=True, since="0.11.1"),
     # ---- MultiModalConfig (built inside ModelConfig; kept as EngineArgs extras)
     _F(("--limit-mm-per-prompt",), "extra.limit_mm_per_prompt", "json"),
     _F(("--enable-mm-embeds",), "extra.enable_mm_embeds", "bool"),
@@ -322,6 +338,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--disable-hybrid-kv-cache-manager",),
        "scheduler_config.disable_hybrid_kv_cache_manager", "bool"),
     _F(("--async-scheduling",), "scheduler_config.async_scheduling", "bool"),
+    _F(("--stream-interval",), "scheduler_config.stream_interval", "int", since="0.11.1"),
     # ---- CompilationConfig overrides
     _F(("--cudagraph-capture-sizes",), "compilation_config.cudagraph_capture_sizes",
        "list_int", optional=True),
@@ -335,6 +352,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--speculative-config",), "speculative_config", "json", optional=True),
     _F(("--kv-transfer-config",), "kv_transfer_config", "json", optional=True),
     _F(("--kv-events-config",), "kv_events_config", "json", optional=True),
+    _F(("--ec-transfer-config",), "extra.ec_transfer_config", "json", optional=True, since="0.11.1"),
     _F(("--compilation-config", "-O"), "compilation_config", "json"),
     _F(("--additional-config",), "additional_config", "json"),
     _F(("--structured-outputs-config",), "structured_outputs_config", "json"),
@@ -765,12 +783,16 @@ def _split_model(args: list[str]) -> tuple[str | None, list[str]]:
     return None, args
 
 
-def parse_vllm_args(argv: str | Sequence[str], *, allow_files: bool = True) -> ParsedArgs:
+def parse_vllm_args(
+    argv: str | Sequence[str], *, allow_files: bool = True, absent: Collection[str] = (), version: str = "",
+) -> ParsedArgs:
     """Parse a ``vllm serve`` command line into a :class:`ParsedArgs` (nested input dict).
 
     ``argv`` is a list of arguments or one string (split as a shell would); a pasted
     ``vllm serve MODEL ...`` or ``python -m vllm.entrypoints.openai.api_server ...`` prefix
     is dropped. ``allow_files=False`` refuses ``--config FILE`` (the HTTP service).
+    ``absent`` names the flags (argparse destinations) the modelled vLLM ``version`` does
+    not have: its parser refuses them as unrecognized.
     """
     result = ParsedArgs()
     args = as_argv(argv)
@@ -834,6 +856,12 @@ def parse_vllm_args(argv: str | Sequence[str], *, allow_files: bool = True) -> P
             spec.names[-1] if dest == "compilation_config" else spec.names[0],
             json.dumps(dotted[dest].values),
         )
+
+    for dest, item in given.items():
+        if dest in absent:
+            raise UnknownFlagError(
+                f"unrecognized arguments: {item.option} (vLLM {version or 'at this version'} has no such flag)",
+                value=item.option)
 
     model = positional
     if "model" in given:
