@@ -146,6 +146,10 @@ def _version_rules(name: str) -> tuple[Rule, ...]:
             raise RuleDeclarationError(f"{where} adds rule '{r.id}', which {v.parent} already has; "
                                        "declare it in replace", rule=r.id)
         rules[r.id] = _staged(r)
+    for rid, extra in delta.after.items():
+        if rid not in rules:
+            raise RuleDeclarationError(f"{where} orders rule '{rid}', which this version does not have", rule=rid)
+        rules[rid] = dataclasses.replace(rules[rid], after=(*rules[rid].after, *extra))
     gone = set(delta.drop)
     out = []
     for r in rules.values():

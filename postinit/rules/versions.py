@@ -67,6 +67,9 @@ class Delta:
     """Rule functions whose ids are the parent's rules they stand for (a different decision, same question)."""
     drop: Mapping[str, str] = field(default_factory=dict)
     """Parent rule id -> why this version no longer makes that decision (with the vLLM source)."""
+    after: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Ordering hints added to kept parent rules (rule id -> ids it now runs after), where a new rule
+    writes the same path and vLLM's statement order decides."""
     fields_added: tuple[str, ...] = ()
     """Schema paths this version has and its parent does not (``since=<this version>`` in the schema)."""
     fields_removed: tuple[str, ...] = ()
