@@ -7,7 +7,7 @@ from typing import Any
 
 import postinit
 from postinit.engine import Rulebook
-from postinit.rules import PHASES, paths, rulebook
+from postinit.rules import PHASES, rulebook
 
 CASES: dict[str, dict[str, Any]] = {
     "llama3-h100": {"config": {"model_config": {"model": "meta-llama/Llama-3.1-8B-Instruct"}}, "platform": "h100"},
@@ -36,7 +36,7 @@ def prefix_book(last_phase: str) -> Rulebook:
     """The vLLM rulebook cut after ``last_phase`` (``core`` = up to VllmConfig step 16)."""
     phases = PHASES[: PHASES.index(last_phase) + 1]
     rules = [r for r in rulebook().rules.values() if r.phase in phases]
-    return Rulebook(rules, paths=paths(), phases=phases, name=f"vllm-to-{last_phase}")
+    return rulebook().rebuilt(rules, phases=phases, name=f"vllm-to-{last_phase}")
 
 
 def core_input(case: str) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -18,7 +18,7 @@ from postinit.rules import clear_caches, paths, rulebook
 def core_phase_book() -> Rulebook:
     """Only the ``core`` phase (steps 7-16): the rules that make the floor's decisions, and a few more."""
     rules = [r for r in rulebook().rules.values() if r.phase == "core"]
-    return Rulebook(rules, paths=paths(), phases=("core",), name="vllm-core")
+    return rulebook().rebuilt(rules, phases=("core",), name="vllm-core")
 
 
 def run(res: Results, *, reps: int = 200, inner: int = 5, cases: tuple[str, ...] | None = None) -> None:

@@ -213,7 +213,7 @@ def _shown(a: Mapping[str, Any]) -> dict[str, Any]:
 @functools.cache
 def _reversed_book() -> Rulebook:
     book = rulebook()
-    return Rulebook(list(book.rules.values())[::-1], paths=book.paths, phases=book.phases, name=book.name)
+    return book.rebuilt(list(book.rules.values())[::-1])
 
 
 def _same_resolution(x: Any, y: Any) -> bool:
@@ -418,8 +418,7 @@ def _check_rulebook_order(permutations: int, seed: int) -> list[ViolationGroup]:
     rules = list(book.rules.values())
     out = []
     for k in range(permutations):
-        other = Rulebook(rules[::-1] if k == 0 else rng.sample(rules, len(rules)),
-                         paths=book.paths, phases=book.phases, name=book.name)
+        other = book.rebuilt(rules[::-1] if k == 0 else rng.sample(rules, len(rules)))
         if other.order != book.order:
             bad = [ph for ph in book.phases if other.order[ph] != book.order[ph]]
             out.append(ViolationGroup("registration-order", f"phase order differs in {bad}", (), 1, {}, ""))

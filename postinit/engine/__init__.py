@@ -12,6 +12,10 @@ from typing import TYPE_CHECKING
 from postinit.engine._lazy import lazy_getattr
 from postinit.engine._paths import FrozenDict, PathInfo, PathSpace, freeze, thaw
 from postinit.engine._rule import (
+    Decided,
+    Decision,
+    Group,
+    GroupKind,
     Kind,
     Level,
     Outcome,
@@ -19,9 +23,13 @@ from postinit.engine._rule import (
     RuleFn,
     RuleResult,
     Violation,
+    all_of,
+    decide,
+    first_match,
     make_rule,
     rule,
     rule_of,
+    sequence,
 )
 from postinit.engine._rulebook import CompiledRule, Rulebook
 from postinit.engine._run import EngineResult, Semantics, TraceLevel, resolve_flat
@@ -55,11 +63,15 @@ __all__ = [
     "Change",
     "CompiledRule",
     "Condition",
+    "Decided",
+    "Decision",
     "EngineResult",
     "Evaluated",
     "Event",
     "Fired",
     "FrozenDict",
+    "Group",
+    "GroupKind",
     "Kind",
     "Level",
     "Outcome",
@@ -80,11 +92,15 @@ __all__ = [
     "ViolationEvent",
     "WhyNode",
     "WhyNot",
+    "all_of",
+    "decide",
+    "first_match",
     "freeze",
     "jsonable",
     "make_rule",
     "resolve_flat",
     "rule",
     "rule_of",
+    "sequence",
     "thaw",
 ]

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from postinit.engine._paths import FrozenDict, freeze
-from postinit.engine._rule import Level, Outcome, Violation
+from postinit.engine._rule import Level, Matched, Outcome, Violation
 from postinit.engine._trace import Change, Fired, Provenance, Source, ViolationEvent
 from postinit.engine._vllm import VllmRun
 from postinit.errors import PostinitError, UndeclaredWriteError
@@ -226,18 +226,26 @@ def _recorder(
     history = run.history
     full = run.full
 
-    def apply(i: int, out: Any) -> int:
-        c = order[i]
+    def apply(i: int, out: Any, member: CompiledRule | None = None) -> int:
+        c = order[i] if member is None else member
         t = type(out)
+        if t is Matched:  # a group statement: each deciding member's result, under its own id
+            restart = 0
+            for m, result in out.results:
+                r = apply(i, result, m)
+                if r == 2:
+                    return 2
+                restart |= r
+            return restart
         if t is dict or t is FrozenDict:
             changes, message, level = out, None, None
-        elif t is Outcome:
+        elif t is Outcome or isinstance(out, Outcome):
             changes, message, level = out.changes, out.message, out.level
+            if message is None and out.args is not None:
+                message = c.message.format_map(out.args)
         elif t is Violation or isinstance(out, Violation):
             run.violation(c, out, phase, c.read_order)
             return 2
-        elif isinstance(out, Outcome):
-            changes, message, level = out.changes, out.message, out.level
         else:
             # a Mapping subclass, or a result the interpreter refuses with its own error
             return _slow(run, c, out, phase, wake[i], qq)
@@ -250,7 +258,7 @@ def _recorder(
         restart = 0
         for path, new in changes.items():
             w = table.get(path)
-            if w is None:
+            if w is None or (member is not None and path not in member.writes):
                 raise UndeclaredWriteError(
                     f"rule '{c.id}' wrote '{path}', which it does not declare in writes ({c.rule.location})",
                     rule=c.id, path=path, value=new,
@@ -295,7 +303,7 @@ def _recorder(
             if full:
                 reads = {p: state[p] for p in c.read_order}
         append(_new(Fired, (
-            seq, c.id, phase, c.kind, tuple(made), c.message if message is None else message,
+            seq, c.id, phase, c.kind, tuple(made), c.plain if message is None else message,
             c.level if level is None else _LEVELS[level], reads, "fired",
         )))
         if full:
@@ -335,7 +343,16 @@ def _written(out: Any) -> frozenset[str] | Any:
         return out.changes.keys()
     if isinstance(out, Mapping):
         return out.keys()
+    if type(out) is Matched:
+        return frozenset(p for _, result in out.results for p in _written(result))
     return ()
+
+
+def _violates(out: Any) -> bool:
+    """A result that raises a violation (itself, or one of a group statement's results)."""
+    if type(out) is Matched:
+        return any(_violates(result) for _, result in out.results)
+    return isinstance(out, Violation)
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,7 +423,7 @@ def _index(rec: Recording, k: int, order: tuple[CompiledRule, ...]) -> _PhaseInd
             tuple(j for j, (_, out, _) in enumerate(steps) if out is not None),
             {p: tuple(v) for p, v in readers.items()}, tuple(changed), tuple(stops), tuple(spans),
             tuple(frozenset(_written(out)) for _, out, _ in steps),
-            tuple(not isinstance(out, Violation) and not order[pos].stale_writes for pos, out, _ in steps),
+            tuple(not _violates(out) and not order[pos].stale_writes for pos, out, _ in steps),
             tuple(effects),
         )
     return found
@@ -483,10 +500,8 @@ class _Follow:
                         if full:
                             for path, entry in hist:
                                 history.setdefault(path, []).append(entry)
-                            if c.stale_log and a < b:
-                                log = run.readers_log
-                                for p in c.stale_log:
-                                    log[p][c.id] = (c.phase_idx, self.phase, state[p])
+                            if a < b:
+                                self.log_reads(c, a, b)
                     continue
                 mine = self.effect(pos, recorded)
                 values.difference_update(written)
@@ -520,6 +535,16 @@ class _Follow:
         changed = tuple(ch.path for ev in run.events[before:] if type(ev) is Fired for ch in ev.changes)
         return changed, stop
 
+    def log_reads(self, c: CompiledRule, start: int, end: int) -> None:
+        """What the rules that fired in recorded events ``start:end`` read that a later phase may change."""
+        log = self.run.readers_log
+        state = self.run.state
+        for ev in self.rec.events[start:end]:
+            if type(ev) is Fired:
+                m = c.by_id.get(ev.rule, c)
+                for p in m.stale_log:
+                    log[p][m.id] = (m.phase_idx, self.phase, state[p])
+
     def copy(self, c: CompiledRule, start: int, end: int, shift: int) -> None:
         """Repeat a recorded firing: its writes, provenance, history and its events (renumbered by ``shift``)."""
         run = self.run
@@ -530,16 +555,17 @@ class _Follow:
             run.events.append(ev)
             if type(ev) is not Fired:
                 continue
-            pv = _new(Provenance, (_RULE, None, c.id, ev.seq))
+            pv = _new(Provenance, (_RULE, None, ev.rule, ev.seq))
             for ch in ev.changes:
                 state[ch.path] = ch.new
                 prov[ch.path] = pv
                 if full:
                     history.setdefault(ch.path, []).append((ev.seq, ch.new, pv))
-            if full and c.stale_log:
+            m = c.by_id.get(ev.rule, c)
+            if full and m.stale_log:
                 log = run.readers_log
-                for p in c.stale_log:
-                    log[p][c.id] = (c.phase_idx, self.phase, state[p])
+                for p in m.stale_log:
+                    log[p][m.id] = (m.phase_idx, self.phase, state[p])
 
     def resume(self, j: int, mine: tuple[tuple[str, ...], bool]) -> _Resume:
         """Step ``j`` left the schedule: the queue as the recording had it, with this step's own wakes."""

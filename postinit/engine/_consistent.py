@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from postinit.engine._rule import Level, Outcome
+from postinit.engine._rule import Level, Matched, Outcome
 from postinit.engine._run import Run, frozen, same
 from postinit.engine._trace import Change, Fired, Provenance, Source
 
@@ -59,7 +59,7 @@ class ConsistentRun(Run):
         """path -> the rule whose asserted value a retraction put back."""
         self.downstream: dict[str, frozenset[str]] = {}
         """rule -> itself and the rules that read a path it writes."""
-        self.position = {c.id: c.pos for c in self.book.global_order}
+        self.position = {i: c.pos for c in self.book.global_order for i in c.ids}
         self.same_reads = False
         """The rule being recorded read what it read at its last evaluation."""
 
@@ -96,17 +96,37 @@ class ConsistentRun(Run):
         # writer has superseded since (that re-assertion is how a cross-phase feedback never ends)
         self.same_reads = unchanged
         try:
+            if c.members and (self.debug or self.strict):
+                self._assert(c, self._preview(c))
+                return self.step_members(c, phase)
             out, consulted = self.call(c)
-            self.last_out[c.id] = _asserted(out)
+            self._assert(c, out)
             return self.record(c, out, phase, consulted)
         finally:
             self.same_reads = False
+
+    def _preview(self, c: CompiledRule) -> Any:
+        """A group statement's result, for what it asserts (``step_members`` records it member by member)."""
+        return c.fn(self.view)
+
+    def _assert(self, c: CompiledRule, out: Any) -> Mapping[str, Any]:
+        """Keep what each rule of ``c`` asserts now (a group statement: every member; the undecided ones nothing)."""
+        if not c.members:
+            found = self.last_out[c.id] = _asserted(out)
+            return found
+        merged: dict[str, Any] = {}
+        for m in c.members:
+            self.last_out[m.id] = {}
+        for m, result in (out.results if type(out) is Matched else ()):
+            self.last_out[m.id] = _asserted(result)
+            merged.update(self.last_out[m.id])
+        return merged
 
     def may_write(self, c: CompiledRule, path: str, old: Any, cur: Provenance | None) -> bool:
         if (self.same_reads and cur is not None and cur.detail != RETRACTED
                 and self.position.get(cur.rule or "", -1) > c.pos):
             return False  # what it wrote before, superseded since by a later writer: later wins
-        if cur is None or cur.rule != c.id or cur.detail == RETRACTED:
+        if cur is None or cur.rule != c.id or cur.detail == RETRACTED:  # c: the rule recording (a member)
             # the rule takes the path over from someone else: remember what to retract to
             self.undo[(c.id, path)] = (old, cur)
         self.restored_owner.pop(path, None)
@@ -116,9 +136,9 @@ class ConsistentRun(Run):
         found = self.downstream.get(rule)
         if found is None:
             order = self.book.global_order
-            writes = next(c.writes for c in order if c.id == rule)
+            me = next(c for c in order if c.id == rule)
             found = self.downstream[rule] = frozenset(
-                [rule, *(c.id for c in order if not writes.isdisjoint(c.reads))]
+                [*me.ids, *(i for c in order if not me.writes.isdisjoint(c.reads) for i in c.ids)]
             )
         return found
 
@@ -140,17 +160,20 @@ class ConsistentRun(Run):
                 continue
             if cur.detail == RETRACTED:
                 # a retraction put back a value this rule asserted: it holds the path again
-                if self.restored_owner.get(path) != c.id:
+                holder = self.restored_owner.get(path)
+                if holder not in c.ids:
                     continue
-            elif cur.rule != c.id:
+            elif cur.rule not in c.ids:
                 continue
-            if (c.id, path) in self.undo:
-                before, owner = self._restore_to(c.id, path)
+            else:
+                holder = cur.rule
+            if (holder, path) in self.undo:
+                before, owner = self._restore_to(holder, path)
                 if not same(state[path], before):
                     held.append((path, state[path], before, owner))
         if not held:
             out, consulted = self.call(c)
-            self.last_out[c.id] = _asserted(out)
+            self._assert(c, out)
             return self.record(c, out, phase, consulted)
         for path, _, before, _ in held:
             state[path] = before
@@ -159,7 +182,7 @@ class ConsistentRun(Run):
         finally:
             for path, now, _, _ in held:
                 state[path] = now
-        again = self.last_out[c.id] = _asserted(out)
+        again = self._assert(c, out)
         # a path the rule writes again is simply overwritten by its result: only the rest is retracted
         gone = [h for h in held if h[0] not in again]
         changed = self.retract(c, phase, gone) if gone else []

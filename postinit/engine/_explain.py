@@ -21,6 +21,8 @@ from postinit.errors import InvalidValueError
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from postinit.engine._rule import Rule
+    from postinit.engine._rulebook import Rulebook
     from postinit.engine._run import EngineResult
 
 __all__ = ["Candidate", "Condition", "Note", "Step", "WhyNode", "WhyNot", "why", "why_not"]
@@ -432,6 +434,8 @@ def why_not(result: EngineResult, path: str, value: Any) -> WhyNot:
                     r.id, r.phase, "not-fired", "fired without changing this path",
                     dict(fired_other[-1].reads or {}),
                 ))
+            elif r.group is not None and (held := _group_decided(book, debug, r)) is not None:
+                candidates.append(Candidate(r.id, r.phase, "not-fired", held))
             else:
                 why_stop = f" (stopped by a violation at event {stop_seq})" if stop_seq is not None else ""
                 candidates.append(Candidate(r.id, r.phase, "not-reached", f"never ran{why_stop}"))
@@ -440,6 +444,21 @@ def why_not(result: EngineResult, path: str, value: Any) -> WhyNot:
         path, target, final, _eq(final, target), tuple(candidates),
         result.initial[path], result.initial_provenance.get(path, Provenance(Source.DEFAULT)),
     )
+
+
+def _group_decided(book: Rulebook, debug: EngineResult, r: Rule) -> str | None:
+    """Why a member of a group statement was not tried: its gate was false, or an earlier member decided."""
+    group = book.groups[r.group or ""]
+    members = group.members
+    decided = [e for e in debug.trace.events
+               if isinstance(e, (Fired, ViolationEvent)) and e.rule in members
+               and members.index(e.rule) < members.index(r.id)]
+    if decided and group.kind == "first_match":
+        return f"not tried: {decided[-1].rule} decided first (first_match group {group.id})"
+    gate = [e for e in debug.trace.events if isinstance(e, Evaluated) and e.rule == group.id]
+    if gate:
+        return f"not tried: the gate of group {group.id} was false ({', '.join(gate[-1].reads) or 'no reads'})"
+    return None
 
 
 def _eq(a: Any, b: Any) -> bool:

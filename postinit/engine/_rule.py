@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import inspect
 import re
+import string
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias, TypeVar
@@ -18,15 +19,24 @@ from postinit.errors import RuleDeclarationError
 
 __all__ = [
     "RULE_ATTR",
+    "Decided",
+    "Decision",
+    "Group",
+    "GroupKind",
     "Kind",
     "Level",
+    "Matched",
     "Outcome",
     "Rule",
     "RuleFn",
     "RuleResult",
     "Violation",
+    "all_of",
+    "decide",
+    "first_match",
     "rule",
     "rule_of",
+    "sequence",
 ]
 
 RULE_ATTR = "__postinit_rule__"
@@ -57,11 +67,24 @@ class Level(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What a rule returns when it needs a run-time message or a change-free warning."""
+    """What a rule returns when it logs: its header's message (filled in), or a message of its own.
+
+    A plain mapping of changes logs the header's ``message=`` only when something changed.
+    :meth:`log` logs it whatever changed (vLLM logs before it assigns), formatted with the
+    given values: ``message="... (found {n})"`` and ``Outcome.log({...}, n=n)``. ``message``
+    is for text the header cannot hold (several lines chosen at run time).
+    """
 
     changes: Mapping[str, Any] = field(default_factory=dict)
     message: str | None = None
     level: Level | str | None = None
+    args: Mapping[str, Any] | None = None
+    """Values for the header's message template; given (even empty), the message is logged."""
+
+    @classmethod
+    def log(cls, changes: Mapping[str, Any] | None = None, /, **args: Any) -> Outcome:
+        """Log the rule's header message, formatted with ``args``, and make ``changes`` (if any)."""
+        return cls(changes if changes is not None else {}, args=args)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +95,14 @@ class Violation:
     hint: str | None = None
     error: str = "ValueError"
     """The exception type vLLM raises at this point (``AssertionError``, ``ValueError`` ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Matched:
+    """What a group statement returns: the members that decided, each with its result, in order."""
+
+    results: tuple[tuple[Any, Any], ...]
+    """``(compiled member, its result)`` pairs (the engine records each under the member's id)."""
 
 
 RuleResult: TypeAlias = Mapping[str, Any] | Outcome | Violation | None
@@ -100,6 +131,8 @@ class Rule:
     location: str = ""
     stage: str | None = None
     """Where the modelled system raises this rule's violation (a rulebook may fill it; see ``ViolationEvent``)."""
+    group: str | None = None
+    """The ``first_match`` / ``all_of`` group the rule is a member of (the rulebook fills it)."""
 
     def __call__(self, view: Mapping[str, Any]) -> RuleResult:
         return self.fn(view)
@@ -108,6 +141,18 @@ class Rule:
     def reason(self) -> str:
         """The first sentence of the docstring: why vLLM makes this decision."""
         return self.doc.strip().split("\n\n", 1)[0].replace("\n", " ") if self.doc else self.title
+
+
+def plain_message(message: str) -> str:
+    """What a rule logs when it returns a plain mapping: its header message, unless that is a template.
+
+    A template (``"... (found {n})"``) needs its values, which only :meth:`Outcome.log` gives.
+    """
+    try:
+        fields = [f for _, f, _, _ in string.Formatter().parse(message) if f is not None]
+    except ValueError:
+        return message
+    return "" if fields else message
 
 
 def _location(fn: Callable[..., Any]) -> str:
@@ -224,3 +269,217 @@ def rule_of(obj: Any) -> Rule | None:
         return obj
     found = getattr(obj, RULE_ATTR, None)
     return found if isinstance(found, Rule) else None
+
+
+# --------------------------------------------------------------------------- groups
+
+
+class GroupKind(enum.StrEnum):
+    """How a group's members run (see :class:`Group`)."""
+
+    FIRST_MATCH = "first_match"
+    """One statement, ``if / elif``: members tried in order, the first that returns something is the result."""
+    ALL_OF = "all_of"
+    """One statement under a gate: every member decides on the state the gate saw, in order."""
+    SEQUENCE = "sequence"
+    """Statements in declared order (each its own rule); later members never reorder before earlier ones."""
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Rules declared together, as the modelled code writes them together.
+
+    A ``first_match`` group is vLLM's ``if / elif`` chain and an ``all_of`` group its block of
+    ``if``s under one gate: the engine runs either as *one* statement (one position in its
+    phase; the members are tried in declared order on the same state, and each result is
+    recorded under the member's own id). ``when`` is the gate: tested once, before any member,
+    on the state the statement starts from — so a member may change what the gate read
+    without re-deciding it. A ``sequence`` only orders its members (rules or unit groups) as
+    declared: it replaces ``after=`` edges from each to the next, and a later member writing
+    what an earlier one read is part of the declared order, not a cycle.
+    """
+
+    id: str
+    kind: GroupKind
+    members: tuple[str, ...]
+    """Member rule ids (for a sequence: rule or group ids), in declared order."""
+    title: str
+    rules: tuple[Rule, ...] = ()
+    """The member rules given as functions or rules (collected with the group)."""
+    when: Callable[[Mapping[str, Any]], Any] | None = None
+    when_reads: tuple[str, ...] = ()
+    source: str = ""
+    doc: str = ""
+    location: str = ""
+
+    @property
+    def is_unit(self) -> bool:
+        """Whether the engine runs the group as one statement (``first_match``, ``all_of``)."""
+        return self.kind is not GroupKind.SEQUENCE
+
+
+def _group(kind: GroupKind, id: str, members: tuple[Any, ...], title: str, source: str,
+           when: Callable[[Mapping[str, Any]], Any] | None, reads: Iterable[str] | str) -> Group:
+    if not isinstance(id, str) or not _ID.match(id):
+        raise RuleDeclarationError(f"group id {id!r} must match {_ID.pattern}", rule=str(id))
+    if not title:
+        raise RuleDeclarationError(f"group '{id}' has no title", rule=id)
+    ids: list[str] = []
+    rules: list[Rule] = []
+    for m in members:
+        r = rule_of(m)
+        if r is not None:
+            ids.append(r.id)
+            rules.append(r)
+        elif isinstance(m, Group):
+            if kind is not GroupKind.SEQUENCE:
+                raise RuleDeclarationError(f"group '{id}': only a sequence may hold a group ('{m.id}')", rule=id)
+            ids.append(m.id)
+        elif isinstance(m, str):
+            ids.append(m)
+        else:
+            raise RuleDeclarationError(f"group '{id}': {m!r} is not a rule, a group or an id", rule=id)
+    if len(ids) < 2:
+        raise RuleDeclarationError(f"group '{id}' needs two members or more, got {ids}", rule=id)
+    if len(set(ids)) != len(ids):
+        raise RuleDeclarationError(f"group '{id}' lists a member twice: {ids}", rule=id)
+    when_reads = _paths(reads, "reads", id) if when is not None else ()
+    if when is not None and not when_reads:
+        raise RuleDeclarationError(f"group '{id}': a gate (when=) must declare the paths it reads", rule=id)
+    if when is None and tuple(reads):
+        raise RuleDeclarationError(f"group '{id}': reads= declares a gate's reads; give when= too", rule=id)
+    doc = (inspect.getdoc(when) or "") if when is not None else ""
+    return Group(id, kind, tuple(ids), title, tuple(rules), when, when_reads, source, doc,
+                 _location(when) if when is not None else "")
+
+
+def first_match(id: str, *members: Any, title: str, source: str = "",
+                when: Callable[[Mapping[str, Any]], Any] | None = None, reads: Iterable[str] | str = ()) -> Group:
+    """vLLM's ``if / elif`` chain: the members are tried in order and at most one fires.
+
+    The first member that returns anything (changes, a message or a violation) is the
+    statement's result; the others are not tried. ``when`` (with the ``reads`` it looks at)
+    guards the whole chain, evaluated once.
+    """
+    return _group(GroupKind.FIRST_MATCH, id, members, title, source, when, reads)
+
+
+def all_of(id: str, *members: Any, title: str, source: str = "",
+           when: Callable[[Mapping[str, Any]], Any] | None = None, reads: Iterable[str] | str = ()) -> Group:
+    """vLLM's block of ``if``s under one gate: every member decides on the state the gate saw.
+
+    ``when`` is tested once; the members then run in declared order on that one state (the
+    rulebook refuses a member reading what an earlier member writes: sequential code would see
+    the new value), and every result is recorded.
+    """
+    return _group(GroupKind.ALL_OF, id, members, title, source, when, reads)
+
+
+def sequence(id: str, *members: Any, title: str, source: str = "") -> Group:
+    """Statements in declared order: each member runs after the one before it (an ``after=`` chain, declared once)."""
+    return _group(GroupKind.SEQUENCE, id, members, title, source, None, ())
+
+
+def group_of(obj: Any) -> Group | None:
+    """``obj`` if it is a :class:`Group`."""
+    return obj if isinstance(obj, Group) else None
+
+
+# --------------------------------------------------------------------------- deciding one statement
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """What one rule decided on a state: what the engine would record for it (see :func:`decide`)."""
+
+    rule: str
+    changes: Mapping[str, Any]
+    """The values it sets that differ from the state's."""
+    message: str | None
+    """The message the engine would log (the header's, filled in, or the rule's own)."""
+    level: str
+    violation: Violation | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What a rule or a group statement decides on one state, member by member."""
+
+    decided: tuple[Decided, ...]
+
+    @property
+    def changes(self) -> dict[str, Any]:
+        """Every change, later members over earlier ones."""
+        out: dict[str, Any] = {}
+        for d in self.decided:
+            out.update(d.changes)
+        return out
+
+    @property
+    def messages(self) -> list[str]:
+        return [d.message for d in self.decided if d.message is not None]
+
+    @property
+    def violation(self) -> Violation | None:
+        return next((d.violation for d in self.decided if d.violation is not None), None)
+
+    @property
+    def rules(self) -> list[str]:
+        """The rules that decided something (changed a value, logged or raised)."""
+        return [d.rule for d in self.decided]
+
+    def __bool__(self) -> bool:
+        return bool(self.decided)
+
+
+def decide(target: Any, state: Mapping[str, Any]) -> Decision:
+    """What a rule (or a ``first_match`` / ``all_of`` group) decides on ``state``, as the engine records it.
+
+    For testing rules without a rulebook: the gate and the members run as the engine runs
+    them, and each message is the one the engine would log. Changes equal to the state's
+    values are left out (and a plain mapping that changes nothing logs nothing).
+    """
+    if isinstance(target, Group):
+        if target.kind is GroupKind.SEQUENCE:
+            raise RuleDeclarationError(f"group '{target.id}' is a sequence: decide its members one by one")
+        if target.when is not None and not target.when(state):
+            return Decision(())
+        found: list[Decided] = []
+        for member in target.rules:
+            got = _decided(member, member.fn(state), state)
+            if got is None:
+                continue
+            found.append(got)
+            if target.kind is GroupKind.FIRST_MATCH or got.violation is not None:
+                break
+        return Decision(tuple(found))
+    r = rule_of(target)
+    if r is None:
+        raise RuleDeclarationError(f"{target!r} is neither a rule nor a group")
+    got = _decided(r, r.fn(state), state)
+    return Decision((got,) if got is not None else ())
+
+
+def _decided(r: Rule, out: Any, state: Mapping[str, Any]) -> Decided | None:
+    if out is None:
+        return None
+    if isinstance(out, Violation):
+        return Decided(r.id, {}, None, r.level.value, out)
+    message = None
+    level = r.level.value
+    if isinstance(out, Outcome):
+        changes = out.changes
+        message = out.message
+        if message is None and out.args is not None:
+            message = r.message.format_map(out.args)
+        level = Level(out.level).value if out.level is not None else level
+        explicit = out.message is not None or out.args is not None
+    else:
+        changes, explicit = out, False
+    made = {p: v for p, v in changes.items()
+            if not (state[p] is v or (type(state[p]) is type(v) and state[p] == v))}
+    if not made and not explicit:
+        return None
+    if message is None and made:
+        message = plain_message(r.message) or None
+    return Decided(r.id, made, message, level)

@@ -9,7 +9,9 @@ orders an earlier process compiled (and checked) for exactly the same headers (s
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
+import itertools
 import json
 import os
 import types
@@ -17,9 +19,19 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from postinit.engine._rule import Kind, Rule, RuleFn, rule_of
+from postinit.engine._rule import (
+    Group,
+    GroupKind,
+    Kind,
+    Matched,
+    Rule,
+    RuleFn,
+    Violation,
+    plain_message,
+    rule_of,
+)
 from postinit.errors import (
     CycleError,
     RuleDeclarationError,
@@ -71,6 +83,9 @@ class CompiledRule:
     kind: str = field(init=False, repr=False, compare=False)
     level: str = field(init=False, repr=False, compare=False)
     message: str = field(init=False, repr=False, compare=False)
+    """The header's message (a template :meth:`Outcome.log` fills)."""
+    plain: str = field(init=False, repr=False, compare=False)
+    """What a plain mapping result logs: the header's message, or nothing when it is a template."""
     read_order: tuple[str, ...] = field(init=False, repr=False, compare=False)
     """The declared reads, in declaration order (trace ``reads`` dicts keep it)."""
     pure_reads: tuple[str, ...] = field(init=False, repr=False, compare=False)
@@ -81,16 +96,25 @@ class CompiledRule:
     """The pure reads some rule of a later phase writes: only these can become stale reads."""
     stale_writes: frozenset[str] = field(init=False, repr=False, compare=False)
     """The writes some rule of an earlier phase reads (pure): only these can make a stale read."""
+    members: tuple[CompiledRule, ...] = field(default=(), repr=False, compare=False)
+    """For a group statement (``first_match`` / ``all_of``): its members, in declared order."""
+    ids: frozenset[str] = field(init=False, repr=False, compare=False)
+    """The rule ids whose results this entry records: its own, or its members'."""
+    by_id: Mapping[str, CompiledRule] = field(init=False, repr=False, compare=False)
+    """``ids`` -> the compiled rule that records under it."""
 
     def __post_init__(self) -> None:
         r = self.rule
         set_ = object.__setattr__
+        set_(self, "ids", frozenset([r.id, *(m.id for m in self.members)]))
+        set_(self, "by_id", {r.id: self, **{m.id: m for m in self.members}})
         set_(self, "fn", r.fn)
         set_(self, "id", r.id)
         set_(self, "phase", r.phase)
         set_(self, "kind", r.kind.value)
         set_(self, "level", r.level.value)
         set_(self, "message", r.message)
+        set_(self, "plain", plain_message(r.message))
         set_(self, "read_order", tuple(r.reads))
         set_(self, "pure_reads", tuple(p for p in r.reads if p not in self.writes))
         set_(self, "wake", {p: ((), ()) for p in r.writes})
@@ -100,6 +124,8 @@ class CompiledRule:
 
     def _narrow_stale(self, last_writer: Mapping[str, int], first_reader: Mapping[str, int]) -> None:
         # a stale read needs a reader in an earlier phase than the writer: log only what can go stale
+        for m in self.members:
+            m._narrow_stale(last_writer, first_reader)
         idx = self.phase_idx
         set_ = object.__setattr__
         set_(self, "stale_log", tuple(p for p in self.pure_reads if last_writer.get(p, -1) > idx))
@@ -126,8 +152,46 @@ def _digest(key: str, order: Any) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
+def _suggest(name: str, known: Iterable[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" Did you mean '{close[0]}'?" if close else ""
+
+
 def _where(r: Rule) -> str:
     return f"{r.id} ({r.location})" if r.location else r.id
+
+
+def _dispatcher(g: Group, members: tuple[CompiledRule, ...]) -> RuleFn:
+    """The function of a group statement: its gate, then its members in declared order."""
+    when = g.when
+    pairs = tuple((m, m.fn) for m in members)
+    if g.kind is GroupKind.FIRST_MATCH:
+        def first_match(view: Mapping[str, Any]) -> Matched | None:
+            if when is not None and not when(view):
+                return None
+            for m, fn in pairs:
+                out = fn(view)
+                if out is not None:
+                    return Matched(((m, out),))
+            return None
+
+        return cast(RuleFn, first_match)
+
+    def all_of(view: Mapping[str, Any]) -> Matched | None:
+        if when is not None and not when(view):
+            return None
+        found = []
+        for m, fn in pairs:
+            out = fn(view)
+            if out is not None:
+                found.append((m, out))
+                if type(out) is Violation or isinstance(out, Violation):
+                    break  # vLLM raises here: the later members never run
+        return Matched(tuple(found)) if found else None
+
+    return cast(RuleFn, all_of)
 
 
 class Rulebook:
@@ -148,12 +212,13 @@ class Rulebook:
 
     def __init__(
         self,
-        rules: Iterable[Rule | Callable[..., Any]],
+        rules: Iterable[Rule | Group | Callable[..., Any]],
         *,
         paths: PathSpace,
         phases: Sequence[str],
         name: str = "rulebook",
         cache: bool = False,
+        groups: Iterable[Group] = (),
     ) -> None:
         self.name = name
         self.cache = cache
@@ -162,16 +227,37 @@ class Rulebook:
         if len(set(self.phases)) != len(self.phases):
             raise RuleDeclarationError(f"rulebook '{name}': phases repeat: {list(self.phases)}")
         collected: dict[str, Rule] = {}
-        for obj in rules:
-            r = rule_of(obj)
-            if r is None:
-                raise RuleDeclarationError(f"{obj!r} is not a rule (decorate it with @rule)")
-            if r.id in collected and collected[r.id] is not r:
+        found_groups: dict[str, Group] = {}
+
+        def add(r: Rule) -> None:
+            if r.id in collected and collected[r.id] is not r and collected[r.id].fn is not r.fn:
                 raise RuleDeclarationError(
                     f"rule id '{r.id}' is declared twice: {_where(collected[r.id])} and {_where(r)}", rule=r.id
                 )
-            collected[r.id] = r
-        self.rules: dict[str, Rule] = dict(sorted(collected.items()))
+            collected.setdefault(r.id, r)
+
+        for obj in [*rules, *groups]:
+            if isinstance(obj, Group):
+                if obj.id in found_groups and found_groups[obj.id] is not obj:
+                    raise RuleDeclarationError(f"group id '{obj.id}' is declared twice", rule=obj.id)
+                found_groups[obj.id] = obj
+                for member in obj.rules:
+                    add(member)
+                continue
+            found = rule_of(obj)
+            if found is None:
+                raise RuleDeclarationError(f"{obj!r} is not a rule (decorate it with @rule)")
+            add(found)
+        self.groups: dict[str, Group] = dict(sorted(found_groups.items()))
+        """Every group by id (``first_match`` / ``all_of`` statements and ``sequence``s)."""
+        self.unit_of: dict[str, str] = {}
+        """Member rule id -> the ``first_match`` / ``all_of`` group it belongs to."""
+        self._check_groups(collected)
+        self.rules: dict[str, Rule] = {
+            rid: (r if rid not in self.unit_of or r.group == self.unit_of[rid]
+                  else dataclasses.replace(r, group=self.unit_of[rid]))
+            for rid, r in sorted(collected.items())
+        }
         self._check_declarations()
         self._graph: nx.DiGraph | None = None
         self._order_key: str | None = None
@@ -208,13 +294,20 @@ class Rulebook:
         cache: bool = False,
     ) -> Rulebook:
         """Collect every function marked with ``@rule`` in ``modules`` (plus ``extra``)."""
-        found: list[Rule] = []
+        found: list[Rule | Group] = []
         for module in modules:
             for value in vars(module).values():
                 r = rule_of(value)
                 if r is not None:
                     found.append(r)
-        found.extend(r for r in map(rule_of, extra) if r is not None)
+                elif isinstance(value, Group):
+                    found.append(value)
+        for x in extra:
+            r = rule_of(x)
+            if r is not None:
+                found.append(r)
+            elif isinstance(x, Group):
+                found.append(x)
         return cls(found, paths=paths, phases=phases, name=name, cache=cache)
 
     def with_rules(self, *rules: Rule | Callable[..., Any], replace: bool = False) -> Rulebook:
@@ -225,15 +318,32 @@ class Rulebook:
             if clash:
                 raise RuleDeclarationError(f"rule ids already in '{self.name}': {clash}; pass replace=True", rule=clash[0])
         merged = {**self.rules, **new}
-        return Rulebook(merged.values(), paths=self.paths, phases=self.phases, name=self.name)
+        return Rulebook(merged.values(), paths=self.paths, phases=self.phases, name=self.name,
+                        groups=self.groups.values())
+
+    def rebuilt(self, rules: Iterable[Rule], *, phases: Sequence[str] | None = None,
+                name: str | None = None) -> Rulebook:
+        """A rulebook of ``rules`` (in any order) over this path space, with this one's groups.
+
+        A ``first_match`` / ``all_of`` group is kept when all its members are; a sequence keeps
+        the members that remain (and dissolves below two).
+        """
+        kept = {r.id: r for r in rules}
+        units = {g.id: g for g in self.groups.values() if g.is_unit and set(g.members) <= kept.keys()}
+        groups: list[Group] = list(units.values())
+        for g in self.groups.values():
+            if not g.is_unit:
+                members = tuple(m for m in g.members if m in kept or m in units)
+                if len(members) >= 2:
+                    groups.append(dataclasses.replace(g, members=members, rules=()))
+        return Rulebook(kept.values(), paths=self.paths, phases=phases if phases is not None else self.phases,
+                        name=name or self.name, groups=groups)
 
     def without(self, *ids: str) -> Rulebook:
         """A new rulebook without the rules ``ids`` (and without ``after`` references to them)."""
         missing = sorted(set(ids) - set(self.rules))
         if missing:
             raise RuleDeclarationError(f"no rules {missing} in '{self.name}'", rule=missing[0])
-        import dataclasses
-
         kept = []
         for r in self.rules.values():
             if r.id in ids:
@@ -244,10 +354,84 @@ class Rulebook:
                     after=tuple(a for a in r.after if a not in ids),
                     feedback=tuple(a for a in r.feedback if a not in ids),
                 )
-            kept.append(r)
-        return Rulebook(kept, paths=self.paths, phases=self.phases, name=self.name)
+            kept.append(dataclasses.replace(r, group=None) if r.group is not None else r)
+        # a group keeps its other members (and dissolves when fewer than two are left)
+        groups: list[Group] = []
+        gone = set(ids)
+        for g in self.groups.values():
+            members = tuple(m for m in g.members if m not in gone)
+            if len(members) < 2:
+                gone.add(g.id)
+                continue
+            groups.append(dataclasses.replace(g, members=members, rules=()))
+        groups = [dataclasses.replace(g, members=tuple(m for m in g.members if m not in gone)) for g in groups]
+        return Rulebook(kept, paths=self.paths, phases=self.phases, name=self.name,
+                        groups=[g for g in groups if len(g.members) >= 2])
 
     # -- static checks ----------------------------------------------------------------
+
+    def _check_groups(self, rules: Mapping[str, Rule]) -> None:
+        """Members exist, share their group's phase and belong to one statement and one sequence;
+        an ``all_of`` member reads nothing another member writes; a gate reads known paths."""
+        in_sequence: dict[str, str] = {}
+        for g in self.groups.values():
+            if g.id in rules:
+                raise RuleDeclarationError(f"group id '{g.id}' is also a rule id", rule=g.id)
+            for m in g.members:
+                if (g.is_unit or m not in self.groups) and m not in rules:
+                    raise RuleDeclarationError(
+                        f"group '{g.id}' names unknown rule '{m}'.{_suggest(m, rules)}", rule=g.id, value=m)
+                if g.is_unit:
+                    if m in self.unit_of:
+                        raise RuleDeclarationError(
+                            f"rule '{m}' is a member of two groups: '{self.unit_of[m]}' and '{g.id}'", rule=m)
+                    self.unit_of[m] = g.id
+                else:
+                    if m in in_sequence:
+                        raise RuleDeclarationError(
+                            f"'{m}' is in two sequences: '{in_sequence[m]}' and '{g.id}'", rule=m)
+                    in_sequence[m] = g.id
+        self.sequence_of = in_sequence
+        """Member (rule or group id) -> the sequence it is declared in."""
+        for g in self.groups.values():
+            phases = {rules[r].phase for r in self.member_rules(g.id)}
+            if len(phases) != 1:
+                raise RuleDeclarationError(
+                    f"group '{g.id}' spans phases {sorted(phases)}; a group is statements of one phase", rule=g.id)
+            for p in g.when_reads:
+                if p not in self.paths:
+                    raise UnknownPathError(f"group '{g.id}' gate reads unknown path '{p}'.{self.paths.suggest(p)}",
+                                           rule=g.id, path=p)
+            if g.kind is GroupKind.ALL_OF:
+                # every member sees the state the statement started from: a member reading what an
+                # earlier member writes would see the old value, where sequential code sees the new one
+                for i, b in enumerate(g.members):
+                    for a in g.members[i + 1:]:
+                        clash = set(rules[a].reads) & set(rules[b].writes)
+                        if clash:
+                            raise RuleDeclarationError(
+                                f"group '{g.id}': member '{a}' reads {sorted(clash)}, which the earlier member "
+                                f"'{b}' writes; all_of members decide on the same state — make them a sequence",
+                                rule=a)
+        for m in in_sequence:
+            if m in self.groups and not self.groups[m].is_unit:
+                raise RuleDeclarationError(f"sequence '{in_sequence[m]}' holds sequence '{m}'; list its members",
+                                           rule=m)
+            if m in self.unit_of:
+                raise RuleDeclarationError(
+                    f"sequence '{in_sequence[m]}' names '{m}', a member of '{self.unit_of[m]}'; name the group",
+                    rule=m)
+
+    def member_rules(self, group_id: str) -> tuple[str, ...]:
+        """The rule ids of a group, with a sequence's unit members expanded, in declared order."""
+        out: list[str] = []
+        for m in self.groups[group_id].members:
+            out.extend(self.member_rules(m) if m in self.groups else (m,))
+        return tuple(out)
+
+    def _rep(self, rule_id: str) -> str:
+        """The statement a rule is part of: its ``first_match`` / ``all_of`` group, or itself."""
+        return self.unit_of.get(rule_id, rule_id)
 
     def _check_declarations(self) -> None:
         for r in self.rules.values():
@@ -264,13 +448,14 @@ class Rulebook:
                         )
             for what, ids in (("after", r.after), ("feedback", r.feedback)):
                 for other in ids:
-                    if other not in self.rules:
+                    if other not in self.rules and not (what == "after" and other in self.groups):
                         raise RuleDeclarationError(
                             f"rule {_where(r)}: {what} names unknown rule '{other}'", rule=r.id, value=other
                         )
-                    if self.rules[other].phase != r.phase:
+                    phase = self.rules[self.member_rules(other)[0] if other in self.groups else other].phase
+                    if phase != r.phase:
                         raise RuleDeclarationError(
-                            f"rule {_where(r)}: {what} '{other}' is in phase '{self.rules[other].phase}', "
+                            f"rule {_where(r)}: {what} '{other}' is in phase '{phase}', "
                             f"not '{r.phase}'; phases already order rules", rule=r.id, value=other,
                         )
 
@@ -293,12 +478,16 @@ class Rulebook:
             for p in r.reads:
                 if p not in r.writes:
                     readers[p].append(r)
+        unit_of = self.unit_of
+        rank = self._sequence_rank()
         for w in self.rules.values():
             for p in w.writes:
                 for rd in readers.get(p, ()):
-                    if rd.id == w.id:
-                        continue
-                    feedback = w.id in rd.feedback
+                    if rd.id == w.id or (w.id in unit_of and unit_of[w.id] == unit_of.get(rd.id)):
+                        continue  # within one statement, members decide on the same state
+                    # a later statement of a sequence writing what an earlier one read: the declared order
+                    back = self._declared_before(rd.id, w.id, rank)
+                    feedback = w.id in rd.feedback or back
                     cross = rd.phase != w.phase
                     if g.has_edge(w.id, rd.id):
                         g.edges[w.id, rd.id]["paths"].add(p)
@@ -306,11 +495,39 @@ class Rulebook:
                         g.add_edge(w.id, rd.id, paths={p}, kind="feedback" if feedback else "data", cross_phase=cross)
         for r in self.rules.values():
             for a in r.after:
-                if g.has_edge(a, r.id):
-                    g.edges[a, r.id]["after"] = True
-                else:
-                    g.add_edge(a, r.id, paths=set(), kind="after", cross_phase=False, after=True)
+                for a_id in (self.member_rules(a) if a in self.groups else (a,)):
+                    self._order_edge(g, a_id, r.id, "after")
+        for grp in self.groups.values():
+            members = grp.members
+            for prev, nxt in itertools.pairwise(members):
+                last = self.member_rules(prev)[-1] if prev in self.groups else prev
+                first = self.member_rules(nxt)[0] if nxt in self.groups else nxt
+                self._order_edge(g, last, first, "group" if grp.is_unit else "sequence")
         return g
+
+    @staticmethod
+    def _order_edge(g: nx.DiGraph, a: str, b: str, kind: str) -> None:
+        if g.has_edge(a, b):
+            g.edges[a, b]["after"] = True
+        else:
+            g.add_edge(a, b, paths=set(), kind=kind, cross_phase=False, after=True)
+
+    def _sequence_rank(self) -> dict[str, tuple[str, int]]:
+        """Rule id -> (its sequence, its element's index there), for rules declared in a sequence."""
+        rank: dict[str, tuple[str, int]] = {}
+        for grp in self.groups.values():
+            if grp.is_unit:
+                continue
+            for i, m in enumerate(grp.members):
+                for rid in (self.member_rules(m) if m in self.groups else (m,)):
+                    rank[rid] = (grp.id, i)
+        return rank
+
+    @staticmethod
+    def _declared_before(a: str, b: str, rank: Mapping[str, tuple[str, int]]) -> bool:
+        """``a`` comes before ``b`` in one sequence."""
+        ra, rb = rank.get(a), rank.get(b)
+        return ra is not None and rb is not None and ra[0] == rb[0] and ra[1] < rb[1]
 
     def phase_graph(self, phase: str, *, ordering: bool = True) -> nx.DiGraph:
         """The subgraph of one phase; with ``ordering``, without feedback edges."""
@@ -324,14 +541,36 @@ class Rulebook:
             (u, v, d) for u, v, d in sub.edges(data=True) if d.get("kind") != "feedback" or d.get("after")
         ) if sub.number_of_edges() else nx.DiGraph(sub)
 
+    def statement_graph(self, phase: str) -> nx.DiGraph:
+        """The phase's ordering graph with each ``first_match`` / ``all_of`` group as one node (one statement)."""
+        import networkx as nx
+
+        g = self.phase_graph(phase)
+        g.add_nodes_from(r.id for r in self.rules.values() if r.phase == phase)
+        if not self.unit_of:
+            return g
+        rep = self._rep
+        q = nx.DiGraph()
+        q.add_nodes_from(dict.fromkeys(rep(n) for n in g.nodes))
+        for u, v, d in g.edges(data=True):
+            a, b = rep(u), rep(v)
+            if a == b:
+                continue
+            if q.has_edge(a, b):
+                q.edges[a, b]["paths"] = q.edges[a, b]["paths"] | d.get("paths", set())
+            else:
+                q.add_edge(a, b, **{**d, "paths": set(d.get("paths", set()))})
+        return q
+
     def _compile_orders(self) -> None:
         import networkx as nx
 
         for phase in self.phases:
-            g = self.phase_graph(phase)
-            g.add_nodes_from(r.id for r in self.rules.values() if r.phase == phase)
+            g = self.statement_graph(phase)
             try:
-                order = tuple(nx.lexicographical_topological_sort(g, key=str))
+                statements = nx.lexicographical_topological_sort(g, key=str)
+                order = tuple(rid for st in statements
+                              for rid in (self.groups[st].members if st in self.groups else (st,)))
             except nx.NetworkXUnfeasible:
                 cycle = nx.find_cycle(g)
                 ids = [u for u, _ in cycle] + [cycle[0][0]]
@@ -356,14 +595,19 @@ class Rulebook:
             shared = {p: ws for p, ws in writers.items() if len(ws) > 1}
             if not shared:
                 continue
-            g = self.phase_graph(phase)
+            g = self.statement_graph(phase)
+            rep = self._rep
             descendants: dict[str, set[str]] = {}
             for p, ws in sorted(shared.items()):
                 for i, a in enumerate(ws):
-                    da = descendants.setdefault(a, nx.descendants(g, a) if a in g else set())
+                    sa = rep(a)
+                    da = descendants.setdefault(sa, nx.descendants(g, sa) if sa in g else set())
                     for b in ws[i + 1:]:
-                        db = descendants.setdefault(b, nx.descendants(g, b) if b in g else set())
-                        if b not in da and a not in db:
+                        sb = rep(b)
+                        if sa == sb:
+                            continue  # one statement: its members are tried in declared order
+                        db = descendants.setdefault(sb, nx.descendants(g, sb) if sb in g else set())
+                        if sb not in da and sa not in db:
                             ra, rb = self.rules[a], self.rules[b]
                             raise UnorderedWritersError(
                                 f"rules {_where(ra)} and {_where(rb)} both write '{p}' in phase '{phase}' "
@@ -391,6 +635,7 @@ class Rulebook:
             "rules": [
                 (r.id, r.phase, r.reads, r.writes, r.after, r.feedback) for r in self.rules.values()
             ],
+            "groups": [(g.id, g.kind.value, g.members, g.when_reads) for g in self.groups.values()],
             "paths": sorted(self.paths.paths),
         }
         self._order_key = hashlib.sha256(json.dumps(head, separators=(",", ":")).encode()).hexdigest()
@@ -448,19 +693,27 @@ class Rulebook:
 
     def _compile_runtime(self) -> None:
         phase_idx = {p: i for i, p in enumerate(self.phases)}
-        glob: list[CompiledRule] = []
         for phase in self.phases:
-            compiled = []
+            compiled: list[CompiledRule] = []
             readers: dict[str, list[int]] = defaultdict(list)
             writers: dict[str, list[int]] = defaultdict(list)
-            for pos, rid in enumerate(self.order[phase]):
-                r = self.rules[rid]
-                compiled.append(CompiledRule(
-                    r, pos, phase_idx[phase], frozenset(r.reads), frozenset(r.writes), r.kind is Kind.CHECK,
-                ))
-                for p in r.reads:
+            seen_units: set[str] = set()
+            for rid in self.order[phase]:
+                unit = self.unit_of.get(rid)
+                if unit in seen_units:
+                    continue
+                pos = len(compiled)
+                if unit is not None:
+                    seen_units.add(unit)
+                    c = self._unit(self.groups[unit], pos, phase_idx[phase])
+                else:
+                    r = self.rules[rid]
+                    c = CompiledRule(r, pos, phase_idx[phase], frozenset(r.reads), frozenset(r.writes),
+                                     r.kind is Kind.CHECK)
+                compiled.append(c)
+                for p in c.rule.reads:
                     readers[p].append(pos)
-                for p in r.writes:
+                for p in c.rule.writes:
                     writers[p].append(pos)
             for c in compiled:
                 c._wire(readers, writers)
@@ -478,11 +731,15 @@ class Rulebook:
         for phase in self.phases:
             for c in self.compiled[phase]:
                 c._narrow_stale(last_writer, first_reader)
+        glob: list[CompiledRule] = []
         greaders: dict[str, list[int]] = defaultdict(list)
         gwriters: dict[str, list[int]] = defaultdict(list)
         for phase in self.phases:
             for c in self.compiled[phase]:
-                gc = CompiledRule(c.rule, len(glob), c.phase_idx, c.reads, c.writes, c.is_check)
+                if c.members:
+                    gc = self._unit(self.groups[c.id], len(glob), c.phase_idx)
+                else:
+                    gc = CompiledRule(c.rule, len(glob), c.phase_idx, c.reads, c.writes, c.is_check)
                 glob.append(gc)
                 for p in c.rule.reads:
                     greaders[p].append(gc.pos)
@@ -493,6 +750,22 @@ class Rulebook:
         self.global_order = tuple(glob)
         self.global_readers = {p: tuple(v) for p, v in greaders.items()}
         self.global_writers = {p: tuple(v) for p, v in gwriters.items() if len(v) > 1}
+
+    def _unit(self, g: Group, pos: int, phase_idx: int) -> CompiledRule:
+        """A ``first_match`` / ``all_of`` group as one compiled statement over its compiled members."""
+        members = tuple(
+            CompiledRule(r, pos, phase_idx, frozenset(r.reads), frozenset(r.writes), r.kind is Kind.CHECK)
+            for r in (self.rules[m] for m in g.members)
+        )
+        reads = tuple(dict.fromkeys([*g.when_reads, *(p for m in members for p in m.rule.reads)]))
+        writes = tuple(dict.fromkeys(p for m in members for p in m.rule.writes))
+        checks = all(m.is_check for m in members)
+        kind = Kind.CHECK if checks else next(m.rule.kind for m in members if not m.is_check)
+        fn = _dispatcher(g, members)
+        head = members[0].rule
+        statement = Rule(id=g.id, fn=fn, title=g.title, phase=head.phase, kind=kind, reads=reads, writes=writes,
+                         source=g.source, doc=g.doc, location=g.location or head.location, stage=head.stage)
+        return CompiledRule(statement, pos, phase_idx, frozenset(reads), frozenset(writes), checks, members)
 
     # -- questions ----------------------------------------------------------------
 
@@ -543,7 +816,7 @@ class Rulebook:
                 "id": r.id, "title": r.title, "phase": r.phase, "kind": r.kind.value,
                 "reads": list(r.reads), "writes": list(r.writes), "after": list(r.after),
                 "feedback": list(r.feedback), "source": r.source, "message": r.message,
-                "level": r.level.value, "reason": r.reason,
+                "level": r.level.value, "reason": r.reason, "group": r.group,
             }
             for ph in self.phases
             for r in (self.rules[rid] for rid in self.order[ph])

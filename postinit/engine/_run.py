@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from postinit.engine._paths import FrozenDict, freeze
-from postinit.engine._rule import Level, Outcome, Violation
+from postinit.engine._rule import Level, Matched, Outcome, Violation
 from postinit.engine._trace import (
     DEFAULT_PROVENANCE,
     Change,
@@ -344,11 +344,61 @@ class Run:
 
     def step(self, c: CompiledRule, phase: str) -> Iterable[str]:
         """Run one rule and record its outcome; return the paths it changed."""
+        if c.members and (self.debug or self.strict):
+            return self.step_members(c, phase)
         out, consulted = self.call(c)
         return self.record(c, out, phase, consulted)
 
+    def step_members(self, c: CompiledRule, phase: str) -> list[str]:
+        """A group statement, each member evaluated on its own (debug traces and strict mode).
+
+        The same results as the statement's function; a debug trace shows what each member
+        consulted, the members that returned nothing included, and strict mode holds each
+        member to its own declared reads.
+        """
+        group = self.book.groups[c.id]
+        first = group.kind == "first_match"
+        # what the decision consulted: the gate, and in a first_match the members tried before
+        decided_by: dict[str, None] = {}
+        if group.when is not None:
+            self.current = c
+            allowed = frozenset(group.when_reads) if self.strict else None
+            view = ConsultedView(self.state, allowed, c.id)
+            if not group.when(view):
+                if self.debug:
+                    self.events.append(Evaluated(len(self.events), c.id, phase, self._snapshot(view.consulted)))
+                return []
+            decided_by.update(view.consulted)
+        found: list[tuple[CompiledRule, Any, tuple[str, ...] | None]] = []
+        for m in c.members:
+            out, consulted = self.call(m)
+            if out is None:
+                if self.debug:
+                    self.events.append(Evaluated(len(self.events), m.id, phase, self._snapshot(consulted or ())))
+                    if first:
+                        decided_by.update(dict.fromkeys(consulted or ()))
+                continue
+            if consulted is not None:
+                consulted = tuple({**decided_by, **dict.fromkeys(consulted)})
+            found.append((m, out, consulted))
+            if first or isinstance(out, Violation):
+                break
+        changed: list[str] = []
+        for m, out, consulted in found:
+            changed += self.record(m, out, phase, consulted)
+            if self.stopped:
+                break
+        return changed
+
     def record(self, c: CompiledRule, out: Any, phase: str, consulted: tuple[str, ...] | None = None) -> list[str]:
         """Record what a rule returned: its changes, its message, or its violation. Return the changed paths."""
+        if type(out) is Matched:  # a group statement: each deciding member's result, under its own id
+            changed: list[str] = []
+            for m, result in out.results:
+                changed += self.record(m, result, phase)
+                if self.stopped:
+                    break
+            return changed
         reads_of = consulted if consulted is not None else c.read_order
         if out is None:
             if self.debug:
@@ -359,6 +409,8 @@ class Run:
             return []
         if isinstance(out, Outcome):
             changes, message, level = out.changes, out.message, out.level
+            if message is None and out.args is not None:
+                message = c.message.format_map(out.args)
         elif isinstance(out, Mapping):
             changes, message, level = out, None, None
         else:
@@ -395,7 +447,7 @@ class Run:
                 self.events.append(Evaluated(seq, c.id, phase, reads or {}))
             return []
         lvl = c.level if level is None else Level(level).value
-        self.events.append(Fired(seq, c.id, phase, c.kind, tuple(made), c.message if message is None else message,
+        self.events.append(Fired(seq, c.id, phase, c.kind, tuple(made), c.plain if message is None else message,
                                  lvl, reads))
         changed = [ch.path for ch in made]
         self.fired(c, phase, changed)
@@ -484,9 +536,10 @@ class Run:
 
     def no_fixed_point(self, order: tuple[CompiledRule, ...], runs: list[int], phase: str) -> None:
         looping = [order[k].id for k in range(len(order)) if runs[k] >= self.max_runs]
+        ids = {i for k in range(len(order)) if runs[k] >= self.max_runs for i in order[k].ids}
         flips: dict[str, list[Any]] = {}
         for ev in self.events:
-            if isinstance(ev, Fired) and ev.rule in looping:
+            if isinstance(ev, Fired) and ev.rule in ids:
                 for ch in ev.changes:
                     flips.setdefault(ch.path, [ch.old]).append(ch.new)
         shown = "; ".join(

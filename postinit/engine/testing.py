@@ -217,7 +217,7 @@ def check_registration_order(
     rules = list(book.rules.values())
     for k in range(permutations):
         shuffled = rules[::-1] if k == 0 else rng.sample(rules, len(rules))
-        other = Rulebook(shuffled, paths=book.paths, phases=book.phases, name=book.name)
+        other = book.rebuilt(shuffled)
         if other.order != book.order:
             bad = [ph for ph in book.phases if other.order[ph] != book.order[ph]]
             raise InvariantViolation(

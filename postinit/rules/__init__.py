@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from postinit.engine import PathSpace, Rule, Rulebook, rule_of
+from postinit.engine import Group, PathSpace, Rule, Rulebook, rule_of
 from postinit.errors import RuleDeclarationError, UnknownPathError
 from postinit.rules import (
     compilation,
@@ -45,7 +45,7 @@ from postinit.rules import (
 from postinit.rules.platforms import cpu, cuda, rocm
 from postinit.schema import Env, Platform, Usage, VllmConfig
 
-__all__ = ["MODULES", "PHASES", "clear_caches", "paths", "rulebook", "version_rules"]
+__all__ = ["MODULES", "PHASES", "clear_caches", "groups", "paths", "rulebook", "version_rules"]
 
 PHASES = (
     "model_config",
@@ -95,7 +95,52 @@ def rulebook(version: str = versions.DEFAULT_VERSION) -> Rulebook:
 def _rulebook(name: str) -> Rulebook:
     root = versions.get(name).parent is None
     return Rulebook(version_rules(name), paths=paths(), phases=PHASES, name="vllm" if root else f"vllm-{name}",
-                    cache=True)
+                    cache=True, groups=groups(name))
+
+
+def groups(version: str = versions.DEFAULT_VERSION) -> list[Group]:
+    """Every group (``first_match`` / ``all_of`` statement, ``sequence``) of ``version``'s rulebook.
+
+    The seed's are declared in :data:`MODULES`; a later version's are its parent's, without
+    the rules and groups its delta drops, with the groups it declares (by id) replaced or added.
+    """
+    return list(_version_groups(versions.version_name(version)))
+
+
+@functools.cache
+def _version_groups(name: str) -> tuple[Group, ...]:
+    v = versions.get(name)
+    if v.parent is None:
+        found: dict[str, Group] = {}
+        for module in MODULES:
+            for value in vars(module).values():
+                if isinstance(value, Group):
+                    found.setdefault(value.id, value)
+        return tuple(found.values())
+    delta = versions.delta(name)
+    where = v.delta_module or name
+    declared = {g.id: g for g in delta.groups}
+    parent = {g.id: g for g in _version_groups(v.parent)}
+    for gid in delta.drop_groups:
+        if gid not in parent:
+            raise RuleDeclarationError(f"{where} drops group '{gid}', which {v.parent} does not have", rule=gid)
+    gone = set(delta.drop) | set(delta.drop_groups)
+    out: dict[str, Group] = {}
+    for gid, g in parent.items():
+        if gid in delta.drop_groups:
+            continue
+        if gid in declared:
+            out[gid] = declared[gid]
+            continue
+        # members by id only: the version's rules (replacements included) come from version_rules
+        out[gid] = dataclasses.replace(g, members=tuple(m for m in g.members if m not in gone), rules=())
+    out.update((gid, g) for gid, g in declared.items() if gid not in parent)
+    while True:  # a group left with fewer than two members dissolves (and leaves the sequences holding it)
+        small = {gid for gid, g in out.items() if len(g.members) < 2}
+        if not small:
+            return tuple(out.values())
+        out = {gid: dataclasses.replace(g, members=tuple(m for m in g.members if m not in small))
+               for gid, g in out.items() if gid not in small}
 
 
 def _staged_rules() -> list[Rule]:

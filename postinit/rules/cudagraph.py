@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.engine import Outcome, RuleResult, Violation, all_of, first_match, rule, sequence
 from postinit.schema import CompilationMode, CUDAGraphMode
 
 _SRC = "vllm/config/vllm.py VllmConfig.__post_init__"
@@ -55,21 +55,18 @@ def default_mode(c: Mapping[str, Any]) -> RuleResult:
     return {_MODE: CUDAGraphMode.FULL_AND_PIECEWISE if compiled else CUDAGraphMode.NONE}
 
 
+_FORCES: dict[str, Any] = dict(phase="core", kind="override", writes=(_MODE,), level="warning",
+                               ensures=lambda c: c[_MODE] is None or not c[_MODE].has_full_cudagraphs())
+"""The header every full-graph downgrade shares."""
+
+
 @rule(
     "cudagraph.dcp-forces-piecewise",
     title="Decode context parallel forces PIECEWISE",
-    phase="core",
-    kind="override",
-    reads=(_STATIC, _MODE, "parallel_config.decode_context_parallel_size"),
-    writes=(_MODE,),
-    after=("cudagraph.default-mode",),
+    reads=("parallel_config.decode_context_parallel_size",),
     source=f"{_SRC}; ref step-12b, 13.1:O11",
-    message=(
-        "Decode context parallel (DCP) is enabled, which is incompatible with full CUDA graphs. "
-        + _PIECEWISE_TAIL
-    ),
-    level="warning",
-    ensures=lambda c: c[_MODE] is None or not c[_MODE].has_full_cudagraphs(),
+    message="Decode context parallel (DCP) is enabled, which is incompatible with full CUDA graphs. " + _PIECEWISE_TAIL,
+    **_FORCES,
 )
 def dcp_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     """Decode context parallel does not support full CUDA graphs.
@@ -77,30 +74,23 @@ def dcp_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     Applies to a mode the user set, too (with a user mode below VLLM_COMPILE
     this leads to step 19's assertion, O11).
     """
-    if _full(c) and c["parallel_config.decode_context_parallel_size"] > 1:
-        return {_MODE: CUDAGraphMode.PIECEWISE}
-    return None
+    return {_MODE: CUDAGraphMode.PIECEWISE} if c["parallel_config.decode_context_parallel_size"] > 1 else None
 
 
 @rule(
     "cudagraph.pooling-forces-piecewise",
     title="Pooling models force PIECEWISE",
-    phase="core",
-    kind="override",
-    reads=(_STATIC, _MODE, "model_config", "model_config.pooler_config"),
-    writes=(_MODE,),
-    after=("cudagraph.dcp-forces-piecewise",),
+    reads=("model_config", "model_config.pooler_config"),
     source=f"{_SRC}; ref step-12b, 13.1:O11, 13.2:I8",
     message="Pooling models do not support full cudagraphs. " + _PIECEWISE_TAIL,
-    level="warning",
-    ensures=lambda c: c[_MODE] is None or not c[_MODE].has_full_cudagraphs(),
+    **_FORCES,
 )
 def pooling_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     """Pooling models do not support full CUDA graphs.
 
     vLLM tests ``pooler_config is not None``, not the runner type (I8).
     """
-    if _full(c) and c["model_config"] is not None and c["model_config.pooler_config"] is not None:
+    if c["model_config"] is not None and c["model_config.pooler_config"] is not None:
         return {_MODE: CUDAGraphMode.PIECEWISE}
     return None
 
@@ -108,19 +98,14 @@ def pooling_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "cudagraph.encoder-decoder-forces-piecewise",
     title="Encoder-decoder models force PIECEWISE",
-    phase="core",
-    kind="override",
-    reads=(_STATIC, _MODE, "model_config", "model_config.is_encoder_decoder"),
-    writes=(_MODE,),
-    after=("cudagraph.pooling-forces-piecewise",),
+    reads=("model_config", "model_config.is_encoder_decoder"),
     source=f"{_SRC}; ref step-12b, 13.1:O11",
     message="Encoder-decoder models do not support full cudagraphs. " + _PIECEWISE_TAIL,
-    level="warning",
-    ensures=lambda c: c[_MODE] is None or not c[_MODE].has_full_cudagraphs(),
+    **_FORCES,
 )
 def encoder_decoder_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     """Encoder-decoder models do not support full CUDA graphs."""
-    if _full(c) and c["model_config"] is not None and c["model_config.is_encoder_decoder"]:
+    if c["model_config"] is not None and c["model_config.is_encoder_decoder"]:
         return {_MODE: CUDAGraphMode.PIECEWISE}
     return None
 
@@ -128,21 +113,14 @@ def encoder_decoder_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "cudagraph.blackwell-long-context-forces-piecewise",
     title="SM 10.0 with max_model_len > 131072 (non-MLA) forces PIECEWISE",
-    phase="core",
-    kind="override",
-    reads=(
-        _STATIC, _MODE, "model_config", "model_config.max_model_len", "model_config.use_mla",
-        "platform.is_cuda", "platform.capability",
-    ),
-    writes=(_MODE,),
-    after=("cudagraph.encoder-decoder-forces-piecewise",),
+    reads=("model_config", "model_config.max_model_len", "model_config.use_mla", "platform.is_cuda",
+           "platform.capability"),
     source=f"{_SRC}; ref step-12b, 13.1:O1, 13.1:O11",
     message=(
         "NVIDIA Blackwell TRTLLM attention cannot support max_model_len >= 131072 (found {max_model_len}), "
         "causing dynamic dispatching that breaks full cudagraphs. " + _PIECEWISE_TAIL
     ),
-    level="warning",
-    ensures=lambda c: c[_MODE] is None or not c[_MODE].has_full_cudagraphs(),
+    **_FORCES,
 )
 def blackwell_long_context_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     """Blackwell TRTLLM attention dispatches dynamically beyond 128K tokens, which breaks full CUDA graphs.
@@ -151,15 +129,20 @@ def blackwell_long_context_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     """
     n = c["model_config.max_model_len"]
     if (
-        _full(c) and c["model_config"] is not None and c["platform.is_cuda"] and c["platform.capability"] == 100
+        c["model_config"] is not None and c["platform.is_cuda"] and c["platform.capability"] == 100
         and n is not None and n > 131072 and not c["model_config.use_mla"]
     ):
-        msg = (
-            f"NVIDIA Blackwell TRTLLM attention cannot support max_model_len >= 131072 (found {n}), "
-            "causing dynamic dispatching that breaks full cudagraphs. " + _PIECEWISE_TAIL
-        )
-        return Outcome({_MODE: CUDAGraphMode.PIECEWISE}, message=msg)
+        return Outcome.log({_MODE: CUDAGraphMode.PIECEWISE}, max_model_len=n)
     return None
+
+
+FULL_GRAPH_SUPPORT = first_match(
+    "cudagraph.full-graph-support",
+    dcp_forces_piecewise, pooling_forces_piecewise, encoder_decoder_forces_piecewise,
+    blackwell_long_context_forces_piecewise,
+    title="The first reason full CUDA graphs are unsupported forces PIECEWISE",
+    when=_full, reads=(_STATIC, _MODE), source=f"{_SRC}; ref step-12b",
+)
 
 
 @rule(
@@ -169,7 +152,6 @@ def blackwell_long_context_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=(_STATIC, "model_config", "model_config.enforce_eager"),
     writes=(_MODE, _MAX, _SIZES),
-    after=("cudagraph.blackwell-long-context-forces-piecewise",),
     source=f"{_SRC}; ref step-12c",
     message="Cudagraph is disabled under eager mode",
     level="info",
@@ -181,8 +163,7 @@ def eager_disables(c: Mapping[str, Any]) -> RuleResult:
     Overrides a mode and sizes the user set; logged even when nothing changes.
     """
     if c[_STATIC] and c["model_config"] is not None and c["model_config.enforce_eager"]:
-        changes = {_MODE: CUDAGraphMode.NONE, _MAX: 0, _SIZES: ()}
-        return Outcome(changes, message="Cudagraph is disabled under eager mode")
+        return Outcome.log({_MODE: CUDAGraphMode.NONE, _MAX: 0, _SIZES: ()})
     return None
 
 
@@ -307,7 +288,6 @@ def _plan_of(
     phase="core",
     kind="check",
     reads=_SIZE_READS,
-    feedback=("cudagraph.capture-sizes",),
     source=f"{_SIZES_SRC}, VllmConfig.update_sizes_for_sequence_parallelism; ref step-12d, 5.3, 13.1:O10",
     message=(
         "Batch sizes {removed} are removed because they are not multiple of tp_size {tp} "
@@ -318,16 +298,12 @@ def _plan_of(
 def sp_filters_capture_sizes(c: Mapping[str, Any]) -> RuleResult:
     """Sequence parallelism splits each batch across TP ranks, so a captured batch size must divide by TP.
 
-    Reads the sizes before ``cudagraph.capture-sizes`` writes them (re-run
-    afterwards on the written sizes, it finds nothing to remove).
+    Decided with ``cudagraph.capture-sizes``, on the sizes before it writes them.
     """
     plan = _plan(c)
     if plan is None or plan.assertion is not None or not plan.removed:
         return None
-    return Outcome(message=(
-        f"Batch sizes {list(plan.removed)} are removed because they are not multiple of "
-        f"tp_size {plan.tp} when sequence parallelism is enabled"
-    ))
+    return Outcome.log(removed=list(plan.removed), tp=plan.tp)
 
 
 @rule(
@@ -336,7 +312,6 @@ def sp_filters_capture_sizes(c: Mapping[str, Any]) -> RuleResult:
     phase="core",
     kind="check",
     reads=_SIZE_READS,
-    feedback=("cudagraph.capture-sizes",),
     source=f"{_SIZES_SRC}; ref step-12d, 5.3, 13.1:O5",
     message="Truncating max_cudagraph_capture_size to {valid_max}",
     level="warning",
@@ -349,7 +324,7 @@ def truncate_max_capture_size(c: Mapping[str, Any]) -> RuleResult:
     plan = _plan(c)
     if plan is None or plan.assertion is not None or not plan.truncated:
         return None
-    return Outcome(message=f"Truncating max_cudagraph_capture_size to {plan.valid_max}")
+    return Outcome.log(valid_max=plan.valid_max)
 
 
 @rule(
@@ -358,7 +333,6 @@ def truncate_max_capture_size(c: Mapping[str, Any]) -> RuleResult:
     phase="core",
     kind="check",
     reads=_SIZE_READS,
-    feedback=("cudagraph.capture-sizes",),
     source=f"{_SIZES_SRC}; ref step-12d, 5.3",
     message="cudagraph_capture_sizes specified in compilation_config {user} is overridden by config {sizes}",
     level="warning",
@@ -371,10 +345,7 @@ def user_capture_sizes_overridden(c: Mapping[str, Any]) -> RuleResult:
     plan = _plan(c)
     if plan is None or plan.assertion is not None or plan.inconsistent or not plan.overridden:
         return None
-    return Outcome(message=(
-        f"cudagraph_capture_sizes specified in compilation_config {list(c[_SIZES])} "
-        f"is overridden by config {list(plan.sizes)}"
-    ))
+    return Outcome.log(user=list(c[_SIZES]), sizes=list(plan.sizes))
 
 
 @rule(
@@ -384,10 +355,6 @@ def user_capture_sizes_overridden(c: Mapping[str, Any]) -> RuleResult:
     kind="derive",
     reads=_SIZE_READS,
     writes=(_MAX, _SIZES),
-    after=(
-        "cudagraph.eager-disables", "cudagraph.sp-filters-capture-sizes",
-        "cudagraph.truncate-max-capture-size", "cudagraph.user-capture-sizes-overridden",
-    ),
     source=f"{_SIZES_SRC}; ref step-12d, 5.3, 13.1:O5, 13.1:O10, 13.2:I2",
 )
 def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
@@ -411,6 +378,14 @@ def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
             error="ValueError",
         )
     return {_MAX: plan.valid_max, _SIZES: plan.sizes}
+
+
+SET_CUDAGRAPH_SIZES = all_of(
+    "cudagraph.set-sizes",
+    sp_filters_capture_sizes, truncate_max_capture_size, user_capture_sizes_overridden, capture_sizes,
+    title="_set_cudagraph_sizes: its warnings, then the sizes (or its error)",
+    source=_SIZES_SRC,
+)
 
 
 # ---- §5.4: post_init_cudagraph_sizes ------------------------------------------------------
@@ -513,7 +488,6 @@ def _padding(sizes: tuple[int, ...], mx: int) -> tuple[int, ...]:
     kind="override",
     reads=(_STATIC,),
     writes=(_MODE,),
-    after=("cudagraph.eager-disables",),
     source=f"{_SRC}; ref step-12-else, 13.2:I3",
 )
 def no_static_graph_support(c: Mapping[str, Any]) -> RuleResult:
@@ -526,6 +500,14 @@ def no_static_graph_support(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+STEP_12 = sequence(
+    "cudagraph.step-12", default_mode, FULL_GRAPH_SUPPORT, eager_disables, SET_CUDAGRAPH_SIZES,
+    no_static_graph_support,
+    title="Step 12: the default mode, full-graph support, eager mode, the capture sizes; no static graphs: NONE",
+    source=_SRC,
+)
+
+
 @rule(
     "quirk.cudagraph-without-capture-sizes",
     title="CUDA graphs on but nothing to capture",
@@ -533,7 +515,9 @@ def no_static_graph_support(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=(_STATIC, _MODE, _SIZES),
     source=f"{_SIZES_SRC}; ref 13.2:I2",
-    message="cudagraph_mode is {mode} but cudagraph_capture_sizes is empty",
+    message=("cudagraph_mode is {mode} but cudagraph_capture_sizes is empty and max_cudagraph_capture_size "
+             "is 0 (no capture size survived, or there is no model); vLLM keeps the mode and captures no "
+             "CUDA graph, so every batch runs without one."),
     level="warning",
 )
 def cudagraph_without_capture_sizes(c: Mapping[str, Any]) -> RuleResult:
@@ -543,9 +527,5 @@ def cudagraph_without_capture_sizes(c: Mapping[str, Any]) -> RuleResult:
     """
     mode, sizes = c[_MODE], c[_SIZES]
     if c[_STATIC] and mode is not None and mode != CUDAGraphMode.NONE and sizes is not None and not sizes:
-        return Outcome(message=(
-            f"cudagraph_mode is {mode} but cudagraph_capture_sizes is empty and max_cudagraph_capture_size "
-            "is 0 (no capture size survived, or there is no model); vLLM keeps the mode and captures no "
-            "CUDA graph, so every batch runs without one."
-        ))
+        return Outcome.log(mode=mode)
     return None

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.engine import Outcome, RuleResult, Violation, all_of, first_match, rule, sequence
 
 _SRC = "vllm/engine/arg_utils.py EngineArgs"
 _EA = "usage.via_engine_args"
@@ -74,7 +74,7 @@ def _v1_unsupported(c: Mapping[str, Any]) -> tuple[str, bool] | None:
     reads=_ORACLE_READS,
     writes=("env.VLLM_USE_V1",),
     source=f"{_SRC}._is_v1_supported_oracle, _raise_or_fallback; ref 12.3, 13.1:P4",
-    message="<feature> is not supported by the V1 Engine. Falling back to V0. ",
+    message="{feature} is not supported by the V1 Engine. Falling back to V0. {advice}",
     level="warning",
 )
 def v1_oracle_fallback(c: Mapping[str, Any]) -> RuleResult:
@@ -88,10 +88,8 @@ def v1_oracle_fallback(c: Mapping[str, Any]) -> RuleResult:
     if found is None:
         return None
     name, remove = found
-    msg = f"{name} is not supported by the V1 Engine. Falling back to V0. "
-    if remove:
-        msg += f"We recommend to remove {name} from your config in favor of the V1 Engine."
-    return Outcome({"env.VLLM_USE_V1": False}, message=msg)
+    advice = f"We recommend to remove {name} from your config in favor of the V1 Engine." if remove else ""
+    return Outcome.log({"env.VLLM_USE_V1": False}, feature=name, advice=advice)
 
 
 @rule(
@@ -149,9 +147,7 @@ _IGNORED_CP_MSG = (
     title="--no-enable-chunked-prefill is ignored for non-pooling models",
     phase="engine_args",
     kind="check",
-    reads=(_EA, _RUNNER, _CP),
-    feedback=("engine-args.chunked-prefill-forced", "engine-args.pooling-chunked-prefill-default",
-              "engine-args.cpu-arch-disables-chunked-prefill"),
+    reads=(_CP,),
     source=f"{_SRC}._set_default_args; ref 12.2, 13.2:I5",
     message=_IGNORED_CP_MSG,
     level="warning",
@@ -159,11 +155,9 @@ _IGNORED_CP_MSG = (
 def chunked_prefill_flag_ignored(c: Mapping[str, Any]) -> RuleResult:
     """vLLM overwrites the user's explicit False without a word; make it visible.
 
-    Evaluated before ``engine-args.chunked-prefill-forced`` overwrites the value.
+    Decided with ``engine-args.chunked-prefill-forced``, on the value it overwrites.
     """
-    if c[_EA] and c[_RUNNER] != "pooling" and c[_CP] is False:
-        return Outcome(message=_IGNORED_CP_MSG)
-    return None
+    return Outcome.log() if c[_CP] is False else None
 
 
 @rule(
@@ -171,18 +165,15 @@ def chunked_prefill_flag_ignored(c: Mapping[str, Any]) -> RuleResult:
     title="Chunked prefill is forced on for non-pooling runners",
     phase="engine_args",
     kind="override",
-    reads=(_EA, _RUNNER, _CP),
+    reads=(_CP,),
     writes=(_CP,),
-    after=("quirk.chunked-prefill-flag-ignored",),
     source=f"{_SRC}._set_default_args; ref 12.2",
     message="V1 uses chunked prefills by default for non-pooling tasks.",
     level="debug",
 )
 def chunked_prefill_forced(c: Mapping[str, Any]) -> RuleResult:
     """V1 uses chunked prefills by default for non-pooling tasks (unconditionally, at this commit)."""
-    if c[_EA] and c[_RUNNER] != "pooling":
-        return {_CP: True}
-    return None
+    return {_CP: True}
 
 
 @rule(
@@ -190,19 +181,34 @@ def chunked_prefill_forced(c: Mapping[str, Any]) -> RuleResult:
     title="Prefix caching defaults on, except for hybrid models",
     phase="engine_args",
     kind="default",
-    reads=(_EA, _RUNNER, _APC, "model_config.is_hybrid"),
+    reads=(_APC, "model_config.is_hybrid"),
     writes=(_APC,),
     source=f"{_SRC}._set_default_args; ref 12.2",
     level="debug",
 )
 def prefix_caching_default(c: Mapping[str, Any]) -> RuleResult:
     """V1 enables prefix caching by default; hybrid models keep it off because it is still experimental there."""
-    if c[_EA] and c[_RUNNER] != "pooling" and c[_APC] is None:
-        return {_APC: not c["model_config.is_hybrid"]}
-    return None
+    return {_APC: not c["model_config.is_hybrid"]} if c[_APC] is None else None
 
 
-_POOL_READS = (_EA, _RUNNER, "model_config.pooler_config.pooling_type", "model_config.hf_config.is_causal")
+def _not_pooling(c: Mapping[str, Any]) -> bool:
+    """``EngineArgs`` built the config (``vllm serve`` / ``LLM``) and the runner is not pooling."""
+    return bool(c[_EA]) and c[_RUNNER] != "pooling"
+
+
+def _pooling(c: Mapping[str, Any]) -> bool:
+    """``EngineArgs`` built the config and the runner is pooling."""
+    return bool(c[_EA]) and c[_RUNNER] == "pooling"
+
+
+NON_POOLING_DEFAULTS = all_of(
+    "engine-args.non-pooling-defaults", chunked_prefill_flag_ignored, chunked_prefill_forced, prefix_caching_default,
+    title="Non-pooling runners: chunked prefill on, prefix caching on unless hybrid",
+    when=_not_pooling, reads=(_EA, _RUNNER), source=f"{_SRC}._set_default_args",
+)
+
+
+_POOL_READS = ("model_config.pooler_config.pooling_type", "model_config.hf_config.is_causal")
 
 
 def _incremental_prefill(c: Mapping[str, Any]) -> bool:
@@ -212,6 +218,10 @@ def _incremental_prefill(c: Mapping[str, Any]) -> bool:
     return ptype is not None and ptype.lower() == "last" and (causal is None or bool(causal))
 
 
+def _action(ok: bool) -> str:
+    return "Enabling" if ok else "Disabling"
+
+
 @rule(
     "engine-args.pooling-chunked-prefill-default",
     title="Pooling runner: chunked prefill only for LAST pooling on a causal model",
@@ -219,16 +229,15 @@ def _incremental_prefill(c: Mapping[str, Any]) -> bool:
     kind="default",
     reads=(*_POOL_READS, _CP),
     writes=(_CP,),
-    after=("engine-args.chunked-prefill-forced",),
     source=f"{_SRC}._set_default_args; ref 12.2, 13.1:P1",
-    message="(Enabling|Disabling) chunked prefill by default",
+    message="({action}) chunked prefill by default",
 )
 def pooling_chunked_prefill_default(c: Mapping[str, Any]) -> RuleResult:
     """Only LAST pooling of a causal model gives the same result when the prompt is processed in chunks."""
-    if not c[_EA] or c[_RUNNER] != "pooling" or c[_CP] is not None:
+    if c[_CP] is not None:
         return None
     ok = _incremental_prefill(c)
-    return Outcome({_CP: ok}, message=f"({'Enabling' if ok else 'Disabling'}) chunked prefill by default")
+    return Outcome.log({_CP: ok}, action=_action(ok))
 
 
 @rule(
@@ -238,17 +247,22 @@ def pooling_chunked_prefill_default(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(*_POOL_READS, _APC),
     writes=(_APC,),
-    after=("engine-args.prefix-caching-default",),
     source=f"{_SRC}._set_default_args; ref 12.2",
-    message="(Enabling|Disabling) prefix caching by default",
+    message="({action}) prefix caching by default",
 )
 def pooling_prefix_caching_default(c: Mapping[str, Any]) -> RuleResult:
     """Cached prefixes are only reusable when pooling looks at the last token of a causal model."""
-    if not c[_EA] or c[_RUNNER] != "pooling" or c[_APC] is not None:
+    if c[_APC] is not None:
         return None
     ok = _incremental_prefill(c)
-    return Outcome({_APC: ok}, message=f"({'Enabling' if ok else 'Disabling'}) prefix caching by default")
+    return Outcome.log({_APC: ok}, action=_action(ok))
 
+
+POOLING_DEFAULTS = all_of(
+    "engine-args.pooling-defaults", pooling_chunked_prefill_default, pooling_prefix_caching_default,
+    title="Pooling runners: chunked prefill and prefix caching only for LAST pooling on a causal model",
+    when=_pooling, reads=(_EA, _RUNNER), source=f"{_SRC}._set_default_args",
+)
 
 _NO_CP_ARCHS = ("ppc64le", "s390x", "arm", "riscv")
 
@@ -258,18 +272,15 @@ _NO_CP_ARCHS = ("ppc64le", "s390x", "arm", "riscv")
     title="Chunked prefill off on POWER/S390X/ARM/RISC-V CPUs",
     phase="engine_args",
     kind="override",
-    reads=(_EA, "platform.is_cpu", "platform.cpu_arch"),
+    reads=("platform.cpu_arch",),
     writes=(_CP,),
-    after=("engine-args.pooling-chunked-prefill-default",),
     source=f"{_SRC}.create_engine_config; ref 12.2",
     message=("Chunked prefill is not supported for ARM and POWER, S390X and RISC-V CPUs; "
              "disabling it for V1 backend."),
 )
 def cpu_arch_disables_chunked_prefill(c: Mapping[str, Any]) -> RuleResult:
     """The CPU backend has no chunked-prefill kernels for these architectures."""
-    if c[_EA] and c["platform.is_cpu"] and c["platform.cpu_arch"] in _NO_CP_ARCHS:
-        return {_CP: False}
-    return None
+    return {_CP: False}
 
 
 @rule(
@@ -277,18 +288,27 @@ def cpu_arch_disables_chunked_prefill(c: Mapping[str, Any]) -> RuleResult:
     title="Prefix caching off on POWER/S390X/ARM/RISC-V CPUs",
     phase="engine_args",
     kind="override",
-    reads=(_EA, "platform.is_cpu", "platform.cpu_arch"),
+    reads=("platform.cpu_arch",),
     writes=(_APC,),
-    after=("engine-args.pooling-prefix-caching-default",),
     source=f"{_SRC}.create_engine_config; ref 12.2",
     message=("Prefix caching is not supported for ARM and POWER, S390X and RISC-V CPUs; "
              "disabling it for V1 backend."),
 )
 def cpu_arch_disables_prefix_caching(c: Mapping[str, Any]) -> RuleResult:
     """The CPU backend has no prefix-caching support for these architectures."""
-    if c[_EA] and c["platform.is_cpu"] and c["platform.cpu_arch"] in _NO_CP_ARCHS:
-        return {_APC: False}
-    return None
+    return {_APC: False}
+
+
+def _limited_cpu(c: Mapping[str, Any]) -> bool:
+    """A POWER, S390X, ARM or RISC-V CPU, under ``EngineArgs``."""
+    return bool(c[_EA]) and bool(c["platform.is_cpu"]) and c["platform.cpu_arch"] in _NO_CP_ARCHS
+
+
+CPU_ARCH_OVERRIDES = all_of(
+    "engine-args.cpu-arch-overrides", cpu_arch_disables_chunked_prefill, cpu_arch_disables_prefix_caching,
+    title="No chunked prefill and no prefix caching on POWER/S390X/ARM/RISC-V CPUs",
+    when=_limited_cpu, reads=(_EA, "platform.is_cpu", "platform.cpu_arch"), source=f"{_SRC}.create_engine_config",
+)
 
 
 # --------------------------------------------------------------------------- batch defaults
@@ -302,7 +322,7 @@ def cpu_arch_disables_prefix_caching(c: Mapping[str, Any]) -> RuleResult:
     reads=(_EA, _CTX, _TOKENS, _CP, "platform.is_tpu", "model_config.max_model_len"),
     writes=(_TOKENS,),
     source=f"{_SRC}._set_default_args; ref 12.2",
-    message="Setting max_num_batched_tokens to <max_model_len> for <usage context> usage context.",
+    message="Setting max_num_batched_tokens to {n} for {context} usage context.",
     level="debug",
 )
 def budget_without_chunked_prefill(c: Mapping[str, Any]) -> RuleResult:
@@ -310,11 +330,13 @@ def budget_without_chunked_prefill(c: Mapping[str, Any]) -> RuleResult:
     if not c[_EA] or c[_CTX] not in _CONTEXTS or c[_TOKENS] is not None or c["platform.is_tpu"] or c[_CP]:
         return None
     n = c["model_config.max_model_len"]
-    return Outcome({_TOKENS: n}, message=f"Setting max_num_batched_tokens to {n} for {c[_CTX]} usage context.")
+    return Outcome.log({_TOKENS: n}, n=n, context=c[_CTX])
 
 
-_BATCH_READS = (_EA, _CTX, _TOKENS, _SEQS, _CP, "platform.is_tpu", "platform.is_cpu",
-                "platform.total_memory_gb", "platform.device_name")
+_BATCH_READS = (_EA, _CTX, _TOKENS, _SEQS, _CP, "platform.is_tpu", "platform.total_memory_gb",
+                "platform.device_name")
+_BATCH_MESSAGE = ("Setting max_num_batched_tokens to {tokens} for {context} usage context.\n"
+                  "Setting max_num_seqs to {seqs} for {context} usage context.")
 
 
 def _large_gpu(c: Mapping[str, Any]) -> bool:
@@ -335,8 +357,29 @@ def _batch_defaults(c: Mapping[str, Any], tokens: dict[str, int], seqs: dict[str
     if c[_SEQS] is None:
         changes[_SEQS] = min(seqs[ctx], budget or sys.maxsize)
         msgs.append(f"Setting max_num_seqs to {changes[_SEQS]} for {ctx} usage context.")
-    # two debug records in vLLM, one message line each
+    # two debug records in vLLM, one message line each (either may be missing: not the header's template)
     return Outcome(changes, message="\n".join(msgs)) if changes else None
+
+
+@rule(
+    "engine-args.batch-defaults-cpu",
+    title="CPU batch defaults scale with the world size",
+    phase="engine_args",
+    kind="default",
+    reads=(*_BATCH_READS, "platform.is_cpu", "parallel_config.pipeline_parallel_size",
+           "parallel_config.tensor_parallel_size"),
+    writes=(_TOKENS, _SEQS),
+    source=f"{_SRC}._set_default_args; ref 12.2",
+    message=_BATCH_MESSAGE,
+    level="debug",
+)
+def batch_defaults_cpu(c: Mapping[str, Any]) -> RuleResult:
+    """On a CPU (platform.is_cpu, no device memory) the defaults are per worker, times pp x tp."""
+    if not c["platform.is_cpu"]:
+        return None
+    ws = c["parallel_config.pipeline_parallel_size"] * c["parallel_config.tensor_parallel_size"]
+    return _batch_defaults(c, {"LLM_CLASS": 4096 * ws, "OPENAI_API_SERVER": 2048 * ws},
+                           {"LLM_CLASS": 256 * ws, "OPENAI_API_SERVER": 128 * ws})
 
 
 @rule(
@@ -346,9 +389,8 @@ def _batch_defaults(c: Mapping[str, Any], tokens: dict[str, int], seqs: dict[str
     kind="default",
     reads=_BATCH_READS,
     writes=(_TOKENS, _SEQS),
-    after=("engine-args.budget-without-chunked-prefill",),
     source=f"{_SRC}._set_default_args; ref 12.2",
-    message="Setting max_num_batched_tokens to <16384|8192> ...\nSetting max_num_seqs to 1024 ...",
+    message=_BATCH_MESSAGE,
     level="debug",
 )
 def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
@@ -356,7 +398,7 @@ def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
 
     A100s are excluded because a large budget reduces their throughput (vLLM PR #17885).
     """
-    if c["platform.is_cpu"] or not _large_gpu(c):
+    if not _large_gpu(c):
         return None
     return _batch_defaults(c, {"LLM_CLASS": 16384, "OPENAI_API_SERVER": 8192},
                            {"LLM_CLASS": 1024, "OPENAI_API_SERVER": 1024})
@@ -369,38 +411,21 @@ def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=_BATCH_READS,
     writes=(_TOKENS, _SEQS),
-    after=("engine-args.batch-defaults-large-gpu",),
     source=f"{_SRC}._set_default_args; ref 12.2",
-    message="Setting max_num_batched_tokens to <8192|2048> ...\nSetting max_num_seqs to 256 ...",
+    message=_BATCH_MESSAGE,
     level="debug",
 )
 def batch_defaults_other_device(c: Mapping[str, Any]) -> RuleResult:
     """The device has < 70 GiB (platform.total_memory_gb) or is an A100 (platform.device_name): the untuned smaller defaults."""
-    if c["platform.is_cpu"] or _large_gpu(c):
-        return None
     return _batch_defaults(c, {"LLM_CLASS": 8192, "OPENAI_API_SERVER": 2048},
                            {"LLM_CLASS": 256, "OPENAI_API_SERVER": 256})
 
 
-@rule(
-    "engine-args.batch-defaults-cpu",
-    title="CPU batch defaults scale with the world size",
-    phase="engine_args",
-    kind="default",
-    reads=(*_BATCH_READS, "parallel_config.pipeline_parallel_size", "parallel_config.tensor_parallel_size"),
-    writes=(_TOKENS, _SEQS),
-    after=("engine-args.batch-defaults-other-device",),
-    source=f"{_SRC}._set_default_args; ref 12.2",
-    message="Setting max_num_batched_tokens to <4096|2048 x ws> ...\nSetting max_num_seqs to <256|128 x ws> ...",
-    level="debug",
+BATCH_DEFAULTS = first_match(
+    "engine-args.batch-defaults", batch_defaults_cpu, batch_defaults_large_gpu, batch_defaults_other_device,
+    title="max_num_batched_tokens / max_num_seqs defaults by device: CPU, large GPU, other",
+    source=f"{_SRC}._set_default_args",
 )
-def batch_defaults_cpu(c: Mapping[str, Any]) -> RuleResult:
-    """On a CPU (platform.is_cpu, no device memory) the defaults are per worker, times pp x tp."""
-    if not c["platform.is_cpu"]:
-        return None
-    ws = c["parallel_config.pipeline_parallel_size"] * c["parallel_config.tensor_parallel_size"]
-    return _batch_defaults(c, {"LLM_CLASS": 4096 * ws, "OPENAI_API_SERVER": 2048 * ws},
-                           {"LLM_CLASS": 256 * ws, "OPENAI_API_SERVER": 128 * ws})
 
 
 # --------------------------------------------------------------------------- CacheConfig arguments
@@ -446,26 +471,12 @@ def cache_attention_free(c: Mapping[str, Any]) -> RuleResult:
 # --------------------------------------------------------------------------- checks and ParallelConfig arguments
 
 
-_AFTER_DEFAULT_ARGS = (
-    "engine-args.batch-defaults-cpu",
-    "engine-args.batch-defaults-large-gpu",
-    "engine-args.batch-defaults-other-device",
-    "engine-args.budget-without-chunked-prefill",
-    "engine-args.cpu-arch-disables-chunked-prefill",
-    "engine-args.cpu-arch-disables-prefix-caching",
-    "engine-args.pooling-chunked-prefill-default",
-    "engine-args.pooling-prefix-caching-default",
-)
-"""What ``_set_default_args`` and the CPU-architecture switch log or set, before create_engine_config's own checks."""
-
-
 @rule(
     "engine-args.tp-divisible-by-dcp",
     title="tensor_parallel_size must be divisible by decode_context_parallel_size",
     phase="engine_args",
     kind="check",
     reads=(_EA, "parallel_config.tensor_parallel_size", "parallel_config.decode_context_parallel_size"),
-    after=_AFTER_DEFAULT_ARGS,
     source=f"{_SRC}.create_engine_config; ref 2.3",
     message="tp_size=<tp> must be divisible bydcp_size=<dcp>.",
 )
@@ -488,7 +499,6 @@ _ASYNC_SPEC_MSG = "Currently, speculative decoding is not supported with async s
     phase="engine_args",
     kind="check",
     reads=(_EA, "scheduler_config.async_scheduling", "parallel_config.pipeline_parallel_size"),
-    after=("engine-args.tp-divisible-by-dcp",),
     source=f"{_SRC}.create_engine_config; ref 12.2",
     message=_ASYNC_PP_MSG,
 )
@@ -505,7 +515,6 @@ def async_scheduling_pipeline_parallel(c: Mapping[str, Any]) -> RuleResult:
     phase="engine_args",
     kind="check",
     reads=(_EA, "scheduler_config.async_scheduling", "speculative_config"),
-    after=("engine-args.async-scheduling-pipeline-parallel",),
     source=f"{_SRC}.create_engine_config; ref 12.2",
     message=_ASYNC_SPEC_MSG,
 )
@@ -514,6 +523,15 @@ def async_scheduling_speculative(c: Mapping[str, Any]) -> RuleResult:
     if c[_EA] and c["scheduler_config.async_scheduling"] and c["speculative_config"]:
         return Violation(_ASYNC_SPEC_MSG)
     return None
+
+
+CREATE_ENGINE_CONFIG = sequence(
+    "engine-args.create-engine-config",
+    v1_oracle_required, v1_oracle_fallback, draft_model_unsupported, NON_POOLING_DEFAULTS, POOLING_DEFAULTS, CPU_ARCH_OVERRIDES, budget_without_chunked_prefill, BATCH_DEFAULTS,
+    tp_divisible_by_dcp, async_scheduling_pipeline_parallel, async_scheduling_speculative,
+    title="create_engine_config: the V1 oracle, usage defaults, the CPU-architecture switch, then its checks",
+    source=f"{_SRC}.create_engine_config",
+)
 
 
 @rule(

@@ -8,12 +8,11 @@ overlap; 22 the hybrid KV cache manager switches; 23 the debug dump path;
 step 1 always sets a clock value, which a deterministic resolution leaves empty
 (``vllm.instance-id`` says so; ``quirk.instance-id-ignored`` flags a user value).
 
-Ordering notes: vLLM evaluates step 22's gate (``not
-disable_hybrid_kv_cache_manager``) once, before any reason turns the manager
-off, and logs every applicable warning. The two warnings are therefore check
-rules that run before the switches (``after``) and are re-evaluated when a
-switch changes the flag (``feedback``). Likewise the cascade-attention warning
-of step 19 reads ``disable_cascade_attn`` before step 20 sets it (O16).
+Ordering: the steps are one ``sequence`` (:data:`FINALIZE`). Step 22's gate (``not
+disable_hybrid_kv_cache_manager``) is evaluated once, before any reason turns the
+manager off, and every applicable warning is logged: an ``all_of`` group under that
+gate. The cascade-attention warning of step 19 reads ``disable_cascade_attn`` before
+step 20 sets it (O16): the sequence's declared order.
 
 Step 23: ``Path.absolute()`` depends on the working directory; here it is the
 ``usage.cwd`` fact (``os.getcwd()`` when the Usage is built). ``expanduser()``
@@ -26,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.engine import Outcome, RuleResult, Violation, all_of, rule, sequence
 from postinit.schema import CompilationMode, CUDAGraphMode
 
 __all__ = [
@@ -43,8 +42,6 @@ __all__ = [
     "debug_dump_path_tilde",
     "empty_splitting_ops_mode",
     "full_cuda_graph_not_idempotent",
-    "hma_chunked_local_warning",
-    "hma_kv_connector_warning",
     "hma_kv_events_disabled",
     "hma_off_chunked_local",
     "hma_off_chunked_local_eagle",
@@ -199,7 +196,6 @@ def attn_fusion_forces_full(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=(*_SPLIT_GATE, _SPLIT, _CG),
     writes=(_CG,),
-    after=("compilation.attn-fusion-forces-full",),
     source=f"{_SPLIT_SRC}; ref step-18, 5.5, 13.1:O12, 13.2:I1",
     level="warning",
 )
@@ -233,8 +229,7 @@ def _final(c: Mapping[str, Any]) -> bool:
     title="Full CUDA graphs without piecewise fall back to eager for cascade attention",
     phase="finalize",
     kind="check",
-    reads=(*_FINAL_GATE, _CG, "model_config", _CASCADE),
-    feedback=("parallel.dbo-disables-cascade-attn",),
+    reads=(_CG, "model_config", _CASCADE),
     source=f"{_SRC}; ref step-19, 13.1:O16",
     message=_CASCADE_WARNING,
     level="warning",
@@ -245,11 +240,9 @@ def cascade_attn_warning(c: Mapping[str, Any]) -> RuleResult:
     Read before step 20 disables cascade attention for DBO (O16).
     """
     mode = c[_CG]
-    if not _final(c) or mode is None or c["model_config"] is None or c[_CASCADE]:
+    if mode is None or c["model_config"] is None or c[_CASCADE]:
         return None
-    if mode.has_full_cudagraphs() and not mode.has_piecewise_cudagraphs():
-        return Outcome(message=_CASCADE_WARNING)
-    return None
+    return Outcome.log() if mode.has_full_cudagraphs() and not mode.has_piecewise_cudagraphs() else None
 
 
 @rule(
@@ -257,7 +250,7 @@ def cascade_attn_warning(c: Mapping[str, Any]) -> RuleResult:
     title="Piecewise CUDA graphs require VLLM_COMPILE",
     phase="finalize",
     kind="check",
-    reads=(*_FINAL_GATE, _CG, _MODE),
+    reads=(_CG, _MODE),
     source=f"{_SRC}; ref step-19, 13.1:O11",
     message="Compilation mode should be CompilationMode.VLLM_COMPILE when cudagraph_mode "
     "piecewise cudagraphs is used, cudagraph_mode=<mode>",
@@ -266,7 +259,7 @@ def cascade_attn_warning(c: Mapping[str, Any]) -> RuleResult:
 def piecewise_needs_vllm_compile(c: Mapping[str, Any]) -> RuleResult:
     """Piecewise CUDA graphs are captured per piece of vLLM's split graph, which only VLLM_COMPILE builds."""
     mode = c[_CG]
-    if not _final(c) or mode is None or not mode.requires_piecewise_compilation():
+    if mode is None or not mode.requires_piecewise_compilation():
         return None
     if c[_MODE] != CompilationMode.VLLM_COMPILE:
         return Violation(
@@ -284,20 +277,26 @@ def piecewise_needs_vllm_compile(c: Mapping[str, Any]) -> RuleResult:
     title="Mirror cudagraph_mode into use_cudagraph / full_cuda_graph",
     phase="finalize",
     kind="derive",
-    reads=(*_FINAL_GATE, _CG),
+    reads=(_CG,),
     writes=("compilation_config.use_cudagraph", "compilation_config.full_cuda_graph"),
-    after=("cudagraph.piecewise-needs-vllm-compile", "cudagraph.cascade-attn-warning"),
     source=f"{_SRC}; ref step-19, 13.1:O17, 13.2:I10, 13.2:I11",
 )
 def migrate_deprecated_flags(c: Mapping[str, Any]) -> RuleResult:
     """The deprecated flags are kept in sync with the final mode, on CUDA/ROCm under V1 only."""
     mode = c[_CG]
-    if not _final(c) or mode is None:
+    if mode is None:
         return None
     return {
         "compilation_config.use_cudagraph": mode is not CUDAGraphMode.NONE,
         "compilation_config.full_cuda_graph": mode.has_full_cudagraphs(),
     }
+
+
+STEP_19 = all_of(
+    "cudagraph.final-check", cascade_attn_warning, piecewise_needs_vllm_compile, migrate_deprecated_flags,
+    title="Step 19 on CUDA/ROCm under V1: the cascade warning, the piecewise assertion, the flag migration",
+    when=_final, reads=_FINAL_GATE, source=f"{_SRC}; ref step-19",
+)
 
 
 @rule(
@@ -385,8 +384,7 @@ def full_cuda_graph_not_idempotent(c: Mapping[str, Any]) -> RuleResult:
     title="Dual batch overlap requires a DeepEP all2all backend",
     phase="finalize",
     kind="check",
-    reads=("parallel_config.enable_dbo", "parallel_config.all2all_backend"),
-    after=("cudagraph.piecewise-needs-vllm-compile",),
+    reads=("parallel_config.all2all_backend",),
     source=f"{_SRC}; ref step-20",
     message=_DBO_MESSAGE.format(backend="<backend>"),
     level="error",
@@ -394,7 +392,7 @@ def full_cuda_graph_not_idempotent(c: Mapping[str, Any]) -> RuleResult:
 def dbo_requires_deepep(c: Mapping[str, Any]) -> RuleResult:
     """Microbatching is only implemented for the DeepEP all2all kernels."""
     backend = c["parallel_config.all2all_backend"]
-    if c["parallel_config.enable_dbo"] and backend not in _DEEPEP:
+    if backend not in _DEEPEP:
         return Violation(
             _DBO_MESSAGE.format(backend=backend),
             hint="--all2all-backend=deepep_low_latency or deepep_high_throughput",
@@ -408,9 +406,8 @@ def dbo_requires_deepep(c: Mapping[str, Any]) -> RuleResult:
     title="Dual batch overlap disables cascade attention",
     phase="finalize",
     kind="override",
-    reads=("parallel_config.enable_dbo", "model_config", _CASCADE),
+    reads=("model_config", _CASCADE),
     writes=(_CASCADE,),
-    after=("parallel.dbo-requires-deepep", "cudagraph.cascade-attn-warning"),
     source=f"{_SRC}; ref step-20, 13.1:O16",
     message="Disabling cascade attention when DBO is enabled.",
     level="warning",
@@ -420,8 +417,6 @@ def dbo_disables_cascade_attn(c: Mapping[str, Any]) -> RuleResult:
 
     Without a model vLLM fails with an AttributeError here.
     """
-    if not c["parallel_config.enable_dbo"]:
-        return None
     if c["model_config"] is None:
         return Violation(
             "'NoneType' object has no attribute 'disable_cascade_attn'",
@@ -431,6 +426,18 @@ def dbo_disables_cascade_attn(c: Mapping[str, Any]) -> RuleResult:
     if not c[_CASCADE]:
         return {_CASCADE: True}
     return None
+
+
+def _dbo(c: Mapping[str, Any]) -> bool:
+    """Dual batch overlap is on."""
+    return bool(c["parallel_config.enable_dbo"])
+
+
+STEP_20 = all_of(
+    "parallel.dbo", dbo_requires_deepep, dbo_disables_cascade_attn,
+    title="Step 20, dual batch overlap: a DeepEP all2all backend, no cascade attention",
+    when=_dbo, reads=("parallel_config.enable_dbo",), source=f"{_SRC}; ref step-20",
+)
 
 
 # --------------------------------------------------------------------------
@@ -482,20 +489,12 @@ def instance_id_ignored(c: Mapping[str, Any]) -> RuleResult:
 # step 22: hybrid KV cache manager switches
 # --------------------------------------------------------------------------
 
-_HMA_GATE = (_V1, _HMA)
-_HMA_WRITERS = (
-    "scheduler.hma-off-platform",
-    "scheduler.hma-off-kv-connector",
-    "scheduler.hma-off-kv-events",
-    "scheduler.hma-off-chunked-local-eagle",
-    "scheduler.hma-off-chunked-local",
-)
-_HMA_WARNINGS = ("scheduler.hma-kv-connector-warning", "scheduler.hma-chunked-local-warning")
 _CHUNKED = ("model_config", "model_config.attention_chunk_size")
 _EAGLE = ("speculative_config", "speculative_config.method")
 
 
 def _hma_open(c: Mapping[str, Any]) -> bool:
+    """Step 22's gate: V1 and the hybrid KV cache manager not (yet) disabled."""
     return bool(c[_V1]) and not c[_HMA]
 
 
@@ -507,142 +506,90 @@ def _eagle(c: Mapping[str, Any]) -> bool:
     return c["speculative_config"] is not None and c["speculative_config.method"] in _EAGLE_METHODS
 
 
-@rule(
-    "scheduler.hma-kv-connector-warning",
-    title="Warn that a KV connector turns the hybrid KV cache manager off",
-    phase="finalize",
-    kind="check",
-    reads=(*_HMA_GATE, "kv_transfer_config"),
-    feedback=_HMA_WRITERS,
-    after=("parallel.dbo-disables-cascade-attn",),
-    source=f"{_SRC}; ref step-22",
-    message=_KV_CONNECTOR_WARNING,
-    level="warning",
-)
-def hma_kv_connector_warning(c: Mapping[str, Any]) -> RuleResult:
-    """KV connectors do not support the hybrid KV cache manager yet (unless they implement SupportsHMA)."""
-    if _hma_open(c) and c["kv_transfer_config"] is not None:
-        return Outcome(message=_KV_CONNECTOR_WARNING)
-    return None
-
-
-@rule(
-    "scheduler.hma-chunked-local-warning",
-    title="Warn that chunked local attention turns the hybrid KV cache manager off",
-    phase="finalize",
-    kind="check",
-    reads=(
-        *_HMA_GATE,
-        *_CHUNKED,
-        *_EAGLE,
-        "env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE",
-    ),
-    feedback=_HMA_WRITERS,
-    after=("parallel.dbo-disables-cascade-attn",),
-    source=f"{_SRC}; ref step-22",
-    message=_CHUNKED_LOCAL_WARNING,
-    level="warning",
-)
-def hma_chunked_local_warning(c: Mapping[str, Any]) -> RuleResult:
-    """Chunked local attention has a latency regression with the hybrid KV cache manager."""
-    allowed = c["env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"]
-    if _hma_open(c) and _chunked_local(c) and not _eagle(c) and not allowed:
-        return Outcome(message=_CHUNKED_LOCAL_WARNING)
-    return None
+_HMA_OFF: dict[str, Any] = dict(phase="finalize", kind="override", writes=(_HMA,),
+                                ensures=lambda c: c[_HMA] is True)
+"""The header every reason to turn the hybrid KV cache manager off shares."""
 
 
 @rule(
     "scheduler.hma-off-platform",
     title="Hybrid KV cache manager off: platform without support",
-    phase="finalize",
-    kind="override",
-    reads=(_V1, "platform.support_hybrid_kv_cache"),
-    writes=(_HMA,),
-    after=_HMA_WARNINGS,
+    reads=("platform.support_hybrid_kv_cache",),
     source=f"{_SRC}; ref step-22",
-    ensures=lambda c: c[_HMA] is True,
+    **_HMA_OFF,
 )
 def hma_off_platform(c: Mapping[str, Any]) -> RuleResult:
     """The hybrid KV cache manager is not supported on this (non-GPU) platform."""
-    if c[_V1] and not c["platform.support_hybrid_kv_cache"]:
-        return {_HMA: True}
-    return None
+    return None if c["platform.support_hybrid_kv_cache"] else {_HMA: True}
 
 
 @rule(
     "scheduler.hma-off-kv-connector",
     title="Hybrid KV cache manager off: KV connector configured",
-    phase="finalize",
-    kind="override",
-    reads=(_V1, "kv_transfer_config"),
-    writes=(_HMA,),
-    after=("scheduler.hma-off-platform",),
+    reads=("kv_transfer_config",),
     source=f"{_SRC}; ref step-22",
-    ensures=lambda c: c[_HMA] is True,
+    message=_KV_CONNECTOR_WARNING,
+    level="warning",
+    **_HMA_OFF,
 )
 def hma_off_kv_connector(c: Mapping[str, Any]) -> RuleResult:
-    """HMA is turned off for KV connectors for now (its warning is ``scheduler.hma-kv-connector-warning``)."""
-    if c[_V1] and c["kv_transfer_config"] is not None:
-        return {_HMA: True}
-    return None
+    """KV connectors do not support the hybrid KV cache manager yet (unless they implement SupportsHMA).
+
+    Warned about even when an earlier reason turned the manager off already.
+    """
+    return Outcome.log({_HMA: True}) if c["kv_transfer_config"] is not None else None
 
 
 @rule(
     "scheduler.hma-off-kv-events",
     title="Hybrid KV cache manager off: KV events config present",
-    phase="finalize",
-    kind="override",
-    reads=(_V1, "kv_events_config"),
-    writes=(_HMA,),
-    after=("scheduler.hma-off-kv-connector",),
+    reads=("kv_events_config",),
     source=f"{_SRC}; ref step-22, 13.2:I13",
-    ensures=lambda c: c[_HMA] is True,
+    **_HMA_OFF,
 )
 def hma_off_kv_events(c: Mapping[str, Any]) -> RuleResult:
     """The hybrid KV cache manager is not compatible with KV cache events.
 
     vLLM tests only that a ``kv_events_config`` exists, even with events disabled (I13).
     """
-    if c[_V1] and c["kv_events_config"] is not None:
-        return {_HMA: True}
-    return None
+    return {_HMA: True} if c["kv_events_config"] is not None else None
 
 
 @rule(
     "scheduler.hma-off-chunked-local-eagle",
     title="Hybrid KV cache manager off: chunked local attention with EAGLE",
-    phase="finalize",
-    kind="override",
-    reads=(_V1, *_CHUNKED, *_EAGLE),
-    writes=(_HMA,),
-    after=("scheduler.hma-off-kv-events",),
+    reads=(*_CHUNKED, *_EAGLE),
     source=f"{_SRC}; ref step-22",
-    ensures=lambda c: c[_HMA] is True,
+    **_HMA_OFF,
 )
 def hma_off_chunked_local_eagle(c: Mapping[str, Any]) -> RuleResult:
     """The hybrid KV cache manager does not yet support chunked local attention with EAGLE."""
-    if c[_V1] and _chunked_local(c) and _eagle(c):
-        return {_HMA: True}
-    return None
+    return {_HMA: True} if _chunked_local(c) and _eagle(c) else None
 
 
 @rule(
     "scheduler.hma-off-chunked-local",
     title="Hybrid KV cache manager off: chunked local attention",
-    phase="finalize",
-    kind="override",
-    reads=(_V1, *_CHUNKED, *_EAGLE, "env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"),
-    writes=(_HMA,),
-    after=("scheduler.hma-off-chunked-local-eagle",),
+    reads=(*_CHUNKED, *_EAGLE, "env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"),
     source=f"{_SRC}; ref step-22",
-    ensures=lambda c: c[_HMA] is True,
+    message=_CHUNKED_LOCAL_WARNING,
+    level="warning",
+    **_HMA_OFF,
 )
 def hma_off_chunked_local(c: Mapping[str, Any]) -> RuleResult:
     """Chunked local attention regresses latency with the hybrid KV cache manager unless explicitly allowed."""
     allowed = c["env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"]
-    if c[_V1] and _chunked_local(c) and not _eagle(c) and not allowed:
-        return {_HMA: True}
+    if _chunked_local(c) and not _eagle(c) and not allowed:
+        return Outcome.log({_HMA: True})
     return None
+
+
+STEP_22 = all_of(
+    "scheduler.hma-off", hma_off_platform, hma_off_kv_connector, hma_off_kv_events, hma_off_chunked_local_eagle,
+    hma_off_chunked_local,
+    title="Step 22: every reason that turns the hybrid KV cache manager off (gate tested once)",
+    when=_hma_open, reads=(_V1, _HMA), source=f"{_SRC}; ref step-22",
+)
 
 
 @rule(
@@ -682,7 +629,6 @@ def _absolute(path: str, cwd: str) -> str:
     kind="derive",
     reads=(_DUMP, _CWD),
     writes=(_DUMP,),
-    after=("scheduler.hma-off-chunked-local",),
     source=f"{_SRC}; ref step-23, 13.2:I14",
 )
 def debug_dump_path(c: Mapping[str, Any]) -> RuleResult:
@@ -703,8 +649,8 @@ def debug_dump_path(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("env.VLLM_DEBUG_DUMP_PATH", _DUMP, _CWD),
     writes=(_DUMP,),
-    after=("compilation.debug-dump-path",),
     source=f"{_SRC}; ref step-23, 13.2:I14",
+    message="Config-specified debug dump path is overridden by VLLM_DEBUG_DUMP_PATH to {target}",
     level="warning",
 )
 def debug_dump_path_env(c: Mapping[str, Any]) -> RuleResult:
@@ -716,10 +662,7 @@ def debug_dump_path_env(c: Mapping[str, Any]) -> RuleResult:
     if c[_DUMP] is None:
         return {_DUMP: target}
     # vLLM warns whenever a config path is set, also when it equals the variable's (golden t018)
-    return Outcome(
-        {_DUMP: target},
-        message=f"Config-specified debug dump path is overridden by VLLM_DEBUG_DUMP_PATH to {target}",
-    )
+    return Outcome.log({_DUMP: target}, target=target)
 
 
 @rule(
@@ -783,7 +726,6 @@ def _blocked_weights(c: Mapping[str, Any]) -> bool:
         _OPS,
     ),
     writes=(_OPS,),
-    after=("compilation.debug-dump-path-env",),
     source=f"{_SRC}; ref step-24, 13.1:O18",
 )
 def blocked_fp8_adds_quant_fp8(c: Mapping[str, Any]) -> RuleResult:
@@ -797,3 +739,12 @@ def blocked_fp8_adds_quant_fp8(c: Mapping[str, Any]) -> RuleResult:
     if _blocked_weights(c) and "-quant_fp8" not in ops:
         return {_OPS: (*ops, "+quant_fp8")}
     return None
+
+
+FINALIZE = sequence(
+    "vllm.finalize",
+    splitting_ops, attn_fusion_forces_full, empty_splitting_ops_mode, STEP_19, STEP_20, STEP_22, debug_dump_path,
+    debug_dump_path_env, blocked_fp8_adds_quant_fp8,
+    title="Steps 18-24 in vLLM's order: splitting ops, the final CUDA-graph check, DBO, HMA, dump path, FP8",
+    source=_SRC,
+)

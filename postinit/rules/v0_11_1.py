@@ -25,7 +25,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.engine import Outcome, RuleResult, Violation, first_match, rule, sequence
 from postinit.rules import cudagraph, hashing
 from postinit.rules.cudagraph import _MAX, _SIZE_READS, _SIZES, _STATIC
 from postinit.rules.model_config import (
@@ -160,7 +160,6 @@ def _defaults(c: Mapping[str, Any]) -> tuple[bool, bool]:
     kind="default",
     reads=(*_DEFAULTS_READS, _ECP),
     writes=(_ECP,),
-    after=("engine-args.unsupported-feature", "engine-args.draft-model-unsupported"),
     source=f"{_ARGS}._set_default_args, get_chunked_prefill_prefix_caching_defaults; ref 12.2, v0.11.1",
     message="(Enabling|Disabling) chunked prefill by default",
     level="debug",
@@ -184,7 +183,6 @@ def chunked_prefill_default(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(*_DEFAULTS_READS, _APC),
     writes=(_APC,),
-    after=("engine-args.unsupported-feature", "engine-args.draft-model-unsupported"),
     source=f"{_ARGS}._set_default_args, get_chunked_prefill_prefix_caching_defaults; ref 12.2, v0.11.1",
     message="(Enabling|Disabling) prefix caching by default",
     level="debug",
@@ -211,7 +209,6 @@ _NOT_OFFICIAL = ("This model does not officially support {what}. Enabling this m
     phase="engine_args",
     kind="check",
     reads=(*_DEFAULTS_READS, _ECP),
-    feedback=("engine-args.chunked-prefill-default",),
     source=f"{_ARGS}._set_default_args; ref 12.2, v0.11.1",
     message=_NOT_OFFICIAL.format(what="chunked prefill"),
     level="warning",
@@ -229,7 +226,6 @@ def pooling_chunked_prefill_warning(c: Mapping[str, Any]) -> RuleResult:
     phase="engine_args",
     kind="check",
     reads=(*_DEFAULTS_READS, _APC),
-    feedback=("engine-args.prefix-caching-default",),
     source=f"{_ARGS}._set_default_args; ref 12.2, v0.11.1",
     message=_NOT_OFFICIAL.format(what="prefix caching"),
     level="warning",
@@ -280,7 +276,6 @@ def _batch(c: Mapping[str, Any], tokens: Mapping[str | None, int], seqs: Mapping
     kind="default",
     reads=_BATCH_READS,
     writes=(_TOK, _SEQ),
-    after=("engine-args.chunked-prefill-default",),
     source=f"{_ARGS}._set_default_args, get_batch_defaults; ref 12.2, v0.11.1",
     message="Defaulting max_num_batched_tokens to <n> ...\nDefaulting max_num_seqs to <n> ...",
     level="debug",
@@ -305,7 +300,6 @@ def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=_BATCH_READS,
     writes=(_TOK, _SEQ),
-    after=("engine-args.batch-defaults-large-gpu",),
     source=f"{_ARGS}._set_default_args, get_batch_defaults; ref 12.2, v0.11.1",
     message="Defaulting max_num_batched_tokens to <n> ...\nDefaulting max_num_seqs to <n> ...",
     level="debug",
@@ -324,7 +318,6 @@ def batch_defaults_other_device(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(*_BATCH_READS, "parallel_config.pipeline_parallel_size", "parallel_config.tensor_parallel_size"),
     writes=(_TOK, _SEQ),
-    after=("engine-args.batch-defaults-other-device",),
     source=f"{_ARGS}._set_default_args, get_batch_defaults; ref 12.2, v0.11.1",
     message="Defaulting max_num_batched_tokens to <n> ...\nDefaulting max_num_seqs to <n> ...",
     level="debug",
@@ -336,6 +329,26 @@ def batch_defaults_cpu(c: Mapping[str, Any]) -> RuleResult:
     ws = c["parallel_config.pipeline_parallel_size"] * c["parallel_config.tensor_parallel_size"]
     return _batch(c, {"LLM_CLASS": 4096 * ws, "OPENAI_API_SERVER": 2048 * ws},
                   {"LLM_CLASS": 256 * ws, "OPENAI_API_SERVER": 128 * ws})
+
+
+CHUNKED_PREFILL = first_match(
+    "engine-args.chunked-prefill", chunked_prefill_default, pooling_chunked_prefill_warning,
+    title="Chunked prefill: fill an unset flag, or warn about a pooling model that does not support it",
+    source=f"{_ARGS}._set_default_args",
+)
+PREFIX_CACHING = first_match(
+    "engine-args.prefix-caching", prefix_caching_default, pooling_prefix_caching_warning,
+    title="Prefix caching: fill an unset flag, or warn about a pooling model that does not support it",
+    source=f"{_ARGS}._set_default_args",
+)
+CREATE_ENGINE_CONFIG = sequence(
+    "engine-args.create-engine-config",
+    unsupported_feature, "engine-args.draft-model-unsupported", CHUNKED_PREFILL, PREFIX_CACHING,
+    "engine-args.batch-defaults", "engine-args.cpu-arch-overrides", "engine-args.tp-divisible-by-dcp",
+    title="create_engine_config: unsupported features, usage defaults and batch defaults, then the "
+    "CPU-architecture switch and the DCP check",
+    source=f"{_ARGS}.create_engine_config",
+)
 
 
 @rule(
@@ -1080,7 +1093,6 @@ def turing_fp32_warning(c: Mapping[str, Any]) -> RuleResult:
     phase="core",
     kind="check",
     reads=_SIZE_READS,
-    feedback=("cudagraph.capture-sizes",),
     source=f"vllm/config/vllm.py VllmConfig._set_cudagraph_sizes {_V}; ref step-12d, 5.3, v0.11.1",
     message=("Batch sizes {removed} are removed because they are not multiple of tp_size {tp} "
              "when sequence parallelism is enabled"),
@@ -1101,7 +1113,6 @@ def sp_filters_capture_sizes(c: Mapping[str, Any]) -> RuleResult:
     phase="core",
     kind="check",
     reads=_SIZE_READS,
-    feedback=("cudagraph.capture-sizes",),
     source=f"vllm/config/vllm.py VllmConfig._set_cudagraph_sizes {_V}; ref step-12d, 5.3, v0.11.1",
     message="Truncating max_cudagraph_capture_size to {valid_max}",
     level="warning",
@@ -1120,7 +1131,6 @@ def truncate_max_capture_size(c: Mapping[str, Any]) -> RuleResult:
     phase="core",
     kind="check",
     reads=_SIZE_READS,
-    feedback=("cudagraph.capture-sizes",),
     source=f"vllm/config/vllm.py VllmConfig._set_cudagraph_sizes {_V}; ref step-12d, 5.3, v0.11.1",
     message="cudagraph_capture_sizes specified in compilation_config {user} is overridden by config {sizes}",
     level="warning",
@@ -1141,8 +1151,6 @@ def user_capture_sizes_overridden(c: Mapping[str, Any]) -> RuleResult:
     kind="derive",
     reads=_SIZE_READS,
     writes=(_MAX, _SIZES),
-    after=("cudagraph.eager-disables", "cudagraph.sp-filters-capture-sizes", "cudagraph.truncate-max-capture-size",
-           "cudagraph.user-capture-sizes-overridden"),
     source=f"vllm/config/vllm.py VllmConfig._set_cudagraph_sizes {_V}; ref step-12d, 5.3, v0.11.1",
 )
 def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
@@ -1405,7 +1413,6 @@ def dcp_interleave_block_size(c: Mapping[str, Any]) -> RuleResult:
     phase="finalize",
     kind="check",
     reads=(_INTERLEAVE, "speculative_config"),
-    after=("parallel.dcp-interleave-block-size",),
     source=f"{_VLLM}; ref step-17, v0.11.1",
     message="MTP with dcp_kv_cache_interleave_size > 1 is not supported now.",
 )
@@ -1446,7 +1453,6 @@ def _splitting(c: Mapping[str, Any]) -> bool:
     kind="derive",
     reads=(_MODE, _PARTITION, _ATTN_FUSION, _SPLIT),
     writes=(_SPLIT,),
-    after=("parallel.dcp-interleave-speculative",),
     source=f"{_SPLIT_SRC}; ref step-18, 5.5, v0.11.1",
 )
 def splitting_ops(c: Mapping[str, Any]) -> RuleResult:
@@ -1477,7 +1483,6 @@ _ATTN_FUSION_MSG = (
     kind="override",
     reads=(_MODE, _PARTITION, _ATTN_FUSION, _SPLIT, _CG),
     writes=(_CG,),
-    feedback=("compilation.splitting-ops",),
     source=f"{_SPLIT_SRC}, set_splitting_ops_for_attn_fusion; ref step-18, 5.5, v0.11.1",
     message=_ATTN_FUSION_MSG,
     level="warning",
@@ -1504,7 +1509,6 @@ _SP_RMS = "Sequence parallelism not supported withnative rms_norm when using {re
     kind="derive",
     reads=(_SP, _PARTITION, _SPLIT, "parallel_config.pipeline_parallel_size", _OPS),
     writes=(_OPS,),
-    after=("compilation.splitting-ops", "compilation.empty-splitting-ops-mode"),
     source=f"{_VLLM}; ref step-18, v0.11.1",
     message=_SP_RMS.format(regime="<Dynamo partition|pipeline parallelism>"),
     level="warning",
@@ -1531,6 +1535,17 @@ def sp_needs_rms_norm(c: Mapping[str, Any]) -> RuleResult:
         return Outcome(message=_SP_RMS.format(regime=regime))
     return Outcome({_OPS: (*c[_OPS], "+rms_norm")}, message="")
 
+
+FINALIZE = sequence(
+    "vllm.finalize",
+    dcp_interleave_block_size, dcp_interleave_speculative, attn_fusion_forces_full, splitting_ops,
+    "compilation.empty-splitting-ops-mode", sp_needs_rms_norm, "cudagraph.final-check", "parallel.dbo",
+    "scheduler.hma-off", "compilation.debug-dump-path", "compilation.debug-dump-path-env",
+    "compilation.blocked-fp8-adds-quant-fp8",
+    title="After the platform hook, in vLLM 0.11.1's order: the DCP checks, the splitting ops, the "
+    "sequence-parallel rms_norm, the final CUDA-graph check, DBO, HMA, dump path, FP8",
+    source=_VLLM,
+)
 
 _KVT = "kv_transfer_config"
 
@@ -1717,6 +1732,13 @@ DELTA = Delta(
         attn_fusion_forces_full, sp_needs_rms_norm,
     ),
     drop=DROPS,
+    groups=(CHUNKED_PREFILL, PREFIX_CACHING, CREATE_ENGINE_CONFIG, FINALIZE),
+    drop_groups={
+        "engine-args.non-pooling-defaults": "one default for every runner now (engine-args.chunked-prefill, "
+        "engine-args.prefix-caching; vllm/engine/arg_utils.py get_chunked_prefill_prefix_caching_defaults)",
+        "engine-args.pooling-defaults": "one default for every runner now (engine-args.chunked-prefill, "
+        "engine-args.prefix-caching)",
+    },
     after={
         # ModelConfig.__post_init__: max_model_len is verified after the architecture, the runner and the
         # dtype, and the quantization after it (the seed's order followed from the V0 sliding-window rule)
@@ -1730,10 +1752,6 @@ DELTA = Delta(
         "compilation.piecewise-backend": ("scheduler.chunked-prefill-enabled",),
         "kv-transfer.role-required": ("scheduler.chunked-prefill-enabled",),
         "lora.max-cpu-loras-check": ("scheduler.chunked-prefill-enabled",),
-        "cudagraph.eager-disables": ("cudagraph.encoder-decoder-forces-piecewise",),
-        "compilation.blocked-fp8-adds-quant-fp8": ("compilation.sp-needs-rms-norm",),
-        "engine-args.cpu-arch-disables-chunked-prefill": ("engine-args.chunked-prefill-default",),
-        "engine-args.cpu-arch-disables-prefix-caching": ("engine-args.prefix-caching-default",),
     },
     fields_added=(
         "cache_config.kv_offloading_size", "cache_config.kv_offloading_backend",

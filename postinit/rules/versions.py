@@ -36,6 +36,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from postinit.engine import Group
 from postinit.errors import InvalidValueError, did_you_mean, show
 
 __all__ = [
@@ -67,6 +68,10 @@ class Delta:
     """Rule functions whose ids are the parent's rules they stand for (a different decision, same question)."""
     drop: Mapping[str, str] = field(default_factory=dict)
     """Parent rule id -> why this version no longer makes that decision (with the vLLM source)."""
+    groups: tuple[Group, ...] = ()
+    """Groups (``first_match`` / ``all_of`` / ``sequence``) replacing the parent's of the same id, or new."""
+    drop_groups: Mapping[str, str] = field(default_factory=dict)
+    """Parent group id -> why this version no longer has it (its members stay, ungrouped, unless dropped)."""
     after: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """Ordering hints added to kept parent rules (rule id -> ids it now runs after), where a new rule
     writes the same path and vLLM's statement order decides."""

@@ -182,6 +182,7 @@ class RuleInfo(BaseModel):
     message: str
     level: str
     reason: str
+    group: str | None = Field(None, description="The first_match / all_of group (one vLLM statement) it belongs to.")
 
 
 class CatalogModel(BaseModel):

@@ -1,7 +1,7 @@
 """The README's `postinit why`/`why-not` transcripts are real output: each is re-run and compared line by line.
 
-Regenerate them with the commands they show (the CLI prints 120 columns when stdout is
-not a terminal) if a rule's title or message changes.
+Regenerate them (the CLI prints 120 columns when stdout is not a terminal) when a rule's
+title, message or reads change: ``python -m tests.explain.test_readme_transcripts``.
 """
 
 from __future__ import annotations
@@ -46,3 +46,28 @@ def test_readme_has_the_five_questions() -> None:
     text = README.read_text()
     assert "✗ parallel.dbo-requires-deepep (AssertionError)" in text
     assert "docs/images/overview.svg" in text and "docs/images/around-cudagraph-mode.svg" in text
+
+
+def regenerate() -> int:
+    """Rewrite every why / why-not transcript of the README with the CLI's real output."""
+    text = README.read_text()
+
+    def fresh(m: re.Match[str]) -> str:
+        lines = m.group(1).rstrip("\n").splitlines()
+        head = [lines.pop(0)]
+        command = head[0].removeprefix("$ ")
+        while command.endswith("\\"):
+            head.append(lines.pop(0))
+            command = command[:-1] + head[-1].strip()
+        args = shlex.split(command)
+        if args[:1] != ["postinit"] or args[1] not in ("why", "why-not"):
+            return m.group(0)
+        out = runner.invoke(cli_app, args[1:]).output.rstrip("\n")
+        return "```console\n" + "\n".join([*head, out]) + "\n```"
+
+    README.write_text(re.sub(r"```console\n(.*?)```", fresh, text, flags=re.S))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(regenerate())

@@ -7,9 +7,11 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.engine import Outcome, Violation
+from postinit.engine import Outcome, Violation, decide
 from postinit.rules._kit import state
 from postinit.rules.cudagraph import (
+    FULL_GRAPH_SUPPORT,
+    SET_CUDAGRAPH_SIZES,
     blackwell_long_context_forces_piecewise,
     capture_sizes,
     compile_sizes,
@@ -59,9 +61,21 @@ def test_default_mode_does_not_fire(values: dict[str, Any], platform: str) -> No
      (M.FULL_AND_PIECEWISE, 1, False)],
 )
 def test_dcp_forces_piecewise(mode: CUDAGraphMode, dcp: int, fires: bool) -> None:
-    """12b(i): DCP > 1 downgrades every full-graph mode, user-set or not."""
-    out = dcp_forces_piecewise(state({MODE: mode, "parallel_config.decode_context_parallel_size": dcp}))
-    assert out == ({MODE: M.PIECEWISE} if fires else None)
+    """12b(i): DCP > 1 downgrades every full-graph mode, user-set or not (the group's gate: a full mode)."""
+    got = decide(FULL_GRAPH_SUPPORT, state({MODE: mode, "parallel_config.decode_context_parallel_size": dcp}))
+    assert got.changes == ({MODE: M.PIECEWISE} if fires else {})
+    assert got.rules == (["cudagraph.dcp-forces-piecewise"] if fires else [])
+    assert dcp_forces_piecewise(state({"parallel_config.decode_context_parallel_size": dcp})) == (
+        {MODE: M.PIECEWISE} if dcp > 1 else None)
+
+
+def test_full_graph_support_is_first_match() -> None:
+    """DCP and pooling both apply: DCP decides, pooling is not tried (vLLM's elif)."""
+    got = decide(FULL_GRAPH_SUPPORT, state({MODE: M.FULL, "parallel_config.decode_context_parallel_size": 2,
+                                            "model_config": True, "model_config.pooler_config": True}))
+    assert got.rules == ["cudagraph.dcp-forces-piecewise"]
+    assert got.messages == ["Decode context parallel (DCP) is enabled, which is incompatible with full CUDA "
+                            "graphs. Overriding cudagraph_mode to PIECEWISE."]
 
 
 @pytest.mark.parametrize(("model", "pooler", "fires"), [(True, True, True), (True, None, False), (None, True, False)])
@@ -87,10 +101,10 @@ def test_blackwell_long_context(platform: str, length: int, mla: bool, fires: bo
     """12b(iv): exactly SM 10.0, max_model_len > 131072, not MLA."""
     s = state({MODE: M.FULL_AND_PIECEWISE, "model_config": True, "model_config.max_model_len": length,
                "model_config.use_mla": mla}, platform=platform)
-    out = blackwell_long_context_forces_piecewise(s)
-    assert isinstance(out, Outcome) is fires
-    if isinstance(out, Outcome):
-        assert out.changes == {MODE: M.PIECEWISE} and "(found 200000)" in (out.message or "")
+    got = decide(blackwell_long_context_forces_piecewise, s)
+    assert bool(got) is fires
+    if fires:
+        assert got.changes == {MODE: M.PIECEWISE} and "(found 200000)" in got.messages[0]
 
 
 @pytest.mark.parametrize(("eager", "fires"), [(True, True), (False, False)])
@@ -169,20 +183,21 @@ def test_sp_filter_warning() -> None:
     """The SP filter names the removed sizes and the TP size."""
     s = state(_sizes(**{SIZES: [1, 2, 4, 15], "parallel_config.tensor_parallel_size": 2,
                         "compilation_config.pass_config.enable_sequence_parallelism": True}))
-    out = sp_filters_capture_sizes(s)
-    assert isinstance(out, Outcome)
-    assert out.message == ("Batch sizes [1, 15] are removed because they are not multiple of tp_size 2 "
-                           "when sequence parallelism is enabled")
+    assert decide(sp_filters_capture_sizes, s).messages == [
+        "Batch sizes [1, 15] are removed because they are not multiple of tp_size 2 "
+        "when sequence parallelism is enabled"]
+    whole = decide(SET_CUDAGRAPH_SIZES, s)  # the warning, then the sizes: one statement
+    assert whole.rules == ["cudagraph.sp-filters-capture-sizes", "cudagraph.user-capture-sizes-overridden",
+                           "cudagraph.capture-sizes"]
+    assert whole.changes[SIZES] == (2, 4)
     assert sp_filters_capture_sizes(state(_sizes(**{SIZES: [2, 4], "parallel_config.tensor_parallel_size": 2}))) is None
 
 
 @pytest.mark.parametrize(("values", "fires"), [({MAX: 257}, True), ({MAX: 256}, False), ({MAX: 4, SIZES: [8]}, False)])
 def test_truncate_warning(values: dict[str, Any], fires: bool) -> None:
     """Truncation warns only when the user gave a max but no list."""
-    out = truncate_max_capture_size(state(_sizes(**values)))
-    assert isinstance(out, Outcome) is fires
-    if isinstance(out, Outcome):
-        assert out.message == "Truncating max_cudagraph_capture_size to 256"
+    got = decide(truncate_max_capture_size, state(_sizes(**values)))
+    assert got.messages == (["Truncating max_cudagraph_capture_size to 256"] if fires else [])
 
 
 @pytest.mark.parametrize(
@@ -195,8 +210,8 @@ def test_truncate_warning(values: dict[str, Any], fires: bool) -> None:
 )
 def test_user_sizes_overridden(values: dict[str, Any], message: str | None) -> None:
     """A shorter list warns with both lists; not when the ValueError comes first."""
-    out = user_capture_sizes_overridden(state(_sizes(**values)))
-    assert (out.message if isinstance(out, Outcome) else None) == message
+    got = decide(user_capture_sizes_overridden, state(_sizes(**values)))
+    assert got.messages == ([message] if message else [])
 
 
 @pytest.mark.parametrize(

@@ -7,19 +7,21 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.engine import Outcome, Violation
+from postinit.engine import Outcome, Violation, decide
 from postinit.rules._kit import state
 from postinit.rules.engine_args import (
+    BATCH_DEFAULTS,
+    CPU_ARCH_OVERRIDES,
+    NON_POOLING_DEFAULTS,
+    POOLING_DEFAULTS,
     async_scheduling_executor,
     async_scheduling_pipeline_parallel,
     async_scheduling_speculative,
     batch_defaults_cpu,
     batch_defaults_large_gpu,
-    batch_defaults_other_device,
     budget_without_chunked_prefill,
     cache_attention_free,
     cache_sliding_window,
-    chunked_prefill_flag_ignored,
     chunked_prefill_forced,
     cpu_arch_disables_chunked_prefill,
     cpu_arch_disables_prefix_caching,
@@ -66,28 +68,27 @@ def _changes(out: Any) -> Any:
 )
 def test_v1_oracle_fallback(values: dict[str, Any], env: dict[str, str], feature: str | None) -> None:
     """An unsupported feature writes VLLM_USE_V1=False with vLLM's fallback warning; supported ones do nothing."""
-    out = v1_oracle_fallback(state({**EA, **values}, env=env))
+    got = decide(v1_oracle_fallback, state({**EA, **values}, env=env))
     if feature is None:
-        assert out is None
+        assert not got
     else:
-        assert isinstance(out, Outcome) and out.changes == {"env.VLLM_USE_V1": False}
-        assert out.message is not None and out.message.startswith(feature)
-        assert "is not supported by the V1 Engine. Falling back to V0." in out.message
+        assert got.changes == {"env.VLLM_USE_V1": False}
+        assert got.messages[0].startswith(feature)
+        assert "is not supported by the V1 Engine. Falling back to V0." in got.messages[0]
 
 
 def test_v1_oracle_cpu_sliding_window() -> None:
     """A sliding-window model on the CPU backend falls back to V0."""
     s = state({**EA, "model_config.hf_text_config.sliding_window": 4096}, platform="cpu")
-    out = v1_oracle_fallback(s)
-    assert isinstance(out, Outcome) and out.message == (
-        "sliding window (CPU backend) is not supported by the V1 Engine. Falling back to V0. ")
+    assert decide(v1_oracle_fallback, s).messages == [
+        "sliding window (CPU backend) is not supported by the V1 Engine. Falling back to V0. "]
 
 
 def test_v1_oracle_recommends_removing_backend() -> None:
     """A backend vLLM knows but V1 does not run (IPEX) gets the recommend-to-remove sentence."""
-    out = v1_oracle_fallback(state(EA, env={"VLLM_ATTENTION_BACKEND": "IPEX"}))
-    assert isinstance(out, Outcome) and out.message is not None
-    assert out.message.endswith("We recommend to remove VLLM_ATTENTION_BACKEND=IPEX from your config in favor of the V1 Engine.")
+    got = decide(v1_oracle_fallback, state(EA, env={"VLLM_ATTENTION_BACKEND": "IPEX"}))
+    assert got.messages[0].endswith(
+        "We recommend to remove VLLM_ATTENTION_BACKEND=IPEX from your config in favor of the V1 Engine.")
 
 
 def test_v1_oracle_respects_user_env_and_config_mode() -> None:
@@ -125,9 +126,10 @@ def test_draft_model_unsupported(method: str, raises: bool) -> None:
     [("generate", False, True), ("generate", None, False), ("generate", True, False), ("pooling", False, False)],
 )
 def test_chunked_prefill_flag_ignored(runner: str, user: bool | None, fires: bool) -> None:
-    """The quirk warns only about an explicit False on a non-pooling runner."""
-    out = chunked_prefill_flag_ignored(state({**EA, "model_config.runner_type": runner, CP: user}))
-    assert (isinstance(out, Outcome) and "--no-enable-chunked-prefill" in (out.message or "")) == fires
+    """The quirk warns only about an explicit False on a non-pooling runner (the value chunked-prefill-forced overwrites)."""
+    got = decide(NON_POOLING_DEFAULTS, state({**EA, "model_config.runner_type": runner, CP: user}))
+    assert any("--no-enable-chunked-prefill" in m for m in got.messages) == fires
+    assert ("quirk.chunked-prefill-flag-ignored" in got.rules) == fires
 
 
 @pytest.mark.parametrize(
@@ -141,7 +143,8 @@ def test_chunked_prefill_flag_ignored(runner: str, user: bool | None, fires: boo
 )
 def test_chunked_prefill_forced(values: dict[str, Any], expected: Any) -> None:
     """Every non-pooling runner gets chunked prefill, even against the user's False; config mode is untouched."""
-    assert chunked_prefill_forced(state(values)) == expected
+    assert (decide(NON_POOLING_DEFAULTS, state(values)).changes.get(CP), ) == ((expected or {}).get(CP),)
+    assert chunked_prefill_forced(state(values)) == {CP: True}  # the member itself: the group's gate decides
 
 
 @pytest.mark.parametrize(
@@ -152,6 +155,7 @@ def test_prefix_caching_default(hybrid: bool, user: bool | None, expected: Any) 
     """Unset prefix caching defaults to on, off for hybrid models; a user value stays."""
     s = state({**EA, "model_config.runner_type": "generate", "model_config.is_hybrid": hybrid, APC: user})
     assert prefix_caching_default(s) == expected
+    assert decide(NON_POOLING_DEFAULTS, s).changes.get(APC) == (expected or {}).get(APC)
 
 
 @pytest.mark.parametrize(
@@ -163,31 +167,31 @@ def test_pooling_defaults(ptype: str | None, causal: bool | None, ok: bool) -> N
     s = state({**EA, "model_config.runner_type": "pooling", "model_config.pooler_config.pooling_type": ptype,
                "model_config.hf_config.is_causal": causal})
     word = "Enabling" if ok else "Disabling"
-    cp = pooling_chunked_prefill_default(s)
-    apc = pooling_prefix_caching_default(s)
-    assert isinstance(cp, Outcome) and cp.changes == {CP: ok} and cp.message == f"({word}) chunked prefill by default"
-    assert isinstance(apc, Outcome) and apc.changes == {APC: ok} and apc.message == f"({word}) prefix caching by default"
+    got = decide(POOLING_DEFAULTS, s)
+    assert got.changes == {CP: ok, APC: ok}
+    assert got.messages == [f"({word}) chunked prefill by default", f"({word}) prefix caching by default"]
 
 
 def test_pooling_defaults_keep_user_values() -> None:
     """A user value and a non-pooling runner leave the pooling defaults silent."""
     s = state({**EA, "model_config.runner_type": "pooling", CP: True, APC: True})
     assert pooling_chunked_prefill_default(s) is None and pooling_prefix_caching_default(s) is None
-    assert pooling_chunked_prefill_default(state({**EA, "model_config.runner_type": "generate"})) is None
+    assert not decide(POOLING_DEFAULTS, state({**EA, "model_config.runner_type": "generate"}))
 
 
 @pytest.mark.parametrize(("arch", "fires"), [("ppc64le", True), ("s390x", True), ("arm", True), ("riscv", True),
                                              ("x86_64", False)])
 def test_cpu_arch_override(arch: str, fires: bool) -> None:
     """POWER/S390X/ARM/RISC-V CPUs turn chunked prefill and prefix caching off."""
-    s = state(EA, platform=Platform(kind="cpu", cpu_arch=arch))
-    assert cpu_arch_disables_chunked_prefill(s) == ({CP: False} if fires else None)
-    assert cpu_arch_disables_prefix_caching(s) == ({APC: False} if fires else None)
+    s = state({**EA, CP: True, APC: True}, platform=Platform(kind="cpu", cpu_arch=arch))
+    assert decide(CPU_ARCH_OVERRIDES, s).changes == ({CP: False, APC: False} if fires else {})
+    assert cpu_arch_disables_chunked_prefill(s) == {CP: False}
+    assert cpu_arch_disables_prefix_caching(s) == {APC: False}
 
 
 def test_cpu_arch_override_not_on_gpu() -> None:
     """GPUs are never affected by the CPU-architecture override."""
-    assert cpu_arch_disables_chunked_prefill(state(EA)) is None
+    assert not decide(CPU_ARCH_OVERRIDES, state({**EA, CP: True}))
 
 
 # ---------------------------------------------------------------- batch defaults
@@ -208,13 +212,11 @@ def test_cpu_arch_override_not_on_gpu() -> None:
 def test_gpu_batch_defaults(platform: str, ctx: str, tokens: int, seqs: int) -> None:
     """The usage-context x device table: >= 70 GiB non-A100 GPUs get the large row, others the small one."""
     s = state({"usage.via_engine_args": True, "usage.usage_context": ctx, CP: True}, platform=platform)
-    outs = [batch_defaults_large_gpu(s), batch_defaults_other_device(s)]
-    fired = [o for o in outs if o is not None]
-    assert len(fired) == 1 and isinstance(fired[0], Outcome)
-    assert fired[0].changes == {TOK: tokens, SEQ: seqs}
+    got = decide(BATCH_DEFAULTS, s)
+    assert len(got.decided) == 1 and got.changes == {TOK: tokens, SEQ: seqs}
     # vLLM logs two debug records (arg_utils.py _set_default_args): one message line each
-    assert fired[0].message.splitlines() == [f"Setting max_num_batched_tokens to {tokens} for {ctx} usage context.",
-                                             f"Setting max_num_seqs to {seqs} for {ctx} usage context."]
+    assert got.messages[0].splitlines() == [f"Setting max_num_batched_tokens to {tokens} for {ctx} usage context.",
+                                            f"Setting max_num_seqs to {seqs} for {ctx} usage context."]
     assert batch_defaults_cpu(s) is None
 
 
@@ -224,9 +226,8 @@ def test_cpu_batch_defaults(ctx: str, ws: int, tokens: int, seqs: int) -> None:
     """CPU defaults scale with pp x tp."""
     s = state({"usage.via_engine_args": True, "usage.usage_context": ctx, CP: True,
                "parallel_config.tensor_parallel_size": ws}, platform="cpu")
-    out = batch_defaults_cpu(s)
-    assert isinstance(out, Outcome) and out.changes == {TOK: tokens, SEQ: seqs}
-    assert batch_defaults_large_gpu(s) is None and batch_defaults_other_device(s) is None
+    got = decide(BATCH_DEFAULTS, s)
+    assert got.rules == ["engine-args.batch-defaults-cpu"] and got.changes == {TOK: tokens, SEQ: seqs}
 
 
 def test_batch_defaults_seqs_capped_by_budget() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.engine import Outcome, Violation
+from postinit.engine import Outcome, Violation, decide
 from postinit.rules import finalize as f
 from postinit.rules._kit import state
 from postinit.schema import CompilationMode, CUDAGraphMode, Usage
@@ -117,7 +117,7 @@ def test_cascade_attn_warning(platform: str, cg: CUDAGraphMode, cascade: bool, f
         },
         platform=platform,
     )
-    assert (f.cascade_attn_warning(s) is not None) == fires
+    assert ("cudagraph.cascade-attn-warning" in decide(f.STEP_19, s).rules) == fires
 
 
 @pytest.mark.parametrize(
@@ -134,16 +134,14 @@ def test_piecewise_needs_vllm_compile(
     platform: str, cg: CUDAGraphMode, mode: CompilationMode, fails: bool
 ) -> None:
     """Piecewise graphs require VLLM_COMPILE: vLLM's AssertionError with its text."""
-    out = f.piecewise_needs_vllm_compile(
-        state(
-            {"compilation_config.cudagraph_mode": cg, "compilation_config.mode": mode},
-            platform=platform,
-        )
-    )
-    assert isinstance(out, Violation) == fails
-    if isinstance(out, Violation):
+    got = decide(f.STEP_19, state(
+        {"compilation_config.cudagraph_mode": cg, "compilation_config.mode": mode}, platform=platform))
+    out = got.violation
+    assert (out is not None) == fails
+    if out is not None:
         assert out.error == "AssertionError"
         assert out.message.endswith(f"piecewise cudagraphs is used, cudagraph_mode={cg.name}")
+        assert not got.changes  # the flags are migrated after the assertion: never reached
 
 
 @pytest.mark.parametrize(
@@ -157,14 +155,13 @@ def test_piecewise_needs_vllm_compile(
 )
 def test_migrate_deprecated_flags(platform: str, cg: CUDAGraphMode, expected: Any) -> None:
     """use_cudagraph/full_cuda_graph mirror the final mode on CUDA/ROCm only."""
-    out = f.migrate_deprecated_flags(
-        state({"compilation_config.cudagraph_mode": cg}, platform=platform)
-    )
-    assert (
-        None
-        if out is None
-        else (out["compilation_config.use_cudagraph"], out["compilation_config.full_cuda_graph"])
-    ) == expected  # type: ignore[index]
+    s = state({"compilation_config.cudagraph_mode": cg, "compilation_config.mode": VC,
+               "compilation_config.use_cudagraph": None, "compilation_config.full_cuda_graph": None},
+              platform=platform)
+    changes = decide(f.STEP_19, s).changes
+    got = (changes["compilation_config.use_cudagraph"], changes["compilation_config.full_cuda_graph"]) \
+        if changes else None
+    assert got == expected
 
 
 @pytest.mark.parametrize(
@@ -217,11 +214,11 @@ def test_full_cuda_graph_not_idempotent(cg: CUDAGraphMode, full: bool, fires: bo
 )
 def test_dbo_requires_deepep(dbo: bool, backend: str, fails: bool) -> None:
     """DBO needs a DeepEP all2all backend (vLLM's assertion text)."""
-    out = f.dbo_requires_deepep(
-        state({"parallel_config.enable_dbo": dbo, "parallel_config.all2all_backend": backend})
-    )
-    assert isinstance(out, Violation) == fails
-    if isinstance(out, Violation):
+    out = decide(f.STEP_20, state(
+        {"model_config": True, "parallel_config.enable_dbo": dbo, "parallel_config.all2all_backend": backend})
+    ).violation
+    assert (out is not None) == fails
+    if out is not None:
         assert out.error == "AssertionError" and f"{backend} is not supported." in out.message
 
 
@@ -238,11 +235,12 @@ def test_dbo_disables_cascade_attn(dbo: bool, mc: Any, cascade: bool, expected: 
     s = state(
         {
             "parallel_config.enable_dbo": dbo,
+            "parallel_config.all2all_backend": "deepep_low_latency",
             "model_config": mc,
             "model_config.disable_cascade_attn": cascade,
         }
     )
-    assert f.dbo_disables_cascade_attn(s) == expected
+    assert (decide(f.STEP_20, s).changes or None) == expected
 
 
 def test_dbo_without_model() -> None:
@@ -313,9 +311,11 @@ def test_dbo_without_model() -> None:
 def test_hma_switches(
     rule: Any, values: dict[str, Any], platform: str, env: Any, fires: bool
 ) -> None:
-    """Step 22: each reason turns the hybrid KV cache manager off (V1 only)."""
-    out = rule(state(values, platform=platform, env=env))
-    assert out == ({"scheduler_config.disable_hybrid_kv_cache_manager": True} if fires else None)
+    """Step 22: each reason turns the hybrid KV cache manager off (V1 only: the group's gate)."""
+    got = decide(f.STEP_22, state(values, platform=platform, env=env))
+    assert (rule.__postinit_rule__.id in got.rules) == fires
+    if fires:
+        assert got.changes == {"scheduler_config.disable_hybrid_kv_cache_manager": True}
 
 
 @pytest.mark.parametrize(
@@ -326,9 +326,8 @@ def test_hma_kv_connector_warning(disabled: bool, kv: Any, fires: bool) -> None:
     s = state(
         {"scheduler_config.disable_hybrid_kv_cache_manager": disabled, "kv_transfer_config": kv}
     )
-    out = f.hma_kv_connector_warning(s)
-    assert (out is not None) == fires
-    assert not fires or out.message.startswith("Turning off hybrid kv cache manager")  # type: ignore[union-attr]
+    warned = [m for m in decide(f.STEP_22, s).messages if m.startswith("Turning off hybrid kv cache manager")]
+    assert bool(warned) == fires
 
 
 @pytest.mark.parametrize(
@@ -343,7 +342,8 @@ def test_hma_chunked_local_warning(eagle: Any, allow: Any, fires: bool) -> None:
         "speculative_config.method": eagle,
     }
     env = {"VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": allow} if allow else None
-    assert (f.hma_chunked_local_warning(state(values, env=env)) is not None) == fires
+    messages = decide(f.STEP_22, state(values, env=env)).messages
+    assert any(m.startswith("There is a latency regression") for m in messages) == fires
 
 
 @pytest.mark.parametrize(("enabled", "fires"), [(False, True), (True, False)])
@@ -396,14 +396,10 @@ def test_debug_dump_path_env(config: str | None, warns: bool) -> None:
         {"compilation_config.debug_dump_path": config, "usage.cwd": "/w"},
         env={"VLLM_DEBUG_DUMP_PATH": "envdump"},
     )
-    out = f.debug_dump_path_env(s)
-    assert _changes(out) == {"compilation_config.debug_dump_path": "/w/envdump"}
-    assert isinstance(out, Outcome) == warns
-    if isinstance(out, Outcome):
-        assert (
-            out.message
-            == "Config-specified debug dump path is overridden by VLLM_DEBUG_DUMP_PATH to /w/envdump"
-        )
+    got = decide(f.debug_dump_path_env, s)
+    assert got.changes == ({"compilation_config.debug_dump_path": "/w/envdump"} if config != "/w/envdump" else {})
+    assert got.messages == (
+        ["Config-specified debug dump path is overridden by VLLM_DEBUG_DUMP_PATH to /w/envdump"] if warns else [])
     assert f.debug_dump_path_env(state({"compilation_config.debug_dump_path": config})) is None
 
 

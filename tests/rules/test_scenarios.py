@@ -189,7 +189,7 @@ def test_kv_connector_turns_hma_off() -> None:
     """A KV connector turns the hybrid KV cache manager off, with vLLM's warning."""
     r = _serve("--kv-transfer-config", '{"kv_connector": "NixlConnector", "kv_role": "kv_both"}', model=LLAMA)
     assert r.get(HMA) is True and _by(r, HMA) == "scheduler.hma-off-kv-connector"
-    assert _messages(r)["scheduler.hma-kv-connector-warning"].startswith(
+    assert _messages(r)["scheduler.hma-off-kv-connector"].startswith(
         "Turning off hybrid kv cache manager because `--kv-transfer-config` is set."
     )
 
@@ -282,7 +282,7 @@ def test_llama4_scout_chunked_local_attention() -> None:
     r = _serve(model=SCOUT)
     assert r.get("model_config.attention_chunk_size") == 8192
     assert r.get(HMA) is True and _by(r, HMA) == "scheduler.hma-off-chunked-local"
-    assert "scheduler.hma-chunked-local-warning" in _messages(r)
+    assert "scheduler.hma-off-chunked-local" in _messages(r)
     allowed = _serve(model=SCOUT, env={"VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1"})
     assert allowed.get(HMA) is False
     assert not _fired(allowed, "scheduler.hma-off-chunked-local")
