@@ -1612,10 +1612,17 @@ def model_hash(state: Mapping[str, Any]) -> str:
 
 
 def compilation_hash(state: Mapping[str, Any]) -> str:
-    """``CompilationConfig.compute_hash`` of 0.11.1: the mode is an IntEnum (hashed by its repr), the 0.11.1 PassConfig, and compile_cache_save_format last."""
+    """``CompilationConfig.compute_hash`` of 0.11.1: the mode is an IntEnum (hashed by its repr), the 0.11.1 PassConfig, and compile_cache_save_format last.
+
+    A mode that came from the deprecated ``level`` is the plain int vLLM assigned without validation.
+    """
     c = "compilation_config."
     mode = state[c + "mode"]
-    factors: list[Any] = [hashing._Repr(repr(CompilationMode(mode))) if mode is not None else None]
+    if mode is None or state[c + "level"] is not None:
+        first: Any = None if mode is None else int(mode)  # the deprecated level is assigned unvalidated: an int
+    else:
+        first = hashing._Repr(repr(CompilationMode(mode)))
+    factors: list[Any] = [first]
     factors += [hashing._py(state[c + n]) for n in ("backend", "custom_ops", "splitting_ops", "use_inductor",
                                                      "use_inductor_graph_partition", "inductor_compile_config",
                                                      "inductor_passes")]

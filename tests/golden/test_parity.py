@@ -27,8 +27,10 @@ from tests.golden.parity import (
     KNOWN_MISSING_LOGS,
     NOT_COMPARED,
     NOT_MODELLED,
+    VERSION_ALIASES,
     Comparison,
     compare,
+    divergences,
     log_report,
     missing_logs,
     norm_log,
@@ -69,6 +71,59 @@ def test_case_matches_vllm(gc: GoldenCase) -> None:
     """postinit's outcome, error (type, message, stage), every field and the logs both ways equal real vLLM's."""
     c = comparison(gc.name)
     assert c.matches, _describe(c)
+
+
+CASES_0_11_1 = load_cases("0.11.1")
+BY_NAME_0_11_1 = {gc.name: gc for gc in CASES_0_11_1}
+DIVERGENCES_0_11_1 = divergences("0.11.1")
+
+
+@functools.cache
+def comparison_0_11_1(name: str) -> Comparison:
+    """The comparison of one golden case resolved as vLLM 0.11.1 with the vllm==0.11.1 wheel's answer."""
+    return compare(BY_NAME_0_11_1[name], "0.11.1")
+
+
+def _param_0_11_1(gc: GoldenCase) -> object:
+    reason = DIVERGENCES_0_11_1.get(gc.name)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(gc, id=gc.name, marks=marks)
+
+
+@pytest.mark.parametrize("gc", [_param_0_11_1(gc) for gc in CASES_0_11_1])
+def test_case_matches_vllm_0_11_1(gc: GoldenCase) -> None:
+    """Resolved as vLLM 0.11.1, the outcome, error, every field and the logs equal the vllm==0.11.1 wheel's."""
+    c = comparison_0_11_1(gc.name)
+    assert c.matches, _describe(c)
+
+
+def test_0_11_1_divergences_are_known_and_documented() -> None:
+    """Every 0.11.1 divergence names a real case, has a reason, and is explained in docs/divergences.md."""
+    docs = DOCS.read_text()
+    assert len(CASES_0_11_1) == 445
+    for case, reason in DIVERGENCES_0_11_1.items():
+        assert case in BY_NAME_0_11_1 and reason.strip(), case
+        assert case in docs.split("## vLLM 0.11.1", 1)[1], f"{case} is not explained under 'vLLM 0.11.1' in {DOCS}"
+
+
+def test_0_11_1_alias_and_absent_fields_are_compared() -> None:
+    """0.11.1's chunked_prefill_enabled is compared with the field it aliases; _absent must name absent fields."""
+    assert VERSION_ALIASES["0.11.1"]["scheduler_config.chunked_prefill_enabled"] == \
+        "scheduler_config.enable_chunked_prefill"
+
+    def flip(e: dict[str, Any]) -> None:
+        e["post"]["scheduler_config"]["chunked_prefill_enabled"] = False
+
+    gc = BY_NAME_0_11_1["01-llama-h100-default"]
+    assert comparison_0_11_1(gc.name).matches
+    expected = copy.deepcopy(gc.expected)
+    flip(expected)
+    c = compare(dataclasses.replace(gc, expected=expected), "0.11.1")
+    assert list(c.mismatches) == ["scheduler_config.chunked_prefill_enabled"]
+    expected = copy.deepcopy(gc.expected)
+    expected["post"]["compilation_config"]["_absent"] = ["cudagraph_mode"]
+    c = compare(dataclasses.replace(gc, expected=expected), "0.11.1")
+    assert list(c.mismatches) == ["compilation_config._absent"]
 
 
 def test_corpus_complete() -> None:
