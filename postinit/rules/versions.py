@@ -146,11 +146,13 @@ def _spellings() -> dict[str, str]:
     return out
 
 
-def version_name(text: str) -> str:
-    """The modelled version a request names (``"0.11.1"``, ``"v0.11.1"``, a commit hash or its prefix ≥ 7)."""
+def version_name(text: str, where: str = "vllm_version") -> str:
+    """The modelled version a request names (``"0.11.1"``, ``"v0.11.1"``, a commit hash or its prefix ≥ 7).
+
+    ``where`` names the input in the error (``vllm_version``, ``--to``, ...).
+    """
     if not isinstance(text, str):
-        raise InvalidValueError(f"vllm_version must be a string, got {type(text).__name__}",
-                                path="vllm_version", value=None)
+        raise InvalidValueError(f"{where} must be a string, got {type(text).__name__}", path=where, value=None)
     key = text.strip().lower()
     found = _spellings().get(key)
     if found is None and len(key) >= 7 and all(c in "0123456789abcdef" for c in key):
@@ -158,9 +160,9 @@ def version_name(text: str) -> str:
         found = hits.pop() if len(hits) == 1 else None
     if found is None:
         raise InvalidValueError(
-            f"vllm_version {show(text)} is not a modelled vLLM version; modelled: {', '.join(VERSIONS)} "
+            f"{where} {show(text)} is not a modelled vLLM version; modelled: {', '.join(VERSIONS)} "
             f"(see `postinit versions`).{did_you_mean(key, _spellings())}",
-            path="vllm_version", value=text)
+            path=where, value=text)
     return found
 
 
