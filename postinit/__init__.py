@@ -30,18 +30,18 @@ from postinit.errors import (
 from postinit.rules import paths, rulebook
 
 if TYPE_CHECKING:
+    from postinit._upgrade import Upgrade, VersionInfo, upgrade, versions
     from postinit.audit import ConfigDiff, WhatIf, diff, what_if
-    from postinit.upgrade import Upgrade, VersionInfo, upgrade, versions
 
 __version__ = "0.1.0"
 
 _LAZY = {"ConfigDiff", "WhatIf", "diff", "what_if"}
 """Names of :mod:`postinit.audit`, imported on first use (start-up time)."""
 _LAZY_UPGRADE = {"Upgrade", "VersionInfo", "upgrade", "versions"}
-"""Names of :mod:`postinit.upgrade`, imported on first use."""
+"""Names of :mod:`postinit._upgrade`, imported on first use."""
 
 _audit_getattr = lazy_getattr(__name__, globals(), _LAZY, "postinit.audit")
-_upgrade_getattr = lazy_getattr(__name__, globals(), _LAZY_UPGRADE, "postinit.upgrade")
+_upgrade_getattr = lazy_getattr(__name__, globals(), _LAZY_UPGRADE, "postinit._upgrade")
 
 
 def __getattr__(name: str) -> object:

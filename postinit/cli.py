@@ -521,8 +521,8 @@ def upgrade(
     """Resolve the same input on two vLLM versions and show every decision that changes, with the rule and reason on each side."""
 
     def run() -> int:
+        from postinit._upgrade import upgrade as upgrading
         from postinit.rules.versions import version_name
-        from postinit.upgrade import upgrade as upgrading
 
         u = upgrading(_inputs(ctx.args, config, model, platform, env, usage, semantics),
                       from_version=version_name(from_version, "--from"), to_version=version_name(to_version, "--to"))
@@ -548,7 +548,7 @@ def versions(fmt: FmtOpt = Fmt.text) -> None:
     """The vLLM versions postinit models, each with the real vLLM it was checked against and its delta."""
 
     def run() -> int:
-        from postinit.upgrade import versions as listing
+        from postinit._upgrade import versions as listing
 
         found = listing()
         rows = [{"version": v.name + (" (default)" if v.default else ""), "parent": v.parent or "—",
@@ -721,7 +721,7 @@ def schema(vllm_version: VersionOpt = DEFAULT_VERSION) -> None:
     """The JSON Schema of the input config (VllmConfig's nested shape), without the fields the version lacks."""
 
     def run() -> int:
-        from postinit.upgrade import json_schema
+        from postinit._upgrade import json_schema
 
         _out(json.dumps(json_schema(vllm_version), indent=2))
         return 0

@@ -7,8 +7,8 @@ decisions 0.11.1 no longer makes, each with the reason. :data:`DELTA` is the
 declaration :mod:`postinit.rules.versions` reads; ``docs/versions.md`` is
 generated from it (``python -m postinit.rules._docs --versions``).
 
-Sources are the files of the ``vllm==0.11.1`` wheel (``site-packages/vllm/``);
-"the seed" is vLLM main ``d7fb10c57``.
+Sources (``source=``) are files of the ``vllm==0.11.1`` wheel (``site-packages/vllm/``);
+every rule here carries the reference tag ``v0.11.1``. "The seed" is vLLM main ``d7fb10c57``.
 
 Not copied, because the seed's rules already behave as 0.11.1 does: every
 decision gated on ``VLLM_USE_V1``. 0.11.1 removed the variable (its
@@ -57,14 +57,13 @@ from postinit.schema import CompilationMode, CUDAGraphMode
 
 __all__ = ["DELTA", "DROPS", "REGISTRY_0_11_1", "SUPPORTED_ARCHS_ORDER_0_11_1"]
 
-_V = "(0.11.1)"
-_VLLM = f"vllm/config/vllm.py VllmConfig.__post_init__ {_V}"
-_SCH = f"vllm/config/scheduler.py SchedulerConfig {_V}"
-_ARGS = f"vllm/engine/arg_utils.py EngineArgs {_V}"
-_CPU = f"vllm/platforms/cpu.py CpuPlatform.check_and_update_config {_V}"
-_MODELS = f"vllm/model_executor/models/config.py {_V}"
-_CMP = f"vllm/config/compilation.py {_V}"
-_PAR = f"vllm/config/parallel.py ParallelConfig {_V}"
+_VLLM = "vllm/config/vllm.py VllmConfig.__post_init__"
+_SCH = "vllm/config/scheduler.py SchedulerConfig"
+_ARGS = "vllm/engine/arg_utils.py EngineArgs"
+_CPU = "vllm/platforms/cpu.py CpuPlatform.check_and_update_config"
+_MODELS = "vllm/model_executor/models/config.py"
+_CMP = "vllm/config/compilation.py"
+_PAR = "vllm/config/parallel.py ParallelConfig"
 
 _EA = "usage.via_engine_args"
 _CTX = "usage.usage_context"
@@ -358,7 +357,7 @@ CREATE_ENGINE_CONFIG = sequence(
     kind="default",
     reads=("observability_config",),
     writes=("observability_config",),
-    source=f"vllm/engine/arg_utils.py EngineArgs.create_engine_config {_V} / vllm/config/vllm.py "
+    source="vllm/engine/arg_utils.py EngineArgs.create_engine_config / vllm/config/vllm.py "
     "VllmConfig.observability_config (default_factory); ref 12.2, v0.11.1",
     level="debug",
 )
@@ -716,7 +715,7 @@ _PC = "model_config.pooler_config."
     kind="derive",
     reads=("model_config.pooler_config", _PC + "softmax", _PC + "activation", _PC + "use_activation"),
     writes=(_PC + "use_activation",),
-    source=f"vllm/config/pooler.py PoolerConfig.__post_init__, get_use_activation {_V}; ref 2.1, v0.11.1",
+    source="vllm/config/pooler.py PoolerConfig.__post_init__, get_use_activation; ref 2.1, v0.11.1",
     message="softmax will be deprecated, please use use_activation instead.",
     level="warning",
 )
@@ -936,7 +935,7 @@ _M = "model_config."
     kind="derive",
     reads=(*_INFO_READS, _M + "hf_config.layer_types"),
     writes=(_M + "is_hybrid", _M + "is_attention_free", _M + "has_inner_state", _M + "supports_mamba_prefix_caching"),
-    source=f"vllm/model_executor/models/registry.py _ModelInfo {_V}; ref 2.1.1, v0.11.1",
+    source="vllm/model_executor/models/registry.py _ModelInfo; ref 2.1.1, v0.11.1",
 )
 def class_interfaces(c: Mapping[str, Any]) -> RuleResult:
     """The model class's markers in 0.11.1's registry: the Mamba v1 mixer models (Mamba, FalconMamba, Jamba) support mamba prefix caching now.
@@ -965,7 +964,7 @@ def class_interfaces(c: Mapping[str, Any]) -> RuleResult:
     phase="model_config",
     kind="check",
     reads=("model_config", _M + "runner_type", _M + "convert_type", *_INSPECT_READS),
-    source=f"vllm/model_executor/models/registry.py _raise_for_unsupported {_V}; ref 2.1.1, v0.11.1",
+    source="vllm/model_executor/models/registry.py _raise_for_unsupported; ref 2.1.1, v0.11.1",
 )
 def architecture_supported(c: Mapping[str, Any]) -> RuleResult:
     """vLLM refuses a config.json whose architectures it cannot load; 0.11.1 knows seven more (Afmoe, Kimi-Linear, Ouro, Pangu, PaddleOCR-VL)."""
@@ -997,7 +996,7 @@ def architecture_supported(c: Mapping[str, Any]) -> RuleResult:
                                                           "num_key_value_heads", "multi_query_group_num",
                                                           "num_attention_heads"))),
     after=("verify.pipeline-parallel-supported",),
-    source=f"vllm/config/model.py ModelConfig.verify_with_parallel_config {_V}; ref step-3, 9:dcp, v0.11.1",
+    source="vllm/config/model.py ModelConfig.verify_with_parallel_config; ref step-3, 9:dcp, v0.11.1",
 )
 def dcp_kv_heads(c: Mapping[str, Any]) -> RuleResult:
     """DCP shards the KV cache of replicated KV heads, so TP must exceed the KV heads by the DCP factor, and the query heads per KV head must split evenly (new in 0.11.1)."""
@@ -1093,7 +1092,7 @@ def turing_fp32_warning(c: Mapping[str, Any]) -> RuleResult:
     phase="core",
     kind="check",
     reads=_SIZE_READS,
-    source=f"vllm/config/vllm.py VllmConfig._set_cudagraph_sizes {_V}; ref step-12d, 5.3, v0.11.1",
+    source="vllm/config/vllm.py VllmConfig._set_cudagraph_sizes; ref step-12d, 5.3, v0.11.1",
     message=("Batch sizes {removed} are removed because they are not multiple of tp_size {tp} "
              "when sequence parallelism is enabled"),
     level="warning",
@@ -1113,7 +1112,7 @@ def sp_filters_capture_sizes(c: Mapping[str, Any]) -> RuleResult:
     phase="core",
     kind="check",
     reads=_SIZE_READS,
-    source=f"vllm/config/vllm.py VllmConfig._set_cudagraph_sizes {_V}; ref step-12d, 5.3, v0.11.1",
+    source="vllm/config/vllm.py VllmConfig._set_cudagraph_sizes; ref step-12d, 5.3, v0.11.1",
     message="Truncating max_cudagraph_capture_size to {valid_max}",
     level="warning",
 )
@@ -1131,7 +1130,7 @@ def truncate_max_capture_size(c: Mapping[str, Any]) -> RuleResult:
     phase="core",
     kind="check",
     reads=_SIZE_READS,
-    source=f"vllm/config/vllm.py VllmConfig._set_cudagraph_sizes {_V}; ref step-12d, 5.3, v0.11.1",
+    source="vllm/config/vllm.py VllmConfig._set_cudagraph_sizes; ref step-12d, 5.3, v0.11.1",
     message="cudagraph_capture_sizes specified in compilation_config {user} is overridden by config {sizes}",
     level="warning",
 )
@@ -1151,7 +1150,7 @@ def user_capture_sizes_overridden(c: Mapping[str, Any]) -> RuleResult:
     kind="derive",
     reads=_SIZE_READS,
     writes=(_MAX, _SIZES),
-    source=f"vllm/config/vllm.py VllmConfig._set_cudagraph_sizes {_V}; ref step-12d, 5.3, v0.11.1",
+    source="vllm/config/vllm.py VllmConfig._set_cudagraph_sizes; ref step-12d, 5.3, v0.11.1",
 )
 def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
     """Capture 1, 2, 4, then every 8 below 256 and every 16 up to the max; a user list loses the sizes above the token budget (the seed kept them)."""
@@ -1439,7 +1438,7 @@ ATTENTION_OPS_0_11_1: tuple[str, ...] = (
 )
 """``CompilationConfig._attention_ops`` of 0.11.1: ``gdn_attention`` became ``gdn_attention_core``; ``kda_attention`` is new."""
 
-_SPLIT_SRC = f"vllm/config/compilation.py CompilationConfig.set_splitting_ops_for_v1 {_V}"
+_SPLIT_SRC = "vllm/config/compilation.py CompilationConfig.set_splitting_ops_for_v1"
 
 
 def _splitting(c: Mapping[str, Any]) -> bool:
@@ -1559,14 +1558,15 @@ _KVT = "kv_transfer_config"
            f"{_KVT}.kv_connector_extra_config", "parallel_config.tensor_parallel_size",
            "parallel_config.pipeline_parallel_size"),
     writes=(_KVT, f"{_KVT}.kv_connector", f"{_KVT}.kv_connector_extra_config", f"{_KVT}.kv_role"),
-    source=f"vllm/config/vllm.py VllmConfig._post_init_kv_transfer_config {_V}; ref step-24, v0.11.1",
+    source="vllm/config/vllm.py VllmConfig._post_init_kv_transfer_config; ref step-24, v0.11.1",
 )
 def kv_offloading(c: Mapping[str, Any]) -> RuleResult:
     """--kv-offloading-backend turns into a KV connector (native: OffloadingConnector; lmcache: LMCacheConnectorV1) with the buffer split over the TP x PP ranks.
 
     It is the last statement of ``__post_init__``, after the hybrid KV cache manager
-    was decided on the config without a connector (phase ``validate``, so those
-    rules' read of ``kv_transfer_config`` is a recorded stale read).
+    was decided on the config without a connector (hence phase ``validate``): the
+    connector it creates does not turn the manager off, as it would had the user
+    passed --kv-transfer-config.
     """
     backend = c["cache_config.kv_offloading_backend"]
     if backend is None:

@@ -299,7 +299,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return w.to_dict()
 
     def answer_upgrade(body: UpgradeRequest) -> dict[str, Any]:
-        from postinit.upgrade import upgrade
+        from postinit._upgrade import upgrade
 
         plain = body.plain()
         u = upgrade(plain, from_version=body.from_version, to_version=body.to_version, catalog_only=True,
@@ -508,7 +508,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @functools.lru_cache(maxsize=8)
     def config_schema(version: str) -> dict[str, Any]:
-        from postinit.upgrade import json_schema
+        from postinit._upgrade import json_schema
 
         return json_schema(version)
 
