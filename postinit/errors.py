@@ -8,9 +8,9 @@ caller can react without parsing the message. The tree says who fixes what::
     ├── InputError            the user fixes it: their config, flags or facts
     │   ├── UnknownFieldError     a key that is not a field ("did you mean ...?")
     │   ├── InvalidValueError     a value of the wrong type or out of range
-    │   ├── UnknownFlagError      a vLLM command-line flag that does not exist
-    │   ├── ModelNotFoundError    a model that is neither a directory nor in the catalog
-    │   └── PlatformSpecError     a platform spec that names no known platform
+    │   ├── UnknownFlagError      a vLLM command-line flag that does not exist      ┐ vLLM's inputs:
+    │   ├── ModelNotFoundError    a model that is neither a directory nor in the catalog │ defined in
+    │   └── PlatformSpecError     a platform spec that names no known platform     ┘ postinit.schema.errors
     ├── RuleError             the rule author fixes it: a bad rulebook
     │   ├── RuleDeclarationError  a header that is malformed (no reads and writes, bad phase, ...)
     │   ├── UnknownPathError      a read or write of a path the schema does not have
@@ -27,7 +27,10 @@ message is folded to one line (newlines shown as ``\\n``) and bounded in length;
 values are quoted with :func:`show`. Advice that depends on who asked (a
 library caller, a CLI user, an HTTP client: "see `postinit models`") is kept
 apart in ``.advice`` and added by each face (:meth:`PostinitError.for_face`).
-This module imports nothing of postinit, so every layer may use it.
+This module imports nothing of postinit, so every layer may use it; the engine
+uses only the generic classes. The three input errors about vLLM's own inputs
+live with the schema that reads those inputs (:mod:`postinit.schema.errors`)
+and are importable from here too.
 """
 
 from __future__ import annotations
@@ -40,9 +43,7 @@ __all__ = [
     "CycleError",
     "InputError",
     "InvalidValueError",
-    "ModelNotFoundError",
     "NoFixedPoint",
-    "PlatformSpecError",
     "PostinitError",
     "RuleBodyError",
     "RuleDeclarationError",
@@ -50,7 +51,6 @@ __all__ = [
     "UndeclaredReadError",
     "UndeclaredWriteError",
     "UnknownFieldError",
-    "UnknownFlagError",
     "UnknownPathError",
     "UnorderedWritersError",
     "ViolationError",
@@ -129,18 +129,6 @@ class InvalidValueError(InputError):
     """A value of the wrong type or outside the allowed values."""
 
 
-class UnknownFlagError(InputError):
-    """A command-line flag that vLLM does not have."""
-
-
-class ModelNotFoundError(InputError):
-    """A model that is neither a local directory/file nor a catalog entry."""
-
-
-class PlatformSpecError(InputError):
-    """A platform spec that names no known platform."""
-
-
 class RuleError(PostinitError):
     """The rulebook itself is wrong; the message names the rule and its source location."""
 
@@ -191,6 +179,18 @@ class NoFixedPoint(PostinitError):
 
 class ViolationError(PostinitError):
     """Raised on request when a resolution ended in a violation (vLLM would have raised)."""
+
+
+_SCHEMA_ERRORS = frozenset({"UnknownFlagError", "ModelNotFoundError", "PlatformSpecError"})
+
+
+def __getattr__(name: str) -> Any:
+    """``postinit.errors.UnknownFlagError`` & co.: defined with the schema, importable from the one tree."""
+    if name in _SCHEMA_ERRORS:
+        from postinit.schema import errors
+
+        return getattr(errors, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def did_you_mean(word: str, candidates: Iterable[str]) -> str:

@@ -1,6 +1,6 @@
 """Sweep the decision-relevant input space through every rulebook invariant.
 
-``sweep(...)`` enumerates factor assignments (:mod:`postinit.rules.strategies`)
+``sweep(...)`` enumerates factor assignments (:mod:`postinit.testing`)
 — ``exhaustive``: a full product inside each interaction group of factors
 (:data:`GROUPS`, the combinations the rules' conditions test together) plus a
 seeded greedy pairwise covering of all factors; ``random``: ``n`` seeded
@@ -33,12 +33,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from postinit import testing as vs
 from postinit.engine import Rulebook, jsonable
 from postinit.engine import testing as kit
 from postinit.errors import NoFixedPoint, UndeclaredReadError, UndeclaredWriteError
 from postinit.rules import invariants as vinv
 from postinit.rules import rulebook
-from postinit.rules import strategies as vs
 from postinit.schema import Platform
 
 __all__ = ["GROUPS", "SweepReport", "ViolationGroup", "space", "sweep"]
@@ -439,7 +439,7 @@ def sweep(
 ) -> SweepReport:
     """Resolve the input space through every invariant; see the module docstring.
 
-    ``platforms``: platform specs (default: :data:`~postinit.rules.strategies.PLATFORMS`).
+    ``platforms``: platform specs (default: :data:`~postinit.testing.PLATFORMS`).
     ``limit`` keeps the first ``limit`` inputs of the space (tests, smoke runs).
     ``progress(done, total)`` is called after each chunk, in completion order.
     """

@@ -31,7 +31,6 @@ _MAX_DEPTH = 12
 """The default depth of a why tree (a deeper chain is cut and marked ``truncated``)."""
 _DEPTH_LIMIT = 200
 """No tree is built deeper than this, whatever ``depth`` asks (recursion)."""
-_FACT_ROOTS = frozenset({"platform", "env", "usage"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +218,7 @@ def _notes(result: EngineResult, root: WhyNode, consulted: _Consulted) -> tuple[
         level = [c for n in level for c in (*n.children, *n.defaults)]
         depth += 1
     notes: list[Note] = []
+    facts = result.rulebook.paths.mounts
     for ev in result.trace.events:
         if isinstance(ev, Fired) and not ev.changes and ev.message:
             reads = consulted.of(ev)
@@ -227,7 +227,7 @@ def _notes(result: EngineResult, root: WhyNode, consulted: _Consulted) -> tuple[
             # name the config value nearest the root that the note read, rather than a fact; reading
             # whether a whole sub-config is present ("model_config") is no reason to show a note
             hits = sorted((p for p in reads if p in in_tree and "." in p),
-                          key=lambda p: (p.split(".", 1)[0] in _FACT_ROOTS, in_tree[p]))
+                          key=lambda p: (p.split(".", 1)[0] in facts, in_tree[p]))
             if hits:
                 notes.append(Note(ev.rule, ev.level, ev.message, hits[0]))
         elif isinstance(ev, StaleRead) and (ev.path in in_tree or ev.path == root.path):

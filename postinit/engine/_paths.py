@@ -197,6 +197,11 @@ class PathSpace:
         self._adapters: dict[str, TypeAdapter[Any]] = {}
         self._prefixes_cache: frozenset[str] | None = None
 
+    @property
+    def mounts(self) -> frozenset[str]:
+        """The prefixes of the mounted models (facts beside the root model: ``platform``, ``env``, ...)."""
+        return frozenset(p for p in self.roots if p)
+
     @classmethod
     def from_model(cls, root: type, *, mounts: Mapping[str, type] | None = None) -> PathSpace:
         """Build the space of ``root``'s fields plus each mounted model under its prefix."""

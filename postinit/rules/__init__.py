@@ -36,6 +36,7 @@ from postinit.rules import (
     model_config,
     models,
     observed,
+    platforms,
     scheduler,
     sub_configs,
     validate,
@@ -71,6 +72,7 @@ MODULES = (
     cuda,
     rocm,
     cpu,
+    platforms,
     finalize,
     validate,
 )
@@ -235,6 +237,6 @@ def clear_caches() -> None:
     Results never depend on them; a benchmark calls this to time a first resolution, and a
     long-running process may call it to give the memory back.
     """
-    for fn in (model_config.model_info, model_config._match, model_config._normalize, cudagraph._padding):
+    for fn in (model_config._match, model_config._normalize, cudagraph._padding):
         fn.cache_clear()
     cudagraph._PLANS.clear()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
 from postinit.schema import CompilationMode
 
 _SRC = "vllm/config/vllm.py VllmConfig.__post_init__"
@@ -37,7 +37,6 @@ _RMS_BOTH = (
         "model_config.dtype",
         "platform.capability",
     ),
-    feedback=("scheduler.cp-off-switch",),
     source=f"{_SRC}; ref step-7, 13.1:O19",
     message=_TURING,
     level="warning",
@@ -55,7 +54,7 @@ def turing_fp32_warning(c: Mapping[str, Any]) -> RuleResult:
         and c["model_config.dtype"] == "float32"
         and c["platform.capability"] == 75
     ):
-        return Outcome(message=_TURING)
+        return Outcome.log()
     return None
 
 
@@ -155,7 +154,6 @@ def async_tp_implies_sp(c: Mapping[str, Any]) -> RuleResult:
     kind="derive",
     reads=("compilation_config.pass_config.enable_sequence_parallelism", "compilation_config.custom_ops"),
     writes=("compilation_config.custom_ops",),
-    after=("compilation.default-custom-ops",),
     source=f"{_SRC}; ref step-11, 13.1:O10, 13.2:I12",
 )
 def sp_needs_rms_norm(c: Mapping[str, Any]) -> RuleResult:
@@ -167,6 +165,13 @@ def sp_needs_rms_norm(c: Mapping[str, Any]) -> RuleResult:
     if c["compilation_config.pass_config.enable_sequence_parallelism"]:
         return {"compilation_config.custom_ops": (*c["compilation_config.custom_ops"], "+rms_norm")}
     return None
+
+
+STEPS_8_TO_11 = sequence(
+    "compilation.steps-8-to-11", default_mode, mode_range, default_custom_ops, async_tp_implies_sp, sp_needs_rms_norm,
+    title="Steps 8-11: the compilation mode, the default custom ops, async TP and sequence parallelism's rms_norm",
+    source=_SRC,
+)
 
 
 @rule(
@@ -182,6 +187,4 @@ def sp_needs_rms_norm(c: Mapping[str, Any]) -> RuleResult:
 def rms_norm_both_signs(c: Mapping[str, Any]) -> RuleResult:
     """CustomOp asserts that an op is not both enabled and disabled; step 11 never checks for '-rms_norm'."""
     ops = c["compilation_config.custom_ops"]
-    if "-rms_norm" in ops and "+rms_norm" in ops:
-        return Outcome(message=_RMS_BOTH)
-    return None
+    return Outcome.log() if "-rms_norm" in ops and "+rms_norm" in ops else None

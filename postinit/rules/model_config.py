@@ -3,9 +3,9 @@
 Every value here is computed from ``model_config.hf_config.*`` /
 ``model_config.hf_text_config.*`` facts (the loader records the config.json key
 each came from), the user's ModelConfig fields, and ``platform.*`` / ``env.*``
-facts. vLLM's model registry is the data table :data:`REGISTRY` below
-(vllm/model_executor/models/registry.py at d7fb10c57 and the model classes'
-interface markers); :data:`SUFFIX_DEFAULTS` is vLLM's architecture-suffix table.
+facts. vLLM's model registry is data (``data/model-registry-d7fb10c57.json``:
+vllm/model_executor/models/registry.py at d7fb10c57 and the model classes'
+interface markers), loaded into :data:`REGISTRY` and :data:`SUFFIX_DEFAULTS`.
 
 Not modelled (facts postinit does not have): the Transformers library's own
 class list and ``is_backend_compatible()`` (an unregistered architecture is
@@ -18,11 +18,13 @@ and HF config classes' own defaults for keys absent from config.json.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
 
 __all__ = ["HEAD_DTYPE_READS", "REGISTRY", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER", "ModelInfo", "head_dtype_for", "model_info"]
 
@@ -32,328 +34,52 @@ T = "model_config.hf_text_config."
 PHASE = "model_config"
 SRC = "vllm/config/model.py ModelConfig"
 
-#: vLLM's registered architectures -> capability flags of the class they load.
-#: g = text generation (has compute_logits), p = pooling model, m = multimodal,
-#: h = IsHybrid, a = IsAttentionFree, i = HasInnerState,
-#: c = SupportsMambaPrefixCaching; ":X" = default_pooling_type X (else LAST).
-REGISTRY: dict[str, str] = {
-    "ApertusForCausalLM": "g",
-    "AquilaForCausalLM": "g",
-    "AquilaModel": "g",
-    "ArceeForCausalLM": "g",
-    "ArcticForCausalLM": "g",
-    "AriaForConditionalGeneration": "gm",
-    "AyaVisionForConditionalGeneration": "gm",
-    "BaiChuanForCausalLM": "g",
-    "BaichuanForCausalLM": "g",
-    "BailingMoeForCausalLM": "g",
-    "BailingMoeV2ForCausalLM": "g",
-    "BambaForCausalLM": "ghic",
-    "BeeForConditionalGeneration": "gm",
-    "BertForSequenceClassification": "p:CLS",
-    "BertForTokenClassification": "p:ALL",
-    "BertModel": "p:CLS",
-    "BertSpladeSparseEmbeddingModel": "p:CLS",
-    "Blip2ForConditionalGeneration": "gm",
-    "BloomForCausalLM": "g",
-    "CLIPModel": "pm",
-    "ChameleonForConditionalGeneration": "gm",
-    "ChatGLMForConditionalGeneration": "g",
-    "ChatGLMModel": "g",
-    "Cohere2ForCausalLM": "g",
-    "Cohere2VisionForConditionalGeneration": "gm",
-    "CohereForCausalLM": "g",
-    "CwmForCausalLM": "g",
-    "DbrxForCausalLM": "g",
-    "DeciLMForCausalLM": "g",
-    "DeepSeekMTPModel": "g",
-    "DeepseekForCausalLM": "g",
-    "DeepseekOCRForCausalLM": "gm",
-    "DeepseekV2ForCausalLM": "g",
-    "DeepseekV32ForCausalLM": "g",
-    "DeepseekV3ForCausalLM": "g",
-    "DeepseekVLV2ForCausalLM": "gm",
-    "Dots1ForCausalLM": "g",
-    "DotsOCRForCausalLM": "gm",
-    "Eagle3LlamaForCausalLM": "g",
-    "Eagle3Qwen2_5vlForCausalLM": "g",
-    "EagleDeepSeekMTPModel": "g",
-    "EagleLlama4ForCausalLM": "g",
-    "EagleLlamaForCausalLM": "g",
-    "EagleMiniCPMForCausalLM": "g",
-    "Emu3ForConditionalGeneration": "gm",
-    "Ernie4_5ForCausalLM": "g",
-    "Ernie4_5_MoeForCausalLM": "g",
-    "Ernie4_5_VLMoeForConditionalGeneration": "gm",
-    "ErnieMTPModel": "g",
-    "Exaone4ForCausalLM": "g",
-    "ExaoneForCausalLM": "g",
-    "Fairseq2LlamaForCausalLM": "g",
-    "FalconForCausalLM": "g",
-    "FalconH1ForCausalLM": "ghic",
-    "FalconMambaForCausalLM": "gai",
-    "FlexOlmoForCausalLM": "g",
-    "FuyuForCausalLM": "gm",
-    "GLM4VForCausalLM": "gm",
-    "GPT2ForSequenceClassification": "p",
-    "GPT2LMHeadModel": "g",
-    "GPTBigCodeForCausalLM": "g",
-    "GPTJForCausalLM": "g",
-    "GPTNeoXForCausalLM": "g",
-    "Gemma2ForCausalLM": "g",
-    "Gemma2Model": "g",
-    "Gemma3ForCausalLM": "g",
-    "Gemma3ForConditionalGeneration": "gm",
-    "Gemma3TextModel": "-",
-    "Gemma3nForCausalLM": "g",
-    "Gemma3nForConditionalGeneration": "gm",
-    "GemmaForCausalLM": "g",
-    "Glm4ForCausalLM": "g",
-    "Glm4MoeForCausalLM": "g",
-    "Glm4MoeMTPModel": "g",
-    "Glm4vForConditionalGeneration": "gm",
-    "Glm4vMoeForConditionalGeneration": "gm",
-    "GlmForCausalLM": "g",
-    "GptOssForCausalLM": "g",
-    "GraniteForCausalLM": "g",
-    "GraniteMoeForCausalLM": "g",
-    "GraniteMoeHybridForCausalLM": "ghic",
-    "GraniteMoeSharedForCausalLM": "g",
-    "GraniteSpeechForConditionalGeneration": "gm",
-    "GritLM": "gp:MEAN",
-    "Grok1ModelForCausalLM": "g",
-    "GteModel": ":CLS",
-    "GteNewForSequenceClassification": "p:CLS",
-    "GteNewModel": ":CLS",
-    "H2OVLChatModel": "gm",
-    "HCXVisionForCausalLM": "gm",
-    "HunYuanDenseV1ForCausalLM": "g",
-    "HunYuanMoEV1ForCausalLM": "g",
-    "Idefics3ForConditionalGeneration": "gm",
-    "InternLM2ForCausalLM": "g",
-    "InternLM2ForRewardModel": "gp:ALL",
-    "InternLM2VEForCausalLM": "g",
-    "InternLM3ForCausalLM": "g",
-    "InternLMForCausalLM": "g",
-    "InternS1ForConditionalGeneration": "gm",
-    "InternVLChatModel": "gm",
-    "InternVLForConditionalGeneration": "gm",
-    "JAISLMHeadModel": "g",
-    "JambaForCausalLM": "ghi",
-    "JambaForSequenceClassification": "gphi",
-    "JinaVLForRanking": "gpm",
-    "KeyeForConditionalGeneration": "gm",
-    "KeyeVL1_5ForConditionalGeneration": "gm",
-    "KimiVLForConditionalGeneration": "gm",
-    "LLaMAForCausalLM": "g",
-    "Lfm2ForCausalLM": "ghi",
-    "Lfm2MoeForCausalLM": "ghi",
-    "LightOnOCRForConditionalGeneration": "gm",
-    "Llama4ForCausalLM": "g",
-    "Llama4ForConditionalGeneration": "gm",
-    "LlamaForCausalLM": "g",
-    "LlamaForCausalLMEagle3": "g",
-    "LlamaModel": "g",
-    "Llama_Nemotron_Nano_VL": "gm",
-    "LlavaForConditionalGeneration": "gm",
-    "LlavaNextForConditionalGeneration": "gm",
-    "LlavaNextVideoForConditionalGeneration": "gm",
-    "LlavaOnevisionForConditionalGeneration": "gm",
-    "LongCatFlashMTPModel": "g",
-    "LongcatFlashForCausalLM": "g",
-    "MPTForCausalLM": "g",
-    "Mamba2ForCausalLM": "gaic",
-    "MambaForCausalLM": "gai",
-    "MantisForConditionalGeneration": "gm",
-    "MedusaModel": "g",
-    "MiDashengLMModel": "gm",
-    "MiMoForCausalLM": "g",
-    "MiMoMTPModel": "g",
-    "MiniCPM3ForCausalLM": "g",
-    "MiniCPMForCausalLM": "g",
-    "MiniCPMO": "gm",
-    "MiniCPMV": "gm",
-    "MiniMaxForCausalLM": "ghi",
-    "MiniMaxM1ForCausalLM": "ghi",
-    "MiniMaxM2ForCausalLM": "g",
-    "MiniMaxText01ForCausalLM": "ghi",
-    "MiniMaxVL01ForConditionalGeneration": "gm",
-    "Mistral3ForConditionalGeneration": "gm",
-    "MistralForCausalLM": "g",
-    "MistralModel": "g",
-    "MixtralForCausalLM": "g",
-    "ModernBertForSequenceClassification": "p:CLS",
-    "ModernBertForTokenClassification": "p:ALL",
-    "ModernBertModel": ":CLS",
-    "MolmoForCausalLM": "gm",
-    "MptForCausalLM": "g",
-    "NVLM_D": "gm",
-    "NemotronForCausalLM": "g",
-    "NemotronHForCausalLM": "ghic",
-    "NemotronH_Nano_VL_V2": "gmhi",
-    "NomicBertModel": ":CLS",
-    "OPTForCausalLM": "g",
-    "Olmo2ForCausalLM": "g",
-    "Olmo3ForCausalLM": "g",
-    "OlmoForCausalLM": "g",
-    "OlmoeForCausalLM": "g",
-    "OrionForCausalLM": "g",
-    "Ovis": "gm",
-    "Ovis2_5": "gm",
-    "PaliGemmaForConditionalGeneration": "gm",
-    "PersimmonForCausalLM": "g",
-    "Phi3ForCausalLM": "g",
-    "Phi3VForCausalLM": "gm",
-    "Phi4MMForCausalLM": "gm",
-    "Phi4MultimodalForCausalLM": "gm",
-    "PhiForCausalLM": "g",
-    "PhiMoEForCausalLM": "g",
-    "PixtralForConditionalGeneration": "gm",
-    "Plamo2ForCausalLM": "ghi",
-    "PrithviGeoSpatialMAE": "pma:All",
-    "QWenLMHeadModel": "g",
-    "Qwen2AudioForConditionalGeneration": "gm",
-    "Qwen2ForCausalLM": "g",
-    "Qwen2ForProcessRewardModel": "p:STEP",
-    "Qwen2ForRewardModel": "p:ALL",
-    "Qwen2Model": "g",
-    "Qwen2MoeForCausalLM": "g",
-    "Qwen2VLForConditionalGeneration": "gm",
-    "Qwen2_5OmniForConditionalGeneration": "gm",
-    "Qwen2_5OmniModel": "gm",
-    "Qwen2_5_VLForConditionalGeneration": "gm",
-    "Qwen3ForCausalLM": "g",
-    "Qwen3MoeForCausalLM": "g",
-    "Qwen3NextForCausalLM": "ghi",
-    "Qwen3NextMTP": "g",
-    "Qwen3OmniMoeForConditionalGeneration": "gm",
-    "Qwen3VLForConditionalGeneration": "gm",
-    "Qwen3VLMoeForConditionalGeneration": "gm",
-    "QwenVLForConditionalGeneration": "gm",
-    "RForConditionalGeneration": "gm",
-    "RWForCausalLM": "g",
-    "RobertaForMaskedLM": "p:CLS",
-    "RobertaForSequenceClassification": "p:CLS",
-    "RobertaModel": "p:CLS",
-    "SeedOssForCausalLM": "g",
-    "SiglipModel": "pm:CLS",
-    "SkyworkR1VChatModel": "gm",
-    "SmolLM3ForCausalLM": "g",
-    "SmolVLMForConditionalGeneration": "gm",
-    "SolarForCausalLM": "g",
-    "StableLMEpochForCausalLM": "g",
-    "StableLmForCausalLM": "g",
-    "Starcoder2ForCausalLM": "g",
-    "Step3TextForCausalLM": "g",
-    "Step3VLForConditionalGeneration": "gm",
-    "Tarsier2ForConditionalGeneration": "gm",
-    "TarsierForConditionalGeneration": "gm",
-    "TeleChat2ForCausalLM": "g",
-    "TeleFLMForCausalLM": "g",
-    "Terratorch": "pma:All",
-    "TransformersEmbeddingModel": "p:CLS",
-    "TransformersForCausalLM": "g",
-    "TransformersForSequenceClassification": "p:CLS",
-    "TransformersMoEEmbeddingModel": "p:CLS",
-    "TransformersMoEForCausalLM": "g",
-    "TransformersMoEForSequenceClassification": "p:CLS",
-    "TransformersMultiModalEmbeddingModel": "pm:CLS",
-    "TransformersMultiModalForCausalLM": "gm",
-    "TransformersMultiModalForSequenceClassification": "pm:CLS",
-    "TransformersMultiModalMoEForCausalLM": "gm",
-    "UltravoxModel": "gm",
-    "VoxtralForConditionalGeneration": "gm",
-    "WhisperForConditionalGeneration": "gm",
-    "XLMRobertaForSequenceClassification": "p:CLS",
-    "XLMRobertaModel": "p:CLS",
-    "XverseForCausalLM": "g",
-    "Zamba2ForCausalLM": "ghic",
-}
+_REGISTRY_FILE = "model-registry-d7fb10c57.json"
+"""vLLM's model registry as data (``postinit/rules/data/``): every registered architecture in registration
+order with the interfaces of the class it loads, and the architecture-suffix defaults."""
 
-SUPPORTED_ARCHS_ORDER: tuple[str, ...] = (
-    "ApertusForCausalLM", "AquilaModel", "AquilaForCausalLM", "ArceeForCausalLM", "ArcticForCausalLM",
-    "BaiChuanForCausalLM", "BaichuanForCausalLM", "BailingMoeForCausalLM", "BailingMoeV2ForCausalLM",
-    "BambaForCausalLM", "BloomForCausalLM", "ChatGLMModel", "ChatGLMForConditionalGeneration",
-    "CohereForCausalLM", "Cohere2ForCausalLM", "CwmForCausalLM", "DbrxForCausalLM", "DeciLMForCausalLM",
-    "DeepseekForCausalLM", "DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
-    "Dots1ForCausalLM", "Ernie4_5ForCausalLM", "Ernie4_5_MoeForCausalLM", "ExaoneForCausalLM",
-    "Exaone4ForCausalLM", "Fairseq2LlamaForCausalLM", "FalconForCausalLM", "FalconMambaForCausalLM",
-    "FalconH1ForCausalLM", "FlexOlmoForCausalLM", "GemmaForCausalLM", "Gemma2ForCausalLM", "Gemma3ForCausalLM",
-    "Gemma3nForCausalLM", "Qwen3NextForCausalLM", "GlmForCausalLM", "Glm4ForCausalLM", "Glm4MoeForCausalLM",
-    "GptOssForCausalLM", "GPT2LMHeadModel", "GPTBigCodeForCausalLM", "GPTJForCausalLM", "GPTNeoXForCausalLM",
-    "GraniteForCausalLM", "GraniteMoeForCausalLM", "GraniteMoeHybridForCausalLM", "GraniteMoeSharedForCausalLM",
-    "GritLM", "Grok1ModelForCausalLM", "HunYuanMoEV1ForCausalLM", "HunYuanDenseV1ForCausalLM",
-    "HCXVisionForCausalLM", "InternLMForCausalLM", "InternLM2ForCausalLM", "InternLM2VEForCausalLM",
-    "InternLM3ForCausalLM", "JAISLMHeadModel", "JambaForCausalLM", "Lfm2ForCausalLM", "Lfm2MoeForCausalLM",
-    "LlamaForCausalLM", "Llama4ForCausalLM", "LLaMAForCausalLM", "LongcatFlashForCausalLM", "MambaForCausalLM",
-    "Mamba2ForCausalLM", "MiniCPMForCausalLM", "MiniCPM3ForCausalLM", "MiniMaxForCausalLM",
-    "MiniMaxText01ForCausalLM", "MiniMaxM1ForCausalLM", "MiniMaxM2ForCausalLM", "MistralForCausalLM",
-    "MixtralForCausalLM", "MptForCausalLM", "MPTForCausalLM", "MiMoForCausalLM", "NemotronForCausalLM",
-    "NemotronHForCausalLM", "OlmoForCausalLM", "Olmo2ForCausalLM", "Olmo3ForCausalLM", "OlmoeForCausalLM",
-    "OPTForCausalLM", "OrionForCausalLM", "PersimmonForCausalLM", "PhiForCausalLM", "Phi3ForCausalLM",
-    "PhiMoEForCausalLM", "Plamo2ForCausalLM", "QWenLMHeadModel", "Qwen2ForCausalLM", "Qwen2MoeForCausalLM",
-    "Qwen3ForCausalLM", "Qwen3MoeForCausalLM", "RWForCausalLM", "SeedOssForCausalLM", "Step3TextForCausalLM",
-    "StableLMEpochForCausalLM", "StableLmForCausalLM", "Starcoder2ForCausalLM", "SolarForCausalLM",
-    "TeleChat2ForCausalLM", "TeleFLMForCausalLM", "XverseForCausalLM", "Zamba2ForCausalLM", "BertModel",
-    "BertSpladeSparseEmbeddingModel", "Gemma2Model", "Gemma3TextModel", "GPT2ForSequenceClassification",
-    "GteModel", "GteNewModel", "InternLM2ForRewardModel", "JambaForSequenceClassification", "LlamaModel",
-    "MistralModel", "ModernBertModel", "NomicBertModel", "Qwen2Model", "Qwen2ForRewardModel",
-    "Qwen2ForProcessRewardModel", "RobertaForMaskedLM", "RobertaModel", "XLMRobertaModel", "CLIPModel",
-    "LlavaNextForConditionalGeneration", "Phi3VForCausalLM", "Qwen2VLForConditionalGeneration", "SiglipModel",
-    "PrithviGeoSpatialMAE", "Terratorch", "BertForSequenceClassification", "BertForTokenClassification",
-    "GteNewForSequenceClassification", "ModernBertForSequenceClassification",
-    "ModernBertForTokenClassification", "RobertaForSequenceClassification",
-    "XLMRobertaForSequenceClassification", "JinaVLForRanking", "AriaForConditionalGeneration",
-    "AyaVisionForConditionalGeneration", "BeeForConditionalGeneration", "Blip2ForConditionalGeneration",
-    "ChameleonForConditionalGeneration", "Cohere2VisionForConditionalGeneration", "DeepseekVLV2ForCausalLM",
-    "DeepseekOCRForCausalLM", "DotsOCRForCausalLM", "Ernie4_5_VLMoeForConditionalGeneration", "FuyuForCausalLM",
-    "Gemma3ForConditionalGeneration", "Gemma3nForConditionalGeneration", "GLM4VForCausalLM",
-    "Glm4vForConditionalGeneration", "Glm4vMoeForConditionalGeneration",
-    "GraniteSpeechForConditionalGeneration", "H2OVLChatModel", "InternVLChatModel", "NemotronH_Nano_VL_V2",
-    "InternS1ForConditionalGeneration", "InternVLForConditionalGeneration", "Idefics3ForConditionalGeneration",
-    "SmolVLMForConditionalGeneration", "KeyeForConditionalGeneration", "KeyeVL1_5ForConditionalGeneration",
-    "RForConditionalGeneration", "KimiVLForConditionalGeneration", "LightOnOCRForConditionalGeneration",
-    "Llama_Nemotron_Nano_VL", "Llama4ForConditionalGeneration", "LlavaForConditionalGeneration",
-    "LlavaNextVideoForConditionalGeneration", "LlavaOnevisionForConditionalGeneration",
-    "MantisForConditionalGeneration", "MiDashengLMModel", "MiniMaxVL01ForConditionalGeneration", "MiniCPMO",
-    "MiniCPMV", "Mistral3ForConditionalGeneration", "MolmoForCausalLM", "NVLM_D", "Ovis", "Ovis2_5",
-    "PaliGemmaForConditionalGeneration", "Phi4MMForCausalLM", "Phi4MultimodalForCausalLM",
-    "PixtralForConditionalGeneration", "QwenVLForConditionalGeneration", "Qwen2_5_VLForConditionalGeneration",
-    "Qwen2AudioForConditionalGeneration", "Qwen2_5OmniModel", "Qwen2_5OmniForConditionalGeneration",
-    "Qwen3OmniMoeForConditionalGeneration", "Qwen3VLForConditionalGeneration",
-    "Qwen3VLMoeForConditionalGeneration", "SkyworkR1VChatModel", "Step3VLForConditionalGeneration",
-    "TarsierForConditionalGeneration", "Tarsier2ForConditionalGeneration", "UltravoxModel",
-    "VoxtralForConditionalGeneration", "WhisperForConditionalGeneration", "MiMoMTPModel",
-    "EagleLlamaForCausalLM", "EagleLlama4ForCausalLM", "EagleMiniCPMForCausalLM", "Eagle3LlamaForCausalLM",
-    "LlamaForCausalLMEagle3", "Eagle3Qwen2_5vlForCausalLM", "EagleDeepSeekMTPModel", "DeepSeekMTPModel",
-    "ErnieMTPModel", "LongCatFlashMTPModel", "Glm4MoeMTPModel", "MedusaModel", "Qwen3NextMTP",
-    "SmolLM3ForCausalLM", "Emu3ForConditionalGeneration", "TransformersForCausalLM",
-    "TransformersMoEForCausalLM", "TransformersMultiModalForCausalLM", "TransformersMultiModalMoEForCausalLM",
-    "TransformersEmbeddingModel", "TransformersMoEEmbeddingModel", "TransformersMultiModalEmbeddingModel",
-    "TransformersForSequenceClassification", "TransformersMoEForSequenceClassification",
-    "TransformersMultiModalForSequenceClassification",
-)
-"""``ModelRegistry.get_supported_archs()`` in vLLM's registration order (the order vLLM lists them in its
-unsupported-architecture error, golden t084-unknown-arch); the same names as :data:`REGISTRY`."""
 
-#: vLLM's ``_SUFFIX_TO_DEFAULTS``: (suffix, runner_type, convert_type), first match wins.
-SUFFIX_DEFAULTS: tuple[tuple[str, str, str], ...] = (
-    ("ForCausalLM", "generate", "none"),
-    ("ForConditionalGeneration", "generate", "none"),
-    ("ChatModel", "generate", "none"),
-    ("LMHeadModel", "generate", "none"),
-    ("ForTextEncoding", "pooling", "embed"),
-    ("EmbeddingModel", "pooling", "embed"),
-    ("ForSequenceClassification", "pooling", "classify"),
-    ("ForAudioClassification", "pooling", "classify"),
-    ("ForImageClassification", "pooling", "classify"),
-    ("ForVideoClassification", "pooling", "classify"),
-    ("ClassificationModel", "pooling", "classify"),
-    ("ForRewardModeling", "pooling", "reward"),
-    ("RewardModel", "pooling", "reward"),
-    ("Model", "pooling", "embed"),
-)
+@dataclass(frozen=True)
+class ModelInfo:
+    """The ``_ModelInfo`` flags of one registered class."""
+
+    generate: bool
+    pooling: bool
+    multimodal: bool
+    hybrid: bool
+    attention_free: bool
+    inner_state: bool
+    mamba_prefix_caching: bool
+    pooling_type: str
+
+
+_INTERFACES = ("generate", "pooling", "multimodal", "hybrid", "attention_free", "inner_state",
+               "mamba_prefix_caching")
+
+
+def _load_registry() -> tuple[dict[str, ModelInfo], tuple[tuple[str, str, str], ...]]:
+    """Read and check the registry file: known interfaces, runner and convert types, no duplicates."""
+    raw = json.loads(resources.files("postinit.rules").joinpath("data", _REGISTRY_FILE).read_text("utf-8"))
+    registry: dict[str, ModelInfo] = {}
+    for entry in raw["architectures"]:
+        name, interfaces = entry["architecture"], set(entry["interfaces"])
+        if name in registry or not interfaces <= set(_INTERFACES):
+            raise ValueError(f"{_REGISTRY_FILE}: {name}: duplicate, or unknown interfaces {sorted(interfaces)}")
+        flags = {i: i in interfaces for i in _INTERFACES}
+        registry[name] = ModelInfo(**flags, pooling_type=entry.get("pooling_type", "LAST"))
+    suffixes = tuple((e["suffix"], e["runner_type"], e["convert_type"]) for e in raw["suffix_defaults"])
+    if any(r not in ("generate", "pooling") or cv not in ("none", *POOLING_CONVERTS) for _, r, cv in suffixes):
+        raise ValueError(f"{_REGISTRY_FILE}: a suffix default names an unknown runner or convert type")
+    return registry, suffixes
+
+
 POOLING_CONVERTS = ("embed", "classify", "reward")
+REGISTRY, SUFFIX_DEFAULTS = _load_registry()
+"""Registered architecture -> :class:`ModelInfo` (in vLLM's registration order); vLLM's ``_SUFFIX_TO_DEFAULTS``:
+``(suffix, runner_type, convert_type)``, first match wins."""
+SUPPORTED_ARCHS_ORDER: tuple[str, ...] = tuple(REGISTRY)
+"""``ModelRegistry.get_supported_archs()`` in registration order (vLLM's unsupported-architecture error lists
+them so, golden t084-unknown-arch)."""
 FLOAT16_UNSUPPORTED = frozenset({"gemma2", "gemma3", "gemma3_text", "plamo2", "glm4"})
 DEEPSEEK_MLA_TYPES = frozenset(
     {"deepseek_v2", "deepseek_v3", "deepseek_v32", "deepseek_mtp", "kimi_k2", "longcat_flash"}
@@ -374,37 +100,9 @@ _DTYPE_NAMES = {"half": "float16", "float16": "float16", "float": "float32", "fl
                 "bfloat16": "bfloat16"}
 
 
-@dataclass(frozen=True)
-class ModelInfo:
-    """The ``_ModelInfo`` flags of one registered class."""
-
-    generate: bool
-    pooling: bool
-    multimodal: bool
-    hybrid: bool
-    attention_free: bool
-    inner_state: bool
-    mamba_prefix_caching: bool
-    pooling_type: str
-
-
-@functools.cache
 def model_info(arch: str) -> ModelInfo | None:
-    """The registry flags of a registered architecture name, or None (a pure table lookup: cached)."""
-    spec = REGISTRY.get(arch)
-    if spec is None:
-        return None
-    flags, _, pooling_type = spec.partition(":")
-    return ModelInfo(
-        generate="g" in flags,
-        pooling="p" in flags,
-        multimodal="m" in flags,
-        hybrid="h" in flags,
-        attention_free="a" in flags,
-        inner_state="i" in flags,
-        mamba_prefix_caching="c" in flags,
-        pooling_type=pooling_type or "LAST",
-    )
+    """The registry flags of a registered architecture name, or None."""
+    return REGISTRY.get(arch)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -891,9 +589,8 @@ def runner_supported(c: Mapping[str, Any]) -> RuleResult:
     kind="derive",
     reads=("model_config", M + "runner_type", M + "convert_type", *_INSPECT_READS),
     writes=(M + "architecture",),
-    after=("model.runner-supported", "model.architecture-supported"),
     source="vllm/model_executor/models/registry.py inspect_model_cls; ref 2.1.1",
-    message="Resolved architecture: ...",
+    message="Resolved architecture: {architecture}",
     level="info",
 )
 def architecture(c: Mapping[str, Any]) -> RuleResult:
@@ -906,7 +603,7 @@ def architecture(c: Mapping[str, Any]) -> RuleResult:
     hit = _inspect(c, c[M + "runner_type"], c[M + "convert_type"])
     if hit is None:
         return None
-    return Outcome({M + "architecture": hit[1]}, message=f"Resolved architecture: {hit[1]}")
+    return Outcome.log({M + "architecture": hit[1]}, architecture=hit[1])
 
 
 @rule(
@@ -1078,7 +775,6 @@ def _cast_message(config_dtype: str, dtype: str) -> tuple[str, str] | None:
     reads=("model_config", M + "dtype", M + "runner_type", H + "model_type", *_DTYPE_READS,
            "platform.supported_dtypes", "platform.kind", "platform.capability", "platform.device_name"),
     writes=(M + "dtype",),
-    after=("model.architecture",),
     source=f"{SRC} _get_and_verify_dtype; ref 2.1.3",
     level="info",
 )
@@ -1103,7 +799,6 @@ def dtype(c: Mapping[str, Any]) -> RuleResult:
     phase=PHASE,
     kind="check",
     reads=("model_config", M + "dtype", *_DTYPE_READS),
-    after=("model.dtype-float16-unsupported",),
     source=f"{SRC} _get_and_verify_dtype; ref 2.1.3",
     message="<Upcasting|Downcasting|Casting> torch.<config dtype> to torch.<dtype>.",
     level="info",
@@ -1239,7 +934,6 @@ def _override_method(cfg: Mapping[str, Any], c: Mapping[str, Any]) -> str | None
     reads=("model_config", M + "quantization", H + "quantization_config", H + "compression_config",
            H + "text_config", "platform.kind"),
     writes=(M + "quantization",),
-    after=("model.max-model-len-log",),
     source=f"{SRC}._verify_quantization, _parse_quant_hf_config; ref 2.1, 10",
 )
 def quantization(c: Mapping[str, Any]) -> RuleResult:
@@ -1293,7 +987,6 @@ def quantization(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("model_config", M + "is_encoder_decoder", M + "enforce_eager", "platform.is_rocm", H + "model_type"),
     writes=(M + "enforce_eager",),
-    after=("model.batch-invariant-eager", "verify.rocm-quant-allowlist", "verify.rocm-triton-awq"),
     source=f"{SRC}._verify_cuda_graph; ref 2.1",
     level="warning",
 )
@@ -1312,7 +1005,6 @@ def rocm_encoder_decoder_eager(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("model_config", M + "quantization", H + "quantization_config", M + "enforce_eager"),
     writes=(M + "enforce_eager",),
-    after=("model.rocm-encoder-decoder-eager",),
     source=f"{SRC}._verify_bnb_config; ref 2.1",
     message="CUDA graph is not supported on BitsAndBytes 8bit yet, fallback to the eager mode.",
     level="warning",
@@ -1337,7 +1029,6 @@ def bnb_8bit_eager(c: Mapping[str, Any]) -> RuleResult:
     reads=("model_config", M + "disable_sliding_window", T + "layer_types", T + "model_type",
            T + "sliding_window", "env.VLLM_USE_V1", "env.VLLM_ATTENTION_BACKEND"),
     writes=(M + "disable_sliding_window",),
-    feedback=("model.max-model-len",),
     source=f"{SRC}.__post_init__; ref 2.1.4",
     level="warning",
 )
@@ -1500,11 +1191,22 @@ def max_model_len(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=("model_config", M + "max_model_len"),
     source=f"{SRC}.get_and_verify_max_len; ref 2.1.4",
-    message="Using max model len <n>",
+    message="Using max model len {n}",
     level="info",
 )
 def max_model_len_log(c: Mapping[str, Any]) -> RuleResult:
     """Every ModelConfig logs its max_model_len at info, after any warning of ``model.max-model-len``."""
     if not _present(c):
         return None
-    return Outcome(message=f"Using max model len {c[M + 'max_model_len']}")
+    return Outcome.log(n=c[M + "max_model_len"])
+
+
+POST_INIT = sequence(
+    "model.post-init",
+    batch_invariant_eager, architecture_supported, runner_supported, architecture, dtype, dtype_float16_unsupported,
+    dtype_cast, v0_interleaved_disables_sliding_window, max_model_len, max_model_len_log, quantization,
+    "verify.rocm-quant-allowlist", "verify.rocm-triton-awq", rocm_encoder_decoder_eager, bnb_8bit_eager,
+    title="ModelConfig.__post_init__'s order: the architecture, the dtype, max_model_len, the quantization "
+    "(with the platform's verify_quantization), then the eager-mode switches",
+    source=f"{SRC}.__post_init__",
+)

@@ -20,7 +20,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
 
 _SRC = "vllm/model_executor/models/config.py"
 _GUARD = "models.config-updated"
@@ -54,28 +54,6 @@ def _hf_writes(*keys: str) -> tuple[str, ...]:
 # the guard
 # ---------------------------------------------------------------------------
 
-_MODEL_RULES = (
-    "models.gte-new-rotary",
-    "models.gemma3-text-is-causal",
-    "models.nomic-bert-config",
-    "models.nomic-bert-max-model-len",
-    "models.qwen2-prm-step-tag-id",
-    "models.qwen2-rm-softmax",
-    "models.qwen3-reranker-method",
-    "models.jina-roberta-rotary",
-    "models.jinavl-ranking",
-    "models.jamba-cls-activation",
-    "models.gptoss-reasoning-parser",
-    "models.gptoss-max-capture-size",
-    "models.deepseek-v32-cache-dtype",
-    "models.mamba-prefix-caching",
-    "models.mamba-cascade-off",
-    "models.mamba-block-size-default",
-    "models.hybrid-attention-block-size",
-    "models.hybrid-mamba-page-padding",
-    "models.seq-cls-config",
-    "models.runai-load-format",
-)
 
 
 @rule(
@@ -85,7 +63,6 @@ _MODEL_RULES = (
     kind="derive",
     reads=("model_config", "model_config.config_updated"),
     writes=("model_config.config_updated",),
-    after=_MODEL_RULES,
     source="vllm/config/vllm.py VllmConfig.try_verify_and_update_config; ref step-2",
 )
 def config_updated(c: Mapping[str, Any]) -> RuleResult:
@@ -259,7 +236,9 @@ def _verify_len(c: Mapping[str, Any], n: int, trained: int | None, st: int | Non
             "model_config.hf_text_config.max_position_embeddings", "model_config.hf_text_config.rope_scaling",
             "model_config.hf_config.st_max_seq_length"),
     source=f"{_SRC} NomicBertModelConfig, vllm/config/vllm.py recalculate_max_model_len; ref 8.1:NomicBertModel, 13.1:O1",
-    message="Nomic context extension is disabled. Changing max_model_len from {old} to {new}.",
+    message=("Nomic context extension is disabled. Changing max_model_len from {old} to {new}. To enable context "
+             "extension, see: https://github.com/vllm-project/vllm/tree/main/examples/offline_inference/"
+             "context_extension.html"),
     level="warning",
 )
 def nomic_bert_max_model_len(c: Mapping[str, Any]) -> RuleResult:
@@ -280,10 +259,7 @@ def nomic_bert_max_model_len(c: Mapping[str, Any]) -> RuleResult:
         new = _verify_len(c, min(old, trained), None, c["model_config.hf_config.st_max_seq_length"])
         if isinstance(new, Violation):
             return new
-        return Outcome({"model_config.max_model_len": new, "scheduler_config.max_model_len": new},
-                       message=f"Nomic context extension is disabled. Changing max_model_len from {old} to {new}. "
-                       "To enable context extension, see: https://github.com/vllm-project/vllm/tree/main/"
-                       "examples/offline_inference/context_extension.html")
+        return Outcome.log({"model_config.max_model_len": new, "scheduler_config.max_model_len": new}, old=old, new=new)
     if c["model_config.hf_config.st_max_seq_length"] is None and c["model_config.hf_config.st_do_lower_case"] is None:
         # vLLM pops max_seq_length from a copy of model_config.encoder_config, which is None without a
         # sentence-transformers config (sentence_bert_config.json): golden t114-nomic-max-len
@@ -390,7 +366,6 @@ def qwen3_reranker_method(c: Mapping[str, Any]) -> RuleResult:
            "model_config.enforce_eager", "model_config.hf_config.rope_theta",
            "model_config.hf_config.rotary_emb_base", "model_config.hf_config.rope_scaling"),
     writes=_hf_writes("rotary_kwargs"),
-    after=("models.gte-new-rotary",),
     source=f"{_SRC} JinaRobertaModelConfig; ref 8.1:XLMRobertaModel",
 )
 def jina_roberta_rotary(c: Mapping[str, Any]) -> RuleResult:
@@ -542,7 +517,6 @@ def mamba_prefix_caching(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=(*_MAMBA_ON, "model_config.disable_cascade_attn"),
     writes=("model_config.disable_cascade_attn",),
-    after=("models.mamba-prefix-caching",),
     source=f"{_SRC} MambaModelConfig; ref 8.2",
     message="Disabling cascade attention since it is not supported for hybrid models.",
     level="info",
@@ -561,7 +535,6 @@ def mamba_cascade_off(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(*_MAMBA_ON, "cache_config.mamba_block_size", "model_config.max_model_len"),
     writes=("cache_config.mamba_block_size",),
-    after=("models.hybrid-attention-block-size",),
     source=f"{_SRC} MambaModelConfig; ref 8.2",
 )
 def mamba_block_size_default(c: Mapping[str, Any]) -> RuleResult:
@@ -722,7 +695,6 @@ def _hybrid_on(c: Mapping[str, Any]) -> bool:
            "cache_config.block_size", "model_config.hf_text_config.mamba_chunk_size",
            "model_config.hf_text_config.chunk_size"),
     writes=("cache_config.block_size", "cache_config.mamba_block_size"),
-    after=("models.mamba-cascade-off",),
     source=f"{_SRC} HybridAttentionMambaModelConfig; ref 8.3, 13.1:O2, 13.1:O3",
     message="Setting attention block size to {n} tokens to ensure that attention page size is >= mamba page size.",
     level="info",
@@ -756,9 +728,8 @@ def hybrid_attention_block_size(c: Mapping[str, Any]) -> RuleResult:
     size = c["cache_config.block_size"]
     if size is None or size < block:
         out["cache_config.block_size"] = block
-        return Outcome(out, message=f"Setting attention block size to {block} tokens to ensure that attention "
-                       "page size is >= mamba page size.")
-    return Outcome(out, message="") if out else None
+        return Outcome.log(out, n=block)
+    return out or None
 
 
 @rule(
@@ -769,7 +740,7 @@ def hybrid_attention_block_size(c: Mapping[str, Any]) -> RuleResult:
     reads=(*_HYBRID_ON, "cache_config.block_size", "cache_config.mamba_page_size_padded"),
     writes=("cache_config.mamba_page_size_padded",),
     source=f"{_SRC} HybridAttentionMambaModelConfig; ref 8.3",
-    message="Padding mamba page size by {pct}% to ensure that mamba page size and attention page size are exactly equal.",
+    message="Padding mamba page size by {pct:.2f}% to ensure that mamba page size and attention page size are exactly equal.",
     level="info",
 )
 def hybrid_mamba_page_padding(c: Mapping[str, Any]) -> RuleResult:
@@ -785,9 +756,7 @@ def hybrid_mamba_page_padding(c: Mapping[str, Any]) -> RuleResult:
     if page == mamba or c["cache_config.mamba_page_size_padded"] == page:
         return None
     pct = 100 * (page - mamba) / mamba
-    return Outcome({"cache_config.mamba_page_size_padded": page},
-                   message=f"Padding mamba page size by {pct:.2f}% to ensure that mamba page size and attention "
-                   "page size are exactly equal.")
+    return Outcome.log({"cache_config.mamba_page_size_padded": page}, pct=pct)
 
 
 # ---------------------------------------------------------------------------
@@ -804,7 +773,6 @@ def hybrid_mamba_page_padding(c: Mapping[str, Any]) -> RuleResult:
            "model_config.hf_text_config.method", "model_config.hf_text_config.classifier_from_token",
            "model_config.hf_text_config.use_pad_token"),
     writes=_hf_writes("num_labels", "use_pad_token"),
-    after=("models.jinavl-ranking",),
     source="vllm/model_executor/models/adapters.py SequenceClassificationConfig; ref 8.4",
 )
 def seq_cls_config(c: Mapping[str, Any]) -> RuleResult:
@@ -845,3 +813,16 @@ def runai_load_format(c: Mapping[str, Any]) -> RuleResult:
         return Violation(f"To load a model from S3, 'load_format' must be 'runai_streamer' or "
                          f"'runai_streamer_sharded', but got '{fmt}'. Model: {c['model_config.model']}")
     return None
+
+
+TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
+    "models.try-verify-and-update-config",
+    deepseek_v32_cache_dtype, gemma3_text_is_causal, gptoss_max_capture_size, gptoss_reasoning_parser,
+    jamba_cls_activation, jinavl_ranking, mamba_prefix_caching, mamba_cascade_off, nomic_bert_config, gte_new_rotary,
+    hybrid_attention_block_size, hybrid_mamba_page_padding, jina_roberta_rotary, nomic_bert_max_model_len,
+    mamba_block_size_default, qwen2_prm_step_tag_id, qwen2_rm_softmax, qwen3_reranker_method, runai_load_format,
+    seq_cls_config, config_updated,
+    title="Step 2 in order: the architecture's MODELS_CONFIG_MAP entry, the hybrid page sizes, sequence "
+    "classification, Run:ai; the once-guard last",
+    source=f"{_SRC}; vllm/config/vllm.py VllmConfig.try_verify_and_update_config; ref step-2",
+)

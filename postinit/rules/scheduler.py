@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
+from postinit.rules.compilation import turing_fp32_warning
 
 _SRC = "vllm/config/vllm.py VllmConfig.__post_init__"
 _CP = "scheduler_config.chunked_prefill_enabled"
@@ -69,16 +70,13 @@ def fast_prefill_eagle(c: Mapping[str, Any]) -> RuleResult:
     phase="core",
     kind="check",
     reads=("cache_config.kv_sharing_fast_prefill",),
-    after=("kv_cache.fast-prefill-eagle",),
     source=f"{_SRC}; ref step-13",
     message=_FAST_PREFILL,
     level="warning",
 )
 def fast_prefill_warning(c: Mapping[str, Any]) -> RuleResult:
     """Fast prefill only saves work and stays correct if the model implements it."""
-    if c["cache_config.kv_sharing_fast_prefill"]:
-        return Outcome(message=_FAST_PREFILL)
-    return None
+    return Outcome.log() if c["cache_config.kv_sharing_fast_prefill"] else None
 
 
 # ---- step 14: chunked-prefill blockers and the encoder budget ------------------------------
@@ -125,7 +123,7 @@ def pooling_type_blocks_cp(c: Mapping[str, Any]) -> RuleResult:
     A missing pooling_type counts as not LAST. Logged by vLLM when the
     off-switch (step 15) fires, which it always does then.
     """
-    return Outcome(message=_NOT_LAST) if _not_last_pooling(c) else None
+    return Outcome.log() if _not_last_pooling(c) else None
 
 
 @rule(
@@ -134,7 +132,6 @@ def pooling_type_blocks_cp(c: Mapping[str, Any]) -> RuleResult:
     phase="core",
     kind="check",
     reads=(*_POOL_READS[:2], "model_config.hf_config.is_causal"),
-    after=("scheduler.pooling-type-blocks-cp",),
     source=f"{_SRC}; ref step-14, 13.1:P1",
     message=_NOT_CAUSAL,
     level="info",
@@ -144,7 +141,7 @@ def non_causal_blocks_cp(c: Mapping[str, Any]) -> RuleResult:
 
     Only checked for pooling models; an hf_config without ``is_causal`` is causal.
     """
-    return Outcome(message=_NOT_CAUSAL) if _not_causal(c) else None
+    return Outcome.log() if _not_causal(c) else None
 
 
 @rule(
@@ -176,8 +173,7 @@ def encoder_budget(c: Mapping[str, Any]) -> RuleResult:
     n = 0
     if c["model_config.is_multimodal_model"]:
         n = c["model_config.hf_config.max_source_positions"] or 0
-    msg = f"Encoder-decoder model detected: setting `max_num_encoder_input_tokens` to encoder length ({n})"
-    return Outcome({"scheduler_config.max_num_encoder_input_tokens": n}, message=msg)
+    return Outcome.log({"scheduler_config.max_num_encoder_input_tokens": n}, n=n)
 
 
 @rule(
@@ -189,7 +185,6 @@ def encoder_budget(c: Mapping[str, Any]) -> RuleResult:
         *_POOL_READS[:2], "model_config.is_encoder_decoder", "model_config.architecture",
         "env.VLLM_WORKER_MULTIPROC_METHOD",
     ),
-    after=("scheduler.encoder-budget",),
     source=f"{_SRC}; ref step-14, 13.1:O20, 11",
     message=_WHISPER,
     level="warning",
@@ -204,7 +199,7 @@ def whisper_spawn_warning(c: Mapping[str, Any]) -> RuleResult:
         _encoder_decoder_only(c) and c["model_config.architecture"] == "WhisperForConditionalGeneration"
         and c["env.VLLM_WORKER_MULTIPROC_METHOD"] != "spawn"
     ):
-        return Outcome(message=_WHISPER)
+        return Outcome.log()
     return None
 
 
@@ -221,10 +216,6 @@ def whisper_spawn_warning(c: Mapping[str, Any]) -> RuleResult:
         "scheduler_config.enable_chunked_prefill", _APC,
     ),
     writes=(_CP, "scheduler_config.long_prefill_token_threshold", _APC),
-    after=(
-        "compilation.turing-fp32-warning", "scheduler.pooling-type-blocks-cp", "scheduler.non-causal-blocks-cp",
-        "scheduler.whisper-spawn-warning",
-    ),
     source=f"{_SRC}; ref step-15, 13.1:P1, 13.1:P2, 13.1:O19, 13.2:I5",
     ensures=lambda c: c[_CP] is False and c[_APC] is False,
 )
@@ -262,7 +253,7 @@ def events_without_prefix_caching(c: Mapping[str, Any]) -> RuleResult:
     Reads prefix caching after the off-switch (step 15).
     """
     if c["kv_events_config"] is not None and c["kv_events_config.enable_kv_cache_events"] and not c[_APC]:
-        return Outcome(message=_EVENTS_NO_APC)
+        return Outcome.log()
     return None
 
 
@@ -272,7 +263,6 @@ def events_without_prefix_caching(c: Mapping[str, Any]) -> RuleResult:
     phase="core",
     kind="check",
     reads=("kv_events_config", "kv_events_config.enable_kv_cache_events", "kv_events_config.publisher"),
-    after=("kv_events.events-without-prefix-caching",),
     source=f"{_SRC}; ref step-16",
     message=_PUBLISH_NO_EVENTS,
     level="warning",
@@ -283,8 +273,20 @@ def publisher_without_events(c: Mapping[str, Any]) -> RuleResult:
         c["kv_events_config"] is not None and c["kv_events_config.publisher"] != "null"
         and not c["kv_events_config.enable_kv_cache_events"]
     ):
-        return Outcome(message=_PUBLISH_NO_EVENTS)
+        return Outcome.log()
     return None
+
+
+
+
+STEPS_13_TO_16 = sequence(
+    "scheduler.steps-7-to-16",
+    turing_fp32_warning, fast_prefill_eagle, fast_prefill_warning, pooling_type_blocks_cp, non_causal_blocks_cp,
+    encoder_budget, whisper_spawn_warning, cp_off_switch, events_without_prefix_caching, publisher_without_events,
+    title="Steps 7 and 13-16 in vLLM's order: the Turing warning, KV-sharing fast prefill, the chunked-prefill "
+    "blockers and the encoder budget, the off-switch, the KV-event warnings",
+    source=_SRC,
+)
 
 
 # ---- quirks left by steps 12b, 14 and 15 ------------------------------------------------------
@@ -297,17 +299,15 @@ def publisher_without_events(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=("scheduler_config.enable_chunked_prefill", _CP),
     source=f"{_SRC}; ref 13.2:I5, 13.1:P2",
-    message="scheduler_config.enable_chunked_prefill is True but chunked_prefill_enabled is False",
+    message=("scheduler_config.enable_chunked_prefill is True but chunked_prefill_enabled is False: the "
+             "off-switch cleared only the effective flag; vLLM schedules without chunked prefill and "
+             "enable_chunked_prefill keeps saying True."),
     level="warning",
 )
 def chunked_prefill_flags_disagree(c: Mapping[str, Any]) -> RuleResult:
     """The off-switch clears only the effective flag, so the user's request and the outcome disagree."""
     if c["scheduler_config.enable_chunked_prefill"] is True and c[_CP] is False:
-        return Outcome(message=(
-            "scheduler_config.enable_chunked_prefill is True but chunked_prefill_enabled is False: the "
-            "off-switch cleared only the effective flag; vLLM schedules without chunked prefill and "
-            "enable_chunked_prefill keeps saying True."
-        ))
+        return Outcome.log()
     return None
 
 
@@ -318,18 +318,16 @@ def chunked_prefill_flags_disagree(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=(_CP, "scheduler_config.max_num_batched_tokens", "scheduler_config.max_model_len"),
     source=f"{_SRC}; ref 13.2:I5, 13.1:P1, 13.1:P2",
-    message="max_num_batched_tokens < max_model_len while chunked prefill is off",
+    message=("max_num_batched_tokens ({tokens}) is smaller than max_model_len ({length}) while chunked "
+             "prefill is off; SchedulerConfig would have rejected this, but vLLM does not re-validate it, "
+             "so prompts longer than the budget cannot be scheduled."),
     level="warning",
 )
 def budget_below_max_model_len(c: Mapping[str, Any]) -> RuleResult:
     """The budget was sized for chunked prefill and is not re-validated when the off-switch clears it."""
     tokens, length = c["scheduler_config.max_num_batched_tokens"], c["scheduler_config.max_model_len"]
     if c[_CP] is False and tokens is not None and length is not None and tokens < length:
-        return Outcome(message=(
-            f"max_num_batched_tokens ({tokens}) is smaller than max_model_len ({length}) while chunked "
-            "prefill is off; SchedulerConfig would have rejected this, but vLLM does not re-validate it, "
-            "so prompts longer than the budget cannot be scheduled."
-        ))
+        return Outcome.log(tokens=tokens, length=length)
     return None
 
 
@@ -340,17 +338,15 @@ def budget_below_max_model_len(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=(_CP,),
     source=f"{_SRC}; ref 13.2:I7",
-    message="scheduler_config.chunked_prefill_enabled is None",
+    message=("scheduler_config.chunked_prefill_enabled is None (enable_chunked_prefill was never set and "
+             "the off-switch only fires on an explicit False); vLLM treats it as falsy: chunked prefill is "
+             "off, but nothing was cleared."),
     level="warning",
 )
 def chunked_prefill_enabled_none(c: Mapping[str, Any]) -> RuleResult:
     """A default SchedulerConfig leaves enable_chunked_prefill None, and the off-switch's ``is False`` test skips it."""
     if c[_CP] is None:
-        return Outcome(message=(
-            "scheduler_config.chunked_prefill_enabled is None (enable_chunked_prefill was never set and "
-            "the off-switch only fires on an explicit False); vLLM treats it as falsy: chunked prefill is "
-            "off, but nothing was cleared."
-        ))
+        return Outcome.log()
     return None
 
 
@@ -361,7 +357,9 @@ def chunked_prefill_enabled_none(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=("model_config", "model_config.pooler_config", "model_config.runner_type"),
     source=f"{_SRC}; ref 13.2:I8",
-    message="model_config.pooler_config is set on a generate runner",
+    message=("model_config.pooler_config is set but runner_type is 'generate': vLLM treats the model as a "
+             "pooling model for CUDA graphs (full graphs downgraded to PIECEWISE) and, unless pooling_type is "
+             "LAST, turns chunked prefill and prefix caching off."),
     level="warning",
 )
 def pooler_config_on_generate_runner(c: Mapping[str, Any]) -> RuleResult:
@@ -370,9 +368,5 @@ def pooler_config_on_generate_runner(c: Mapping[str, Any]) -> RuleResult:
         c["model_config"] is not None and c["model_config.pooler_config"] is not None
         and c["model_config.runner_type"] == "generate"
     ):
-        return Outcome(message=(
-            "model_config.pooler_config is set but runner_type is 'generate': vLLM treats the model as a "
-            "pooling model for CUDA graphs (full graphs downgraded to PIECEWISE) and, unless pooling_type is "
-            "LAST, turns chunked prefill and prefix caching off."
-        ))
+        return Outcome.log()
     return None

@@ -13,7 +13,7 @@ import ast
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from postinit.engine import FrozenDict, Outcome, RuleResult, Violation, rule, rule_of
+from postinit.engine import FrozenDict, Outcome, RuleResult, Violation, rule, rule_of, sequence
 from postinit.rules import verify
 from postinit.schema import CompilationMode, CUDAGraphMode
 
@@ -88,7 +88,6 @@ def eplb_deprecated_fields(c: Mapping[str, Any]) -> RuleResult:
     reads=("parallel_config.pipeline_parallel_size", "parallel_config.tensor_parallel_size",
            "parallel_config.data_parallel_size", "parallel_config.distributed_executor_backend"),
     writes=("parallel_config.world_size",),
-    feedback=("parallel.executor-backend-multi", "parallel.executor-backend-uni"),
     source=f"{_PAR}.__post_init__; ref 2.3",
     message="",
 )
@@ -230,7 +229,7 @@ _EXEC = "parallel_config.distributed_executor_backend"
            "parallel_config.data_parallel_backend"),
     writes=(_EXEC,),
     source=f"{_PAR}.__post_init__; ref 2.3",
-    message="Defaulting to use <backend> for distributed inference",
+    message="Defaulting to use {backend} for distributed inference",
     level="debug",
 )
 def executor_backend_multi(c: Mapping[str, Any]) -> RuleResult:
@@ -246,7 +245,7 @@ def executor_backend_multi(c: Mapping[str, Any]) -> RuleResult:
     elif c["parallel_config.data_parallel_backend"] == "ray":
         return Outcome({_EXEC: "ray"}, message="Using ray distributed inference because data_parallel_backend is ray",
                        level="info")
-    return Outcome({_EXEC: backend}, message=f"Defaulting to use {backend} for distributed inference")
+    return Outcome.log({_EXEC: backend}, backend=backend)
 
 
 @rule(
@@ -256,7 +255,6 @@ def executor_backend_multi(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(_EXEC, "parallel_config.world_size"),
     writes=(_EXEC,),
-    after=("parallel.executor-backend-multi",),
     source=f"{_PAR}.__post_init__; ref 2.3",
     level="debug",
 )
@@ -296,9 +294,7 @@ def external_launcher_disables_multiprocessing(c: Mapping[str, Any]) -> RuleResu
 )
 def max_parallel_loading_workers_ignored(c: Mapping[str, Any]) -> RuleResult:
     """The V1 engine loads weights without this knob."""
-    if c["parallel_config.max_parallel_loading_workers"] is not None:
-        return Outcome(message="max_parallel_loading_workers is currently not supported and will be ignored.")
-    return None
+    return Outcome.log() if c["parallel_config.max_parallel_loading_workers"] is not None else None
 
 
 _DCAR = "parallel_config.disable_custom_all_reduce"
@@ -320,6 +316,13 @@ def platform_disables_custom_all_reduce(c: Mapping[str, Any]) -> RuleResult:
     if not c["platform.use_custom_allreduce"]:
         return {_DCAR: True}
     return None
+
+
+PARALLEL_POST_INIT = sequence(
+    "parallel.post-init", world_size, executor_backend_multi, executor_backend_uni,
+    title="ParallelConfig.__post_init__: the world size (from the backend as given), then the backend",
+    source=f"{_PAR}.__post_init__",
+)
 
 
 # =========================================================================== SchedulerConfig
@@ -356,7 +359,6 @@ def max_model_len_from_model(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(_LEN,),
     writes=(_LEN,),
-    after=("scheduler.max-model-len-from-model",),
     source=f"{_SCH}.__post_init__; ref 2.4",
     level="debug",
 )
@@ -498,18 +500,15 @@ def encoder_budgets(c: Mapping[str, Any]) -> RuleResult:
     kind="derive",
     reads=(_ECP, _TOK, _CPE),
     writes=(_CPE,),
-    after=("scheduler.encoder-decoder-no-chunked-prefill",),
     source=f"{_SCH}.__post_init__; ref 2.4, 13.2:I7",
-    message="Chunked prefill is enabled with max_num_batched_tokens=<n>.",
+    message="Chunked prefill is enabled with max_num_batched_tokens={n}.",
 )
 def chunked_prefill_enabled(c: Mapping[str, Any]) -> RuleResult:
     """The effective flag starts as the user's intent (None stays None: VllmConfig's off-switch tests `is False`)."""
     if c[_CPE] == c[_ECP] and (c[_CPE] is None) == (c[_ECP] is None):
         return None
     changes = {_CPE: c[_ECP]}
-    if c[_ECP]:
-        return Outcome(changes, message=f"Chunked prefill is enabled with max_num_batched_tokens={c[_TOK]}.")
-    return Outcome(changes, message="", level="debug")
+    return Outcome.log(changes, n=c[_TOK]) if c[_ECP] else changes
 
 
 @rule(
@@ -520,9 +519,9 @@ def chunked_prefill_enabled(c: Mapping[str, Any]) -> RuleResult:
     reads=("scheduler_config.max_num_partial_prefills", "scheduler_config.max_long_partial_prefills",
            "scheduler_config.long_prefill_token_threshold", _LEN),
     writes=("scheduler_config.long_prefill_token_threshold",),
-    after=("scheduler.encoder-decoder-no-chunked-prefill",),
     source=f"{_SCH}.__post_init__; ref 2.4",
-    message="Concurrent partial prefills enabled with max_num_partial_prefills=<n>, ...",
+    message=("Concurrent partial prefills enabled with max_num_partial_prefills={n}, "
+             "max_long_partial_prefills={long}, long_prefill_token_threshold={threshold}"),
 )
 def long_prefill_threshold_default(c: Mapping[str, Any]) -> RuleResult:
     """A prompt longer than the threshold counts as 'long' for the partial-prefill limits."""
@@ -530,10 +529,8 @@ def long_prefill_threshold_default(c: Mapping[str, Any]) -> RuleResult:
     if n <= 1:
         return None
     t = c["scheduler_config.long_prefill_token_threshold"] or int(c[_LEN] * 0.04)
-    return Outcome({"scheduler_config.long_prefill_token_threshold": t}, message=(
-        f"Concurrent partial prefills enabled with max_num_partial_prefills={n}, "
-        f"max_long_partial_prefills={c['scheduler_config.max_long_partial_prefills']}, "
-        f"long_prefill_token_threshold={t}"))
+    return Outcome.log({"scheduler_config.long_prefill_token_threshold": t}, n=n, threshold=t,
+                       long=c["scheduler_config.max_long_partial_prefills"])
 
 
 _SCHED_CLS = "scheduler_config.scheduler_cls"
@@ -561,7 +558,6 @@ def scheduler_cls_default(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("scheduler_config.async_scheduling",),
     writes=(_SCHED_CLS,),
-    after=("scheduler.scheduler-cls-default",),
     source=f"{_SCH}.__post_init__; ref 2.4",
     level="debug",
 )
@@ -604,7 +600,6 @@ def budget_below_max_model_len(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="check",
     reads=(_TOK, _SEQ),
-    after=("scheduler.budget-below-max-model-len",),
     source=f"{_SCH}._verify_args; ref 2.4",
     message="max_num_batched_tokens (<n>) must be greater than or equal to max_num_seqs (<s>).",
 )
@@ -623,16 +618,14 @@ def budget_below_max_num_seqs(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=(_TOK, _SEQ, _LEN),
     source=f"{_SCH}._verify_args; ref 2.4",
-    message="max_num_batched_tokens (<n>) exceeds max_num_seqs * max_model_len (<m>). ...",
+    message=("max_num_batched_tokens ({tokens}) exceeds max_num_seqs * max_model_len ({cap}). "
+             "This may lead to unexpected behavior."),
     level="warning",
 )
 def budget_exceeds_seqs_times_len(c: Mapping[str, Any]) -> RuleResult:
     """A budget no batch can fill is suspicious."""
     cap = c[_SEQ] * c[_LEN]
-    if c[_TOK] > cap:
-        return Outcome(message=f"max_num_batched_tokens ({c[_TOK]}) exceeds max_num_seqs * max_model_len "
-                               f"({cap}). This may lead to unexpected behavior.")
-    return None
+    return Outcome.log(tokens=c[_TOK], cap=cap) if c[_TOK] > cap else None
 
 
 @rule(
@@ -641,7 +634,6 @@ def budget_exceeds_seqs_times_len(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="check",
     reads=_CHECK_READS,
-    after=("scheduler.budget-below-max-num-seqs",),
     source=f"{_SCH}._verify_args; ref 2.4",
     message="<one of SchedulerConfig's range errors>",
 )
@@ -661,6 +653,16 @@ def partial_prefill_limits(c: Mapping[str, Any]) -> RuleResult:
         return Violation(f"max_long_partial_prefills ({longs}) must be greater than or equal to 1 and less "
                          f"than or equal to max_num_partial_prefills ({parts}).")
     return None
+
+
+SCHEDULER_POST_INIT = sequence(
+    "scheduler.post-init",
+    encoder_decoder_no_chunked_prefill, max_model_len_from_model, max_model_len_default, long_prefill_threshold_default,
+    chunked_prefill_enabled, budget_below_max_model_len, budget_below_max_num_seqs, partial_prefill_limits,
+    scheduler_cls_default, async_scheduler_cls,
+    title="SchedulerConfig.__post_init__ and verify_max_model_len, in order (the first failing check is raised)",
+    source=f"{_SCH}.__post_init__",
+)
 
 
 # =========================================================================== CompilationConfig
@@ -689,10 +691,7 @@ def level_to_mode(c: Mapping[str, Any]) -> RuleResult:
     level = c["compilation_config.level"]
     if level is None:
         return None
-    msg = level_to_mode_msg
-    if c[_MODE] is None:
-        return Outcome({_MODE: CompilationMode(level)}, message=msg)
-    return Outcome(message=msg)
+    return Outcome.log({_MODE: CompilationMode(level)} if c[_MODE] is None else None)
 
 
 level_to_mode_msg = ("Level is deprecated and will be removed in the next release,either 0.12.0 or 0.11.2 "
@@ -741,7 +740,6 @@ def inductor_auto_functionalized_v2(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(_ICC,),
     writes=(_ICC,),
-    after=("compilation.inductor-auto-functionalized-v2",),
     source=f"{_CMP}; ref 3.1",
     level="debug",
 )
@@ -772,7 +770,7 @@ _FULL_CG_MSG = "full_cuda_graph is deprecated, use cudagraph_mode=FULL instead."
 )
 def use_cudagraph_deprecated(c: Mapping[str, Any]) -> RuleResult:
     """vLLM warns about the deprecated switch before it checks it against cudagraph_mode."""
-    return None if c["compilation_config.use_cudagraph"] else Outcome(message=_USE_CG_MSG)
+    return None if c["compilation_config.use_cudagraph"] else Outcome.log()
 
 
 @rule(
@@ -782,7 +780,6 @@ def use_cudagraph_deprecated(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("compilation_config.use_cudagraph", _CGM),
     writes=(_CGM,),
-    after=("compilation.use-cudagraph-deprecated",),
     source=f"{_CMP}; ref 3.1",
 )
 def use_cudagraph_false(c: Mapping[str, Any]) -> RuleResult:
@@ -806,14 +803,13 @@ def use_cudagraph_false(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="check",
     reads=("compilation_config.full_cuda_graph",),
-    after=("compilation.use-cudagraph-false",),
     source=f"{_CMP}; ref 3.1",
     message=_FULL_CG_MSG,
     level="warning",
 )
 def full_cuda_graph_deprecated(c: Mapping[str, Any]) -> RuleResult:
     """vLLM warns about the deprecated switch, also when the mode already is FULL or conflicts with it."""
-    return Outcome(message=_FULL_CG_MSG) if c["compilation_config.full_cuda_graph"] else None
+    return Outcome.log() if c["compilation_config.full_cuda_graph"] else None
 
 
 @rule(
@@ -822,10 +818,9 @@ def full_cuda_graph_deprecated(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="check",
     reads=("compilation_config.full_cuda_graph", _CGM),
-    feedback=("compilation.full-cuda-graph",),
-    after=("compilation.use-cudagraph-false",),
     source=f"{_CMP}; ref 3.1, 13.2:I11",
-    message="<mode> + full_cuda_graph=True: the given cudagraph_mode is replaced by FULL",
+    message=("cudagraph_mode={mode} with full_cuda_graph=True: vLLM silently replaces the mode with FULL "
+             "(deprecated-flag migration, CompilationConfig.__post_init__)."),
     level="warning",
 )
 def full_cuda_graph_collapses_mode(c: Mapping[str, Any]) -> RuleResult:
@@ -835,8 +830,7 @@ def full_cuda_graph_collapses_mode(c: Mapping[str, Any]) -> RuleResult:
     """
     mode = c[_CGM]
     if c["compilation_config.full_cuda_graph"] and mode is not None and mode.separate_routine():
-        return Outcome(message=(f"cudagraph_mode={mode.name} with full_cuda_graph=True: vLLM silently replaces "
-                                "the mode with FULL (deprecated-flag migration, CompilationConfig.__post_init__)."))
+        return Outcome.log(mode=mode.name)
     return None
 
 
@@ -847,8 +841,6 @@ def full_cuda_graph_collapses_mode(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("compilation_config.full_cuda_graph", _CGM),
     writes=(_CGM,),
-    after=("compilation.use-cudagraph-false", "quirk.full-cuda-graph-collapses-mode",
-           "compilation.full-cuda-graph-deprecated"),
     source=f"{_CMP}; ref 3.1, 13.2:I11",
 )
 def full_cuda_graph(c: Mapping[str, Any]) -> RuleResult:
@@ -871,7 +863,6 @@ def full_cuda_graph(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="check",
     reads=(_OPS,),
-    after=("compilation.custom-ops-all-none-count",),
     source=f"{_CMP}; ref 3.1",
     message="Invalid syntax '<op>' for custom op, must be 'all', 'none', '+op' or '-op' (where 'op' is the registered op name)",
 )
@@ -890,7 +881,6 @@ def custom_op_syntax(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="check",
     reads=(_MODE, _BACKEND),
-    feedback=("compilation.use-inductor-backend", "compilation.backend-default"),
     source=f"{_CMP}; ref 3.1",
     message="Invalid backend for piecewise compilation: <backend>",
 )
@@ -908,7 +898,6 @@ def piecewise_backend(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=("compilation_config.use_inductor",),
     writes=(_BACKEND,),
-    after=("compilation.piecewise-backend",),
     source=f"{_CMP}; ref 3.1",
     message=("The 'use_inductor' flag is deprecated and will be removed in the next release (v0.12.0). "
              "Please use the 'backend' option instead."),
@@ -929,7 +918,6 @@ def use_inductor_backend(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(_BACKEND, "platform.simple_compile_backend"),
     writes=(_BACKEND,),
-    after=("compilation.use-inductor-backend", "compilation.piecewise-backend"),
     source=f"{_CMP}; ref 3.1",
     level="debug",
 )
@@ -961,6 +949,16 @@ def fusion_without_noop(c: Mapping[str, Any]) -> RuleResult:
     if c["compilation_config.pass_config.enable_attn_fusion"]:
         msgs.append("Fusion enabled but reshape elimination disabled. Attention + quant (fp8) fusion might not work")
     return Outcome(message=" ".join(msgs)) if msgs else None
+
+
+COMPILATION_POST_INIT = sequence(
+    "compilation.post-init",
+    custom_ops_all_none_count, custom_op_syntax, inductor_auto_functionalized_v2, inductor_combo_kernels,
+    piecewise_backend, use_cudagraph_deprecated, use_cudagraph_false, full_cuda_graph_deprecated, use_inductor_backend,
+    backend_default, full_cuda_graph_collapses_mode, full_cuda_graph,
+    title="CompilationConfig.__post_init__: custom ops, inductor options, the backend and the deprecated graph flags",
+    source=_CMP,
+)
 
 
 # =========================================================================== Device, Cache, LoRA, KV, speculative
@@ -1002,9 +1000,7 @@ def device_type(c: Mapping[str, Any]) -> RuleResult:
 )
 def fp8_kv_cache_info(c: Mapping[str, Any]) -> RuleResult:
     """fp8 KV entries halve the cache, at the price of precision without scales."""
-    if str(c["cache_config.cache_dtype"]).startswith("fp8"):
-        return Outcome(message=fp8_kv_cache_info_msg)
-    return None
+    return Outcome.log() if str(c["cache_config.cache_dtype"]).startswith("fp8") else None
 
 
 fp8_kv_cache_info_msg = ("Using fp8 data type to store kv cache. It reduces the GPU memory footprint and boosts "
@@ -1093,14 +1089,14 @@ _SM = "speculative_config.method"
     reads=("speculative_config", _SM),
     writes=(_SM,),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
-    message="method `<method>` is deprecated and replaced with mtp.",
+    message="method `{method}` is deprecated and replaced with mtp.",
     level="warning",
 )
 def mtp_method_normalized(c: Mapping[str, Any]) -> RuleResult:
     """The per-model MTP spellings are deprecated aliases of the generic mtp method."""
     method = c[_SM]
     if c["speculative_config"] and method in _MTP_TYPES:
-        return Outcome({_SM: "mtp"}, message=f"method `{method}` is deprecated and replaced with mtp.")
+        return Outcome.log({_SM: "mtp"}, method=method)
     return None
 
 
@@ -1112,8 +1108,6 @@ def mtp_method_normalized(c: Mapping[str, Any]) -> RuleResult:
     reads=("speculative_config", _SM, "speculative_config.model", "speculative_config.num_speculative_tokens",
            "model_config.model"),
     writes=("speculative_config.model",),
-    feedback=("speculative.method-from-model-name",),
-    after=("speculative.mtp-method-normalized",),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
     message="",
     level="debug",
@@ -1146,9 +1140,8 @@ _MTP_DRAFT_BY_ARCH = {"MiMoForCausalLM": "MiMoMTPModel", "Glm4MoeForCausalLM": "
     kind="check",
     reads=("speculative_config", _SM, "model_config", "model_config.hf_config.model_type",
            "model_config.hf_config.architectures"),
-    after=("speculative.mtp-method-normalized",),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__, hf_config_override; ref 2.8",
-    message="Resolved architecture: <DeepSeekMTPModel|Qwen3NextMTP|...>",
+    message="Resolved architecture: {architecture}",
     level="info",
 )
 def mtp_draft_architecture(c: Mapping[str, Any]) -> RuleResult:
@@ -1162,7 +1155,7 @@ def mtp_draft_architecture(c: Mapping[str, Any]) -> RuleResult:
     archs = c["model_config.hf_config.architectures"] or ()
     arch = _MTP_DRAFT_BY_TYPE.get(c["model_config.hf_config.model_type"]) or (
         _MTP_DRAFT_BY_ARCH.get(archs[0]) if archs else None)
-    return Outcome(message=f"Resolved architecture: {arch}") if arch else None
+    return Outcome.log(architecture=arch) if arch else None
 
 
 @rule(
@@ -1172,7 +1165,6 @@ def mtp_draft_architecture(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=("speculative_config", _SM, "speculative_config.model"),
     writes=(_SM,),
-    after=("speculative.mtp-method-normalized",),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
     level="debug",
 )
@@ -1193,6 +1185,14 @@ def method_from_model_name(c: Mapping[str, Any]) -> RuleResult:
         return {_SM: "eagle3"}
     return None
 
+
+
+SPECULATIVE_METHOD = sequence(
+    "speculative.method", mtp_method_normalized, draft_model_from_method, method_from_model_name,
+    mtp_draft_architecture,
+    title="SpeculativeConfig.__post_init__: MTP names normalised, the draft model, the method, the MTP architecture",
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__",
+)
 
 @rule(
     "speculative.prompt-lookup-defaults",

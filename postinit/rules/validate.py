@@ -42,7 +42,7 @@ def mamba_block_size_without_apc(c: Mapping[str, Any]) -> RuleResult:
     if not _mamba_block_size_set(c) or c["cache_config.enable_prefix_caching"] or not c["model_config.is_hybrid"]:
         return None
     if c["cache_config.mamba_block_size"] == c["cache_config.block_size"]:
-        return Outcome(message=_QUIRK)
+        return Outcome.log()
     return None
 
 

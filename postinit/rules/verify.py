@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
 from postinit.rules.models import total_num_kv_heads
 
 _MODEL = "vllm/config/model.py ModelConfig"
@@ -60,7 +60,6 @@ def external_launcher_seed(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=("model_config", "model_config.hf_text_config.num_attention_heads",
            "parallel_config.tensor_parallel_size"),
-    after=("verify.external-launcher-seed",),
     source=f"{_MODEL}.verify_with_parallel_config; ref step-3, 9:heads-tp",
 )
 def heads_divisible_by_tp(c: Mapping[str, Any]) -> RuleResult:
@@ -89,7 +88,6 @@ def num_experts(c: Mapping[str, Any]) -> int:
     kind="check",
     reads=("model_config", "parallel_config.enable_expert_parallel",
            *(_HT + k for k in ("num_experts", "moe_num_experts", "n_routed_experts", "num_local_experts"))),
-    after=("verify.heads-divisible-by-tp",),
     source=f"{_MODEL}._verify_with_expert_parallelism; ref step-3, 9:expert-parallel",
 )
 def expert_parallel_needs_experts(c: Mapping[str, Any]) -> RuleResult:
@@ -106,7 +104,6 @@ def expert_parallel_needs_experts(c: Mapping[str, Any]) -> RuleResult:
     phase="verify",
     kind="check",
     reads=("model_config", "parallel_config.pipeline_parallel_size", "model_config.architecture"),
-    after=("verify.expert-parallel-needs-experts",),
     source=f"{_MODEL}.verify_with_parallel_config; ref step-3, 9:pipeline-parallel",
 )
 def pipeline_parallel_supported(c: Mapping[str, Any]) -> RuleResult:
@@ -129,7 +126,6 @@ def pipeline_parallel_supported(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=("model_config", "model_config.use_mla", "parallel_config.decode_context_parallel_size",
            "parallel_config.tensor_parallel_size", *_KV_READS),
-    after=("verify.pipeline-parallel-supported",),
     source=f"{_MODEL}.verify_with_parallel_config; ref step-3, 9:dcp",
 )
 def dcp_kv_heads(c: Mapping[str, Any]) -> RuleResult:
@@ -148,6 +144,16 @@ def dcp_kv_heads(c: Mapping[str, Any]) -> RuleResult:
         return Violation(f"decode context parallel size must less than or equal to (tensor parallel size {tp} "
                          f"// total num kv heads {kv}) = {tp // kv}, but got {dcp}", error="AssertionError")
     return None
+
+
+
+VERIFY_WITH_PARALLEL_CONFIG = sequence(
+    "verify.with-parallel-config",
+    external_launcher_seed, heads_divisible_by_tp, expert_parallel_needs_experts, pipeline_parallel_supported,
+    dcp_kv_heads,
+    title="ModelConfig.verify_with_parallel_config's checks, in its order (the first that fails is raised)",
+    source=f"{_MODEL}.verify_with_parallel_config; ref step-3",
+)
 
 
 @rule(
@@ -182,7 +188,8 @@ def dual_chunk_attention(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=("cache_config.swap_space", "parallel_config.tensor_parallel_size", "platform.host_memory_gb"),
     source="vllm/config/cache.py CacheConfig.verify_with_parallel_config; ref step-4, 9:swap-space",
-    message="Possibly too large swap space. {msg}",
+    message=("Possibly too large swap space. {used:.2f} GiB out of the {total:.2f} GiB total CPU memory is "
+             "allocated for the swap space."),
     level="warning",
 )
 def swap_space(c: Mapping[str, Any]) -> RuleResult:
@@ -193,7 +200,7 @@ def swap_space(c: Mapping[str, Any]) -> RuleResult:
     if used > 0.7 * total:
         return Violation("Too large swap space. " + msg)
     if used > 0.4 * total:
-        return Outcome(message="Possibly too large swap space. " + msg)
+        return Outcome.log(used=used, total=total)
     return None
 
 
@@ -347,7 +354,6 @@ def quant_capability(c: Mapping[str, Any]) -> RuleResult:
     phase="verify",
     kind="check",
     reads=("quant_config", "quant_config.method", "model_config.dtype"),
-    after=("verify.quant-capability",),
     source=f"{_VLLM}._get_quantization_config; ref step-6, 10, 13.1:O7",
 )
 def quant_act_dtype(c: Mapping[str, Any]) -> RuleResult:
@@ -367,13 +373,20 @@ def quant_act_dtype(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+
+QUANTIZATION_CONFIG = sequence(
+    "verify.quantization-config", quant_capability, quant_act_dtype,
+    title="_get_quantization_config: the GPU's capability, then the model dtype",
+    source=f"{_VLLM}._get_quantization_config; ref step-6",
+)
+
+
 @rule(
     "verify.rocm-quant-allowlist",
     title="ROCm supports a fixed list of quantization methods",
     phase="model_config",
     kind="check",
     reads=(*_QREADS, "platform.is_rocm"),
-    after=("model.max-model-len",),
     source="vllm/platforms/interface.py Platform.verify_quantization; ref 10",
 )
 def rocm_quant_allowlist(c: Mapping[str, Any]) -> RuleResult:
@@ -412,5 +425,5 @@ def rocm_triton_awq(c: Mapping[str, Any]) -> RuleResult:
         return None
     before = c["env.VLLM_USE_TRITON_AWQ"]
     if method == "awq" and before in (None, "", "0"):
-        return Outcome({"env.VLLM_USE_TRITON_AWQ": "1"})
-    return Outcome({"env.VLLM_USE_TRITON_AWQ": "1"}, message="") if before != "1" else None
+        return Outcome.log({"env.VLLM_USE_TRITON_AWQ": "1"})
+    return Outcome({"env.VLLM_USE_TRITON_AWQ": "1"}, message="") if before != "1" else None  # silently

@@ -18,8 +18,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from postinit.errors import PlatformSpecError, did_you_mean, show
+from postinit.errors import did_you_mean, show
 from postinit.schema._fields import derived, unhashed
+from postinit.schema.errors import PlatformSpecError
 
 __all__ = ["CUDA_PRESETS", "PLATFORM_PRESETS", "ROCM_ARCHS", "Platform", "PlatformKind"]
 

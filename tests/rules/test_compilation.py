@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.engine import Outcome, Violation
+from postinit.engine import Outcome, Violation, decide
 from postinit.rules._kit import state
 from postinit.rules.compilation import (
     async_tp_implies_sp,
@@ -34,10 +34,10 @@ NO_MODEL = {"model_config": None}
 )
 def test_turing_fp32_warning_on_t4(values: dict[str, Any], fires: bool) -> None:
     """On SM 7.5 the warning needs a model, chunked prefill truthy and dtype float32."""
-    out = turing_fp32_warning(state({"model_config": True, **values}, platform="t4"))
-    assert isinstance(out, Outcome) is fires
+    got = decide(turing_fp32_warning, state({"model_config": True, **values}, platform="t4"))
+    assert bool(got) is fires
     if fires:
-        assert isinstance(out, Outcome) and out.message is not None and out.message.startswith("Turing devices")
+        assert got.messages[0].startswith("Turing devices")
 
 
 def test_turing_fp32_warning_not_on_h100() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.engine import Outcome, Violation
+from postinit.engine import Outcome, Violation, decide
 from postinit.rules import model_config as mc
 from postinit.rules._kit import state
 from postinit.schema.loaders import list_catalog, load_model
@@ -305,9 +305,9 @@ def test_architecture(
     s = state({**hf(architectures=archs, num_local_experts=experts), H + "text_config": text_config,
                M + "model_impl": impl, M + "runner": runner, M + "runner_type": runner_type,
                M + "convert_type": convert_type})
-    out = mc.architecture(s)
-    assert isinstance(out, Outcome) and out.changes == {M + "architecture": expected}
-    assert out.message == f"Resolved architecture: {expected}"
+    got = decide(mc.architecture, s)
+    assert got.changes == {M + "architecture": expected}
+    assert got.messages == [f"Resolved architecture: {expected}"]
 
 
 @pytest.mark.parametrize(
@@ -546,8 +546,8 @@ def test_max_model_len(config: dict[str, Any], model: dict[str, Any], expected: 
     assert isinstance(out, Outcome) and out.changes[M + "max_model_len"] == expected
     assert out.changes[M + "original_max_model_len"] == model.get("max_model_len")
     assert "Using max model len" not in (out.message or "")
-    log = mc.max_model_len_log(state({"model_config": True, M + "max_model_len": expected}))
-    assert isinstance(log, Outcome) and (log.message, log.level) == (f"Using max model len {expected}", None)
+    log = decide(mc.max_model_len_log, state({"model_config": True, M + "max_model_len": expected}))
+    assert [(d.message, d.level) for d in log.decided] == [(f"Using max model len {expected}", "info")]
     assert mc.max_model_len_log(state({"model_config": None})) is None
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.engine import Outcome, Violation
+from postinit.engine import Outcome, Violation, decide
 from postinit.rules import models as m
 from postinit.rules._kit import state
 from postinit.schema.loaders import load_model
@@ -119,10 +119,9 @@ def test_nomic_bert_config_asserts() -> None:
 
 def test_nomic_max_model_len_default() -> None:
     """Without overrides max_model_len drops to max_trained_positions in model and scheduler, with a warning."""
-    out = m.nomic_bert_max_model_len(_nomic())
-    assert isinstance(out, Outcome)
-    assert out.changes == {"model_config.max_model_len": 2048, "scheduler_config.max_model_len": 2048}
-    assert out.message is not None and out.message.startswith("Nomic context extension is disabled. Changing max_model_len from 8192 to 2048.")
+    got = decide(m.nomic_bert_max_model_len, _nomic())
+    assert got.changes == {"model_config.max_model_len": 2048, "scheduler_config.max_model_len": 2048}
+    assert got.messages[0].startswith("Nomic context extension is disabled. Changing max_model_len from 8192 to 2048.")
 
 
 def test_nomic_max_model_len_user_value_too_long() -> None:
@@ -274,9 +273,9 @@ def test_hybrid_alignment_mla() -> None:
 def test_hybrid_padding() -> None:
     """Block 48 pads the Jamba mamba page to 24576 bytes (26.32%)."""
     s = _model("fixtures/jamba", model_config__is_hybrid=True, cache_config__block_size=48)
-    out = m.hybrid_mamba_page_padding(s)
-    assert isinstance(out, Outcome) and out.changes == {"cache_config.mamba_page_size_padded": 24576}
-    assert out.message is not None and "26.32%" in out.message
+    got = decide(m.hybrid_mamba_page_padding, s)
+    assert got.changes == {"cache_config.mamba_page_size_padded": 24576}
+    assert "26.32%" in got.messages[0]
 
 
 def test_hybrid_padding_not_hybrid() -> None:

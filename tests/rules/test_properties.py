@@ -1,6 +1,6 @@
 """Property tests of the vLLM rulebook: the generic invariants of ``postinit.engine.testing``.
 
-Inputs come from ``postinit.rules.strategies`` (the decision-relevant factor
+Inputs come from ``postinit.testing`` (the decision-relevant factor
 table). Every invariant must hold, except the NAMED quirks of
 ``postinit.rules.invariants.KNOWN_QUIRKS`` (``docs/quirks.md``): each has a
 dedicated strict-xfail test below that runs the *unloosened* generic check
@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
+from postinit import testing as vs
 from postinit.engine import Provenance, Rulebook
 from postinit.engine import testing as kit
 from postinit.rules import invariants as vinv
 from postinit.rules import rulebook
-from postinit.rules import strategies as vs
 
 Case = tuple[Rulebook, dict[str, Any], dict[str, Provenance]]
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.engine import Outcome, Violation
+from postinit.engine import Outcome, Violation, decide
 from postinit.rules._kit import state
 from postinit.rules.scheduler import (
     budget_below_max_model_len,
@@ -80,12 +80,14 @@ def test_non_causal_blocks_cp(causal: Any, pooler: Any, fires: bool) -> None:
 )
 def test_encoder_budget(values: dict[str, Any], expected: int | None) -> None:
     """Step 14: enc-dec (no pooler) budget = encoder length (Whisper 1500; 0 when not multimodal)."""
-    out = encoder_budget(state(values))
+    s = state({**values, "scheduler_config.max_num_encoder_input_tokens": -1})
+    got = decide(encoder_budget, s)
     if expected is None:
-        assert out is None
+        assert not got
     else:
-        assert isinstance(out, Outcome) and out.changes == {"scheduler_config.max_num_encoder_input_tokens": expected}
-        assert out.message == f"Encoder-decoder model detected: setting `max_num_encoder_input_tokens` to encoder length ({expected})"
+        assert got.changes == {"scheduler_config.max_num_encoder_input_tokens": expected}
+        assert got.messages == [
+            f"Encoder-decoder model detected: setting `max_num_encoder_input_tokens` to encoder length ({expected})"]
 
 
 @pytest.mark.parametrize(("method", "arch", "fires"), [(None, "WhisperForConditionalGeneration", True),

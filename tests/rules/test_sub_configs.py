@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.engine import Outcome, Violation
+from postinit.engine import Outcome, Violation, decide
 from postinit.rules._kit import state
 from postinit.rules.sub_configs import (
     all2all_backend_default,
@@ -270,9 +270,9 @@ def test_encoder_budgets_and_chunked_flag() -> None:
     """Encoder budgets copy the token budget; chunked_prefill_enabled copies the intent (None stays None)."""
     assert encoder_budgets(state({TOK: 99})) == {"scheduler_config.max_num_encoder_input_tokens": 99,
                                                  "scheduler_config.encoder_cache_size": 99}
-    out = chunked_prefill_enabled(state({ECP: True, TOK: 8192}))
-    assert isinstance(out, Outcome) and out.changes == {CPE: True}
-    assert out.message == "Chunked prefill is enabled with max_num_batched_tokens=8192."
+    got = decide(chunked_prefill_enabled, state({ECP: True, TOK: 8192}))
+    assert got.changes == {CPE: True}
+    assert got.messages == ["Chunked prefill is enabled with max_num_batched_tokens=8192."]
     assert chunked_prefill_enabled(state({ECP: None, CPE: None})) is None
     assert _changes(chunked_prefill_enabled(state({ECP: False, CPE: None}))) == {CPE: False}
 
@@ -309,9 +309,8 @@ def test_budget_vs_seqs() -> None:
     """Budget < seqs is an error; budget > seqs x len a warning."""
     assert isinstance(budget_below_max_num_seqs(state({TOK: 10, SEQ: 20})), Violation)
     assert budget_below_max_num_seqs(state({TOK: 20, SEQ: 20})) is None
-    out = budget_exceeds_seqs_times_len(state({TOK: 100, SEQ: 2, LEN: 10}))
-    assert isinstance(out, Outcome) and out.message == (
-        "max_num_batched_tokens (100) exceeds max_num_seqs * max_model_len (20). This may lead to unexpected behavior.")
+    assert decide(budget_exceeds_seqs_times_len, state({TOK: 100, SEQ: 2, LEN: 10})).messages == [
+        "max_num_batched_tokens (100) exceeds max_num_seqs * max_model_len (20). This may lead to unexpected behavior."]
     assert budget_exceeds_seqs_times_len(state({TOK: 20, SEQ: 2, LEN: 10})) is None
 
 
@@ -341,11 +340,11 @@ def test_partial_prefill_limits(values: dict[str, Any], start: str | None) -> No
 
 def test_level_to_mode() -> None:
     """level fills an unset mode with the deprecation warning; a given mode wins; no level, no rule."""
-    out = level_to_mode(state({"compilation_config.level": 3}))
-    assert isinstance(out, Outcome) and out.changes == {"compilation_config.mode": CompilationMode.VLLM_COMPILE}
-    assert out.message is not None and out.message.startswith("Level is deprecated")
-    out = level_to_mode(state({"compilation_config.level": 3, "compilation_config.mode": 0}))
-    assert isinstance(out, Outcome) and not out.changes
+    got = decide(level_to_mode, state({"compilation_config.level": 3}))
+    assert got.changes == {"compilation_config.mode": CompilationMode.VLLM_COMPILE}
+    assert got.messages[0].startswith("Level is deprecated")
+    got = decide(level_to_mode, state({"compilation_config.level": 3, "compilation_config.mode": 0}))
+    assert not got.changes and got.messages[0].startswith("Level is deprecated")
     assert level_to_mode(state()) is None
 
 
@@ -409,11 +408,9 @@ def test_deprecated_cudagraph_flags_warn_first(use: bool, full: bool) -> None:
     from postinit.rules.sub_configs import full_cuda_graph_deprecated, use_cudagraph_deprecated
     s = state({"compilation_config.use_cudagraph": use, "compilation_config.full_cuda_graph": full,
                CGM: CUDAGraphMode.FULL})
-    u, f = use_cudagraph_deprecated(s), full_cuda_graph_deprecated(s)
-    assert (u.message if isinstance(u, Outcome) else None) == (
-        None if use else "use_cudagraph is deprecated, use cudagraph_mode=NONE instead.")
-    assert (f.message if isinstance(f, Outcome) else None) == (
-        "full_cuda_graph is deprecated, use cudagraph_mode=FULL instead." if full else None)
+    u, f = decide(use_cudagraph_deprecated, s), decide(full_cuda_graph_deprecated, s)
+    assert u.messages == ([] if use else ["use_cudagraph is deprecated, use cudagraph_mode=NONE instead."])
+    assert f.messages == (["full_cuda_graph is deprecated, use cudagraph_mode=FULL instead."] if full else [])
     r = postinit.resolve({"compilation_config": {"full_cuda_graph": True, "cudagraph_mode": "PIECEWISE"}},
                          model="fixtures/llama", platform="h100")
     assert r.violations[0].rule == "compilation.full-cuda-graph"
@@ -498,9 +495,9 @@ def test_kv_transfer_role_required(role: str | None, fires: bool) -> None:
 
 def test_speculative_method_normalization() -> None:
     """MTP aliases become mtp; models named ngram / EAGLE-* / *eagle3* set the method."""
-    out = mtp_method_normalized(state({"speculative_config": True, "speculative_config.method": "deepseek_mtp"}))
-    assert isinstance(out, Outcome) and out.changes == {"speculative_config.method": "mtp"}
-    assert out.message == "method `deepseek_mtp` is deprecated and replaced with mtp."
+    got = decide(mtp_method_normalized, state({"speculative_config": True, "speculative_config.method": "deepseek_mtp"}))
+    assert got.changes == {"speculative_config.method": "mtp"}
+    assert got.messages == ["method `deepseek_mtp` is deprecated and replaced with mtp."]
     assert mtp_method_normalized(state({"speculative_config": True, "speculative_config.method": "eagle"})) is None
     for model, method in (("ngram", "ngram"), ("yuhuili/EAGLE-LLaMA3-Instruct-8B", "eagle"),
                           ("AngelSlim/Qwen3-8B_eagle3", "eagle3"), ("fixtures/llama_draft", None)):
@@ -597,12 +594,9 @@ def test_mtp_draft_architecture(model_type: str, archs: list[str], method: str, 
     from postinit.rules.sub_configs import mtp_draft_architecture
     s = state({**_SPEC, "speculative_config.method": method, "model_config": True,
                "model_config.hf_config.model_type": model_type, "model_config.hf_config.architectures": archs})
-    out = mtp_draft_architecture(s)
-    if expected is None:
-        assert out is None
-    else:
-        assert isinstance(out, Outcome) and not out.changes
-        assert out.message == f"Resolved architecture: {expected}"
+    got = decide(mtp_draft_architecture, s)
+    assert not got.changes
+    assert got.messages == ([] if expected is None else [f"Resolved architecture: {expected}"])
 
 
 def test_ngram_draft_verified_at_speculative_config() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.engine import Outcome, Violation
+from postinit.engine import Outcome, Violation, decide
 from postinit.rules import verify as v
 from postinit.rules._kit import state
 
@@ -74,14 +74,14 @@ def test_swap_space(swap: float, tp: int, host: float, expect: Any) -> None:
 
     s = state({"cache_config.swap_space": swap, "parallel_config.tensor_parallel_size": tp},
               platform=Platform.cuda(90, host_memory_gb=host))
-    out = v.swap_space(s)
+    got = decide(v.swap_space, s)
     if expect is None:
-        assert out is None
+        assert not got
     elif expect == "warn":
-        assert isinstance(out, Outcome) and out.message == (
-            "Possibly too large swap space. 32.00 GiB out of the 64.00 GiB total CPU memory is allocated for the swap space.")
+        assert got.messages == [
+            "Possibly too large swap space. 32.00 GiB out of the 64.00 GiB total CPU memory is allocated for the swap space."]
     else:
-        assert isinstance(out, Violation) and out.message.startswith("Too large swap space. 80.00 GiB")
+        assert got.violation is not None and got.violation.message.startswith("Too large swap space. 80.00 GiB")
 
 
 @pytest.mark.parametrize("v1, offload, fails", [("0", 4, True), ("1", 4, False), ("0", 0, False)])

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
 from postinit.rules.model_config import HEAD_DTYPE_READS, head_dtype_for
 from postinit.schema import CompilationMode
 
@@ -89,7 +89,6 @@ def disable_cascade_attn(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(_KIND, _BS, "platform.ipex_available"),
     writes=(_BS,),
-    after=("rocm.block-size-default",),
     source=f"{_SRC}; ref step-17, 7.6#2",
 )
 def block_size_default(c: Mapping[str, Any]) -> RuleResult:
@@ -134,7 +133,6 @@ def block_size_requires_ipex(c: Mapping[str, Any]) -> RuleResult:
         "cache_config.enable_prefix_caching",
         _DTYPE,
     ),
-    after=("cpu.block-size-requires-ipex",),
     source=f"{_SRC}; ref step-17, 7.6#4, 13.1:O14",
     message="Chunked-prefill and prefix-cache on the CPU backend is not compatible with FP8 KV cache.",
     level="error",
@@ -227,17 +225,14 @@ def kvcache_space(c: Mapping[str, Any]) -> RuleResult:
     reads=(_KIND, "parallel_config.world_size", "parallel_config.distributed_executor_backend"),
     writes=("parallel_config.distributed_executor_backend",),
     source=f"{_SRC}; ref step-17, 7.6#8",
-    message="<backend> is not supported on CPU, fallback to mp distributed executor backend.",
+    message="{backend} is not supported on CPU, fallback to mp distributed executor backend.",
     level="warning",
 )
 def executor_backend_mp(c: Mapping[str, Any]) -> RuleResult:
     """Only the multiprocessing executor runs multi-worker CPU inference."""
     backend = c["parallel_config.distributed_executor_backend"]
     if _cpu(c) and c["parallel_config.world_size"] > 1 and backend is not None and backend != "mp":
-        return Outcome(
-            {"parallel_config.distributed_executor_backend": "mp"},
-            message=f"{backend} is not supported on CPU, fallback to mp distributed executor backend.",
-        )
+        return Outcome.log({"parallel_config.distributed_executor_backend": "mp"}, backend=backend)
     return None
 
 
@@ -248,7 +243,6 @@ def executor_backend_mp(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(_KIND, "parallel_config.worker_cls"),
     writes=("parallel_config.worker_cls",),
-    after=("rocm.worker-cls",),
     source=f"{_SRC}; ref step-17, 7.6#9",
 )
 def worker_cls(c: Mapping[str, Any]) -> RuleResult:
@@ -329,7 +323,6 @@ def compile_mode_dynamo_trace_once(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=(_KIND, "lora_config", _MODE),
     writes=(_MODE,),
-    after=("cpu.compile-mode-dynamo-trace-once",),
     source=f"{_SRC}; ref step-17, 7.6#13, 13.1:O9, 13.2:I4",
 )
 def lora_disables_compile(c: Mapping[str, Any]) -> RuleResult:
@@ -515,3 +508,11 @@ def mode_changed_after_custom_ops(c: Mapping[str, Any]) -> RuleResult:
         message=f"quirk I4: custom_ops {list(c[_OPS])} were chosen for VLLM_COMPILE before the CPU hook set "
         f"mode {c[_MODE].name} (backend {c['compilation_config.backend']!r}); every custom op stays off."
     )
+
+
+CHECK_AND_UPDATE_CONFIG = sequence(
+    "cpu.check-and-update-config",
+    block_size_requires_ipex, fp8_kv_incompatible, compile_mode_dynamo_trace_once, lora_disables_compile,
+    title="CPU: the IPEX block-size check before the FP8 KV check; the compile mode before the LoRA switch",
+    source=f"{_SRC}; ref step-17",
+)

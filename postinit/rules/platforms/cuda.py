@@ -75,7 +75,6 @@ def worker_cls(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(_KIND, _BS),
     writes=(_BS,),
-    after=("cpu.block-size-default",),
     source=f"{_SRC}; ref step-17, 7.4#2",
 )
 def block_size_default(c: Mapping[str, Any]) -> RuleResult:
@@ -92,12 +91,6 @@ def block_size_default(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(*_MLA_READS, "platform.capability", _BACKEND),
     writes=(_BACKEND,),
-    feedback=(
-        "cuda.mla-block-size-flashmla",
-        "cuda.mla-block-size-cutlass",
-        "cuda.mla-block-size-flashinfer",
-        "cuda.mla-block-size-sparse",
-    ),
     source=f"{_SRC}; ref step-17, 7.4#3, 13.1:O21",
     message="Blackwell (SM 10.0) with an MLA model and VLLM_ATTENTION_BACKEND unset: "
     "vLLM sets envs.VLLM_ATTENTION_BACKEND = 'CUTLASS_MLA' for the rest of the process.",
@@ -121,7 +114,6 @@ def mla_backend_default(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=(*_MLA_READS, "platform.capability", "platform.flashmla_available", _BACKEND),
     writes=(_BS,),
-    after=("cuda.block-size-default",),
     source=f"{_SRC}; ref step-17, 7.4#3",
     message="Forcing kv cache block size to 64 for FlashMLA backend.",
     level="info",
@@ -144,7 +136,6 @@ def mla_block_size_flashmla(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=(*_MLA_READS, "platform.capability", _BACKEND),
     writes=(_BS,),
-    after=("cuda.mla-block-size-flashmla",),
     source=f"{_SRC}; ref step-17, 7.4#3",
     message="Forcing kv cache block size to 128 for CUTLASS_MLA backend.",
     level="info",
@@ -163,7 +154,6 @@ def mla_block_size_cutlass(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=(*_MLA_READS, _BACKEND),
     writes=(_BS,),
-    after=("cuda.mla-block-size-cutlass",),
     source=f"{_SRC}; ref step-17, 7.4#3",
     message="Forcing kv cache block size to 64 for FlashInferMLA backend.",
     level="info",
@@ -182,7 +172,6 @@ def mla_block_size_flashinfer(c: Mapping[str, Any]) -> RuleResult:
     kind="override",
     reads=(*_MLA_READS, "model_config.hf_config.index_topk"),
     writes=(_BS,),
-    after=("cuda.mla-block-size-flashinfer",),
     source=f"{_SRC}; ref step-17, 7.4#3",
     message="Forcing kv cache block size to 64 for FlashMLASparse backend.",
     level="info",

@@ -65,7 +65,6 @@ def block_size_default(c: Mapping[str, Any]) -> RuleResult:
     kind="default",
     reads=(_KIND, "parallel_config.worker_cls"),
     writes=("parallel_config.worker_cls",),
-    after=("cuda.worker-cls",),
     source=f"{_SRC}; ref step-17, 7.5#2",
 )
 def worker_cls(c: Mapping[str, Any]) -> RuleResult:

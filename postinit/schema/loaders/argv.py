@@ -31,7 +31,8 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from postinit.errors import InputError, InvalidValueError, UnknownFlagError, did_you_mean, show
+from postinit.errors import InputError, InvalidValueError, did_you_mean, show
+from postinit.schema.errors import UnknownFlagError
 from postinit.schema.limits import MAX_ARGS, check_text, plain_copy
 
 __all__ = [

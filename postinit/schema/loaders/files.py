@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from postinit.errors import InputError, InvalidValueError, UnknownFlagError, show
+from postinit.errors import InputError, InvalidValueError, show
+from postinit.schema.errors import UnknownFlagError
 from postinit.schema.limits import plain_copy
 
 __all__ = ["ConfigFile", "deep_merge", "load_config_file", "read_config_file"]

@@ -27,7 +27,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from postinit.errors import InvalidValueError, ModelNotFoundError, did_you_mean, show
+from postinit.errors import InvalidValueError, did_you_mean, show
+from postinit.schema.errors import ModelNotFoundError
 from postinit.schema.limits import plain_copy
 
 __all__ = [

@@ -13,7 +13,7 @@ draw them::
 
     from hypothesis import given
     from postinit.engine import testing
-    from postinit.rules import strategies as vs
+    from postinit import testing as vs
 
     @given(vs.engine_states())
     def test_my_invariant(case):
