@@ -32,9 +32,9 @@ from postinit.rules.model_config import (
     _INFO_READS,
     _INSPECT_READS,
     REGISTRY,
-    SUPPORTED_ARCHS_ORDER,
     _archs,
     _inspect,
+    _load_registry,
     _normalize,
     _present,
 )
@@ -893,37 +893,13 @@ def hybrid_mamba_page_padding(c: Mapping[str, Any]) -> RuleResult:
 
 # --------------------------------------------------------------------------- the model registry
 
-_ADDED_ARCHS: dict[str, tuple[str, str | None]] = {
-    "AfmoeForCausalLM": ("g", None),
-    "KimiLinearForCausalLM": ("ghi", "JambaForCausalLM"),
-    "OuroForCausalLM": ("g", "OrionForCausalLM"),
-    "PanguEmbeddedForCausalLM": ("g", "OuroForCausalLM"),
-    "PanguUltraMoEForCausalLM": ("g", "PanguEmbeddedForCausalLM"),
-    "PaddleOCRVLForConditionalGeneration": ("gm", "Ovis2_5"),
-    "OpenPanguMTPModel": ("g", "MedusaModel"),
-}
-"""Architectures 0.11.1 registers that the seed does not: flags (see ``model_config.REGISTRY``) and the
-name it follows in the registry's order (None: first)."""
-
-REGISTRY_0_11_1: dict[str, str] = {
-    **REGISTRY,
-    # SupportsMambaPrefixCaching on the Mamba v1 mixer models
-    "FalconMambaForCausalLM": "gaic", "JambaForCausalLM": "ghic", "JambaForSequenceClassification": "gphic",
-    "MambaForCausalLM": "gaic",
-    **{arch: flags for arch, (flags, _) in _ADDED_ARCHS.items()},
-}
-"""vLLM 0.11.1's registry (vllm/model_executor/models/registry.py and the model classes' markers)."""
-
-
-def _order() -> tuple[str, ...]:
-    out = list(SUPPORTED_ARCHS_ORDER)
-    for arch, (_, before) in _ADDED_ARCHS.items():
-        out.insert(0 if before is None else out.index(before) + 1, arch)
-    return tuple(out)
-
-
-SUPPORTED_ARCHS_ORDER_0_11_1: tuple[str, ...] = _order()
+REGISTRY_0_11_1 = _load_registry("model-registry-0.11.1.json")[0]
+"""vLLM 0.11.1's registry (``postinit/rules/data/model-registry-0.11.1.json``): the seed's with
+SupportsMambaPrefixCaching on the Mamba v1 mixer models (Mamba, FalconMamba, Jamba) and seven new
+architectures (Afmoe, Kimi-Linear, Ouro, two Pangu models, PaddleOCR-VL, the OpenPangu MTP head)."""
+SUPPORTED_ARCHS_ORDER_0_11_1: tuple[str, ...] = tuple(REGISTRY_0_11_1)
 """``ModelRegistry.get_supported_archs()`` of 0.11.1 (the order its unsupported-architecture error lists)."""
+_ADDED_ARCHS = frozenset(REGISTRY_0_11_1) - frozenset(REGISTRY)
 
 _M = "model_config."
 
@@ -948,14 +924,14 @@ def class_interfaces(c: Mapping[str, Any]) -> RuleResult:
     name = c[_M + "architecture"]
     if name not in REGISTRY_0_11_1:
         name = _normalize(name, c[_M + "runner_type"], c[_M + "convert_type"])
-    spec = REGISTRY_0_11_1.get(name)
-    if spec is None:
+    info = REGISTRY_0_11_1.get(name)
+    if info is None:
         return None
-    flags = spec.partition(":")[0]
     layers = c[_M + "hf_config.layer_types"]
     all_attention = layers is not None and all(layer == "attention" for layer in layers)
-    return {_M + "is_hybrid": "h" in flags and not all_attention, _M + "is_attention_free": "a" in flags,
-            _M + "has_inner_state": "i" in flags, _M + "supports_mamba_prefix_caching": "c" in flags}
+    return {_M + "is_hybrid": info.hybrid and not all_attention, _M + "is_attention_free": info.attention_free,
+            _M + "has_inner_state": info.inner_state,
+            _M + "supports_mamba_prefix_caching": info.mamba_prefix_caching}
 
 
 @rule(
@@ -1535,6 +1511,13 @@ def sp_needs_rms_norm(c: Mapping[str, Any]) -> RuleResult:
     return Outcome({_OPS: (*c[_OPS], "+rms_norm")}, message="")
 
 
+STEPS_8_TO_11 = sequence(
+    "compilation.steps-8-to-11", "compilation.default-mode", "compilation.default-custom-ops",
+    "compilation.async-tp-implies-sp",
+    title="Steps 8-10: the compilation mode and the default custom ops, async TP implies sequence parallelism "
+    "(no range assertion; sequence parallelism's rms_norm moved after the splitting ops)",
+    source=_VLLM,
+)
 FINALIZE = sequence(
     "vllm.finalize",
     dcp_interleave_block_size, dcp_interleave_speculative, attn_fusion_forces_full, splitting_ops,
@@ -1739,7 +1722,7 @@ DELTA = Delta(
         attn_fusion_forces_full, sp_needs_rms_norm,
     ),
     drop=DROPS,
-    groups=(CHUNKED_PREFILL, PREFIX_CACHING, CREATE_ENGINE_CONFIG, FINALIZE),
+    groups=(CHUNKED_PREFILL, PREFIX_CACHING, CREATE_ENGINE_CONFIG, STEPS_8_TO_11, FINALIZE),
     drop_groups={
         "engine-args.non-pooling-defaults": "one default for every runner now (engine-args.chunked-prefill, "
         "engine-args.prefix-caching; vllm/engine/arg_utils.py get_chunked_prefill_prefix_caching_defaults)",

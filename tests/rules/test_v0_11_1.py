@@ -231,7 +231,7 @@ def test_registry_marks_mamba_v1_models() -> None:
     s = state({"model_config": True, "model_config.architecture": "JambaForCausalLM",
                "model_config.runner_type": "generate", "model_config.convert_type": "none"})
     assert decide(v.class_interfaces, s).changes["model_config.supports_mamba_prefix_caching"] is True
-    assert v.REGISTRY_0_11_1["MambaForCausalLM"] == "gaic"
+    assert v.REGISTRY_0_11_1["MambaForCausalLM"].mamba_prefix_caching
     assert v.SUPPORTED_ARCHS_ORDER_0_11_1[0] == "AfmoeForCausalLM" and len(v.SUPPORTED_ARCHS_ORDER_0_11_1) == 238
 
 
