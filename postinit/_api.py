@@ -16,6 +16,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import TypeAdapter, ValidationError
 
 from postinit._request import DEFAULT_MODEL, DEFAULT_PLATFORM, Request, Semantics, UsageSpec
+from postinit._stages import (
+    RaisedError,
+    built_before,
+    construction_order,
+    parse_stage,
+    raised,
+    refuse_part,
+)
 from postinit.engine import (
     Change,
     EngineResult,
@@ -31,6 +39,7 @@ from postinit.errors import InvalidValueError, ViolationError, show
 from postinit.rules import paths, rulebook, versions
 from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
 from postinit.schema.env import read_env
+from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
 from postinit.schema.loaders.model import LoadedModel, catalog_id
 
@@ -251,6 +260,7 @@ def _part(key: str, value: Any, whole: Mapping[str, Any]) -> Part:
     try:
         obj = _field_adapter(key).validate_python(value)
     except ValidationError:
+        refuse_part(key, value)  # vLLM's own refusal, where vLLM builds that sub-config
         # the whole config's validation names the path from the top, as users write it
         try:
             _CONFIG_ADAPTER.validate_python(whole)
@@ -386,9 +396,20 @@ def _prepare(
     flag_model: str | None = None
     usage = request.effective_usage
     version = request.vllm_version
+    if isinstance(request.platform, str) and request.platform.strip().lower() == "auto" and not allow_files:
+        raise InvalidValueError("platform 'auto' would detect this server's hardware; name a platform "
+                                "(cpu, rocm, cuda:9.0, h100, ...)", path="platform", value="auto")
+    fast = _fast_paths()
+    space = paths()
+    # the platform and the environment first: vLLM's parser builds sub-configs that read them
+    plat_detail, plat_flat = _platform(request.platform)
+    reading = read_env(request.env, table=versions.get(version).env_table)
+    env_flat = fast.empty_env if not reading.env.explicit else space.flatten_model(reading.env, "env")
     if request.argv:
-        parsed = parse_vllm_args(request.argv, allow_files=allow_files, absent=versions.absent_flags(version),
-                                 version=version)
+        # vLLM's parser builds the JSON-valued flags' sub-configs as VllmConfig(...) would: no EngineArgs
+        built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None)}
+        parsed = parse_vllm_args(request.argv, allow_files=allow_files, construct=parse_stage(built, version),
+                                 absent=versions.absent_flags(version), version=version)
         data = _deep_merge(data, parsed.config)
         flags = dict(parsed.flags)
         flag_model = parsed.model
@@ -398,9 +419,6 @@ def _prepare(
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
     notes.extend(_drop_absent(data, version))
-    if isinstance(request.platform, str) and request.platform.strip().lower() == "auto" and not allow_files:
-        raise InvalidValueError("platform 'auto' would detect this server's hardware; name a platform "
-                                "(cpu, rocm, cuda:9.0, h100, ...)", path="platform", value="auto")
 
     model_name, loaded = _model_facts(request, data, flag_model, allow_files)
     loader_sources: dict[str, str] = {}
@@ -412,28 +430,37 @@ def _prepare(
         data["model_config"] = mc
         loader_sources = {f"model_config.{k}": v for k, v in loaded.sources.items()}
 
-    space = paths()
     # each top-level field is validated and flattened on its own and cached (flags and overrides
-    # are merged into ``data``; they only change provenance, which is built below)
+    # are merged into ``data``; they only change provenance, which is built below), in the order
+    # vLLM builds the sub-configs: the first one vLLM refuses is the one reported
     fields: dict[str, Any] = {}
     user_paths: list[str] = []
-    for key, value in data.items():
-        part = _part(key, value, data)
+    def facts() -> None:
+        if loaded is not None:
+            fields.update(_facts(loaded, {**data, "model_config": {
+                "hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config, **data["model_config"]}}))
+
+    for key in construction_order(data):
+        value = data[key]
+        try:
+            part = _part(key, value, data)
+        except SubConfigError as e:
+            if e.trace is None and e.stage == key and usage is None:
+                # config mode: the sub-configs vLLM built before this one ran (and logged) first
+                facts()
+                built = {**fast.default_flat, **fields, **plat_flat, **env_flat, **fast.usage(None)}
+                e.trace = built_before(built, key, version)
+            raise
         fields.update(part[0])
         user_paths.extend(part[1])
-    if loaded is not None:
-        fields.update(_facts(loaded, {**data, "model_config": {
-            "hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config, **data["model_config"]}}))
-    plat_detail, plat_flat = _platform(request.platform)
-    reading = read_env(request.env, table=versions.get(version).env_table)
+    facts()
     notes.extend(Note(f"env_{n.kind}", n.name, n.message) for n in reading.notes)
     # start from VllmConfig()'s flattened defaults and flatten only what can differ: the
     # sub-configs the input names, the platform (cached per spec), the env and the usage facts
-    fast = _fast_paths()
     state = dict(fast.default_flat)
     state.update(fields)
     state.update(plat_flat)
-    state.update(fast.empty_env if not reading.env.explicit else space.flatten_model(reading.env, "env"))
+    state.update(env_flat)
     # usage.config_updated_on_input stays False: the input's model_config.config_updated never
     # reaches step 2, because ModelConfig.__post_init__ resets it (vllm/config/model.py)
     state.update(fast.usage(usage))
@@ -590,6 +617,15 @@ class Resolution:
         return self.engine.violations
 
     @property
+    def error(self) -> RaisedError | None:
+        """What vLLM raises for this config (None when it resolves): the first violation as vLLM raises it.
+
+        Its exception type, message and stage, and pydantic's ``ValidationError`` around it when vLLM
+        raises it while building a config (config mode and the sub-configs: the wrapper's text too).
+        """
+        return raised(self.violations[0]) if self.violations else None
+
+    @property
     def stale_reads(self) -> tuple[StaleRead, ...]:
         return self.engine.trace.stale_reads
 
@@ -682,7 +718,7 @@ class Resolution:
         return [e for e in self.trace.fired if e.message and (level is None or e.level == level)]
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"version", "ok", "config", "changes", "trace", "violations", "hash"}``, JSON-ready."""
+        """``{"version", "ok", "config", "changes", "trace", "violations", "error", "hash", ...}``, JSON-ready."""
         config = _CONFIG_ADAPTER.dump_python(self.config, mode="json") if self.ok else paths().unflatten(
             {k: jsonable(v) for k, v in self.engine.state.items()}
         )
@@ -694,6 +730,7 @@ class Resolution:
             "changes": [c.to_dict() for c in self.changes],
             "trace": self.trace.to_dict(),
             "violations": [v.to_dict() for v in self.violations],
+            "error": self.error.to_dict() if self.error is not None else None,
             "hash": self.hash,
             "inputs": jsonable(self.inputs),
             "notes": [n.to_dict() for n in self.notes],

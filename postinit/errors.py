@@ -8,7 +8,8 @@ caller can react without parsing the message. The tree says who fixes what::
     ├── InputError            the user fixes it: their config, flags or facts
     │   ├── UnknownFieldError     a key that is not a field ("did you mean ...?")
     │   ├── InvalidValueError     a value of the wrong type or out of range
-    │   ├── UnknownFlagError      a vLLM command-line flag that does not exist      ┐ vLLM's inputs:
+    │   │   └── SubConfigError    a sub-config vLLM refuses to build from it      ┐
+    │   ├── UnknownFlagError      a vLLM command-line flag that does not exist      │ vLLM's inputs:
     │   ├── ModelNotFoundError    a model that is neither a directory nor in the catalog │ defined in
     │   └── PlatformSpecError     a platform spec that names no known platform     ┘ postinit.schema.errors
     ├── RuleError             the rule author fixes it: a bad rulebook
@@ -22,13 +23,19 @@ caller can react without parsing the message. The tree says who fixes what::
     ├── NoFixedPoint          rules kept changing each other's values past the bound
     └── ViolationError        ``Resolution.raise_for_violations()``: the config is invalid
 
+An input error that vLLM itself would raise also says where and as what:
+``.stage`` (``parse`` for vLLM's argument parser, or the sub-config whose
+construction fails), ``.error`` (vLLM's exception type, ``ArgumentError`` or
+``ValidationError``) and ``.vllm_message`` (vLLM's text, exactly). They are None
+for what only postinit refuses (its bounds, a model it does not know, ...).
+
 Messages are one line and say what to do next, whatever the user typed: a
 message is folded to one line (newlines shown as ``\\n``) and bounded in length;
 values are quoted with :func:`show`. Advice that depends on who asked (a
 library caller, a CLI user, an HTTP client: "see `postinit models`") is kept
 apart in ``.advice`` and added by each face (:meth:`PostinitError.for_face`).
 This module imports nothing of postinit, so every layer may use it; the engine
-uses only the generic classes. The three input errors about vLLM's own inputs
+uses only the generic classes. The four input errors about vLLM's own inputs
 live with the schema that reads those inputs (:mod:`postinit.schema.errors`)
 and are importable from here too.
 """
@@ -118,7 +125,29 @@ class PostinitError(Exception):
 
 
 class InputError(PostinitError, ValueError):
-    """Something the user handed in is wrong; the message names the field and what is allowed."""
+    """Something the user handed in is wrong; the message names the field and what is allowed.
+
+    ``.stage``, ``.error`` and ``.vllm_message`` say where vLLM fails on the same input, with
+    which exception and text (None when vLLM has no such check; see the module docstring).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        stage: str | None = None,
+        error: str | None = None,
+        vllm_message: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(message, **kwargs)
+        self.stage = stage
+        """Where vLLM fails on this input: ``parse`` (its argument parser), the sub-config whose
+        construction refuses it (``kv_events_config``, ...), or None (vLLM has no such check)."""
+        self.error = error
+        """The exception vLLM raises there (``ArgumentError``, ``ValidationError``), or None."""
+        self.vllm_message = vllm_message
+        """vLLM's message, exactly (argparse prints it after ``vllm serve: error:``); may span lines."""
 
 
 class UnknownFieldError(InputError):
@@ -181,7 +210,7 @@ class ViolationError(PostinitError):
     """Raised on request when a resolution ended in a violation (vLLM would have raised)."""
 
 
-_SCHEMA_ERRORS = frozenset({"UnknownFlagError", "ModelNotFoundError", "PlatformSpecError"})
+_SCHEMA_ERRORS = frozenset({"UnknownFlagError", "ModelNotFoundError", "PlatformSpecError", "SubConfigError"})
 
 
 def __getattr__(name: str) -> Any:

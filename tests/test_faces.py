@@ -238,3 +238,42 @@ def test_a_catalog_id_in_another_case_never_reads_a_file(http: TestClient, tmp_p
     out = http.post("/v1/resolve", json={"model": "QWEN/qwen3-0.6b"}).json()
     assert out["config"]["model_config"]["max_model_len"] == 40960
     assert out["config"]["model_config"]["model"] == "Qwen/Qwen3-0.6B"
+
+
+# --------------------------------------------------------------------------- refused while parsing
+
+PARSE_FAILURES = [
+    # (argv, rule that refused the value, vLLM's message without pydantic's tails)
+    (["--kv-transfer-config", '{"kv_connector": "NixlConnector"}'], "kv-transfer.role-required",
+     "argument --kv-transfer-config: 1 validation error for KVTransferConfig: Value error, Please specify kv_role "
+     "when kv_connector is set, supported roles are ('kv_producer', 'kv_both', 'kv_consumer')"),
+    (["-O.custom_ops+=all,none"], "compilation.custom-ops-all-none-count",
+     "argument --compilation-config/-O: 1 validation error for CompilationConfig: Assertion failed, Can only "
+     "specify 'none' or 'all'"),
+    (["--kv-events-config", '{"publisher": "kafka"}'], None,
+     "argument --kv-events-config: 1 validation error for KVEventsConfig: publisher: Input should be 'null' or 'zmq'"),
+]
+
+
+@pytest.mark.parametrize(("argv", "rule", "text"), PARSE_FAILURES, ids=[a[0] for a, _, _ in PARSE_FAILURES])
+def test_a_flag_vllms_parser_refuses_is_one_answer_on_every_face(
+    argv: list[str], rule: str | None, text: str, http: TestClient,
+) -> None:
+    """A JSON-valued flag whose sub-config refuses its value: InputError (stage parse, the rule) in the library,
+    exit 2 with that one line from the CLI (as `vllm serve` exits 2), 422 with it over HTTP."""
+    from postinit.errors import SubConfigError
+
+    request = {"model": LLAMA, "argv": argv, "platform": "h100"}
+    with pytest.raises(SubConfigError) as info:
+        postinit.resolve(**request)
+    e = info.value
+    assert (e.stage, e.error, e.rule) == ("parse", "ArgumentError", rule)
+    assert str(e).startswith(text) and "\n" not in str(e)
+    assert e.vllm_message is not None and e.vllm_message.startswith(text.split(": ", 2)[0])
+    out = runner.invoke(cli_app, ["resolve", "--model", LLAMA, "--platform", "h100", *argv])
+    assert out.exit_code == 2
+    assert out.stderr.strip().splitlines() == [f"error: {e.for_face('cli')}"]
+    r = http.post("/v1/resolve", json=request)
+    assert r.status_code == 422
+    body = r.json()
+    assert (body["message"], body["stage"], body["rule"]) == (e.for_face("http"), "parse", rule)

@@ -39,7 +39,7 @@ def test_coverage_lists_never_fired_rules_and_platform_gated_ones() -> None:
     assert d["cannot_fire"].get("cpu.kvcache-space") == "cpu"
     assert d["cannot_fire"].get("rocm.aiter-rms-norm") == "rocm"
     assert set(d["cannot_fire"]) <= set(d["never_fired"])
-    assert S._gate("lora.max-cpu-loras-check", "postinit.rules.sub_configs") is None
+    assert S._gate("lora.max-cpu-loras-check", "postinit.rules.lora") is None
     assert S._gate("verify.lora-cpu-offload-v0", "postinit.rules.verify") is None
     assert S._gate("engine-args.batch-defaults-cpu", "postinit.rules.engine_args") == "cpu"
     assert not any(kind == "cuda" for kind in d["cannot_fire"].values())

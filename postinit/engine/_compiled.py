@@ -143,13 +143,14 @@ def _phase_source(k: int, order: tuple[CompiledRule, ...]) -> str:
     ]
     for c in order:
         i = c.pos
+        record = f"MATCHED(apply, {i}, out)" if c.members else f"apply({i}, out)"
         lines += [
             f"            if q[{i}] and start <= {i}:",
             f"                q[{i}] = False",
             f"                cur = {i}",
             f"                runs[{i}] += 1",
             f"                if runs[{i}] > max_runs: run.no_fixed_point(ORDER, runs, PHASE_{k})",
-            f"                r = (0 if (out := F[{i}](view)) is None else apply({i}, out)) if hook is None else hook({i})",
+            f"                r = (0 if (out := F[{i}](view)) is None else {record}) if hook is None else hook({i})",
             "                if r:",
             "                    if r == 2: return True",
             "                    again = True",
@@ -170,7 +171,7 @@ def _phase_source(k: int, order: tuple[CompiledRule, ...]) -> str:
 
 def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
     """Generate and compile the rulebook's program (once per rulebook and process)."""
-    namespace: dict[str, Any] = {"PostinitError": PostinitError}
+    namespace: dict[str, Any] = {"PostinitError": PostinitError, "MATCHED": _apply_matched}
     sources = []
     for k, phase in enumerate(book.phases):
         order = book.compiled[phase]
@@ -229,14 +230,6 @@ def _recorder(
     def apply(i: int, out: Any, member: CompiledRule | None = None) -> int:
         c = order[i] if member is None else member
         t = type(out)
-        if t is Matched:  # a group statement: each deciding member's result, under its own id
-            restart = 0
-            for m, result in out.results:
-                r = apply(i, result, m)
-                if r == 2:
-                    return 2
-                restart |= r
-            return restart
         if t is dict or t is FrozenDict:
             changes, message, level = out, None, None
         elif t is Outcome or isinstance(out, Outcome):
@@ -319,6 +312,22 @@ def _recorder(
     return apply
 
 
+def _apply_matched(apply: Callable[..., int], i: int, out: Matched) -> int:
+    """Record a group statement's result: each deciding member's result, under its own id, in order."""
+    restart = 0
+    for m, result in out.results:
+        r = apply(i, result, m)
+        if r == 2:
+            return 2
+        restart |= r
+    return restart
+
+
+def _apply_any(apply: Callable[..., int], i: int, out: Any) -> int:
+    """``apply`` for any non-None result (a group statement's included)."""
+    return _apply_matched(apply, i, out) if type(out) is Matched else apply(i, out)
+
+
 def _record_hook(
     run: CompiledRun, steps: list[Step], order: tuple[CompiledRule, ...], apply: Callable[[int, Any], int],
 ) -> Callable[[int], int]:
@@ -332,7 +341,7 @@ def _record_hook(
         before = len(events)
         out = fns[i](view)
         keep((i, out, before))
-        return 0 if out is None else apply(i, out)
+        return 0 if out is None else _apply_any(apply, i, out)
 
     return hook
 
@@ -531,7 +540,7 @@ class _Follow:
         before = len(run.events)
         stop = False
         if out is not None:
-            stop = self.apply(pos, out) == 2
+            stop = _apply_any(self.apply, pos, out) == 2
         changed = tuple(ch.path for ev in run.events[before:] if type(ev) is Fired for ch in ev.changes)
         return changed, stop
 

@@ -131,6 +131,13 @@ class Rule:
     location: str = ""
     stage: str | None = None
     """Where the modelled system raises this rule's violation (a rulebook may fill it; see ``ViolationEvent``)."""
+    rank: int = 0
+    """Where the rule's decision sits in the modelled system's statement order (a rulebook may fill it).
+
+    Within a phase, statements that the data, ``after`` and the groups leave unordered run by
+    ``(rank, id)``: when two checks of one phase fail, the one of the lower rank is the one
+    reported, as the modelled system raises the first failure it meets. Only the order of
+    independent statements changes, so final values never depend on it."""
     group: str | None = None
     """The ``first_match`` / ``all_of`` group the rule is a member of (the rulebook fills it)."""
 

@@ -200,8 +200,8 @@ class Rulebook:
     Compiling builds ``graph``: a DiGraph over rule ids with an edge from every
     writer of a path to every rule of any phase that reads but does not write
     it (edge attribute ``paths``), plus declared ``after`` edges. Within a
-    phase the order is a topological order of that graph, ties broken by rule
-    id, so registration order never matters.
+    phase the order is a topological order of that graph, ties broken by the
+    rules' ``rank`` and then by id, so registration order never matters.
 
     With ``cache=True`` the phase orders are read from, or written to, a file
     under :func:`order_cache_dir` keyed by a hash of everything they depend on
@@ -568,7 +568,7 @@ class Rulebook:
         for phase in self.phases:
             g = self.statement_graph(phase)
             try:
-                statements = nx.lexicographical_topological_sort(g, key=str)
+                statements = nx.lexicographical_topological_sort(g, key=self._tiebreak)
                 order = tuple(rid for st in statements
                               for rid in (self.groups[st].members if st in self.groups else (st,)))
             except nx.NetworkXUnfeasible:
@@ -583,6 +583,14 @@ class Rulebook:
                     rule=ids[0],
                 ) from None
             self.order[phase] = order
+
+    def _tiebreak(self, statement: str) -> tuple[int, str]:
+        """How the topological sort orders statements the graph leaves unordered: by rank, then by id.
+
+        A group statement ranks as its earliest member.
+        """
+        members = self.groups[statement].members if statement in self.groups else (statement,)
+        return min(self.rules[m].rank for m in members), statement
 
     def _check_unordered_writers(self) -> None:
         import networkx as nx
@@ -621,8 +629,8 @@ class Rulebook:
     def order_key(self) -> str:
         """A hash of everything the phase orders and their checks depend on.
 
-        The phases; every rule's id, phase, reads, writes, ``after`` and ``feedback``
-        (in declaration order, as compiled); the path space; the cache format and
+        The phases; every rule's id, phase, reads, writes, ``after``, ``feedback`` and
+        ``rank`` (in declaration order, as compiled); the path space; the cache format and
         the compiler's source. Any change to one of them is a different key.
         """
         if self._order_key is not None:
@@ -633,7 +641,7 @@ class Rulebook:
             "name": self.name,
             "phases": self.phases,
             "rules": [
-                (r.id, r.phase, r.reads, r.writes, r.after, r.feedback) for r in self.rules.values()
+                (r.id, r.phase, r.reads, r.writes, r.after, r.feedback, r.rank) for r in self.rules.values()
             ],
             "groups": [(g.id, g.kind.value, g.members, g.when_reads) for g in self.groups.values()],
             "paths": sorted(self.paths.paths),

@@ -18,7 +18,7 @@ the order it consulted them.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import is_not, not_
@@ -212,6 +212,7 @@ def resolve_flat(
     interpret: bool = False,
     record: bool = False,
     replay: Replay | None = None,
+    select: Collection[str] | None = None,
 ) -> EngineResult:
     """Resolve ``initial`` (a flat state over ``book.paths``) to a fixed point.
 
@@ -225,7 +226,14 @@ def resolve_flat(
     ``minimal`` and ``full`` levels run the compiled evaluator unless ``interpret`` is set;
     both give the same result. ``record`` keeps the compiled run's schedule
     (``EngineResult.recording``, for :meth:`EngineResult.replay`); ``replay`` follows one.
+    ``select`` (rule ids) runs only those rules, in their phases and order, as if the others were
+    absent: a part of the modelled system on its own (the interpreter runs it; a ``first_match`` /
+    ``all_of`` statement runs whole when one of its members is selected).
     """
+    chosen = None if select is None else frozenset(select)
+    if chosen is not None and not chosen <= book.rules.keys():
+        raise RuleDeclarationError(f"select names unknown rules: {sorted(chosen - book.rules.keys())}",
+                                   rule=min(chosen - book.rules.keys()))
     if semantics not in ("vllm", "consistent"):
         raise RuleDeclarationError(f"semantics must be 'vllm' or 'consistent', got {semantics!r}")
     if trace not in ("minimal", "full", "debug"):
@@ -260,7 +268,7 @@ def resolve_flat(
     recording = None
     run: Run
     if semantics == "vllm":
-        if not (interpret or strict or trace == "debug"):
+        if not (interpret or strict or trace == "debug" or chosen is not None):
             from postinit.engine._compiled import run_compiled
 
             compiled = run_compiled(book, state, provenance or {}, trace, max_runs, record=record, replay=replay)
@@ -268,12 +276,12 @@ def resolve_flat(
         else:
             from postinit.engine._vllm import VllmRun
 
-            run = VllmRun(book, state, provenance or {}, trace, strict, max_runs)
+            run = VllmRun(book, state, provenance or {}, trace, strict, max_runs, chosen)
             run.run()
     else:
         from postinit.engine._consistent import ConsistentRun
 
-        run = ConsistentRun(book, state, provenance or {}, trace, strict, max_runs)
+        run = ConsistentRun(book, state, provenance or {}, trace, strict, max_runs, chosen)
         run.run()
     result = EngineResult(
         rulebook=book,
@@ -308,8 +316,11 @@ class Run:
         trace: TraceLevel,
         strict: bool,
         max_runs: int,
+        select: frozenset[str] | None = None,
     ) -> None:
         self.book = book
+        self.select = select
+        """The only rules that run (None: all of them)."""
         self.state = state
         self.view: Mapping[str, Any] = MappingProxyType(state)
         self.prov: dict[str, Provenance] = {}
@@ -485,6 +496,11 @@ class Run:
         the rules that run (consistent semantics runs its checks last).
         """
         n = len(order)
+        if self.select is not None:
+            # a group statement (first_match / all_of) runs whole when any of its members is chosen
+            chosen, only = self.select, keep
+            keep = ((lambda c: not chosen.isdisjoint(c.ids)) if only is None
+                    else (lambda c: not chosen.isdisjoint(c.ids) and only(c)))
         queued = [True] * n
         runs = [0] * n
         i = 0

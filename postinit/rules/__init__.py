@@ -29,16 +29,23 @@ import functools
 from postinit.engine import Group, PathSpace, Rule, Rulebook, rule_of
 from postinit.errors import RuleDeclarationError, UnknownPathError
 from postinit.rules import (
+    cache,
     compilation,
     cudagraph,
+    device,
     engine_args,
     finalize,
+    kv_events,
+    kv_transfer,
+    lora,
     model_config,
     models,
     observed,
+    parallel,
     platforms,
     scheduler,
-    sub_configs,
+    speculative,
+    structured_outputs,
     validate,
     verify,
     versions,
@@ -62,13 +69,20 @@ PHASES = (
 
 MODULES = (
     model_config,
-    engine_args,
-    sub_configs,
     models,
-    verify,
+    engine_args,
+    device,
+    cache,
+    parallel,
+    scheduler,
+    speculative,
+    lora,
+    structured_outputs,
     compilation,
     cudagraph,
-    scheduler,
+    kv_events,
+    kv_transfer,
+    verify,
     cuda,
     rocm,
     cpu,
@@ -76,6 +90,8 @@ MODULES = (
     finalize,
     validate,
 )
+"""One module per config area (its rules of every phase; ``quirk.*`` rules live with the area they are
+about); ``finalize`` holds VllmConfig's own steps 1/21 and the order of steps 18-24."""
 
 
 @functools.cache
@@ -146,7 +162,11 @@ def _version_groups(name: str) -> tuple[Group, ...]:
 
 
 def _staged_rules() -> list[Rule]:
-    """Every rule of :data:`MODULES`, each with ``stage``: where vLLM raises its violation (``observed.stage_of``)."""
+    """Every rule of :data:`MODULES` with ``stage`` and ``rank``: where and when vLLM raises its violation.
+
+    (``observed.stage_of`` and ``observed.rank_of``: the stage names the vLLM object, the rank the
+    rule's place in vLLM's statement order, which orders the rules of a phase the data leaves free.)
+    """
     found: dict[int, Rule] = {}  # by identity: a rule imported into two modules is one rule, while two
     for module in MODULES:        # different rules with one id still reach Rulebook's duplicate check
         for value in vars(module).values():
@@ -157,7 +177,7 @@ def _staged_rules() -> list[Rule]:
 
 
 def _staged(r: Rule) -> Rule:
-    return dataclasses.replace(r, stage=observed.stage_of(r))
+    return dataclasses.replace(r, stage=observed.stage_of(r), rank=observed.rank_of(r))
 
 
 @functools.cache

@@ -14,8 +14,25 @@ from collections.abc import Mapping
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from postinit.engine import Outcome, RuleResult, Violation, all_of, first_match, rule, sequence
+from postinit.engine import (
+    Outcome,
+    RuleResult,
+    Violation,
+    all_of,
+    first_match,
+    rule,
+    sequence,
+)
+from postinit.rules.compilation import migrate_deprecated_flags
 from postinit.schema import CompilationMode, CUDAGraphMode
+
+_V1 = "env.VLLM_USE_V1"
+_CG = "compilation_config.cudagraph_mode"
+_CASCADE = "model_config.disable_cascade_attn"
+_CASCADE_WARNING = (
+    "No piecewise cudagraph for executing cascade attention. Will fall back to eager "
+    "execution if a batch runs into cascade attentions"
+)
 
 _SRC = "vllm/config/vllm.py VllmConfig.__post_init__"
 _SIZES_SRC = "vllm/config/vllm.py VllmConfig._set_cudagraph_sizes"
@@ -529,3 +546,145 @@ def cudagraph_without_capture_sizes(c: Mapping[str, Any]) -> RuleResult:
     if c[_STATIC] and mode is not None and mode != CUDAGraphMode.NONE and sizes is not None and not sizes:
         return Outcome.log(mode=mode)
     return None
+
+
+# --------------------------------------------------------------------------
+# step 19: final CUDA graph checks (V1, CUDA/ROCm)
+# --------------------------------------------------------------------------
+
+_COMPILE_MODE = "compilation_config.mode"
+_FINAL_GATE = (_V1, "platform.is_cuda_alike")
+
+
+def _final(c: Mapping[str, Any]) -> bool:
+    return bool(c[_V1]) and bool(c["platform.is_cuda_alike"])
+
+
+@rule(
+    "cudagraph.cascade-attn-warning",
+    title="Full CUDA graphs without piecewise fall back to eager for cascade attention",
+    phase="finalize",
+    kind="check",
+    reads=(_CG, "model_config", _CASCADE),
+    source=f"{_SRC}; ref step-19, 13.1:O16",
+    message=_CASCADE_WARNING,
+    level="warning",
+)
+def cascade_attn_warning(c: Mapping[str, Any]) -> RuleResult:
+    """Cascade attention cannot run inside a full CUDA graph; without piecewise graphs such batches run eagerly.
+
+    Read before step 20 disables cascade attention for DBO (O16).
+    """
+    mode = c[_CG]
+    if mode is None or c["model_config"] is None or c[_CASCADE]:
+        return None
+    return Outcome.log() if mode.has_full_cudagraphs() and not mode.has_piecewise_cudagraphs() else None
+
+
+@rule(
+    "cudagraph.piecewise-needs-vllm-compile",
+    title="Piecewise CUDA graphs require VLLM_COMPILE",
+    phase="finalize",
+    kind="check",
+    reads=(_CG, _COMPILE_MODE),
+    source=f"{_SRC}; ref step-19, 13.1:O11",
+    message="Compilation mode should be CompilationMode.VLLM_COMPILE when cudagraph_mode "
+    "piecewise cudagraphs is used, cudagraph_mode=<mode>",
+    level="error",
+)
+def piecewise_needs_vllm_compile(c: Mapping[str, Any]) -> RuleResult:
+    """Piecewise CUDA graphs are captured per piece of vLLM's split graph, which only VLLM_COMPILE builds."""
+    mode = c[_CG]
+    if mode is None or not mode.requires_piecewise_compilation():
+        return None
+    if c[_COMPILE_MODE] != CompilationMode.VLLM_COMPILE:
+        return Violation(
+            "Compilation mode should be CompilationMode.VLLM_COMPILE when cudagraph_mode "
+            f"piecewise cudagraphs is used, cudagraph_mode={mode}",
+            hint="use -O3 (mode VLLM_COMPILE), or a cudagraph_mode without piecewise graphs "
+            "(FULL, FULL_DECODE_ONLY, NONE)",
+            error="AssertionError",
+        )
+    return None
+
+
+@rule(
+    "quirk.cudagraph-none-with-capture-sizes",
+    title="cudagraph_mode NONE with capture sizes left from step 12d",
+    phase="finalize",
+    kind="check",
+    reads=(
+        _CG,
+        "compilation_config.cudagraph_capture_sizes",
+        "compilation_config.max_cudagraph_capture_size",
+        "compilation_config.cudagraph_num_of_warmups",
+    ),
+    source=f"{_SRC}; ref 7.4#4, 5.5, 13.1:O12, 13.1:O13, 13.2:I1",
+    level="warning",
+)
+def cudagraph_none_with_capture_sizes(c: Mapping[str, Any]) -> RuleResult:
+    """Sizes are computed once in step 12d; later switches to NONE (DeepEP HT, empty splitting ops) never clear them."""
+    sizes = c["compilation_config.cudagraph_capture_sizes"] or ()
+    top = c["compilation_config.max_cudagraph_capture_size"] or 0
+    if c[_CG] is not CUDAGraphMode.NONE or not (sizes or top > 0):
+        return None
+    warmups = c["compilation_config.cudagraph_num_of_warmups"]
+    return Outcome(
+        message=f"quirk I1: cudagraph_mode is NONE but {len(sizes)} capture sizes "
+        f"(max_cudagraph_capture_size={top}, cudagraph_num_of_warmups={warmups}) "
+        "remain from step 12d; vLLM captures no graphs."
+    )
+
+
+@rule(
+    "quirk.cudagraph-flags-not-migrated",
+    title="use_cudagraph / full_cuda_graph disagree with cudagraph_mode",
+    phase="finalize",
+    kind="check",
+    reads=(
+        *_FINAL_GATE,
+        _CG,
+        "compilation_config.use_cudagraph",
+        "compilation_config.full_cuda_graph",
+    ),
+    source=f"{_SRC}; ref step-19, 13.1:O17, 13.2:I3, 13.2:I10",
+    level="warning",
+)
+def cudagraph_flags_not_migrated(c: Mapping[str, Any]) -> RuleResult:
+    """Step 19 migrates the deprecated flags only on CUDA/ROCm under V1; elsewhere they keep their input values."""
+    mode = c[_CG]
+    if _final(c) or mode is None:
+        return None
+    use, full = c["compilation_config.use_cudagraph"], c["compilation_config.full_cuda_graph"]
+    if bool(use) == (mode is not CUDAGraphMode.NONE) and bool(full) == mode.has_full_cudagraphs():
+        return None
+    return Outcome(
+        message=f"quirk I3/I10: use_cudagraph={use} and full_cuda_graph={full} disagree with "
+        f"cudagraph_mode={mode}: vLLM migrates the deprecated flags only on CUDA/ROCm under V1."
+    )
+
+
+@rule(
+    "quirk.full-cuda-graph-not-idempotent",
+    title="Resolved full_cuda_graph=True would collapse FULL_AND_PIECEWISE on re-validation",
+    phase="finalize",
+    kind="check",
+    reads=(_CG, "compilation_config.full_cuda_graph"),
+    source=f"{_SRC}; ref step-19, 13.2:I11",
+    level="warning",
+)
+def full_cuda_graph_not_idempotent(c: Mapping[str, Any]) -> RuleResult:
+    """``CompilationConfig.__post_init__`` turns ``full_cuda_graph=True`` into FULL, so the resolved config does not round-trip."""
+    if c[_CG] is CUDAGraphMode.FULL_AND_PIECEWISE and c["compilation_config.full_cuda_graph"]:
+        return Outcome(
+            message="quirk I11: full_cuda_graph=True with cudagraph_mode=FULL_AND_PIECEWISE; "
+            "re-validating this CompilationConfig collapses the mode to FULL."
+        )
+    return None
+
+
+STEP_19 = all_of(
+    "cudagraph.final-check", cascade_attn_warning, piecewise_needs_vllm_compile, migrate_deprecated_flags,
+    title="Step 19 on CUDA/ROCm under V1: the cascade warning, the piecewise assertion, the flag migration",
+    when=_final, reads=_FINAL_GATE, source=f"{_SRC}; ref step-19",
+)

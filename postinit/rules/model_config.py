@@ -238,22 +238,6 @@ def batch_invariant_eager(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
-@rule(
-    "parallel.batch-invariant-custom-allreduce",
-    title="VLLM_BATCH_INVARIANT disables custom all-reduce",
-    phase=PHASE,
-    kind="override",
-    reads=("env.VLLM_BATCH_INVARIANT",),
-    writes=("parallel_config.disable_custom_all_reduce",),
-    source="vllm/config/parallel.py ParallelConfig.__post_init__ (vllm_is_batch_invariant); ref 2.3",
-)
-def batch_invariant_custom_allreduce(c: Mapping[str, Any]) -> RuleResult:
-    """Custom all-reduce is not batch invariant, so vLLM turns it off."""
-    if c["env.VLLM_BATCH_INVARIANT"] != 0:
-        return {"parallel_config.disable_custom_all_reduce": True}
-    return None
-
-
 SEED_MESSAGE = (
     "The global random seed is set to 0. Since VLLM_ENABLE_V1_MULTIPROCESSING is set to False, "
     "this may affect the random state of the Python process that launched vLLM."

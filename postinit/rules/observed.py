@@ -1,6 +1,6 @@
-"""What of a rule real vLLM lets an observer see: where its violation raises, and whether it logs.
+"""What of a rule real vLLM lets an observer see: where and when its violation raises, and whether it logs.
 
-Two facts about each rule that the differential tests against real vLLM
+Three facts about each rule that the differential tests against real vLLM
 (``tests/golden/parity.py``) compare, kept here beside the rules:
 
 **The stage** (:func:`stage_of`) at which vLLM raises the exception a rule's
@@ -21,6 +21,19 @@ earlier object belongs in that object's phase: the ROCm quantization checks run 
 phase ``model_config``.) The vLLM rulebook sets each
 rule's ``stage`` from it, and ``ViolationEvent.stage`` carries it in the trace.
 
+**The step** (:func:`step_of`, :data:`STEPS`): where in vLLM's statement order
+the rule's decision sits — finer than the stage, because ``create_engine_config``
+checks sit between the sub-configs it builds, and ``VllmConfig.__post_init__``
+has 25 steps. ``vllm serve`` meets them in this order and raises the first
+failure it meets, so the rulebook orders the rules of a phase that the data
+leaves unordered by their step (``Rule.rank``, :func:`rank_of`): when several
+checks fail, postinit reports the one vLLM raises. The first step, ``parse``,
+is argparse itself: the type functions of the flags, which for the JSON-valued
+flags of :data:`PARSED_SUB_CONFIGS` build the sub-config on the spot, so a
+sub-config that refuses its JSON is an ``argparse.ArgumentError`` and
+``vllm serve`` exits 2 (``postinit/_stages.py`` runs that step). In config mode
+those sub-configs are built where their step says, from the dict.
+
 **Explanations** (:data:`EXPLANATIONS`): the rules whose message is postinit's
 own explanation of something vLLM does silently (``quirk.*`` warnings that make
 an inconsistent end state visible, notes on values postinit cannot reproduce)
@@ -31,10 +44,14 @@ text, at vLLM's level; the golden tests hold postinit to that both ways.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from postinit.engine import Rule
 
-__all__ = ["EXPLANATIONS", "VLLM_STAGES", "is_explanation", "stage_of"]
+__all__ = [
+    "CONFIG_CLASSES", "EXPLANATIONS", "FIELD_VALIDATORS", "PARSED_SUB_CONFIGS", "STEPS", "VLLM_STAGES", "Step", "is_explanation",
+    "rank_of", "stage_of", "step_of", "wrapped_by",
+]
 
 VLLM_STAGES = (
     "parse",
@@ -56,7 +73,153 @@ VLLM_STAGES = (
     "vllm_config",
     "compute_hash",
 )
-"""Where vLLM can fail, in the order ``vllm serve`` meets them (the oracle's ``stage`` values)."""
+"""Where vLLM can fail (the oracle's ``stage`` values); :data:`STEPS` puts them in vLLM's order."""
+
+
+class Step(NamedTuple):
+    """One place in vLLM's statement order where config resolution can fail."""
+
+    name: str
+    stage: str
+    """The oracle's name for where the failure happens (one of :data:`VLLM_STAGES`)."""
+    where: str
+    """The vLLM code."""
+
+
+_ECC = "vllm/engine/arg_utils.py EngineArgs.create_engine_config"
+
+STEPS: tuple[Step, ...] = (
+    Step("parse", "parse", "argparse (vllm/engine/arg_utils.py EngineArgs.add_cli_args): each flag's type function, "
+         "in command-line order with the dotted keys last; the JSON-valued flags of PARSED_SUB_CONFIGS build their "
+         "sub-config there; then the unknown flags"),
+    Step("engine_args", "engine_args", "vllm/engine/arg_utils.py EngineArgs.__post_init__"),
+    Step("device_config", "device_config", f"{_ECC}: DeviceConfig(...)"),
+    Step("model_config", "model_config", f"{_ECC}: create_model_config, ModelConfig(...)"),
+    Step("create_engine_config:v1-oracle", "create_engine_config", f"{_ECC}: _is_v1_supported_oracle"),
+    Step("create_engine_config:defaults", "create_engine_config",
+         f"{_ECC}: _set_default_args, the CPU-architecture switches, the DCP divisibility assert"),
+    Step("cache_config", "cache_config", f"{_ECC}: CacheConfig(...)"),
+    Step("create_engine_config:before-parallel", "create_engine_config",
+         f"{_ECC}: the data-parallel asserts, async scheduling with pipeline parallelism or speculation"),
+    Step("parallel_config", "parallel_config", f"{_ECC}: ParallelConfig(...)"),
+    Step("create_engine_config:after-parallel", "create_engine_config",
+         f"{_ECC}: async scheduling's executor backend, create_speculative_config's arguments"),
+    Step("speculative_config", "speculative_config", f"{_ECC}: SpeculativeConfig(...)"),
+    Step("create_engine_config:before-scheduler", "create_engine_config",
+         f"{_ECC}: num_lookahead_slots and the model facts SchedulerConfig gets"),
+    Step("scheduler_config", "scheduler_config", f"{_ECC}: SchedulerConfig(...)"),
+    Step("create_engine_config:before-lora", "create_engine_config",
+         f"{_ECC}: default_mm_loras on a model that is not multimodal"),
+    Step("lora_config", "lora_config", f"{_ECC}: LoRAConfig(...)"),
+    Step("load_config", "load_config", f"{_ECC}: create_load_config"),
+    Step("structured_outputs_config", "structured_outputs_config",
+         "StructuredOutputsConfig(...) (with flags: built by argparse, step parse)"),
+    Step("observability_config", "observability_config", f"{_ECC}: ObservabilityConfig(...)"),
+    Step("create_engine_config:compilation-overrides", "create_engine_config",
+         f"{_ECC}: --cuda-graph-sizes, --cudagraph-capture-sizes, --max-cudagraph-capture-size against -O"),
+    Step("compilation_config", "compilation_config", "CompilationConfig(...) (with flags: built by argparse)"),
+    Step("kv_transfer_config", "kv_transfer_config", "KVTransferConfig(...) (with flags: built by argparse)"),
+    Step("kv_events_config", "kv_events_config", "KVEventsConfig(...) (with flags: built by argparse)"),
+    *(Step(f"vllm_config:step-{n}", "vllm_config", f"vllm/config/vllm.py VllmConfig.__post_init__ step {n}")
+      for n in range(1, 26)),
+    Step("compute_hash", "compute_hash", "vllm/config/vllm.py VllmConfig.compute_hash"),
+)
+"""Where vLLM can fail, in the order ``vllm serve`` meets the steps (``LLM(...)`` alike); config mode builds
+the sub-configs in the same order, from the dict. Steps 1-25 are the reference's numbering of
+``VllmConfig.__post_init__`` (docs/rules.md); the model hooks are step 2, the platform's step 17."""
+
+_STEP_INDEX = {step.name: i for i, step in enumerate(STEPS)}
+
+PARSED_SUB_CONFIGS: dict[str, str | None] = {
+    "CompilationConfig": "compilation_config",
+    "KVTransferConfig": "kv_transfer_config",
+    "KVEventsConfig": "kv_events_config",
+    "StructuredOutputsConfig": "structured_outputs_config",
+    "EPLBConfig": None,
+    "PoolerConfig": None,
+}
+"""The sub-configs vLLM's argument parser builds from a JSON-valued flag (``--compilation-config``/``-O``,
+``--kv-transfer-config``, ``--kv-events-config``, ``--structured-outputs-config``, ``--eplb-config``,
+``--pooler-config``, ``--override-pooler-config``: ``get_kwargs`` types a dataclass field with
+``TypeAdapter(cls).validate_json``) -> the stage whose rules are its ``__post_init__`` (None: it has none).
+``--speculative-config`` is only JSON-decoded there; its SpeculativeConfig is built in create_engine_config."""
+
+CONFIG_CLASSES: dict[str, str] = {
+    "device_config": "DeviceConfig", "model_config": "ModelConfig", "cache_config": "CacheConfig",
+    "parallel_config": "ParallelConfig", "speculative_config": "SpeculativeConfig",
+    "scheduler_config": "SchedulerConfig", "lora_config": "LoRAConfig", "load_config": "LoadConfig",
+    "structured_outputs_config": "StructuredOutputsConfig", "observability_config": "ObservabilityConfig",
+    "compilation_config": "CompilationConfig", "kv_transfer_config": "KVTransferConfig",
+    "kv_events_config": "KVEventsConfig", "vllm_config": "VllmConfig",
+}
+"""The pydantic dataclass built at each stage of that name."""
+
+_PYDANTIC_WRAPS = frozenset({"ValueError", "AssertionError"})
+
+FIELD_VALIDATORS: dict[str, str] = {
+    "structured-outputs.revalidated": "structured_outputs_config",  # vLLM 0.11.1 (postinit/rules/v0_11_1.py)
+}
+"""Rules that stand for a validator VllmConfig runs on one of its fields: pydantic names that field in the
+``ValidationError`` around the rule's exception."""
+
+
+def wrapped_by(stage: str | None, error: str) -> str | None:
+    """The exception pydantic wraps ``error`` in when vLLM raises it at ``stage`` (None: raised as it is).
+
+    vLLM's configs are pydantic dataclasses: a ValueError or AssertionError raised while one is built
+    (its ``__post_init__``, its validators, ``VllmConfig``'s hooks) reaches the caller as a
+    ``ValidationError`` around it; other exceptions, and EngineArgs' own checks, pass unwrapped.
+    """
+    return "ValidationError" if stage in CONFIG_CLASSES and error in _PYDANTIC_WRAPS else None
+
+
+_ENGINE_ARGS_STEPS: dict[str, str] = {
+    "engine-args.tp-divisible-by-dcp": "create_engine_config:defaults",
+    "engine-args.dp-size-local-default": "create_engine_config:before-parallel",
+    "engine-args.async-scheduling-pipeline-parallel": "create_engine_config:before-parallel",
+    "engine-args.async-scheduling-speculative": "create_engine_config:before-parallel",
+    "engine-args.async-scheduling-executor": "create_engine_config:after-parallel",
+    "engine-args.lookahead-slots-from-speculative": "create_engine_config:before-scheduler",
+    "scheduler.is-encoder-decoder-from-model": "create_engine_config:before-scheduler",
+    "scheduler.is-multimodal-from-model": "create_engine_config:before-scheduler",
+    "scheduler.max-model-len-from-model": "create_engine_config:before-scheduler",
+    "scheduler.runner-type-from-model": "create_engine_config:before-scheduler",
+    "engine-args.observability-config": "create_engine_config:before-lora",
+}
+"""Where in create_engine_config the rules sit that their source does not place (``_ENGINE_ARGS_BY_SOURCE``)."""
+
+_ENGINE_ARGS_BY_SOURCE = (
+    ("_is_v1_supported_oracle", "create_engine_config:v1-oracle"),
+    ("_set_default_args", "create_engine_config:defaults"),
+    ("create_speculative_config", "create_engine_config:after-parallel"),
+)
+
+WITHIN_STEPS: dict[str, tuple[str, ...]] = {
+    "parallel_config": ("parallel.data-parallel-rank-range", "parallel.data-parallel-size-local-range",
+                        "parallel.external-lb-needs-dp", "parallel.eplb-requirements"),
+    "scheduler_config": ("scheduler.budget-below-max-model-len", "scheduler.budget-below-max-num-seqs",
+                         "scheduler.budget-exceeds-seqs-times-len", "scheduler.partial-prefill-limits"),
+    "structured_outputs_config": ("structured-outputs.any-whitespace-backend",
+                                  "structured-outputs.additional-properties-backend"),
+    "compilation_config": (
+        "compilation.fusion-without-noop", "compilation.level-to-mode", "compilation.custom-ops-all-none-count",
+        "compilation.inductor-auto-functionalized-v2", "compilation.inductor-combo-kernels",
+        "compilation.use-cudagraph-deprecated", "compilation.use-cudagraph-false",
+        "compilation.full-cuda-graph-deprecated", "quirk.full-cuda-graph-collapses-mode",
+        "compilation.full-cuda-graph", "compilation.custom-op-syntax", "compilation.piecewise-backend",
+        "compilation.use-inductor-backend", "compilation.backend-default",
+    ),
+    "vllm_config:step-3": ("verify.external-launcher-seed", "verify.heads-divisible-by-tp",
+                           "verify.expert-parallel-needs-experts", "verify.pipeline-parallel-supported",
+                           "verify.dcp-kv-heads", "verify.dual-chunk-attention"),
+    "vllm_config:step-5": ("verify.lora-cpu-offload-v0", "verify.lora-dtype"),
+    "vllm_config:step-6": ("verify.quant-config", "verify.quant-capability", "verify.quant-act-dtype"),
+}
+"""vLLM's statement order inside a step, for the rules whose order there decides which failure comes
+first (or which log a failure cuts off); the rules not listed come first."""
+
+_FIRST_STEP = {"model": 2, "verify": 3, "core": 7, "platform": 17, "finalize": 18, "validate": 25}
+_STEP_REF = re.compile(r"\bstep-(\d+)")
 
 _VLLM_CONFIG_PHASES = frozenset({"model", "verify", "core", "platform", "finalize", "validate"})
 _CONFIG_FILE = re.compile(r"vllm/config/(\w+)\.py")
@@ -89,3 +252,31 @@ def stage_of(rule: Rule) -> str:
     if match is None or match.group(1) == "vllm":
         raise ValueError(f"rule '{rule.id}' ({rule.phase}): no vLLM stage follows from its source {where!r}")
     return f"{match.group(1)}_config"
+
+
+def step_of(rule: Rule) -> Step:
+    """Where in vLLM's statement order ``rule``'s decision sits (see :data:`STEPS`).
+
+    The stage's own step for a sub-config; the step of ``create_engine_config`` its source (or
+    ``_ENGINE_ARGS_STEPS``) names; for ``VllmConfig.__post_init__`` the reference's step its source
+    cites (``ref step-12b`` is step 12), else the first step of its phase.
+    """
+    stage = stage_of(rule)
+    if stage == "vllm_config":
+        cited = [int(n) for n in _STEP_REF.findall(rule.source)]
+        n = max(cited) if cited else _FIRST_STEP[rule.phase]
+        return STEPS[_STEP_INDEX[f"vllm_config:step-{n}"]]
+    if stage == "create_engine_config":
+        name = _ENGINE_ARGS_STEPS.get(rule.id)
+        if name is None:
+            name = next((step for where, step in _ENGINE_ARGS_BY_SOURCE if where in rule.source),
+                        "create_engine_config:defaults")
+        return STEPS[_STEP_INDEX[name]]
+    return STEPS[_STEP_INDEX[stage]]
+
+
+def rank_of(rule: Rule) -> int:
+    """``rule``'s place in vLLM's statement order as a number (``Rule.rank``): its step, then its place in it."""
+    step = step_of(rule).name
+    within = WITHIN_STEPS.get(step, ())
+    return _STEP_INDEX[step] * 100 + (within.index(rule.id) + 1 if rule.id in within else 0)

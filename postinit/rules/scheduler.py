@@ -1,8 +1,7 @@
-"""Scheduler, KV-cache and KV-event decisions of ``VllmConfig.__post_init__`` (phase ``core``, steps 13-16).
-
-KV-sharing fast prefill (13), the chunked-prefill blockers and the encoder
-budget (14), the chunked-prefill / prefix-caching off-switch (15) and the
-KV-event warnings (16), plus the quirks these steps leave behind (I5, I7, I8).
+"""SchedulerConfig: its own ``__post_init__`` and ``verify_max_model_len`` (phase
+``sub_configs``), steps 14-15 of ``VllmConfig.__post_init__`` (the chunked-prefill blockers,
+the encoder budget and the off-switch, phase ``core``) with the quirks they leave (I5, I7,
+I8), and step 22 (the hybrid KV cache manager switches, phase ``finalize``).
 """
 
 from __future__ import annotations
@@ -10,73 +9,358 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
+from postinit.engine import (
+    Outcome,
+    Rule,
+    RuleResult,
+    Violation,
+    all_of,
+    make_rule,
+    rule,
+    sequence,
+)
+from postinit.rules.cache import fast_prefill_eagle, fast_prefill_warning
 from postinit.rules.compilation import turing_fp32_warning
+from postinit.rules.kv_events import events_without_prefix_caching, publisher_without_events
+
+_V1 = "env.VLLM_USE_V1"
+_HMA = "scheduler_config.disable_hybrid_kv_cache_manager"
+_KV_CONNECTOR_WARNING = (
+    "Turning off hybrid kv cache manager because `--kv-transfer-config` is set. This will reduce "
+    "the performance of vLLM on LLMs with sliding window attention or Mamba attention. If you are "
+    "a developer of kv connector, please consider supporting hybrid kv cache manager for your "
+    "connector by making sure your connector is a subclass of `SupportsHMA` defined in "
+    "kv_connector/v1/base.py."
+)
+_CHUNKED_LOCAL_WARNING = (
+    "There is a latency regression when using chunked local attention with the hybrid KV cache "
+    "manager. Disabling it, by default. To enable it, set the environment "
+    "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1."
+)
+
+_SCH = "vllm/config/scheduler.py SchedulerConfig"
+
+# =========================================================================== SchedulerConfig
+
+_S = "scheduler_config."
+_LEN = "scheduler_config.max_model_len"
+_TOK = "scheduler_config.max_num_batched_tokens"
+_SEQ = "scheduler_config.max_num_seqs"
+_CPE = "scheduler_config.chunked_prefill_enabled"
+_ECP = "scheduler_config.enable_chunked_prefill"
+
+
+@rule(
+    "scheduler.max-model-len-from-model",
+    title="The scheduler's max_model_len is the model's",
+    phase="sub_configs",
+    kind="default",
+    reads=("model_config", "model_config.max_model_len", _LEN),
+    writes=(_LEN,),
+    source=f"vllm/engine/arg_utils.py EngineArgs.create_engine_config / {_SCH}; ref 2.4",
+    level="debug",
+)
+def max_model_len_from_model(c: Mapping[str, Any]) -> RuleResult:
+    """EngineArgs (and the oracle's config mode) build SchedulerConfig with the model's resolved length."""
+    if c["model_config"] and c[_LEN] is None and c["model_config.max_model_len"] is not None:
+        return {_LEN: c["model_config.max_model_len"]}
+    return None
+
+
+@rule(
+    "scheduler.max-model-len-default",
+    title="Scheduler max_model_len defaults to 8192",
+    phase="sub_configs",
+    kind="default",
+    reads=(_LEN,),
+    writes=(_LEN,),
+    source=f"{_SCH}.__post_init__; ref 2.4",
+    level="debug",
+)
+def max_model_len_default(c: Mapping[str, Any]) -> RuleResult:
+    """Without a model there is no length to copy; 8192 is SchedulerConfig's own default."""
+    return {_LEN: 8192} if c[_LEN] is None else None
+
+
+def _from_model(rule_id: str, field: str, what: str) -> Rule:
+    """A rule copying ``model_config.<field>`` into ``scheduler_config.<field>`` (EngineArgs passes it)."""
+
+    def copy(c: Mapping[str, Any]) -> RuleResult:
+        if c["model_config"] and c[f"model_config.{field}"] is not None:
+            return {f"{_S}{field}": c[f"model_config.{field}"]}
+        return None
+
+    copy.__doc__ = f"EngineArgs passes the model's {what} (the oracle's config mode too)."
+    return make_rule(copy, rule_id, title=f"The scheduler's {field} is the model's", phase="sub_configs",
+                     kind="derive", reads=("model_config", f"model_config.{field}"), writes=(f"{_S}{field}",),
+                     source="vllm/engine/arg_utils.py EngineArgs.create_engine_config; ref 2.4", level="debug")
+
+
+runner_type_from_model = _from_model("scheduler.runner-type-from-model", "runner_type", "runner type")
+is_multimodal_from_model = _from_model("scheduler.is-multimodal-from-model", "is_multimodal_model",
+                                       "whether the model is multimodal")
+is_encoder_decoder_from_model = _from_model("scheduler.is-encoder-decoder-from-model", "is_encoder_decoder",
+                                            "whether the model is encoder-decoder")
+
+
+@rule(
+    "scheduler.max-num-seqs-default",
+    title="max_num_seqs defaults to 128",
+    phase="sub_configs",
+    kind="default",
+    reads=(_SEQ,),
+    writes=(_SEQ,),
+    source=f"{_SCH}.__post_init__; ref 2.4",
+    level="debug",
+)
+def max_num_seqs_default(c: Mapping[str, Any]) -> RuleResult:
+    """SchedulerConfig's own default when EngineArgs did not choose one."""
+    return {_SEQ: 128} if c[_SEQ] is None else None
+
+
+@rule(
+    "scheduler.encoder-decoder-no-chunked-prefill",
+    title="Encoder-decoder models disable chunked prefill",
+    phase="sub_configs",
+    kind="override",
+    reads=("scheduler_config.is_encoder_decoder",),
+    writes=("scheduler_config.disable_chunked_mm_input", _CPE, _ECP,
+            "scheduler_config.long_prefill_token_threshold"),
+    source=f"{_SCH}.__post_init__; ref 2.4",
+    message="Encoder-decoder models do not support chunked prefill nor prefix caching; disabling both.",
+)
+def encoder_decoder_no_chunked_prefill(c: Mapping[str, Any]) -> RuleResult:
+    """Chunked prefill should be disabled for encoder-decoder models."""
+    if c["scheduler_config.is_encoder_decoder"]:
+        return {"scheduler_config.disable_chunked_mm_input": True, _CPE: False, _ECP: False,
+                "scheduler_config.long_prefill_token_threshold": 0}
+    return None
+
+
+@rule(
+    "scheduler.max-num-batched-tokens-default",
+    title="Default token budget: 2048 with chunked prefill, else max(max_model_len, 2048); pooling/multimodal minimums",
+    phase="sub_configs",
+    kind="default",
+    reads=(_TOK, _ECP, _LEN, _SEQ, "scheduler_config.runner_type", "scheduler_config.is_multimodal_model"),
+    writes=(_TOK,),
+    source=f"{_SCH}.__post_init__; ref 2.4",
+    level="debug",
+)
+def max_num_batched_tokens_default(c: Mapping[str, Any]) -> RuleResult:
+    """Without chunked prefill a whole prompt must fit in one step; pooling/multimodal models need larger budgets.
+
+    The result is capped at max_num_seqs x max_model_len (e.g. Whisper's embeddings are tied to its length).
+    """
+    if c[_TOK] is not None:
+        return None
+    n = 2048 if c[_ECP] else max(c[_LEN], 2048)
+    if c["scheduler_config.runner_type"] == "pooling":
+        n = max(n, 32768)
+    if c["scheduler_config.is_multimodal_model"]:
+        n = max(n, 5120)
+    return {_TOK: min(c[_SEQ] * c[_LEN], n)}
+
+
+@rule(
+    "scheduler.encoder-budgets",
+    title="Encoder budgets = max_num_batched_tokens",
+    phase="sub_configs",
+    kind="derive",
+    reads=(_TOK,),
+    writes=("scheduler_config.max_num_encoder_input_tokens", "scheduler_config.encoder_cache_size"),
+    source=f"{_SCH}.__post_init__; ref 2.4",
+    level="debug",
+)
+def encoder_budgets(c: Mapping[str, Any]) -> RuleResult:
+    """The encoder compute and cache budgets start at the token budget (enc-dec overwrites the first in step 14)."""
+    return {"scheduler_config.max_num_encoder_input_tokens": c[_TOK], "scheduler_config.encoder_cache_size": c[_TOK]}
+
+
+@rule(
+    "scheduler.chunked-prefill-enabled",
+    title="chunked_prefill_enabled = enable_chunked_prefill",
+    phase="sub_configs",
+    kind="derive",
+    reads=(_ECP, _TOK, _CPE),
+    writes=(_CPE,),
+    source=f"{_SCH}.__post_init__; ref 2.4, 13.2:I7",
+    message="Chunked prefill is enabled with max_num_batched_tokens={n}.",
+)
+def chunked_prefill_enabled(c: Mapping[str, Any]) -> RuleResult:
+    """The effective flag starts as the user's intent (None stays None: VllmConfig's off-switch tests `is False`)."""
+    if c[_CPE] == c[_ECP] and (c[_CPE] is None) == (c[_ECP] is None):
+        return None
+    changes = {_CPE: c[_ECP]}
+    return Outcome.log(changes, n=c[_TOK]) if c[_ECP] else changes
+
+
+@rule(
+    "scheduler.long-prefill-threshold-default",
+    title="Concurrent partial prefills: long-prefill threshold defaults to 4% of max_model_len",
+    phase="sub_configs",
+    kind="default",
+    reads=("scheduler_config.max_num_partial_prefills", "scheduler_config.max_long_partial_prefills",
+           "scheduler_config.long_prefill_token_threshold", _LEN),
+    writes=("scheduler_config.long_prefill_token_threshold",),
+    source=f"{_SCH}.__post_init__; ref 2.4",
+    message=("Concurrent partial prefills enabled with max_num_partial_prefills={n}, "
+             "max_long_partial_prefills={long}, long_prefill_token_threshold={threshold}"),
+)
+def long_prefill_threshold_default(c: Mapping[str, Any]) -> RuleResult:
+    """A prompt longer than the threshold counts as 'long' for the partial-prefill limits."""
+    n = c["scheduler_config.max_num_partial_prefills"]
+    if n <= 1:
+        return None
+    t = c["scheduler_config.long_prefill_token_threshold"] or int(c[_LEN] * 0.04)
+    return Outcome.log({"scheduler_config.long_prefill_token_threshold": t}, n=n, threshold=t,
+                       long=c["scheduler_config.max_long_partial_prefills"])
+
+
+_SCHED_CLS = "scheduler_config.scheduler_cls"
+
+
+@rule(
+    "scheduler.scheduler-cls-default",
+    title="scheduler_cls defaults to the V1 Scheduler",
+    phase="sub_configs",
+    kind="default",
+    reads=(_SCHED_CLS,),
+    writes=(_SCHED_CLS,),
+    source=f"{_SCH} (field default); ref 2.4",
+    level="debug",
+)
+def scheduler_cls_default(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM's field default is the V1 scheduler's import path."""
+    return {_SCHED_CLS: "vllm.v1.core.sched.scheduler.Scheduler"} if c[_SCHED_CLS] is None else None
+
+
+@rule(
+    "scheduler.async-scheduler-cls",
+    title="async_scheduling selects the AsyncScheduler",
+    phase="sub_configs",
+    kind="override",
+    reads=("scheduler_config.async_scheduling",),
+    writes=(_SCHED_CLS,),
+    source=f"{_SCH}.__post_init__; ref 2.4",
+    level="debug",
+)
+def async_scheduler_cls(c: Mapping[str, Any]) -> RuleResult:
+    """Async scheduling is implemented by a scheduler subclass (overrides a user scheduler_cls)."""
+    if c["scheduler_config.async_scheduling"]:
+        return {_SCHED_CLS: "vllm.v1.core.sched.async_scheduler.AsyncScheduler"}
+    return None
+
+
+_CHECK_READS = (_TOK, _LEN, _SEQ, _CPE, "scheduler_config.num_lookahead_slots",
+                "scheduler_config.max_num_partial_prefills", "scheduler_config.max_long_partial_prefills",
+                "scheduler_config.long_prefill_token_threshold")
+
+
+@rule(
+    "scheduler.budget-below-max-model-len",
+    title="Without chunked prefill the budget must cover max_model_len",
+    phase="sub_configs",
+    kind="check",
+    reads=(_TOK, _LEN, _CPE),
+    source=f"{_SCH}._verify_args; ref 2.4",
+    message="max_num_batched_tokens (<n>) is smaller than max_model_len (<len>). ...",
+)
+def budget_below_max_model_len(c: Mapping[str, Any]) -> RuleResult:
+    """A prompt that cannot be chunked must fit into one step's token budget."""
+    tok, length = c[_TOK], c[_LEN]
+    if tok < length and not c[_CPE]:
+        return Violation(
+            f"max_num_batched_tokens ({tok}) is smaller than max_model_len ({length}). This effectively "
+            "limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer "
+            "sequences. Please increase max_num_batched_tokens or decrease max_model_len.",
+            hint="enable chunked prefill, raise --max-num-batched-tokens or lower --max-model-len")
+    return None
+
+
+@rule(
+    "scheduler.budget-below-max-num-seqs",
+    title="The token budget must be >= max_num_seqs",
+    phase="sub_configs",
+    kind="check",
+    reads=(_TOK, _SEQ),
+    source=f"{_SCH}._verify_args; ref 2.4",
+    message="max_num_batched_tokens (<n>) must be greater than or equal to max_num_seqs (<s>).",
+)
+def budget_below_max_num_seqs(c: Mapping[str, Any]) -> RuleResult:
+    """Every scheduled sequence needs at least one token of the budget."""
+    if c[_TOK] < c[_SEQ]:
+        return Violation(f"max_num_batched_tokens ({c[_TOK]}) must be greater than or equal to "
+                         f"max_num_seqs ({c[_SEQ]}).")
+    return None
+
+
+@rule(
+    "scheduler.budget-exceeds-seqs-times-len",
+    title="Warn when the budget exceeds max_num_seqs x max_model_len",
+    phase="sub_configs",
+    kind="check",
+    reads=(_TOK, _SEQ, _LEN),
+    source=f"{_SCH}._verify_args; ref 2.4",
+    message=("max_num_batched_tokens ({tokens}) exceeds max_num_seqs * max_model_len ({cap}). "
+             "This may lead to unexpected behavior."),
+    level="warning",
+)
+def budget_exceeds_seqs_times_len(c: Mapping[str, Any]) -> RuleResult:
+    """A budget no batch can fill is suspicious."""
+    cap = c[_SEQ] * c[_LEN]
+    return Outcome.log(tokens=c[_TOK], cap=cap) if c[_TOK] > cap else None
+
+
+@rule(
+    "scheduler.partial-prefill-limits",
+    title="Lookahead slots and partial-prefill limits must be consistent",
+    phase="sub_configs",
+    kind="check",
+    reads=_CHECK_READS,
+    source=f"{_SCH}._verify_args; ref 2.4",
+    message="<one of SchedulerConfig's range errors>",
+)
+def partial_prefill_limits(c: Mapping[str, Any]) -> RuleResult:
+    """Negative lookahead, < 1 partial prefills, partial prefills without chunked prefill and bad long limits are invalid."""
+    slots, parts = c["scheduler_config.num_lookahead_slots"], c["scheduler_config.max_num_partial_prefills"]
+    longs, thr = c["scheduler_config.max_long_partial_prefills"], c["scheduler_config.long_prefill_token_threshold"]
+    if slots < 0:
+        return Violation(f"num_lookahead_slots ({slots}) must be greater than or equal to 0.")
+    if parts < 1:
+        return Violation(f"max_num_partial_prefills ({parts}) must be greater than or equal to 1.")
+    if parts > 1 and not c[_CPE]:
+        return Violation("Chunked prefill must be enabled to set max_num_partial_prefills > 1.")
+    if parts > 1 and thr > c[_LEN]:
+        return Violation(f"long_prefill_token_threshold ({thr}) cannot be greater than the max_model_len ({c[_LEN]}).")
+    if longs < 1 or longs > parts:
+        return Violation(f"max_long_partial_prefills ({longs}) must be greater than or equal to 1 and less "
+                         f"than or equal to max_num_partial_prefills ({parts}).")
+    return None
+
+
+SCHEDULER_POST_INIT = sequence(
+    "scheduler.post-init",
+    encoder_decoder_no_chunked_prefill, max_model_len_from_model, max_model_len_default, long_prefill_threshold_default,
+    chunked_prefill_enabled, budget_below_max_model_len, budget_below_max_num_seqs, partial_prefill_limits,
+    scheduler_cls_default, async_scheduler_cls,
+    title="SchedulerConfig.__post_init__ and verify_max_model_len, in order (the first failing check is raised)",
+    source=f"{_SCH}.__post_init__",
+)
+
+
 
 _SRC = "vllm/config/vllm.py VllmConfig.__post_init__"
 _CP = "scheduler_config.chunked_prefill_enabled"
 _APC = "cache_config.enable_prefix_caching"
 _EAGLE_METHODS = ("eagle", "eagle3", "mtp")
-_FAST_PREFILL_EAGLE = (
-    "Fast prefill optimization for KV sharing is not compatible with EAGLE as EAGLE requires correct logits "
-    "for all tokens while fast prefill gives incorrect logits for prompt tokens."
-)
-_FAST_PREFILL = (
-    "--kv-sharing-fast-prefill requires changes on model side for correctness and to realize prefill savings. "
-)
 _NOT_LAST = 'Only "last" pooling supports chunked prefill and prefix caching; disabling both.'
 _NOT_CAUSAL = "Only models using causal attention supports chunked prefill and prefix caching; disabling both."
 _WHISPER = (
     "Whisper is known to have issues with forked workers. If startup is hanging, "
     "try setting 'VLLM_WORKER_MULTIPROC_METHOD' to 'spawn'."
 )
-_EVENTS_NO_APC = "KV cache events are on, but prefix caching is not enabled.Use --enable-prefix-caching to enable."
-_PUBLISH_NO_EVENTS = (
-    "KV cache events are disabled,but the scheduler is configured to publish them."
-    "Modify KVEventsConfig.enable_kv_cache_events"
-    "to True to enable."
-)
 
-
-# ---- step 13: KV-sharing fast prefill --------------------------------------------------------
-
-
-@rule(
-    "kv_cache.fast-prefill-eagle",
-    title="KV-sharing fast prefill is incompatible with EAGLE",
-    phase="core",
-    kind="check",
-    reads=("cache_config.kv_sharing_fast_prefill", "speculative_config", "speculative_config.method"),
-    source=f"{_SRC}; ref step-13",
-    message=_FAST_PREFILL_EAGLE,
-    level="error",
-)
-def fast_prefill_eagle(c: Mapping[str, Any]) -> RuleResult:
-    """EAGLE needs correct logits for every token, and fast prefill gives incorrect logits for prompt tokens.
-
-    ``use_eagle()`` covers the methods eagle, eagle3 and mtp.
-    """
-    if (
-        c["cache_config.kv_sharing_fast_prefill"] and c["speculative_config"] is not None
-        and c["speculative_config.method"] in _EAGLE_METHODS
-    ):
-        return Violation(_FAST_PREFILL_EAGLE, error="NotImplementedError")
-    return None
-
-
-@rule(
-    "kv_cache.fast-prefill-warning",
-    title="KV-sharing fast prefill needs model support",
-    phase="core",
-    kind="check",
-    reads=("cache_config.kv_sharing_fast_prefill",),
-    source=f"{_SRC}; ref step-13",
-    message=_FAST_PREFILL,
-    level="warning",
-)
-def fast_prefill_warning(c: Mapping[str, Any]) -> RuleResult:
-    """Fast prefill only saves work and stays correct if the model implements it."""
-    return Outcome.log() if c["cache_config.kv_sharing_fast_prefill"] else None
 
 
 # ---- step 14: chunked-prefill blockers and the encoder budget ------------------------------
@@ -234,50 +518,6 @@ def cp_off_switch(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
-# ---- step 16: KV-event warnings --------------------------------------------------------------
-
-
-@rule(
-    "kv_events.events-without-prefix-caching",
-    title="KV cache events need prefix caching",
-    phase="core",
-    kind="check",
-    reads=("kv_events_config", "kv_events_config.enable_kv_cache_events", _APC),
-    source=f"{_SRC}; ref step-16",
-    message=_EVENTS_NO_APC,
-    level="warning",
-)
-def events_without_prefix_caching(c: Mapping[str, Any]) -> RuleResult:
-    """KV cache events describe prefix-cache blocks, so without prefix caching none are published.
-
-    Reads prefix caching after the off-switch (step 15).
-    """
-    if c["kv_events_config"] is not None and c["kv_events_config.enable_kv_cache_events"] and not c[_APC]:
-        return Outcome.log()
-    return None
-
-
-@rule(
-    "kv_events.publisher-without-events",
-    title="A KV-event publisher with events disabled",
-    phase="core",
-    kind="check",
-    reads=("kv_events_config", "kv_events_config.enable_kv_cache_events", "kv_events_config.publisher"),
-    source=f"{_SRC}; ref step-16",
-    message=_PUBLISH_NO_EVENTS,
-    level="warning",
-)
-def publisher_without_events(c: Mapping[str, Any]) -> RuleResult:
-    """A publisher other than "null" publishes nothing while events are disabled."""
-    if (
-        c["kv_events_config"] is not None and c["kv_events_config.publisher"] != "null"
-        and not c["kv_events_config.enable_kv_cache_events"]
-    ):
-        return Outcome.log()
-    return None
-
-
-
 
 STEPS_13_TO_16 = sequence(
     "scheduler.steps-7-to-16",
@@ -287,6 +527,7 @@ STEPS_13_TO_16 = sequence(
     "blockers and the encoder budget, the off-switch, the KV-event warnings",
     source=_SRC,
 )
+
 
 
 # ---- quirks left by steps 12b, 14 and 15 ------------------------------------------------------
@@ -323,7 +564,7 @@ def chunked_prefill_flags_disagree(c: Mapping[str, Any]) -> RuleResult:
              "so prompts longer than the budget cannot be scheduled."),
     level="warning",
 )
-def budget_below_max_model_len(c: Mapping[str, Any]) -> RuleResult:
+def budget_below_max_model_len_unchecked(c: Mapping[str, Any]) -> RuleResult:
     """The budget was sized for chunked prefill and is not re-validated when the off-switch clears it."""
     tokens, length = c["scheduler_config.max_num_batched_tokens"], c["scheduler_config.max_model_len"]
     if c[_CP] is False and tokens is not None and length is not None and tokens < length:
@@ -370,3 +611,131 @@ def pooler_config_on_generate_runner(c: Mapping[str, Any]) -> RuleResult:
     ):
         return Outcome.log()
     return None
+
+# --------------------------------------------------------------------------
+# step 22: hybrid KV cache manager switches
+# --------------------------------------------------------------------------
+
+_CHUNKED = ("model_config", "model_config.attention_chunk_size")
+_EAGLE = ("speculative_config", "speculative_config.method")
+
+
+def _hma_open(c: Mapping[str, Any]) -> bool:
+    """Step 22's gate: V1 and the hybrid KV cache manager not (yet) disabled."""
+    return bool(c[_V1]) and not c[_HMA]
+
+
+def _chunked_local(c: Mapping[str, Any]) -> bool:
+    return c["model_config"] is not None and c["model_config.attention_chunk_size"] is not None
+
+
+def _eagle(c: Mapping[str, Any]) -> bool:
+    return c["speculative_config"] is not None and c["speculative_config.method"] in _EAGLE_METHODS
+
+
+_HMA_OFF: dict[str, Any] = dict(phase="finalize", kind="override", writes=(_HMA,),
+                                ensures=lambda c: c[_HMA] is True)
+"""The header every reason to turn the hybrid KV cache manager off shares."""
+
+
+@rule(
+    "scheduler.hma-off-platform",
+    title="Hybrid KV cache manager off: platform without support",
+    reads=("platform.support_hybrid_kv_cache",),
+    source=f"{_SRC}; ref step-22",
+    **_HMA_OFF,
+)
+def hma_off_platform(c: Mapping[str, Any]) -> RuleResult:
+    """The hybrid KV cache manager is not supported on this (non-GPU) platform."""
+    return None if c["platform.support_hybrid_kv_cache"] else {_HMA: True}
+
+
+@rule(
+    "scheduler.hma-off-kv-connector",
+    title="Hybrid KV cache manager off: KV connector configured",
+    reads=("kv_transfer_config",),
+    source=f"{_SRC}; ref step-22",
+    message=_KV_CONNECTOR_WARNING,
+    level="warning",
+    **_HMA_OFF,
+)
+def hma_off_kv_connector(c: Mapping[str, Any]) -> RuleResult:
+    """KV connectors do not support the hybrid KV cache manager yet (unless they implement SupportsHMA).
+
+    Warned about even when an earlier reason turned the manager off already.
+    """
+    return Outcome.log({_HMA: True}) if c["kv_transfer_config"] is not None else None
+
+
+@rule(
+    "scheduler.hma-off-kv-events",
+    title="Hybrid KV cache manager off: KV events config present",
+    reads=("kv_events_config",),
+    source=f"{_SRC}; ref step-22, 13.2:I13",
+    **_HMA_OFF,
+)
+def hma_off_kv_events(c: Mapping[str, Any]) -> RuleResult:
+    """The hybrid KV cache manager is not compatible with KV cache events.
+
+    vLLM tests only that a ``kv_events_config`` exists, even with events disabled (I13).
+    """
+    return {_HMA: True} if c["kv_events_config"] is not None else None
+
+
+@rule(
+    "scheduler.hma-off-chunked-local-eagle",
+    title="Hybrid KV cache manager off: chunked local attention with EAGLE",
+    reads=(*_CHUNKED, *_EAGLE),
+    source=f"{_SRC}; ref step-22",
+    **_HMA_OFF,
+)
+def hma_off_chunked_local_eagle(c: Mapping[str, Any]) -> RuleResult:
+    """The hybrid KV cache manager does not yet support chunked local attention with EAGLE."""
+    return {_HMA: True} if _chunked_local(c) and _eagle(c) else None
+
+
+@rule(
+    "scheduler.hma-off-chunked-local",
+    title="Hybrid KV cache manager off: chunked local attention",
+    reads=(*_CHUNKED, *_EAGLE, "env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"),
+    source=f"{_SRC}; ref step-22",
+    message=_CHUNKED_LOCAL_WARNING,
+    level="warning",
+    **_HMA_OFF,
+)
+def hma_off_chunked_local(c: Mapping[str, Any]) -> RuleResult:
+    """Chunked local attention regresses latency with the hybrid KV cache manager unless explicitly allowed."""
+    allowed = c["env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"]
+    if _chunked_local(c) and not _eagle(c) and not allowed:
+        return Outcome.log({_HMA: True})
+    return None
+
+
+STEP_22 = all_of(
+    "scheduler.hma-off", hma_off_platform, hma_off_kv_connector, hma_off_kv_events, hma_off_chunked_local_eagle,
+    hma_off_chunked_local,
+    title="Step 22: every reason that turns the hybrid KV cache manager off (gate tested once)",
+    when=_hma_open, reads=(_V1, _HMA), source=f"{_SRC}; ref step-22",
+)
+
+
+@rule(
+    "quirk.hma-off-by-disabled-kv-events",
+    title="A disabled kv_events_config still turns the hybrid KV cache manager off",
+    phase="finalize",
+    kind="check",
+    reads=(_V1, _HMA, "kv_events_config", "kv_events_config.enable_kv_cache_events"),
+    source=f"{_SRC}; ref step-22, 6, 13.2:I13",
+    level="warning",
+)
+def hma_kv_events_disabled(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM checks that the object exists, not that events are enabled; the config is also not a hash factor."""
+    present = c["kv_events_config"] is not None
+    if c[_V1] and present and not c["kv_events_config.enable_kv_cache_events"] and c[_HMA]:
+        return Outcome(
+            message="quirk I13: kv_events_config is set with enable_kv_cache_events=False, yet vLLM "
+            "disables the hybrid KV cache manager for its mere presence (and does not hash it)."
+        )
+    return None
+
+

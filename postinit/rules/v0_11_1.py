@@ -958,6 +958,39 @@ def architecture_supported(c: Mapping[str, Any]) -> RuleResult:
     )
 
 
+# =========================================================================== VllmConfig's field validation (phase model)
+
+_SO = "structured_outputs_config."
+
+
+@rule(
+    "structured-outputs.revalidated",
+    title="VllmConfig re-runs StructuredOutputsConfig's backend checks",
+    phase="model",
+    kind="check",
+    reads=("usage.via_engine_args", _SO + "disable_any_whitespace", _SO + "disable_additional_properties",
+           _SO + "backend"),
+    source="vllm/config/structured_outputs.py StructuredOutputsConfig._validate_structured_output_config "
+    "(model_validator, run again when VllmConfig validates its field); ref step-1, v0.11.1",
+    message="disable_any_whitespace is only supported for xgrammar and guidance backends. | ...",
+)
+def structured_outputs_revalidated(c: Mapping[str, Any]) -> RuleResult:
+    """The backend checks are a pydantic after-validator now, so VllmConfig runs them again on the config it is given.
+
+    With flags the deprecated --guided-decoding-* values are assigned after argparse built the
+    config, so this second run is where vLLM refuses them (the seed never checked them). A config
+    built directly was refused when it was built (``structured-outputs.any-whitespace-backend``).
+    """
+    if not c["usage.via_engine_args"]:
+        return None
+    backend = c[_SO + "backend"]
+    if c[_SO + "disable_any_whitespace"] and backend not in ("xgrammar", "guidance"):
+        return Violation("disable_any_whitespace is only supported for xgrammar and guidance backends.")
+    if c[_SO + "disable_additional_properties"] and backend != "guidance":
+        return Violation("disable_additional_properties is only supported for the guidance backend.")
+    return None
+
+
 # =========================================================================== verify (phase verify)
 
 
@@ -1150,7 +1183,7 @@ _FAST_PREFILL_EAGLE = (
 
 
 @rule(
-    "kv_cache.fast-prefill-eagle",
+    "cache.fast-prefill-eagle",
     title="KV-sharing fast prefill is incompatible with EAGLE",
     phase="core",
     kind="check",
@@ -1705,7 +1738,8 @@ DELTA = Delta(
         unsupported_feature, chunked_prefill_default, pooling_chunked_prefill_warning,
         pooling_prefix_caching_warning, lora_speculative_budget, scheduler_chunked_prefill_default, nnodes_needs_mp,
         nnodes_disables_custom_all_reduce, qk_norm_rope_fusion_platform, qk_norm_rope_rotary_op,
-        compile_cache_save_format_default, pooler_use_activation, async_scheduling_supported,
+        compile_cache_save_format_default, pooler_use_activation, structured_outputs_revalidated,
+        async_scheduling_supported,
         cpu_block_size_multiple_of_32, cpu_kv_cache_quantization_fallback, dcp_interleave_block_size,
         dcp_interleave_speculative, kv_offloading,
     ),

@@ -681,7 +681,8 @@ class KVTransferConfig(BaseModel):
     engine_id: str | None = unhashed(None)
     kv_buffer_device: str | None = unhashed("cuda")
     kv_buffer_size: float = unhashed(1e9)
-    kv_role: Literal["kv_producer", "kv_consumer", "kv_both"] | None = unhashed(None)
+    # vLLM's Literal[KVProducer, KVConsumer] flattened: this order is the one its refusal lists
+    kv_role: Literal["kv_producer", "kv_both", "kv_consumer"] | None = unhashed(None)
     kv_rank: int | None = unhashed(None)
     kv_parallel_size: int = unhashed(1)
     kv_ip: str = unhashed("127.0.0.1")

@@ -6,9 +6,34 @@ They belong to the schema that reads those inputs; the generic tree (and its
 
 from __future__ import annotations
 
-from postinit.errors import InputError
+from typing import Any
 
-__all__ = ["ModelNotFoundError", "PlatformSpecError", "UnknownFlagError"]
+from postinit.errors import InputError, InvalidValueError
+
+__all__ = ["ModelNotFoundError", "PlatformSpecError", "SubConfigError", "UnknownFlagError"]
+
+
+class SubConfigError(InvalidValueError):
+    """vLLM refuses to build a sub-config from the value given.
+
+    For a JSON-valued flag vLLM's argument parser builds the sub-config on the spot
+    (``--compilation-config``/``-O``, ``--kv-transfer-config``, ...): a value its class
+    refuses is an ``argparse.ArgumentError`` (``.stage`` ``parse``) and ``vllm serve``
+    prints its usage and exits 2. For a config dict the sub-config is built with the
+    others (``.stage`` names it, ``.error`` is pydantic's ``ValidationError``). ``.rule``
+    is the rule of the sub-config that refused the value (None when pydantic refused a
+    field's type); ``.config`` the class, ``.flag`` the flag as vLLM names it.
+    """
+
+    def __init__(self, message: str, *, config: str, flag: str | None = None, trace: Any = None,
+                 **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.config = config
+        self.flag = flag
+        self.trace = trace
+        """The trace of building the sub-config (``postinit.engine.Trace``): the rules that ran before the one
+        that refused, their messages (what vLLM logs while parsing) and the violation; None when a field's
+        type was refused."""
 
 
 class UnknownFlagError(InputError):

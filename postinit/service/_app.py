@@ -236,7 +236,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(InputError)
     async def _input_error(request: HTTPRequest, exc: InputError) -> JSONResponse:
         return JSONResponse(error_body("invalid_input", exc.for_face("http"), rid(request), path=exc.path,
-                                       rule=exc.rule), status_code=422)
+                                       rule=exc.rule, stage=exc.stage), status_code=422)
 
     @app.exception_handler(NoFixedPoint)
     async def _no_fixed_point(request: HTTPRequest, exc: NoFixedPoint) -> JSONResponse:

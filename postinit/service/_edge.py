@@ -60,9 +60,9 @@ class Metrics:
 
 
 def error_body(kind: str, message: str, request_id: str, *, path: str | None = None,
-               rule: str | None = None) -> dict[str, Any]:
+               rule: str | None = None, stage: str | None = None) -> dict[str, Any]:
     """The JSON of every error response (see :class:`~postinit.service._models.ErrorBody`)."""
-    return {"error": kind, "message": message, "request_id": request_id, "path": path, "rule": rule}
+    return {"error": kind, "message": message, "request_id": request_id, "path": path, "rule": rule, "stage": stage}
 
 
 async def _send_json(send: Send, status: int, body: dict[str, Any], request_id: str) -> None:

@@ -202,6 +202,10 @@ class ResolveResponse(BaseModel):
     changes: list[dict[str, Any]]
     trace: dict[str, Any]
     violations: list[dict[str, Any]]
+    error: dict[str, Any] | None = Field(
+        default=None, description="What vLLM raises for this config (null when it resolves): the first violation's "
+        "exception type, message and stage, and pydantic's ValidationError around it (wrapped_by) when vLLM raises "
+        "it while building a config.")
     hash: str
     inputs: dict[str, Any]
     notes: list[dict[str, Any]] = Field(
@@ -284,3 +288,6 @@ class ErrorBody(BaseModel):
     request_id: str
     path: str | None = None
     rule: str | None = None
+    stage: str | None = Field(default=None, description="Where vLLM refuses the same input: 'parse' (its argument "
+                              "parser, `vllm serve` exits 2), the sub-config it cannot build, or null (postinit's "
+                              "own check).")

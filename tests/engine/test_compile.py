@@ -48,6 +48,32 @@ def test_ties_broken_by_rule_id() -> None:
     assert b.order["p1"] == tuple(sorted(ids))
 
 
+def test_ties_broken_by_rank_before_id() -> None:
+    """Rules the data leaves unordered run by rank first (the modelled system's statement order), then by id."""
+    import dataclasses
+
+    ranked = {"q.one": 2, "a.two": 3, "k.three": 1, "b.four": 2}
+    rules = [dataclasses.replace(mk(i, lambda c: None, reads="a", kind="check"), rank=r) for i, r in ranked.items()]
+    assert book(*rules).order["p1"] == ("k.three", "b.four", "q.one", "a.two")
+
+
+def test_rank_never_breaks_a_data_edge() -> None:
+    """A reader of a lower rank still runs after the writer it depends on."""
+    import dataclasses
+
+    writer = dataclasses.replace(mk("a.write", setter("a", 1), reads="fact.cap", writes="a"), rank=9)
+    reader = dataclasses.replace(mk("z.read", lambda c: None, reads="a", kind="check"), rank=1)
+    assert book(writer, reader).order["p1"] == ("a.write", "z.read")
+
+
+def test_rank_is_part_of_the_order_cache_key() -> None:
+    """Two rulebooks that differ only in a rule's rank have different cached-order keys."""
+    import dataclasses
+
+    base = mk("q.one", lambda c: None, reads="a", kind="check")
+    assert book(base).order_key() != book(dataclasses.replace(base, rank=5)).order_key()
+
+
 def test_graph_edges_writer_to_reader_with_paths() -> None:
     """The graph has an edge from each writer to each reader, labelled with the paths."""
     b = book(*_chain_rules())

@@ -150,3 +150,11 @@ def test_why_not_says_an_earlier_member_decided() -> None:
     gated = _book(MODES).resolve_changes({"mode": "NONE", "pooling": True}).why_not("mode", "PIECEWISE")
     assert {c.rule: c.detail for c in gated.candidates}["t.pooling"].startswith(
         "not tried: the gate of group t.full-support was false")
+
+
+def test_select_runs_a_group_statement_whole_when_a_member_is_chosen() -> None:
+    """resolve_flat(select=) keeps a first_match statement as one: choosing a member runs the chain."""
+    book = _book(MODES, refuse)
+    r = book.resolve_changes({"dcp": 2, "pooling": True}, select={"t.pooling"})
+    assert r.state["mode"] == "PIECEWISE" and r.ok  # the chain ran (t.dcp decided); t.refuse did not
+    assert book.resolve_changes({"dcp": 2, "pooling": True}, select={"t.refuse"}).violations[0].rule == "t.refuse"

@@ -204,6 +204,20 @@ def test_violation_stops_resolution() -> None:
     assert res.trace.rules_fired() == ("v.fill",)
 
 
+def test_select_runs_only_the_chosen_rules() -> None:
+    """``select`` resolves a part of the rulebook alone: the other rules do not run, in any phase."""
+    b = book(
+        mk("s.fill", setter("a", 1), reads="fact.cap", writes="a", phase="p1"),
+        mk("s.check", lambda c: Violation("a must be 0") if c["a"] else None, reads="a", phase="p1"),
+        mk("s.next", setter("c", 9), reads="fact.cap", writes="c", phase="p2"),
+    )
+    alone = b.resolve(state(), select={"s.check", "s.next"})
+    assert alone.ok and alone.state["a"] == 0 and alone.state["c"] == 9
+    assert b.resolve(state(), select={"s.fill", "s.check"}).violations[0].rule == "s.check"
+    with pytest.raises(RuleDeclarationError, match="select names unknown rules"):
+        b.resolve(state(), select={"s.nope"})
+
+
 def test_outcome_message_without_change() -> None:
     """An Outcome with a message and no change is recorded as a firing at its level."""
     b = book(mk("m.warn", lambda c: Outcome(message=f"a is {c['a']}", level="warning"), reads="a"))

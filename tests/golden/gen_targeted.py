@@ -169,7 +169,7 @@ def sub_config_cases() -> list[tuple[str, dict[str, Any]]]:
         ("fp8-kv-cache", cfg("cache.fp8-kv-cache-info", "fp8 KV cache on H100", cache_config={"cache_dtype": "fp8"})),
         ("kv-transfer-no-role", cfg("kv-transfer.role-required", "KV connector without kv_role",
                                     kv_transfer_config={"kv_connector": "SharedStorageConnector"})),
-        ("kv-events-publisher-disabled", cfg("kv_events.publisher-without-events",
+        ("kv-events-publisher-disabled", cfg("kv-events.publisher-without-events",
                                              "a zmq publisher with events disabled",
                                              kv_events_config={"enable_kv_cache_events": False,
                                                                "publisher": "zmq"})),
@@ -425,11 +425,192 @@ def hardening_cases() -> list[tuple[str, dict[str, Any]]]:
     ]
 
 
+KV_NO_ROLE = '{"kv_connector": "NixlConnector"}'
+ALL_AND_NONE = '{"custom_ops": ["all", "none"]}'
+
+
+def parse_stage_cases() -> list[tuple[str, dict[str, Any]]]:
+    """Every JSON-valued flag with a value its sub-config refuses: vLLM's parser builds the sub-config while
+    parsing (an argparse.ArgumentError, `vllm serve` exits 2); the same values as a config dict fail where
+    VllmConfig's sub-configs are built (issue 22)."""
+    llama = "models/llama"
+    return [
+        # --compilation-config / -O: CompilationConfig.__post_init__ and its fields
+        ("parse-o-all-none", argv("compilation.custom-ops-all-none-count", "-O JSON with custom_ops all and none",
+                                  [llama, "--compilation-config", ALL_AND_NONE])),
+        ("parse-o-dotted-syntax", argv("compilation.custom-op-syntax", "-O.custom_ops+=rms_norm (dotted, no sign)",
+                                       [llama, "-O.custom_ops+=rms_norm"])),
+        ("parse-o-level-then-assert", argv("compilation.level-to-mode compilation.custom-ops-all-none-count",
+                                           "-O with the deprecated level (logs) and custom_ops all and none",
+                                           [llama, "-O", '{"level": 3, "custom_ops": ["all", "none"]}'])),
+        ("parse-o-use-cudagraph", argv("compilation.use-cudagraph-false", "-O use_cudagraph false with mode FULL",
+                                       [llama, "-O", '{"use_cudagraph": false, "cudagraph_mode": "FULL"}'])),
+        ("parse-o-field-type", argv("compilation.custom-op-syntax", "-O custom_ops as a string, not a list",
+                                    [llama, "-O", '{"custom_ops": "all"}'])),
+        ("parse-o-bad-json", argv("compilation.custom-op-syntax", "--compilation-config that is not JSON",
+                                  [llama, "--compilation-config", "{mode: 3}"])),
+        ("cfg-o-field-type", cfg("compilation.custom-op-syntax", "custom_ops as a string (config mode)", model=None,
+                                 compilation_config={"custom_ops": "all"})),
+        # --kv-transfer-config: KVTransferConfig
+        ("parse-kv-transfer-no-role", argv("kv-transfer.role-required", "--kv-transfer-config without kv_role",
+                                           [llama, "--kv-transfer-config", KV_NO_ROLE])),
+        ("parse-kv-transfer-dotted", argv("kv-transfer.role-required", "--kv-transfer-config.kv_connector (dotted)",
+                                          [llama, "--kv-transfer-config.kv_connector=NixlConnector"])),
+        ("parse-kv-transfer-role", argv("kv-transfer.role-required", "--kv-transfer-config with an unknown kv_role",
+                                        [llama, "--kv-transfer-config",
+                                         '{"kv_connector": "NixlConnector", "kv_role": "kv_sender"}'])),
+        ("cfg-kv-transfer-role", cfg("kv-transfer.role-required", "an unknown kv_role (config mode)", model=None,
+                                     kv_transfer_config={"kv_connector": "NixlConnector", "kv_role": "kv_sender"})),
+        # --kv-events-config: KVEventsConfig
+        ("parse-kv-events-publisher", argv("kv-events.publisher-default", "--kv-events-config publisher kafka",
+                                           [llama, "--kv-events-config", '{"publisher": "kafka"}'])),
+        ("parse-kv-events-hwm", argv("kv-events.publisher-default", "--kv-events-config hwm not a number",
+                                     [llama, "--kv-events-config", '{"enable_kv_cache_events": true, "hwm": "x"}'])),
+        ("cfg-kv-events-publisher", cfg("kv-events.publisher-default", "publisher kafka (config mode)", model=None,
+                                        kv_events_config={"publisher": "kafka"})),
+        # --structured-outputs-config: StructuredOutputsConfig
+        ("parse-so-whitespace", argv("structured-outputs.any-whitespace-backend",
+                                     "--structured-outputs-config disable_any_whitespace with backend auto",
+                                     [llama, "--structured-outputs-config", '{"disable_any_whitespace": true}'])),
+        ("parse-so-additional", argv("structured-outputs.additional-properties-backend",
+                                     "--structured-outputs-config disable_additional_properties with xgrammar",
+                                     [llama, "--structured-outputs-config",
+                                      '{"backend": "xgrammar", "disable_additional_properties": true}'])),
+        ("parse-so-backend", argv("structured-outputs.any-whitespace-backend",
+                                  "--structured-outputs-config with an unknown backend",
+                                  [llama, "--structured-outputs-config", '{"backend": "regex"}'])),
+        ("so-deprecated-flag-unchecked", argv("structured-outputs.any-whitespace-backend",
+                                              "--guided-decoding-disable-any-whitespace is assigned after parsing, "
+                                              "unchecked", [llama, "--guided-decoding-disable-any-whitespace", "1"])),
+        ("cfg-so-whitespace", cfg("structured-outputs.any-whitespace-backend",
+                                  "disable_any_whitespace with backend auto (config mode)",
+                                  structured_outputs_config={"disable_any_whitespace": True})),
+        ("cfg-so-additional", cfg("structured-outputs.additional-properties-backend",
+                                  "disable_additional_properties with outlines (config mode)",
+                                  structured_outputs_config={"backend": "outlines",
+                                                             "disable_additional_properties": True})),
+        # --eplb-config: EPLBConfig
+        ("parse-eplb-negative", argv("parallel.eplb-requirements", "--eplb-config num_redundant_experts -1",
+                                     [llama, "--eplb-config", '{"num_redundant_experts": -1}'])),
+        ("parse-eplb-window", argv("parallel.eplb-requirements", "--eplb-config window_size not a number",
+                                   [llama, "--eplb-config", '{"window_size": "big"}'])),
+        ("cfg-eplb-negative", cfg("parallel.eplb-requirements", "num_redundant_experts -1 (config mode)", model=None,
+                                  parallel_config={"eplb_config": {"num_redundant_experts": -1}})),
+        # --pooler-config / --override-pooler-config: PoolerConfig
+        ("parse-pooler-normalize", argv("model.pooler-config", "--pooler-config normalize 'maybe'",
+                                        [llama, "--pooler-config", '{"normalize": "maybe"}'])),
+        ("parse-override-pooler", argv("model.pooler-config", "--override-pooler-config dimensions not a number",
+                                       [llama, "--override-pooler-config", '{"dimensions": "x"}'])),
+        ("cfg-pooler-normalize", cfg("model.pooler-config", "pooler_config normalize 'maybe' (config mode)",
+                                     model_config={"pooler_config": {"normalize": "maybe"}})),
+        # --speculative-config: only JSON-decoded while parsing; SpeculativeConfig is built in create_engine_config
+        ("parse-spec-bad-json", argv("speculative.draft-model-from-method", "--speculative-config that is not JSON",
+                                     [llama, "--speculative-config", "{method: ngram}"])),
+        ("argv-spec-no-model", argv("speculative.draft-model-from-method",
+                                    "--speculative-config EAGLE without a draft model (create_engine_config)",
+                                    [llama, "--speculative-config", '{"method": "eagle", "num_speculative_tokens": 2}'])),
+        # plain JSON flags: json.loads while parsing
+        ("parse-rope-scaling-bad-json", argv("model.max-model-len", "--rope-scaling that is not JSON",
+                                             [llama, "--rope-scaling", "{'rope_type': 'yarn'}"])),
+        ("parse-hf-overrides-bad-json", argv("model.max-model-len", "--hf-overrides that looks like {...}, not JSON",
+                                             [llama, "--hf-overrides", "{max_position_embeddings: 8}"])),
+    ]
+
+
+def precedence_cases() -> list[tuple[str, dict[str, Any]]]:
+    """Two or more simultaneous errors in different stages or steps: the one vLLM meets first is reported (#13)."""
+    llama = "models/llama"
+    kv_bad = ["--kv-transfer-config", KV_NO_ROLE]
+    return [
+        ("first-parse-before-model", argv("kv-transfer.role-required model.architecture-supported",
+                                          "a flag refused while parsing and a model vLLM cannot load",
+                                          ["models/llama_unknown_arch", "--model-impl", "vllm", *kv_bad])),
+        ("first-parse-in-argv-order", argv("kv-events.publisher-default compilation.custom-ops-all-none-count",
+                                           "two JSON flags refused: the first on the command line",
+                                           [llama, "--kv-events-config", '{"publisher": "kafka"}', "-O",
+                                            ALL_AND_NONE])),
+        ("first-parse-in-argv-order-2", argv("compilation.custom-ops-all-none-count kv-events.publisher-default",
+                                             "the same two, the other way round",
+                                             [llama, "-O", ALL_AND_NONE, "--kv-events-config",
+                                              '{"publisher": "kafka"}'])),
+        ("first-parse-dotted-last", argv("kv-transfer.role-required compilation.custom-ops-all-none-count",
+                                         "dotted -O keys are parsed after every other flag",
+                                         [llama, "-O.custom_ops+=all,none", *kv_bad])),
+        ("first-parse-before-unknown", argv("kv-transfer.role-required",
+                                            "an unknown flag before a refused JSON flag: unknown flags come last",
+                                            [llama, "--no-such-flag", *kv_bad])),
+        ("first-parse-before-engine-args", argv("compilation.custom-ops-all-none-count engine-args.tp-divisible-by-dcp",
+                                                "a refused -O and tp not divisible by dcp",
+                                                [llama, "-tp", "2", "-dcp", "4", "-O", ALL_AND_NONE])),
+        ("first-model-before-engine-args", argv("model.runner-supported engine-args.tp-divisible-by-dcp",
+                                                "--runner pooling on a generative model and tp not divisible by dcp",
+                                                [llama, "--runner", "pooling", "--convert", "none", "-tp", "2",
+                                                 "-dcp", "4"])),
+        ("first-dcp-before-async", argv("engine-args.tp-divisible-by-dcp engine-args.async-scheduling-pipeline-parallel",
+                                        "tp not divisible by dcp, and async scheduling with pipeline parallelism",
+                                        [llama, "-tp", "2", "-dcp", "4", "--async-scheduling", "-pp", "2"])),
+        ("first-async-before-scheduler", argv("engine-args.async-scheduling-pipeline-parallel "
+                                              "scheduler.budget-below-max-num-seqs",
+                                              "async scheduling with -pp 2, and a budget below max_num_seqs",
+                                              [llama, "--async-scheduling", "-pp", "2", "--max-num-seqs", "512",
+                                               "--max-num-batched-tokens", "256"])),
+        ("first-parallel-before-lora", cfg("parallel.data-parallel-rank-range lora.max-cpu-loras-check",
+                                           "a DP rank outside the group, and max_cpu_loras below max_loras",
+                                           parallel_config={"data_parallel_size": 2, "data_parallel_rank": 3},
+                                           lora_config={"max_loras": 2, "max_cpu_loras": 1})),
+        ("first-speculative-before-scheduler", cfg("speculative.prompt-lookup-defaults "
+                                                   "scheduler.budget-below-max-num-seqs",
+                                                   "n-gram lookup min above max, and a budget below max_num_seqs",
+                                                   speculative_config={"method": "ngram", "num_speculative_tokens": 2,
+                                                                       "prompt_lookup_min": 5,
+                                                                       "prompt_lookup_max": 3},
+                                                   scheduler_config={"max_num_batched_tokens": 64,
+                                                                     "max_num_seqs": 128})),
+        ("first-scheduler-before-kv-transfer", cfg("scheduler.budget-below-max-num-seqs kv-transfer.role-required",
+                                                   "a budget below max_num_seqs, and a KV connector without role",
+                                                   scheduler_config={"max_num_batched_tokens": 64,
+                                                                     "max_num_seqs": 128},
+                                                   kv_transfer_config={"kv_connector": "NixlConnector"})),
+        ("first-so-before-compilation", cfg("structured-outputs.any-whitespace-backend compilation.custom-op-syntax",
+                                            "structured outputs and compilation both refused",
+                                            structured_outputs_config={"disable_any_whitespace": True},
+                                            compilation_config={"custom_ops": ["rms_norm"]})),
+        ("first-model-before-scheduler", cfg("model.dtype-float16-unsupported scheduler.budget-below-max-num-seqs",
+                                             "Gemma-3 in float16, and a budget below max_num_seqs",
+                                             model="gemma3_text", model_config={"dtype": "float16"},
+                                             scheduler_config={"max_num_batched_tokens": 64, "max_num_seqs": 128})),
+        ("first-swap-before-quant", cfg("verify.swap-space verify.quant-capability",
+                                        "swap space above 70% of host memory (step 4), and fp8 on Turing (step 6)",
+                                        platform="cuda:75", model="llama_fp8_block",
+                                        cache_config={"swap_space": 800})),
+        ("first-heads-before-dbo", cfg("verify.heads-divisible-by-tp parallel.dbo-requires-deepep",
+                                       "tp not dividing the heads (step 3), and DBO without DeepEP (step 20)",
+                                       model="deepseek_v3",
+                                       parallel_config={"tensor_parallel_size": 3, "enable_expert_parallel": True,
+                                                        "enable_dbo": True,
+                                                        "all2all_backend": "allgather_reducescatter"})),
+        # inside CompilationConfig.__post_init__: its statement order
+        ("first-use-cudagraph-before-op-syntax", argv("compilation.use-cudagraph-false compilation.custom-op-syntax",
+                                                      "-O: use_cudagraph false with mode FULL, and a custom op "
+                                                      "without a sign", [llama, "-O", '{"use_cudagraph": false, '
+                                                      '"cudagraph_mode": "FULL", "custom_ops": ["rms_norm"]}'])),
+        ("first-full-cuda-graph-before-backend", cfg("compilation.full-cuda-graph compilation.piecewise-backend",
+                                                     "full_cuda_graph with PIECEWISE, and a custom backend at mode 3",
+                                                     compilation_config={"mode": 3, "backend": "my_backend",
+                                                                         "full_cuda_graph": True,
+                                                                         "cudagraph_mode": "PIECEWISE"})),
+        ("first-op-syntax-before-backend", cfg("compilation.custom-op-syntax compilation.piecewise-backend",
+                                               "a custom op without a sign, and a custom backend at mode 3",
+                                               compilation_config={"mode": 3, "backend": "my_backend",
+                                                                   "custom_ops": ["rms_norm"]})),
+    ]
+
+
 def cases() -> list[tuple[str, dict[str, Any]]]:
     rng = random.Random(SEED)
     return (compilation_cases() + platform_cases() + sub_config_cases() + verify_cases() + model_cases()
             + argv_cases() + varied(rng) + remote_code_cases() + hybrid_cases() + more_cases()
-            + hardening_cases())
+            + hardening_cases() + parse_stage_cases() + precedence_cases())
 
 
 def main() -> int:

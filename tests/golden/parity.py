@@ -11,10 +11,15 @@ The test module asserts on the same comparison.
 What :func:`compare` holds postinit to, for every case:
 
 * **the outcome**: resolved, or failed; for a failure the exception type, the
-  message (numbers normalised, :func:`norm_log`) and the **stage** where vLLM
-  failed (``parse``, ``engine_args``, a sub-config such as ``scheduler_config``,
-  ``create_engine_config``, ``vllm_config``; postinit's is the violation's
-  ``stage``, :mod:`postinit.rules.observed`);
+  message (numbers and addresses normalised, :func:`norm_log`) and the **stage**
+  where vLLM failed (``parse``, ``engine_args``, a sub-config such as
+  ``scheduler_config``, ``create_engine_config``, ``vllm_config``): postinit's
+  is the first violation as vLLM raises it (``Resolution.error``: its stage from
+  :mod:`postinit.rules.observed`, and pydantic's ``ValidationError`` around it,
+  ``wrapped_by``, whose text is compared without the input it shows), or, for
+  an input refused before the rulebook runs (a flag vLLM's parser refuses, a
+  sub-config pydantic cannot build), the :class:`~postinit.errors.InputError`'s
+  ``stage``, ``error`` and ``vllm_message``;
 * **every field** of every sub-config of a resolved case, nested objects
   (``compilation_config.pass_config``, ``parallel_config.eplb_config``, the
   speculative config's target configs) included: an oracle key is either a
@@ -35,9 +40,7 @@ Per version: an oracle key that is a field the version does not have but an alia
 of one (:data:`VERSION_ALIASES`, e.g. 0.11.1's deprecated
 ``SchedulerConfig.chunked_prefill_enabled`` property) is compared with the field it
 aliases; the oracle's ``_absent`` list (fields it probed and the version lacks)
-must name fields postinit's version lacks too. An input error (refused at the door)
-matches vLLM's failure while parsing the flags, or a pydantic ``ValidationError``
-raised while a sub-config was built (the same refusal, one step later).
+must name fields postinit's version lacks too.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import postinit
-from postinit.engine import jsonable
+from postinit.engine import Fired, Trace, jsonable
 from postinit.errors import InputError
 from postinit.rules import versions
 from postinit.rules.observed import is_explanation
@@ -246,7 +249,22 @@ def vllm_logs(gc: GoldenCase) -> list[tuple[str, str]]:
     return [(str(rec.get("level", "")).lower(), str(rec.get("msg", ""))) for rec in records]
 
 
-def _messages(r: postinit.Resolution | None) -> list[tuple[str, str, str]]:
+@dataclass(frozen=True)
+class Refused:
+    """What postinit said before it refused an input: the trace of the parse stage (``SubConfigError.trace``)."""
+
+    trace: Trace | None = None
+    notes: tuple[Any, ...] = ()
+
+    def messages(self) -> list[Fired]:
+        return [e for e in self.trace.fired if e.message] if self.trace is not None else []
+
+
+Said = postinit.Resolution | Refused | None
+"""A resolution, or what an input error's trace holds, or nothing: whose messages the log comparison reads."""
+
+
+def _messages(r: Said) -> list[tuple[str, str, str]]:
     """postinit's fired messages standing for vLLM log records, one per line: (rule, level, text)."""
     out = []
     # the flag parser's warnings (deprecated flags) are vLLM's argparse / create_engine_config records
@@ -262,7 +280,7 @@ def _messages(r: postinit.Resolution | None) -> list[tuple[str, str, str]]:
     return out
 
 
-def _our_logs(r: postinit.Resolution | None) -> dict[str, set[str]]:
+def _our_logs(r: Said) -> dict[str, set[str]]:
     """postinit's normalised log texts (one per message line) -> their levels."""
     ours: dict[str, set[str]] = {}
     for _, level, text in _messages(r):
@@ -270,24 +288,29 @@ def _our_logs(r: postinit.Resolution | None) -> dict[str, set[str]]:
     return ours
 
 
-def missing_logs(gc: GoldenCase, r: postinit.Resolution | None) -> list[tuple[str, str]]:
+def missing_logs(gc: GoldenCase, r: Said) -> list[tuple[str, str]]:
     """vLLM's records whose normalised text no postinit message line has (known gaps left out)."""
     ours = _our_logs(r)
     return [(level, msg) for level, msg in vllm_logs(gc)
             if norm_log(msg) not in ours and _norm_known(msg) not in KNOWN_MISSING_LOGS]
 
 
-def log_level_mismatches(gc: GoldenCase, r: postinit.Resolution | None) -> list[tuple[str, str, str]]:
+def log_level_mismatches(gc: GoldenCase, r: Said) -> list[tuple[str, str, str]]:
     """vLLM's records postinit has only at another level: (vLLM level, postinit levels, msg)."""
     ours = _our_logs(r)
     return [(level, "/".join(sorted(ours[norm_log(msg)])), msg) for level, msg in vllm_logs(gc)
             if norm_log(msg) in ours and level not in ours[norm_log(msg)]]
 
 
-def extra_logs(gc: GoldenCase, r: postinit.Resolution | None) -> list[tuple[str, str, str]]:
+def extra_logs(gc: GoldenCase, r: Said) -> list[tuple[str, str, str]]:
     """postinit message lines (vLLM log records by claim) with no vLLM record of the same text."""
     theirs = {norm_log(msg) for _, msg in vllm_logs(gc)}
     return [(rule, level, text) for rule, level, text in _messages(r) if norm_log(text) not in theirs]
+
+
+def _fired_before(said: Refused, rule: str | None) -> tuple[str, ...]:
+    ids = [e.rule for e in said.messages()] + ([rule] if rule else [])
+    return tuple(dict.fromkeys(ids))
 
 
 def _fired(r: postinit.Resolution) -> tuple[str, ...]:
@@ -303,11 +326,16 @@ def compare(gc: GoldenCase, version: str = versions.DEFAULT_VERSION) -> Comparis
     try:
         r = run(gc, strict=True, vllm_version=version)
     except InputError as e:
-        # vLLM's argument parser, or pydantic while a sub-config is built, refuses the input
-        refused = gc.expected.get("stage") == "parse" or (
-            err.get("type") == "ValidationError" and gc.expected.get("stage") in SUB_CONFIGS)
-        return Comparison(gc.name, exp_ok, False, None if refused and not exp_ok else f"InputError: {e}",
-                          version=version, missing_logs=missing_logs(gc, None))
+        # refused before the rulebook runs: vLLM's parser (stage parse), or a sub-config vLLM cannot build
+        # from the dict (stage: that sub-config); the error must be vLLM's, where vLLM raises it
+        said = Refused(getattr(e, "trace", None))
+        cmp = Comparison(gc.name, exp_ok, False, None if not exp_ok and e.stage is not None else f"InputError: {e}",
+                         missing_logs=missing_logs(gc, said), log_level_mismatches=log_level_mismatches(gc, said),
+                         extra_logs=extra_logs(gc, said), fired=_fired_before(said, e.rule), raised=e.rule,
+                         version=version)
+        if not exp_ok and e.stage is not None:
+            _compare_error(cmp, gc, e.error, e.vllm_message, e.stage, f"{e.stage} ({type(e).__name__})")
+        return cmp
     except Exception as e:  # a crash is a finding, not a test error
         return Comparison(gc.name, exp_ok, None, f"{type(e).__name__}: {e}", version=version,
                           missing_logs=missing_logs(gc, None))
@@ -318,13 +346,14 @@ def compare(gc: GoldenCase, version: str = versions.DEFAULT_VERSION) -> Comparis
         if r.ok:
             cmp.mismatches["<error>"] = (None, f"{gc.expected.get('stage')}: {err.get('type')}: {err.get('message')}")
         else:
-            v = r.violations[0]
-            if v.error != err.get("type"):
-                cmp.mismatches["<error.type>"] = (v.error, err.get("type"))
-            if norm_log(v.message) != norm_log(str(err.get("message"))):
-                cmp.mismatches["<error.message>"] = (v.message, err.get("message"))
-            if v.stage != gc.expected.get("stage"):
-                cmp.mismatches["<error.stage>"] = (f"{v.stage} ({v.rule})", gc.expected.get("stage"))
+            raised = r.error
+            assert raised is not None
+            _compare_error(cmp, gc, raised.type, raised.message, raised.stage, f"{raised.stage} ({raised.rule})")
+            if raised.wrapped_by != err.get("wrapped_by"):
+                cmp.mismatches["<error.wrapped_by>"] = (raised.wrapped_by, err.get("wrapped_by"))
+            elif raised.wrapper_message is not None and _norm_wrapper(raised.wrapper_message) != _norm_wrapper(
+                    str(err.get("wrapper_message"))):
+                cmp.mismatches["<error.wrapper_message>"] = (raised.wrapper_message, err.get("wrapper_message"))
         return cmp
     if not r.ok:
         v = r.violations[0]
@@ -352,6 +381,26 @@ def compare(gc: GoldenCase, version: str = versions.DEFAULT_VERSION) -> Comparis
         elif jsonable(state[VLLM_CONFIG_FIELDS[path]]) != exp:
             cmp.mismatches[path] = (jsonable(state[VLLM_CONFIG_FIELDS[path]]), exp)
     return cmp
+
+
+def _compare_error(cmp: Comparison, gc: GoldenCase, error: str | None, message: str | None, stage: str | None,
+                   where: str) -> None:
+    """postinit's account of vLLM's exception against the oracle's: type, message (normalised) and stage."""
+    err = gc.expected.get("error") or {}
+    if error != err.get("type"):
+        cmp.mismatches["<error.type>"] = (error, err.get("type"))
+    if message is None or norm_log(message) != norm_log(str(err.get("message"))):
+        cmp.mismatches["<error.message>"] = (message, err.get("message"))
+    if stage != gc.expected.get("stage"):
+        cmp.mismatches["<error.stage>"] = (where, gc.expected.get("stage"))
+
+
+_INPUT_VALUE = re.compile(r"input_value=.*, input_type=\w+\]")
+
+
+def _norm_wrapper(text: str) -> str:
+    """pydantic's wrapper text without the input it shows (vLLM's constructor arguments, object reprs and all)."""
+    return norm_log(_INPUT_VALUE.sub("input_value=?]", text))
 
 
 def _space() -> Any:

@@ -8,7 +8,7 @@ import pytest
 
 import postinit
 from postinit.engine import Outcome, Violation, decide
-from postinit.rules import finalize as f
+from postinit.rules import compilation, cudagraph, finalize, parallel, scheduler
 from postinit.rules._kit import state
 from postinit.schema import CompilationMode, CUDAGraphMode, Usage
 
@@ -26,8 +26,8 @@ def _changes(out: Any) -> Any:
 @pytest.mark.parametrize(
     ("mode", "partition", "fusion", "ops", "expected"),
     [
-        (VC, False, False, None, list(f.ATTENTION_OPS)),
-        (VC, True, False, None, list(f.ATTENTION_OPS)),
+        (VC, False, False, None, list(compilation.ATTENTION_OPS)),
+        (VC, True, False, None, list(compilation.ATTENTION_OPS)),
         (VC, True, True, ["x"], None),
         (VC, False, True, None, []),
         (VC, False, True, ["vllm::unified_attention"], []),
@@ -47,20 +47,20 @@ def test_splitting_ops(
             "compilation_config.splitting_ops": ops,
         }
     )
-    out = f.splitting_ops(s)
+    out = compilation.splitting_ops(s)
     assert (None if out is None else list(out["compilation_config.splitting_ops"])) == expected  # type: ignore[index]
 
 
 def test_splitting_ops_empty_warns() -> None:
     """An empty user list is kept with vLLM's warning; V0 skips step 18."""
     s = state({"compilation_config.mode": VC, "compilation_config.splitting_ops": []})
-    out = f.splitting_ops(s)
+    out = compilation.splitting_ops(s)
     assert (
         isinstance(out, Outcome)
         and out.message == "Using piecewise compilation with empty splitting_ops"
         and not out.changes
     )
-    assert f.splitting_ops(state({"compilation_config.mode": VC}, env={"VLLM_USE_V1": "0"})) is None
+    assert compilation.splitting_ops(state({"compilation_config.mode": VC}, env={"VLLM_USE_V1": "0"})) is None
 
 
 @pytest.mark.parametrize(("cg", "expected"), [(FAP, FULL), (PW, FULL), (FULL, None), (NONE, None)])
@@ -73,7 +73,7 @@ def test_attn_fusion_forces_full(cg: CUDAGraphMode, expected: Any) -> None:
             "compilation_config.cudagraph_mode": cg,
         }
     )
-    assert f.attn_fusion_forces_full(s) == (
+    assert compilation.attn_fusion_forces_full(s) == (
         None if expected is None else {"compilation_config.cudagraph_mode": expected}
     )
 
@@ -91,7 +91,7 @@ def test_empty_splitting_ops_mode(cg: CUDAGraphMode, ops: Any, expected: Any) ->
             "compilation_config.cudagraph_mode": cg,
         }
     )
-    out = f.empty_splitting_ops_mode(s)
+    out = compilation.empty_splitting_ops_mode(s)
     assert _changes(out) == (
         None if expected is None else {"compilation_config.cudagraph_mode": expected}
     )
@@ -117,7 +117,7 @@ def test_cascade_attn_warning(platform: str, cg: CUDAGraphMode, cascade: bool, f
         },
         platform=platform,
     )
-    assert ("cudagraph.cascade-attn-warning" in decide(f.STEP_19, s).rules) == fires
+    assert ("cudagraph.cascade-attn-warning" in decide(cudagraph.STEP_19, s).rules) == fires
 
 
 @pytest.mark.parametrize(
@@ -134,7 +134,7 @@ def test_piecewise_needs_vllm_compile(
     platform: str, cg: CUDAGraphMode, mode: CompilationMode, fails: bool
 ) -> None:
     """Piecewise graphs require VLLM_COMPILE: vLLM's AssertionError with its text."""
-    got = decide(f.STEP_19, state(
+    got = decide(cudagraph.STEP_19, state(
         {"compilation_config.cudagraph_mode": cg, "compilation_config.mode": mode}, platform=platform))
     out = got.violation
     assert (out is not None) == fails
@@ -158,7 +158,7 @@ def test_migrate_deprecated_flags(platform: str, cg: CUDAGraphMode, expected: An
     s = state({"compilation_config.cudagraph_mode": cg, "compilation_config.mode": VC,
                "compilation_config.use_cudagraph": None, "compilation_config.full_cuda_graph": None},
               platform=platform)
-    changes = decide(f.STEP_19, s).changes
+    changes = decide(cudagraph.STEP_19, s).changes
     got = (changes["compilation_config.use_cudagraph"], changes["compilation_config.full_cuda_graph"]) \
         if changes else None
     assert got == expected
@@ -179,7 +179,7 @@ def test_cudagraph_none_with_capture_sizes(
             "compilation_config.cudagraph_mode": cg,
         }
     )
-    assert (f.cudagraph_none_with_capture_sizes(s) is not None) == fires
+    assert (cudagraph.cudagraph_none_with_capture_sizes(s) is not None) == fires
 
 
 @pytest.mark.parametrize(
@@ -192,7 +192,7 @@ def test_cudagraph_flags_not_migrated(platform: str, use: bool, fires: bool) -> 
         {"compilation_config.cudagraph_mode": NONE, "compilation_config.use_cudagraph": use},
         platform=platform,
     )
-    assert (f.cudagraph_flags_not_migrated(s) is not None) == fires
+    assert (cudagraph.cudagraph_flags_not_migrated(s) is not None) == fires
 
 
 @pytest.mark.parametrize(
@@ -201,7 +201,7 @@ def test_cudagraph_flags_not_migrated(platform: str, use: bool, fires: bool) -> 
 def test_full_cuda_graph_not_idempotent(cg: CUDAGraphMode, full: bool, fires: bool) -> None:
     """Quirk I11: full_cuda_graph=True with FULL_AND_PIECEWISE does not round-trip."""
     s = state({"compilation_config.cudagraph_mode": cg, "compilation_config.full_cuda_graph": full})
-    assert (f.full_cuda_graph_not_idempotent(s) is not None) == fires
+    assert (cudagraph.full_cuda_graph_not_idempotent(s) is not None) == fires
 
 
 @pytest.mark.parametrize(
@@ -214,7 +214,7 @@ def test_full_cuda_graph_not_idempotent(cg: CUDAGraphMode, full: bool, fires: bo
 )
 def test_dbo_requires_deepep(dbo: bool, backend: str, fails: bool) -> None:
     """DBO needs a DeepEP all2all backend (vLLM's assertion text)."""
-    out = decide(f.STEP_20, state(
+    out = decide(parallel.STEP_20, state(
         {"model_config": True, "parallel_config.enable_dbo": dbo, "parallel_config.all2all_backend": backend})
     ).violation
     assert (out is not None) == fails
@@ -240,12 +240,12 @@ def test_dbo_disables_cascade_attn(dbo: bool, mc: Any, cascade: bool, expected: 
             "model_config.disable_cascade_attn": cascade,
         }
     )
-    assert (decide(f.STEP_20, s).changes or None) == expected
+    assert (decide(parallel.STEP_20, s).changes or None) == expected
 
 
 def test_dbo_without_model() -> None:
     """Without a model vLLM fails with AttributeError."""
-    out = f.dbo_disables_cascade_attn(
+    out = parallel.dbo_disables_cascade_attn(
         state({"parallel_config.enable_dbo": True, "model_config": None})
     )
     assert isinstance(out, Violation) and out.error == "AttributeError"
@@ -254,15 +254,15 @@ def test_dbo_without_model() -> None:
 @pytest.mark.parametrize(
     ("rule", "values", "platform", "env", "fires"),
     [
-        (f.hma_off_platform, {}, "tpu", None, True),
-        (f.hma_off_platform, {}, "cpu", None, False),
-        (f.hma_off_platform, {}, "tpu", {"VLLM_USE_V1": "0"}, False),
-        (f.hma_off_kv_connector, {"kv_transfer_config": True}, "h100", None, True),
-        (f.hma_off_kv_connector, {}, "h100", None, False),
-        (f.hma_off_kv_events, {"kv_events_config": True}, "h100", None, True),
-        (f.hma_off_kv_events, {}, "h100", None, False),
+        (scheduler.hma_off_platform, {}, "tpu", None, True),
+        (scheduler.hma_off_platform, {}, "cpu", None, False),
+        (scheduler.hma_off_platform, {}, "tpu", {"VLLM_USE_V1": "0"}, False),
+        (scheduler.hma_off_kv_connector, {"kv_transfer_config": True}, "h100", None, True),
+        (scheduler.hma_off_kv_connector, {}, "h100", None, False),
+        (scheduler.hma_off_kv_events, {"kv_events_config": True}, "h100", None, True),
+        (scheduler.hma_off_kv_events, {}, "h100", None, False),
         (
-            f.hma_off_chunked_local_eagle,
+            scheduler.hma_off_chunked_local_eagle,
             {
                 "model_config": True,
                 "model_config.attention_chunk_size": 8192,
@@ -274,7 +274,7 @@ def test_dbo_without_model() -> None:
             True,
         ),
         (
-            f.hma_off_chunked_local_eagle,
+            scheduler.hma_off_chunked_local_eagle,
             {
                 "model_config": True,
                 "model_config.attention_chunk_size": 8192,
@@ -286,21 +286,21 @@ def test_dbo_without_model() -> None:
             False,
         ),
         (
-            f.hma_off_chunked_local,
+            scheduler.hma_off_chunked_local,
             {"model_config": True, "model_config.attention_chunk_size": 8192},
             "h100",
             None,
             True,
         ),
         (
-            f.hma_off_chunked_local,
+            scheduler.hma_off_chunked_local,
             {"model_config": True, "model_config.attention_chunk_size": 8192},
             "h100",
             {"VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "1"},
             False,
         ),
         (
-            f.hma_off_chunked_local,
+            scheduler.hma_off_chunked_local,
             {"model_config": True, "model_config.attention_chunk_size": None},
             "h100",
             None,
@@ -312,7 +312,7 @@ def test_hma_switches(
     rule: Any, values: dict[str, Any], platform: str, env: Any, fires: bool
 ) -> None:
     """Step 22: each reason turns the hybrid KV cache manager off (V1 only: the group's gate)."""
-    got = decide(f.STEP_22, state(values, platform=platform, env=env))
+    got = decide(scheduler.STEP_22, state(values, platform=platform, env=env))
     assert (rule.__postinit_rule__.id in got.rules) == fires
     if fires:
         assert got.changes == {"scheduler_config.disable_hybrid_kv_cache_manager": True}
@@ -326,7 +326,7 @@ def test_hma_kv_connector_warning(disabled: bool, kv: Any, fires: bool) -> None:
     s = state(
         {"scheduler_config.disable_hybrid_kv_cache_manager": disabled, "kv_transfer_config": kv}
     )
-    warned = [m for m in decide(f.STEP_22, s).messages if m.startswith("Turning off hybrid kv cache manager")]
+    warned = [m for m in decide(scheduler.STEP_22, s).messages if m.startswith("Turning off hybrid kv cache manager")]
     assert bool(warned) == fires
 
 
@@ -342,7 +342,7 @@ def test_hma_chunked_local_warning(eagle: Any, allow: Any, fires: bool) -> None:
         "speculative_config.method": eagle,
     }
     env = {"VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": allow} if allow else None
-    messages = decide(f.STEP_22, state(values, env=env)).messages
+    messages = decide(scheduler.STEP_22, state(values, env=env)).messages
     assert any(m.startswith("There is a latency regression") for m in messages) == fires
 
 
@@ -356,7 +356,7 @@ def test_hma_kv_events_disabled_quirk(enabled: bool, fires: bool) -> None:
             "scheduler_config.disable_hybrid_kv_cache_manager": True,
         }
     )
-    assert (f.hma_kv_events_disabled(s) is not None) == fires
+    assert (scheduler.hma_kv_events_disabled(s) is not None) == fires
 
 
 def test_hma_kv_transfer_and_chunked_local_both_warn() -> None:
@@ -385,7 +385,7 @@ def test_hma_kv_transfer_and_chunked_local_both_warn() -> None:
 )
 def test_debug_dump_path(path: str | None, cwd: str, expected: str | None) -> None:
     """Step 23: absolute() against usage.cwd, then expanduser() (which never expands, I14)."""
-    out = f.debug_dump_path(state({"compilation_config.debug_dump_path": path, "usage.cwd": cwd}))
+    out = compilation.debug_dump_path(state({"compilation_config.debug_dump_path": path, "usage.cwd": cwd}))
     assert out == (None if expected is None else {"compilation_config.debug_dump_path": expected})
 
 
@@ -396,11 +396,11 @@ def test_debug_dump_path_env(config: str | None, warns: bool) -> None:
         {"compilation_config.debug_dump_path": config, "usage.cwd": "/w"},
         env={"VLLM_DEBUG_DUMP_PATH": "envdump"},
     )
-    got = decide(f.debug_dump_path_env, s)
+    got = decide(compilation.debug_dump_path_env, s)
     assert got.changes == ({"compilation_config.debug_dump_path": "/w/envdump"} if config != "/w/envdump" else {})
     assert got.messages == (
         ["Config-specified debug dump path is overridden by VLLM_DEBUG_DUMP_PATH to /w/envdump"] if warns else [])
-    assert f.debug_dump_path_env(state({"compilation_config.debug_dump_path": config})) is None
+    assert compilation.debug_dump_path_env(state({"compilation_config.debug_dump_path": config})) is None
 
 
 @pytest.mark.parametrize(
@@ -409,7 +409,7 @@ def test_debug_dump_path_env(config: str | None, warns: bool) -> None:
 def test_debug_dump_path_tilde(path: str, fires: bool) -> None:
     """Quirk I14: an unexpanded ~ under the cwd is reported."""
     assert (
-        f.debug_dump_path_tilde(
+        compilation.debug_dump_path_tilde(
             state({"compilation_config.debug_dump_path": path, "usage.cwd": "/w"})
         )
         is not None
@@ -474,7 +474,7 @@ def test_blocked_fp8_adds_quant_fp8(
             "compilation_config.custom_ops": ops,
         }
     )
-    out = f.blocked_fp8_adds_quant_fp8(s)
+    out = compilation.blocked_fp8_adds_quant_fp8(s)
     assert (None if out is None else list(out["compilation_config.custom_ops"])) == expected  # type: ignore[index]
 
 
@@ -535,5 +535,5 @@ def test_deepep_ht_end_to_end_quirk_i1() -> None:
 def test_instance_id(value: str, info: bool, quirk: bool) -> None:
     """Steps 1/21: an empty id is explained; a user id is flagged as discarded (I14)."""
     s = state({"instance_id": value})
-    assert (f.instance_id(s) is not None) == info
-    assert (f.instance_id_ignored(s) is not None) == quirk
+    assert (finalize.instance_id(s) is not None) == info
+    assert (finalize.instance_id_ignored(s) is not None) == quirk

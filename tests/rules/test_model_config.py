@@ -12,6 +12,7 @@ import pytest
 import postinit
 from postinit.engine import Outcome, Violation, decide
 from postinit.rules import model_config as mc
+from postinit.rules import parallel
 from postinit.rules._kit import state
 from postinit.schema.loaders import list_catalog, load_model
 
@@ -181,7 +182,7 @@ def test_batch_invariant(value: str, fires: bool) -> None:
     """VLLM_BATCH_INVARIANT != 0 forces enforce_eager and disables custom all-reduce."""
     s = state({"model_config": True}, env={"VLLM_BATCH_INVARIANT": value})
     assert mc.batch_invariant_eager(s) == ({M + "enforce_eager": True} if fires else None)
-    assert mc.batch_invariant_custom_allreduce(s) == (
+    assert parallel.batch_invariant_custom_allreduce(s) == (
         {"parallel_config.disable_custom_all_reduce": True} if fires else None
     )
 

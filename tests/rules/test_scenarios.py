@@ -198,7 +198,7 @@ def test_kv_events_without_prefix_caching() -> None:
     """KV events without prefix caching warn; HMA is off, and stays off when events are disabled."""
     r = _serve("--no-enable-prefix-caching", "--kv-events-config", '{"enable_kv_cache_events": true}', model=LLAMA)
     assert r.get(APC) is False
-    assert "prefix caching is not enabled" in _messages(r)["kv_events.events-without-prefix-caching"]
+    assert "prefix caching is not enabled" in _messages(r)["kv-events.events-without-prefix-caching"]
     assert r.get(HMA) is True and _by(r, HMA) == "scheduler.hma-off-kv-events"
     off = _serve("--kv-events-config", '{"enable_kv_cache_events": false}', model=LLAMA)
     assert off.get(HMA) is True and _by(off, HMA) == "scheduler.hma-off-kv-events"

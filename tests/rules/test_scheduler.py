@@ -10,7 +10,7 @@ import postinit
 from postinit.engine import Outcome, Violation, decide
 from postinit.rules._kit import state
 from postinit.rules.scheduler import (
-    budget_below_max_model_len,
+    budget_below_max_model_len_unchecked,
     chunked_prefill_enabled_none,
     chunked_prefill_flags_disagree,
     cp_off_switch,
@@ -148,7 +148,7 @@ def test_quirk_flags_disagree(enable: Any, effective: Any, fires: bool) -> None:
 def test_quirk_budget_below_max_model_len(effective: bool, tokens: int, fires: bool) -> None:
     """I5/P2: a budget below max_model_len once chunked prefill is off."""
     s = state({CP: effective, "scheduler_config.max_num_batched_tokens": tokens, "scheduler_config.max_model_len": 4096})
-    assert isinstance(budget_below_max_model_len(s), Outcome) is fires
+    assert isinstance(budget_below_max_model_len_unchecked(s), Outcome) is fires
 
 
 @pytest.mark.parametrize(("effective", "fires"), [(None, True), (False, False), (True, False)])
@@ -191,5 +191,5 @@ def test_end_to_end_kv_events_after_off_switch() -> None:
     r = _resolve({"scheduler_config": {"chunked_prefill_enabled": True},
                   "kv_events_config": {"enable_kv_cache_events": True}, "cache_config": {"enable_prefix_caching": False}})
     rules = [f.rule for f in r.messages("warning")]
-    assert "kv_events.events-without-prefix-caching" in rules
+    assert "kv-events.events-without-prefix-caching" in rules
     assert r.get(CP) is True  # enable_chunked_prefill True: no off-switch

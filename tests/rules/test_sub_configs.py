@@ -9,59 +9,68 @@ import pytest
 import postinit
 from postinit.engine import Outcome, Violation, decide
 from postinit.rules._kit import state
-from postinit.rules.sub_configs import (
-    all2all_backend_default,
-    async_scheduler_cls,
+from postinit.rules.cache import fp8_kv_cache_info
+from postinit.rules.compilation import (
     backend_default,
-    budget_below_max_model_len,
-    budget_below_max_num_seqs,
-    budget_exceeds_seqs_times_len,
-    chunked_prefill_enabled,
     custom_op_syntax,
     custom_ops_all_none_count,
+    full_cuda_graph,
+    full_cuda_graph_collapses_mode,
+    fusion_without_noop,
+    inductor_auto_functionalized_v2,
+    inductor_combo_kernels,
+    level_to_mode,
+    piecewise_backend,
+    use_cudagraph_false,
+    use_inductor_backend,
+)
+from postinit.rules.device import device_type
+from postinit.rules.kv_events import kv_events_publisher_default
+from postinit.rules.kv_transfer import kv_transfer_role_required
+from postinit.rules.lora import max_cpu_loras_check, max_cpu_loras_default
+from postinit.rules.parallel import (
+    all2all_backend_default,
     data_parallel_from_env,
     data_parallel_rank_range,
     data_parallel_size_local_range,
-    device_type,
-    draft_model_from_method,
-    encoder_budgets,
-    encoder_decoder_no_chunked_prefill,
     eplb_deprecated_fields,
     eplb_requirements,
     executor_backend_multi,
     executor_backend_uni,
     external_launcher_disables_multiprocessing,
     external_lb_needs_dp,
-    fp8_kv_cache_info,
-    full_cuda_graph,
-    full_cuda_graph_collapses_mode,
-    fusion_without_noop,
-    inductor_auto_functionalized_v2,
-    inductor_combo_kernels,
+    max_parallel_loading_workers_ignored,
+    platform_disables_custom_all_reduce,
+    world_size,
+)
+from postinit.rules.scheduler import (
+    async_scheduler_cls,
+    budget_below_max_model_len,
+    budget_below_max_num_seqs,
+    budget_exceeds_seqs_times_len,
+    chunked_prefill_enabled,
+    encoder_budgets,
+    encoder_decoder_no_chunked_prefill,
     is_encoder_decoder_from_model,
     is_multimodal_from_model,
-    kv_events_publisher_default,
-    kv_transfer_role_required,
-    level_to_mode,
     long_prefill_threshold_default,
-    max_cpu_loras_check,
-    max_cpu_loras_default,
     max_model_len_default,
     max_model_len_from_model,
     max_num_batched_tokens_default,
     max_num_seqs_default,
-    max_parallel_loading_workers_ignored,
-    method_from_model_name,
-    mtp_method_normalized,
     partial_prefill_limits,
-    piecewise_backend,
-    platform_disables_custom_all_reduce,
-    prompt_lookup_defaults,
     runner_type_from_model,
     scheduler_cls_default,
-    use_cudagraph_false,
-    use_inductor_backend,
-    world_size,
+)
+from postinit.rules.speculative import (
+    draft_model_from_method,
+    method_from_model_name,
+    mtp_method_normalized,
+    prompt_lookup_defaults,
+)
+from postinit.rules.structured_outputs import (
+    structured_outputs_additional_properties_backend,
+    structured_outputs_any_whitespace_backend,
 )
 from postinit.schema import CompilationMode, CUDAGraphMode, Platform
 
@@ -405,7 +414,7 @@ def test_full_cuda_graph(mode: str | None, result: Any, quirk: bool) -> None:
 @pytest.mark.parametrize(("use", "full"), [(False, False), (True, True), (False, True), (True, False)])
 def test_deprecated_cudagraph_flags_warn_first(use: bool, full: bool) -> None:
     """Each deprecated flag logs vLLM's warning, also when the mode is already FULL or then conflicts (t003-t007)."""
-    from postinit.rules.sub_configs import full_cuda_graph_deprecated, use_cudagraph_deprecated
+    from postinit.rules.compilation import full_cuda_graph_deprecated, use_cudagraph_deprecated
     s = state({"compilation_config.use_cudagraph": use, "compilation_config.full_cuda_graph": full,
                CGM: CUDAGraphMode.FULL})
     u, f = decide(use_cudagraph_deprecated, s), decide(full_cuda_graph_deprecated, s)
@@ -493,6 +502,30 @@ def test_kv_transfer_role_required(role: str | None, fires: bool) -> None:
         assert out.message.endswith("supported roles are ('kv_producer', 'kv_both', 'kv_consumer')")
 
 
+@pytest.mark.parametrize(("backend", "argv", "fires"), [
+    ("auto", False, True), ("outlines", False, True), ("xgrammar", False, False), ("guidance", False, False),
+    ("auto", True, False),
+])
+def test_structured_outputs_any_whitespace_backend(backend: str, argv: bool, fires: bool) -> None:
+    """disable_any_whitespace only with xgrammar/guidance; with flags vLLM checked it while parsing (not again)."""
+    out = structured_outputs_any_whitespace_backend(state({
+        "usage.via_engine_args": argv, "structured_outputs_config.disable_any_whitespace": True,
+        "structured_outputs_config.backend": backend}))
+    assert isinstance(out, Violation) == fires
+    if isinstance(out, Violation):
+        assert out.message == "disable_any_whitespace is only supported for xgrammar and guidance backends."
+
+
+@pytest.mark.parametrize(("backend", "argv", "fires"), [
+    ("auto", False, True), ("xgrammar", False, True), ("guidance", False, False), ("auto", True, False)])
+def test_structured_outputs_additional_properties_backend(backend: str, argv: bool, fires: bool) -> None:
+    """disable_additional_properties only with guidance; with flags vLLM checked it while parsing (not again)."""
+    out = structured_outputs_additional_properties_backend(state({
+        "usage.via_engine_args": argv, "structured_outputs_config.disable_additional_properties": True,
+        "structured_outputs_config.backend": backend}))
+    assert isinstance(out, Violation) == fires
+
+
 def test_speculative_method_normalization() -> None:
     """MTP aliases become mtp; models named ngram / EAGLE-* / *eagle3* set the method."""
     got = decide(mtp_method_normalized, state({"speculative_config": True, "speculative_config.method": "deepseek_mtp"}))
@@ -558,7 +591,7 @@ _SPEC = {"speculative_config": True}
 ])
 def test_token_tree(method: str, model: str, n: int | None, tree: str | None, expected: str | None) -> None:
     """Model-based drafters get a chain tree, or the user's tree sorted breadth-first; n-gram none."""
-    from postinit.rules.sub_configs import token_tree
+    from postinit.rules.speculative import token_tree
     s = state({**_SPEC, "speculative_config.method": method, "speculative_config.model": model,
                "speculative_config.num_speculative_tokens": n, "speculative_config.speculative_token_tree": tree})
     out = token_tree(s)
@@ -571,7 +604,7 @@ def test_token_tree(method: str, model: str, n: int | None, tree: str | None, ex
 ])
 def test_draft_tensor_parallel_size(method: str, draft: int | None, tp: int, expected: Any) -> None:
     """The draft's TP defaults to the target's; only 1 or the target's TP are allowed."""
-    from postinit.rules.sub_configs import draft_tensor_parallel_size
+    from postinit.rules.speculative import draft_tensor_parallel_size
     s = state({**_SPEC, "speculative_config.method": method, "speculative_config.model": "m",
                "speculative_config.draft_tensor_parallel_size": draft, "parallel_config.tensor_parallel_size": tp})
     out = draft_tensor_parallel_size(s)
@@ -591,7 +624,7 @@ def test_draft_tensor_parallel_size(method: str, draft: int | None, tp: int, exp
 ])
 def test_mtp_draft_architecture(model_type: str, archs: list[str], method: str, expected: str | None) -> None:
     """The MTP draft's ModelConfig logs its architecture from hf_config_override (golden 33-mtp-deepseek)."""
-    from postinit.rules.sub_configs import mtp_draft_architecture
+    from postinit.rules.speculative import mtp_draft_architecture
     s = state({**_SPEC, "speculative_config.method": method, "model_config": True,
                "model_config.hf_config.model_type": model_type, "model_config.hf_config.architectures": archs})
     got = decide(mtp_draft_architecture, s)
@@ -619,7 +652,7 @@ def test_ngram_draft_verified_at_speculative_config() -> None:
 
 def test_mtp_draft_verified_on_its_own_parallel_config() -> None:
     """An MTP draft runs on a fresh ParallelConfig (no DCP): DCP alone does not fail it, heads % TP does."""
-    from postinit.rules.sub_configs import draft_verify_with_parallel_config
+    from postinit.rules.speculative import draft_verify_with_parallel_config
     base = {**_SPEC, "speculative_config.method": "mtp", "model_config": True,
             "model_config.hf_text_config.num_attention_heads": 8, "model_config.hf_text_config.num_key_value_heads": 8,
             "parallel_config.tensor_parallel_size": 4, "parallel_config.decode_context_parallel_size": 2}

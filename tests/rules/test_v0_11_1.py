@@ -404,3 +404,15 @@ def test_hash_factors() -> None:
     assert v.compilation_hash(a.state) != v.compilation_hash(b.state) and a.hash != b.hash
     assert "rope_scaling" not in v._MODEL_FACTORS
     assert v.model_hash(r011().state) == v.sub_hashes(r011().state)["model_config"]
+
+
+def test_structured_outputs_revalidated_by_vllm_config() -> None:
+    """A deprecated --guided-decoding-* value, unchecked at the seed, is refused when VllmConfig validates its field."""
+    argv = ["--guided-decoding-disable-any-whitespace", "1"]
+    assert postinit.resolve(argv=argv).ok
+    r = r011(argv=argv)
+    assert not r.ok and r.violations[0].rule == "structured-outputs.revalidated"
+    assert decide(v.structured_outputs_revalidated, state({**EA, "structured_outputs_config.disable_additional_"
+                                                                 "properties": True})).violation is not None
+    assert not decide(v.structured_outputs_revalidated, state({"structured_outputs_config.disable_any_whitespace":
+                                                               True}))

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from postinit.errors import InputError, InvalidValueError, UnknownFlagError
+from postinit.errors import InputError, InvalidValueError, SubConfigError, UnknownFlagError
 from postinit.schema.loaders import human_readable_int, parse_vllm_args
 
 CASES = Path("/work/shared/oracle/cases")
@@ -232,9 +232,15 @@ def test_oracle_argv_cases(case: Path) -> None:
 BAD: list[tuple[list[str], type[Exception], str]] = [
     (["m", "--max-num-sequences", "3"], UnknownFlagError, "unknown flag '--max-num-sequences'. Did you mean '--max-num-seqs'?"),
     (["m", "--enforce-eagre"], UnknownFlagError, "unknown flag '--enforce-eagre'. Did you mean '--enforce-eager'?"),
-    (["m", "--compilation-config", "{bad"], InvalidValueError,
-     "--compilation-config: invalid JSON at line 1 column 2: Expecting property name enclosed in double quotes (got '{bad')"),
-    (["m", "--kv-transfer-config", "[1]"], InvalidValueError, "--kv-transfer-config: expected a JSON object"),
+    (["m", "--compilation-config", "{bad"], SubConfigError,
+     "argument --compilation-config/-O: 1 validation error for CompilationConfig: Invalid JSON: key must be a string "
+     "at line 1 column 2"),
+    (["m", "--speculative-config", "{bad"], InvalidValueError,
+     "--speculative-config: invalid JSON at line 1 column 2: Expecting property name enclosed in double quotes (got '{bad')"),
+    (["m", "--kv-transfer-config", "[1]"], SubConfigError,
+     "argument --kv-transfer-config: 1 validation error for KVTransferConfig: Input should be a dictionary or an "
+     "instance of KVTransferConfig"),
+    (["m", "--rope-scaling", "[1]"], InvalidValueError, "--rope-scaling: expected a JSON object"),
     (["m", "--max-model-len", "abc"], InvalidValueError,
      "--max-model-len: invalid value 'abc': expected an integer like 4096, 32k (=32000) or 4K (=4096)"),
     (["m", "--max-model-len", "2.5K"], InvalidValueError, "decimals are not allowed with binary suffixes like K; did you mean 2.5k?"),

@@ -26,7 +26,7 @@ def _error(r: object, status: int) -> dict[str, object]:
     assert isinstance(r, Response)
     assert r.status_code == status, r.text
     body = r.json()
-    assert set(body) == {"error", "message", "request_id", "path", "rule"}
+    assert set(body) == {"error", "message", "request_id", "path", "rule", "stage"}
     assert body["request_id"] == r.headers["x-request-id"]
     assert "Traceback" not in r.text
     return dict(body)
@@ -75,6 +75,7 @@ def test_unknown_flag_is_422(client: TestClient) -> None:
     """An unknown vLLM flag is 422 with a did-you-mean."""
     body = _error(client.post("/v1/resolve", json={"argv": ["--max-model-lenn", "4k"]}), 422)
     assert "--max-model-lenn" in str(body["message"])
+    assert body["stage"] == "parse"  # where vLLM's parser refuses it too
 
 
 def test_bad_platform_is_422(client: TestClient) -> None:

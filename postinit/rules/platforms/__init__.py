@@ -20,7 +20,7 @@ WORKER_CLS = first_match(
     title="The platform's worker class for worker_cls='auto'", source=f"{_SRC}; ref step-17",
 )
 CUDA_MLA_BLOCK_SIZE = sequence(
-    "cuda.mla-block-size",
+    "platform.cuda-mla-block-size",
     BLOCK_SIZE_DEFAULT, cuda.mla_backend_default, cuda.mla_block_size_flashmla, cuda.mla_block_size_cutlass,
     cuda.mla_block_size_flashinfer, cuda.mla_block_size_sparse,
     title="CUDA: the default block size, the Blackwell MLA backend, then each MLA backend's block size",

@@ -27,16 +27,18 @@ import functools
 import json
 import re
 import shlex
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from postinit.errors import InputError, InvalidValueError, did_you_mean, show
-from postinit.schema.errors import UnknownFlagError
+from postinit.schema.errors import SubConfigError, UnknownFlagError
 from postinit.schema.limits import MAX_ARGS, check_text, plain_copy
+from postinit.schema.loaders.construct import one_line, refusal, schema_class
 
 __all__ = [
     "FLAGS",
+    "Construct",
     "FlagSpec",
     "ParsedArgs",
     "as_argv",
@@ -98,6 +100,17 @@ class FlagSpec:
     """The vLLM version that added the flag (the seed commit's parser does not know it)."""
     until: str | None = None
     """The last vLLM version that has the flag (later versions' parsers do not know it)."""
+    builds: str | None = None
+    """A JSON-valued flag whose sub-config vLLM's parser builds on the spot (argparse type
+    ``TypeAdapter(cls).validate_json``): the class. A value it refuses is a parse error."""
+    dict_or_str: bool = False
+    """vLLM's ``union_dict_and_str``: a value that does not look like ``{...}`` is kept as a string
+    (postinit asks for an object); one that does must be JSON."""
+
+    @property
+    def shown(self) -> str:
+        """The flag as argparse names it in an error: its spellings joined by ``/`` (``--compilation-config/-O``)."""
+        return "/".join(self.names)
 
     @property
     def dest(self) -> str:
@@ -172,9 +185,9 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--served-model-name",), "model_config.served_model_name", "list_str", optional=True),
     _F(("--config-format",), "model_config.config_format"),
     _F(("--hf-token",), "extra.hf_token", optional=True),
-    _F(("--hf-overrides",), "model_config.hf_overrides", "json"),
-    _F(("--pooler-config",), "model_config.pooler_config", "json", optional=True),
-    _F(("--override-pooler-config",), "model_config.override_pooler_config", "json",
+    _F(("--hf-overrides",), "model_config.hf_overrides", "json", dict_or_str=True),
+    _F(("--pooler-config",), "model_config.pooler_config", "json", optional=True, builds="PoolerConfig"),
+    _F(("--override-pooler-config",), "model_config.override_pooler_config", "json", builds="PoolerConfig",
        optional=True, deprecated=True),
     _F(("--logits-processor-pattern",), "model_config.logits_processor_pattern",
        optional=True),
@@ -190,7 +203,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--load-format",), "load_config.load_format"),
     _F(("--download-dir",), "load_config.download_dir", optional=True),
     _F(("--safetensors-load-strategy",), "load_config.safetensors_load_strategy"),
-    _F(("--model-loader-extra-config",), "load_config.model_loader_extra_config", "json"),
+    _F(("--model-loader-extra-config",), "load_config.model_loader_extra_config", "json", dict_or_str=True),
     _F(("--ignore-patterns",), "load_config.ignore_patterns", "list_str"),
     _F(("--use-tqdm-on-load",), "load_config.use_tqdm_on_load", "bool"),
     _F(("--pt-load-map-location",), "load_config.pt_load_map_location"),
@@ -243,7 +256,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--disable-nccl-for-dp-synchronization",),
        "parallel_config.disable_nccl_for_dp_synchronization", "bool"),
     _F(("--enable-eplb",), "parallel_config.enable_eplb", "bool"),
-    _F(("--eplb-config",), "parallel_config.eplb_config", "json"),
+    _F(("--eplb-config",), "parallel_config.eplb_config", "json", builds="EPLBConfig"),
     _F(("--expert-placement-strategy",), "parallel_config.expert_placement_strategy",
        choices=("linear", "round_robin")),
     _F(("--num-redundant-experts",), "parallel_config.eplb_config.num_redundant_experts",
@@ -351,12 +364,12 @@ FLAGS: tuple[FlagSpec, ...] = (
        "int", optional=True),
     # ---- VllmConfig
     _F(("--speculative-config",), "speculative_config", "json", optional=True),
-    _F(("--kv-transfer-config",), "kv_transfer_config", "json", optional=True),
-    _F(("--kv-events-config",), "kv_events_config", "json", optional=True),
+    _F(("--kv-transfer-config",), "kv_transfer_config", "json", optional=True, builds="KVTransferConfig"),
+    _F(("--kv-events-config",), "kv_events_config", "json", optional=True, builds="KVEventsConfig"),
     _F(("--ec-transfer-config",), "extra.ec_transfer_config", "json", optional=True, since="0.11.1"),
-    _F(("--compilation-config", "-O"), "compilation_config", "json"),
-    _F(("--additional-config",), "additional_config", "json"),
-    _F(("--structured-outputs-config",), "structured_outputs_config", "json"),
+    _F(("--compilation-config", "-O"), "compilation_config", "json", builds="CompilationConfig"),
+    _F(("--additional-config",), "additional_config", "json", dict_or_str=True),
+    _F(("--structured-outputs-config",), "structured_outputs_config", "json", builds="StructuredOutputsConfig"),
     _F(("--disable-log-stats",), "extra.disable_log_stats", "store_true"),
     _F(("--aggregate-engine-logging",), "extra.aggregate_engine_logging", "store_true"),
     # ---- OpenAI server (frontend) flags: accepted, no VllmConfig field
@@ -439,7 +452,11 @@ class _StoreGiven(argparse.Action):
         values: str | Sequence[Any] | None,
         option_string: str | None = None,
     ) -> None:
-        setattr(namespace, self.dest, _Given(option_string or self.dest, values))
+        given = _Given(option_string or self.dest, values)
+        setattr(namespace, self.dest, given)
+        seen = getattr(namespace, "_seen", None)
+        if seen is not None:
+            seen.append((self.dest, given))
 
 
 class _BoolGiven(argparse.BooleanOptionalAction):
@@ -474,9 +491,10 @@ class _Parser(argparse.ArgumentParser):
         if match:
             flag = match.group(1).split("=", 1)[0]
             raise UnknownFlagError(
-                f"unknown flag '{flag}'.{did_you_mean(flag, known_flags())}", value=flag
+                f"unknown flag '{flag}'.{did_you_mean(flag, known_flags())}", value=flag,
+                stage="parse", error="ArgumentError", vllm_message=message,
             )
-        raise InputError(message.replace("\n", " "))
+        raise InputError(message.replace("\n", " "), stage="parse", error="ArgumentError", vllm_message=message)
 
     def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         raise InputError((message or "argument parsing stopped").strip())
@@ -610,7 +628,8 @@ def _pull_dotted(
 
 
 def _bad(spec: FlagSpec, option: str, raw: Any, why: str) -> InvalidValueError:
-    return InvalidValueError(f"{option}: invalid value {show(raw)}: {why}", path=spec.target, value=raw)
+    return InvalidValueError(f"{option}: invalid value {show(raw)}: {why}", path=spec.target, value=raw,
+                             stage="parse", error="ArgumentError")
 
 
 def _scalar(spec: FlagSpec, option: str, raw: str) -> Any:
@@ -645,21 +664,39 @@ def _scalar(spec: FlagSpec, option: str, raw: str) -> Any:
             f"{option}: {show(raw)} is not allowed; allowed: {allowed}.{did_you_mean(raw, [str(c) for c in spec.choices])}".rstrip("."),
             path=spec.target,
             value=raw,
+            stage="parse",
+            error="ArgumentError",
         )
     return value
+
+
+_LOOKS_LIKE_A_DICT = re.compile(r"(?s)^\s*{.*}\s*$")
 
 
 def _json(spec: FlagSpec, option: str, raw: str) -> Any:
     if spec.optional and raw in ("", "None"):
         return None
     check_text(raw, option)
+    if spec.builds is not None:
+        # vLLM's parser builds the sub-config from the text on the spot: a field it refuses is an ArgumentError
+        refused = refusal(schema_class(spec.builds), json_text=raw)
+        if refused is not None:
+            vllm = f"argument {spec.shown}: {refused}"
+            raise SubConfigError(one_line(vllm), config=spec.builds, flag=spec.shown, path=spec.target, value=raw,
+                                 stage="parse", error="ArgumentError", vllm_message=vllm)
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as exc:
+        # vLLM's json.loads type function (for a value that looks like {...} where it also takes a string)
+        loads: str | None = (None if spec.builds is not None or (spec.dict_or_str and not _LOOKS_LIKE_A_DICT.match(raw))
+                              else f"argument {spec.shown}: Value {raw} cannot be converted to {json.loads!r}.")
         raise InvalidValueError(
             f"{option}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg} (got {show(raw)})",
             path=spec.target,
             value=raw,
+            stage="parse" if loads else None,
+            error="ArgumentError" if loads else None,
+            vllm_message=loads,
         ) from None
     except RecursionError:
         raise InvalidValueError(f"{option}: JSON nested too deeply (got {show(raw)})", path=spec.target,
@@ -784,8 +821,15 @@ def _split_model(args: list[str]) -> tuple[str | None, list[str]]:
     return None, args
 
 
+Construct = Callable[["FlagSpec", Any], None]
+"""What building a sub-config runs beyond its fields' types (its ``__post_init__``): called with a
+JSON-valued flag that builds one (:attr:`FlagSpec.builds`) and its value, in vLLM's parsing order;
+it raises an :class:`~postinit.errors.InputError` when vLLM's parser would refuse the value."""
+
+
 def parse_vllm_args(
-    argv: str | Sequence[str], *, allow_files: bool = True, absent: Collection[str] = (), version: str = "",
+    argv: str | Sequence[str], *, allow_files: bool = True, construct: Construct | None = None,
+    absent: Collection[str] = (), version: str = "",
 ) -> ParsedArgs:
     """Parse a ``vllm serve`` command line into a :class:`ParsedArgs` (nested input dict).
 
@@ -794,6 +838,12 @@ def parse_vllm_args(
     is dropped. ``allow_files=False`` refuses ``--config FILE`` (the HTTP service).
     ``absent`` names the flags (argparse destinations) the modelled vLLM ``version`` does
     not have: its parser refuses them as unrecognized.
+
+    Failures come in vLLM's order: argparse converts every value as it meets it (the dotted
+    keys last, as one JSON value per flag), and a JSON-valued flag whose sub-config vLLM builds
+    while parsing is built then (its fields' types here, the rest by ``construct``); unknown
+    flags are refused only after that. Such a failure carries ``stage="parse"`` and vLLM's
+    ``argparse.ArgumentError`` text (``vllm_message``).
     """
     result = ParsedArgs()
     args = as_argv(argv)
@@ -827,23 +877,18 @@ def parse_vllm_args(
     args, dotted, dotted_order = _pull_dotted(args, result.warnings)
 
     given: dict[str, _Given] = {}
+    seen: list[tuple[str, _Given]] = []
+    """Every value argparse converts, in the order it converts them (a repeated flag each time)."""
+    unknown: list[str] = []
     if args:  # nothing left to parse gives only the parser's None defaults: skip building it (~7 ms)
         parser = _build_parser()
         try:
-            namespace, unknown = parser.parse_known_args(args)
+            namespace, unknown = parser.parse_known_args(args, argparse.Namespace(_seen=seen))
         except argparse.ArgumentError as exc:
             message = str(exc)
             if "ambiguous option" in message or "unrecognized" in message:
                 parser.error(message)
             raise InputError(message.replace("\n", " ")) from None
-        if unknown:
-            first = unknown[0]
-            if first.startswith("-"):
-                parser.error(f"unrecognized arguments: {first}")
-            raise InputError(
-                f"unexpected argument '{first}': the model goes first (vllm serve MODEL ...) or after --model",
-                value=first,
-            )
         given = {dest: value for dest, value in vars(namespace).items() if isinstance(value, _Given)}
     # dotted keys: vLLM appends them as one JSON flag after everything else, so
     # they replace a JSON value given for the same flag.
@@ -857,12 +902,30 @@ def parse_vllm_args(
             spec.names[-1] if dest == "compilation_config" else spec.names[0],
             json.dumps(dotted[dest].values),
         )
+        seen.append((dest, given[dest]))
 
-    for dest, item in given.items():
+    converted: dict[str, tuple[Any, str]] = {}
+    missing: list[str] = []
+    """Flags of the union table this version's parser does not have: unknown to it."""
+    for dest, item in seen:
+        if dest == "model":
+            continue
         if dest in absent:
-            raise UnknownFlagError(
-                f"unrecognized arguments: {item.option} (vLLM {version or 'at this version'} has no such flag)",
-                value=item.option)
+            raw = item.value if isinstance(item.value, list) else [item.value]
+            missing += [item.option, *(x for x in raw if isinstance(x, str))]
+            continue
+        spec = _BY_DEST[dest]
+        value, text = _convert(spec, item)
+        if construct is not None and spec.builds is not None and value is not None:
+            construct(spec, value)
+        converted[dest] = (value, text)  # a repeated flag: the last value wins, as in argparse
+    if missing:
+        flag = missing[0]
+        vllm = f"unrecognized arguments: {' '.join([*missing, *unknown])}"
+        raise UnknownFlagError(f"unknown flag '{flag}': vLLM {version or 'at this version'} has no such flag",
+                               value=flag, stage="parse", error="ArgumentError", vllm_message=vllm)
+    if unknown:
+        _refuse_unknown(unknown)
 
     model = positional
     if "model" in given:
@@ -882,7 +945,7 @@ def parse_vllm_args(
         spec = _BY_DEST[dest]
         if dest == "model":
             continue
-        value, text = _convert(spec, item)
+        value, text = converted[dest] if dest in converted else _convert(spec, item)
         if spec.deprecated and value != spec.default:
             result.warnings.append(f"argument '{dest}' is deprecated")
             if spec.warning is not None:
@@ -931,6 +994,20 @@ def parse_vllm_args(
             result.model = file_model if isinstance(file_model, str) else None
     result.config = config
     return result
+
+
+def _refuse_unknown(unknown: list[str]) -> NoReturn:
+    """Arguments no flag takes: vLLM's parser names them all (after converting everything else)."""
+    vllm = f"unrecognized arguments: {' '.join(unknown)}"
+    first = unknown[0]
+    if first.startswith("-"):
+        flag = first.split("=", 1)[0]
+        raise UnknownFlagError(f"unknown flag '{flag}'.{did_you_mean(flag, known_flags())}", value=flag,
+                               stage="parse", error="ArgumentError", vllm_message=vllm)
+    raise InputError(
+        f"unexpected argument '{first}': the model goes first (vllm serve MODEL ...) or after --model",
+        value=first, stage="parse", error="ArgumentError", vllm_message=vllm,
+    )
 
 
 def _leaf_paths(data: dict[str, Any], prefix: str = "") -> list[str]:

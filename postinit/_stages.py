@@ -1,0 +1,163 @@
+"""The stages vLLM fails in, seen from the front door: what is refused before the rulebook runs.
+
+vLLM meets its checks in one order (``postinit.rules.observed.STEPS``), and raises the
+first failure it meets. Inside the rulebook the phases and each rule's rank keep that
+order. Two stages come before it:
+
+* **parse** — ``vllm serve``'s argument parser builds the sub-config of a JSON-valued
+  flag on the spot (``--compilation-config``/``-O``, ``--kv-transfer-config``, ...;
+  ``observed.PARSED_SUB_CONFIGS``): pydantic checks the fields' types
+  (``postinit.schema.loaders.argv``), then the class's ``__post_init__`` runs — here the
+  rules of that sub-config's stage, alone, on the flag's value (:func:`parse_stage`). A
+  refusal is an ``argparse.ArgumentError``: :class:`~postinit.errors.SubConfigError`
+  with ``stage="parse"``, vLLM's text and the rule, and ``vllm serve`` exits 2.
+* **construction from a dict** — in config mode a sub-config whose field pydantic refuses
+  fails where vLLM builds it (:func:`refuse_part`): ``stage`` is the sub-config, the error
+  pydantic's ``ValidationError``; the parts are checked in vLLM's construction order
+  (:func:`construction_order`).
+
+:class:`RaisedError` is what vLLM raises for a resolution that failed in the rulebook:
+the violation's exception, message and stage, and pydantic's wrapper around it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import types
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from postinit.engine import ViolationEvent
+from postinit.rules import observed, paths, rulebook
+from postinit.rules.versions import DEFAULT_VERSION
+from postinit.schema.errors import SubConfigError
+from postinit.schema.loaders.argv import Construct, FlagSpec
+from postinit.schema.loaders.construct import one_line, refusal, schema_class, wrapped_text
+
+__all__ = ["RaisedError", "built_before", "construction_order", "parse_stage", "raised", "refuse_part"]
+
+
+@functools.cache
+def _stage_rules(stage: str, version: str = DEFAULT_VERSION) -> frozenset[str]:
+    """The rules that are the ``__post_init__`` of the sub-config built at ``stage`` (in ``version``'s rulebook)."""
+    return frozenset(r.id for r in rulebook(version).rules.values() if r.stage == stage and r.phase == "sub_configs")
+
+
+def parse_stage(base: Mapping[str, Any], version: str = DEFAULT_VERSION) -> Construct:
+    """What vLLM's parser runs when a JSON-valued flag builds its sub-config: the class's ``__post_init__``.
+
+    ``base`` is the flat state of a config built directly (defaults, the platform, the environment,
+    no EngineArgs): the sub-config sees only its flag's JSON, as ``TypeAdapter(cls).validate_json``
+    builds it, with ``version``'s rules. The first rule of that sub-config that refuses the value raises a
+    :class:`~postinit.errors.SubConfigError` (``stage="parse"``) naming the flag and the rule.
+    """
+
+    def construct(spec: FlagSpec, value: Any) -> None:
+        stage = observed.PARSED_SUB_CONFIGS.get(spec.builds or "")
+        if stage is None or "." in spec.target:
+            return  # a class without a __post_init__ of its own (EPLBConfig, PoolerConfig)
+        cls = schema_class(spec.builds or "")
+        try:  # vLLM's dataclasses ignore keys they have no field for (postinit refuses them at the door)
+            obj = cls.model_validate({k: v for k, v in value.items() if k in cls.model_fields})
+        except ValidationError:
+            return  # only postinit's own bounds are left: the door reports them
+        state = dict(base)
+        paths().flatten_fields(types.SimpleNamespace(**{spec.target: obj}), (spec.target,), state)
+        result = rulebook(version).resolve(state, {}, owned=True, select=_stage_rules(stage, version), trace="full")
+        if result.ok:
+            return
+        v = result.violations[0]
+        if observed.wrapped_by(stage, v.error) is None:  # vLLM lets it escape argparse as it is
+            text = f"{v.error}: {v.message}"
+            raise SubConfigError(f"{spec.shown}: {text} (rule {v.rule})", config=cls.__name__, flag=spec.shown,
+                                 path=spec.target, value=value, rule=v.rule, stage="parse", error=v.error,
+                                 vllm_message=v.message, trace=result.trace)
+        vllm = f"argument {spec.shown}: {wrapped_text(cls.__name__, v.error, v.message, value)}"
+        raise SubConfigError(f"{one_line(vllm)} (rule {v.rule})", config=cls.__name__, flag=spec.shown,
+                             path=spec.target, value=value, rule=v.rule, stage="parse", error="ArgumentError",
+                             vllm_message=vllm, trace=result.trace)
+
+    return construct
+
+
+_BUILT_IN_CONFIG_MODE = ("model_config", "sub_configs")
+"""The phases of the rules that are sub-configs' own construction (what a config dict's construction runs)."""
+
+
+def built_before(state: Mapping[str, Any], stage: str, version: str = DEFAULT_VERSION) -> Any:
+    """The trace of building, from a config dict, the sub-configs vLLM builds before ``stage`` refuses its part.
+
+    vLLM builds the sub-configs one by one (:func:`construction_order`): those before the one it
+    refuses have run their ``__post_init__`` and logged (a SchedulerConfig's "Chunked prefill is
+    enabled ..."). ``state`` is the flat state of the parts read so far; the trace is what the
+    refusal's :class:`~postinit.errors.SubConfigError` carries.
+    """
+    index = {s.stage: i for i, s in reversed(list(enumerate(observed.STEPS)))}
+    limit = index.get(stage, -1)
+    book = rulebook(version)
+    chosen = frozenset(r.id for r in book.rules.values() if r.phase in _BUILT_IN_CONFIG_MODE
+                       and r.stage is not None and index.get(r.stage, limit) < limit)
+    return book.resolve(dict(state), {}, owned=True, select=chosen, trace="full").trace
+
+
+def construction_order(keys: Iterable[str]) -> list[str]:
+    """A config's top-level keys in the order vLLM builds those sub-configs (others first, as given)."""
+    index = {s.stage: i for i, s in reversed(list(enumerate(observed.STEPS)))}
+    return sorted(keys, key=lambda k: index.get(k, -1))
+
+
+def refuse_part(key: str, value: Any) -> None:
+    """Raise vLLM's refusal to build the sub-config ``key`` from the dict ``value``, if vLLM refuses it.
+
+    Only pydantic's refusals of fields whose types are vLLM's (``schema.loaders.construct``); the
+    rest is the door's. The error names the sub-config as the stage and carries pydantic's text.
+    """
+    name = observed.CONFIG_CLASSES.get(key)
+    if name is None or key == "vllm_config" or not isinstance(value, Mapping):
+        return
+    text = refusal(schema_class(name), data=value)
+    if text is not None:
+        raise SubConfigError(f"{key}: {one_line(text)}", config=name, path=key, stage=key, error="ValidationError",
+                             vllm_message=text)
+
+
+@dataclass(frozen=True)
+class RaisedError:
+    """The exception vLLM raises for a config the rulebook refused: as vLLM raises it, and where."""
+
+    type: str
+    """The exception (``ValueError``, ``AssertionError``, ...); inside pydantic's wrapper when there is one."""
+    message: str
+    stage: str | None
+    """Where vLLM raises it (``observed.VLLM_STAGES``)."""
+    rule: str
+    wrapped_by: str | None = None
+    """``ValidationError`` when vLLM raises it while building a pydantic dataclass (``observed.wrapped_by``)."""
+    wrapper_message: str | None = None
+    """pydantic's text of the wrapper (without vLLM's ``input_value``: see :func:`raised`)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "message": self.message, "stage": self.stage, "rule": self.rule,
+                "wrapped_by": self.wrapped_by, "wrapper_message": self.wrapper_message}
+
+
+_INPUT = re.compile(r"input_value=.*, input_type=\w+\]")
+
+
+def raised(v: ViolationEvent) -> RaisedError:
+    """What vLLM raises for the violation ``v``: the exception, and pydantic's wrapper around it if any.
+
+    The wrapper's ``input_value`` (the arguments vLLM built the dataclass from, with their object
+    reprs) is not reproduced: it reads ``input_value=…``.
+    """
+    wrapper = observed.wrapped_by(v.stage, v.error)
+    text = None
+    if wrapper is not None and v.stage is not None:
+        loc = (observed.FIELD_VALIDATORS[v.rule],) if v.rule in observed.FIELD_VALIDATORS else ()
+        text = _INPUT.sub("input_value=…, input_type=ArgsKwargs]",
+                          wrapped_text(observed.CONFIG_CLASSES[v.stage], v.error, v.message, None, loc))
+    return RaisedError(v.error, v.message, v.stage, v.rule, wrapper, text)

@@ -1,0 +1,307 @@
+"""SpeculativeConfig's own ``__post_init__`` (phase ``sub_configs``): the method, the draft model,
+the prompt-lookup defaults, the token tree, the draft's parallel settings and checks.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from postinit.engine import (
+    Outcome,
+    RuleResult,
+    Violation,
+    rule,
+    rule_of,
+    sequence,
+)
+from postinit.rules import verify
+
+_MTP_TYPES = ("deepseek_mtp", "mimo_mtp", "glm4_moe_mtp", "ernie_mtp", "qwen3_next_mtp", "longcat_flash_mtp")
+_SM = "speculative_config.method"
+
+
+@rule(
+    "speculative.mtp-method-normalized",
+    title="Model-specific MTP method names become 'mtp'",
+    phase="sub_configs",
+    kind="override",
+    reads=("speculative_config", _SM),
+    writes=(_SM,),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
+    message="method `{method}` is deprecated and replaced with mtp.",
+    level="warning",
+)
+def mtp_method_normalized(c: Mapping[str, Any]) -> RuleResult:
+    """The per-model MTP spellings are deprecated aliases of the generic mtp method."""
+    method = c[_SM]
+    if c["speculative_config"] and method in _MTP_TYPES:
+        return Outcome.log({_SM: "mtp"}, method=method)
+    return None
+
+
+@rule(
+    "speculative.draft-model-from-method",
+    title="mtp uses the target model as draft; ngram needs no model",
+    phase="sub_configs",
+    kind="default",
+    reads=("speculative_config", _SM, "speculative_config.model", "speculative_config.num_speculative_tokens",
+           "model_config.model"),
+    writes=("speculative_config.model",),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
+    message="",
+    level="debug",
+)
+def draft_model_from_method(c: Mapping[str, Any]) -> RuleResult:
+    """MTP layers live in the target checkpoint; n-gram lookup has no model; anything else must name one."""
+    if not c["speculative_config"] or c["speculative_config.model"] is not None \
+            or c["speculative_config.num_speculative_tokens"] is None:
+        return None
+    if c[_SM] == "mtp":
+        return {"speculative_config.model": c["model_config.model"]}
+    if c[_SM] in ("ngram", "[ngram]"):
+        return {"speculative_config.model": "ngram"}
+    return Violation("num_speculative_tokens was provided but without speculative model.")
+
+
+_MTP_DRAFT_BY_TYPE = {
+    "deepseek_v3": "DeepSeekMTPModel", "deepseek_v32": "DeepSeekMTPModel", "deepseek_mtp": "DeepSeekMTPModel",
+    "ernie4_5_moe": "ErnieMTPModel", "ernie_mtp": "ErnieMTPModel",
+    "qwen3_next": "Qwen3NextMTP", "qwen3_next_mtp": "Qwen3NextMTP",
+    "longcat_flash": "LongCatFlashMTPModel",
+}
+_MTP_DRAFT_BY_ARCH = {"MiMoForCausalLM": "MiMoMTPModel", "Glm4MoeForCausalLM": "Glm4MoeMTPModel"}
+
+
+@rule(
+    "speculative.mtp-draft-architecture",
+    title="The MTP draft is the target checkpoint loaded as its MTP architecture",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SM, "model_config", "model_config.hf_config.model_type",
+           "model_config.hf_config.architectures"),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__, hf_config_override; ref 2.8",
+    message="Resolved architecture: {architecture}",
+    level="info",
+)
+def mtp_draft_architecture(c: Mapping[str, Any]) -> RuleResult:
+    """SpeculativeConfig builds the draft's ModelConfig from the target checkpoint with ``hf_config_override``.
+
+    The override renames the model type and architecture to the MTP head's, and the
+    draft's ModelConfig logs the resolved architecture as every ModelConfig does.
+    """
+    if not c["speculative_config"] or c[_SM] != "mtp" or not c["model_config"]:
+        return None
+    archs = c["model_config.hf_config.architectures"] or ()
+    arch = _MTP_DRAFT_BY_TYPE.get(c["model_config.hf_config.model_type"]) or (
+        _MTP_DRAFT_BY_ARCH.get(archs[0]) if archs else None)
+    return Outcome.log(architecture=arch) if arch else None
+
+
+@rule(
+    "speculative.method-from-model-name",
+    title="The method is detected from the draft model's name (ngram, EAGLE, EAGLE-3)",
+    phase="sub_configs",
+    kind="default",
+    reads=("speculative_config", _SM, "speculative_config.model"),
+    writes=(_SM,),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
+    level="debug",
+)
+def method_from_model_name(c: Mapping[str, Any]) -> RuleResult:
+    """Without a method, "ngram" as model means n-gram lookup and EAGLE heads are recognised by name.
+
+    Detection from the draft's config.json model_type (medusa, mlp_speculator, MTP) is not modelled.
+    """
+    model = c["speculative_config.model"]
+    if not c["speculative_config"] or c[_SM] is not None or model is None:
+        return None
+    name = model.lower()
+    if model in ("ngram", "[ngram]"):
+        return {_SM: "ngram"}
+    if "eagle-" in name:
+        return {_SM: "eagle"}
+    if "eagle3" in name:
+        return {_SM: "eagle3"}
+    return None
+
+
+
+SPECULATIVE_METHOD = sequence(
+    "speculative.method", mtp_method_normalized, draft_model_from_method, method_from_model_name,
+    mtp_draft_architecture,
+    title="SpeculativeConfig.__post_init__: MTP names normalised, the draft model, the method, the MTP architecture",
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__",
+)
+
+@rule(
+    "speculative.prompt-lookup-defaults",
+    title="n-gram lookup window defaults (5/5, or mirrored); 0/0 for other methods",
+    phase="sub_configs",
+    kind="default",
+    reads=("speculative_config", _SM, "speculative_config.prompt_lookup_min", "speculative_config.prompt_lookup_max"),
+    writes=("speculative_config.prompt_lookup_min", "speculative_config.prompt_lookup_max"),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
+    level="debug",
+)
+def prompt_lookup_defaults(c: Mapping[str, Any]) -> RuleResult:
+    """n-gram matching needs a window; a single given bound is used for both; other methods do no lookup."""
+    lo, hi = c["speculative_config.prompt_lookup_min"], c["speculative_config.prompt_lookup_max"]
+    if not c["speculative_config"]:
+        return None
+    if c[_SM] != "ngram":
+        new = (0, 0)
+    elif lo is None and hi is None:
+        new = (5, 5)
+    else:
+        new = (lo if lo is not None else hi, hi if hi is not None else lo)
+        if new[0] > new[1]:
+            return Violation(f"prompt_lookup_min={new[0]} must be <= prompt_lookup_max={new[1]}")
+    return {"speculative_config.prompt_lookup_min": new[0], "speculative_config.prompt_lookup_max": new[1]}
+
+
+def _model_based(c: Mapping[str, Any]) -> bool:
+    """vLLM's ``else`` branch with a draft model: not n-gram, and a model (or MTP's target) to draft with."""
+    return bool(c["speculative_config"]) and c[_SM] not in ("ngram", "[ngram]") \
+        and c["speculative_config.model"] is not None
+
+
+@rule(
+    "speculative.token-tree",
+    title="Speculative token tree: a chain of num_speculative_tokens, or the user's tree sorted breadth-first",
+    phase="sub_configs",
+    kind="derive",
+    reads=("speculative_config", _SM, "speculative_config.model", "speculative_config.num_speculative_tokens",
+           "speculative_config.speculative_token_tree"),
+    writes=("speculative_config.speculative_token_tree",),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
+    level="debug",
+)
+def token_tree(c: Mapping[str, Any]) -> RuleResult:
+    """Model-based drafters propose a tree of tokens; without one they propose a single chain.
+
+    Not for n-gram lookup. The draft's ``n_predict`` default for an unset
+    num_speculative_tokens is not modelled (the rule then does not fire).
+    """
+    if not _model_based(c):
+        return None
+    tree = c["speculative_config.speculative_token_tree"]
+    if tree is None:
+        n = c["speculative_config.num_speculative_tokens"]
+        if n is None:
+            return None
+        return {"speculative_config.speculative_token_tree": str([(i + 1) * (0,) for i in range(n)])}
+    try:
+        choices = ast.literal_eval(tree)
+        ordered = sorted(choices, key=lambda t: (len(t), t))
+    except (SyntaxError, ValueError, TypeError, MemoryError, RecursionError) as e:
+        # vLLM's SpeculativeConfig.__post_init__ raises the same: a SyntaxError/TypeError is not
+        # wrapped by pydantic (only ValueError and AssertionError are)
+        return Violation(str(e), error=type(e).__name__,
+                         hint="speculative_token_tree is a Python literal: a list of tuples of ints")
+    return {"speculative_config.speculative_token_tree": str(ordered)}
+
+
+@rule(
+    "speculative.draft-tensor-parallel-size",
+    title="The draft model runs with the target's TP size (or 1)",
+    phase="sub_configs",
+    kind="default",
+    reads=("speculative_config", _SM, "speculative_config.model", "speculative_config.draft_tensor_parallel_size",
+           "parallel_config.tensor_parallel_size"),
+    writes=("speculative_config.draft_tensor_parallel_size",),
+    source="vllm/config/speculative.py SpeculativeConfig._verify_and_get_draft_tp; ref 2.8",
+    level="debug",
+)
+def draft_tensor_parallel_size(c: Mapping[str, Any]) -> RuleResult:
+    """A draft shards like its target unless told to run unsharded; any other size is refused.
+
+    ``mlp_speculator`` drafts (always TP 1) are not modelled: postinit has no
+    facts about the draft's config.json.
+    """
+    if not _model_based(c):
+        return None
+    draft, tp = c["speculative_config.draft_tensor_parallel_size"], c["parallel_config.tensor_parallel_size"]
+    if draft is None:
+        return {"speculative_config.draft_tensor_parallel_size": tp}
+    if draft not in (1, tp):
+        return Violation(f"speculative_draft_tensor_parallel_size={draft} cannot be other value than 1 or "
+                         "target model tensor_parallel_size", error="ValueError",
+                         hint=f"use draft_tensor_parallel_size 1 or {tp}")
+    return None
+
+
+def _reads(fn: Callable[..., Any]) -> tuple[str, ...]:
+    spec = rule_of(fn)
+    assert spec is not None, fn
+    return spec.reads
+
+
+class _Overlay(Mapping[str, Any]):
+    """A read-only view of a state with a few paths replaced (reads go through, key by key)."""
+
+    def __init__(self, base: Mapping[str, Any], top: Mapping[str, Any]) -> None:
+        self.base, self.top = base, top
+
+    def __getitem__(self, key: str) -> Any:
+        return self.top[key] if key in self.top else self.base[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.base)
+
+    def __len__(self) -> int:
+        return len(self.base)
+
+
+_DRAFT_CHECKS: tuple[Callable[[Mapping[str, Any]], RuleResult], ...] = (
+    verify.external_launcher_seed,
+    verify.heads_divisible_by_tp,
+    verify.expert_parallel_needs_experts,
+    verify.pipeline_parallel_supported,
+    verify.dcp_kv_heads,
+)
+_DRAFT_CHECK_READS = tuple(dict.fromkeys(p for fn in _DRAFT_CHECKS for p in _reads(fn)))
+
+
+@rule(
+    "speculative.draft-verify-with-parallel-config",
+    title="The draft model is verified against its parallel config while SpeculativeConfig is built",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SM, "speculative_config.draft_tensor_parallel_size", *_DRAFT_CHECK_READS),
+    source="vllm/config/speculative.py SpeculativeConfig._verify_args "
+    "(draft_model_config.verify_with_parallel_config); ref 2.8, 9",
+)
+def draft_verify_with_parallel_config(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM runs ``ModelConfig.verify_with_parallel_config`` on the draft before ``VllmConfig`` exists.
+
+    For n-gram speculation the draft configs *are* the target's, so the checks of
+    step 3 (``verify.*``) raise here, at the ``speculative_config`` stage, before any
+    model hook of step 2 ran. An MTP draft is the target checkpoint on a fresh
+    ParallelConfig (the draft TP size; no DCP, no expert parallelism). EAGLE and
+    draft-model drafts are other checkpoints, whose config.json postinit does not
+    hold: they are not checked here.
+    """
+    if not c["speculative_config"]:
+        return None
+    method = c[_SM]
+    if method == "ngram":
+        view: Mapping[str, Any] = c
+        checks = _DRAFT_CHECKS
+    elif method == "mtp":
+        tp = c["speculative_config.draft_tensor_parallel_size"] or c["parallel_config.tensor_parallel_size"]
+        view = _Overlay(c, {"parallel_config.tensor_parallel_size": tp,
+                            "parallel_config.decode_context_parallel_size": 1,
+                            "parallel_config.enable_expert_parallel": False})
+        # the MTP head's own class decides SupportsPP, which postinit does not know
+        checks = tuple(fn for fn in _DRAFT_CHECKS if fn is not verify.pipeline_parallel_supported)
+    else:
+        return None
+    for check in checks:
+        out = check(view)
+        if isinstance(out, Violation):
+            return out
+    return None
+
+
