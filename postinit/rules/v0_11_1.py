@@ -1404,14 +1404,14 @@ _INTERLEAVE = "parallel_config.dcp_kv_cache_interleave_size"
     kind="check",
     reads=(_DCP, _INTERLEAVE, _BS),
     source=f"{_VLLM}; ref step-17, v0.11.1",
-    message="Block_size(<b>) should be greater than or equal to and divisible by dcp_kv_cache_interleave_size(<i>).",
+    message="Block_size(<b>) should be greater than or equal to and divisible by dcp_kv_cache_interleave_size (<i>).",
 )
 def dcp_interleave_block_size(c: Mapping[str, Any]) -> RuleResult:
     """Interleaved KV storage fills whole interleave units inside a block, so the block must hold a whole number of them."""
     size, step = c[_BS], c[_INTERLEAVE]
     if c[_DCP] > 1 and size is not None and not (step <= size and size % step == 0):
         return Violation(f"Block_size({size}) should be greater than or equal to and divisible by "
-                         f"dcp_kv_cache_interleave_size({step}).", error="AssertionError")
+                         f"dcp_kv_cache_interleave_size ({step}).", error="AssertionError")
     return None
 
 
