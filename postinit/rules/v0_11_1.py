@@ -280,7 +280,7 @@ def _batch(c: Mapping[str, Any], tokens: Mapping[str | None, int], seqs: Mapping
     level="debug",
 )
 def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
-    """H100/H200/B200/MI300-class devices get 16384 (LLM) / 8192 (serve) tokens and 1024 sequences.
+    """H100/H200/B200/MI300-class devices get 16384 (LLM) / 8192 (serve) tokens, at least max_model_len without chunked prefill, and 1024 sequences.
 
     Without chunked prefill the budget is at least max_model_len, and it never
     exceeds max_num_seqs x max_model_len; another usage context gets SchedulerConfig's
@@ -304,7 +304,7 @@ def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
     level="debug",
 )
 def batch_defaults_other_device(c: Mapping[str, Any]) -> RuleResult:
-    """Smaller devices and A100s get 8192 (LLM) / 2048 (serve) tokens and 256 sequences, with the same adjustments."""
+    """Smaller devices and A100s get 8192 (LLM) / 2048 (serve) tokens, at least max_model_len without chunked prefill, and 256 sequences."""
     if c["platform.is_cpu"] or _large_gpu(c):
         return None
     return _batch(c, {"LLM_CLASS": 8192, "OPENAI_API_SERVER": 2048}, {"LLM_CLASS": 256, "OPENAI_API_SERVER": 256})

@@ -116,7 +116,7 @@ VERSIONS: dict[str, Version] = {
         title="vLLM main d7fb10c57 (2025-10-29, between v0.11.0 and v0.11.1): the seed commit",
         parent=None,
         oracle="real vLLM: commit d7fb10c57's Python code over the vllm==0.11.1 wheel "
-        "(tests/golden/expected, 445 cases)",
+        "(tests/golden/expected)",
         source="github.com/vllm-project/vllm at d7fb10c574a3a9cbf596bec086bf02603b71c5c8",
         env_table="d7fb10c57",
         golden="expected",
@@ -126,7 +126,7 @@ VERSIONS: dict[str, Version] = {
         name="0.11.1",
         title="vLLM 0.11.1 (PyPI release, 2025-11-18)",
         parent="d7fb10c57",
-        oracle="real vLLM: the official vllm==0.11.1 wheel (tests/golden/expected-0.11.1, 445 cases)",
+        oracle="real vLLM: the official vllm==0.11.1 wheel (tests/golden/expected-0.11.1)",
         source="the vllm==0.11.1 wheel from PyPI (site-packages/vllm/)",
         env_table="0.11.1",
         golden="expected-0.11.1",

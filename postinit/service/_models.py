@@ -142,9 +142,9 @@ class VersionInfoModel(BaseModel):
 
     model_config = ConfigDict(json_schema_extra={"examples": [{
         "name": "0.11.1", "title": "vLLM 0.11.1 (PyPI release, 2025-11-18)", "parent": "d7fb10c57", "default": False,
-        "oracle": "real vLLM: the official vllm==0.11.1 wheel (tests/golden/expected-0.11.1, 445 cases)",
-        "source": "the vllm==0.11.1 wheel from PyPI (site-packages/vllm/)", "rules": 227,
-        "delta": {"added": 18, "replaced": 37, "dropped": 32, "fields_added": 19, "fields_removed": 9},
+        "oracle": "real vLLM: the official vllm==0.11.1 wheel (tests/golden/expected-0.11.1)",
+        "source": "the vllm==0.11.1 wheel from PyPI (site-packages/vllm/)", "rules": 230,
+        "delta": {"added": 19, "replaced": 37, "dropped": 32, "fields_added": 19, "fields_removed": 9},
         "env_table": "postinit/schema/data/envs-0.11.1.json"}]})
 
     name: str
