@@ -298,3 +298,20 @@ def test_upgrade_input_errors(http: TestClient) -> None:
     assert r.status_code == 422 and "'from' and 'to'" in r.json()["message"]
     with pytest.raises(InputError, match="from_version and to_version, not vllm_version"):
         postinit.upgrade(vllm_version="0.11.1", to_version="0.11.1")
+
+
+def test_the_readme_upgrade_excerpt_is_real_output() -> None:
+    """The README's `postinit upgrade` excerpt: every line it shows is printed, in that order ("…" skips lines)."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    (block,) = [b for b in re.findall(r"```text\n(.*?)```", readme, flags=re.S) if b.startswith("$ postinit upgrade")]
+    lines = block.rstrip("\n").splitlines()
+    out = runner.invoke(cli_app, shlex.split(lines.pop(0).removeprefix("$ "))[1:])
+    assert out.exit_code == 0, out.output
+    printed = iter(out.stdout.splitlines())
+    for line in lines:
+        if line != "…":
+            assert line in printed, line
