@@ -30,15 +30,22 @@ from postinit.errors import (
 from postinit.rules import paths, rulebook
 
 if TYPE_CHECKING:
+    from postinit._upgrade import Upgrade, VersionInfo, upgrade, versions
     from postinit.audit import ConfigDiff, WhatIf, diff, what_if
 
 __version__ = "0.1.0"
 
 _LAZY = {"ConfigDiff", "WhatIf", "diff", "what_if"}
 """Names of :mod:`postinit.audit`, imported on first use (start-up time)."""
+_LAZY_UPGRADE = {"Upgrade", "VersionInfo", "upgrade", "versions"}
+"""Names of :mod:`postinit._upgrade`, imported on first use."""
+
+_audit_getattr = lazy_getattr(__name__, globals(), _LAZY, "postinit.audit")
+_upgrade_getattr = lazy_getattr(__name__, globals(), _LAZY_UPGRADE, "postinit._upgrade")
 
 
-__getattr__ = lazy_getattr(__name__, globals(), _LAZY, "postinit.audit")
+def __getattr__(name: str) -> object:
+    return _upgrade_getattr(name) if name in _LAZY_UPGRADE else _audit_getattr(name)
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -50,6 +57,8 @@ __all__ = [
     "Request",
     "Resolution",
     "RuleError",
+    "Upgrade",
+    "VersionInfo",
     "ViolationError",
     "WhatIf",
     "__version__",
@@ -58,5 +67,7 @@ __all__ = [
     "resolve",
     "resolve_request",
     "rulebook",
+    "upgrade",
+    "versions",
     "what_if",
 ]

@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import TypeAdapter, ValidationError
 
 from postinit._request import DEFAULT_MODEL, DEFAULT_PLATFORM, Request, Semantics, UsageSpec
-from postinit._stages import RaisedError, construction_order, parse_stage, raised, refuse_part
+from postinit._stages import (
+    RaisedError,
+    built_before,
+    construction_order,
+    parse_stage,
+    raised,
+    refuse_part,
+)
 from postinit.engine import (
     Change,
     EngineResult,
@@ -29,9 +36,10 @@ from postinit.engine import (
     jsonable,
 )
 from postinit.errors import InvalidValueError, ViolationError, show
-from postinit.rules import paths, rulebook
+from postinit.rules import paths, rulebook, versions
 from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
 from postinit.schema.env import read_env
+from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
 from postinit.schema.loaders.model import LoadedModel, catalog_id
 
@@ -160,6 +168,7 @@ def resolve(
     config_json: Mapping[str, Any] | None = None,
     tokenizer_config_json: Mapping[str, Any] | None = None,
     catalog_only: bool = False,
+    vllm_version: str | None = None,
 ) -> Resolution:
     """Resolve a vLLM config the way vLLM would, and explain every decision.
 
@@ -172,8 +181,9 @@ def resolve(
     ``cpu``, ``auto``) or a :class:`Platform`; ``env`` the environment variables (the
     process environment is never read). ``overrides`` maps dotted paths to values
     set last (``postinit what-if --set``). ``catalog_only`` refuses local files:
-    models by catalog id or inline only. A ready :class:`~postinit.Request` may be
-    passed as ``config``. The input is never mutated.
+    models by catalog id or inline only. ``vllm_version`` is the vLLM to resolve as
+    (default ``"d7fb10c57"``, the seed commit; ``"0.11.1"``; see :func:`versions`).
+    A ready :class:`~postinit.Request` may be passed as ``config``. The input is never mutated.
     """
     if isinstance(config, Request):
         request = config
@@ -181,6 +191,7 @@ def resolve(
         request = Request.build(
             config, model=model, config_json=config_json, tokenizer_config_json=tokenizer_config_json,
             argv=argv, platform=platform, env=env, usage=usage, semantics=semantics, overrides=overrides,
+            vllm_version=vllm_version,
         )
     return resolve_request(request, trace=trace, strict=strict, allow_files=not catalog_only)
 
@@ -201,8 +212,8 @@ def resolve_request(
     """
     state, prov, inputs, notes = _prepare(request, allow_files=allow_files)
     # ``_prepare`` builds a fresh dict of frozen values for this call: the engine takes it over
-    result = rulebook().resolve(state, prov, semantics=request.semantics, trace=trace, strict=strict, owned=True,
-                                record=record)
+    result = rulebook(request.vllm_version).resolve(state, prov, semantics=request.semantics, trace=trace,
+                                                    strict=strict, owned=True, record=record)
     return Resolution(result, inputs=inputs, request=request, notes=notes, allow_files=allow_files, strict=strict)
 
 
@@ -384,6 +395,7 @@ def _prepare(
     notes: list[Note] = []
     flag_model: str | None = None
     usage = request.effective_usage
+    version = request.vllm_version
     if isinstance(request.platform, str) and request.platform.strip().lower() == "auto" and not allow_files:
         raise InvalidValueError("platform 'auto' would detect this server's hardware; name a platform "
                                 "(cpu, rocm, cuda:9.0, h100, ...)", path="platform", value="auto")
@@ -391,12 +403,13 @@ def _prepare(
     space = paths()
     # the platform and the environment first: vLLM's parser builds sub-configs that read them
     plat_detail, plat_flat = _platform(request.platform)
-    reading = read_env(request.env)
+    reading = read_env(request.env, table=versions.get(version).env_table)
     env_flat = fast.empty_env if not reading.env.explicit else space.flatten_model(reading.env, "env")
     if request.argv:
         # vLLM's parser builds the JSON-valued flags' sub-configs as VllmConfig(...) would: no EngineArgs
         built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None)}
-        parsed = parse_vllm_args(request.argv, allow_files=allow_files, construct=parse_stage(built))
+        parsed = parse_vllm_args(request.argv, allow_files=allow_files, construct=parse_stage(built, version),
+                                 absent=versions.absent_flags(version), version=version)
         data = _deep_merge(data, parsed.config)
         flags = dict(parsed.flags)
         flag_model = parsed.model
@@ -405,6 +418,7 @@ def _prepare(
     for p, v in request.overrides.items():
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
+    notes.extend(_drop_absent(data, version))
 
     model_name, loaded = _model_facts(request, data, flag_model, allow_files)
     loader_sources: dict[str, str] = {}
@@ -421,14 +435,25 @@ def _prepare(
     # vLLM builds the sub-configs: the first one vLLM refuses is the one reported
     fields: dict[str, Any] = {}
     user_paths: list[str] = []
+    def facts() -> None:
+        if loaded is not None:
+            fields.update(_facts(loaded, {**data, "model_config": {
+                "hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config, **data["model_config"]}}))
+
     for key in construction_order(data):
         value = data[key]
-        part = _part(key, value, data)
+        try:
+            part = _part(key, value, data)
+        except SubConfigError as e:
+            if e.trace is None and e.stage == key and usage is None:
+                # config mode: the sub-configs vLLM built before this one ran (and logged) first
+                facts()
+                built = {**fast.default_flat, **fields, **plat_flat, **env_flat, **fast.usage(None)}
+                e.trace = built_before(built, key, version)
+            raise
         fields.update(part[0])
         user_paths.extend(part[1])
-    if loaded is not None:
-        fields.update(_facts(loaded, {**data, "model_config": {
-            "hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config, **data["model_config"]}}))
+    facts()
     notes.extend(Note(f"env_{n.kind}", n.name, n.message) for n in reading.notes)
     # start from VllmConfig()'s flattened defaults and flatten only what can differ: the
     # sub-configs the input names, the platform (cached per spec), the env and the usage facts
@@ -455,8 +480,53 @@ def _prepare(
     for name in reading.env.explicit:
         prov[f"env.{name}"] = Provenance(Source.FACT, f"env {name}")
     inputs = {"platform": plat_detail, "usage": usage, "semantics": request.semantics,
-              "model": model_name}
+              "model": model_name, "vllm_version": version}
     return state, prov, inputs, tuple(notes)
+
+
+def _drop_absent(data: dict[str, Any], version: str) -> list[Note]:
+    """Take the fields vLLM ``version`` does not have out of the nested input ``data``, one note each.
+
+    vLLM's configs are pydantic dataclasses, which ignore a keyword they do not declare: such an
+    input has no effect on that version, and the note says so.
+    """
+    absent = versions.absent_paths(version)
+    if not absent:
+        return []
+    notes = []
+    for path in sorted(absent):
+        *head, last = path.split(".")
+        node: Any = data
+        for part in head:
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if not isinstance(node, Mapping) or last not in node:
+            continue
+        node = data  # copy the dicts on the way down: the request's own config is never changed
+        for part in head:
+            node[part] = dict(node[part])
+            node = node[part]
+        del node[last]
+        notes.append(Note("absent_field", path, f"{path} is not a field of vLLM {version}: vLLM ignores it "
+                                                    f"({_absent_why(path, version)})."))
+    return notes
+
+
+def _absent_why(path: str, version: str) -> str:
+    info = paths().info[path].extra
+    if info.get("since"):
+        return f"added in vLLM {info['since']}"
+    return f"removed after vLLM {info.get('until')}"
+
+
+def _strip_absent(config: dict[str, Any], version: str) -> None:
+    """Remove from a nested config dict the fields vLLM ``version`` does not have (in place)."""
+    for path in versions.absent_paths(version):
+        *head, last = path.split(".")
+        node: Any = config
+        for part in head:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict):
+            node.pop(last, None)
 
 
 @dataclass(eq=False)
@@ -490,14 +560,15 @@ class Resolution:
             changed = changed.changed(set)
         state, prov, inputs, notes = _prepare(changed, allow_files=self.allow_files)
         base = self.engine
-        if base.recording is None and changed.semantics == base.semantics:
+        same_book = changed.vllm_version == self.vllm_version
+        if base.recording is None and changed.semantics == base.semantics and same_book:
             # recorded once, on first use: the schedule to follow
-            base = self.engine = rulebook().resolve(dict(base.initial), base.initial_provenance,
-                                                    semantics=base.semantics, trace=base.trace.level,
-                                                    strict=self.strict, record=True)
-        if changed.semantics != base.semantics:
-            result = rulebook().resolve(state, prov, semantics=changed.semantics, trace=self.trace.level,
-                                        owned=True, strict=self.strict)
+            base = self.engine = rulebook(self.vllm_version).resolve(
+                dict(base.initial), base.initial_provenance, semantics=base.semantics, trace=base.trace.level,
+                strict=self.strict, record=True)
+        if changed.semantics != base.semantics or not same_book:
+            result = rulebook(changed.vllm_version).resolve(state, prov, semantics=changed.semantics,
+                                                            trace=self.trace.level, owned=True, strict=self.strict)
         else:
             result = base.replay(state, prov, strict=self.strict)
         return Resolution(result, inputs=inputs, request=changed, notes=notes, allow_files=self.allow_files,
@@ -519,6 +590,13 @@ class Resolution:
         from postinit.render import resolution_renderable
 
         return html(resolution_renderable(self))
+
+    @property
+    def vllm_version(self) -> str:
+        """The vLLM version this resolution models (``"d7fb10c57"``, ``"0.11.1"``)."""
+        if self.request is not None:
+            return self.request.vllm_version
+        return str(self.inputs.get("vllm_version") or versions.DEFAULT_VERSION)
 
     @property
     def ok(self) -> bool:
@@ -625,7 +703,9 @@ class Resolution:
         except ImportError:  # pragma: no cover - until the hashing module exists
             blob = json.dumps({k: jsonable(v) for k, v in sorted(self.engine.state.items())}, sort_keys=True)
             return hashlib.md5(blob.encode(), usedforsecurity=False).hexdigest()[:10]
-        return str(hashing.compute_hash(self.engine.state))
+        scheme = next((versions.delta(v.name).hash for v in reversed(versions.chain(self.vllm_version))
+                       if versions.delta(v.name).hash is not None), None)
+        return str((scheme or hashing.compute_hash)(self.engine.state))
 
     def raise_for_violations(self) -> None:
         """Raise :class:`ViolationError` if the config is invalid."""
@@ -642,6 +722,7 @@ class Resolution:
         config = _CONFIG_ADAPTER.dump_python(self.config, mode="json") if self.ok else paths().unflatten(
             {k: jsonable(v) for k, v in self.engine.state.items()}
         )
+        _strip_absent(config, self.vllm_version)
         return {
             "version": RESULT_VERSION,
             "ok": self.ok,

@@ -16,6 +16,9 @@ only parsing and rendering. The defaults live here, in one place:
   EngineArgs mode with no model at all uses :data:`DEFAULT_MODEL`.
 * **Platform** :data:`DEFAULT_PLATFORM`; **env** empty (``os.environ`` is never
   read); **semantics** ``"vllm"``.
+* **vLLM version** :data:`~postinit.rules.versions.DEFAULT_VERSION` (the seed
+  commit ``d7fb10c57``); ``"0.11.1"`` resolves as vLLM 0.11.1 does
+  (``postinit versions`` lists what is modelled).
 
 Every bound of :mod:`postinit.schema.limits` is checked when the request is built.
 """
@@ -36,6 +39,7 @@ from pydantic import (
 )
 
 from postinit.errors import InvalidValueError, show
+from postinit.rules.versions import DEFAULT_VERSION, version_name
 from postinit.schema import Env, Platform, VllmConfig
 from postinit.schema.limits import (
     MAX_ARGS,
@@ -141,6 +145,10 @@ class Request(BaseModel):
         default_factory=dict, max_length=MAX_KEYS,
         description="Dotted path → value, applied last over config and argv (what `postinit what-if --set` does).",
     )
+    vllm_version: Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)] = Field(
+        DEFAULT_VERSION, description="The vLLM version to resolve as: d7fb10c57 (the seed commit, default) or "
+        "0.11.1 (GET /v1/versions).",
+    )
 
     # -- validation at the door ------------------------------------------------------
 
@@ -170,6 +178,11 @@ class Request(BaseModel):
                 check_text(v, f"env {k}")
         return value
 
+    @field_validator("vllm_version", mode="after")
+    @classmethod
+    def _known_version(cls, value: str) -> str:
+        return version_name(check_text(value, "vllm_version", MAX_NAME))
+
     @field_validator("platform", mode="after")
     @classmethod
     def _platform_text(cls, value: str | Platform) -> str | Platform:
@@ -191,6 +204,7 @@ class Request(BaseModel):
         usage: UsageSpec | None = None,
         semantics: Semantics = "vllm",
         overrides: Mapping[str, Any] | None = None,
+        vllm_version: str | None = None,
     ) -> Request:
         """A request from the library's arguments: objects become plain data, every bound is checked.
 
@@ -216,6 +230,8 @@ class Request(BaseModel):
             data["env"] = _env_mapping(env)
         if usage is not None:
             data["usage"] = usage
+        if vllm_version is not None:
+            data["vllm_version"] = vllm_version
         if overrides:
             if not isinstance(overrides, Mapping):
                 raise InvalidValueError(f"overrides: a mapping of dotted paths to values is expected, got "

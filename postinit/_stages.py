@@ -33,25 +33,26 @@ from pydantic import ValidationError
 
 from postinit.engine import ViolationEvent
 from postinit.rules import observed, paths, rulebook
+from postinit.rules.versions import DEFAULT_VERSION
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders.argv import Construct, FlagSpec
 from postinit.schema.loaders.construct import one_line, refusal, schema_class, wrapped_text
 
-__all__ = ["RaisedError", "construction_order", "parse_stage", "raised", "refuse_part"]
+__all__ = ["RaisedError", "built_before", "construction_order", "parse_stage", "raised", "refuse_part"]
 
 
 @functools.cache
-def _stage_rules(stage: str) -> frozenset[str]:
-    """The rules that are the ``__post_init__`` of the sub-config built at ``stage``."""
-    return frozenset(r.id for r in rulebook().rules.values() if r.stage == stage and r.phase == "sub_configs")
+def _stage_rules(stage: str, version: str = DEFAULT_VERSION) -> frozenset[str]:
+    """The rules that are the ``__post_init__`` of the sub-config built at ``stage`` (in ``version``'s rulebook)."""
+    return frozenset(r.id for r in rulebook(version).rules.values() if r.stage == stage and r.phase == "sub_configs")
 
 
-def parse_stage(base: Mapping[str, Any]) -> Construct:
+def parse_stage(base: Mapping[str, Any], version: str = DEFAULT_VERSION) -> Construct:
     """What vLLM's parser runs when a JSON-valued flag builds its sub-config: the class's ``__post_init__``.
 
     ``base`` is the flat state of a config built directly (defaults, the platform, the environment,
     no EngineArgs): the sub-config sees only its flag's JSON, as ``TypeAdapter(cls).validate_json``
-    builds it. The first rule of that sub-config that refuses the value raises a
+    builds it, with ``version``'s rules. The first rule of that sub-config that refuses the value raises a
     :class:`~postinit.errors.SubConfigError` (``stage="parse"``) naming the flag and the rule.
     """
 
@@ -66,7 +67,7 @@ def parse_stage(base: Mapping[str, Any]) -> Construct:
             return  # only postinit's own bounds are left: the door reports them
         state = dict(base)
         paths().flatten_fields(types.SimpleNamespace(**{spec.target: obj}), (spec.target,), state)
-        result = rulebook().resolve(state, {}, owned=True, select=_stage_rules(stage), trace="full")
+        result = rulebook(version).resolve(state, {}, owned=True, select=_stage_rules(stage, version), trace="full")
         if result.ok:
             return
         v = result.violations[0]
@@ -81,6 +82,26 @@ def parse_stage(base: Mapping[str, Any]) -> Construct:
                              vllm_message=vllm, trace=result.trace)
 
     return construct
+
+
+_BUILT_IN_CONFIG_MODE = ("model_config", "sub_configs")
+"""The phases of the rules that are sub-configs' own construction (what a config dict's construction runs)."""
+
+
+def built_before(state: Mapping[str, Any], stage: str, version: str = DEFAULT_VERSION) -> Any:
+    """The trace of building, from a config dict, the sub-configs vLLM builds before ``stage`` refuses its part.
+
+    vLLM builds the sub-configs one by one (:func:`construction_order`): those before the one it
+    refuses have run their ``__post_init__`` and logged (a SchedulerConfig's "Chunked prefill is
+    enabled ..."). ``state`` is the flat state of the parts read so far; the trace is what the
+    refusal's :class:`~postinit.errors.SubConfigError` carries.
+    """
+    index = {s.stage: i for i, s in reversed(list(enumerate(observed.STEPS)))}
+    limit = index.get(stage, -1)
+    book = rulebook(version)
+    chosen = frozenset(r.id for r in book.rules.values() if r.phase in _BUILT_IN_CONFIG_MODE
+                       and r.stage is not None and index.get(r.stage, limit) < limit)
+    return book.resolve(dict(state), {}, owned=True, select=chosen, trace="full").trace
 
 
 def construction_order(keys: Iterable[str]) -> list[str]:
@@ -136,6 +157,7 @@ def raised(v: ViolationEvent) -> RaisedError:
     wrapper = observed.wrapped_by(v.stage, v.error)
     text = None
     if wrapper is not None and v.stage is not None:
+        loc = (observed.FIELD_VALIDATORS[v.rule],) if v.rule in observed.FIELD_VALIDATORS else ()
         text = _INPUT.sub("input_value=…, input_type=ArgsKwargs]",
-                          wrapped_text(observed.CONFIG_CLASSES[v.stage], v.error, v.message, None))
+                          wrapped_text(observed.CONFIG_CLASSES[v.stage], v.error, v.message, None, loc))
     return RaisedError(v.error, v.message, v.stage, v.rule, wrapper, text)

@@ -319,8 +319,8 @@ def _declared_counts() -> dict[str, dict[str, int]]:
     return {p: {"rules": sum(c.values()), **{k: c.get(k, 0) for k in _KINDS}} for p, c in counts.items()}
 
 
-def check(book: Rulebook | None = None, *, probe: bool = True) -> CheckReport:
-    """Statically check the vLLM rulebook (or ``book``) and summarise it.
+def check(book: Rulebook | None = None, *, probe: bool = True, vllm_version: str | None = None) -> CheckReport:
+    """Statically check the vLLM rulebook of ``vllm_version`` (default the seed's; or ``book``) and summarise it.
 
     Compile errors (unordered writers, undeclared cycles, unknown paths, bad
     headers) are ``error`` findings. Two cheap, honest platform checks follow:
@@ -335,7 +335,7 @@ def check(book: Rulebook | None = None, *, probe: bool = True) -> CheckReport:
     presets = tuple(p for p in PLATFORM_PRESETS if p != "auto")
     if book is None:
         try:
-            book = rulebook()
+            book = rulebook(vllm_version) if vllm_version is not None else rulebook()
         except PostinitError as e:
             kind = _compile_error_kind(e) if isinstance(e, RuleError) else "compile"
             finding = CheckFinding("error", kind, e.message, e.rule, e.path)
@@ -367,7 +367,8 @@ def check(book: Rulebook | None = None, *, probe: bool = True) -> CheckReport:
             fired: set[str] = set()
             for name in presets:
                 try:
-                    fired.update(resolve(platform=name, usage="serve").trace.rules_fired())
+                    fired.update(resolve(platform=name, usage="serve",
+                                         vllm_version=vllm_version).trace.rules_fired())
                 except PostinitError:
                     continue
             for rid in platform_rules:

@@ -27,7 +27,8 @@ from postinit import render
 from postinit._api import DEFAULT_MODEL, DEFAULT_PLATFORM, Request, Resolution, resolve_request
 from postinit.errors import InputError, InvalidValueError, PostinitError, show
 from postinit.rules import paths, rulebook
-from postinit.schema import Platform, VllmConfig
+from postinit.rules.versions import DEFAULT_VERSION
+from postinit.schema import Platform
 from postinit.schema.loaders import list_catalog, read_config_file
 from postinit.schema.loaders.argv import as_argv
 from postinit.schema.platform import PLATFORM_PRESETS
@@ -121,6 +122,9 @@ SemanticsOptT = Annotated[SemanticsOpt, typer.Option(
     "--semantics", help="vllm: vLLM's exact statement order; consistent: re-run stale rules to a fixed point.",
     rich_help_panel="Inputs")]
 FmtOpt = Annotated[Fmt, typer.Option("--format", help="Output format.")]
+VersionOpt = Annotated[str, typer.Option(
+    "--vllm-version", help="The vLLM version to model: d7fb10c57 (the seed commit) or 0.11.1 "
+    "(see [cyan]postinit versions[/]).", rich_help_panel="Inputs")]
 
 
 def _console(width: int | None = None) -> tuple["Console", io.StringIO]:
@@ -185,7 +189,7 @@ def _env(items: list[str] | None) -> dict[str, str | None]:
 
 def _inputs(
     extra: list[str], config: Path | None, model: str | None, platform: str, env: list[str] | None,
-    usage: UsageOpt | None, semantics: SemanticsOpt,
+    usage: UsageOpt | None, semantics: SemanticsOpt, vllm_version: str = DEFAULT_VERSION,
 ) -> Request:
     """The :class:`~postinit.Request` of one set of CLI inputs (what the library and HTTP build too).
 
@@ -203,7 +207,7 @@ def _inputs(
             argv += ["--config", str(config)]
     return Request.build(
         nested, model=model, argv=argv, platform=platform, env=_env(env), semantics=semantics.value,
-        usage=usage.value if usage else None,
+        usage=usage.value if usage else None, vllm_version=vllm_version,
     )
 
 
@@ -313,6 +317,7 @@ def resolve(
     env: EnvOpt = None,
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
+    vllm_version: VersionOpt = DEFAULT_VERSION,
     full: Annotated[bool, typer.Option("--full", help="Also print the whole resolved config.")] = False,
     fmt: Annotated[ResolveFmt, typer.Option(
         "--format", help="Output format; html is a self-contained audit report (redirect it to a file).")]
@@ -325,7 +330,7 @@ def resolve(
     """
 
     def run() -> int:
-        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics))
+        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics, vllm_version))
         if fmt is ResolveFmt.html:
             from postinit.report import html_report
 
@@ -353,6 +358,7 @@ def why(
     env: EnvOpt = None,
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
+    vllm_version: VersionOpt = DEFAULT_VERSION,
     verbose: Annotated[bool, typer.Option(
         "--verbose", help="Show every value each rule consulted (defaults too) and every message.")] = False,
     depth: Annotated[str | None, typer.Option(
@@ -365,7 +371,7 @@ def why(
     def run() -> int:
         paths().require(path)
         levels = _depth(depth)
-        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics))
+        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics, vllm_version))
         node = r.why(path, verbose=verbose, depth=levels)
 
         def text(c: "Console") -> None:
@@ -393,13 +399,14 @@ def why_not(
     env: EnvOpt = None,
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
+    vllm_version: VersionOpt = DEFAULT_VERSION,
     fmt: FmtOpt = Fmt.text,
 ) -> None:
     """Why is PATH not VALUE? Every rule that could have set it and what stopped it."""
 
     def run() -> int:
         target = _parse_value(path, value)
-        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics))
+        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics, vllm_version))
         w = r.why_not(path, target)
         _emit(fmt, w.to_dict, lambda c: render.text_why_not(c, w), lambda: render.md_why_not(w))
         return 0
@@ -422,6 +429,7 @@ def what_if(
     env: EnvOpt = None,
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
+    vllm_version: VersionOpt = DEFAULT_VERSION,
     fmt: FmtOpt = Fmt.text,
 ) -> None:
     """Resolve the inputs as given and with --set changes; show what differs and which rules started or stopped."""
@@ -436,7 +444,8 @@ def what_if(
                 raise InvalidValueError(f"--set {show(item)}: expected PATH=VALUE", value=item)
             p = p.strip()
             changes[p] = v if p.startswith("env.") else _parse_value(p, v)
-        w = audit.what_if(_inputs(ctx.args, config, model, platform, env, usage, semantics), set=changes)
+        w = audit.what_if(_inputs(ctx.args, config, model, platform, env, usage, semantics, vllm_version),
+                          set=changes)
         _emit(fmt, w.to_dict, lambda c: render.text_what_if(c, w), lambda: render.md_diff(w.diff))
         return 0
 
@@ -445,7 +454,7 @@ def what_if(
 
 def _side(
     spec: str, model: str | None, platform: str, env: list[str] | None, usage: UsageOpt | None,
-    semantics: SemanticsOpt,
+    semantics: SemanticsOpt, vllm_version: str = DEFAULT_VERSION,
 ) -> tuple[Request, str]:
     """One side of ``diff``: a config file, or a quoted flag string, with the common inputs."""
     looks_like_file = spec.endswith((".json", ".yaml", ".yml")) and not spec.lstrip().startswith("-")
@@ -454,8 +463,9 @@ def _side(
     except (OSError, ValueError):
         is_file = False
     if looks_like_file or is_file:
-        return _inputs([], Path(spec), model, platform, env, usage, semantics), spec
-    return _inputs(as_argv(spec, "flags"), None, model, platform, env, usage, semantics), spec or "(no flags)"
+        return _inputs([], Path(spec), model, platform, env, usage, semantics, vllm_version), spec
+    return (_inputs(as_argv(spec, "flags"), None, model, platform, env, usage, semantics, vllm_version),
+            spec or "(no flags)")
 
 
 @app.command(context_settings={"ignore_unknown_options": True}, epilog=(
@@ -472,6 +482,7 @@ def diff(
     env: EnvOpt = None,
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
+    vllm_version: VersionOpt = DEFAULT_VERSION,
     fmt: FmtOpt = Fmt.text,
 ) -> None:
     """Resolve two inputs on the same platform and show how the resolved configs differ."""
@@ -479,10 +490,75 @@ def diff(
     def run() -> int:
         from postinit import audit
 
-        ra, la = _side(a, model, platform, env, usage, semantics)
-        rb, lb = _side(b, model, platform, env, usage, semantics)
+        ra, la = _side(a, model, platform, env, usage, semantics, vllm_version)
+        rb, lb = _side(b, model, platform, env, usage, semantics, vllm_version)
         d = audit.diff(ra, rb, a_label=la, b_label=lb)
         _emit(fmt, d.to_dict, lambda c: render.text_diff(c, d), lambda: render.md_diff(d))
+        return 0
+
+    _guard(run)
+
+
+@app.command(context_settings=PASS_THROUGH, epilog=(
+    "Examples:\n\n"
+    "  postinit upgrade --to 0.11.1 meta-llama/Llama-3.1-8B-Instruct --no-enable-chunked-prefill\n\n"
+    "  postinit upgrade --from d7fb10c57 --to 0.11.1 --model deepseek-ai/DeepSeek-V3 -tp 8 --format json\n\n"
+    "  postinit upgrade --to 0.11.1 --config serve.yaml --platform cpu"
+))
+def upgrade(
+    ctx: typer.Context,
+    to_version: Annotated[str, typer.Option("--to", help="The vLLM version you upgrade to (e.g. 0.11.1).")],
+    from_version: Annotated[str, typer.Option(
+        "--from", help="The vLLM version you run today.")] = DEFAULT_VERSION,
+    config: ConfigOpt = None,
+    model: ModelOpt = None,
+    platform: PlatformOpt = DEFAULT_PLATFORM,
+    env: EnvOpt = None,
+    usage: UsageOptT = None,
+    semantics: SemanticsOptT = SemanticsOpt.vllm,
+    fmt: FmtOpt = Fmt.text,
+) -> None:
+    """Resolve the same input on two vLLM versions and show every decision that changes, with the rule and reason on each side."""
+
+    def run() -> int:
+        from postinit._upgrade import upgrade as upgrading
+        from postinit.rules.versions import version_name
+
+        u = upgrading(_inputs(ctx.args, config, model, platform, env, usage, semantics),
+                      from_version=version_name(from_version, "--from"), to_version=version_name(to_version, "--to"))
+        _emit(fmt, u.to_dict, lambda c: c.print(u), lambda: _md_upgrade(u))
+        return 0
+
+    _guard(run)
+
+
+def _md_upgrade(u: Any) -> str:
+    lines = [f"## Upgrade vLLM {u.from_version} → {u.to_version}", "",
+             f"{len(u.changes)} decision(s) change; {u.from_version}: {'ok' if u.before.ok else 'invalid'}, "
+             f"{u.to_version}: {'ok' if u.after.ok else 'invalid'}.", "",
+             f"| field | {u.from_version} | by | {u.to_version} | by |", "|---|---|---|---|---|"]
+    for c in u.changes:
+        lines.append(f"| `{c.path}` | `{render.show(c.before.value)}` | {c.before.by} | "
+                     f"`{render.show(c.after.value)}` | {c.after.by} |")
+    return "\n".join(lines) + "\n"
+
+
+@app.command(epilog="Example:\n\n  postinit versions --format json")
+def versions(fmt: FmtOpt = Fmt.text) -> None:
+    """The vLLM versions postinit models, each with the real vLLM it was checked against and its delta."""
+
+    def run() -> int:
+        from postinit._upgrade import versions as listing
+
+        found = listing()
+        rows = [{"version": v.name + (" (default)" if v.default else ""), "parent": v.parent or "—",
+                 "rules": v.rules, "delta": f"+{v.added} ~{v.replaced} -{v.dropped}" if v.parent else "—",
+                 "checked against": v.oracle} for v in found]
+        cols = ["version", "parent", "rules", "delta", "checked against"]
+        _emit(fmt, lambda: {"versions": [v.to_dict() for v in found]},
+              lambda c: render.text_table(c, rows, cols, title="modelled vLLM versions (delta: rules added "
+                                          "~replaced -dropped)", whole=("version",)),
+              lambda: render.md_table(rows, cols))
         return 0
 
     _guard(run)
@@ -503,6 +579,7 @@ def rules(
     phase: Annotated[str | None, typer.Option("--phase", help="Only this phase.", show_default=False)] = None,
     touching: Annotated[str | None, typer.Option(
         "--touching", help="Only rules that read or write this path.", show_default=False)] = None,
+    vllm_version: VersionOpt = DEFAULT_VERSION,
     fmt: FmtOpt = Fmt.text,
 ) -> None:
     """The rulebook as a table: id, phase, kind, reads, writes, source."""
@@ -510,7 +587,7 @@ def rules(
     def run() -> int:
         from postinit import audit
 
-        book = rulebook()
+        book = rulebook(vllm_version)
         if phase is not None and phase not in book.phases:
             raise InvalidValueError(f"--phase {show(phase)}: phases are {', '.join(book.phases)}", value=phase)
         if touching is not None:
@@ -548,6 +625,7 @@ def graph(
     full: Annotated[bool, typer.Option(
         "--full", help="Every rule and every dependency (large: a PNG takes ~25 s), instead of the overview.")]
     = False,
+    vllm_version: VersionOpt = DEFAULT_VERSION,
 ) -> None:
     """The rulebook as a map: phases and config areas, with the fields that flow between them.
 
@@ -557,7 +635,7 @@ def graph(
     def run() -> int:
         from postinit import graphs
 
-        book = rulebook()
+        book = rulebook(vllm_version)
         if not full and phase is None and around is None:
             ov = graphs.overview(book)
             text = graphs.overview_mermaid(ov) if fmt is GraphFmt.mermaid else graphs.overview_dot(ov)
@@ -625,13 +703,13 @@ def _with_progress(what: str, work: Callable[[], bytes], after: float = 1.0) -> 
 
 
 @app.command(epilog="Example:\n\n  postinit check --format md")
-def check(fmt: FmtOpt = Fmt.text) -> None:
+def check(fmt: FmtOpt = Fmt.text, vllm_version: VersionOpt = DEFAULT_VERSION) -> None:
     """Static analysis of the rulebook: compile errors, platform facts no preset satisfies, a per-phase summary."""
 
     def run() -> int:
         from postinit import audit
 
-        report = audit.check()
+        report = audit.check(vllm_version=vllm_version)
         _emit(fmt, report.to_dict, lambda c: render.text_check(c, report), lambda: render.md_check(report))
         return 0 if report.ok else 1
 
@@ -639,11 +717,13 @@ def check(fmt: FmtOpt = Fmt.text) -> None:
 
 
 @app.command(epilog="Example:\n\n  postinit schema > vllm-config.schema.json")
-def schema() -> None:
-    """The JSON Schema of the input config (VllmConfig's nested shape)."""
+def schema(vllm_version: VersionOpt = DEFAULT_VERSION) -> None:
+    """The JSON Schema of the input config (VllmConfig's nested shape), without the fields the version lacks."""
 
     def run() -> int:
-        _out(json.dumps(TypeAdapter(VllmConfig).json_schema(), indent=2))
+        from postinit._upgrade import json_schema
+
+        _out(json.dumps(json_schema(vllm_version), indent=2))
         return 0
 
     _guard(run)

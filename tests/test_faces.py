@@ -56,6 +56,8 @@ def cli(request: dict[str, Any], tmp: Path) -> tuple[Any, ...]:
         args += ["--env", f"{k}={v}"]
     if request.get("usage") is not None:
         args += ["--usage", request["usage"]]
+    if request.get("vllm_version") is not None:
+        args += ["--vllm-version", request["vllm_version"]]
     if request.get("config") is not None:
         path = tmp / "config.json"
         path.write_text(json.dumps(request["config"]))
@@ -113,6 +115,16 @@ README_REQUESTS = [
 def test_readme_questions_agree_on_every_face(request_: dict[str, Any], http: TestClient, tmp_path: Path) -> None:
     """The README's questions give one hash, config and violation list through the library, the CLI and HTTP."""
     assert library(request_) == cli(request_, tmp_path) == over_http(request_, http)
+
+
+@pytest.mark.parametrize("request_", README_REQUESTS, ids=lambda r: " ".join([r.get("model") or "config",
+                                                                             *r.get("argv", [])])[:60])
+def test_readme_questions_agree_on_every_face_as_vllm_0_11_1(request_: dict[str, Any], http: TestClient,
+                                                             tmp_path: Path) -> None:
+    """Asked as vLLM 0.11.1 (vllm_version / --vllm-version), the three faces still give one answer."""
+    asked = {**request_, "vllm_version": "0.11.1"}
+    assert library(asked) == cli(asked, tmp_path) == over_http(asked, http)
+    assert postinit.resolve(**asked).vllm_version == "0.11.1"
 
 
 # --------------------------------------------------------------------------- random requests

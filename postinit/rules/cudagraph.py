@@ -241,13 +241,14 @@ def _default_sizes(m: int) -> list[int]:
     return sizes
 
 
-def _plan(c: Mapping[str, Any]) -> _Plan | None:
+def _plan(c: Mapping[str, Any], clip: bool = False) -> _Plan | None:
     """The active branch's result, or None when vLLM takes the no-cudagraph branch (or skips 12).
 
     Four rules ask for the same plan, each up to twice per resolution: it is a pure
-    function of ``_SIZE_READS``, computed once per distinct set of values.
+    function of ``_SIZE_READS``, computed once per distinct set of values. ``clip``
+    drops user sizes above the token budget (vLLM 0.11.1, :mod:`postinit.rules.v0_11_1`).
     """
-    key: tuple[Any, ...] = _size_reads(c)
+    key: tuple[Any, ...] = (*_size_reads(c), clip)
     if key in _PLANS:
         return _PLANS[key]
     if len(_PLANS) >= 1024:
@@ -257,8 +258,8 @@ def _plan(c: Mapping[str, Any]) -> _Plan | None:
         # ``cudagraph.capture-sizes`` writes (valid_max, sizes), which wakes the four rules that
         # ask for the plan: the plan of that output is known (a fixed point, checked by
         # tests/rules/test_cudagraph_plan.py), so it is stored now instead of computed again then
-        static, model, eager, mode, _, _, seqs, budget, tp, sp = key
-        _PLANS[(static, model, eager, mode, plan.valid_max, plan.sizes, seqs, budget, tp, sp)] = _Plan(
+        static, model, eager, mode, _, _, seqs, budget, tp, sp, _ = key
+        _PLANS[(static, model, eager, mode, plan.valid_max, plan.sizes, seqs, budget, tp, sp, clip)] = _Plan(
             sizes=plan.sizes, tp=tp, valid_max=plan.valid_max)
     return plan
 
@@ -269,7 +270,7 @@ _PLANS: dict[tuple[Any, ...], _Plan | None] = {}
 
 def _plan_of(
     static: bool, model: Any, eager: bool, mode: Any, user_max: int | None, user_sizes: tuple[int, ...] | None,
-    max_num_seqs: int, max_num_batched_tokens: int, tp: int, sp: bool,
+    max_num_seqs: int, max_num_batched_tokens: int, tp: int, sp: bool, clip: bool = False,
 ) -> _Plan | None:
     if not static or model is None or eager:
         return None
@@ -281,7 +282,10 @@ def _plan_of(
         return _Plan(assertion="Maximum cudagraph size should be greater than or equal to 1 when using cuda graph.")
     if user_sizes is not None and len(user_sizes) == 0:
         return _Plan(assertion="cudagraph_capture_sizes should contain at least one element when using cuda graph.")
-    sizes = sorted(set(user_sizes)) if user_sizes is not None else _default_sizes(m)
+    if user_sizes is not None:
+        sizes = sorted(s for s in set(user_sizes) if not clip or s <= max_num_batched_tokens)
+    else:
+        sizes = _default_sizes(m)
     removed: list[int] = []
     if tp > 1 and sp:
         removed = [s for s in sizes if s % tp != 0]

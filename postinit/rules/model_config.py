@@ -57,19 +57,20 @@ _INTERFACES = ("generate", "pooling", "multimodal", "hybrid", "attention_free", 
                "mamba_prefix_caching")
 
 
-def _load_registry() -> tuple[dict[str, ModelInfo], tuple[tuple[str, str, str], ...]]:
-    """Read and check the registry file: known interfaces, runner and convert types, no duplicates."""
-    raw = json.loads(resources.files("postinit.rules").joinpath("data", _REGISTRY_FILE).read_text("utf-8"))
+def _load_registry(file: str = _REGISTRY_FILE) -> tuple[dict[str, ModelInfo], tuple[tuple[str, str, str], ...]]:
+    """Read and check a registry file (another version's: ``file``): known interfaces, runner and convert
+    types, no duplicates."""
+    raw = json.loads(resources.files("postinit.rules").joinpath("data", file).read_text("utf-8"))
     registry: dict[str, ModelInfo] = {}
     for entry in raw["architectures"]:
         name, interfaces = entry["architecture"], set(entry["interfaces"])
         if name in registry or not interfaces <= set(_INTERFACES):
-            raise ValueError(f"{_REGISTRY_FILE}: {name}: duplicate, or unknown interfaces {sorted(interfaces)}")
+            raise ValueError(f"{file}: {name}: duplicate, or unknown interfaces {sorted(interfaces)}")
         flags = {i: i in interfaces for i in _INTERFACES}
         registry[name] = ModelInfo(**flags, pooling_type=entry.get("pooling_type", "LAST"))
     suffixes = tuple((e["suffix"], e["runner_type"], e["convert_type"]) for e in raw["suffix_defaults"])
     if any(r not in ("generate", "pooling") or cv not in ("none", *POOLING_CONVERTS) for _, r, cv in suffixes):
-        raise ValueError(f"{_REGISTRY_FILE}: a suffix default names an unknown runner or convert type")
+        raise ValueError(f"{file}: a suffix default names an unknown runner or convert type")
     return registry, suffixes
 
 

@@ -49,7 +49,7 @@ from typing import NamedTuple
 from postinit.engine import Rule
 
 __all__ = [
-    "CONFIG_CLASSES", "EXPLANATIONS", "PARSED_SUB_CONFIGS", "STEPS", "VLLM_STAGES", "Step", "is_explanation",
+    "CONFIG_CLASSES", "EXPLANATIONS", "FIELD_VALIDATORS", "PARSED_SUB_CONFIGS", "STEPS", "VLLM_STAGES", "Step", "is_explanation",
     "rank_of", "stage_of", "step_of", "wrapped_by",
 ]
 
@@ -155,6 +155,12 @@ CONFIG_CLASSES: dict[str, str] = {
 """The pydantic dataclass built at each stage of that name."""
 
 _PYDANTIC_WRAPS = frozenset({"ValueError", "AssertionError"})
+
+FIELD_VALIDATORS: dict[str, str] = {
+    "structured-outputs.revalidated": "structured_outputs_config",  # vLLM 0.11.1 (postinit/rules/v0_11_1.py)
+}
+"""Rules that stand for a validator VllmConfig runs on one of its fields: pydantic names that field in the
+``ValidationError`` around the rule's exception."""
 
 
 def wrapped_by(stage: str | None, error: str) -> str | None:

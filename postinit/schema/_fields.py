@@ -5,6 +5,10 @@ Every field of every schema model is declared through :func:`hashed`,
 says whether vLLM uses it as a hash factor (``{"hash": True|False}``) and, for
 attributes vLLM computes itself (``init=False`` or set in ``__post_init__``),
 ``{"derived": True}``. The engine sees this as ``PathSpace.info[path].extra``.
+
+A field that only some modelled vLLM versions have says so with :func:`since`
+(``{"since": "0.11.1"}``, added in that version; not a hash factor of the seed)
+or ``until=`` on the others (``{"until": "d7fb10c57"}``, the last version that has it).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from typing import Any
 
 from pydantic import Field
 
-__all__ = ["derived", "hashed", "unhashed"]
+__all__ = ["derived", "hashed", "since", "unhashed"]
 
 
 def _extra(kw: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
@@ -24,6 +28,9 @@ def _extra(kw: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
 
 
 def _field(default: Any, meta: dict[str, Any], kw: dict[str, Any]) -> Any:
+    last = kw.pop("until", None)
+    if last is not None:
+        meta = {**meta, "until": last}
     extra = _extra(kw, meta)
     if "default_factory" in kw:
         return Field(json_schema_extra=extra, **kw)
@@ -43,3 +50,9 @@ def unhashed(default: Any = None, **kw: Any) -> Any:
 def derived(default: Any = None, hash: bool = False, **kw: Any) -> Any:
     """An attribute vLLM computes during resolution (``init=False`` / ``__post_init__``)."""
     return _field(default, {"hash": hash, "derived": True}, kw)
+
+
+def since(version: str, default: Any = None, **kw: Any) -> Any:
+    """A field vLLM added in ``version`` (absent from the versions before it; no hash factor of the seed)."""
+    return _field(default, {"hash": False, "since": version}, kw)
+

@@ -19,6 +19,13 @@ Deliberate deviations (documented for the rule authors):
 * ``SpeculativeConfig`` omits the nested target/draft model/parallel configs.
 * ``VllmConfig.quant_config`` is a small :class:`QuantizationConfig`
   (method name + vLLM class name), not vLLM's live object.
+
+One schema serves every modelled vLLM version: a field only some versions have
+is marked ``versions`` (``since(...)``: added in that version; ``until=...``:
+the last version that has it). The version deltas
+(:mod:`postinit.rules.versions`) list the same fields; in a version that lacks a
+field, an input of it is dropped with a note (vLLM's pydantic dataclasses
+ignore unknown keywords) and no rule of that version reads it.
 """
 
 # No ``from __future__ import annotations`` here: pydantic would have to compile and evaluate
@@ -29,7 +36,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict
 from pydantic.dataclasses import dataclass
 
-from postinit.schema._fields import derived, hashed, unhashed
+from postinit.schema._fields import derived, hashed, since, unhashed
 from postinit.schema.enums import CompilationMode, CUDAGraphMode
 
 __all__ = [
@@ -308,6 +315,7 @@ class PoolerConfig(BaseModel):
     enable_chunked_processing: bool | None = unhashed(None)
     max_embed_len: int | None = unhashed(None)
     activation: bool | None = unhashed(None)
+    use_activation: bool | None = since("0.11.1", None, description="0.11.1 merges softmax/activation into it")
     logit_bias: float | None = unhashed(None)
     softmax: bool | None = unhashed(None)
     step_tag_id: int | None = unhashed(None)
@@ -333,8 +341,8 @@ class ModelConfig(BaseModel):
     allowed_media_domains: list[str] | None = unhashed(None)
     revision: str | None = hashed(None)
     code_revision: str | None = hashed(None)
-    rope_scaling: dict[str, Any] = hashed(default_factory=dict)
-    rope_theta: float | None = hashed(None)
+    rope_scaling: dict[str, Any] = hashed(default_factory=dict, until="d7fb10c57")
+    rope_theta: float | None = hashed(None, until="d7fb10c57")
     tokenizer_revision: str | None = unhashed(None)
     max_model_len: int | None = hashed(None, ge=1)
     spec_target_max_model_len: int | None = unhashed(None, ge=1)
@@ -417,6 +425,8 @@ class CacheConfig(BaseModel):
     mamba_ssm_cache_dtype: MambaDType = hashed("auto")
     kv_sharing_fast_prefill: bool = unhashed(False)
     kv_cache_memory_bytes: int | None = unhashed(None)
+    kv_offloading_size: float | None = since("0.11.1", None, description="GiB of CPU KV offloading buffer")
+    kv_offloading_backend: Literal["native", "lmcache"] | None = since("0.11.1", None)
     num_gpu_blocks: int | None = derived(None)
     num_cpu_blocks: int | None = derived(None)
 
@@ -475,6 +485,11 @@ class ParallelConfig(BaseModel):
     worker_extension_cls: str = unhashed("")
     rank: int = unhashed(0, ge=0)
     decode_context_parallel_size: int = unhashed(1, ge=1)
+    dcp_kv_cache_interleave_size: int = since("0.11.1", 1)
+    master_addr: str = since("0.11.1", "127.0.0.1")
+    master_port: int = since("0.11.1", 29501)
+    node_rank: int = since("0.11.1", 0)
+    nnodes: int = since("0.11.1", 1)
     world_size: int = derived(1)
 
 
@@ -499,7 +514,9 @@ class SchedulerConfig(BaseModel):
     scheduler_cls: str | None = unhashed(None)
     disable_hybrid_kv_cache_manager: bool = unhashed(False)
     async_scheduling: bool = unhashed(False)
-    chunked_prefill_enabled: bool | None = derived(None)
+    stream_interval: int = since("0.11.1", 1, ge=1)
+    chunked_prefill_enabled: bool | None = derived(
+        None, until="d7fb10c57", description="0.11.1: a deprecated property aliasing enable_chunked_prefill")
     max_num_encoder_input_tokens: int | None = derived(None)
     encoder_cache_size: int | None = derived(None)
 
@@ -557,7 +574,7 @@ class SpeculativeConfig(BaseModel):
     )
     draft_tensor_parallel_size: int | None = unhashed(None)
     enforce_eager: bool | None = unhashed(None)
-    disable_logprobs: bool = unhashed(True)
+    disable_logprobs: bool = unhashed(True, until="d7fb10c57")
     quantization: str | None = unhashed(None)
     max_model_len: int | None = unhashed(None)
     revision: str | None = unhashed(None)
@@ -567,8 +584,12 @@ class SpeculativeConfig(BaseModel):
     prompt_lookup_max: int | None = unhashed(None)
     prompt_lookup_min: int | None = unhashed(None)
     speculative_token_tree: str | None = unhashed(None)
-    enable_chunked_prefill: bool | None = unhashed(None)
-    disable_log_stats: bool | None = unhashed(None)
+    enable_chunked_prefill: bool | None = unhashed(None, until="d7fb10c57")
+    disable_log_stats: bool | None = unhashed(None, until="d7fb10c57")
+    suffix_decoding_max_tree_depth: int = since("0.11.1", 24)
+    suffix_decoding_max_cached_requests: int = since("0.11.1", 10000)
+    suffix_decoding_max_spec_factor: float = since("0.11.1", 1.0)
+    suffix_decoding_min_token_prob: float = since("0.11.1", 0.1)
 
 
 class StructuredOutputsConfig(BaseModel):
@@ -583,6 +604,7 @@ class StructuredOutputsConfig(BaseModel):
     disable_any_whitespace: bool = unhashed(False)
     disable_additional_properties: bool = unhashed(False)
     reasoning_parser: str = unhashed("")
+    reasoning_parser_plugin: str = since("0.11.1", "")
     enable_in_reasoning: bool = unhashed(False)
 
 
@@ -607,7 +629,9 @@ class PassConfig(BaseModel):
     enable_sequence_parallelism: bool = hashed(False)
     enable_async_tp: bool = hashed(False)
     enable_fi_allreduce_fusion: bool = hashed(False)
-    fi_allreduce_fusion_max_token_num: int = hashed(16384)
+    fi_allreduce_fusion_max_token_num: int = hashed(16384, until="d7fb10c57")
+    fi_allreduce_fusion_max_size_mb: float | None = since("0.11.1", None)
+    enable_qk_norm_rope_fusion: bool = since("0.11.1", False)
 
 
 class CompilationConfig(BaseModel):
@@ -619,19 +643,22 @@ class CompilationConfig(BaseModel):
     mode: CompilationMode | None = hashed(None)
     debug_dump_path: str | None = unhashed(None)
     cache_dir: str = unhashed("")
+    compile_cache_save_format: Literal["binary", "unpacked"] = since(
+        "0.11.1", "binary", description="default: VLLM_COMPILE_CACHE_SAVE_FORMAT")
     backend: str = hashed("")
     custom_ops: list[str] = hashed(default_factory=list)
     splitting_ops: list[str] | None = hashed(None)
+    compile_mm_encoder: bool = since("0.11.1", False)
     use_inductor: bool | None = hashed(None)
     compile_sizes: list[int | str] | None = unhashed(None)
     inductor_compile_config: dict[str, Any] = hashed(default_factory=dict)
     inductor_passes: dict[str, str] = hashed(default_factory=dict)
     cudagraph_mode: CUDAGraphMode | None = unhashed(None)
-    use_cudagraph: bool = unhashed(True)
+    use_cudagraph: bool = unhashed(True, until="d7fb10c57")
     cudagraph_num_of_warmups: int = unhashed(0, ge=0)
     cudagraph_capture_sizes: list[CaptureSize] | None = unhashed(None)
     cudagraph_copy_inputs: bool = unhashed(False)
-    full_cuda_graph: bool | None = unhashed(False)
+    full_cuda_graph: bool | None = unhashed(False, until="d7fb10c57")
     cudagraph_specialize_lora: bool = unhashed(True)
     use_inductor_graph_partition: bool = hashed(False)
     pass_config: PassConfig = hashed(default_factory=PassConfig)

@@ -152,6 +152,9 @@ class Env(BaseModel):
     VLLM_ROCM_USE_AITER_RMSNORM: bool = unhashed(True)
     VLLM_CPU_KVCACHE_SPACE: int | None = unhashed(None, ge=0, description="GiB; None → 4 GiB")
     VLLM_CPU_CI_ENV: str = unhashed("0")
+    VLLM_COMPILE_CACHE_SAVE_FORMAT: Literal["binary", "unpacked"] | None = unhashed(
+        None, description="vLLM 0.11.1 (CompilationConfig.compile_cache_save_format's default); None = unset"
+    )
     # process variables written by platform hooks (None = not set)
     NUMEXPR_MAX_THREADS: str | None = unhashed(None)
     OMP_NUM_THREADS: str | None = unhashed(None)

@@ -34,14 +34,14 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import postinit
 from postinit import _api, graphs
 from postinit._api import Resolution
 from postinit.errors import InputError, InvalidValueError, NoFixedPoint, did_you_mean
-from postinit.schema import VllmConfig
+from postinit.rules.versions import DEFAULT_VERSION, version_name
 from postinit.schema.loaders import list_catalog
 from postinit.schema.loaders.argv import as_argv
 from postinit.service._edge import Edge, Metrics, error_body
@@ -53,6 +53,8 @@ from postinit.service._models import (
     ResolveRequest,
     ResolveResponse,
     RuleInfo,
+    UpgradeRequest,
+    VersionInfoModel,
     WhatIfRequest,
     WhyNotRequest,
     WhyRequest,
@@ -157,6 +159,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     book = postinit.rulebook()  # compile once, now: a broken rulebook fails at start, not per request
     catalog = [e.__dict__ for e in list_catalog()]  # read once
+    versions_json = [v.to_dict() for v in postinit.versions()]  # compiles every version's rulebook, now
     rules_json = orjson.dumps(book.describe())
     metrics = Metrics()
     pool: list[ThreadPoolExecutor] = []  # created on first use, dropped at shutdown (an app may be started again)
@@ -295,6 +298,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         count(w.base, w.changed)
         return w.to_dict()
 
+    def answer_upgrade(body: UpgradeRequest) -> dict[str, Any]:
+        from postinit._upgrade import upgrade
+
+        plain = body.plain()
+        u = upgrade(plain, from_version=body.from_version, to_version=body.to_version, catalog_only=True,
+                    trace=body.trace)
+        count(u.before, u.after)
+        return u.to_dict()
+
     def answer_diff(body: DiffRequest) -> dict[str, Any]:
         ra, rb = resolved(body.a), resolved(body.b)
         return postinit.diff(ra, rb, a_label="a", b_label="b").to_dict()
@@ -312,6 +324,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     post("/v1/what-if", WhatIfRequest, answer_what_if, tags=["explain"],
          summary="Resolve the inputs as given and with `set` on top, and diff the two",
          doc="``postinit.what_if(...).to_dict()``.")
+    post("/v1/upgrade", UpgradeRequest, answer_upgrade, tags=["versions"],
+         summary="Resolve the inputs on two vLLM versions (`from`, `to`) and show the decisions that change",
+         doc="``postinit.upgrade(..., from_version=, to_version=).to_dict()``: every field whose value changes, "
+             "with the rule (or input) that decided it on each side, its reason and log line, and how the rule "
+             "itself differs between the versions.")
     post("/v1/diff", DiffRequest, answer_diff, tags=["explain"],
          summary="Resolve two sets of inputs and compare the resolved configs",
          doc="``postinit.diff(a, b).to_dict()``.")
@@ -357,10 +374,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         env: Annotated[list[str] | None, Query(max_length=256, description="NAME=VALUE (repeatable).")] = None,
         usage: Literal["serve", "llm"] | None = Query(None, description="serve or llm."),
         semantics: Literal["vllm", "consistent"] | None = Query(None, description="vllm or consistent."),
+        vllm_version: str | None = Query(None, max_length=64, description="The vLLM version (default d7fb10c57)."),
     ) -> Response:
         """The same page as `POST /v1/report`; the query names the inputs."""
         data: dict[str, Any] = {k: v for k, v in (("model", model), ("platform", platform), ("usage", usage),
-                                                  ("semantics", semantics)) if v is not None}
+                                                  ("semantics", semantics), ("vllm_version", vllm_version))
+                                if v is not None}
         if argv is not None:
             data["argv"] = as_argv(argv, "argv")
         for item in env or ():
@@ -416,19 +435,34 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     not_found: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No such rule (with a did-you-mean)."}}
 
+    version_query = Query(DEFAULT_VERSION, max_length=64, description="The vLLM version (GET /v1/versions).")
+
+    @functools.lru_cache(maxsize=8)
+    def rules_of(version: str) -> bytes:
+        """Each version's rulebook is immutable: its table is rendered once."""
+        return rules_json if version == DEFAULT_VERSION else orjson.dumps(postinit.rulebook(version).describe())
+
     @app.get("/v1/rules", response_model=list[RuleInfo], tags=["rules"], summary="Every rule's header, in phase order")
-    async def rules_endpoint() -> Response:
-        """``rulebook().describe()`` (the rulebook is immutable: rendered once)."""
-        return Response(rules_json, media_type="application/json")
+    async def rules_endpoint(vllm_version: str = version_query) -> Response:
+        """``rulebook(vllm_version).describe()`` (the rulebook is immutable: rendered once)."""
+        return Response(rules_of(version_name(vllm_version)), media_type="application/json")
 
     @app.get("/v1/rules/{rule_id}", response_model=RuleInfo, responses=not_found, tags=["rules"],
              summary="One rule's header")
-    async def rule_endpoint(rule_id: str) -> dict[str, Any]:
+    async def rule_endpoint(rule_id: str, vllm_version: str = version_query) -> dict[str, Any]:
         """404 names the closest rule id."""
-        for info in book.describe():
+        versioned = postinit.rulebook(vllm_version)
+        for info in versioned.describe():
             if info["id"] == rule_id:
                 return info
-        raise ServiceError(404, "not_found", f"unknown rule '{rule_id}'.{did_you_mean(rule_id, book.rules)}".rstrip("."))
+        raise ServiceError(404, "not_found",
+                           f"unknown rule '{rule_id}'.{did_you_mean(rule_id, versioned.rules)}".rstrip("."))
+
+    @app.get("/v1/versions", response_model=list[VersionInfoModel], tags=["versions"],
+             summary="The vLLM versions postinit models, each with the real vLLM it was checked against")
+    async def versions_endpoint() -> list[dict[str, Any]]:
+        """``postinit.versions()``: name, parent, title, the oracle, rule count and the delta's size."""
+        return versions_json
 
     graph_types = {"dot": "text/vnd.graphviz", "mermaid": "text/plain", "svg": "image/svg+xml"}
 
@@ -448,13 +482,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         phase: str | None = Query(None, max_length=64, description="Only this phase's rules."),
         around: str | None = Query(None, max_length=256, description="A rule id or a path and its neighbours."),
         full: bool = Query(False, description="Every rule instead of the overview (phases and config areas)."),
+        vllm_version: str = version_query,
     ) -> Response:
         """Without phase, around or full: the overview. SVG is rendered with Graphviz (501 when ``dot`` is missing)."""
-        return Response(await run(lambda: picture(format, phase, around, full)), media_type=graph_types[format])
+        version = version_name(vllm_version)
+        return Response(await run(lambda: picture(format, phase, around, full, version)),
+                        media_type=graph_types[format])
 
     @functools.lru_cache(maxsize=64)
-    def picture(fmt: str, phase: str | None, around: str | None, full: bool = False) -> str | bytes:
+    def picture(fmt: str, phase: str | None, around: str | None, full: bool = False,
+                version: str = DEFAULT_VERSION) -> str | bytes:
         """The rulebook is immutable, so each picture is drawn (and SVG rendered) once per app."""
+        book = postinit.rulebook(version)
         if not full and phase is None and around is None:
             ov = graphs.overview(book)
             if fmt == "mermaid":
@@ -467,13 +506,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         dot = graphs.to_dot(v)
         return dot if fmt == "dot" else graphs.render(dot, "svg")
 
-    config_schema = TypeAdapter(VllmConfig).json_schema()
+    @functools.lru_cache(maxsize=8)
+    def config_schema(version: str) -> dict[str, Any]:
+        from postinit._upgrade import json_schema
+
+        return json_schema(version)
 
     @app.get("/v1/schema", tags=["reference"], summary="JSON Schema of the nested config (`config` in request bodies)",
              responses={200: {"content": {"application/json": {"example": {"title": "VllmConfig", "type": "object"}}}}})
-    async def schema_endpoint() -> dict[str, Any]:
-        """``TypeAdapter(VllmConfig).json_schema()``."""
-        return config_schema
+    async def schema_endpoint(vllm_version: str = version_query) -> dict[str, Any]:
+        """``TypeAdapter(VllmConfig).json_schema()`` without the fields ``vllm_version`` does not have."""
+        return config_schema(version_name(vllm_version))
 
     @app.get("/v1/models", response_model=list[CatalogModel], tags=["reference"], summary="The built-in model catalog")
     async def models_endpoint() -> list[dict[str, Any]]:

@@ -7,11 +7,13 @@ library's ``to_dict()`` shapes (loosely: the trace and config are open objects).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from postinit._request import DottedPath, Request
+from postinit.errors import InvalidValueError
+from postinit.rules.versions import DEFAULT_VERSION, version_name
 from postinit.schema.limits import plain_copy
 from postinit.schema.loaders.nested import format_validation_error
 
@@ -24,6 +26,8 @@ __all__ = [
     "ResolveRequest",
     "ResolveResponse",
     "RuleInfo",
+    "UpgradeRequest",
+    "VersionInfoModel",
     "WhatIfRequest",
     "WhyNotRequest",
     "WhyRequest",
@@ -103,6 +107,55 @@ class WhatIfRequest(ResolveRequest):
     @classmethod
     def _bounded_set(cls, value: dict[str, Any]) -> dict[str, Any]:
         return {k: plain_copy(v, k) for k, v in value.items()}
+
+
+class UpgradeRequest(ResolveRequest):
+    """The inputs, resolved on two vLLM versions: ``from`` (default the seed commit) and ``to``."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True, populate_by_name=True,
+        json_schema_extra={"examples": [{"model": "meta-llama/Llama-3.1-8B-Instruct", "platform": "h100",
+                                         "argv": ["--no-enable-chunked-prefill"], "from": "d7fb10c57",
+                                         "to": "0.11.1"}]},
+    )
+
+    from_version: str = Field(DEFAULT_VERSION, alias="from", max_length=64,
+                              description="The vLLM version you run today (GET /v1/versions).")
+    to_version: str = Field(alias="to", max_length=64, description="The vLLM version you upgrade to.")
+
+    @field_validator("from_version", "to_version", mode="after")
+    @classmethod
+    def _known(cls, value: str, info: Any) -> str:
+        return version_name(value, "from" if info.field_name == "from_version" else "to")
+
+    @classmethod
+    def parse(cls, data: Any) -> UpgradeRequest:
+        """Validate a body; ``vllm_version`` is refused (the two versions are ``from`` and ``to``)."""
+        if isinstance(data, dict) and "vllm_version" in data:
+            raise InvalidValueError("an upgrade body names its versions as 'from' and 'to', not 'vllm_version'",
+                                    path="vllm_version", value=None)
+        return cast(UpgradeRequest, super().parse(data))
+
+
+class VersionInfoModel(BaseModel):
+    """One modelled vLLM version (``postinit.versions()``)."""
+
+    model_config = ConfigDict(json_schema_extra={"examples": [{
+        "name": "0.11.1", "title": "vLLM 0.11.1 (PyPI release, 2025-11-18)", "parent": "d7fb10c57", "default": False,
+        "oracle": "real vLLM: the official vllm==0.11.1 wheel (tests/golden/expected-0.11.1)",
+        "source": "the vllm==0.11.1 wheel from PyPI (site-packages/vllm/)", "rules": 230,
+        "delta": {"added": 19, "replaced": 37, "dropped": 32, "fields_added": 19, "fields_removed": 9},
+        "env_table": "postinit/schema/data/envs-0.11.1.json"}]})
+
+    name: str
+    title: str
+    parent: str | None
+    default: bool
+    oracle: str
+    source: str
+    rules: int
+    delta: dict[str, int]
+    env_table: str
 
 
 class DiffRequest(BaseModel):

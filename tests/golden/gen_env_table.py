@@ -7,6 +7,10 @@ allowed values. postinit uses the table to accept every real vLLM variable and
 to refuse a known variable's bad value with one line.
 
     python tests/golden/gen_env_table.py /work/.mirror/jinhuang12+vllm/repo d7fb10c57
+    python tests/golden/gen_env_table.py --dir $HOME/oracle-venv/lib/python3.11/site-packages/vllm 0.11.1
+
+``--dir`` reads an installed ``vllm`` package (a release wheel) instead of a git
+commit; the second argument then names the table (``envs-0.11.1.json``).
 """
 
 from __future__ import annotations
@@ -64,10 +68,11 @@ def classify(name: str, value: ast.AST) -> dict[str, Any]:
 
 
 def enum_members(source: str, cls: str) -> list[str]:
-    """The member names of ``class cls(enum.Enum)`` in ``source``."""
+    """The member names of ``class cls(enum.Enum)`` in ``source`` (upper-case names: enum members)."""
     for node in ast.parse(source).body:
         if isinstance(node, ast.ClassDef) and node.name == cls:
-            return [t.id for s in node.body if isinstance(s, ast.Assign) for t in s.targets if isinstance(t, ast.Name)]
+            return [t.id for s in node.body if isinstance(s, ast.Assign) for t in s.targets
+                    if isinstance(t, ast.Name) and t.id.isupper()]
     raise SystemExit(f"no class {cls}")
 
 
@@ -81,18 +86,25 @@ def table(source: str) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str]) -> int:
-    git_dir, commit = argv[0], argv[1]
-    source = subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{commit}:vllm/envs.py"],
-                            check=True, capture_output=True, text=True).stdout
-    rows = table(source)
+    if argv[0] == "--dir":  # an installed vllm package (a release wheel), named by argv[2]
+        package, commit = Path(argv[1]), argv[2]
+
+        def read(rel: str) -> str:
+            return (package / rel.removeprefix("vllm/")).read_text()
+    else:
+        git_dir, commit = argv[0], argv[1]
+
+        def read(rel: str) -> str:
+            return subprocess.run(["git", f"--git-dir={git_dir}", "show", f"{commit}:{rel}"],
+                                  check=True, capture_output=True, text=True).stdout
+    rows = table(read("vllm/envs.py"))
     for row in rows:
         # choices computed at run time from the attention backend enum
         if row["kind"] == "choice" and row.get("choices") is None:
-            registry = subprocess.run(
-                ["git", f"--git-dir={git_dir}", "show", f"{commit}:vllm/attention/backends/registry.py"],
-                check=True, capture_output=True, text=True).stdout
-            row["choices"] = enum_members(registry, "_Backend")
-            row["choices_from"] = "vllm/attention/backends/registry.py _Backend"
+            registry = read("vllm/attention/backends/registry.py")
+            enum = "AttentionBackendEnum" if "class AttentionBackendEnum" in registry else "_Backend"
+            row["choices"] = enum_members(registry, enum)
+            row["choices_from"] = f"vllm/attention/backends/registry.py {enum}"
     OUT.mkdir(parents=True, exist_ok=True)
     out = OUT / f"envs-{commit[:9]}.json"
     out.write_text(json.dumps({"commit": commit, "source": "vllm/envs.py environment_variables",

@@ -2,6 +2,8 @@
 
 ``python -m tests.golden.parity [PATTERN]`` prints, per golden case, every way
 postinit's resolution differs from the exact-seed oracle's;
+``python -m tests.golden.parity --vllm-version 0.11.1 [PATTERN]`` compares postinit's
+0.11.1 rulebook with the vllm==0.11.1 wheel's answers (``expected-0.11.1``);
 ``python -m tests.golden.parity --coverage`` lists, for every rule of the
 rulebook, whether real vLLM exercised it (see :mod:`tests.golden.coverage`).
 The test module asserts on the same comparison.
@@ -33,6 +35,12 @@ What :func:`compare` holds postinit to, for every case:
   kind ``flag``: deprecated flags) count as messages, as vLLM logs them while
   parsing and in ``create_engine_config``. :data:`KNOWN_MISSING_LOGS` lists the
   accepted gaps (documented in docs/divergences.md).
+
+Per version: an oracle key that is a field the version does not have but an alias
+of one (:data:`VERSION_ALIASES`, e.g. 0.11.1's deprecated
+``SchedulerConfig.chunked_prefill_enabled`` property) is compared with the field it
+aliases; the oracle's ``_absent`` list (fields it probed and the version lacks)
+must name fields postinit's version lacks too.
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ from typing import Any
 import postinit
 from postinit.engine import Fired, Trace, jsonable
 from postinit.errors import InputError
+from postinit.rules import versions
 from postinit.rules.observed import is_explanation
 from postinit.schema import Platform
 from tests.golden.corpus import GOLDEN_DIR, MODELS_DIR, GoldenCase, decompress_padding, load_cases
@@ -91,6 +100,12 @@ ALIASES: Mapping[str, str] = {
     "speculative_config.target_parallel_config": "parallel_config",
 }
 """Nested oracle objects that are the same vLLM object as a sub-config: compared field by field with it."""
+VERSION_ALIASES: Mapping[str, Mapping[str, str]] = {
+    "0.11.1": {"scheduler_config.chunked_prefill_enabled": "scheduler_config.enable_chunked_prefill"},
+}
+"""Per version: oracle keys that are properties aliasing another field there (not fields of their own)."""
+VARIANTS = {"d7fb10c57": "seed", "0.11.1": "0.11.1"}
+"""The golden corpus variant (``corpus.EXPECTED_DIRS``) holding each version's real-vLLM answers."""
 NGRAM_ALIASES: Mapping[str, str] = {
     "speculative_config.draft_model_config": "model_config",
     "speculative_config.draft_parallel_config": "parallel_config",
@@ -132,6 +147,13 @@ def platform_of(gc: GoldenCase) -> Platform:
     if spec.get("kind") == "cpu":
         spec.setdefault("cpu_arch", "x86_64")
     return Platform(**{k: v for k, v in spec.items() if k in fields})
+
+
+def divergences(version: str = versions.DEFAULT_VERSION) -> dict[str, str]:
+    """The documented divergences of a version: case -> reason (``divergences.json``, ``divergences-<v>.json``)."""
+    name = "divergences.json" if version == versions.DEFAULT_VERSION else f"divergences-{version}.json"
+    path = GOLDEN_DIR / name
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 def run(gc: GoldenCase, models: str | None = None, **kw: Any) -> postinit.Resolution:
@@ -197,6 +219,8 @@ class Comparison:
     """The rules that changed a value, logged or raised in postinit's resolution of this case."""
     raised: str | None = None
     """The rule whose violation stopped postinit's resolution (None when it resolved)."""
+    version: str = versions.DEFAULT_VERSION
+    """The vLLM version postinit resolved the case as."""
 
     @property
     def matches(self) -> bool:
@@ -295,25 +319,27 @@ def _fired(r: postinit.Resolution) -> tuple[str, ...]:
     return tuple(dict.fromkeys(ids))
 
 
-def compare(gc: GoldenCase) -> Comparison:
-    """Compare postinit's resolution of ``gc`` with real vLLM's (see the module docstring)."""
+def compare(gc: GoldenCase, version: str = versions.DEFAULT_VERSION) -> Comparison:
+    """Compare postinit's resolution of ``gc`` (as vLLM ``version``) with real vLLM's (see the module docstring)."""
     exp_ok = gc.ok
     err = gc.expected.get("error") or {}
     try:
-        r = run(gc, strict=True)
+        r = run(gc, strict=True, vllm_version=version)
     except InputError as e:
         # refused before the rulebook runs: vLLM's parser (stage parse), or a sub-config vLLM cannot build
         # from the dict (stage: that sub-config); the error must be vLLM's, where vLLM raises it
         said = Refused(getattr(e, "trace", None))
         cmp = Comparison(gc.name, exp_ok, False, None if not exp_ok and e.stage is not None else f"InputError: {e}",
                          missing_logs=missing_logs(gc, said), log_level_mismatches=log_level_mismatches(gc, said),
-                         extra_logs=extra_logs(gc, said), fired=_fired_before(said, e.rule), raised=e.rule)
+                         extra_logs=extra_logs(gc, said), fired=_fired_before(said, e.rule), raised=e.rule,
+                         version=version)
         if not exp_ok and e.stage is not None:
             _compare_error(cmp, gc, e.error, e.vllm_message, e.stage, f"{e.stage} ({type(e).__name__})")
         return cmp
     except Exception as e:  # a crash is a finding, not a test error
-        return Comparison(gc.name, exp_ok, None, f"{type(e).__name__}: {e}", missing_logs=missing_logs(gc, None))
-    cmp = Comparison(gc.name, exp_ok, r.ok, missing_logs=missing_logs(gc, r),
+        return Comparison(gc.name, exp_ok, None, f"{type(e).__name__}: {e}", version=version,
+                          missing_logs=missing_logs(gc, None))
+    cmp = Comparison(gc.name, exp_ok, r.ok, version=version, missing_logs=missing_logs(gc, r),
                      log_level_mismatches=log_level_mismatches(gc, r), extra_logs=extra_logs(gc, r),
                      fired=_fired(r), raised=r.violations[0].rule if r.violations else None)
     if not exp_ok:
@@ -392,10 +418,20 @@ def _compare_fields(cmp: Comparison, state: Mapping[str, Any], oracle_prefix: st
     """Compare every key of the oracle object ``post`` (at ``oracle_prefix``) with postinit's paths."""
     space = _space()
     ours_prefix = ours_prefix or oracle_prefix
+    absent = versions.absent_paths(cmp.version)
     for key, exp in post.items():
         opath = f"{oracle_prefix}.{key}"
         path = f"{ours_prefix}.{key}"
         if opath in NOT_COMPARED or path in NOT_COMPARED or _not_modelled(opath, ngram):
+            continue
+        if key == "_absent":  # fields the oracle probed for and the version lacks: postinit's lacks them too
+            missing = [name for name in exp if f"{ours_prefix}.{name}" not in absent]
+            if missing:
+                cmp.mismatches[opath] = (f"postinit's {cmp.version} has {missing}", exp)
+            continue
+        path = VERSION_ALIASES.get(cmp.version, {}).get(path, path)
+        if path in absent:
+            cmp.mismatches[opath] = (f"<not a field of {cmp.version} in postinit>", exp)
             continue
         alias = ALIASES.get(opath) or (NGRAM_ALIASES.get(opath) if ngram else None)
         if alias is not None and isinstance(exp, Mapping):
@@ -444,8 +480,8 @@ def log_report(comparisons: list[Comparison], limit: int = 25) -> list[str]:
     return lines
 
 
-def compare_all(pattern: str = "*.json") -> list[Comparison]:
-    return [compare(gc) for gc in load_cases(pattern=pattern, missing_ok=True)]
+def compare_all(pattern: str = "*.json", version: str = versions.DEFAULT_VERSION) -> list[Comparison]:
+    return [compare(gc, version) for gc in load_cases(VARIANTS[version], pattern=pattern, missing_ok=True)]
 
 
 def main(argv: list[str]) -> int:
@@ -453,8 +489,13 @@ def main(argv: list[str]) -> int:
         from tests.golden.coverage import main as coverage_main
 
         return coverage_main([a for a in argv if a != "--coverage"])
+    version = versions.DEFAULT_VERSION
+    if "--vllm-version" in argv:
+        i = argv.index("--vllm-version")
+        version = versions.version_name(argv[i + 1])
+        argv = argv[:i] + argv[i + 2:]
     pattern = argv[0] if argv else "*.json"
-    comparisons = compare_all(pattern)
+    comparisons = compare_all(pattern, version)
     for c in comparisons:
         if c.matches:
             continue
@@ -469,10 +510,12 @@ def main(argv: list[str]) -> int:
             print(f"    log extra: {rule} {level}: {msg[:110]}")
     print("\n".join(log_report(comparisons)))
     good = sum(c.matches for c in comparisons)
-    known = json.loads((GOLDEN_DIR / "divergences.json").read_text())
+    known = divergences(version)
     unexpected = [c.case for c in comparisons if not c.matches and c.case not in known]
-    print(f"{good}/{len(comparisons)} cases match real vLLM exactly; "
-          f"{len(comparisons) - good - len(unexpected)} documented divergence(s) (divergences.json), "
+    where = "divergences.json" if version == versions.DEFAULT_VERSION else f"divergences-{version}.json"
+    label = "" if version == versions.DEFAULT_VERSION else f" {version}"
+    print(f"{good}/{len(comparisons)} cases match real vLLM{label} exactly; "
+          f"{len(comparisons) - good - len(unexpected)} documented divergence(s) ({where}), "
           f"{len(unexpected)} unexpected")
     return 1 if unexpected else 0
 

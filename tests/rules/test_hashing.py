@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.rules import hashing
+from postinit.rules import hashing, v0_11_1
 from postinit.rules._kit import state
 from tests.golden.corpus import load_cases
 from tests.golden.parity import run
@@ -217,3 +217,35 @@ def test_compile_debug_dump_path(dump: str | None, dp: int, expected: str | None
         }
     )
     assert hashing.compile_debug_dump_path(s) == expected
+
+
+# ---------------------------------------------------------------------------- vLLM 0.11.1's hash
+
+CASES_0_11_1 = [gc for gc in load_cases("0.11.1") if gc.ok and gc.expected["hash"] is not None]
+
+
+@pytest.mark.parametrize("gc", CASES_0_11_1, ids=lambda gc: gc.name)
+def test_0_11_1_hash_equals_vllms_compute_hash(gc: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resolved as vLLM 0.11.1, the hash is the vllm==0.11.1 wheel's compute_hash() (its factors: v0_11_1.compute_hash).
+
+    Every sub-config hash agrees; the model part (and so the whole) wherever the HF config is
+    reproducible, as for the seed.
+    """
+    _oracle_transformers()
+    monkeypatch.chdir(GOLDEN)
+    r = run(gc, models="models", strict=True, vllm_version="0.11.1")
+    subs = v0_11_1.sub_hashes(r.state)
+    exact = hashing.model_hash_is_exact(r.state)
+    for sub, value in gc.expected["sub_hashes"].items():
+        if sub != "model_config" or exact or value is None:
+            assert subs[sub] == value, sub
+    if exact or gc.expected["sub_hashes"]["model_config"] is None:
+        assert r.hash == gc.expected["hash"]
+
+
+def test_0_11_1_hash_factors_differ_from_the_seeds() -> None:
+    """The same resolution hashes differently per version: VLLM_USE_V1, observability and ec_transfer factors."""
+    seed = postinit.resolve({}, platform="h100")
+    new = postinit.resolve({}, platform="h100", vllm_version="0.11.1")
+    assert seed.hash == hashing.compute_hash(seed.state)
+    assert new.hash == v0_11_1.compute_hash(new.state) != seed.hash

@@ -118,7 +118,8 @@ HASH_FACTORS: dict[Any, set[str]] = {
         "inductor_passes",
         "pass_config",
     },
-    PassConfig: set(PassConfig.model_fields),
+    PassConfig: {name for name, f in PassConfig.model_fields.items()
+                 if not (f.json_schema_extra or {}).get("since")},  # type: ignore[union-attr]
     VllmConfig: {
         "model_config",
         "cache_config",

@@ -27,7 +27,7 @@ import functools
 import json
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -96,6 +96,10 @@ class FlagSpec:
     warning compares with it."""
     warning: str | None = None
     """What vLLM logs when it applies the flag's value (``create_engine_config``/``create_model_config``)."""
+    since: str | None = None
+    """The vLLM version that added the flag (the seed commit's parser does not know it)."""
+    until: str | None = None
+    """The last vLLM version that has the flag (later versions' parsers do not know it)."""
     builds: str | None = None
     """A JSON-valued flag whose sub-config vLLM's parser builds on the spot (argparse type
     ``TypeAdapter(cls).validate_json``): the class. A value it refuses is a parse error."""
@@ -164,8 +168,8 @@ FLAGS: tuple[FlagSpec, ...] = (
        optional=True),
     _F(("--revision",), "model_config.revision", optional=True),
     _F(("--code-revision",), "model_config.code_revision", optional=True),
-    _F(("--rope-scaling",), "model_config.rope_scaling", "json"),
-    _F(("--rope-theta",), "model_config.rope_theta", "float", optional=True),
+    _F(("--rope-scaling",), "model_config.rope_scaling", "json", until="d7fb10c57"),
+    _F(("--rope-theta",), "model_config.rope_theta", "float", optional=True, until="d7fb10c57"),
     _F(("--tokenizer-revision",), "model_config.tokenizer_revision", optional=True),
     _F(("--max-model-len",), "model_config.max_model_len", "hrint", optional=True),
     _F(("--quantization", "-q"), "model_config.quantization", choices=_QUANTIZATION,
@@ -206,6 +210,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     # ---- StructuredOutputsConfig
     _F(("--reasoning-parser",), "structured_outputs_config.reasoning_parser",
        choices=_REASONING_PARSERS),
+    _F(("--reasoning-parser-plugin",), "structured_outputs_config.reasoning_parser_plugin", since="0.11.1"),
     # vLLM assigns it to ``StructuredOutputsConfig.guided_decoding_backend``, which nothing reads
     _F(("--guided-decoding-backend",), "extra.guided_decoding_backend", deprecated=True),
     _F(("--guided-decoding-disable-fallback",), "structured_outputs_config.disable_fallback",
@@ -220,9 +225,15 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--distributed-executor-backend",), "parallel_config.distributed_executor_backend",
        optional=True),
     _F(("--pipeline-parallel-size", "-pp"), "parallel_config.pipeline_parallel_size", "int"),
+    _F(("--master-addr",), "parallel_config.master_addr", since="0.11.1"),
+    _F(("--master-port",), "parallel_config.master_port", "int", since="0.11.1"),
+    _F(("--nnodes", "-n"), "parallel_config.nnodes", "int", since="0.11.1"),
+    _F(("--node-rank", "-r"), "parallel_config.node_rank", "int", since="0.11.1"),
     _F(("--tensor-parallel-size", "-tp"), "parallel_config.tensor_parallel_size", "int"),
     _F(("--decode-context-parallel-size", "-dcp"),
        "parallel_config.decode_context_parallel_size", "int"),
+    _F(("--dcp-kv-cache-interleave-size",), "parallel_config.dcp_kv_cache_interleave_size", "int",
+       since="0.11.1"),
     _F(("--data-parallel-size", "-dp"), "parallel_config.data_parallel_size", "int"),
     _F(("--data-parallel-rank", "-dpn"), "parallel_config.data_parallel_rank", "int"),
     _F(("--data-parallel-start-rank", "-dpr"), "extra.data_parallel_start_rank", "int"),
@@ -233,6 +244,8 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--data-parallel-backend", "-dpb"), "parallel_config.data_parallel_backend",
        choices=("ray", "mp")),
     _F(("--data-parallel-hybrid-lb",), "parallel_config.data_parallel_hybrid_lb", "bool"),
+    _F(("--data-parallel-external-lb", "-dpe"), "parallel_config.data_parallel_external_lb", "bool",
+       since="0.11.1"),
     _F(("--enable-expert-parallel",), "parallel_config.enable_expert_parallel", "bool"),
     _F(("--all2all-backend",), "parallel_config.all2all_backend", choices=_ALL2ALL,
        optional=True),
@@ -289,6 +302,9 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--mamba-ssm-cache-dtype",), "cache_config.mamba_ssm_cache_dtype",
        choices=("auto", "float32")),
     _F(("--mamba-block-size",), "cache_config.mamba_block_size", "int", optional=True),
+    _F(("--kv-offloading-size",), "cache_config.kv_offloading_size", "float", optional=True, since="0.11.1"),
+    _F(("--kv-offloading-backend",), "cache_config.kv_offloading_backend", choices=("native", "lmcache"),
+       optional=True, since="0.11.1"),
     # ---- MultiModalConfig (built inside ModelConfig; kept as EngineArgs extras)
     _F(("--limit-mm-per-prompt",), "extra.limit_mm_per_prompt", "json"),
     _F(("--enable-mm-embeds",), "extra.enable_mm_embeds", "bool"),
@@ -336,6 +352,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--disable-hybrid-kv-cache-manager",),
        "scheduler_config.disable_hybrid_kv_cache_manager", "bool"),
     _F(("--async-scheduling",), "scheduler_config.async_scheduling", "bool"),
+    _F(("--stream-interval",), "scheduler_config.stream_interval", "int", since="0.11.1"),
     # ---- CompilationConfig overrides
     _F(("--cudagraph-capture-sizes",), "compilation_config.cudagraph_capture_sizes",
        "list_int", optional=True),
@@ -349,6 +366,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--speculative-config",), "speculative_config", "json", optional=True),
     _F(("--kv-transfer-config",), "kv_transfer_config", "json", optional=True, builds="KVTransferConfig"),
     _F(("--kv-events-config",), "kv_events_config", "json", optional=True, builds="KVEventsConfig"),
+    _F(("--ec-transfer-config",), "extra.ec_transfer_config", "json", optional=True, since="0.11.1"),
     _F(("--compilation-config", "-O"), "compilation_config", "json", builds="CompilationConfig"),
     _F(("--additional-config",), "additional_config", "json", dict_or_str=True),
     _F(("--structured-outputs-config",), "structured_outputs_config", "json", builds="StructuredOutputsConfig"),
@@ -811,12 +829,15 @@ it raises an :class:`~postinit.errors.InputError` when vLLM's parser would refus
 
 def parse_vllm_args(
     argv: str | Sequence[str], *, allow_files: bool = True, construct: Construct | None = None,
+    absent: Collection[str] = (), version: str = "",
 ) -> ParsedArgs:
     """Parse a ``vllm serve`` command line into a :class:`ParsedArgs` (nested input dict).
 
     ``argv`` is a list of arguments or one string (split as a shell would); a pasted
     ``vllm serve MODEL ...`` or ``python -m vllm.entrypoints.openai.api_server ...`` prefix
     is dropped. ``allow_files=False`` refuses ``--config FILE`` (the HTTP service).
+    ``absent`` names the flags (argparse destinations) the modelled vLLM ``version`` does
+    not have: its parser refuses them as unrecognized.
 
     Failures come in vLLM's order: argparse converts every value as it meets it (the dotted
     keys last, as one JSON value per flag), and a JSON-valued flag whose sub-config vLLM builds
@@ -884,14 +905,25 @@ def parse_vllm_args(
         seen.append((dest, given[dest]))
 
     converted: dict[str, tuple[Any, str]] = {}
+    missing: list[str] = []
+    """Flags of the union table this version's parser does not have: unknown to it."""
     for dest, item in seen:
         if dest == "model":
+            continue
+        if dest in absent:
+            raw = item.value if isinstance(item.value, list) else [item.value]
+            missing += [item.option, *(x for x in raw if isinstance(x, str))]
             continue
         spec = _BY_DEST[dest]
         value, text = _convert(spec, item)
         if construct is not None and spec.builds is not None and value is not None:
             construct(spec, value)
         converted[dest] = (value, text)  # a repeated flag: the last value wins, as in argparse
+    if missing:
+        flag = missing[0]
+        vllm = f"unrecognized arguments: {' '.join([*missing, *unknown])}"
+        raise UnknownFlagError(f"unknown flag '{flag}': vLLM {version or 'at this version'} has no such flag",
+                               value=flag, stage="parse", error="ArgumentError", vllm_message=vllm)
     if unknown:
         _refuse_unknown(unknown)
 

@@ -142,11 +142,12 @@ def refusal(cls: type[BaseModel], *, data: Any = None, json_text: str | None = N
     return None
 
 
-def wrapped_text(title: str, error: str, message: str, value: Any) -> str:
-    """pydantic's text for ``error(message)`` raised while building the pydantic dataclass ``title`` from ``value``."""
+def wrapped_text(title: str, error: str, message: str, value: Any, loc: tuple[str, ...] = ()) -> str:
+    """pydantic's text for ``error(message)`` raised while building the pydantic dataclass ``title`` from ``value``
+    (by the validator of its field ``loc``, if one)."""
     kind, exc = ("assertion_error", AssertionError(message)) if error == "AssertionError" else (
         "value_error", ValueError(message))
-    return str(ValidationError.from_exception_data(title, [{"type": kind, "loc": (), "input": value,
+    return str(ValidationError.from_exception_data(title, [{"type": kind, "loc": loc, "input": value,
                                                              "ctx": {"error": exc}}]))
 
 

@@ -1,0 +1,417 @@
+"""What an upgrade changes: the modelled vLLM versions, and one input resolved on two of them.
+
+:func:`versions` lists what postinit models (each version with its parent, the real
+vLLM it was checked against and the size of its delta). :func:`upgrade` resolves one
+request on two versions and returns the decisions that change: every field whose
+final value differs, each with the rule (or input) that decided it on either side,
+that rule's reason and log line, and how the rule itself differs between the two
+versions (dropped, added or replaced by the newer version's delta).
+
+>>> import postinit
+>>> u = postinit.upgrade(model="meta-llama/Llama-3.1-8B-Instruct", argv=["--no-enable-chunked-prefill"],
+...                      from_version="d7fb10c57", to_version="0.11.1")           # doctest: +SKIP
+>>> [c.path for c in u.changes][:2]                                               # doctest: +SKIP
+['scheduler_config.enable_chunked_prefill', 'scheduler_config.max_num_batched_tokens']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from postinit._api import Request, Resolution, resolve_request
+from postinit.engine import Provenance, Rulebook, Source, jsonable
+from postinit.engine._show import brief, origin
+from postinit.errors import InvalidValueError
+from postinit.rules import rulebook
+from postinit.rules import versions as _versions
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
+
+__all__ = [
+    "UPGRADE_VERSION", "DecisionChange", "Side", "Upgrade", "VersionInfo", "compare_versions", "json_schema",
+    "upgrade", "versions",
+]
+
+UPGRADE_VERSION = 1
+"""Version of the ``to_dict()`` shapes in this module."""
+
+_FACT_PREFIXES = ("platform.", "usage.")
+
+
+# --------------------------------------------------------------------------- the modelled versions
+
+
+@dataclass(frozen=True, slots=True)
+class VersionInfo:
+    """One modelled vLLM version, for ``postinit versions`` / ``GET /v1/versions``."""
+
+    name: str
+    title: str
+    parent: str | None
+    default: bool
+    oracle: str
+    """The real vLLM its rulebook was checked against (and the golden corpus holding its answers)."""
+    source: str
+    rules: int
+    added: int
+    replaced: int
+    dropped: int
+    fields_added: int
+    fields_removed: int
+    env_table: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "title": self.title, "parent": self.parent, "default": self.default,
+            "oracle": self.oracle, "source": self.source, "rules": self.rules,
+            "delta": {"added": self.added, "replaced": self.replaced, "dropped": self.dropped,
+                      "fields_added": self.fields_added, "fields_removed": self.fields_removed},
+            "env_table": f"postinit/schema/data/envs-{self.env_table}.json",
+        }
+
+
+def versions() -> list[VersionInfo]:
+    """Every modelled vLLM version, parents first (the default is the seed commit ``d7fb10c57``)."""
+    out = []
+    for v in _versions.VERSIONS.values():
+        d = _versions.delta(v.name)
+        out.append(VersionInfo(
+            name=v.name, title=v.title, parent=v.parent, default=v.name == _versions.DEFAULT_VERSION,
+            oracle=v.oracle, source=v.source, rules=len(rulebook(v.name)), added=len(d.add), replaced=len(d.replace),
+            dropped=len(d.drop), fields_added=len(d.fields_added), fields_removed=len(d.fields_removed),
+            env_table=v.env_table,
+        ))
+    return out
+
+
+def json_schema(version: str = _versions.DEFAULT_VERSION) -> dict[str, Any]:
+    """The JSON Schema of the nested input config for ``version``: the fields that version lacks left out."""
+    from pydantic import TypeAdapter
+
+    from postinit.schema import VllmConfig
+
+    doc: dict[str, Any] = TypeAdapter(VllmConfig).json_schema()
+    defs = doc.get("$defs", {})
+
+    def target(node: dict[str, Any]) -> dict[str, Any]:
+        for option in [node, *node.get("anyOf", ())]:
+            ref = option.get("$ref")
+            if isinstance(ref, str):
+                return dict(defs[ref.rsplit("/", 1)[1]])
+        return node
+
+    for path in sorted(_versions.absent_paths(version)):
+        *head, last = path.split(".")
+        node = doc
+        for part in head:
+            node = target(node.get("properties", {}).get(part, {}))
+        props = node.get("properties")
+        if isinstance(props, dict):
+            name = next((n for n, d in defs.items() if d.get("properties") is props), None)
+            if name is not None:  # copy on write: a $def other paths share keeps its other fields
+                defs[name] = {**defs[name], "properties": {k: v for k, v in props.items() if k != last}}
+            else:
+                props.pop(last, None)
+    return doc
+
+
+# --------------------------------------------------------------------------- one decision on two versions
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """How one version decided one field: the value, who set it and why."""
+
+    version: str
+    value: Any
+    by: str
+    """Where the value came from, in words: ``rule <id>``, ``your --flag``, ``default``, ``config.json:...``."""
+    rule: str | None = None
+    title: str | None = None
+    reason: str | None = None
+    """The rule's reason (the first sentence of its docstring): why vLLM decides this way."""
+    source: str | None = None
+    """The vLLM source the rule mirrors."""
+    message: str | None = None
+    """What vLLM logged when the rule decided (the rule's message in this resolution)."""
+    rule_change: str | None = None
+    """How the deciding rule differs in the other version (dropped, added, replaced), with the delta's reason."""
+    present: bool = True
+    """False when this version has no such field."""
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"version": self.version, "present": self.present, "value": jsonable(self.value),
+                               "by": self.by}
+        for key in ("rule", "title", "reason", "source", "message", "rule_change"):
+            value = getattr(self, key)
+            if value:
+                out[key] = value
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionChange:
+    """A field the two versions resolve differently, with the decision on each side."""
+
+    path: str
+    before: Side
+    after: Side
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "before": self.before.to_dict(), "after": self.after.to_dict()}
+
+
+@dataclass(frozen=True, slots=True)
+class Upgrade:
+    """One request resolved on two vLLM versions, and every decision that changes."""
+
+    from_version: str
+    to_version: str
+    before: Resolution
+    after: Resolution
+    changes: tuple[DecisionChange, ...]
+    """Fields both versions have whose final values differ."""
+    only_before: tuple[tuple[str, Any], ...]
+    """Fields only the ``from`` version has (path, final value)."""
+    only_after: tuple[tuple[str, Any], ...]
+    """Fields only the ``to`` version has (path, final value)."""
+    logs_removed: tuple[str, ...]
+    """What vLLM logged on the ``from`` version and no longer logs (rule: text)."""
+    logs_added: tuple[str, ...]
+    """What vLLM logs on the ``to`` version and did not before (rule: text)."""
+    notes: tuple[str, ...]
+    """Notes about the input on the ``to`` version that the ``from`` version did not have (ignored fields, ...)."""
+
+    @property
+    def same(self) -> bool:
+        """Nothing the user can observe changes: values, outcome and logs."""
+        return (not self.changes and self.before.ok == self.after.ok and not self.logs_added
+                and not self.logs_removed)
+
+    def __str__(self) -> str:
+        """The plain text ``postinit upgrade`` prints."""
+        from postinit.engine._show import plain
+
+        return plain(self.__rich__())
+
+    def __repr__(self) -> str:
+        return (f"<Upgrade {self.from_version} -> {self.to_version}: {len(self.changes)} decisions change · "
+                f"{'ok' if self.before.ok else 'invalid'} -> {'ok' if self.after.ok else 'invalid'}>")
+
+    def _repr_html_(self) -> str:
+        from postinit.engine._show import html
+
+        return html(self.__rich__())
+
+    def __rich__(self) -> RenderableType:
+        from rich.console import Group
+
+        from postinit.render import escape
+
+        a, b = self.before, self.after
+        out: list[RenderableType] = [
+            f"[bold]upgrade[/] vLLM {self.from_version} → {self.to_version} · "
+            f"{escape(str(a.inputs.get('model') or 'no model'))} · {escape(str(a.inputs.get('platform')))} · "
+            f"usage {a.inputs.get('usage') or 'config'}",
+            f"  {self.from_version}: {'ok' if a.ok else '[red]invalid[/]'}, hash {a.hash}    "
+            f"{self.to_version}: {'ok' if b.ok else '[red]invalid[/]'}, hash {b.hash}",
+        ]
+        for label, r in ((self.from_version, a), (self.to_version, b)):
+            for v in r.violations:
+                out.append(f"[red]✗ {escape(label)} refuses:[/] {escape(v.error)} in rule {escape(v.rule)}: "
+                           f"{escape(v.message)}")
+        if self.same:
+            out.append("No decision changes: both versions resolve this input the same way.")
+        if self.changes:
+            out.append(f"\n[bold]{len(self.changes)} decision(s) change[/]")
+            for c in self.changes:
+                out.append(f"[cyan]{escape(c.path)}[/]: {escape(_change_text(c.before.value, c.after.value))}")
+                for side in (c.before, c.after):
+                    out.append(_side_text(side))
+        for title, items in ((f"only in {self.from_version}", self.only_before),
+                             (f"only in {self.to_version}", self.only_after)):
+            if items:
+                out.append(f"\n[bold]fields {title}[/] ({len(items)}): " + escape(
+                    ", ".join(f"{path}={brief(value, 4)}" for path, value in items)))
+        for title, lines in ((f"logged only by {self.from_version}", self.logs_removed),
+                             (f"logged only by {self.to_version}", self.logs_added)):
+            if lines:
+                out.append(f"\n[bold]{title}[/]")
+                out.extend(f"  {escape(line)}" for line in lines)
+        if self.notes:
+            out.append(f"\n[bold]notes on your input for {self.to_version}[/]")
+            out.extend(f"  • {escape(n)}" for n in self.notes)
+        return Group(*out)
+
+    def to_dict(self) -> dict[str, Any]:
+        a, b = self.before, self.after
+        return {
+            "version": UPGRADE_VERSION,
+            "from": {"vllm_version": self.from_version, "ok": a.ok, "hash": a.hash,
+                     "violations": [v.to_dict() for v in a.violations]},
+            "to": {"vllm_version": self.to_version, "ok": b.ok, "hash": b.hash,
+                   "violations": [v.to_dict() for v in b.violations]},
+            "same": self.same,
+            "changes": [c.to_dict() for c in self.changes],
+            "only_from": [{"path": p, "value": jsonable(v)} for p, v in self.only_before],
+            "only_to": [{"path": p, "value": jsonable(v)} for p, v in self.only_after],
+            "logs": {"removed": list(self.logs_removed), "added": list(self.logs_added)},
+            "notes": list(self.notes),
+            "inputs": jsonable({k: v for k, v in a.inputs.items() if k != "vllm_version"}),
+        }
+
+
+def _change_text(before: Any, after: Any) -> str:
+    """``old → new``; for two lists, what was removed and added (a splitting-op list is long)."""
+    a, b = jsonable(before), jsonable(after)
+    if isinstance(a, list) and isinstance(b, list) and len(a) + len(b) > 8:
+        gone = [x for x in a if x not in b]
+        new = [x for x in b if x not in a]
+        if gone or new:
+            parts = ([f"without {brief(gone)}"] if gone else []) + ([f"with {brief(new)}"] if new else [])
+            return f"{len(a)} → {len(b)} items, " + ", ".join(parts)
+        return f"{brief(before)} → {brief(after)} (reordered)"
+    return f"{brief(before)} → {brief(after)}"
+
+
+def _side_text(side: Side) -> str:
+    from postinit.render import escape
+
+    value = jsonable(side.value)
+    shown = f"{len(value)} items" if isinstance(value, list) and len(value) > 8 else brief(side.value)
+    head = f"  [dim]{escape(side.version)}:[/] {escape(shown)} ← {escape(side.by)}"
+    if side.title:
+        head += f" [dim]({escape(side.title)})[/]"
+    lines = [head]
+    if side.reason and side.reason != side.title:
+        lines.append(f"      why: {escape(side.reason)}")
+    if side.message:
+        lines.append(f"      logs: {escape(side.message.splitlines()[0])}")
+    if side.rule_change:
+        lines.append(f"      [yellow]{escape(side.rule_change)}[/]")
+    return "\n".join(lines)
+
+
+def _message_of(r: Resolution, rule_id: str, path: str) -> str | None:
+    """The message of the last firing of ``rule_id`` that changed ``path`` (or logged, if none changed it)."""
+    for event in reversed(r.trace.fired):
+        if event.rule == rule_id and (any(c.path == path for c in event.changes) or not event.changes):
+            return event.message or None
+    return None
+
+
+def _rule_change(rule_id: str, here: Rulebook, there: Rulebook, here_v: str, there_v: str) -> str | None:
+    """How ``rule_id`` of version ``here_v`` differs in ``there_v`` (None: the same rule)."""
+    if rule_id not in there.rules:
+        reason = _drop_reason(rule_id, here_v, there_v)
+        return f"vLLM {there_v} no longer makes this decision" + (f": {reason}" if reason else "")
+    if rule_id not in here.rules:  # pragma: no cover - a side's rule is in its own rulebook
+        return None
+    if here.rules[rule_id].fn is not there.rules[rule_id].fn:
+        return f"vLLM {there_v} decides this differently (rule {rule_id} is replaced there)"
+    return None
+
+
+def _drop_reason(rule_id: str, a: str, b: str) -> str | None:
+    """The delta's reason why ``rule_id`` is in one of ``a``, ``b`` and not the other (None if undocumented)."""
+    for v in (*_versions.chain(a), *_versions.chain(b)):
+        reason = _versions.delta(v.name).drop.get(rule_id)
+        if reason:
+            return reason
+    return None
+
+
+def _new_rule(rule_id: str, here: Rulebook, there: Rulebook, there_v: str) -> str | None:
+    if rule_id not in there.rules:
+        return f"new in this version (vLLM {there_v} has no rule {rule_id})"
+    return None
+
+
+def _side(r: Resolution, path: str, other: Resolution, version: str, other_version: str, present: bool) -> Side:
+    book, other_book = r.engine.rulebook, other.engine.rulebook
+    value = r.state.get(path)
+    if not present:
+        return Side(version, value, f"no field {path} in vLLM {version}", present=False)
+    prov: Provenance = r.engine.provenance_of(path)
+    if prov.source is not Source.RULE or prov.rule is None or prov.rule not in book.rules:
+        return Side(version, value, origin(prov))
+    rule = book.rules[prov.rule]
+    change = _rule_change(rule.id, book, other_book, version, other_version) or _new_rule(
+        rule.id, book, other_book, other_version)
+    from postinit.rules.observed import is_explanation
+
+    message = None if is_explanation(rule.id) else _message_of(r, rule.id, path)
+    return Side(version, value, f"rule {rule.id}", rule=rule.id, title=rule.title, reason=rule.reason,
+                source=rule.source.split(";")[0].strip(), message=message, rule_change=change)
+
+
+def _log_lines(r: Resolution) -> list[str]:
+    from postinit.rules.observed import is_explanation
+
+    out = []
+    for event in r.messages():
+        if is_explanation(event.rule):
+            continue
+        for line in event.message.splitlines():
+            if line.strip():
+                out.append(f"{event.level}: {line}")
+    return out
+
+
+def _differs(va: Any, vb: Any) -> bool:
+    return va is not vb and (type(va) is not type(vb) or va != vb)
+
+
+def upgrade(
+    config: Any = None,
+    *,
+    from_version: str = _versions.DEFAULT_VERSION,
+    to_version: str,
+    catalog_only: bool = False,
+    trace: Literal["minimal", "full", "debug"] = "full",
+    **kwargs: Any,
+) -> Upgrade:
+    """Resolve one input on vLLM ``from_version`` and ``to_version`` and return the decisions that change.
+
+    The input is what :func:`postinit.resolve` takes (``config`` may be a ready
+    :class:`~postinit.Request`, whose own ``vllm_version`` is then ignored); every other
+    keyword is :func:`postinit.resolve`'s. Platform and usage facts are left out of the
+    comparison; a field one version does not have is listed apart (``only_before`` /
+    ``only_after``), as are the log lines only one version prints.
+    """
+    if "vllm_version" in kwargs:
+        raise InvalidValueError("upgrade takes from_version and to_version, not vllm_version", path="vllm_version")
+    request = config.plain() if isinstance(config, Request) else Request.build(config, **kwargs)
+    a_name, b_name = _versions.version_name(from_version, "from_version"), _versions.version_name(to_version, "to_version")
+    a = resolve_request(request.replace(vllm_version=a_name), allow_files=not catalog_only, trace=trace)
+    b = resolve_request(request.replace(vllm_version=b_name), allow_files=not catalog_only, trace=trace)
+    return compare_versions(a, b)
+
+
+def compare_versions(a: Resolution, b: Resolution) -> Upgrade:
+    """The :class:`Upgrade` between two resolutions of the same input on two versions."""
+    va, vb = a.vllm_version, b.vllm_version
+    absent_a, absent_b = _versions.absent_paths(va), _versions.absent_paths(vb)
+    changes, only_a, only_b = [], [], []
+    sa, sb = a.state, b.state
+    for path in sorted(sa.keys() | sb.keys()):
+        if path.startswith(_FACT_PREFIXES):
+            continue
+        in_a, in_b = path not in absent_a, path not in absent_b
+        if in_a and not in_b:
+            only_a.append((path, sa.get(path)))
+        elif in_b and not in_a:
+            only_b.append((path, sb.get(path)))
+        elif in_a and _differs(sa.get(path), sb.get(path)):
+            changes.append(DecisionChange(path, _side(a, path, b, va, vb, True), _side(b, path, a, vb, va, True)))
+    la, lb = _log_lines(a), _log_lines(b)
+    notes_a = {n.message for n in a.notes}
+    return Upgrade(
+        from_version=va, to_version=vb, before=a, after=b, changes=tuple(changes),
+        only_before=tuple(only_a), only_after=tuple(only_b),
+        logs_removed=tuple(line for line in dict.fromkeys(la) if line not in lb),
+        logs_added=tuple(line for line in dict.fromkeys(lb) if line not in la),
+        notes=tuple(n.message for n in b.notes if n.message not in notes_a),
+    )
