@@ -10,9 +10,11 @@ from typing import Any
 
 from postinit.engine import (
     Outcome,
+    Rule,
     RuleResult,
     Violation,
     all_of,
+    make_rule,
     rule,
     sequence,
 )
@@ -194,34 +196,39 @@ def external_lb_needs_dp(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
-@rule(
-    "parallel.eplb-requirements",
-    title="EPLB needs CUDA, expert parallelism and TP x DP > 1",
-    phase="sub_configs",
-    kind="check",
-    reads=("parallel_config.enable_eplb", "platform.is_cuda", "parallel_config.enable_expert_parallel",
-           "parallel_config.tensor_parallel_size", "parallel_config.data_parallel_size",
-           "parallel_config.eplb_config.num_redundant_experts"),
-    source=f"{_PAR}._validate_parallel_config; ref 2.3",
-    message="Expert parallelism load balancing is only supported on CUDA devices now.",
-)
-def eplb_requirements(c: Mapping[str, Any]) -> RuleResult:
-    """Expert load balancing moves experts between GPUs, which needs EP over more than one CUDA rank."""
-    tp, dp = c["parallel_config.tensor_parallel_size"], c["parallel_config.data_parallel_size"]
-    if not c["parallel_config.enable_eplb"]:
-        n = c["parallel_config.eplb_config.num_redundant_experts"]
-        if n != 0:
-            return Violation(f"num_redundant_experts is set to {n} but EPLB is not enabled. Either enable "
-                             "EPLB or unset num_redundant_experts.")
+def eplb_rule(platform_fact: str, devices: str, title: str, source: str, doc: str) -> Rule:
+    """``parallel.eplb-requirements`` for the platforms ``platform_fact`` admits (versions differ only there)."""
+
+    def eplb_requirements(c: Mapping[str, Any]) -> RuleResult:
+        tp, dp = c["parallel_config.tensor_parallel_size"], c["parallel_config.data_parallel_size"]
+        if not c["parallel_config.enable_eplb"]:
+            n = c["parallel_config.eplb_config.num_redundant_experts"]
+            if n != 0:
+                return Violation(f"num_redundant_experts is set to {n} but EPLB is not enabled. Either enable "
+                                 "EPLB or unset num_redundant_experts.")
+            return None
+        if not c[platform_fact]:
+            return Violation(f"Expert parallelism load balancing is only supported on {devices} now.")
+        if not c["parallel_config.enable_expert_parallel"]:
+            return Violation("enable_expert_parallel must be True to use EPLB.")
+        if tp * dp <= 1:
+            return Violation("EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, "
+                             f"but got TP={tp},DP={dp}.")
         return None
-    if not c["platform.is_cuda"]:
-        return Violation("Expert parallelism load balancing is only supported on CUDA devices now.")
-    if not c["parallel_config.enable_expert_parallel"]:
-        return Violation("enable_expert_parallel must be True to use EPLB.")
-    if tp * dp <= 1:
-        return Violation("EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, "
-                         f"but got TP={tp},DP={dp}.")
-    return None
+
+    eplb_requirements.__doc__ = doc
+    return make_rule(
+        eplb_requirements, "parallel.eplb-requirements", title=title, phase="sub_configs", kind="check",
+        reads=("parallel_config.enable_eplb", platform_fact, "parallel_config.enable_expert_parallel",
+               "parallel_config.tensor_parallel_size", "parallel_config.data_parallel_size",
+               "parallel_config.eplb_config.num_redundant_experts"),
+        source=source, message=f"Expert parallelism load balancing is only supported on {devices} now.")
+
+
+eplb_requirements = eplb_rule(
+    "platform.is_cuda", "CUDA devices", "EPLB needs CUDA, expert parallelism and TP x DP > 1",
+    f"{_PAR}._validate_parallel_config; ref 2.3",
+    "Expert load balancing moves experts between GPUs, which needs EP over more than one CUDA rank.")
 
 
 _EXEC = "parallel_config.distributed_executor_backend"

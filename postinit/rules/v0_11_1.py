@@ -52,6 +52,7 @@ from postinit.rules.models import (
     mamba_page_size,
     total_num_kv_heads,
 )
+from postinit.rules.parallel import eplb_rule
 from postinit.rules.versions import Delta
 from postinit.schema import CompilationMode, CUDAGraphMode
 
@@ -215,7 +216,7 @@ _NOT_OFFICIAL = ("This model does not officially support {what}. Enabling this m
 def pooling_chunked_prefill_warning(c: Mapping[str, Any]) -> RuleResult:
     """vLLM keeps the user's --enable-chunked-prefill for a model it would not chunk, and warns."""
     if c[_EA] and c[_RUNNER] == "pooling" and c[_ECP] and not _defaults(c)[0]:
-        return Outcome(message=_NOT_OFFICIAL.format(what="chunked prefill"))
+        return Outcome.log()
     return None
 
 
@@ -232,7 +233,7 @@ def pooling_chunked_prefill_warning(c: Mapping[str, Any]) -> RuleResult:
 def pooling_prefix_caching_warning(c: Mapping[str, Any]) -> RuleResult:
     """vLLM keeps the user's --enable-prefix-caching for a model it would not cache, and warns."""
     if c[_EA] and c[_RUNNER] == "pooling" and c[_APC] and not _defaults(c)[1]:
-        return Outcome(message=_NOT_OFFICIAL.format(what="prefix caching"))
+        return Outcome.log()
     return None
 
 
@@ -522,34 +523,10 @@ _EXEC = "parallel_config.distributed_executor_backend"
 _NNODES = "parallel_config.nnodes"
 
 
-@rule(
-    "parallel.eplb-requirements",
-    title="EPLB needs CUDA or ROCm, expert parallelism and TP x DP > 1",
-    phase="sub_configs",
-    kind="check",
-    reads=("parallel_config.enable_eplb", "platform.is_cuda_alike", "parallel_config.enable_expert_parallel",
-           "parallel_config.tensor_parallel_size", "parallel_config.data_parallel_size",
-           "parallel_config.eplb_config.num_redundant_experts"),
-    source=f"{_PAR}._validate_parallel_config; ref 2.3, v0.11.1",
-    message="Expert parallelism load balancing is only supported on CUDA devices or ROCm devices now.",
-)
-def eplb_requirements(c: Mapping[str, Any]) -> RuleResult:
-    """Expert load balancing moves experts between GPUs: EP over more than one rank, now on ROCm too."""
-    tp, dp = c["parallel_config.tensor_parallel_size"], c["parallel_config.data_parallel_size"]
-    if not c["parallel_config.enable_eplb"]:
-        n = c["parallel_config.eplb_config.num_redundant_experts"]
-        if n != 0:
-            return Violation(f"num_redundant_experts is set to {n} but EPLB is not enabled. Either enable "
-                             "EPLB or unset num_redundant_experts.")
-        return None
-    if not c["platform.is_cuda_alike"]:
-        return Violation("Expert parallelism load balancing is only supported on CUDA devices or ROCm devices now.")
-    if not c["parallel_config.enable_expert_parallel"]:
-        return Violation("enable_expert_parallel must be True to use EPLB.")
-    if tp * dp <= 1:
-        return Violation("EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, "
-                         f"but got TP={tp},DP={dp}.")
-    return None
+eplb_requirements = eplb_rule(
+    "platform.is_cuda_alike", "CUDA devices or ROCm devices", "EPLB needs CUDA or ROCm, expert parallelism and TP x DP > 1",
+    f"{_PAR}._validate_parallel_config; ref 2.3, v0.11.1",
+    "Expert load balancing moves experts between GPUs: EP over more than one rank, now on ROCm too.")
 
 
 @rule(
