@@ -23,11 +23,15 @@ def test_seeded_plan_equals_the_computed_one(key: tuple) -> None:  # type: ignor
     cudagraph._PLANS.clear()
     plan = cudagraph._plan(view)
     assert plan == cudagraph._plan_of(*key)
-    seeded = {k: v for k, v in cudagraph._PLANS.items() if k != key}
+    stored = (*key, False)  # the plan's key ends with ``clip`` (False: the seed's rule)
+    assert stored in cudagraph._PLANS
+    seeded = {k: v for k, v in cudagraph._PLANS.items() if k != stored}
     for k, v in seeded.items():
         assert v == cudagraph._plan_of(*k), (key, k)
     if plan is not None and plan.assertion is None and plan.sizes and not plan.inconsistent:
         assert len(seeded) == 1 or key[4:6] == (plan.valid_max, plan.sizes)
+    else:
+        assert not seeded
 
 
 def test_plan_cache_is_bounded() -> None:
