@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
+from postinit.engine import Outcome, Rule, RuleResult, Violation, make_rule, rule, sequence
 
 __all__ = ["HEAD_DTYPE_READS", "REGISTRY", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER", "ModelInfo", "head_dtype_for", "model_info"]
 
@@ -269,134 +269,62 @@ def seed_v1(c: Mapping[str, Any]) -> RuleResult:
 # ---------------------------------------------------------------------------- simple HF-derived facts
 
 
-@rule(
-    "model.architectures",
-    title="architectures from config.json",
-    phase=PHASE,
-    kind="derive",
-    reads=("model_config", H + "architectures"),
-    writes=(M + "architectures",),
-    source=f"{SRC}.architectures; ref 2.1.1",
-)
-def architectures(c: Mapping[str, Any]) -> RuleResult:
-    """The model's ``architectures`` list (empty when config.json has none)."""
-    if not _present(c):
-        return None
-    return {M + "architectures": _archs(c)}
+def _fact(field: str, title: str, reads: tuple[str, ...], source: str, doc: str,
+          value: Callable[[Mapping[str, Any]], Any]) -> Rule:
+    """``model.<field>``: one ModelConfig value vLLM derives from config.json when it builds a model's config."""
+
+    def derive(c: Mapping[str, Any]) -> RuleResult:
+        return {M + field: value(c)} if _present(c) else None
+
+    derive.__doc__ = doc
+    return make_rule(derive, "model." + field.replace("_", "-"), title=title, phase=PHASE, kind="derive",
+                     reads=("model_config", *reads), writes=(M + field,), source=source)
 
 
-@rule(
-    "model.attention-chunk-size",
-    title="attention_chunk_size from the text config",
-    phase=PHASE,
-    kind="derive",
-    reads=("model_config", T + "attention_chunk_size"),
-    writes=(M + "attention_chunk_size",),
-    source=f"{SRC}.__post_init__; ref 2.1.1",
-)
-def attention_chunk_size(c: Mapping[str, Any]) -> RuleResult:
-    """Chunked local attention (e.g. Llama-4) is declared by the text config's attention_chunk_size."""
-    if not _present(c):
-        return None
-    return {M + "attention_chunk_size": c[T + "attention_chunk_size"]}
+architectures = _fact(
+    "architectures", "architectures from config.json", (H + "architectures",), f"{SRC}.architectures; ref 2.1.1",
+    "The model's ``architectures`` list (empty when config.json has none).", _archs)
 
+attention_chunk_size = _fact(
+    "attention_chunk_size", "attention_chunk_size from the text config", (T + "attention_chunk_size",),
+    f"{SRC}.__post_init__; ref 2.1.1",
+    "Chunked local attention (e.g. Llama-4) is declared by the text config's attention_chunk_size.",
+    lambda c: c[T + "attention_chunk_size"])
 
-@rule(
-    "model.is-encoder-decoder",
-    title="encoder-decoder flag from config.json",
-    phase=PHASE,
-    kind="derive",
-    reads=("model_config", H + "is_encoder_decoder", T + "is_encoder_decoder"),
-    writes=(M + "is_encoder_decoder",),
-    source="vllm/transformers_utils/config.py is_encoder_decoder; ref 2.1.1",
-)
-def is_encoder_decoder(c: Mapping[str, Any]) -> RuleResult:
-    """A model is encoder-decoder when its config or its text config says so (Whisper)."""
-    if not _present(c):
-        return None
-    return {M + "is_encoder_decoder": bool(c[H + "is_encoder_decoder"] or c[T + "is_encoder_decoder"])}
+is_encoder_decoder = _fact(
+    "is_encoder_decoder", "encoder-decoder flag from config.json", (H + "is_encoder_decoder", T + "is_encoder_decoder"),
+    "vllm/transformers_utils/config.py is_encoder_decoder; ref 2.1.1",
+    "A model is encoder-decoder when its config or its text config says so (Whisper).",
+    lambda c: bool(c[H + "is_encoder_decoder"] or c[T + "is_encoder_decoder"]))
 
+is_deepseek_mla = _fact(
+    "is_deepseek_mla", "DeepSeek-style multi-head latent attention", (T + "model_type", T + "kv_lora_rank"),
+    f"{SRC}.is_deepseek_mla; ref 2.1.1",
+    "DeepSeek-V2/V3/V3.2, MTP, Kimi-K2 and LongCat-Flash use MLA when the text config has kv_lora_rank.",
+    lambda c: c[T + "model_type"] in DEEPSEEK_MLA_TYPES and c[T + "kv_lora_rank"] is not None)
 
-@rule(
-    "model.is-deepseek-mla",
-    title="DeepSeek-style multi-head latent attention",
-    phase=PHASE,
-    kind="derive",
-    reads=("model_config", T + "model_type", T + "kv_lora_rank"),
-    writes=(M + "is_deepseek_mla",),
-    source=f"{SRC}.is_deepseek_mla; ref 2.1.1",
-)
-def is_deepseek_mla(c: Mapping[str, Any]) -> RuleResult:
-    """DeepSeek-V2/V3/V3.2, MTP, Kimi-K2 and LongCat-Flash use MLA when the text config has kv_lora_rank."""
-    if not _present(c):
-        return None
-    mla = c[T + "model_type"] in DEEPSEEK_MLA_TYPES and c[T + "kv_lora_rank"] is not None
-    return {M + "is_deepseek_mla": mla}
+use_mla = _fact(
+    "use_mla", "MLA unless VLLM_MLA_DISABLE", (M + "is_deepseek_mla", "env.VLLM_MLA_DISABLE"),
+    f"{SRC}.use_mla; ref 2.1.1",
+    "MLA models use the MLA attention path unless VLLM_MLA_DISABLE turns it off.",
+    lambda c: bool(c[M + "is_deepseek_mla"] and not c["env.VLLM_MLA_DISABLE"]))
 
+uses_mrope = _fact(
+    "uses_mrope", "M-RoPE from rope_scaling.mrope_section", (H + "rope_scaling", T + "rope_scaling"),
+    "vllm/transformers_utils/config.py uses_mrope; ref 2.1.1",
+    "Multimodal rotary embeddings are declared by an ``mrope_section`` in rope_scaling.",
+    lambda c: any("mrope_section" in (c[p] or {}) for p in (H + "rope_scaling", T + "rope_scaling")))
 
-@rule(
-    "model.use-mla",
-    title="MLA unless VLLM_MLA_DISABLE",
-    phase=PHASE,
-    kind="derive",
-    reads=("model_config", M + "is_deepseek_mla", "env.VLLM_MLA_DISABLE"),
-    writes=(M + "use_mla",),
-    source=f"{SRC}.use_mla; ref 2.1.1",
-)
-def use_mla(c: Mapping[str, Any]) -> RuleResult:
-    """MLA models use the MLA attention path unless VLLM_MLA_DISABLE turns it off."""
-    if not _present(c):
-        return None
-    return {M + "use_mla": bool(c[M + "is_deepseek_mla"] and not c["env.VLLM_MLA_DISABLE"])}
+is_matryoshka = _fact(
+    "is_matryoshka", "Matryoshka embeddings from config.json", (H + "matryoshka_dimensions", H + "is_matryoshka"),
+    f"{SRC}.is_matryoshka; ref 2.1.1",
+    "Matryoshka models declare their truncatable embedding dimensions in config.json.",
+    lambda c: bool(c[H + "matryoshka_dimensions"]) or bool(c[H + "is_matryoshka"]))
 
-
-@rule(
-    "model.uses-mrope",
-    title="M-RoPE from rope_scaling.mrope_section",
-    phase=PHASE,
-    kind="derive",
-    reads=("model_config", H + "rope_scaling", T + "rope_scaling"),
-    writes=(M + "uses_mrope",),
-    source="vllm/transformers_utils/config.py uses_mrope; ref 2.1.1",
-)
-def uses_mrope(c: Mapping[str, Any]) -> RuleResult:
-    """Multimodal rotary embeddings are declared by an ``mrope_section`` in rope_scaling."""
-    if not _present(c):
-        return None
-    found = any("mrope_section" in (c[p] or {}) for p in (H + "rope_scaling", T + "rope_scaling"))
-    return {M + "uses_mrope": found}
-
-
-@rule(
-    "model.is-matryoshka",
-    title="Matryoshka embeddings from config.json",
-    phase=PHASE,
-    kind="derive",
-    reads=("model_config", H + "matryoshka_dimensions", H + "is_matryoshka"),
-    writes=(M + "is_matryoshka",),
-    source=f"{SRC}.is_matryoshka; ref 2.1.1",
-)
-def is_matryoshka(c: Mapping[str, Any]) -> RuleResult:
-    """Matryoshka models declare their truncatable embedding dimensions in config.json."""
-    if not _present(c):
-        return None
-    return {M + "is_matryoshka": bool(c[H + "matryoshka_dimensions"]) or bool(c[H + "is_matryoshka"])}
-
-
-@rule(
-    "model.config-updated",
-    title="try_verify_and_update_config has not run yet",
-    phase=PHASE,
-    kind="derive",
-    reads=("model_config",),
-    writes=(M + "config_updated",),
-    source=f"{SRC}.__post_init__; ref 2.1",
-)
-def config_updated(c: Mapping[str, Any]) -> RuleResult:
-    """ModelConfig starts with config_updated False so VllmConfig step 2 runs the model rules once."""
-    if not _present(c):
-        return None
-    return {M + "config_updated": False}
+config_updated = _fact(
+    "config_updated", "try_verify_and_update_config has not run yet", (), f"{SRC}.__post_init__; ref 2.1",
+    "ModelConfig starts with config_updated False so VllmConfig step 2 runs the model rules once.",
+    lambda c: False)
 
 
 # ---------------------------------------------------------------------------- runner, convert, architecture
