@@ -20,7 +20,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
+from postinit.engine import Outcome, Rule, RuleResult, Violation, make_rule, rule, sequence
 
 _SRC = "vllm/model_executor/models/config.py"
 _GUARD = "models.config-updated"
@@ -289,46 +289,32 @@ def _pooler_default(c: Mapping[str, Any], arch: str, field: str, value: Any) -> 
     return None
 
 
-@rule(
-    "models.qwen2-prm-step-tag-id",
-    title="Qwen2ForProcessRewardModel: pooler step_tag_id defaults to 151651",
-    phase="model",
-    kind="default",
-    reads=(*_ON, "model_config.pooler_config", "model_config.pooler_config.step_tag_id"),
-    writes=("model_config.pooler_config.step_tag_id",),
-    source=f"{_SRC} Qwen2ForProcessRewardModelConfig; ref 8.1:Qwen2ForProcessRewardModel",
-)
-def qwen2_prm_step_tag_id(c: Mapping[str, Any]) -> RuleResult:
-    """The process reward model scores the token after each step tag (id 151651)."""
-    return _pooler_default(c, "Qwen2ForProcessRewardModel", "step_tag_id", 151651)
+def pooler_default_rule(rule_id: str, arch: str, field: str, value: Any, source: str, doc: str) -> Rule:
+    """A ``MODELS_CONFIG_MAP`` hook that defaults one pooler field of ``arch`` (see :func:`_pooler_default`)."""
+
+    def pooler_default(c: Mapping[str, Any]) -> RuleResult:
+        return _pooler_default(c, arch, field, value)
+
+    pooler_default.__doc__ = doc
+    path = f"model_config.pooler_config.{field}"
+    return make_rule(pooler_default, rule_id, title=f"{arch}: pooler {field} defaults to {value}", phase="model",
+                     kind="default", reads=(*_ON, "model_config.pooler_config", path), writes=(path,), source=source)
 
 
-@rule(
-    "models.qwen2-rm-softmax",
-    title="Qwen2ForRewardModel: pooler softmax defaults to False",
-    phase="model",
-    kind="default",
-    reads=(*_ON, "model_config.pooler_config", "model_config.pooler_config.softmax"),
-    writes=("model_config.pooler_config.softmax",),
-    source=f"{_SRC} Qwen2ForRewardModelConfig; ref 8.1:Qwen2ForRewardModel",
-)
-def qwen2_rm_softmax(c: Mapping[str, Any]) -> RuleResult:
-    """Reward scores are raw logits, not probabilities."""
-    return _pooler_default(c, "Qwen2ForRewardModel", "softmax", False)
+qwen2_prm_step_tag_id = pooler_default_rule(
+    "models.qwen2-prm-step-tag-id", "Qwen2ForProcessRewardModel", "step_tag_id", 151651,
+    f"{_SRC} Qwen2ForProcessRewardModelConfig; ref 8.1:Qwen2ForProcessRewardModel",
+    "The process reward model scores the token after each step tag (id 151651).")
 
+qwen2_rm_softmax = pooler_default_rule(
+    "models.qwen2-rm-softmax", "Qwen2ForRewardModel", "softmax", False,
+    f"{_SRC} Qwen2ForRewardModelConfig; ref 8.1:Qwen2ForRewardModel",
+    "Reward scores are raw logits, not probabilities.")
 
-@rule(
-    "models.jamba-cls-activation",
-    title="JambaForSequenceClassification: pooler activation defaults to False",
-    phase="model",
-    kind="default",
-    reads=(*_ON, "model_config.pooler_config", "model_config.pooler_config.activation"),
-    writes=("model_config.pooler_config.activation",),
-    source=f"{_SRC} JambaForSequenceClassificationConfig; ref 8.1:JambaForSequenceClassification",
-)
-def jamba_cls_activation(c: Mapping[str, Any]) -> RuleResult:
-    """Jamba's classifier head returns raw scores (the model is also hybrid: §8.3 runs too)."""
-    return _pooler_default(c, "JambaForSequenceClassification", "activation", False)
+jamba_cls_activation = pooler_default_rule(
+    "models.jamba-cls-activation", "JambaForSequenceClassification", "activation", False,
+    f"{_SRC} JambaForSequenceClassificationConfig; ref 8.1:JambaForSequenceClassification",
+    "Jamba's classifier head returns raw scores (the model is also hybrid: §8.3 runs too).")
 
 
 @rule(

@@ -46,10 +46,10 @@ from postinit.rules.models import (
     _hybrid_on,
     _mamba_on,
     _on,
-    _pooler_default,
     dtype_bytes,
     head_size,
     mamba_page_size,
+    pooler_default_rule,
     total_num_kv_heads,
 )
 from postinit.rules.parallel import eplb_rule
@@ -714,18 +714,10 @@ def pooler_use_activation(c: Mapping[str, Any]) -> RuleResult:
 # =========================================================================== model hooks (phase model)
 
 
-@rule(
-    "models.jamba-cls-activation",
-    title="JambaForSequenceClassification: pooler use_activation defaults to False",
-    phase="model",
-    kind="default",
-    reads=(*_ON, "model_config.pooler_config", _PC + "use_activation"),
-    writes=(_PC + "use_activation",),
-    source=f"{_MODELS} JambaForSequenceClassificationConfig; ref 8.1:JambaForSequenceClassification, v0.11.1",
-)
-def jamba_cls_activation(c: Mapping[str, Any]) -> RuleResult:
-    """Jamba's classifier head returns raw scores (the field is use_activation now, not activation)."""
-    return _pooler_default(c, "JambaForSequenceClassification", "use_activation", False)
+jamba_cls_activation = pooler_default_rule(
+    "models.jamba-cls-activation", "JambaForSequenceClassification", "use_activation", False,
+    f"{_MODELS} JambaForSequenceClassificationConfig; ref 8.1:JambaForSequenceClassification, v0.11.1",
+    "Jamba's classifier head returns raw scores (the field is use_activation now, not activation).")
 
 
 @rule(
