@@ -14,7 +14,17 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, all_of, first_match, rule, sequence
+from postinit.engine import (
+    Outcome,
+    Rule,
+    RuleResult,
+    Violation,
+    all_of,
+    first_match,
+    make_rule,
+    rule,
+    sequence,
+)
 
 _SRC = "vllm/engine/arg_utils.py EngineArgs"
 _EA = "usage.via_engine_args"
@@ -222,41 +232,29 @@ def _action(ok: bool) -> str:
     return "Enabling" if ok else "Disabling"
 
 
-@rule(
-    "engine-args.pooling-chunked-prefill-default",
-    title="Pooling runner: chunked prefill only for LAST pooling on a causal model",
-    phase="engine_args",
-    kind="default",
-    reads=(*_POOL_READS, _CP),
-    writes=(_CP,),
-    source=f"{_SRC}._set_default_args; ref 12.2, 13.1:P1",
-    message="({action}) chunked prefill by default",
-)
-def pooling_chunked_prefill_default(c: Mapping[str, Any]) -> RuleResult:
-    """Only LAST pooling of a causal model gives the same result when the prompt is processed in chunks."""
-    if c[_CP] is not None:
-        return None
-    ok = _incremental_prefill(c)
-    return Outcome.log({_CP: ok}, action=_action(ok))
+def _pooling_default(rule_id: str, path: str, what: str, source: str, doc: str) -> Rule:
+    """A pooling runner's default for ``path`` (on or off together with incremental prefill, logged)."""
+
+    def default(c: Mapping[str, Any]) -> RuleResult:
+        if c[path] is not None:
+            return None
+        ok = _incremental_prefill(c)
+        return Outcome.log({path: ok}, action=_action(ok))
+
+    default.__doc__ = doc
+    return make_rule(default, rule_id, title=f"Pooling runner: {what} only for LAST pooling on a causal model",
+                     phase="engine_args", kind="default", reads=(*_POOL_READS, path), writes=(path,), source=source,
+                     message=f"({{action}}) {what} by default")
 
 
-@rule(
-    "engine-args.pooling-prefix-caching-default",
-    title="Pooling runner: prefix caching only for LAST pooling on a causal model",
-    phase="engine_args",
-    kind="default",
-    reads=(*_POOL_READS, _APC),
-    writes=(_APC,),
-    source=f"{_SRC}._set_default_args; ref 12.2",
-    message="({action}) prefix caching by default",
-)
-def pooling_prefix_caching_default(c: Mapping[str, Any]) -> RuleResult:
-    """Cached prefixes are only reusable when pooling looks at the last token of a causal model."""
-    if c[_APC] is not None:
-        return None
-    ok = _incremental_prefill(c)
-    return Outcome.log({_APC: ok}, action=_action(ok))
+pooling_chunked_prefill_default = _pooling_default(
+    "engine-args.pooling-chunked-prefill-default", _CP, "chunked prefill",
+    f"{_SRC}._set_default_args; ref 12.2, 13.1:P1",
+    "Only LAST pooling of a causal model gives the same result when the prompt is processed in chunks.")
 
+pooling_prefix_caching_default = _pooling_default(
+    "engine-args.pooling-prefix-caching-default", _APC, "prefix caching", f"{_SRC}._set_default_args; ref 12.2",
+    "Cached prefixes are only reusable when pooling looks at the last token of a causal model.")
 
 POOLING_DEFAULTS = all_of(
     "engine-args.pooling-defaults", pooling_chunked_prefill_default, pooling_prefix_caching_default,
