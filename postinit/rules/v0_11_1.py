@@ -25,7 +25,16 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, first_match, rule, sequence
+from postinit.engine import (
+    Outcome,
+    Rule,
+    RuleResult,
+    Violation,
+    first_match,
+    make_rule,
+    rule,
+    sequence,
+)
 from postinit.rules import cudagraph, hashing
 from postinit.rules.cudagraph import _MAX, _SIZE_READS, _SIZES, _STATIC
 from postinit.rules.model_config import (
@@ -203,39 +212,28 @@ _NOT_OFFICIAL = ("This model does not officially support {what}. Enabling this m
                  "crash or produce incorrect outputs.")
 
 
-@rule(
-    "engine-args.pooling-chunked-prefill-warning",
-    title="A pooling model that does not support chunked prefill has it switched on by the user",
-    phase="engine_args",
-    kind="check",
-    reads=(*_DEFAULTS_READS, _ECP),
-    source=f"{_ARGS}._set_default_args; ref 12.2, v0.11.1",
-    message=_NOT_OFFICIAL.format(what="chunked prefill"),
-    level="warning",
-)
-def pooling_chunked_prefill_warning(c: Mapping[str, Any]) -> RuleResult:
-    """vLLM keeps the user's --enable-chunked-prefill for a model it would not chunk, and warns."""
-    if c[_EA] and c[_RUNNER] == "pooling" and c[_ECP] and not _defaults(c)[0]:
-        return Outcome.log()
-    return None
+def _pooling_warning(rule_id: str, path: str, index: int, what: str, doc: str) -> Rule:
+    """A pooling model whose default for ``path`` is off (``_defaults(c)[index]``) has it switched on by the user."""
+
+    def warning(c: Mapping[str, Any]) -> RuleResult:
+        if c[_EA] and c[_RUNNER] == "pooling" and c[path] and not _defaults(c)[index]:
+            return Outcome.log()
+        return None
+
+    warning.__doc__ = doc
+    return make_rule(warning, rule_id, title=f"A pooling model that does not support {what} has it switched on "
+                     "by the user", phase="engine_args", kind="check", reads=(*_DEFAULTS_READS, path),
+                     source=f"{_ARGS}._set_default_args; ref 12.2, v0.11.1", message=_NOT_OFFICIAL.format(what=what),
+                     level="warning")
 
 
-@rule(
-    "engine-args.pooling-prefix-caching-warning",
-    title="A pooling model that does not support prefix caching has it switched on by the user",
-    phase="engine_args",
-    kind="check",
-    reads=(*_DEFAULTS_READS, _APC),
-    source=f"{_ARGS}._set_default_args; ref 12.2, v0.11.1",
-    message=_NOT_OFFICIAL.format(what="prefix caching"),
-    level="warning",
-)
-def pooling_prefix_caching_warning(c: Mapping[str, Any]) -> RuleResult:
-    """vLLM keeps the user's --enable-prefix-caching for a model it would not cache, and warns."""
-    if c[_EA] and c[_RUNNER] == "pooling" and c[_APC] and not _defaults(c)[1]:
-        return Outcome.log()
-    return None
+pooling_chunked_prefill_warning = _pooling_warning(
+    "engine-args.pooling-chunked-prefill-warning", _ECP, 0, "chunked prefill",
+    "vLLM keeps the user's --enable-chunked-prefill for a model it would not chunk, and warns.")
 
+pooling_prefix_caching_warning = _pooling_warning(
+    "engine-args.pooling-prefix-caching-warning", _APC, 1, "prefix caching",
+    "vLLM keeps the user's --enable-prefix-caching for a model it would not cache, and warns.")
 
 _BATCH_READS = (_EA, _CTX, _TOK, _SEQ, _ECP, "platform.is_cpu", "platform.total_memory_gb",
                 "platform.device_name", "model_config.max_model_len")
