@@ -361,6 +361,32 @@ def _json_leaves(value: Any, transformers: Any) -> Any:
     return value.to_dict() if isinstance(value, transformers.PretrainedConfig) else str(value)
 
 
+_SAME: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
+"""(id(value), id(fact)) -> (value, fact, whether they are the same JSON): the comparisons of
+:func:`_same_fact`, kept with both objects so an id is never reused while its entry lives."""
+
+
+def _same_fact(value: Any, fact: Any) -> bool:
+    """Whether a final ``hf_config`` fact is the loaded one (``_py`` equal), remembered per pair of objects.
+
+    A resolution's untouched facts are the loaded objects themselves or, for nested values, the same
+    frozen copy in every resolution of the model, so the recursive comparison runs once per process.
+    """
+    if value is fact:
+        return True
+    if isinstance(value, (str, int, float, bool)):
+        return bool(value == _py(fact))
+    key = (id(value), id(fact))
+    hit = _SAME.get(key)
+    if hit is not None and hit[0] is value and hit[1] is fact:
+        return hit[2]
+    same = bool(_py(value) == _py(fact))
+    if len(_SAME) >= 4096:
+        _SAME.clear()
+    _SAME[key] = (value, fact, same)
+    return same
+
+
 def _hf_plan(state: Mapping[str, Any]) -> dict[str, Any] | None:
     """What :func:`hf_config_json` rebuilds, as plain JSON (no transformers needed), or None if not reproducible."""
     if not state.get("model_config"):
@@ -385,9 +411,9 @@ def _hf_plan(state: Mapping[str, Any]) -> dict[str, Any] | None:
         for _path, key in _hf_paths():
             if key in _NOT_HF_ATTRIBUTES:
                 continue
-            final = _py(state.get(prefix + key))
-            if final != _py(facts.get(key)):
-                changed[target][key] = final
+            value = state.get(prefix + key)
+            if not _same_fact(value, facts.get(key)):
+                changed[target][key] = _py(value)
     return {"model": model, "raw": raw, "overrides": kw, "changed": changed}
 
 

@@ -249,3 +249,28 @@ def test_0_11_1_hash_factors_differ_from_the_seeds() -> None:
     new = postinit.resolve({}, platform="h100", vllm_version="0.11.1")
     assert seed.hash == hashing.compute_hash(seed.state)
     assert new.hash == v0_11_1.compute_hash(new.state) != seed.hash
+
+
+def test_same_fact_remembers_pairs_of_objects_not_values() -> None:
+    from postinit.engine import freeze
+    from postinit.rules.hashing import _same_fact
+
+    fact = {"rope_type": "llama3", "factor": 8.0}
+    frozen = freeze(dict(fact))
+    changed = freeze({"rope_type": "llama3", "factor": 4.0})
+    for _ in range(2):  # the second round answers from the memo
+        assert _same_fact(frozen, fact)
+        assert not _same_fact(changed, fact)
+    assert _same_fact(fact, fact) and _same_fact(8, 8) and not _same_fact(True, False)
+    assert not _same_fact(freeze({"rope_type": "llama3", "factor": 8.5}), fact)  # a new object, compared again
+
+
+def test_the_hash_sees_a_rule_changed_nested_fact() -> None:
+    base = postinit.resolve(model="meta-llama/Llama-3.1-8B-Instruct", platform="h100")
+    other = postinit.resolve(model="meta-llama/Llama-3.1-8B-Instruct", platform="h100",
+                             argv=["--hf-overrides", '{"rope_scaling": {"rope_type": "llama3", "factor": 4.0, '
+                                   '"low_freq_factor": 1.0, "high_freq_factor": 4.0, '
+                                   '"original_max_position_embeddings": 8192}}'])
+    again = postinit.resolve(model="meta-llama/Llama-3.1-8B-Instruct", platform="h100")
+    assert base.hash == again.hash
+    assert other.ok and other.hash != base.hash
