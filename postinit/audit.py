@@ -79,20 +79,20 @@ class ConfigDiff:
     """Rules that fired in ``a`` but not in ``b``."""
     a_ok: bool
     b_ok: bool
+    sides: tuple[Resolution, Resolution] = field(repr=False, compare=False)
+    """The two resolutions compared (their hashes are computed when first asked for)."""
     a_violations: tuple[str, ...] = ()
     b_violations: tuple[str, ...] = ()
-    sides: tuple[Resolution, Resolution] | None = field(default=None, repr=False, compare=False)
-    """The two resolutions compared (their hashes are computed when first asked for)."""
 
     @property
     def a_hash(self) -> str:
-        """Side a's ``compute_hash()`` ("" for a diff built without its resolutions)."""
-        return self.sides[0].hash if self.sides is not None else ""
+        """Side a's ``compute_hash()``."""
+        return self.sides[0].hash
 
     @property
     def b_hash(self) -> str:
-        """Side b's ``compute_hash()`` ("" for a diff built without its resolutions)."""
-        return self.sides[1].hash if self.sides is not None else ""
+        """Side b's ``compute_hash()``."""
+        return self.sides[1].hash
 
     @property
     def same(self) -> bool:
@@ -187,10 +187,9 @@ def _diff(a: Resolution, b: Resolution, a_label: str, b_label: str, facts: bool 
         a_label, b_label, tuple(fields),
         started=tuple(r for r in fb if r not in fa),
         stopped=tuple(r for r in fa if r not in fb),
-        a_ok=a.ok, b_ok=b.ok,
+        a_ok=a.ok, b_ok=b.ok, sides=(a, b),
         a_violations=tuple(f"{v.rule}: {v.message}" for v in a.violations),
         b_violations=tuple(f"{v.rule}: {v.message}" for v in b.violations),
-        sides=(a, b),
     )
 
 

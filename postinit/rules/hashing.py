@@ -374,7 +374,7 @@ def _same_fact(value: Any, fact: Any) -> bool:
     """
     if value is fact:
         return True
-    if isinstance(value, (str, int, float, bool)):
+    if isinstance(value, (str, int, float)):  # bool and IntEnum are ints
         return bool(value == _py(fact))
     key = (id(value), id(fact))
     hit = _SAME.get(key)
