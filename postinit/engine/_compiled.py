@@ -1,6 +1,6 @@
-"""vLLM's statement order, compiled: one generated function per phase, the interpreter's results.
+"""Statement order, compiled: one generated function per phase, the interpreter's results.
 
-The interpreter (:mod:`._vllm`) is the reference and reads like its algorithm; this
+The interpreter (:mod:`._ordered`) is the reference and reads like its algorithm; this
 module is the one place where speed lives. For a rulebook it generates Python source —
 per phase, the sweep of :meth:`Run.fixed_point` unrolled into one ``if queued[k]:``
 block per rule, each calling its rule directly — and compiles it once. The generated
@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from postinit.engine._effect import effect_of
+from postinit.engine._ordered import OrderedRun
 from postinit.engine._paths import FrozenDict
 from postinit.engine._rule import Level, Matched, Outcome, Violation
 from postinit.engine._trace import Fired, Provenance, Source, StaleRead, ViolationEvent
-from postinit.engine._vllm import VllmRun
 from postinit.errors import PostinitError
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ def run_compiled(
     book: Rulebook, state: dict[str, Any], provenance: Mapping[str, ProvenanceT], trace: TraceLevel, max_runs: int,
     *, record: bool = False, replay: Replay | None = None,
 ) -> CompiledRun:
-    """Resolve ``state`` in vLLM's order with the rulebook's compiled program (``minimal``/``full`` traces).
+    """Resolve ``state`` in statement order with the rulebook's compiled program (``minimal``/``full`` traces).
 
     ``record`` keeps the schedule (``run.recording``); ``replay`` follows another run's.
     """
@@ -104,8 +104,8 @@ def run_compiled(
     return run
 
 
-class CompiledRun(VllmRun):
-    """A vLLM-order run driven by a compiled program (the state, the trace and the errors are :class:`Run`'s)."""
+class CompiledRun(OrderedRun):
+    """A statement-order run driven by a compiled program (the state, the trace and the errors are :class:`Run`'s)."""
 
     replay: Replay | None = None
     steps: list[list[Step]] | None = None
@@ -204,11 +204,19 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
         namespace[f"READS_{k}"] = tuple(c.read_order for c in order)
         namespace[f"PHASE_{k}"] = phase
         sources.append(_phase_source(k, order))
-        sources.append(_phase_source(k, order, record=True))
     code = compile("\n".join(sources), f"<postinit compiled rulebook {book.name!r}>", "exec")
     exec(code, namespace)
     phases = [(namespace[f"phase_{k}"], phase, book.compiled[phase]) for k, phase in enumerate(book.phases)]
-    recording = [namespace[f"record_phase_{k}"] for k in range(len(book.phases))]
+    recording: list[Callable[..., bool]] = []
+
+    def recording_variants() -> list[Callable[..., bool]]:
+        # compiled on first use: most processes never record (and compiling costs as much as the rest)
+        if not recording:
+            extra = [_phase_source(k, book.compiled[phase], record=True) for k, phase in enumerate(book.phases)]
+            exec(compile("\n".join(extra), f"<postinit compiled rulebook {book.name!r}, recording>", "exec"),
+                 namespace)
+            recording.extend(namespace[f"record_phase_{k}"] for k in range(len(book.phases)))
+        return recording
     tables = {phase: [_wake_table(c) for c in book.compiled[phase]] for phase in book.phases}
     # per phase: every path its rules read or may write (a whole-phase copy must meet none that differs)
     touches = [frozenset().union(*(c.reads | c.writes for c in book.compiled[phase])) for phase in book.phases]
@@ -247,7 +255,7 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
                 if steps is None:
                     stopped = fn(run, queued, apply, wake, None, runs, 0, False)
                 else:
-                    stopped = recording[k](run, queued, apply, wake, steps[k].append, runs, 0, False)
+                    stopped = recording_variants()[k](run, queued, apply, wake, steps[k].append, runs, 0, False)
             run.bounds.append((start, len(run.events)))
             if stopped:
                 return
