@@ -149,7 +149,7 @@ def replay(base: EngineResult, initial: dict[str, Any], provenance: Mapping[str,
     provenance_differs = {p for p in prov.keys() | base_prov.keys()
                           if (prov[p].source if p in prov else None) != (base_prov[p].source if p in base_prov else None)}
     return resolve_flat(base.rulebook, initial, prov, semantics="ordered", trace=level, owned=True,
-                        record=record, replay=Replay(recording, values, provenance_differs))
+                        record=record, replay=Replay(recording, values, provenance_differs, base.initial, base_prov))
 
 
 # --------------------------------------------------------------------------- logging
