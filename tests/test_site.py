@@ -13,7 +13,12 @@ from typer.testing import CliRunner
 import postinit
 from postinit.cli import app as cli_app
 from postinit.engine import Violation, rule
-from postinit.errors import InputError, RuleDeclarationError, UnknownPathError, UnorderedWritersError
+from postinit.errors import (
+    InputError,
+    RuleDeclarationError,
+    UnknownPathError,
+    UnorderedWritersError,
+)
 from postinit.schema import CUDAGraphMode
 from postinit.site import SITE_PHASE, load, policy, site_rulebook
 
@@ -75,25 +80,26 @@ def test_a_site_rule_with_vllms_id_an_unknown_path_or_a_cycle_is_refused() -> No
     def clash(c: Mapping[str, Any]) -> None:
         return None
 
-    with pytest.raises(RuleDeclarationError, match="has the id of vLLM's rule cudagraph.default-mode"):
+    with pytest.raises(RuleDeclarationError, match=r"has the id of vLLM's rule cudagraph\.default-mode"):
         site_rulebook(rules=[clash])
 
     @policy("mysite.typo", title="typo", reads=("model_config.enforce_eagr",))
     def typo(c: Mapping[str, Any]) -> None:
         return None
 
-    with pytest.raises(UnknownPathError, match="enforce_eagr.*Did you mean 'model_config.enforce_eager'"):
+    with pytest.raises(UnknownPathError, match=r"enforce_eagr.*Did you mean 'model_config\.enforce_eager'"):
         site_rulebook(rules=[typo])
 
 
 def test_undeclared_reads_of_a_site_rule_are_caught_in_strict_mode() -> None:
     @policy("mysite.sneaky", title="reads more than it says", reads=("model_config.enforce_eager",))
     def sneaky(c: Mapping[str, Any]) -> None:
-        return None if c["parallel_config.tensor_parallel_size"] else None
+        c["parallel_config.tensor_parallel_size"]
+        return None
 
     from postinit.errors import UndeclaredReadError
 
-    with pytest.raises(UndeclaredReadError, match="mysite.sneaky"):
+    with pytest.raises(UndeclaredReadError, match=r"mysite\.sneaky"):
         postinit.resolve(rules=[sneaky], strict=True)
 
 
@@ -185,7 +191,7 @@ def test_with_changes_and_upgrade_keep_the_site_rules() -> None:
 def test_a_violating_site_rule_is_vllms_error_shape_but_named_the_sites() -> None:
     r = postinit.resolve(argv=["--enforce-eager"], rules=str(POLICIES))
     assert not r.ok and r.error is not None and r.error.rule == "mysite.production-never-eager"
-    with pytest.raises(postinit.ViolationError, match="mysite.production-never-eager"):
+    with pytest.raises(postinit.ViolationError, match=r"mysite\.production-never-eager"):
         r.raise_for_violations()
     assert "your site's rules refuse this config" in _text(r)
 

@@ -464,7 +464,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return Response(rules_of(version_name(vllm_version)), media_type="application/json")
 
     @app.get("/v1/rules/{rule_id}", response_model=RuleInfo, responses=not_found, tags=["rules"],
-             summary="One rule's header")
+             summary="One rule's header", response_model_exclude_unset=True)
     async def rule_endpoint(rule_id: str, vllm_version: str = version_query) -> dict[str, Any]:
         """404 names the closest rule id."""
         versioned = site_rulebook(version_name(vllm_version), site)
