@@ -46,6 +46,7 @@ from postinit.schema.loaders.model import LoadedModel, catalog_id
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from postinit._how import HowAnswer
     from postinit.engine import WhyNode, WhyNot
 
 __all__ = [
@@ -688,6 +689,19 @@ class Resolution:
     def why_not(self, path: str, value: Any) -> WhyNot:
         """Which rules could have set ``path`` to ``value`` and what stopped each of them."""
         return self.engine.why_not(path, value)
+
+    def how(self, path: str, value: Any, *, max_edits: int = 2, keep: Sequence[str] = ()) -> HowAnswer:
+        """The smallest verified edits of this request's inputs that give ``path == value``.
+
+        Edits of the flags, the environment variables (config keys, in config mode), fewest edits
+        first, then fewest side effects; each one resolved to check it gives the value and vLLM
+        accepts the config. ``keep`` names paths an answer must leave as they are (``"with DCP"``).
+        Another platform is listed apart (``platforms``). When nothing within ``max_edits`` works, the
+        answer names the rules that block it. See :mod:`postinit._how`.
+        """
+        from postinit._how import how
+
+        return how(self, path, value, max_edits=max_edits, keep=keep)
 
     @cached_property
     def hash(self) -> str:
