@@ -111,7 +111,7 @@ class Edit:
     @property
     def text(self) -> str:
         """The edit in words: ``add --no-enable-chunked-prefill``, ``remove -dcp 2``, ``set VLLM_X=1``."""
-        b, a = " ".join(self.before), " ".join(self.after)
+        b, a = " ".join(map(shlex.quote, self.before)), " ".join(map(shlex.quote, self.after))
         if self.kind == "add":
             return f"add {a}"
         if self.kind == "remove":

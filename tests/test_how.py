@@ -85,7 +85,7 @@ def test_hybrid_kv_cache_manager_with_nixl() -> None:
     """The hybrid KV cache manager comes back by dropping the connector; keeping it, the connector rule blocks."""
     inputs: dict[str, Any] = {"model": QWEN_NEXT, "argv": ["-tp", "4", "--kv-transfer-config", NIXL]}
     a = _how("scheduler_config.disable_hybrid_kv_cache_manager", False, **inputs)
-    assert [e.text for e in a.answers[0].edits] == [f"remove --kv-transfer-config {NIXL}"]
+    assert [e.text for e in a.answers[0].edits] == [f"remove --kv-transfer-config '{NIXL}'"]
     assert a.answers[0].stopped == ("scheduler.hma-off-kv-connector",)
     assert a.answers[0].side_effects == 0
     b = _how("scheduler_config.disable_hybrid_kv_cache_manager", False, keep=["kv_transfer_config.kv_connector"],
