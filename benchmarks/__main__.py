@@ -9,7 +9,17 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import how, incremental, latency, paths, scaling, serving, startup, sweep, vllm_context
+from benchmarks import (
+    how,
+    incremental,
+    latency,
+    paths,
+    scaling,
+    serving,
+    startup,
+    sweep,
+    vllm_context,
+)
 from benchmarks._util import Results, Row, machine
 
 HERE = Path(__file__).resolve().parent
