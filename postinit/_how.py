@@ -47,7 +47,7 @@ from postinit.engine import Source, jsonable
 from postinit.engine._show import brief, clip, origin
 from postinit.engine._show import show as shown
 from postinit.errors import InputError, InvalidValueError, did_you_mean, show
-from postinit.rules import paths, rulebook
+from postinit.rules import paths
 from postinit.rules import versions as _versions
 from postinit.schema.env import known_variables
 from postinit.schema.loaders.argv import FLAGS, FlagSpec, strip_invocation
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
 
     from postinit._api import Resolution
-    from postinit.engine import Rule
+    from postinit.engine import Rule, Rulebook
 
 __all__ = ["HOW_VERSION", "MAX_EDITS", "Answer", "Blocker", "Edit", "HowAnswer", "how", "parse_target"]
 
@@ -430,10 +430,9 @@ def _flag_tables(version: str) -> tuple[dict[str, list[FlagSpec]], dict[str, Fla
     return by_path, by_name
 
 
-@functools.cache
-def _writers(version: str) -> dict[str, tuple[str, ...]]:
+@functools.lru_cache(maxsize=16)
+def _writers(book: Rulebook) -> dict[str, tuple[str, ...]]:
     """Per path the ids of the rules that may write it."""
-    book = rulebook(version)
     out: dict[str, list[str]] = {}
     for ph in book.phases:
         for rid in book.order[ph]:
@@ -442,10 +441,9 @@ def _writers(version: str) -> dict[str, tuple[str, ...]]:
     return {p: tuple(v) for p, v in out.items()}
 
 
-@functools.cache
-def _positions(version: str) -> dict[str, int]:
+@functools.lru_cache(maxsize=16)
+def _positions(book: Rulebook) -> dict[str, int]:
     """Each rule's place in the run order of ``version``'s rulebook (phases in order)."""
-    book = rulebook(version)
     out: dict[str, int] = {}
     for ph in book.phases:
         for rid in book.order[ph]:
@@ -453,10 +451,9 @@ def _positions(version: str) -> dict[str, int]:
     return out
 
 
-def _cone(version: str, start: Iterable[str], depth: int = _CONE_DEPTH) -> dict[str, int]:
+def _cone(book: Rulebook, start: Iterable[str], depth: int = _CONE_DEPTH) -> dict[str, int]:
     """The paths the writers of ``start`` read, and those their writers read, ... with their distance."""
-    book = rulebook(version)
-    writers = _writers(version)
+    writers = _writers(book)
     seen: dict[str, int] = {}
     frontier = [p for p in start]
     for p in frontier:
@@ -480,8 +477,8 @@ class _Thresholds(Mapping[str, frozenset[float]]):
     rule's source up front would cost a CLI run a tenth of a second).
     """
 
-    def __init__(self, version: str) -> None:
-        self.version = version
+    def __init__(self, book: Rulebook) -> None:
+        self.book = book
         self.found: dict[str, frozenset[float]] = {}
         self.parsed: dict[Any, dict[str, set[float]]] = {}
 
@@ -489,7 +486,7 @@ class _Thresholds(Mapping[str, frozenset[float]]):
         hit = self.found.get(path)
         if hit is None:
             nums: set[float] = set()
-            for r in _readers(self.version).get(path, ()):
+            for r in _readers(self.book).get(path, ()):
                 nums.update(self._of(r.fn).get(path, ()))
             hit = self.found[path] = frozenset(nums)
         return hit
@@ -514,15 +511,14 @@ class _Thresholds(Mapping[str, frozenset[float]]):
         return hit
 
 
-@functools.cache
-def _thresholds(version: str) -> _Thresholds:
-    return _Thresholds(version)
+@functools.lru_cache(maxsize=16)
+def _thresholds(book: Rulebook) -> _Thresholds:
+    return _Thresholds(book)
 
 
-@functools.cache
-def _readers(version: str) -> dict[str, tuple[Rule, ...]]:
+@functools.lru_cache(maxsize=16)
+def _readers(book: Rulebook) -> dict[str, tuple[Rule, ...]]:
     """Per path the rules that read it."""
-    book = rulebook(version)
     out: dict[str, list[Rule]] = {}
     for r in book.rules.values():
         for p in r.reads:
@@ -731,6 +727,8 @@ class _Search:
         self.direct: list[_Tried] = []
         """The edits that set the path itself, tried alone (what overrides them is a blocker)."""
         self.version = base.vllm_version
+        self.book: Rulebook = base.engine.rulebook
+        """The base's rulebook: the version's, with the site's rules if it has any."""
         self.by_path, self.by_name = _version_flags(self.version)
         self.config_mode = self.request.effective_usage is None
         self.head, self.groups = _slots(self.request.argv or [], self.by_name)
@@ -742,8 +740,8 @@ class _Search:
         self.base_warnings = {(e.rule, e.message) for e in base.messages("warning")}
         self.base_writers = {e.rule for e, _ in base.trace.changes_to(path)}
         self.env_table = _versions.get(self.version).env_table
-        self.position = _positions(self.version)
-        self.last_writer = max((self.position.get(w, 0) for w in _writers(self.version).get(path, ())), default=-1)
+        self.position = _positions(self.book)
+        self.last_writer = max((self.position.get(w, 0) for w in _writers(self.book).get(path, ())), default=-1)
 
     # -- the user's line --------------------------------------------------------------
 
@@ -861,7 +859,7 @@ class _Search:
 
     def knobs(self, start: Iterable[str], depth: int = _CONE_DEPTH) -> list[tuple[int, _Knob]]:
         """The inputs the paths in ``start`` depend on, nearest first."""
-        cone = _cone(self.version, start, depth)
+        cone = _cone(self.book, start, depth)
         absent = _versions.absent_paths(self.version)
         env_vars = known_variables(self.env_table)
         out: list[tuple[int, _Knob]] = []
@@ -978,7 +976,7 @@ class _Search:
         """Every single edit worth trying, in tiers: setting the path itself, removing the user's flags
         that its writers read, and the inputs its writers read or why-not's conditions stopped at;
         then everything further up the field graph."""
-        thresholds = _thresholds(self.version)
+        thresholds = _thresholds(self.book)
         state = self.base.engine.initial
         first: list[Edit] = []
         for _, k in self.knobs([self.path], depth=0):
@@ -1015,7 +1013,7 @@ class _Search:
                 out.extend((e, 0) for e in self.edits_for(k, [self.target]))
         if r is None:
             return out
-        book = rulebook(self.version)
+        book = self.book
         if r.violations:
             rule_ids = [r.violations[0].rule]
         else:
@@ -1029,7 +1027,7 @@ class _Search:
         return out
 
     def _near(self) -> set[str]:
-        return set(_cone(self.version, [self.path], 1))
+        return set(_cone(self.book, [self.path], 1))
 
     def _why_not(self) -> tuple[Any, ...]:
         try:
@@ -1085,7 +1083,10 @@ class _Search:
             if v.rule not in named:
                 named.add(v.rule)
                 out.append(Blocker(v.rule, f"refuses the config: {v.message}"))
+        fewest = min((len(t.edits) for t in near_misses), default=0)
         for t in near_misses:
+            if len(t.edits) > fewest:
+                continue
             assert t.resolution is not None
             for v in t.resolution.violations[:1]:
                 if v.rule not in named:
@@ -1321,10 +1322,10 @@ def _key(e: Edit) -> tuple[Any, ...]:
 
 
 def _fixes(search: _Search, reads: Iterable[str]) -> list[Edit]:
-    thresholds = _thresholds(search.version)
+    thresholds = _thresholds(search.book)
     state = search.base.engine.initial
     reads = list(reads)
-    cone = set(_cone(search.version, reads, 1))
+    cone = set(_cone(search.book, reads, 1))
     out: list[Edit] = [e for e in search.removals() if e.slot is not None and search.group_paths[e.slot] & cone]
     for _, k in search.knobs(reads, depth=1):
         if k.kind == "env":

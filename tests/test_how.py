@@ -181,6 +181,19 @@ def test_to_dict_is_json_and_deterministic() -> None:
     assert d["tried"] == a.tried > 0
 
 
+def test_site_rules_take_part() -> None:
+    """With site policies the search resolves with them: a value a policy refuses is unreachable, named."""
+    from pathlib import Path
+
+    policies = str(Path(__file__).resolve().parents[1] / "examples" / "site-policies" / "policies.py")
+    r = resolve_request(Request.build(model=LLAMA), record=True, rules=policies)
+    a = r.how("model_config.enforce_eager", True, max_edits=1)
+    assert not a.reachable and a.blockers[0].rule == "mysite.production-never-eager"
+    assert a.refused >= 1
+    plain = _how("model_config.enforce_eager", True, model=LLAMA, max_edits=1)
+    assert [e.text for e in plain.answers[0].edits] == ["add --enforce-eager"]
+
+
 # --------------------------------------------------------------------------- bad input
 
 
