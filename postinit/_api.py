@@ -419,6 +419,11 @@ def _prepare(
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
     notes.extend(_drop_absent(data, version))
+    status = versions.get(version).status
+    if status is not None:
+        notes.append(Note("partial_version", version, f"vLLM {version} is modelled partially ({status}): "
+                                                      f"decisions not yet written for it are its parent's, so "
+                                                      f"this answer and its hash may not be vLLM {version}'s."))
 
     model_name, loaded = _model_facts(request, data, flag_model, allow_files)
     loader_sources: dict[str, str] = {}

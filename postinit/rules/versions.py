@@ -108,7 +108,14 @@ class Version:
     """The module that declares ``DELTA`` (None for the root)."""
     aliases: tuple[str, ...] = ()
     """Other spellings a request may use (``v0.11.1``, the full commit hash)."""
+    status: str | None = None
+    """None for a version modelled completely; otherwise what is measured of a partial model (its golden
+    parity). Every resolution as a partial version carries a note saying so."""
 
+
+PARTIAL_0_34_0 = ("partial: 7/516 golden cases match real vLLM 0.34.0 field by field "
+                  "(python -m tests.golden.parity --vllm-version 0.34.0)")
+"""The measured state of the 0.34.0 model (updated with each landing of issue 29)."""
 
 VERSIONS: dict[str, Version] = {
     "d7fb10c57": Version(
@@ -132,6 +139,18 @@ VERSIONS: dict[str, Version] = {
         golden="expected-0.11.1",
         delta_module="postinit.rules.v0_11_1",
         aliases=("v0.11.1",),
+    ),
+    "0.34.0": Version(
+        name="0.34.0",
+        title="vLLM 0.34.0 (PyPI release; partial model, see `postinit versions`)",
+        parent="0.11.1",
+        oracle="real vLLM: the official vllm==0.34.0 wheel (tests/golden/expected-0.34.0)",
+        source="the vllm==0.34.0 wheel from PyPI (site-packages/vllm/)",
+        env_table="0.34.0",
+        golden="expected-0.34.0",
+        delta_module="postinit.rules.v0_34_0",
+        aliases=("v0.34.0",),
+        status=PARTIAL_0_34_0,
     ),
 }
 """Every modelled version by name, parents before children."""

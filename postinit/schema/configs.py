@@ -36,6 +36,25 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict
 from pydantic.dataclasses import dataclass
 
+from postinit.schema._configs_0340 import (
+    AttentionConfig,
+    AuxOutputConfig,
+    DiffusionConfig,
+    DynamicShapesConfig,
+    ECTransferConfig,
+    EncoderCacheManagerConfig,
+    EngramConfig,
+    FaultToleranceConfig,
+    KernelConfig,
+    LoggingConfig,
+    MambaConfig,
+    OffloadConfig,
+    ProfilerConfig,
+    ReasoningConfig,
+    WatchdogConfig,
+    WatermarkConfig,
+    WeightTransferConfig,
+)
 from postinit.schema._fields import derived, hashed, since, unhashed
 from postinit.schema.enums import CompilationMode, CUDAGraphMode
 
@@ -310,16 +329,22 @@ class PoolerConfig(BaseModel):
     model_config = _FORBID
 
     pooling_type: str | None = unhashed(None)
-    normalize: bool | None = unhashed(None)
+    normalize: bool | None = unhashed(None, until="0.11.1")
     dimensions: int | None = unhashed(None)
     enable_chunked_processing: bool | None = unhashed(None)
     max_embed_len: int | None = unhashed(None)
-    activation: bool | None = unhashed(None)
+    activation: bool | None = unhashed(None, until="0.11.1")
     use_activation: bool | None = since("0.11.1", None, description="0.11.1 merges softmax/activation into it")
-    logit_bias: float | None = unhashed(None)
-    softmax: bool | None = unhashed(None)
+    logit_bias: float | None = unhashed(None, until="0.11.1")
+    softmax: bool | None = unhashed(None, until="0.11.1")
     step_tag_id: int | None = unhashed(None)
     returned_token_ids: list[int] | None = unhashed(None)
+    enable_flash_late_interaction: bool = since("0.34.0", True)
+    logit_mean: float | None = since("0.34.0", None)
+    logit_sigma: float | None = since("0.34.0", None)
+    seq_pooling_type: Literal['CLS', 'LAST', 'MEAN'] | None = since("0.34.0", None)
+    task: Literal['embed', 'classify', 'token_embed', 'token_classify', 'plugin', 'embed&token_classify'] | None = since("0.34.0", None)
+    tok_pooling_type: Literal['ALL', 'STEP'] | None = since("0.34.0", None)
 
 
 class ModelConfig(BaseModel):
@@ -330,7 +355,7 @@ class ModelConfig(BaseModel):
     model: str = hashed("Qwen/Qwen3-0.6B")
     runner: RunnerOption = unhashed("auto")
     convert: ConvertOption = unhashed("auto")
-    task: str | None = unhashed(None)
+    task: str | None = unhashed(None, until="0.11.1")
     tokenizer: str | None = unhashed(None)
     tokenizer_mode: Literal["auto", "slow", "mistral", "custom"] = unhashed("auto")
     trust_remote_code: bool = hashed(False)
@@ -360,20 +385,20 @@ class ModelConfig(BaseModel):
     config_format: Literal["auto", "hf", "mistral"] = unhashed("auto")
     hf_token: bool | str | None = unhashed(None)
     hf_overrides: dict[str, Any] = unhashed(default_factory=dict)
-    logits_processor_pattern: str | None = unhashed(None)
+    logits_processor_pattern: str | None = unhashed(None, until="0.11.1")
     generation_config: str = hashed("auto")
     override_generation_config: dict[str, Any] = hashed(default_factory=dict)
     enable_sleep_mode: bool = unhashed(False)
     model_impl: Literal["auto", "vllm", "transformers", "terratorch"] = hashed("auto")
-    override_attention_dtype: str | None = unhashed(None)
+    override_attention_dtype: str | None = unhashed(None, until="0.11.1")
     logits_processors: list[str] | None = unhashed(None)
     io_processor_plugin: str | None = unhashed(None)
     pooler_config: PoolerConfig | None = unhashed(None)
-    override_pooler_config: PoolerConfig | None = unhashed(None)
+    override_pooler_config: PoolerConfig | None = unhashed(None, until="0.11.1")
     multimodal_config: dict[str, Any] | None = unhashed(None)
     video_pruning_rate: float | None = hashed(
         None, description="InitVar in vLLM: its hash factor is always None."
-    )
+    , until="0.11.1")
     # HF facts (the whole config.json is a hash factor in vLLM)
     hf_config: HFConfig = hashed(default_factory=HFConfig)
     hf_text_config: HFConfig = derived(
@@ -387,19 +412,37 @@ class ModelConfig(BaseModel):
     convert_type: ConvertType | None = derived(None)
     is_encoder_decoder: bool = derived(False)
     is_hybrid: bool = derived(False)
-    supports_mamba_prefix_caching: bool = derived(False)
+    supports_mamba_prefix_caching: bool = derived(False, until="0.11.1")
     is_attention_free: bool = derived(False)
     is_multimodal_model: bool = derived(False)
     is_deepseek_mla: bool = derived(False)
     use_mla: bool = derived(False)
     attention_chunk_size: int | None = derived(None)
     original_max_model_len: int | None = derived(None)
-    config_updated: bool = derived(False)
+    config_updated: bool = derived(False, until="0.11.1")
     has_inner_state: bool = derived(False)
     uses_mrope: bool = derived(False)
     is_matryoshka: bool = derived(False)
     head_dtype: str | None = derived(None)
     model_weights: str | None = derived(None, description="original s3:// or gs:// URI")
+    allow_deprecated_quantization: bool = since("0.34.0", False)
+    checkpoint_prepare_on_startup: bool = since("0.34.0", False)
+    enable_cumem_allocator: bool = since("0.34.0", False)
+    enable_nccl_comm_suspend: bool = since("0.34.0", False)
+    enable_trace_replay: bool = since("0.34.0", False)
+    is_submodel_config: bool = since("0.34.0", False, derived=True)
+    model_class_overrides: dict[str, Any] = since("0.34.0", default_factory=dict)
+    quantization_config: dict[str, Any] | None = since("0.34.0", None)
+    renderer_num_workers: int = since("0.34.0", 1)
+    return_sampling_mask: bool = since("0.34.0", False)
+    sleep_mode_backend: str = since("0.34.0", 'cumem')
+    sleep_mode_offload_cudagraph: bool = since("0.34.0", False)
+    sleep_preserve_parameter_names: list[Any] = since("0.34.0", default_factory=list)
+    use_fp64_gumbel: bool = since("0.34.0", False)
+    word_embeddings_untied_by_checkpoint: bool = since("0.34.0", False, derived=True)
+    is_moe: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_moe (a property)")
+    is_quantized: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_quantized (a property)")
+    is_mm_prefix_lm: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_mm_prefix_lm")
 
 
 class CacheConfig(BaseModel):
@@ -409,16 +452,16 @@ class CacheConfig(BaseModel):
 
     block_size: int | None = unhashed(None, ge=1)
     gpu_memory_utilization: float = unhashed(0.9, gt=0, le=1)
-    swap_space: float = unhashed(4, ge=0)
+    swap_space: float = unhashed(4, ge=0, until="0.11.1")
     cache_dtype: CacheDType = hashed("auto")
     is_attention_free: bool = unhashed(False)
     num_gpu_blocks_override: int | None = unhashed(None)
     sliding_window: int | None = unhashed(None)
     enable_prefix_caching: bool | None = unhashed(None)
     prefix_caching_hash_algo: Literal["sha256", "sha256_cbor"] = unhashed("sha256")
-    cpu_offload_gb: float = unhashed(0, ge=0)
-    calculate_kv_scales: bool = unhashed(False)
-    cpu_kvcache_space_bytes: int | None = unhashed(None)
+    cpu_offload_gb: float = unhashed(0, ge=0, until="0.11.1")
+    calculate_kv_scales: bool = unhashed(False, until="0.11.1")
+    cpu_kvcache_space_bytes: int | None = unhashed(None, until="0.11.1")
     mamba_page_size_padded: int | None = unhashed(None)
     mamba_block_size: int | None = unhashed(None, gt=0)
     mamba_cache_dtype: MambaDType = hashed("auto")
@@ -429,6 +472,25 @@ class CacheConfig(BaseModel):
     kv_offloading_backend: Literal["native", "lmcache"] | None = since("0.11.1", None)
     num_gpu_blocks: int | None = derived(None)
     num_cpu_blocks: int | None = derived(None)
+    cache_hit_alignment_tokens: int | None = since("0.34.0", None, derived=True)
+    effective_attention_block_size: int | None = since("0.34.0", None, derived=True)
+    enable_extensible_kv_cache: bool | None = since("0.34.0", None)
+    enable_mamba_shared_prefix_checkpoint: bool = since("0.34.0", False)
+    hash_block_size: int | None = since("0.34.0", None, derived=True)
+    kv_cache_dtype_skip_layers: list[Any] = since("0.34.0", default_factory=list)
+    kv_cache_layout: str | None = since("0.34.0", None, derived=True)
+    kv_cache_max_concurrency: float | None = since("0.34.0", None, derived=True)
+    kv_cache_size_tokens: int | None = since("0.34.0", None, derived=True)
+    mamba_cache_mode: Literal['align', 'none'] = since("0.34.0", 'none')
+    prefix_cache_retention_interval: int | None = since("0.34.0", 0)
+    prefix_match_unit: int | None = since("0.34.0", None)
+    replayssm_buffer_len: int = since("0.34.0", 16)
+    simple_cpu_offload_num_blocks: int | None = since("0.34.0", None, derived=True)
+    skip_page_size_padded: int | None = since("0.34.0", None)
+    swa_bounded_replay: bool = since("0.34.0", True)
+    use_kda_recoverssm: bool = since("0.34.0", False, derived=True)
+    use_replayssm: bool = since("0.34.0", False)
+    user_specified_block_size: bool = since("0.34.0", False, derived=True)
 
 
 class EPLBConfig(BaseModel):
@@ -440,6 +502,11 @@ class EPLBConfig(BaseModel):
     step_interval: int = hashed(3000)
     num_redundant_experts: int = hashed(0, ge=0)
     log_balancedness: bool = hashed(False)
+    communicator: Literal['torch_nccl', 'torch_gloo', 'torch_xccl', 'nixl', 'pynccl', 'symm_mem'] | None = since("0.34.0", None)
+    enable_migration_batching: bool = since("0.34.0", False)
+    log_balancedness_interval: int = since("0.34.0", 1)
+    policy: Literal['default'] = since("0.34.0", 'default')
+    use_async: bool = since("0.34.0", True)
 
 
 class ParallelConfig(BaseModel):
@@ -466,10 +533,10 @@ class ParallelConfig(BaseModel):
     )
     expert_placement_strategy: Literal["linear", "round_robin"] = unhashed("linear")
     all2all_backend: All2AllBackend | None = hashed(None)
-    num_redundant_experts: int | None = unhashed(None)
-    eplb_window_size: int | None = unhashed(None)
-    eplb_step_interval: int | None = unhashed(None)
-    eplb_log_balancedness: bool | None = unhashed(None)
+    num_redundant_experts: int | None = unhashed(None, until="0.11.1")
+    eplb_window_size: int | None = unhashed(None, until="0.11.1")
+    eplb_step_interval: int | None = unhashed(None, until="0.11.1")
+    eplb_log_balancedness: bool | None = unhashed(None, until="0.11.1")
     max_parallel_loading_workers: int | None = unhashed(None)
     disable_custom_all_reduce: bool = unhashed(False)
     enable_dbo: bool = unhashed(False)
@@ -481,7 +548,7 @@ class ParallelConfig(BaseModel):
     placement_group: str | None = unhashed(None)
     distributed_executor_backend: DistributedExecutorBackend | None = unhashed(None)
     worker_cls: str = unhashed("auto")
-    sd_worker_cls: str = unhashed("auto")
+    sd_worker_cls: str = unhashed("auto", until="0.11.1")
     worker_extension_cls: str = unhashed("")
     rank: int = unhashed(0, ge=0)
     decode_context_parallel_size: int = unhashed(1, ge=1)
@@ -491,6 +558,29 @@ class ParallelConfig(BaseModel):
     node_rank: int = since("0.11.1", 0)
     nnodes: int = since("0.11.1", 1)
     world_size: int = derived(1)
+    assigned_physical_gpu_ids: list[Any] | None = since("0.34.0", None)
+    cp_kv_cache_interleave_size: int = since("0.34.0", 1)
+    cpu_distributed_timeout_seconds: int | None = since("0.34.0", None)
+    data_parallel_index: int | None = since("0.34.0", None, derived=True)
+    dcp_comm_backend: Literal['ag_rs', 'a2a'] | None = since("0.34.0", None)
+    dcp_q_replicate: bool | None = since("0.34.0", None)
+    distributed_timeout_seconds: int | None = since("0.34.0", None)
+    dp_sync_interval: int = since("0.34.0", 16)
+    elastic_ep_max_dp_size: int | None = since("0.34.0", None)
+    enable_batch_sharded_sampling: bool | None = since("0.34.0", None)
+    enable_elastic_ep: bool = since("0.34.0", False)
+    enable_ep_weight_filter: bool = since("0.34.0", False)
+    enable_fault_tolerance: bool = since("0.34.0", False)
+    enable_hc_sp: bool = since("0.34.0", False)
+    enable_shm_tensor_arena: bool = since("0.34.0", False)
+    fault_tolerance_config: FaultToleranceConfig = since("0.34.0", default_factory=FaultToleranceConfig)
+    is_moe_model: bool | None = since("0.34.0", None)
+    mori_ep_v2: bool | None = since("0.34.0", None)
+    numa_bind: bool | None = since("0.34.0", None)
+    numa_bind_cpus: list[Any] | None = since("0.34.0", None)
+    numa_bind_nodes: list[Any] | None = since("0.34.0", None)
+    prefill_context_parallel_size: int = since("0.34.0", 1)
+    ubatch_size: int = since("0.34.0", 0)
 
 
 class SchedulerConfig(BaseModel):
@@ -501,14 +591,14 @@ class SchedulerConfig(BaseModel):
     runner_type: RunnerType = unhashed("generate")
     max_num_batched_tokens: int | None = unhashed(None, ge=1)
     max_num_seqs: int | None = unhashed(None, ge=1)
-    max_model_len: int | None = unhashed(None, ge=1)
-    max_num_partial_prefills: int = unhashed(1)
-    max_long_partial_prefills: int = unhashed(1)
+    max_model_len: int | None = unhashed(None, ge=1, until="0.11.1")
+    max_num_partial_prefills: int = unhashed(1, until="0.11.1")
+    max_long_partial_prefills: int = unhashed(1, until="0.11.1")
     long_prefill_token_threshold: int = unhashed(0)
-    num_lookahead_slots: int = unhashed(0)
+    num_lookahead_slots: int = unhashed(0, until="0.11.1")
     enable_chunked_prefill: bool | None = unhashed(None)
     is_multimodal_model: bool = unhashed(False)
-    is_encoder_decoder: bool = unhashed(False, description="InitVar in vLLM")
+    is_encoder_decoder: bool = unhashed(False, description="InitVar in vLLM", until="0.11.1")
     policy: Literal["fcfs", "priority"] = unhashed("fcfs")
     disable_chunked_mm_input: bool = unhashed(False)
     scheduler_cls: str | None = unhashed(None)
@@ -519,6 +609,17 @@ class SchedulerConfig(BaseModel):
         None, until="d7fb10c57", description="0.11.1: a deprecated property aliasing enable_chunked_prefill")
     max_num_encoder_input_tokens: int | None = derived(None)
     encoder_cache_size: int | None = derived(None)
+    cache_aware_admission_threshold: float = since("0.34.0", 0.5)
+    cache_aware_admission_window: int = since("0.34.0", 0)
+    long_prefill_token_threshold_adaptive: bool = since("0.34.0", False)
+    max_num_active_seqs: int | None = since("0.34.0", None)
+    max_num_inflight_kv_loads: int | None = since("0.34.0", None)
+    max_num_queued_reqs: int | None = since("0.34.0", None)
+    max_num_queued_tokens: int | None = since("0.34.0", None)
+    max_num_scheduled_tokens: int | None = since("0.34.0", None)
+    prefill_schedule_interval: int = since("0.34.0", 1)
+    scheduler_reserve_full_isl: bool = since("0.34.0", True)
+    watermark: float = since("0.34.0", 0.0)
 
 
 class DeviceConfig(BaseModel):
@@ -543,6 +644,9 @@ class LoadConfig(BaseModel):
     ignore_patterns: list[str] | str = unhashed(default_factory=lambda: ["original/**/*"])
     use_tqdm_on_load: bool = unhashed(True)
     pt_load_map_location: str | dict[str, str] = unhashed("cpu")
+    safetensors_prefetch_block_size: int = since("0.34.0", 16777216)
+    safetensors_prefetch_num_threads: int = since("0.34.0", 8)
+    shuffle_safetensors_files: bool = since("0.34.0", False)
 
 
 class LoRAConfig(BaseModel):
@@ -555,11 +659,17 @@ class LoRAConfig(BaseModel):
     fully_sharded_loras: bool = hashed(False)
     max_cpu_loras: int | None = unhashed(None)
     lora_dtype: str = hashed("auto")
-    lora_extra_vocab_size: int = hashed(256, ge=0)
+    lora_extra_vocab_size: int = hashed(256, ge=0, until="0.11.1")
     lora_vocab_padding_size: int = hashed(
         256, description="class var in vLLM: platform.get_lora_vocab_padding_size()"
-    )
+    , until="0.11.1")
     default_mm_loras: dict[str, str] | None = unhashed(None)
+    enable_mixed_moe_lora_format: bool = since("0.34.0", False)
+    enable_moe_shared_loras: bool = since("0.34.0", False)
+    enable_tower_connector_lora: bool = since("0.34.0", False)
+    max_lora_cls_labels: int | None = since("0.34.0", None)
+    specialize_active_lora: bool = since("0.34.0", False)
+    target_modules: list[Any] | None = since("0.34.0", None)
 
 
 class SpeculativeConfig(BaseModel):
@@ -579,17 +689,42 @@ class SpeculativeConfig(BaseModel):
     max_model_len: int | None = unhashed(None)
     revision: str | None = unhashed(None)
     code_revision: str | None = unhashed(None)
-    disable_by_batch_size: int | None = unhashed(None)
-    disable_padded_drafter_batch: bool = unhashed(False)
+    disable_by_batch_size: int | None = unhashed(None, until="0.11.1")
+    disable_padded_drafter_batch: bool = unhashed(False, until="0.11.1")
     prompt_lookup_max: int | None = unhashed(None)
     prompt_lookup_min: int | None = unhashed(None)
-    speculative_token_tree: str | None = unhashed(None)
+    speculative_token_tree: str | None = unhashed(None, until="0.11.1")
     enable_chunked_prefill: bool | None = unhashed(None, until="d7fb10c57")
     disable_log_stats: bool | None = unhashed(None, until="d7fb10c57")
     suffix_decoding_max_tree_depth: int = since("0.11.1", 24)
     suffix_decoding_max_cached_requests: int = since("0.11.1", 10000)
     suffix_decoding_max_spec_factor: float = since("0.11.1", 1.0)
     suffix_decoding_min_token_prob: float = since("0.11.1", 0.1)
+    attention_backend: Any = since("0.34.0", None)
+    custom_method: str | None = since("0.34.0", None, derived=True)
+    disable_eagle_block_drop: bool = since("0.34.0", False)
+    disable_lookahead_block_hashes: bool = since("0.34.0", False)
+    draft_decode_context_parallel_size: int | None = since("0.34.0", None)
+    draft_lm_head_quantization: Literal['fp8', 'nvfp4'] | None = since("0.34.0", None)
+    draft_sample_method: Literal['greedy', 'probabilistic'] = since("0.34.0", 'greedy')
+    dspark_draft_topk: int | None = since("0.34.0", None)
+    enable_adaptive_verification: bool = since("0.34.0", False)
+    fly_entropy_threshold: float = since("0.34.0", 0.3)
+    fly_entropy_top_k: int = since("0.34.0", 3)
+    fly_window_size: int | None = since("0.34.0", None)
+    index_share_for_mtp_iteration: bool | None = since("0.34.0", None)
+    kv_cache_dtype: Any = since("0.34.0", None)
+    moe_backend: Literal['auto', 'triton', 'batched_triton', 'deep_gemm', 'deep_gemm_mega_moe', 'cutlass', 'flashinfer_trtllm', 'flashinfer_cutlass', 'flashinfer_cutedsl', 'flashinfer_moe_ep_cutedsl', 'flashinfer_b12x', 'b12x', 'flashinfer_moe_ep_mega_deep_gemm', 'marlin', 'humming', 'triton_unfused', 'aiter', 'aiter_mega_moe', 'aiter_triton_mxfp4_bf16', 'aiter_triton_mxfp4_mxfp4', 'flydsl', 'hpc', 'emulation', 'rdna3'] | None = since("0.34.0", None)
+    num_speculative_tokens_per_batch_size: list[Any] | None = since("0.34.0", None)
+    parallel_drafting: bool | None = since("0.34.0", None)
+    rejection_sample_method: Literal['standard', 'synthetic', 'block', 'fly'] = since("0.34.0", 'standard')
+    speculator_options: dict[str, Any] | None = since("0.34.0", None)
+    suffix_decoding_corpus_tokens: int = since("0.34.0", 1048576)
+    synthetic_acceptance_length: float | None = since("0.34.0", None)
+    synthetic_acceptance_rates: list[Any] | None = since("0.34.0", None)
+    tensor_parallel_size: int | None = since("0.34.0", None)
+    use_local_argmax_reduction: bool = since("0.34.0", False)
+    xpress_topc: int | None = since("0.34.0", None)
 
 
 class StructuredOutputsConfig(BaseModel):
@@ -600,7 +735,7 @@ class StructuredOutputsConfig(BaseModel):
     backend: Literal["auto", "xgrammar", "guidance", "outlines", "lm-format-enforcer"] = unhashed(
         "auto"
     )
-    disable_fallback: bool = unhashed(False)
+    disable_fallback: bool = unhashed(False, until="0.11.1")
     disable_any_whitespace: bool = unhashed(False)
     disable_additional_properties: bool = unhashed(False)
     reasoning_parser: str = unhashed("")
@@ -616,6 +751,17 @@ class ObservabilityConfig(BaseModel):
     show_hidden_metrics_for_version: str | None = unhashed(None)
     otlp_traces_endpoint: str | None = unhashed(None)
     collect_detailed_traces: list[Literal["model", "worker", "all"]] | None = unhashed(None)
+    cudagraph_metrics: bool = since("0.34.0", False)
+    custom_histogram_buckets: dict[str, Any] | None = since("0.34.0", None)
+    enable_layerwise_nvtx_tracing: bool = since("0.34.0", False)
+    enable_logging_iteration_details: bool = since("0.34.0", False)
+    enable_mfu_metrics: bool = since("0.34.0", False)
+    enable_mm_processor_stats: bool = since("0.34.0", False)
+    jit_monitor_mode: Literal['warn', 'error'] = since("0.34.0", 'warn')
+    jit_monitor_verbose: bool = since("0.34.0", False)
+    kv_cache_metrics: bool = since("0.34.0", False)
+    kv_cache_metrics_sample: float = since("0.34.0", 0.01)
+    per_request_spec_decode_metrics: Literal['none', 'summary', 'detailed'] = since("0.34.0", 'none')
 
 
 class PassConfig(BaseModel):
@@ -623,15 +769,26 @@ class PassConfig(BaseModel):
 
     model_config = _FORBID
 
-    enable_fusion: bool = hashed(False)
-    enable_attn_fusion: bool = hashed(False)
-    enable_noop: bool = hashed(False)
-    enable_sequence_parallelism: bool = hashed(False)
-    enable_async_tp: bool = hashed(False)
-    enable_fi_allreduce_fusion: bool = hashed(False)
+    enable_fusion: bool = hashed(False, until="0.11.1")
+    enable_attn_fusion: bool = hashed(False, until="0.11.1")
+    enable_noop: bool = hashed(False, until="0.11.1")
+    enable_sequence_parallelism: bool = hashed(False, until="0.11.1")
+    enable_async_tp: bool = hashed(False, until="0.11.1")
+    enable_fi_allreduce_fusion: bool = hashed(False, until="0.11.1")
     fi_allreduce_fusion_max_token_num: int = hashed(16384, until="d7fb10c57")
     fi_allreduce_fusion_max_size_mb: float | None = since("0.11.1", None)
     enable_qk_norm_rope_fusion: bool = since("0.11.1", False)
+    eliminate_noops: bool = since("0.34.0", True)
+    fuse_act_padding: bool | None = since("0.34.0", None)
+    fuse_act_quant: bool | None = since("0.34.0", None)
+    fuse_allreduce_rms: bool | None = since("0.34.0", None)
+    fuse_attn_quant: bool | None = since("0.34.0", None)
+    fuse_mla_dual_rms_norm: bool | None = since("0.34.0", None)
+    fuse_norm_quant: bool | None = since("0.34.0", None)
+    fuse_qk_norm_rope_kvcache: bool | None = since("0.34.0", None)
+    fuse_rope_kvcache: bool | None = since("0.34.0", None)
+    fuse_rope_kvcache_cat_mla: bool | None = since("0.34.0", None)
+    rope_kvcache_fusion_max_token_num: int = since("0.34.0", 256)
 
 
 class CompilationConfig(BaseModel):
@@ -639,7 +796,7 @@ class CompilationConfig(BaseModel):
 
     model_config = _FORBID
 
-    level: int | None = unhashed(None, ge=0, le=3, description="deprecated alias of mode")
+    level: int | None = unhashed(None, ge=0, le=3, description="deprecated alias of mode", until="0.11.1")
     mode: CompilationMode | None = hashed(None)
     debug_dump_path: str | None = unhashed(None)
     cache_dir: str = unhashed("")
@@ -649,7 +806,7 @@ class CompilationConfig(BaseModel):
     custom_ops: list[str] = hashed(default_factory=list)
     splitting_ops: list[str] | None = hashed(None)
     compile_mm_encoder: bool = since("0.11.1", False)
-    use_inductor: bool | None = hashed(None)
+    use_inductor: bool | None = hashed(None, until="0.11.1")
     compile_sizes: list[int | str] | None = unhashed(None)
     inductor_compile_config: dict[str, Any] = hashed(default_factory=dict)
     inductor_passes: dict[str, str] = hashed(default_factory=dict)
@@ -664,12 +821,32 @@ class CompilationConfig(BaseModel):
     pass_config: PassConfig = hashed(default_factory=PassConfig)
     max_cudagraph_capture_size: int | None = unhashed(None, ge=0, le=MAX_CAPTURE_SIZE)
     local_cache_dir: str | None = derived(None)
-    bs_to_padded_graph_size: list[int] | None = derived(None)
+    bs_to_padded_graph_size: list[int] | None = derived(None, until="0.11.1")
     enabled_custom_ops: dict[str, int] = derived(default_factory=dict)
     disabled_custom_ops: dict[str, int] = derived(default_factory=dict)
     traced_files: list[str] = derived(default_factory=list)
     compilation_time: float = derived(0.0)
     static_forward_context: dict[str, str] = derived(default_factory=dict)
+    compile_ranges_endpoints: list[Any] | None = since("0.34.0", None)
+    cudagraph_decoder_replay: bool = since("0.34.0", True)
+    cudagraph_mm_encoder: bool = since("0.34.0", False)
+    decode_cudagraph_capture_request_sizes: list[Any] | None = since("0.34.0", None)
+    decoder_replay_cudagraph_capture_sizes: list[Any] = since("0.34.0", default_factory=list)
+    decoder_replay_trim_threshold: int = since("0.34.0", 768)
+    dynamic_shapes_config: DynamicShapesConfig = since("0.34.0", default_factory=DynamicShapesConfig)
+    encoder_compilation_time: float = since("0.34.0", 0.0, derived=True)
+    encoder_cudagraph_max_frames_per_batch: int | None = since("0.34.0", None)
+    encoder_cudagraph_max_token_budget: int | None = since("0.34.0", 5120)
+    encoder_cudagraph_max_vision_items_per_batch: int = since("0.34.0", 0)
+    encoder_cudagraph_token_budgets: list[Any] = since("0.34.0", default_factory=list)
+    fast_moe_cold_start: bool | None = since("0.34.0", None)
+    ir_enable_torch_wrap: bool | None = since("0.34.0", None)
+    max_decode_cudagraph_capture_requests: int | None = since("0.34.0", None)
+    max_decode_cudagraph_capture_tokens: int | None = since("0.34.0", None)
+    max_prefill_cudagraph_capture_tokens: int | None = since("0.34.0", None)
+    prefill_cudagraph_capture_token_sizes: list[Any] | None = since("0.34.0", None)
+    static_all_moe_layers: list[Any] = since("0.34.0", default_factory=list, derived=True)
+    use_breakable_cudagraph: bool | None = since("0.34.0", None)
 
 
 class KVTransferConfig(BaseModel):
@@ -680,16 +857,17 @@ class KVTransferConfig(BaseModel):
     kv_connector: str | None = unhashed(None)
     engine_id: str | None = unhashed(None)
     kv_buffer_device: str | None = unhashed("cuda")
-    kv_buffer_size: float = unhashed(1e9)
+    kv_buffer_size: float = unhashed(1e9, until="0.11.1")
     # vLLM's Literal[KVProducer, KVConsumer] flattened: this order is the one its refusal lists
     kv_role: Literal["kv_producer", "kv_both", "kv_consumer"] | None = unhashed(None)
-    kv_rank: int | None = unhashed(None)
-    kv_parallel_size: int = unhashed(1)
-    kv_ip: str = unhashed("127.0.0.1")
+    kv_rank: int | None = unhashed(None, until="0.11.1")
+    kv_parallel_size: int = unhashed(1, until="0.11.1")
+    kv_ip: str = unhashed("127.0.0.1", until="0.11.1")
     kv_port: int = unhashed(14579)
     kv_connector_extra_config: dict[str, Any] = unhashed(default_factory=dict)
     kv_connector_module_path: str | None = unhashed(None)
     enable_permute_local_kv: bool = unhashed(False)
+    kv_load_failure_policy: Literal['recompute', 'fail'] = since("0.34.0", 'fail')
 
 
 class KVEventsConfig(BaseModel):
@@ -742,3 +920,23 @@ class VllmConfig:
     kv_events_config: KVEventsConfig | None = unhashed(None)
     additional_config: dict[str, Any] = hashed(default_factory=dict)
     instance_id: str = derived("")
+    # vLLM 0.34.0's new sub-configs (vllm/config/vllm.py VllmConfig) and scalars
+    attention_config: AttentionConfig = since("0.34.0", default_factory=AttentionConfig)
+    aux_output_config: AuxOutputConfig = since("0.34.0", default_factory=AuxOutputConfig)
+    engram_config: EngramConfig | None = since("0.34.0", None)
+    mamba_config: MambaConfig = since("0.34.0", default_factory=MambaConfig)
+    kernel_config: KernelConfig = since("0.34.0", default_factory=KernelConfig)
+    watermark_config: WatermarkConfig | None = since("0.34.0", None)
+    diffusion_config: DiffusionConfig | None = since("0.34.0", None)
+    logging_config: LoggingConfig = since("0.34.0", default_factory=LoggingConfig)
+    profiler_config: ProfilerConfig = since("0.34.0", default_factory=ProfilerConfig)
+    ec_transfer_config: ECTransferConfig | None = since("0.34.0", None)
+    ec_manager_config: EncoderCacheManagerConfig = since("0.34.0", default_factory=EncoderCacheManagerConfig)
+    reasoning_config: ReasoningConfig | None = since("0.34.0", None)
+    weight_transfer_config: WeightTransferConfig | None = since("0.34.0", None)
+    watchdog_config: WatchdogConfig = since("0.34.0", default_factory=WatchdogConfig)
+    offload_config: OffloadConfig = since("0.34.0", default_factory=OffloadConfig)
+    optimization_level: int = since("0.34.0", 2, ge=0, le=3, description="-O<n>: O0..O3 default tables")
+    performance_mode: Literal["balanced", "interactivity", "throughput"] = since("0.34.0", "balanced")
+    shutdown_timeout: int = since("0.34.0", 0)
+    num_hash_lookahead_tokens: int = since("0.34.0", 0, derived=True)
