@@ -33,6 +33,7 @@ from postinit.engine import (
     StaleRead,
     Trace,
     ViolationEvent,
+    freeze,
     jsonable,
 )
 from postinit.errors import InvalidValueError, ViolationError, show
@@ -464,6 +465,13 @@ def _prepare(
     # sub-configs the input names, the platform (cached per spec), the env and the usage facts
     state = dict(fast.default_flat)
     state.update(fields)
+    version_defaults = versions.defaults(version)
+    if version_defaults:
+        given = set(user_paths)
+        for p, v in version_defaults.items():
+            under = space.info[p].under
+            if p not in given and (under is None or state.get(under) is not None):
+                state[p] = freeze(v)
     state.update(plat_flat)
     state.update(env_flat)
     # usage.config_updated_on_input stays False: the input's model_config.config_updated never
@@ -477,6 +485,9 @@ def _prepare(
     for p, detail in loader_sources.items():
         if p in space:
             prov[p] = Provenance(Source.LOADER, detail)
+    for p in version_defaults:
+        if p not in prov and state[p] != fast.default_flat[p]:
+            prov[p] = Provenance(Source.DEFAULT, f"vLLM {version}'s default")
     prov.update(dict.fromkeys(fast.platform_paths, Provenance(Source.FACT, plat_detail)))
     prov.update(dict.fromkeys(
         fast.usage_paths,

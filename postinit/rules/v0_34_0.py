@@ -21,6 +21,10 @@ reference tag ``v0.34.0``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from postinit.engine import Outcome, RuleResult, Violation, rule
 from postinit.rules.versions import Delta
 
 __all__ = ["DELTA", "DROPS", "FIELDS_ADDED", "FIELDS_REMOVED"]
@@ -132,6 +136,7 @@ FIELDS_ADDED = (
     "engram_config.dp_shared_memory",
     "engram_config.embedding_across_dp",
     "engram_config.use_thp",
+    "env.VLLM_USE_SIMPLE_KV_OFFLOAD",
     "kernel_config.enable_cutedsl_warmup",
     "kernel_config.enable_flashinfer_autotune",
     "kernel_config.enable_jit_warmup",
@@ -432,7 +437,141 @@ DROPS: dict[str, str] = {
 """0.11.1 rules 0.34.0 does not have, each with the reason (``_TODO``: a replacement is still to be written)."""
 
 
+DEFAULTS: dict[str, object] = {
+    # dataclass defaults 0.34.0 declares differently from 0.11.1 (docs/vllm-0.34.0.md appendix B)
+    "model_config.disable_cascade_attn": True,
+    "model_config.seed": 0,
+    "model_config.model_weights": "",
+    "model_config.pooler_config.enable_chunked_processing": False,
+    "cache_config.gpu_memory_utilization": None,
+    "cache_config.enable_prefix_caching": True,
+    "cache_config.kv_offloading_backend": "native",
+    "parallel_config.all2all_backend": "allgather_reducescatter",
+    "parallel_config.disable_nccl_for_dp_synchronization": None,
+    "parallel_config.eplb_config.num_redundant_experts": None,
+    "scheduler_config.async_scheduling": None,
+    "scheduler_config.disable_hybrid_kv_cache_manager": None,
+    "load_config.safetensors_load_strategy": None,
+    "compilation_config.use_inductor_graph_partition": None,
+    "compilation_config.pass_config.enable_qk_norm_rope_fusion": None,
+    "kv_transfer_config.kv_buffer_device": "",
+}
+"""0.34.0's dataclass defaults where they differ from 0.11.1's (the schema holds the seed's)."""
+
+_PAR = "vllm/config/parallel.py ParallelConfig"
+_VLLM = "vllm/config/vllm.py VllmConfig"
+_TP = "parallel_config.tensor_parallel_size"
+_DP = "parallel_config.data_parallel_size"
+_PCP = "parallel_config.prefill_context_parallel_size"
+_DCP = "parallel_config.decode_context_parallel_size"
+_NRE = "parallel_config.eplb_config.num_redundant_experts"
+
+
+# =========================================================================== ParallelConfig (phase sub_configs)
+
+
+@rule(
+    "parallel.eplb-requirements",
+    title="EPLB needs a CUDA-alike/XPU device, expert parallelism and TP, PCP or DP > 1",
+    phase="sub_configs",
+    kind="check",
+    reads=("parallel_config.enable_eplb", "platform.is_cuda_alike", "parallel_config.enable_expert_parallel",
+           _TP, _DP, _PCP, _NRE),
+    source=f"{_PAR}._validate_parallel_config; ref v0.34.0",
+    message="Expert parallelism load balancing is only supported on CUDA devices or ROCm devices or XPU devices now.",
+)
+def eplb_requirements(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 counts prefill context parallelism in the EP group; without EPLB an unset count becomes 0."""
+    tp, dp, pcp = c[_TP], c[_DP], c[_PCP]
+    if c["parallel_config.enable_eplb"]:
+        if not c["platform.is_cuda_alike"]:
+            return Violation("Expert parallelism load balancing is only supported on CUDA devices or ROCm devices "
+                             "or XPU devices now.")
+        if not c["parallel_config.enable_expert_parallel"]:
+            return Violation("enable_expert_parallel must be True to use EPLB.")
+        if tp * pcp * dp <= 1:
+            return Violation(f"EPLB requires tensor, prefill-context, or data parallelism, but got TP={tp}, "
+                             f"PCP={pcp}, DP={dp}.")
+        return None
+    n = c[_NRE]
+    if n not in (None, 0):
+        return Violation(f"num_redundant_experts is set to {n} but EPLB is not enabled. Either enable EPLB or unset "
+                         "num_redundant_experts.")
+    return None
+
+
+@rule(
+    "parallel.eplb-no-redundant-experts",
+    title="Without EPLB the number of redundant experts is 0",
+    phase="sub_configs",
+    kind="default",
+    reads=("parallel_config.enable_eplb", _NRE),
+    writes=(_NRE,),
+    source=f"{_PAR}._validate_parallel_config; ref v0.34.0",
+)
+def eplb_no_redundant_experts(c: Mapping[str, Any]) -> RuleResult:
+    """Only EPLB needs the model's expert count to pick a default (compute_eplb_num_redundant_experts)."""
+    return {_NRE: 0} if not c["parallel_config.enable_eplb"] and c[_NRE] is None else None
+
+
+# =========================================================================== VllmConfig.__post_init__ (phase core)
+
+_KVT = "kv_transfer_config"
+
+
+@rule(
+    "kv-transfer.offloading",
+    title="--kv-offloading-size configures a KV connector (native: OffloadingConnector; lmcache: LMCacheMPConnector)",
+    phase="core",
+    kind="derive",
+    reads=("cache_config.kv_offloading_backend", "cache_config.kv_offloading_size", _KVT,
+           f"{_KVT}.kv_connector_extra_config", "env.VLLM_USE_SIMPLE_KV_OFFLOAD"),
+    writes=(_KVT, f"{_KVT}.kv_connector", f"{_KVT}.kv_connector_extra_config", f"{_KVT}.kv_role"),
+    source=f"{_VLLM}._post_init_kv_transfer_config; ref v0.34.0",
+)
+def kv_offloading(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 activates offloading by the size alone (the backend defaults to native) and hands the whole
+    buffer to the connector (``cpu_bytes_to_use``), before the hybrid KV cache manager is decided."""
+    size = c["cache_config.kv_offloading_size"]
+    if size is None:
+        return None
+    backend = c["cache_config.kv_offloading_backend"]
+    out: dict[str, Any] = {_KVT: True, f"{_KVT}.kv_role": "kv_both"}
+    if backend == "native":
+        extra = dict(c[f"{_KVT}.kv_connector_extra_config"] or {}) if c[_KVT] else {}
+        extra["cpu_bytes_to_use"] = size * (1 << 30)
+        connector = "SimpleCPUOffloadConnector" if c["env.VLLM_USE_SIMPLE_KV_OFFLOAD"] else "OffloadingConnector"
+        out.update({f"{_KVT}.kv_connector": connector, f"{_KVT}.kv_connector_extra_config": extra})
+    elif backend == "lmcache":
+        out[f"{_KVT}.kv_connector"] = "LMCacheMPConnector"
+    return out
+
+
+@rule(
+    "parallel.dcp-divides-tp",
+    title="Decode context parallelism divides TP (or spans PCP / TP x PCP when PCP is on)",
+    phase="sub_configs",
+    kind="check",
+    reads=(_TP, _PCP, _DCP),
+    source=f"{_PAR}._validate_parallel_config; ref v0.34.0",
+    message="tp_size=<tp> must be divisible by dcp_size=<dcp>.",
+)
+def dcp_divides_tp(c: Mapping[str, Any]) -> RuleResult:
+    """DCP reuses the TP ranks when PCP is off."""
+    tp, pcp, dcp = c[_TP], c[_PCP], c[_DCP]
+    if pcp == 1:
+        if tp % dcp != 0:
+            return Violation(f"tp_size={tp} must be divisible by dcp_size={dcp}.")
+    elif dcp not in (1, pcp, tp * pcp):
+        return Violation("When PCP is enabled, DCP must be disabled, span the PCP axis, or span the full TP x PCP "
+                         f"axis. Got TP={tp}, PCP={pcp}, DCP={dcp}; valid DCP sizes are {sorted({1, pcp, tp * pcp})}.")
+    return None
+
+
 DELTA = Delta(
+    replace=(eplb_requirements, kv_offloading),
+    add=(eplb_no_redundant_experts, dcp_divides_tp),
+    defaults=DEFAULTS,
     drop=DROPS,
     fields_added=FIELDS_ADDED,
     fields_removed=FIELDS_REMOVED,

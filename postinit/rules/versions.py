@@ -47,6 +47,7 @@ __all__ = [
     "absent_flags",
     "absent_paths",
     "chain",
+    "defaults",
     "delta",
     "get",
     "has_field",
@@ -85,6 +86,9 @@ class Delta:
     """Flags (argparse destinations) the parent accepts and this version does not."""
     hash: Callable[[Mapping[str, Any]], str] | None = None
     """``VllmConfig.compute_hash()`` over a resolved flat state with this version's factors (None: the parent's)."""
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Dataclass defaults this version's vLLM declares differently from its parent: schema path -> value.
+    Applied where the input does not set the field (its provenance says "vLLM <version>'s default")."""
     notes: tuple[str, ...] = ()
     """Differences that are no rule's (facts every rule of the parent already handles the same way), for docs."""
 
@@ -212,6 +216,15 @@ def delta(name: str) -> Delta:
     if not isinstance(found, Delta):  # pragma: no cover - a declaration error
         raise TypeError(f"{v.delta_module}.DELTA is not a Delta")
     return found
+
+
+@functools.cache
+def defaults(name: str) -> Mapping[str, Any]:
+    """The dataclass defaults that differ from the schema's along the version's lineage (children win)."""
+    out: dict[str, Any] = {}
+    for v in chain(name):
+        out.update(delta(v.name).defaults)
+    return out
 
 
 def has_field(extra: Mapping[str, Any], name: str) -> bool:

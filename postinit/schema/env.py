@@ -35,7 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from postinit.errors import InvalidValueError, did_you_mean, show
-from postinit.schema._fields import derived, unhashed
+from postinit.schema._fields import derived, since, unhashed
 from postinit.schema.limits import MAX_ENV, MAX_NAME, MAX_STRING, check_text
 
 __all__ = ["PROCESS_VARS", "Env", "EnvNote", "EnvReading", "EnvVar", "known_variables", "read_env"]
@@ -124,6 +124,7 @@ class Env(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     VLLM_USE_V1: bool = unhashed(True)
+    VLLM_USE_SIMPLE_KV_OFFLOAD: bool = since("0.34.0", False)
     VLLM_DEBUG_DUMP_PATH: str | None = unhashed(None)
     VLLM_TRACE_FUNCTION: int = unhashed(0)
     VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE: bool = unhashed(False)
