@@ -465,15 +465,15 @@ def _prepare(
     # sub-configs the input names, the platform (cached per spec), the env and the usage facts
     state = dict(fast.default_flat)
     state.update(fields)
+    state.update(plat_flat)
+    state.update(env_flat)
     version_defaults = versions.defaults(version)
-    if version_defaults:
-        given = set(user_paths)
+    if version_defaults:  # the version's own dataclass / envs.py defaults, where the input sets nothing
+        given = {*user_paths, *(f"env.{n}" for n in reading.env.explicit)}
         for p, v in version_defaults.items():
             under = space.info[p].under
             if p not in given and (under is None or state.get(under) is not None):
                 state[p] = freeze(v)
-    state.update(plat_flat)
-    state.update(env_flat)
     # usage.config_updated_on_input stays False: the input's model_config.config_updated never
     # reaches step 2, because ModelConfig.__post_init__ resets it (vllm/config/model.py)
     state.update(fast.usage(usage))

@@ -125,6 +125,9 @@ class Env(BaseModel):
 
     VLLM_USE_V1: bool = unhashed(True)
     VLLM_USE_SIMPLE_KV_OFFLOAD: bool = since("0.34.0", False)
+    VLLM_USE_BREAKABLE_CUDAGRAPH: str | None = since("0.34.0", None, description="raw text; None = unset")
+    VLLM_USE_OINK_OPS: bool = since("0.34.0", False)
+    TORCH_COMPILE_DISABLE: str | None = since("0.34.0", None, description="torch's switch; vLLM compares with '1'")
     VLLM_DEBUG_DUMP_PATH: str | None = unhashed(None)
     VLLM_TRACE_FUNCTION: int = unhashed(0)
     VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE: bool = unhashed(False)
@@ -219,6 +222,10 @@ _TEXT_FIELDS = frozenset(
 )
 
 
+_EXTERNAL = ("TORCH_COMPILE_DISABLE",)
+"""Variables vLLM's config resolution reads that its ``envs.py`` does not define (torch's own)."""
+
+
 def read_env(mapping: Mapping[Any, Any], *, table: str = DEFAULT_TABLE, lenient: bool = False) -> EnvReading:
     """Read an environment mapping (``None`` = unset) as vLLM at ``table``'s commit would.
 
@@ -247,6 +254,9 @@ def read_env(mapping: Mapping[Any, Any], *, table: str = DEFAULT_TABLE, lenient:
                 f"write {show(str(raw))})", path=f"env.{key}", value=None)
         check_text(raw, f"env {key}", MAX_STRING)
         var = known.get(key)
+        if var is None and key in _EXTERNAL:
+            values[key] = raw  # not a vLLM variable, but vLLM reads it (as text)
+            continue
         if var is None:
             if key.startswith("VLLM_"):
                 notes.append(EnvNote(key, "unknown", f"{key} is not a vLLM variable at {table}; vLLM ignores it."
