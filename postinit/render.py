@@ -87,7 +87,15 @@ def _headline(r: Resolution) -> str:
         bits.append(f"usage {inp['usage']}")
     if inp.get("semantics") and inp["semantics"] != "vllm":
         bits.append(f"semantics {inp['semantics']}")
-    return f"{model or '(no model)'} · {' · '.join(bits)} · hash {r.hash}"
+    exact = "" if r.hash_exact else " (postinit's, not vLLM's)"
+    return f"{model or '(no model)'} · {' · '.join(bits)} · hash {r.hash}{exact}"
+
+
+def hash_note(r: Resolution) -> str | None:
+    """The line saying why the hash is not vLLM's (None when it is)."""
+    if r.hash_reason is None:
+        return None
+    return f"hash: not vLLM's compute_hash() — {r.hash_reason}"
 
 
 # --------------------------------------------------------------------------- resolve
@@ -124,6 +132,9 @@ def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableTyp
     out: list[RenderableType] = []
     status = "[green]resolved[/]" if r.ok else "[bold red]invalid[/]"
     out.append(f"[bold]{escape(_headline(r))}[/] — {status}")
+    note = hash_note(r)
+    if note is not None:
+        out.append(f"[dim]{escape(note)}[/]")
     # what vLLM would refuse comes first: it is the answer
     if r.violations:
         out.append("")
@@ -289,8 +300,10 @@ def diff_renderable(d: ConfigDiff) -> RenderableType:
     from rich.table import Table
 
     out: list[RenderableType] = [
-        f"[bold]a[/] = {escape(d.a_label)}  [dim]({'ok' if d.a_ok else 'invalid'}, hash {d.a_hash})[/]",
-        f"[bold]b[/] = {escape(d.b_label)}  [dim]({'ok' if d.b_ok else 'invalid'}, hash {d.b_hash})[/]",
+        f"[bold]a[/] = {escape(d.a_label)}  [dim]({'ok' if d.a_ok else 'invalid'}, hash {d.a_hash}"
+        f"{'' if d.sides[0].hash_exact else ': postinit' + chr(39) + 's, not vLLM' + chr(39) + 's'})[/]",
+        f"[bold]b[/] = {escape(d.b_label)}  [dim]({'ok' if d.b_ok else 'invalid'}, hash {d.b_hash}"
+        f"{'' if d.sides[1].hash_exact else ': postinit' + chr(39) + 's, not vLLM' + chr(39) + 's'})[/]",
     ]
     if d.same:
         out.append("No difference in the resolved configs.")
