@@ -137,6 +137,10 @@ class Rule:
     independent statements changes, so final values never depend on it."""
     group: str | None = None
     """The ``first_match`` / ``all_of`` group the rule is a member of (the rulebook fills it)."""
+    owner: str | None = None
+    """Who added the rule on top of the modelled system's rulebook (a site's policy module), or None for its own.
+
+    Set when rules join a rulebook from outside (``postinit.site``); explanations mark such a rule as the owner's."""
 
     def __call__(self, view: Mapping[str, Any]) -> RuleResult:
         return self.fn(view)
