@@ -36,6 +36,7 @@ from postinit.engine import (
     ViolationEvent,
     freeze,
     jsonable,
+    replay,
 )
 from postinit.errors import InvalidValueError, ViolationError, show
 from postinit.rules import paths, versions
@@ -590,7 +591,7 @@ class Resolution:
         Equal in every respect — config, hash, changes, trace, violations, stale reads — to
         ``resolve(request)`` of the changed request, and computed from this one: the changed
         resolution reuses every rule evaluation whose consulted reads the change did not reach
-        (:meth:`postinit.engine.EngineResult.replay`). The first call on a resolution that was not
+        (:func:`postinit.engine.replay`). The first call on a resolution that was not
         recorded records it once (so a resolution made by ``with_changes`` is recorded only if it
         becomes a base in turn).
         """
@@ -602,17 +603,18 @@ class Resolution:
         state, prov, inputs, notes, loaded = _prepare(changed, allow_files=self.allow_files)
         base = self.engine
         same_book = changed.vllm_version == self.vllm_version
-        if base.recording is None and changed.semantics == base.semantics and same_book:
+        same_semantics = base.rulebook.semantics_of(changed.semantics) == base.semantics
+        if base.recording is None and same_semantics and same_book:
             # recorded once, on first use: the schedule to follow
             base = self.engine = base.rulebook.resolve(
                 dict(base.initial), base.initial_provenance, semantics=base.semantics, trace=base.trace.level,
                 strict=self.strict, record=True)
-        if changed.semantics != base.semantics or not same_book:
+        if not same_semantics or not same_book:
             book = base.rulebook if same_book else site_rulebook(changed.vllm_version, self.rules)
             result = book.resolve(state, prov, semantics=changed.semantics, trace=self.trace.level, owned=True,
                                   strict=self.strict)
         else:
-            result = base.replay(state, prov, strict=self.strict)
+            result = replay(base, state, prov, strict=self.strict)
         return Resolution(result, inputs=inputs, request=changed, notes=notes, allow_files=self.allow_files,
                           strict=self.strict, model_facts=loaded, rules=self.rules)
 
