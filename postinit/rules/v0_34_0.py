@@ -1723,6 +1723,113 @@ def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
         out[_CG] = CUDAGraphMode.NONE
     return Outcome(out, message="\n".join(warnings))
 
+@rule(
+    "compilation.blocked-fp8-adds-quant-fp8-early",
+    title="Blocked FP8 weights enable the quant_fp8 custom op (first of vLLM's two appends)",
+    phase="core",
+    kind="override",
+    reads=("quant_config", "quant_config.weight_block_size", "quant_config.method",
+           "model_config.hf_config.quantization_config", _OPS),
+    writes=(_OPS,),
+    source=f"{_VLLM}.__post_init__ (before apply_config_platform_defaults); ref V-QUANT-FP8-OP, v0.34.0",
+)
+def blocked_fp8_adds_quant_fp8_early(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 appends '+quant_fp8' here and again at the end of __post_init__: the op can appear twice."""
+    from postinit.rules.compilation import _blocked_weights
+
+    ops = tuple(c[_OPS])
+    if _blocked_weights(c) and "-quant_fp8" not in ops:
+        return {_OPS: (*ops, "+quant_fp8")}
+    return None
+
+
+@rule(
+    "rocm.config-platform-defaults",
+    title="ROCm's platform defaults: the sparse-attention indexer op always, gated RMSNorm for unquantized models "
+    "(and AITER's ops when AITER is on)",
+    phase="core",
+    kind="override",
+    reads=(_KIND, _OPS, _MC, "model_config.quantization", "env.VLLM_BATCH_INVARIANT", "env.VLLM_ROCM_USE_AITER",
+           "platform.aiter_found", "platform.gcn_arch"),
+    writes=(_OPS,),
+    source="vllm/platforms/rocm.py RocmPlatform.apply_config_platform_defaults; ref P-DEFAULTS, v0.34.0",
+)
+def rocm_config_platform_defaults(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: with AITER on, its FP8-linear and fused-MoE switches are taken as on (their env defaults)."""
+    if c[_KIND] != "rocm":
+        return None
+    ops = list(c[_OPS])
+    aiter = bool(_aiter(c))
+    if aiter and "-quant_fp8" not in ops:
+        ops.append("+quant_fp8")
+    if c["env.VLLM_BATCH_INVARIANT"] and "-rms_norm" not in ops:
+        ops.append("+rms_norm")
+    if aiter and "+grouped_topk" not in ops and "-grouped_topk" not in ops:
+        ops.append("+grouped_topk")
+    ops.append("+sparse_attn_indexer")
+    if c[_MC] is not None and c["model_config.quantization"] is None and "+rms_norm_gated" not in ops \
+            and "-rms_norm_gated" not in ops:
+        ops.append("+rms_norm_gated")
+    return {_OPS: tuple(ops)}
+
+
+_PASS_FIELDS = ("fuse_norm_quant", "fuse_act_quant", "fuse_attn_quant", "eliminate_noops", "fuse_allreduce_rms",
+                "enable_qk_norm_rope_fusion", "fuse_rope_kvcache_cat_mla", "fuse_act_padding", "fuse_mla_dual_rms_norm",
+                "fuse_rope_kvcache", "fuse_qk_norm_rope_kvcache", "rope_kvcache_fusion_max_token_num",
+                "fi_allreduce_fusion_max_size_mb")
+"""PassConfig's fields in declaration order (vllm/config/compilation.py)."""
+
+
+@rule(
+    "compilation.log-enabled-passes",
+    title="The enabled fusion passes are logged",
+    phase="validate",
+    kind="check",
+    reads=tuple(f"{_PC}.{f}" for f in _PASS_FIELDS),
+    source="vllm/config/compilation.py PassConfig.log_enabled_passes (end of VllmConfig.__post_init__); "
+    "ref V-LOG-PASSES, v0.34.0",
+    message="Enabled custom fusions: <names>",
+    level="info",
+)
+def log_enabled_passes(c: Mapping[str, Any]) -> RuleResult:
+    """Every truthy fuse_* / enable_* field, its prefix dropped, in declaration order."""
+    names = [f.removeprefix("fuse_").removeprefix("enable_") for f in _PASS_FIELDS
+             if f.startswith(("fuse_", "enable_")) and c[f"{_PC}.{f}"]]
+    return Outcome(message=f"Enabled custom fusions: {', '.join(names)}") if names else None
+
+
+@rule(
+    "model.is-quantized",
+    title="A checkpoint with a quantization_config is quantized",
+    phase="model_config",
+    kind="derive",
+    reads=(_MC, "model_config.hf_config.quantization_config"),
+    writes=("model_config.is_quantized",),
+    source="vllm/config/model.py ModelConfig.is_quantized; ref v0.34.0",
+)
+def model_is_quantized(c: Mapping[str, Any]) -> RuleResult:
+    """``model_arch_config.quantization_config is not None`` (the checkpoint's, not --quantization)."""
+    if c[_MC] is None or c["model_config.hf_config.quantization_config"] is None:
+        return None
+    return {"model_config.is_quantized": True}
+
+
+@rule(
+    "vllm.performance-mode",
+    title="A performance mode other than balanced is announced",
+    phase="core",
+    kind="check",
+    reads=("performance_mode",),
+    source=f"{_VLLM}.__post_init__; ref V-PERF-MODE, v0.34.0",
+    message="Performance mode set to '{mode}'.",
+    level="info",
+)
+def performance_mode(c: Mapping[str, Any]) -> RuleResult:
+    """The mode also changes the capture sizes (interactivity) and the EngineArgs budgets (throughput)."""
+    mode = c["performance_mode"]
+    return Outcome.log(mode=mode) if mode != "balanced" else None
+
+
 
 _KVC = "kv_transfer_config.kv_connector"
 
@@ -2052,10 +2159,10 @@ def dbo_requires_deepep(c: Mapping[str, Any]) -> RuleResult:
 
 CORE = sequence(
     "vllm.post-init-0340",
-    "parallel.dcp-defaults", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
+    "vllm.performance-mode", "parallel.dcp-defaults", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
     "scheduler.async-scheduling-default", "parallel.nccl-dp-sync-default", "compilation.enforce-eager",
     "compilation.torch-compile-disable", "compilation.breakable-cudagraph", "compilation.inductor-off-warning",
-    "compilation.default-mode", "compilation.ir-enable-torch-wrap", "compilation.default-custom-ops",
+    "compilation.blocked-fp8-adds-quant-fp8-early", "rocm.config-platform-defaults", "compilation.default-mode", "compilation.ir-enable-torch-wrap", "compilation.default-custom-ops",
     "kernel.ir-op-priority", "kernel.ir-op-priority-final", *(r.id for r in LEVEL_RULES),
     "attention.sparse-mla-workspace-factor", "cudagraph.normalize-piecewise", "compilation.fast-moe-cold-start",
     "cudagraph.pooling-forces-piecewise", "kv-transfer.connector-class-for-graphs", "cudagraph.encoder-decoder-forces-piecewise", "cudagraph.eager-disables",
@@ -2102,7 +2209,8 @@ DELTA = Delta(
          ir_op_priority, ir_op_priority_final, *LEVEL_RULES, sparse_mla_workspace_factor, normalize_piecewise,
          normalize_piecewise_after_platform, fast_moe_cold_start, extensible_kv_cache,
          batch_sharded_sampling_default, compile_ranges, hybrid_kv_cache_manager, connector_class_for_graphs,
-         connector_class),
+         connector_class, blocked_fp8_adds_quant_fp8_early, rocm_config_platform_defaults, log_enabled_passes,
+         model_is_quantized, performance_mode),
     drop=DROPS,
     groups=(CREATE_ENGINE_CONFIG, CORE, FINALIZE),
     drop_groups=_DROP_GROUPS,
