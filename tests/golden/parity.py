@@ -122,8 +122,6 @@ NOT_MODELLED: Mapping[str, str] = {
     "(0.34.0 bookkeeping; the target's ParallelConfig is parallel_config)",
     "speculative_config.target_parallel_config._coord_store_port": "a private attribute (0.34.0: a random free port)",
     "speculative_config.target_parallel_config._numa_bind_auto": "a private attribute (0.34.0 bookkeeping)",
-    "speculative_config.target_parallel_config.use_all2all": "a ParallelConfig @property (0.34.0); not a field",
-    "speculative_config.target_parallel_config.use_ubatching": "a ParallelConfig @property (0.34.0); not a field",
 }
 """Oracle keys (a path, or a prefix of paths) postinit's schema has no field for: path -> why."""
 
