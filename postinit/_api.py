@@ -549,7 +549,7 @@ def _prepare(
     state.update(fields)
     state.update(plat_flat)
     state.update(env_flat)
-    version_defaults = versions.defaults(version)
+    version_defaults = versions.defaults(version, engine_args=usage is not None)
     if version_defaults:  # the version's own dataclass / envs.py defaults, where the input sets nothing
         given = {*user_paths, *(f"env.{n}" for n in reading.env.explicit)}
         for p, v in version_defaults.items():
