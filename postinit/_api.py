@@ -33,6 +33,7 @@ from postinit.engine import (
     StaleRead,
     Trace,
     ViolationEvent,
+    freeze,
     jsonable,
 )
 from postinit.errors import InvalidValueError, ViolationError, show
@@ -430,6 +431,11 @@ def _prepare(
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
     notes.extend(_drop_absent(data, version))
+    status = versions.get(version).status
+    if status is not None:
+        notes.append(Note("partial_version", version, f"vLLM {version} is modelled partially ({status}): "
+                                                      f"decisions not yet written for it are its parent's, so "
+                                                      f"this answer and its hash may not be vLLM {version}'s."))
 
     model_name, loaded = _model_facts(request, data, flag_model, allow_files)
     loader_sources: dict[str, str] = {}
@@ -472,6 +478,13 @@ def _prepare(
     state.update(fields)
     state.update(plat_flat)
     state.update(env_flat)
+    version_defaults = versions.defaults(version)
+    if version_defaults:  # the version's own dataclass / envs.py defaults, where the input sets nothing
+        given = {*user_paths, *(f"env.{n}" for n in reading.env.explicit)}
+        for p, v in version_defaults.items():
+            under = space.info[p].under
+            if p not in given and (under is None or state.get(under) is not None):
+                state[p] = freeze(v)
     # usage.config_updated_on_input stays False: the input's model_config.config_updated never
     # reaches step 2, because ModelConfig.__post_init__ resets it (vllm/config/model.py)
     state.update(fast.usage(usage))
@@ -483,6 +496,9 @@ def _prepare(
     for p, detail in loader_sources.items():
         if p in space:
             prov[p] = Provenance(Source.LOADER, detail)
+    for p in version_defaults:
+        if p not in prov and state[p] != fast.default_flat[p]:
+            prov[p] = Provenance(Source.DEFAULT, f"vLLM {version}'s default")
     prov.update(dict.fromkeys(fast.platform_paths, Provenance(Source.FACT, plat_detail)))
     prov.update(dict.fromkeys(
         fast.usage_paths,

@@ -574,8 +574,8 @@ def versions(fmt: FmtOpt = Fmt.text) -> None:
         found = listing()
         rows = [{"version": v.name + (" (default)" if v.default else ""), "parent": v.parent or "—",
                  "rules": v.rules, "delta": f"+{v.added} ~{v.replaced} -{v.dropped}" if v.parent else "—",
-                 "checked against": v.oracle} for v in found]
-        cols = ["version", "parent", "rules", "delta", "checked against"]
+                 "status": v.status or "complete", "checked against": v.oracle} for v in found]
+        cols = ["version", "parent", "rules", "delta", "status", "checked against"]
         _emit(fmt, lambda: {"versions": [v.to_dict() for v in found]},
               lambda c: render.text_table(c, rows, cols, title="modelled vLLM versions (delta: rules added "
                                           "~replaced -dropped)", whole=("version",)),

@@ -47,6 +47,7 @@ __all__ = [
     "absent_flags",
     "absent_paths",
     "chain",
+    "defaults",
     "delta",
     "get",
     "has_field",
@@ -85,6 +86,9 @@ class Delta:
     """Flags (argparse destinations) the parent accepts and this version does not."""
     hash: Callable[[Mapping[str, Any]], str] | None = None
     """``VllmConfig.compute_hash()`` over a resolved flat state with this version's factors (None: the parent's)."""
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Dataclass defaults this version's vLLM declares differently from its parent: schema path -> value.
+    Applied where the input does not set the field (its provenance says "vLLM <version>'s default")."""
     notes: tuple[str, ...] = ()
     """Differences that are no rule's (facts every rule of the parent already handles the same way), for docs."""
 
@@ -108,7 +112,14 @@ class Version:
     """The module that declares ``DELTA`` (None for the root)."""
     aliases: tuple[str, ...] = ()
     """Other spellings a request may use (``v0.11.1``, the full commit hash)."""
+    status: str | None = None
+    """None for a version modelled completely; otherwise what is measured of a partial model (its golden
+    parity). Every resolution as a partial version carries a note saying so."""
 
+
+PARTIAL_0_34_0 = ("partial: 77/516 golden cases match real vLLM 0.34.0 field by field "
+                  "(python -m tests.golden.parity --vllm-version 0.34.0)")
+"""The measured state of the 0.34.0 model (updated with each landing of issue 29)."""
 
 VERSIONS: dict[str, Version] = {
     "d7fb10c57": Version(
@@ -132,6 +143,18 @@ VERSIONS: dict[str, Version] = {
         golden="expected-0.11.1",
         delta_module="postinit.rules.v0_11_1",
         aliases=("v0.11.1",),
+    ),
+    "0.34.0": Version(
+        name="0.34.0",
+        title="vLLM 0.34.0 (PyPI release; partial model, see `postinit versions`)",
+        parent="0.11.1",
+        oracle="real vLLM: the official vllm==0.34.0 wheel (tests/golden/expected-0.34.0)",
+        source="the vllm==0.34.0 wheel from PyPI (site-packages/vllm/)",
+        env_table="0.34.0",
+        golden="expected-0.34.0",
+        delta_module="postinit.rules.v0_34_0",
+        aliases=("v0.34.0",),
+        status=PARTIAL_0_34_0,
     ),
 }
 """Every modelled version by name, parents before children."""
@@ -193,6 +216,15 @@ def delta(name: str) -> Delta:
     if not isinstance(found, Delta):  # pragma: no cover - a declaration error
         raise TypeError(f"{v.delta_module}.DELTA is not a Delta")
     return found
+
+
+@functools.cache
+def defaults(name: str) -> Mapping[str, Any]:
+    """The dataclass defaults that differ from the schema's along the version's lineage (children win)."""
+    out: dict[str, Any] = {}
+    for v in chain(name):
+        out.update(delta(v.name).defaults)
+    return out
 
 
 def has_field(extra: Mapping[str, Any], name: str) -> bool:

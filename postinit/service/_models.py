@@ -145,7 +145,7 @@ class VersionInfoModel(BaseModel):
         "oracle": "real vLLM: the official vllm==0.11.1 wheel (tests/golden/expected-0.11.1)",
         "source": "the vllm==0.11.1 wheel from PyPI (site-packages/vllm/)", "rules": 230,
         "delta": {"added": 19, "replaced": 37, "dropped": 32, "fields_added": 19, "fields_removed": 9},
-        "env_table": "postinit/schema/data/envs-0.11.1.json"}]})
+        "env_table": "postinit/schema/data/envs-0.11.1.json", "status": "complete"}]})
 
     name: str
     title: str
@@ -156,6 +156,8 @@ class VersionInfoModel(BaseModel):
     rules: int
     delta: dict[str, int]
     env_table: str
+    status: str = Field(description='"complete", or what is measured of a partial model ("partial: N/516 golden '
+                        'cases match ...")')
 
 
 class DiffRequest(BaseModel):

@@ -23,7 +23,10 @@ from typing import Any
 GOLDEN_DIR = Path(__file__).resolve().parent
 CASES_DIR = GOLDEN_DIR / "cases"
 MODELS_DIR = GOLDEN_DIR / "models"
-EXPECTED_DIRS = {"seed": GOLDEN_DIR / "expected", "0.11.1": GOLDEN_DIR / "expected-0.11.1"}
+EXPECTED_DIRS = {"seed": GOLDEN_DIR / "expected", "0.11.1": GOLDEN_DIR / "expected-0.11.1",
+                 "0.34.0": GOLDEN_DIR / "expected-0.34.0"}
+CASE_DIRS = {"0.34.0": GOLDEN_DIR / "cases-0.34.0"}
+"""Variants whose cases are their own (0.34.0's corpus, ``gen_cases_0340.py``); the others share ``cases/``."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,7 @@ def load_cases(variant: str = "seed", pattern: str = "*.json",
     (``"seed"``: the exact-seed oracle, our specification; ``"0.11.1"``)."""
     exp_dir = EXPECTED_DIRS[variant]
     out: list[GoldenCase] = []
-    for p in sorted(CASES_DIR.glob(pattern)):
+    for p in sorted(CASE_DIRS.get(variant, CASES_DIR).glob(pattern)):
         case = json.loads(p.read_text())
         ep = exp_dir / p.name
         if not ep.exists():
@@ -106,6 +109,7 @@ def compress_padding(lst: list[int] | None) -> list[list[int]] | None:
 
 __all__ = [
     "CASES_DIR",
+    "CASE_DIRS",
     "EXPECTED_DIRS",
     "GOLDEN_DIR",
     "MODELS_DIR",
