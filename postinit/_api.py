@@ -35,6 +35,7 @@ from postinit.engine import (
     ViolationEvent,
     freeze,
     jsonable,
+    replay,
 )
 from postinit.errors import InvalidValueError, ViolationError, show
 from postinit.rules import paths, versions
@@ -49,6 +50,7 @@ from postinit.site import load as load_rules
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from postinit._how import HowAnswer
     from postinit.engine import WhyNode, WhyNot
 
 __all__ = [
@@ -588,7 +590,7 @@ class Resolution:
         Equal in every respect — config, hash, changes, trace, violations, stale reads — to
         ``resolve(request)`` of the changed request, and computed from this one: the changed
         resolution reuses every rule evaluation whose consulted reads the change did not reach
-        (:meth:`postinit.engine.EngineResult.replay`). The first call on a resolution that was not
+        (:func:`postinit.engine.replay`). The first call on a resolution that was not
         recorded records it once (so a resolution made by ``with_changes`` is recorded only if it
         becomes a base in turn).
         """
@@ -600,17 +602,18 @@ class Resolution:
         state, prov, inputs, notes, loaded = _prepare(changed, allow_files=self.allow_files)
         base = self.engine
         same_book = changed.vllm_version == self.vllm_version
-        if base.recording is None and changed.semantics == base.semantics and same_book:
+        same_semantics = base.rulebook.semantics_of(changed.semantics) == base.semantics
+        if base.recording is None and same_semantics and same_book:
             # recorded once, on first use: the schedule to follow
             base = self.engine = base.rulebook.resolve(
                 dict(base.initial), base.initial_provenance, semantics=base.semantics, trace=base.trace.level,
                 strict=self.strict, record=True)
-        if changed.semantics != base.semantics or not same_book:
+        if not same_semantics or not same_book:
             book = base.rulebook if same_book else site_rulebook(changed.vllm_version, self.rules)
             result = book.resolve(state, prov, semantics=changed.semantics, trace=self.trace.level, owned=True,
                                   strict=self.strict)
         else:
-            result = base.replay(state, prov, strict=self.strict)
+            result = replay(base, state, prov, strict=self.strict)
         return Resolution(result, inputs=inputs, request=changed, notes=notes, allow_files=self.allow_files,
                           strict=self.strict, model_facts=loaded, rules=self.rules)
 
@@ -728,6 +731,19 @@ class Resolution:
     def why_not(self, path: str, value: Any) -> WhyNot:
         """Which rules could have set ``path`` to ``value`` and what stopped each of them."""
         return self.engine.why_not(path, value)
+
+    def how(self, path: str, value: Any, *, max_edits: int = 2, keep: Sequence[str] = ()) -> HowAnswer:
+        """The smallest verified edits of this request's inputs that give ``path == value``.
+
+        Edits of the flags, the environment variables (config keys, in config mode), fewest edits
+        first, then fewest side effects; each one resolved to check it gives the value and vLLM
+        accepts the config. ``keep`` names paths an answer must leave as they are (``"with DCP"``).
+        Another platform is listed apart (``platforms``). When nothing within ``max_edits`` works, the
+        answer names the rules that block it. See :mod:`postinit._how`.
+        """
+        from postinit._how import how
+
+        return how(self, path, value, max_edits=max_edits, keep=keep)
 
     @cached_property
     def hash(self) -> str:
