@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib
@@ -480,7 +481,7 @@ def _prepare(
     state.update(fields)
     state.update(plat_flat)
     state.update(env_flat)
-    version_defaults = versions.defaults(version)
+    version_defaults = versions.defaults(version, engine_args=usage is not None)
     if version_defaults:  # the version's own dataclass / envs.py defaults, where the input sets nothing
         given = {*user_paths, *(f"env.{n}" for n in reading.env.explicit)}
         for p, v in version_defaults.items():
@@ -761,10 +762,32 @@ class Resolution:
             return hashlib.md5(blob.encode(), usedforsecurity=False).hexdigest()[:10]
         scheme = next((versions.delta(v.name).hash for v in reversed(versions.chain(self.vllm_version))
                        if versions.delta(v.name).hash is not None), None)
-        if self.request is None:  # a resolution built from a flat state: the state names its model
+        with self._hash_context(hashing):
             return str((scheme or hashing.compute_hash)(self.engine.state))
-        with hashing.model_facts(self.model_facts):
-            return str((scheme or hashing.compute_hash)(self.engine.state))
+
+    def _hash_context(self, hashing: Any) -> Any:
+        # a resolution built from a flat state (no request): the state names its model
+        if self.request is None:
+            return contextlib.nullcontext()
+        return hashing.model_facts(self.model_facts, allow_files=self.allow_files)
+
+    @property
+    def hash_exact(self) -> bool:
+        """True when :attr:`hash` is vLLM's own ``compute_hash()``; :attr:`hash_reason` says why not otherwise."""
+        return self.hash_reason is None
+
+    @cached_property
+    def hash_reason(self) -> str | None:
+        """Why :attr:`hash` is postinit's stand-in rather than vLLM's value (None when it is vLLM's).
+
+        The ModelConfig factor hashes the HF config JSON transformers builds: without the ``hash``
+        extra, for models vLLM builds with its own config class (DeepSeek-V3, Qwen3-Next, ...), for
+        remote code and for content transformers refuses it cannot be rebuilt.
+        """
+        from postinit.rules import hashing
+
+        with self._hash_context(hashing):
+            return hashing.hash_inexact_reason(self.engine.state)
 
     def raise_for_violations(self) -> None:
         """Raise :class:`ViolationError` if the config is invalid."""
@@ -794,6 +817,8 @@ class Resolution:
             "violations": [self._violation_dict(v) for v in self.violations],
             "error": self.error.to_dict() if self.error is not None else None,
             "hash": self.hash,
+            "hash_exact": self.hash_exact,
+            "hash_reason": self.hash_reason,
             "inputs": jsonable(self.inputs),
             "notes": [n.to_dict() for n in self.notes],
             **({"site_rules": [{"id": r.id, "owner": r.owner, "phase": r.phase, "title": r.title}
