@@ -38,6 +38,7 @@ from typing import Any
 
 from postinit.engine import Group
 from postinit.errors import InvalidValueError, did_you_mean, show
+from postinit.schema.loaders import argv as _argv
 
 __all__ = [
     "DEFAULT_VERSION",
@@ -232,6 +233,13 @@ def defaults(name: str, engine_args: bool = False) -> Mapping[str, Any]:
         if not engine_args:
             out.update(d.config_defaults)
     return out
+
+
+def _lineage(name: str) -> tuple[str, ...]:
+    return tuple(v.name for v in chain(name))
+
+
+_argv.LINEAGE[:] = [_lineage]
 
 
 def has_field(extra: Mapping[str, Any], name: str) -> bool:

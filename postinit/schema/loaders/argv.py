@@ -404,12 +404,13 @@ _BY_NAME: dict[str, FlagSpec] = {n: s for s in FLAGS for n in s.names}
 _BY_DEST: dict[str, FlagSpec] = {s.dest: s for s in FLAGS}
 
 
-def _lineage(version: str) -> tuple[str, ...]:
-    if not version:
-        return ()
-    from postinit.rules import versions
+LINEAGE: list[Callable[[str], tuple[str, ...]]] = []
+"""How a version name maps to its lineage (itself and its ancestors): set by :mod:`postinit.rules.versions`,
+which knows the versions (the schema layer imports nothing of the rules)."""
 
-    return tuple(v.name for v in versions.chain(version))
+
+def _lineage(version: str) -> tuple[str, ...]:
+    return LINEAGE[0](version) if version and LINEAGE else ()
 
 
 @functools.cache
