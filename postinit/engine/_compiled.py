@@ -241,6 +241,11 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
                     whole.copy_into(run, phase, start - whole.span[0])
                     run.bounds.append((start, len(run.events)))
                     continue
+                if k == 0:
+                    # the difference reaches the first phase (another model or platform, say): following
+                    # the recording from there costs more than the sweep it ends in (measured: up to ~2x a
+                    # scratch run), so the run is resolved from scratch
+                    replay = None
             pristine = False
             n = len(order)
             queued = [True] * n
