@@ -19,6 +19,7 @@ import postinit
 from postinit._api import Request, resolve_request
 from postinit._how import HowAnswer, parse_target
 from postinit.errors import InputError, InvalidValueError
+from postinit.rules import versions
 from postinit.schema.enums import CUDAGraphMode
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
@@ -90,7 +91,11 @@ def test_hybrid_kv_cache_manager_with_nixl() -> None:
     assert a.answers[0].side_effects == 0
     b = _how("scheduler_config.disable_hybrid_kv_cache_manager", False, keep=["kv_transfer_config.kv_connector"],
              **inputs)
-    assert not b.reachable and b.blockers[0].rule == "scheduler.hma-off-kv-connector"
+    # keeping it, only the V0 engine (which has no hybrid manager to turn off) gets there
+    assert b.answers and all([e.text for e in x.edits] == ["set VLLM_USE_V1=0"] for x in b.answers)
+    c = _how("scheduler_config.disable_hybrid_kv_cache_manager", False,
+             keep=["kv_transfer_config.kv_connector", "env.VLLM_USE_V1"], **inputs)
+    assert not c.reachable and c.blockers[0].rule == "scheduler.hma-off-kv-connector"
 
 
 @pytest.mark.parametrize("version", ["d7fb10c57", "0.11.1"])
@@ -254,7 +259,7 @@ EDITS = [["--enforce-eager"], ["-O.cudagraph_mode=PIECEWISE"], ["--no-enable-pre
          ["--max-num-seqs", "64"], ["--async-scheduling"], ["--kv-cache-dtype", "fp8"],
          ["--disable-hybrid-kv-cache-manager"], ["-dcp", "2"], ["--enable-expert-parallel"], ["--enable-dbo"],
          ["-O0"], ["--block-size", "32"], ["--max-num-batched-tokens", "4096"]]
-VERSIONS = ["d7fb10c57", "0.11.1"]
+VERSIONS = list(versions.names())
 
 
 def _scalar(v: Any) -> bool:
