@@ -404,3 +404,16 @@ def test_how_gives_one_answer_on_every_face(inputs: dict[str, Any], path: str, v
     r = http.post("/v1/how", json={**inputs, "path": path, "value": value, "keep": keep})
     assert r.status_code == 200, r.text
     assert json.loads(out.stdout) == library_answer == r.json()
+
+
+def test_a_bad_how_value_is_one_line_on_every_face(http: TestClient) -> None:
+    """A value the field's type refuses: one InputError line (did you mean) in the library, exit 2 with it from
+    the CLI, 422 with it over HTTP."""
+    with pytest.raises(postinit.InputError) as info:
+        postinit.resolve(model=LLAMA).how("compilation_config.cudagraph_mode", "PIECEWIZE")
+    message = info.value.for_face("cli")
+    assert "Did you mean 'PIECEWISE'?" in message
+    out = runner.invoke(cli_app, ["how", "compilation_config.cudagraph_mode", "PIECEWIZE", "--model", LLAMA])
+    assert out.exit_code == 2 and out.stderr.strip().splitlines() == [f"error: {message}"]
+    r = http.post("/v1/how", json={"model": LLAMA, "path": "compilation_config.cudagraph_mode", "value": "PIECEWIZE"})
+    assert r.status_code == 422 and r.json()["message"] == info.value.for_face("http")
