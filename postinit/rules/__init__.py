@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 
-from postinit.engine import Group, PathSpace, Rule, Rulebook, rule_of
+from postinit.engine import Group, PathSpace, Rule, Rulebook, Semantics, rule_of
 from postinit.errors import RuleDeclarationError, UnknownPathError
 from postinit.rules import (
     cache,
@@ -100,6 +100,10 @@ def paths() -> PathSpace:
     return PathSpace.from_model(VllmConfig, mounts={"platform": Platform, "env": Env, "usage": Usage})
 
 
+SEMANTICS: dict[str, Semantics] = {"vllm": "ordered"}
+"""The vLLM rulebook's name for the engine's statement-order semantics (``semantics="vllm"``)."""
+
+
 def rulebook(version: str = versions.DEFAULT_VERSION) -> Rulebook:
     """The compiled vLLM rulebook of ``version`` (default: the seed commit), built once per process; immutable.
 
@@ -113,7 +117,7 @@ def rulebook(version: str = versions.DEFAULT_VERSION) -> Rulebook:
 def _rulebook(name: str) -> Rulebook:
     root = versions.get(name).parent is None
     return Rulebook(version_rules(name), paths=paths(), phases=PHASES, name="vllm" if root else f"vllm-{name}",
-                    cache=True, groups=groups(name))
+                    cache=True, groups=groups(name), semantics_aliases=SEMANTICS)
 
 
 def groups(version: str = versions.DEFAULT_VERSION) -> list[Group]:
