@@ -9,6 +9,7 @@ that many edits; a string no rule and no input produces is reported unreachable,
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -331,3 +332,44 @@ def _unreachable(data: st.DataObject) -> None:
 def test_a_value_nothing_produces_is_unreachable_and_names_a_rule(data: st.DataObject) -> None:
     """A string no rule writes and no flag sets: not reachable, and the answer names a blocking rule."""
     _unreachable(data)
+
+
+# --------------------------------------------------------------------------- the HTTP door
+
+how_bodies = st.fixed_dictionaries({"path": st.sampled_from([
+    "compilation_config.cudagraph_mode", "scheduler_config.max_num_seqs", "model_config.architecture", "nope", "",
+    "env.VLLM_USE_V1"])}, optional={
+    "value": st.one_of(st.none(), st.booleans(), st.integers(-2, 2**70), st.floats(allow_nan=False),
+                       st.sampled_from(["FULL", "FUL", "8k", "true", "", "x" * 300]), st.lists(st.integers(), max_size=3)),
+    "max_edits": st.one_of(st.integers(-1, 5), st.just("2"), st.none()),
+    "keep": st.one_of(st.lists(st.sampled_from(["parallel_config.tensor_parallel_size", "x", ""]), max_size=3),
+                      st.just("parallel_config.tensor_parallel_size")),
+    "argv": st.sampled_from([[], ["--enforce-eager"], ["-tp", "3"], ["--nope"]]),
+    "model": st.sampled_from([LLAMA, "Qwen/Qwen3-8B", "no/such-model"]),
+})
+
+
+@pytest.fixture(scope="module")
+def http() -> Iterator[Any]:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+        from starlette.testclient import TestClient
+
+    from postinit.service import Settings, create_app
+
+    with TestClient(create_app(Settings()), raise_server_exceptions=False) as client:
+        yield client
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(body=how_bodies)
+def test_every_how_body_is_an_answer_or_one_line_422(http: Any, body: dict[str, Any]) -> None:
+    """Any /v1/how body: 200 with an answer, or 422 with one line; never a 500."""
+    r = http.post("/v1/how", json=body)
+    assert r.status_code in (200, 422), (r.status_code, r.text[:300])
+    if r.status_code == 422:
+        assert "\n" not in r.json()["message"]
+    else:
+        assert set(r.json()) >= {"answers", "blockers", "reachable", "tried"}
