@@ -522,23 +522,50 @@ def _mark_site(book: Any, trace: dict[str, Any]) -> None:
             event["owner"] = rule.owner
 
 
+_LEAF = ""
+"""The key that marks, in :func:`_absent_tree`, a path that ends at that node."""
+
+
+@functools.lru_cache(maxsize=16)
+def _absent_tree(version: str) -> dict[str, Any]:
+    """The paths vLLM ``version`` does not have, as a tree of their dotted parts (``_LEAF`` ends a path)."""
+    tree: dict[str, Any] = {}
+    for path in versions.absent_paths(version):
+        node = tree
+        for part in path.split("."):
+            node = node.setdefault(part, {})
+        node[_LEAF] = True
+    return tree
+
+
 def _drop_absent(data: dict[str, Any], version: str) -> list[Note]:
     """Take the fields vLLM ``version`` does not have out of the nested input ``data``, one note each.
 
     vLLM's configs are pydantic dataclasses, which ignore a keyword they do not declare: such an
     input has no effect on that version, and the note says so.
     """
-    absent = versions.absent_paths(version)
-    if not absent:
+    tree = _absent_tree(version)
+    if not tree:
         return []
+    found: list[str] = []
+
+    def walk(node: Any, branch: Mapping[str, Any], prefix: str) -> None:
+        # only the keys the input has: a few, where the version lacks hundreds of paths
+        for key in node.keys() & branch.keys() if isinstance(node, Mapping) else ():
+            sub = branch[key]
+            if _LEAF in sub:
+                found.append(prefix + key)
+            walk(node[key], sub, f"{prefix}{key}.")
+
+    walk(data, tree, "")
     notes = []
-    for path in sorted(absent):
+    for path in sorted(found):
         *head, last = path.split(".")
         node: Any = data
         for part in head:
             node = node.get(part) if isinstance(node, Mapping) else None
         if not isinstance(node, Mapping) or last not in node:
-            continue
+            continue  # under a path dropped before it
         node = data  # copy the dicts on the way down: the request's own config is never changed
         for part in head:
             node[part] = dict(node[part])

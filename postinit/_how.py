@@ -1018,7 +1018,7 @@ class _Search:
         reads, so an edit outside their cone leaves the final value as it is). Under consistent semantics,
         or when the resolution stopped, every writer of the path counts."""
         changes = self.base.trace.changes_to(self.path)
-        if not changes or not self.base.ok or self.base.engine.semantics != "vllm":
+        if not changes or not self.base.ok or self.request.semantics != "vllm":
             return [self.path], _CONE_DEPTH
         last = changes[-1][0].rule
         rule = self.book.rules.get(last)
