@@ -89,6 +89,9 @@ class Delta:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """Dataclass defaults this version's vLLM declares differently from its parent: schema path -> value.
     Applied where the input does not set the field (its provenance says "vLLM <version>'s default")."""
+    config_defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Like ``defaults``, for a config built directly only (``VllmConfig(...)``): EngineArgs keeps its own
+    default there (e.g. ``enable_prefix_caching``: None in EngineArgs, True in CacheConfig)."""
     notes: tuple[str, ...] = ()
     """Differences that are no rule's (facts every rule of the parent already handles the same way), for docs."""
 
@@ -117,7 +120,7 @@ class Version:
     parity). Every resolution as a partial version carries a note saying so."""
 
 
-PARTIAL_0_34_0 = ("partial: 77/516 golden cases match real vLLM 0.34.0 field by field "
+PARTIAL_0_34_0 = ("partial: 170/516 golden cases match real vLLM 0.34.0 field by field "
                   "(python -m tests.golden.parity --vllm-version 0.34.0)")
 """The measured state of the 0.34.0 model (updated with each landing of issue 29)."""
 
@@ -219,11 +222,15 @@ def delta(name: str) -> Delta:
 
 
 @functools.cache
-def defaults(name: str) -> Mapping[str, Any]:
-    """The dataclass defaults that differ from the schema's along the version's lineage (children win)."""
+def defaults(name: str, engine_args: bool = False) -> Mapping[str, Any]:
+    """The dataclass defaults that differ from the schema's along the version's lineage (children win);
+    ``engine_args``: for a config EngineArgs builds (without the ``config_defaults`` of a config built directly)."""
     out: dict[str, Any] = {}
     for v in chain(name):
-        out.update(delta(v.name).defaults)
+        d = delta(v.name)
+        out.update(d.defaults)
+        if not engine_args:
+            out.update(d.config_defaults)
     return out
 
 
