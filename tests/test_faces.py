@@ -380,13 +380,16 @@ HOW_QUESTIONS = [
       "argv": ["-tp", "4", "--kv-transfer-config", '{"kv_connector":"NixlConnector","kv_role":"kv_both"}']},
      "scheduler_config.disable_hybrid_kv_cache_manager", "false", []),
     ({"model": LLAMA}, "scheduler_config.enable_chunked_prefill", "false", []),
+    ({"model": LLAMA}, "scheduler_config.enable_chunked_prefill", "false", ["model_config.runner_type"]),
     ({"model": LLAMA, "vllm_version": "0.11.1"}, "scheduler_config.enable_chunked_prefill", "false", []),
+    ({"model": "Qwen/Qwen3-Next-80B-A3B-Instruct", "argv": ["-tp", "4"], "vllm_version": "0.11.1"},
+     "cache_config.enable_prefix_caching", "true", []),
 ]
 
 
 @pytest.mark.parametrize(("inputs", "path", "value", "keep"), HOW_QUESTIONS,
-                         ids=[f"{q[1]}={q[2]} {' '.join(q[0].get('argv', []))} {q[0].get('vllm_version', '')}"[:70]
-                              for q in HOW_QUESTIONS])
+                         ids=[f"{q[1]}={q[2]} {' '.join(q[0].get('argv', []))} {q[0].get('vllm_version', '')} "
+                              f"{' '.join(q[3])}"[:90] for q in HOW_QUESTIONS])
 def test_how_gives_one_answer_on_every_face(inputs: dict[str, Any], path: str, value: str, keep: list[str],
                                             http: TestClient) -> None:
     """`how` asked through the library, the CLI (--format json) and HTTP (/v1/how): the same answers, lines,
