@@ -420,3 +420,17 @@ def test_a_bad_how_value_is_one_line_on_every_face(http: TestClient) -> None:
     assert out.exit_code == 2 and out.stderr.strip().splitlines() == [f"error: {message}"]
     r = http.post("/v1/how", json={"model": LLAMA, "path": "compilation_config.cudagraph_mode", "value": "PIECEWIZE"})
     assert r.status_code == 422 and r.json()["message"] == info.value.for_face("http")
+
+
+def test_how_with_site_policies_agrees_on_every_face(http_site: TestClient) -> None:
+    """how names the site's rule that keeps a value away, marked with its owner, alike on every face."""
+    path = "cache_config.gpu_memory_utilization"
+    lib = postinit.resolve(model=LLAMA, rules=str(POLICIES)).how(path, 0.9)
+    d = lib.to_dict()
+    assert d["blockers"][0]["rule"] == "mysite.gpu-memory-utilization" and d["blockers"][0]["owner"] == str(POLICIES)
+    out = runner.invoke(cli_app, ["how", path, "0.9", "--format", "json", "--rules", str(POLICIES), "--model", LLAMA])
+    assert out.exit_code in (0, 1), out.output
+    r = http_site.post("/v1/how", json={"model": LLAMA, "path": path, "value": 0.9})
+    assert r.status_code == 200, r.text
+    strip = lambda x: {k: v for k, v in x.items() if k not in ("seconds", "tried")}  # noqa: E731
+    assert strip(json.loads(out.stdout)) == strip(d) == strip(r.json())
