@@ -1189,19 +1189,24 @@ def breakable_cudagraph(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "compilation.inductor-off-warning",
     title="Inductor-only optimisation settings are ignored when the user turned Inductor off",
-    phase="core",
+    phase="verify",
     kind="check",
-    reads=(_BREAKABLE, _BACKEND, _MODE),
+    reads=("env.VLLM_USE_BREAKABLE_CUDAGRAPH", "env.explicit", _BACKEND, _MODE, _MC, _EAGER,
+           "env.TORCH_COMPILE_DISABLE"),
     source=f"{_VLLM}.__post_init__; ref V-INDUCTOR-OFF-WARN, v0.34.0",
     message="Inductor compilation was disabled by user settings, optimizations settings that are only active "
     "during inductor compilation will be ignored.",
     level="warning",
 )
 def inductor_off_warning(c: Mapping[str, Any]) -> RuleResult:
-    """Backend 'eager', or a mode set below VLLM_COMPILE (enforce-eager's NONE included)."""
-    if c[_BREAKABLE]:
+    """Backend 'eager', or a mode set below VLLM_COMPILE by then: the user's, enforce-eager's or
+    TORCH_COMPILE_DISABLE's NONE (not the optimisation level's default, which comes later). Decided before the
+    compilation steps run (phase verify) on the mode they will have set, so no later write re-decides it."""
+    if "VLLM_USE_BREAKABLE_CUDAGRAPH" in c["env.explicit"] and c["env.VLLM_USE_BREAKABLE_CUDAGRAPH"]:
         return None
     mode = c[_MODE]
+    if (c[_MC] is not None and c[_EAGER]) or c["env.TORCH_COMPILE_DISABLE"] == "1":
+        mode = CompilationMode.NONE
     if c[_BACKEND] == "eager" or (mode is not None and mode != CompilationMode.VLLM_COMPILE):
         return Outcome.log()
     return None
@@ -2375,15 +2380,49 @@ def cpu_mamba_ssm_cache_float32(c: Mapping[str, Any]) -> RuleResult:
 
 
 
+
+@rule(
+    "scheduler.max-num-scheduled-tokens",
+    title="With speculative decoding the scheduled-token budget defaults to max_num_batched_tokens",
+    phase="core",
+    kind="default",
+    reads=(_SPEC, "scheduler_config.max_num_scheduled_tokens", _TOK),
+    writes=("scheduler_config.max_num_scheduled_tokens",),
+    source=f"{_VLLM}._set_max_num_scheduled_tokens; ref V-SPEC-SCHED-TOKENS, v0.34.0",
+    message="max_num_scheduled_tokens is set to <n> based on the speculative decoding settings. This may lead to "
+    "suboptimal performance. ...",
+    level="warning",
+)
+def max_num_scheduled_tokens(c: Mapping[str, Any]) -> RuleResult:
+    """Below 8192 it warns; 0 or less is an error. Partial model: the draft-pass request limit and the
+    lookahead-slot check are not modelled."""
+    if not c[_SPEC]:
+        return None
+    n = c["scheduler_config.max_num_scheduled_tokens"]
+    n = c[_TOK] if n is None else n
+    if n <= 0:
+        return Violation(f"max_num_scheduled_tokens is set to {n} based on the speculative decoding settings, which "
+                         "does not allow any tokens to be scheduled. Increase max_num_batched_tokens to accommodate "
+                         "the additional draft token slots, or decrease num_speculative_tokens.")
+    out = {"scheduler_config.max_num_scheduled_tokens": n}
+    if n < 8192:
+        return Outcome(out, message=f"max_num_scheduled_tokens is set to {n} based on the speculative decoding "
+                                    "settings. This may lead to suboptimal performance. Consider increasing "
+                                    "max_num_batched_tokens to accommodate the additional draft token slots, or "
+                                    "decrease num_speculative_tokens.")
+    return Outcome(out, message="")
+
+
+
 CORE = sequence(
     "vllm.post-init-0340",
     "vllm.performance-mode", "parallel.dcp-defaults", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
     "scheduler.async-scheduling-default", "parallel.nccl-dp-sync-default", "compilation.enforce-eager",
-    "compilation.torch-compile-disable", "compilation.breakable-cudagraph", "compilation.inductor-off-warning",
+    "compilation.torch-compile-disable", "compilation.breakable-cudagraph",
     "compilation.blocked-fp8-adds-quant-fp8-early", "rocm.config-platform-defaults", "compilation.default-mode", "compilation.ir-enable-torch-wrap", "compilation.default-custom-ops",
     "kernel.ir-op-priority", "kernel.ir-op-priority-final", *(r.id for r in LEVEL_RULES),
     "attention.sparse-mla-workspace-factor", "cudagraph.normalize-piecewise", "compilation.fast-moe-cold-start",
-    "cudagraph.pooling-forces-piecewise", "kv-transfer.connector-class-for-graphs", "cudagraph.encoder-decoder-forces-piecewise", "cudagraph.eager-disables",
+    "scheduler.max-num-scheduled-tokens", "cudagraph.pooling-forces-piecewise", "kv-transfer.connector-class-for-graphs", "cudagraph.encoder-decoder-forces-piecewise", "cudagraph.eager-disables",
     "cudagraph.warmups", "cudagraph.capture-sizes", "cudagraph.no-static-graph-support",
     title="VllmConfig.__post_init__ of 0.34.0 up to the platform hook, in its statement order",
     source=_VLLM,
@@ -2430,7 +2469,7 @@ DELTA = Delta(
          batch_sharded_sampling_default, compile_ranges, hybrid_kv_cache_manager, connector_class_for_graphs,
          connector_class, blocked_fp8_adds_quant_fp8_early, rocm_config_platform_defaults, log_enabled_passes,
          model_is_quantized, performance_mode, cpu_async_scheduling_off, cpu_kv_cache_memory_bytes,
-         cpu_profiler_no_cuda_time, cpu_mamba_ssm_cache_float32),
+         cpu_profiler_no_cuda_time, cpu_mamba_ssm_cache_float32, max_num_scheduled_tokens),
     drop=DROPS,
     groups=(CREATE_ENGINE_CONFIG, CORE, FINALIZE),
     drop_groups=_DROP_GROUPS,

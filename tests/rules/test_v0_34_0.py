@@ -372,3 +372,17 @@ def test_cpu_hook_of_0_34_0() -> None:
                v.cpu_compile_mode_dynamo_trace_once, v.cpu_executor_backend_mp, v.cpu_mamba_ssm_cache_float32):
         assert fn(state(platform="cuda:9.0")) is None, fn.__name__
     assert changes(v.inductor_combo_kernels(state(platform="cuda:9.0")))
+
+
+def test_spec_scheduled_tokens_and_the_inductor_warning_timing() -> None:
+    spec = {"speculative_config": True, "scheduler_config.max_num_batched_tokens": 2048}
+    out = v.max_num_scheduled_tokens(state(spec))
+    assert changes(out) == {"scheduler_config.max_num_scheduled_tokens": 2048}
+    assert "This may lead to suboptimal performance" in (out.message or "")
+    assert isinstance(v.max_num_scheduled_tokens(state({**spec, "scheduler_config.max_num_scheduled_tokens": 0})),
+                      Violation)
+    # -O0 sets the mode only after the warning's step: vLLM does not warn; --enforce-eager does
+    level0 = postinit.resolve(argv=[LLAMA, "-O0"], vllm_version="0.34.0")
+    assert not [e for e in level0.messages() if e.rule == "compilation.inductor-off-warning"]
+    eager = postinit.resolve(argv=[LLAMA, "--enforce-eager"], vllm_version="0.34.0")
+    assert [e for e in eager.messages() if e.rule == "compilation.inductor-off-warning"]
