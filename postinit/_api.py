@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib
 import json
 import types
 from collections.abc import Mapping, Sequence
@@ -36,7 +34,7 @@ from postinit.engine import (
     jsonable,
 )
 from postinit.errors import InvalidValueError, ViolationError, show
-from postinit.rules import paths, rulebook, versions
+from postinit.rules import paths, versions
 from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
 from postinit.schema.env import read_env
 from postinit.schema.errors import SubConfigError
@@ -212,7 +210,7 @@ def resolve_request(
     """
     state, prov, inputs, notes = _prepare(request, allow_files=allow_files)
     # ``_prepare`` builds a fresh dict of frozen values for this call: the engine takes it over
-    result = rulebook(request.vllm_version).resolve(state, prov, semantics=request.semantics, trace=trace,
+    result = request.version.rulebook.resolve(state, prov, semantics=request.semantics, trace=trace,
                                                     strict=strict, owned=True, record=record)
     return Resolution(result, inputs=inputs, request=request, notes=notes, allow_files=allow_files, strict=strict)
 
@@ -395,7 +393,7 @@ def _prepare(
     notes: list[Note] = []
     flag_model: str | None = None
     usage = request.effective_usage
-    version = request.vllm_version
+    version = request.version
     if isinstance(request.platform, str) and request.platform.strip().lower() == "auto" and not allow_files:
         raise InvalidValueError("platform 'auto' would detect this server's hardware; name a platform "
                                 "(cpu, rocm, cuda:9.0, h100, ...)", path="platform", value="auto")
@@ -403,13 +401,13 @@ def _prepare(
     space = paths()
     # the platform and the environment first: vLLM's parser builds sub-configs that read them
     plat_detail, plat_flat = _platform(request.platform)
-    reading = read_env(request.env, table=versions.get(version).env_table)
+    reading = read_env(request.env, table=version.env_table)
     env_flat = fast.empty_env if not reading.env.explicit else space.flatten_model(reading.env, "env")
     if request.argv:
         # vLLM's parser builds the JSON-valued flags' sub-configs as VllmConfig(...) would: no EngineArgs
-        built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None)}
+        built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None), **version.fact_state}
         parsed = parse_vllm_args(request.argv, allow_files=allow_files, construct=parse_stage(built, version),
-                                 absent=versions.absent_flags(version), version=version)
+                                 absent=version.absent_flags, version=version.name)
         data = _deep_merge(data, parsed.config)
         flags = dict(parsed.flags)
         flag_model = parsed.model
@@ -448,7 +446,8 @@ def _prepare(
             if e.trace is None and e.stage == key and usage is None:
                 # config mode: the sub-configs vLLM built before this one ran (and logged) first
                 facts()
-                built = {**fast.default_flat, **fields, **plat_flat, **env_flat, **fast.usage(None)}
+                built = {**fast.default_flat, **fields, **plat_flat, **env_flat, **fast.usage(None),
+                         **version.fact_state}
                 e.trace = built_before(built, key, version)
             raise
         fields.update(part[0])
@@ -464,6 +463,7 @@ def _prepare(
     # usage.config_updated_on_input stays False: the input's model_config.config_updated never
     # reaches step 2, because ModelConfig.__post_init__ resets it (vllm/config/model.py)
     state.update(fast.usage(usage))
+    state.update(version.fact_state)
     prov: dict[str, Provenance] = {}
     for p in user_paths:
         if p in loader_sources:
@@ -477,20 +477,21 @@ def _prepare(
         fast.usage_paths,
         Provenance(Source.FACT, f"usage {usage}" if usage else "VllmConfig(...) built directly"),
     ))
+    prov.update(dict.fromkeys(version.fact_state, Provenance(Source.FACT, f"vLLM {version.name}")))
     for name in reading.env.explicit:
         prov[f"env.{name}"] = Provenance(Source.FACT, f"env {name}")
     inputs = {"platform": plat_detail, "usage": usage, "semantics": request.semantics,
-              "model": model_name, "vllm_version": version}
+              "model": model_name, "vllm_version": version.name}
     return state, prov, inputs, tuple(notes)
 
 
-def _drop_absent(data: dict[str, Any], version: str) -> list[Note]:
+def _drop_absent(data: dict[str, Any], version: versions.Version) -> list[Note]:
     """Take the fields vLLM ``version`` does not have out of the nested input ``data``, one note each.
 
     vLLM's configs are pydantic dataclasses, which ignore a keyword they do not declare: such an
     input has no effect on that version, and the note says so.
     """
-    absent = versions.absent_paths(version)
+    absent = version.absent_paths
     if not absent:
         return []
     notes = []
@@ -511,16 +512,17 @@ def _drop_absent(data: dict[str, Any], version: str) -> list[Note]:
     return notes
 
 
-def _absent_why(path: str, version: str) -> str:
+def _absent_why(path: str, version: versions.Version) -> str:
     info = paths().info[path].extra
     if info.get("since"):
         return f"added in vLLM {info['since']}"
     return f"removed after vLLM {info.get('until')}"
 
 
-def _strip_absent(config: dict[str, Any], version: str) -> None:
+def _strip_absent(config: dict[str, Any], version: versions.Version) -> None:
     """Remove from a nested config dict the fields vLLM ``version`` does not have (in place)."""
-    for path in versions.absent_paths(version):
+    config.pop("version", None)  # the version's facts: no config field (the inputs name the version)
+    for path in version.absent_paths:
         *head, last = path.split(".")
         node: Any = config
         for part in head:
@@ -560,14 +562,14 @@ class Resolution:
             changed = changed.changed(set)
         state, prov, inputs, notes = _prepare(changed, allow_files=self.allow_files)
         base = self.engine
-        same_book = changed.vllm_version == self.vllm_version
+        same_book = changed.version is self.version
         if base.recording is None and changed.semantics == base.semantics and same_book:
             # recorded once, on first use: the schedule to follow
-            base = self.engine = rulebook(self.vllm_version).resolve(
+            base = self.engine = self.version.rulebook.resolve(
                 dict(base.initial), base.initial_provenance, semantics=base.semantics, trace=base.trace.level,
                 strict=self.strict, record=True)
         if changed.semantics != base.semantics or not same_book:
-            result = rulebook(changed.vllm_version).resolve(state, prov, semantics=changed.semantics,
+            result = changed.version.rulebook.resolve(state, prov, semantics=changed.semantics,
                                                             trace=self.trace.level, owned=True, strict=self.strict)
         else:
             result = base.replay(state, prov, strict=self.strict)
@@ -594,9 +596,14 @@ class Resolution:
     @property
     def vllm_version(self) -> str:
         """The vLLM version this resolution models (``"d7fb10c57"``, ``"0.11.1"``)."""
+        return self.version.name
+
+    @cached_property
+    def version(self) -> versions.Version:
+        """The vLLM version this resolution models: the request's (resolved at the door)."""
         if self.request is not None:
-            return self.request.vllm_version
-        return str(self.inputs.get("vllm_version") or versions.DEFAULT_VERSION)
+            return self.request.version
+        return versions.get(str(self.inputs.get("vllm_version") or versions.DEFAULT_VERSION))
 
     @property
     def ok(self) -> bool:
@@ -698,14 +705,7 @@ class Resolution:
         (``postinit.rules.hashing.model_hash_is_exact(r.state)``); otherwise the model
         factor is a deterministic stand-in and the hash is postinit's own.
         """
-        try:
-            hashing = importlib.import_module("postinit.rules.hashing")
-        except ImportError:  # pragma: no cover - until the hashing module exists
-            blob = json.dumps({k: jsonable(v) for k, v in sorted(self.engine.state.items())}, sort_keys=True)
-            return hashlib.md5(blob.encode(), usedforsecurity=False).hexdigest()[:10]
-        scheme = next((versions.delta(v.name).hash for v in reversed(versions.chain(self.vllm_version))
-                       if versions.delta(v.name).hash is not None), None)
-        return str((scheme or hashing.compute_hash)(self.engine.state))
+        return self.version.hash(self.engine.state)
 
     def raise_for_violations(self) -> None:
         """Raise :class:`ViolationError` if the config is invalid."""
@@ -722,7 +722,7 @@ class Resolution:
         config = _CONFIG_ADAPTER.dump_python(self.config, mode="json") if self.ok else paths().unflatten(
             {k: jsonable(v) for k, v in self.engine.state.items()}
         )
-        _strip_absent(config, self.vllm_version)
+        _strip_absent(config, self.version)
         return {
             "version": RESULT_VERSION,
             "ok": self.ok,

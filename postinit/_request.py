@@ -33,13 +33,15 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StringConstraints,
     ValidationError,
     field_validator,
 )
 
 from postinit.errors import InvalidValueError, show
-from postinit.rules.versions import DEFAULT_VERSION, version_name
+from postinit.rules import versions
+from postinit.rules.versions import DEFAULT_VERSION, Version
 from postinit.schema import Env, Platform, VllmConfig
 from postinit.schema.limits import (
     MAX_ARGS,
@@ -146,9 +148,20 @@ class Request(BaseModel):
         description="Dotted path → value, applied last over config and argv (what `postinit what-if --set` does).",
     )
     vllm_version: Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)] = Field(
-        DEFAULT_VERSION, description="The vLLM version to resolve as: d7fb10c57 (the seed commit, default) or "
-        "0.11.1 (GET /v1/versions).",
+        DEFAULT_VERSION, description=f"The vLLM version to resolve as: {versions.listed()} (GET /v1/versions).",
     )
+    _version: Version = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        # the door: ``_known_version`` looked the spelling up (a canonical name here); everything after
+        # takes ``self.version``, never a string
+        found = versions.VERSIONS.get(self.vllm_version)
+        self._version = found if found is not None else versions.get(self.vllm_version)
+
+    @property
+    def version(self) -> Version:
+        """The vLLM version this request resolves as: its rulebook, facts, env table, flags, paths and hash."""
+        return self._version
 
     # -- validation at the door ------------------------------------------------------
 
@@ -181,7 +194,7 @@ class Request(BaseModel):
     @field_validator("vllm_version", mode="after")
     @classmethod
     def _known_version(cls, value: str) -> str:
-        return version_name(check_text(value, "vllm_version", MAX_NAME))
+        return versions.version_name(check_text(value, "vllm_version", MAX_NAME))
 
     @field_validator("platform", mode="after")
     @classmethod

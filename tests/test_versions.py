@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 import postinit
 from postinit.cli import app as cli_app
 from postinit.errors import InputError, RuleDeclarationError, UnknownFlagError, UnknownPathError
-from postinit.rules import _version_groups, _version_rules, rulebook, version_rules, versions
-from postinit.rules.versions import Delta, Version
+from postinit.rules import rulebook, versions
+from postinit.rules.versions import Delta, Version, patch
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
@@ -180,57 +180,69 @@ def test_why_what_if_and_diff_take_a_version() -> None:
 
 
 @pytest.fixture
-def fake_version(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """Register a version "x" over 0.11.1 whose delta the test sets (caches cleared around it)."""
-    holder: dict[str, Delta] = {}
-    real = versions.delta
+def fake_version(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Delta], Version]]:
+    """A factory registering a version "x" over 0.11.1 with the delta the test gives."""
 
-    def delta(name: str) -> Delta:
-        return holder["x"] if versions.version_name(name) == "x" else real(name)
+    def make(d: Delta) -> Version:
+        v = Version("x", "test", versions.VERSIONS["0.11.1"], "none", "none", "0.11.1", "expected-0.11.1",
+                    delta_module="tests")
+        v.__dict__["delta"] = d  # the cached property, preset: no module to import
+        monkeypatch.setitem(versions.VERSIONS, "x", v)
+        versions._spellings.cache_clear()
+        return v
 
-    def clear() -> None:
-        for fn in (versions._spellings, versions.chain, versions.absent_paths, versions.absent_flags, _version_rules,
-                   _version_groups):
-            fn.cache_clear()
-
-    monkeypatch.setitem(versions.VERSIONS, "x", Version("x", "test", "0.11.1", "none", "none", "0.11.1",
-                                                         "expected-0.11.1", delta_module="tests"))
-    monkeypatch.setattr(versions, "delta", delta)
-    clear()
-    yield holder
-    clear()
+    yield make
+    versions._spellings.cache_clear()
 
 
-def test_a_delta_is_checked_like_a_rulebook(fake_version: dict[str, Delta]) -> None:
-    """Dropping or replacing a rule the parent lacks, re-adding one it has, or reading a field the version
-    does not have are declaration errors naming the rule."""
+def test_a_delta_is_checked_like_a_rulebook(fake_version: Callable[[Delta], Version]) -> None:
+    """Dropping, patching or replacing a rule the parent lacks, re-adding one it has, patching a parameter the
+    rule does not have, or reading a field the version does not have are declaration errors naming the rule."""
     from postinit.rules import engine_args, v0_11_1
 
-    fake_version["x"] = Delta(drop={"no.such-rule": "why"})
     with pytest.raises(RuleDeclarationError, match=r"drops rule 'no\.such-rule', which 0\.11\.1 does not have"):
-        version_rules("x")
-    _version_rules.cache_clear()
-    fake_version["x"] = Delta(replace=(engine_args.chunked_prefill_forced,))
+        _ = fake_version(Delta(drop={"no.such-rule": "why"})).checked_rules
     with pytest.raises(RuleDeclarationError, match=r"replaces rule 'engine-args\.chunked-prefill-forced'"):
-        version_rules("x")
-    _version_rules.cache_clear()
-    fake_version["x"] = Delta(add=(v0_11_1.unsupported_feature,))
+        _ = fake_version(Delta(replace=(engine_args.chunked_prefill_forced,))).checked_rules
     with pytest.raises(RuleDeclarationError, match=r"adds rule 'engine-args\.unsupported-feature'"):
-        version_rules("x")
-    _version_rules.cache_clear()
-    fake_version["x"] = Delta(add=(engine_args.speculative_engine_flags,))
+        _ = fake_version(Delta(add=(v0_11_1.unsupported_feature,))).checked_rules
     with pytest.raises(UnknownPathError, match=r"engine-args\.speculative-engine-flags .*'speculative_config\.enable_"
                                                r"chunked_prefill', a field vLLM x does not have"):
-        version_rules("x")
+        _ = fake_version(Delta(add=(engine_args.speculative_engine_flags,))).checked_rules
+    with pytest.raises(RuleDeclarationError, match=r"patches rule 'cache\.fast-prefill-egale', which 0\.11\.1 does "
+                                                   r"not have.*cache\.fast-prefill-eagle"):
+        _ = fake_version(Delta(patch=(patch("cache.fast-prefill-egale", error="KeyError"),))).rules
+    with pytest.raises(RuleDeclarationError, match=r"rule 'cache\.fast-prefill-eagle' has no parameter 'eror' "
+                                                   r"\(its parameters: error\)"):
+        _ = fake_version(Delta(patch=(patch("cache.fast-prefill-eagle", eror="KeyError"),))).rules
+    with pytest.raises(RuleDeclarationError, match=r"facts names 'capture_size_clip', which is no version fact"):
+        _ = fake_version(Delta(facts={"capture_size_clip": False})).facts
 
 
-def test_a_delta_must_agree_with_the_schema_marks(fake_version: dict[str, Delta]) -> None:
+def test_a_patch_is_the_parent_rule_with_other_values(fake_version: Callable[[Delta], Version]) -> None:
+    """A patched rule runs the parent's function with the patch's parameter values and header; the parent's
+    rule is unchanged, and a version's facts are its parent's with the delta's over them."""
+    parent = versions.VERSIONS["0.11.1"]
+    x = fake_version(Delta(patch=(patch("cache.fast-prefill-eagle", error="KeyError", source="here; vX"),),
+                           facts={"capture_sizes_clip": False, "vllm_version": "9.9.9"}))
+    mine, theirs = x.rulebook.rules["cache.fast-prefill-eagle"], parent.rulebook.rules["cache.fast-prefill-eagle"]
+    assert dict(mine.params) == {"error": "KeyError"} and dict(theirs.params) == {"error": "ValueError"}
+    assert mine.source == "here; vX" and theirs.source != mine.source
+    state = {"cache_config.kv_sharing_fast_prefill": True, "speculative_config": {"method": "eagle"},
+             "speculative_config.method": "eagle"}
+    assert mine.fn(state).error == "KeyError" and theirs.fn(state).error == "ValueError"
+    assert x.facts.capture_sizes_clip is False and parent.facts.capture_sizes_clip is True
+    assert x.facts.vllm_version == "9.9.9" and x.facts.model_registry == parent.facts.model_registry
+    assert x.fact_state["version.name"] == "x"
+
+
+def test_a_delta_must_agree_with_the_schema_marks(fake_version: Callable[[Delta], Version]) -> None:
     """A field or flag listed in a delta must carry the same since/until mark in the schema, and vice versa."""
-    fake_version["x"] = Delta(fields_added=("scheduler_config.policy",), flags_removed=("stream_interval",))
-    problems = versions.check_delta("x")
+    problems = fake_version(Delta(fields_added=("scheduler_config.policy",), flags_removed=("stream_interval",))
+                            ).problems()
     assert problems == ["x fields_added: scheduler_config.policy is declared but not marked in the schema",
                         "x flags_removed: stream_interval is declared but not marked in argv.FLAGS"]
-    assert versions.check_delta("0.11.1") == []
+    assert versions.VERSIONS["0.11.1"].problems() == []
 
 
 # --------------------------------------------------------------------------- upgrade

@@ -35,8 +35,8 @@ from postinit.engine import (
     rule,
     sequence,
 )
-from postinit.rules import cudagraph, hashing
-from postinit.rules.cudagraph import _MAX, _SIZE_READS, _SIZES, _STATIC
+from postinit.rules import hashing
+from postinit.rules.delta import Delta, patch
 from postinit.rules.model_config import (
     _INFO_READS,
     _INSPECT_READS,
@@ -62,7 +62,6 @@ from postinit.rules.models import (
     total_num_kv_heads,
 )
 from postinit.rules.parallel import eplb_rule
-from postinit.rules.versions import Delta
 from postinit.schema import CompilationMode, CUDAGraphMode
 
 __all__ = ["DELTA", "DROPS", "REGISTRY_0_11_1", "SUPPORTED_ARCHS_ORDER_0_11_1"]
@@ -1062,111 +1061,6 @@ def turing_fp32_warning(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
-@rule(
-    "cudagraph.sp-filters-capture-sizes",
-    title="Sequence parallelism drops capture sizes not divisible by TP",
-    phase="core",
-    kind="check",
-    reads=_SIZE_READS,
-    source="vllm/config/vllm.py VllmConfig._set_cudagraph_sizes; ref step-12d, 5.3, v0.11.1",
-    message=("Batch sizes {removed} are removed because they are not multiple of tp_size {tp} "
-             "when sequence parallelism is enabled"),
-    level="warning",
-)
-def sp_filters_capture_sizes(c: Mapping[str, Any]) -> RuleResult:
-    """Sequence parallelism splits each batch across TP ranks, so a captured batch size must divide by TP (user sizes above the budget are gone first)."""
-    plan = cudagraph._plan(c, clip=True)
-    if plan is None or plan.assertion is not None or not plan.removed:
-        return None
-    return Outcome(message=(f"Batch sizes {list(plan.removed)} are removed because they are not multiple of "
-                            f"tp_size {plan.tp} when sequence parallelism is enabled"))
-
-
-@rule(
-    "cudagraph.truncate-max-capture-size",
-    title="A user max capture size is truncated to the largest capture size",
-    phase="core",
-    kind="check",
-    reads=_SIZE_READS,
-    source="vllm/config/vllm.py VllmConfig._set_cudagraph_sizes; ref step-12d, 5.3, v0.11.1",
-    message="Truncating max_cudagraph_capture_size to {valid_max}",
-    level="warning",
-)
-def truncate_max_capture_size(c: Mapping[str, Any]) -> RuleResult:
-    """A max capture size that no generated size reaches is cut to the largest size actually captured (GPT-OSS's 1024 included)."""
-    plan = cudagraph._plan(c, clip=True)
-    if plan is None or plan.assertion is not None or not plan.truncated:
-        return None
-    return Outcome(message=f"Truncating max_cudagraph_capture_size to {plan.valid_max}")
-
-
-@rule(
-    "cudagraph.user-capture-sizes-overridden",
-    title="The user's capture-size list got shorter",
-    phase="core",
-    kind="check",
-    reads=_SIZE_READS,
-    source="vllm/config/vllm.py VllmConfig._set_cudagraph_sizes; ref step-12d, 5.3, v0.11.1",
-    message="cudagraph_capture_sizes specified in compilation_config {user} is overridden by config {sizes}",
-    level="warning",
-)
-def user_capture_sizes_overridden(c: Mapping[str, Any]) -> RuleResult:
-    """De-duplication, the token budget and the sequence-parallel filter can only shorten a user list."""
-    plan = cudagraph._plan(c, clip=True)
-    if plan is None or plan.assertion is not None or plan.inconsistent or not plan.overridden:
-        return None
-    return Outcome(message=(f"cudagraph_capture_sizes specified in compilation_config {list(c[_SIZES])} "
-                            f"is overridden by config {list(plan.sizes)}"))
-
-
-@rule(
-    "cudagraph.capture-sizes",
-    title="CUDA graph capture sizes and their maximum",
-    phase="core",
-    kind="derive",
-    reads=_SIZE_READS,
-    writes=(_MAX, _SIZES),
-    source="vllm/config/vllm.py VllmConfig._set_cudagraph_sizes; ref step-12d, 5.3, v0.11.1",
-)
-def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
-    """Capture 1, 2, 4, then every 8 below 256 and every 16 up to the max; a user list loses the sizes above the token budget (the seed kept them)."""
-    if not c[_STATIC]:
-        return None
-    plan = cudagraph._plan(c, clip=True)
-    if plan is None:
-        return {_MAX: 0, _SIZES: ()}
-    if plan.assertion is not None:
-        return Violation(plan.assertion, error="AssertionError")
-    if plan.inconsistent:
-        return Violation(f"customized max_cudagraph_capture_size(={c[_MAX]}) should be consistent with the max "
-                         f"value of cudagraph_capture_sizes(={plan.valid_max})", error="ValueError")
-    return {_MAX: plan.valid_max, _SIZES: plan.sizes}
-
-
-_FAST_PREFILL_EAGLE = (
-    "Fast prefill optimization for KV sharing is not compatible with EAGLE as EAGLE requires correct logits "
-    "for all tokens while fast prefill gives incorrect logits for prompt tokens."
-)
-
-
-@rule(
-    "cache.fast-prefill-eagle",
-    title="KV-sharing fast prefill is incompatible with EAGLE",
-    phase="core",
-    kind="check",
-    reads=("cache_config.kv_sharing_fast_prefill", "speculative_config", "speculative_config.method"),
-    source=f"{_VLLM}; ref step-13, v0.11.1",
-    message=_FAST_PREFILL_EAGLE,
-    level="error",
-)
-def fast_prefill_eagle(c: Mapping[str, Any]) -> RuleResult:
-    """EAGLE needs correct logits for every token, and fast prefill gives incorrect logits for prompt tokens (a ValueError now)."""
-    if c["cache_config.kv_sharing_fast_prefill"] and c["speculative_config"] is not None \
-            and c["speculative_config.method"] in ("eagle", "eagle3", "mtp"):
-        return Violation(_FAST_PREFILL_EAGLE, error="ValueError")
-    return None
-
-
 _NOT_CAUSAL = "Only models using causal attention support chunked prefill and prefix caching; disabling both."
 _POOL_READS = ("model_config", "model_config.pooler_config", "model_config.pooler_config.pooling_type")
 
@@ -1342,20 +1236,6 @@ def cpu_mla_disables_chunked_prefill(c: Mapping[str, Any]) -> RuleResult:
     if not (_cpu(c) and c["model_config"] is not None and c["model_config.use_mla"]):
         return None
     return {_ECP: False, _TOK: max(c["model_config.max_model_len"] or 0, 2048)}
-
-
-@rule(
-    "cpu.env-shared-experts-stream",
-    title="CPU disables the shared-experts stream",
-    phase="platform",
-    kind="override",
-    reads=(_KIND,),
-    writes=("env.VLLM_DISABLE_SHARED_EXPERTS_STREAM",),
-    source=f"{_CPU}; ref step-17, 7.6#15, v0.11.1",
-)
-def cpu_env_shared_experts_stream(c: Mapping[str, Any]) -> RuleResult:
-    """There are no streams on CPU for the shared experts to overlap on ("1" disables; the seed wrote "0")."""
-    return {"env.VLLM_DISABLE_SHARED_EXPERTS_STREAM": "1"} if _cpu(c) else None
 
 
 # =========================================================================== finalize (steps 18-24 and after)
@@ -1627,7 +1507,7 @@ def sub_hashes(state: Mapping[str, Any]) -> dict[str, str | None]:
 def compute_hash(state: Mapping[str, Any]) -> str:
     """``VllmConfig.compute_hash()`` of 0.11.1: ``md5(str([factors]))[:10]`` without the seed's ``VLLM_USE_V1`` factor, with ObservabilityConfig always hashed and an ``ec_transfer_config`` factor (always "None" here) after the KV-transfer one."""
     subs = sub_hashes(state)
-    factors: list[Any] = [hashing.VLLM_VERSION]
+    factors: list[Any] = [state["version.vllm_version"]]
     for sub in ("model_config", "cache_config", "parallel_config", "scheduler_config", "device_config",
                 "load_config"):
         factors.append(subs[sub] or "None")
@@ -1701,6 +1581,14 @@ DROPS: dict[str, str] = {
 }
 
 DELTA = Delta(
+    facts={
+        "capture_sizes_clip": True,  # VllmConfig._set_cudagraph_sizes drops user sizes above the token budget
+    },
+    patch=(
+        patch("cache.fast-prefill-eagle", error="ValueError", source=f"{_VLLM}; ref step-13, v0.11.1"),
+        patch("cpu.env-shared-experts-stream", value="1", source=f"{_CPU}; ref step-17, 7.6#15, v0.11.1",
+              why="0.11.1 disables the stream with '1' (the seed wrote '0')"),
+    ),
     add=(
         unsupported_feature, chunked_prefill_default, pooling_chunked_prefill_warning,
         pooling_prefix_caching_warning, lora_speculative_budget, scheduler_chunked_prefill_default, nnodes_needs_mp,
@@ -1716,10 +1604,9 @@ DELTA = Delta(
         chunked_prefill_enabled, budget_below_max_model_len, partial_prefill_limits, eplb_requirements,
         executor_backend_multi, fusion_without_noop, jamba_cls_activation, gptoss_max_capture_size,
         mamba_prefix_caching, hybrid_attention_block_size, hybrid_mamba_page_padding, class_interfaces,
-        architecture_supported, dcp_kv_heads, turing_fp32_warning, sp_filters_capture_sizes,
-        truncate_max_capture_size, user_capture_sizes_overridden, capture_sizes, fast_prefill_eagle,
+        architecture_supported, dcp_kv_heads, turing_fp32_warning,
         non_causal_blocks_cp, cp_off_switch, quirk_budget_below_max_model_len, cpu_block_size_default,
-        cpu_fp8_kv_incompatible, cpu_mla_disables_chunked_prefill, cpu_env_shared_experts_stream, splitting_ops,
+        cpu_fp8_kv_incompatible, cpu_mla_disables_chunked_prefill, splitting_ops,
         attn_fusion_forces_full, sp_needs_rms_norm,
     ),
     drop=DROPS,

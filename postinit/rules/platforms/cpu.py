@@ -404,10 +404,10 @@ def env_thread_counts(c: Mapping[str, Any]) -> RuleResult:
     writes=("env.VLLM_DISABLE_SHARED_EXPERTS_STREAM",),
     source=f"{_SRC}; ref step-17, 7.6#15",
 )
-def env_shared_experts_stream(c: Mapping[str, Any]) -> RuleResult:
-    """There are no streams on CPU for the shared experts to overlap on."""
+def env_shared_experts_stream(c: Mapping[str, Any], *, value: str = "0") -> RuleResult:
+    """There are no streams on CPU for the shared experts to overlap on (``value``: what vLLM writes)."""
     if _cpu(c):
-        return {"env.VLLM_DISABLE_SHARED_EXPERTS_STREAM": "0"}
+        return {"env.VLLM_DISABLE_SHARED_EXPERTS_STREAM": value}
     return None
 
 
