@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.engine import decide
+from postinit.engine import Rule, decide
 from postinit.rules import v0_11_1 as v
+from postinit.rules import versions
 from postinit.rules._kit import state
 from postinit.schema import CompilationMode, CUDAGraphMode
 
@@ -27,6 +28,11 @@ POOL = {"model_config.runner_type": "pooling", "model_config.pooler_config": Tru
 
 def r011(**kw: Any) -> postinit.Resolution:
     return postinit.resolve(vllm_version="0.11.1", **kw)
+
+
+def of(rule_id: str) -> Rule:
+    """0.11.1's rule ``rule_id`` as its rulebook has it (a seed rule patched by the delta included)."""
+    return next(r for r in versions.VERSIONS["0.11.1"].rules if r.id == rule_id)
 
 
 # ---------------------------------------------------------------- EngineArgs
@@ -301,10 +307,12 @@ def test_core_rules_read_the_one_flag() -> None:
 
 
 def test_fast_prefill_eagle_is_a_value_error() -> None:
-    """The same message as at the seed, as a ValueError."""
+    """The same message as at the seed, as a ValueError (the seed's rule, patched: no copy)."""
     s = state({"cache_config.kv_sharing_fast_prefill": True, "speculative_config": True,
                "speculative_config.method": "eagle"})
-    assert decide(v.fast_prefill_eagle, s).violation.error == "ValueError"
+    assert decide(of("cache.fast-prefill-eagle"), s).violation.error == "ValueError"
+    seed = next(r for r in versions.VERSIONS["d7fb10c57"].rules if r.id == "cache.fast-prefill-eagle")
+    assert decide(seed, s).violation.error == "NotImplementedError"
 
 
 def test_user_capture_sizes_above_the_budget_are_dropped() -> None:
@@ -315,12 +323,14 @@ def test_user_capture_sizes_above_the_budget_are_dropped() -> None:
     assert list(old.get("compilation_config.cudagraph_capture_sizes")) == [4, 3000]
     s = state({"model_config": True, "compilation_config.cudagraph_mode": CUDAGraphMode.PIECEWISE,
                "compilation_config.cudagraph_capture_sizes": (4, 3000), TOK: 2048, SEQ: 128,
-               "compilation_config.max_cudagraph_capture_size": None})
-    assert decide(v.capture_sizes, s).changes == {"compilation_config.max_cudagraph_capture_size": 4,
-                                                  "compilation_config.cudagraph_capture_sizes": (4,)}
-    assert decide(v.user_capture_sizes_overridden, s).messages[0].endswith("is overridden by config [4]")
-    assert not decide(v.sp_filters_capture_sizes, s)
-    assert not decide(v.truncate_max_capture_size, s)
+               "compilation_config.max_cudagraph_capture_size": None}, version="0.11.1")
+    assert s["version.capture_sizes_clip"] is True  # the seed's rules, reading 0.11.1's fact
+    assert decide(of("cudagraph.capture-sizes"), s).changes == {"compilation_config.max_cudagraph_capture_size": 4,
+                                                                "compilation_config.cudagraph_capture_sizes": (4,)}
+    assert decide(of("cudagraph.user-capture-sizes-overridden"), s).messages[0].endswith(
+        "is overridden by config [4]")
+    assert not decide(of("cudagraph.sp-filters-capture-sizes"), s)
+    assert not decide(of("cudagraph.truncate-max-capture-size"), s)
 
 
 # ---------------------------------------------------------------- CPU
@@ -334,7 +344,7 @@ def test_cpu_block_size_and_kv_cache() -> None:
                                                               platform="cpu")).changes == {"cache_config.cache_dtype": "auto"}
     bad = state({"cache_config.cache_dtype": "fp8", ECP: True}, platform="cpu")
     assert decide(v.cpu_fp8_kv_incompatible, bad).violation.error == "RuntimeError"
-    assert decide(v.cpu_env_shared_experts_stream, state(platform="cpu")).changes == {
+    assert decide(of("cpu.env-shared-experts-stream"), state(platform="cpu")).changes == {
         "env.VLLM_DISABLE_SHARED_EXPERTS_STREAM": "1"}
     mla = state({"model_config": True, "model_config.use_mla": True, "model_config.max_model_len": 8192},
                 platform="cpu")
