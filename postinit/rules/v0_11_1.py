@@ -49,12 +49,8 @@ from postinit.rules.model_config import (
 )
 from postinit.rules.models import (
     _HYBRID_ON,
-    _MAMBA_ON,
-    _ON,
     _cdiv,
     _hybrid_on,
-    _mamba_on,
-    _on,
     dtype_bytes,
     head_size,
     mamba_page_size,
@@ -717,47 +713,6 @@ jamba_cls_activation = pooler_default_rule(
     "Jamba's classifier head returns raw scores (the field is use_activation now, not activation).")
 
 
-@rule(
-    "models.gptoss-max-capture-size",
-    title="GptOssForCausalLM: max cudagraph capture size 1024",
-    phase="model",
-    kind="default",
-    reads=(*_ON, "compilation_config.cudagraph_capture_sizes", "compilation_config.max_cudagraph_capture_size"),
-    writes=("compilation_config.max_cudagraph_capture_size",),
-    source=f"{_MODELS} GptOssForCausalLMConfig; ref 8.1:GptOssForCausalLM, v0.11.1",
-    message="Overriding max cuda graph capture size to 1024 for performance.",
-    level="info",
-)
-def gptoss_max_capture_size(c: Mapping[str, Any]) -> RuleResult:
-    """Increase the max capture size from 512 to 1024 for performance (83 graphs; the seed's 992 was an FA3 limit)."""
-    if not _on(c, "GptOssForCausalLM"):
-        return None
-    if c["compilation_config.cudagraph_capture_sizes"] is None and c["compilation_config.max_cudagraph_capture_size"] is None:
-        return {"compilation_config.max_cudagraph_capture_size": 1024}
-    return None
-
-
-@rule(
-    "models.mamba-prefix-caching",
-    title="Mamba/hybrid: prefix caching only where the model supports it",
-    phase="model",
-    kind="override",
-    reads=(*_MAMBA_ON, _APC, "model_config.supports_mamba_prefix_caching"),
-    writes=(_APC,),
-    source=f"{_MODELS} MambaModelConfig; ref 8.2, v0.11.1",
-    message="Hybrid or mamba-based model detected without support for prefix caching: disabling.",
-    level="info",
-)
-def mamba_prefix_caching(c: Mapping[str, Any]) -> RuleResult:
-    """Mamba state cannot be cached per block unless the model class implements it (now also Mamba v1 and Jamba)."""
-    if not _mamba_on(c) or not c[_APC]:
-        return None
-    if c["model_config.supports_mamba_prefix_caching"]:
-        return Outcome(message="Warning: Prefix caching is currently enabled. Its support for Mamba layers is "
-                       "experimental. Please report any issues you may observe.")
-    return {_APC: False}
-
-
 def _attn_page_1_token(c: Mapping[str, Any]) -> int:
     """Bytes of one token of an attention layer on one rank: K and V, or one latent vector for MLA (MLAAttentionSpec)."""
     tp: int = c["parallel_config.tensor_parallel_size"]
@@ -1077,22 +1032,6 @@ def _not_last_pooling(c: Mapping[str, Any]) -> bool:
         return False
     kind = c["model_config.pooler_config.pooling_type"]
     return kind is None or kind.lower() != "last"
-
-
-@rule(
-    "scheduler.non-causal-blocks-cp",
-    title="Non-causal attention blocks chunked prefill and prefix caching",
-    phase="core",
-    kind="check",
-    reads=(*_POOL_READS[:2], "model_config.hf_config.is_causal"),
-    after=("scheduler.pooling-type-blocks-cp",),
-    source=f"{_VLLM}; ref step-14, v0.11.1",
-    message=_NOT_CAUSAL,
-    level="info",
-)
-def non_causal_blocks_cp(c: Mapping[str, Any]) -> RuleResult:
-    """Bidirectional attention makes earlier tokens depend on later ones, so prefill cannot be chunked or cached (vLLM fixed its log's grammar)."""
-    return Outcome(message=_NOT_CAUSAL) if _not_causal(c) else None
 
 
 @rule(
@@ -1588,6 +1527,14 @@ DELTA = Delta(
         patch("cache.fast-prefill-eagle", error="ValueError", source=f"{_VLLM}; ref step-13, v0.11.1"),
         patch("cpu.env-shared-experts-stream", value="1", source=f"{_CPU}; ref step-17, 7.6#15, v0.11.1",
               why="0.11.1 disables the stream with '1' (the seed wrote '0')"),
+        patch("models.gptoss-max-capture-size", size=1024, title="GptOssForCausalLM: max cudagraph capture size 1024",
+              message="Overriding max cuda graph capture size to 1024 for performance.",
+              source=f"{_MODELS} GptOssForCausalLMConfig; ref 8.1:GptOssForCausalLM, v0.11.1",
+              why="83 graphs up to 1024 (the seed's 992 was an FA3 limit)"),
+        patch("models.mamba-prefix-caching", layers="Mamba", source=f"{_MODELS} MambaModelConfig; ref 8.2, v0.11.1",
+              why="Mamba v1 and Jamba support it now, and the warning says Mamba"),
+        patch("scheduler.non-causal-blocks-cp", message=_NOT_CAUSAL, source=f"{_VLLM}; ref step-14, v0.11.1",
+              why="vLLM fixed its log's grammar (support, not supports)"),
     ),
     add=(
         unsupported_feature, chunked_prefill_default, pooling_chunked_prefill_warning,
@@ -1602,12 +1549,10 @@ DELTA = Delta(
         prefix_caching_default, batch_defaults_large_gpu, batch_defaults_other_device, batch_defaults_cpu,
         observability_config, max_num_batched_tokens_default, encoder_decoder_no_chunked_prefill,
         chunked_prefill_enabled, budget_below_max_model_len, partial_prefill_limits, eplb_requirements,
-        executor_backend_multi, fusion_without_noop, jamba_cls_activation, gptoss_max_capture_size,
-        mamba_prefix_caching, hybrid_attention_block_size, hybrid_mamba_page_padding, class_interfaces,
-        architecture_supported, dcp_kv_heads, turing_fp32_warning,
-        non_causal_blocks_cp, cp_off_switch, quirk_budget_below_max_model_len, cpu_block_size_default,
-        cpu_fp8_kv_incompatible, cpu_mla_disables_chunked_prefill, splitting_ops,
-        attn_fusion_forces_full, sp_needs_rms_norm,
+        executor_backend_multi, fusion_without_noop, jamba_cls_activation, hybrid_attention_block_size,
+        hybrid_mamba_page_padding, class_interfaces, architecture_supported, dcp_kv_heads, turing_fp32_warning,
+        cp_off_switch, quirk_budget_below_max_model_len, cpu_block_size_default, cpu_fp8_kv_incompatible,
+        cpu_mla_disables_chunked_prefill, splitting_ops, attn_fusion_forces_full, sp_needs_rms_norm,
     ),
     drop=DROPS,
     groups=(CHUNKED_PREFILL, PREFIX_CACHING, CREATE_ENGINE_CONFIG, STEPS_8_TO_11, FINALIZE),
@@ -1618,6 +1563,7 @@ DELTA = Delta(
         "engine-args.prefix-caching)",
     },
     after={
+        "scheduler.non-causal-blocks-cp": ("scheduler.pooling-type-blocks-cp",),
         # ModelConfig.__post_init__: max_model_len is verified after the architecture, the runner and the
         # dtype, and the quantization after it (the seed's order followed from the V0 sliding-window rule)
         "model.max-model-len": ("model.architecture", "model.runner-supported", "model.dtype-float16-unsupported",

@@ -221,14 +221,14 @@ def test_pooler_use_activation_quirk() -> None:
 def test_model_hooks() -> None:
     """GPT-OSS captures up to 1024; Jamba's classifier sets use_activation; Mamba v1 models keep prefix caching."""
     on = {"model_config": True, "model_config.architecture": "GptOssForCausalLM"}
-    assert decide(v.gptoss_max_capture_size, state(on)).changes == {
+    assert decide(of("models.gptoss-max-capture-size"), state(on)).changes == {
         "compilation_config.max_cudagraph_capture_size": 1024}
     jamba = {"model_config": True, "model_config.architecture": "JambaForSequenceClassification",
              "model_config.pooler_config": True}
     assert decide(v.jamba_cls_activation, state(jamba)).changes == {"model_config.pooler_config.use_activation": False}
     mamba = {"model_config": True, "model_config.architecture": "MambaForCausalLM", "model_config.is_hybrid": False,
              "model_config.supports_mamba_prefix_caching": True, APC: True}
-    got = decide(v.mamba_prefix_caching, state(mamba))
+    got = decide(of("models.mamba-prefix-caching"), state(mamba))
     assert got.messages[0].startswith("Warning: Prefix caching is currently enabled. Its support for Mamba layers")
 
 
@@ -302,7 +302,7 @@ def test_core_rules_read_the_one_flag() -> None:
     assert decide(v.quirk_budget_below_max_model_len, quirk).messages
     causal = state({"model_config": True, "model_config.pooler_config": True,
                     "model_config.hf_config.is_causal": False})
-    assert decide(v.non_causal_blocks_cp, causal).messages == [
+    assert decide(of("scheduler.non-causal-blocks-cp"), causal).messages == [
         "Only models using causal attention support chunked prefill and prefix caching; disabling both."]
 
 
