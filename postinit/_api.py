@@ -208,11 +208,12 @@ def resolve_request(
     no ``--config`` flag, no ``platform="auto"`` (the HTTP service). ``record=True`` keeps
     every rule evaluation for :meth:`Resolution.with_changes` (it records one otherwise).
     """
-    state, prov, inputs, notes = _prepare(request, allow_files=allow_files)
+    state, prov, inputs, notes, loaded = _prepare(request, allow_files=allow_files)
     # ``_prepare`` builds a fresh dict of frozen values for this call: the engine takes it over
     result = request.version.rulebook.resolve(state, prov, semantics=request.semantics, trace=trace,
                                                     strict=strict, owned=True, record=record)
-    return Resolution(result, inputs=inputs, request=request, notes=notes, allow_files=allow_files, strict=strict)
+    return Resolution(result, inputs=inputs, request=request, notes=notes, allow_files=allow_files, strict=strict,
+                      model_facts=loaded)
 
 
 Part = tuple[dict[str, Any], tuple[str, ...]]
@@ -318,7 +319,7 @@ def prepare(
     (``postinit.rules.rulebook().resolve(state, provenance)`` finishes the job).
     """
     request = config if isinstance(config, Request) else Request.build(config, **kwargs)
-    state, prov, inputs, _ = _prepare(request, allow_files=not catalog_only)
+    state, prov, inputs, _, _ = _prepare(request, allow_files=not catalog_only)
     return state, prov, inputs
 
 
@@ -386,8 +387,8 @@ def _model_facts(
 
 def _prepare(
     request: Request, *, allow_files: bool = True,
-) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, Any], tuple[Note, ...]]:
-    """The engine's input for one request: ``(flat_state, provenance, inputs, notes)``."""
+) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, Any], tuple[Note, ...], LoadedModel | None]:
+    """The engine's input for one request: ``(flat_state, provenance, inputs, notes, model facts)``."""
     data: dict[str, Any] = dict(request.config or {})
     flags: dict[str, str] = {}
     notes: list[Note] = []
@@ -482,7 +483,7 @@ def _prepare(
         prov[f"env.{name}"] = Provenance(Source.FACT, f"env {name}")
     inputs = {"platform": plat_detail, "usage": usage, "semantics": request.semantics,
               "model": model_name, "vllm_version": version.name}
-    return state, prov, inputs, tuple(notes)
+    return state, prov, inputs, tuple(notes), loaded
 
 
 def _drop_absent(data: dict[str, Any], version: versions.Version) -> list[Note]:
@@ -543,6 +544,8 @@ class Resolution:
     """What the input loaders noticed that no rule decides: variables with no effect, unknown names, ..."""
     allow_files: bool = True
     strict: bool = False
+    model_facts: LoadedModel | None = field(default=None, repr=False)
+    """The model facts the request was resolved from (what the hash reads: never a file again)."""
 
     def with_changes(self, set: Mapping[str, Any] | None = None, **request: Any) -> Resolution:
         """The resolution of this request with ``set`` applied last (dotted path → value; ``env.NAME`` too).
@@ -560,7 +563,7 @@ class Resolution:
         changed = self.request.replace(**request) if request else self.request
         if set:
             changed = changed.changed(set)
-        state, prov, inputs, notes = _prepare(changed, allow_files=self.allow_files)
+        state, prov, inputs, notes, loaded = _prepare(changed, allow_files=self.allow_files)
         base = self.engine
         same_book = changed.version is self.version
         if base.recording is None and changed.semantics == base.semantics and same_book:
@@ -574,7 +577,7 @@ class Resolution:
         else:
             result = base.replay(state, prov, strict=self.strict)
         return Resolution(result, inputs=inputs, request=changed, notes=notes, allow_files=self.allow_files,
-                          strict=self.strict)
+                          strict=self.strict, model_facts=loaded)
 
     def __repr__(self) -> str:
         model = self.inputs.get("model") or "no model"
@@ -705,7 +708,12 @@ class Resolution:
         (``postinit.rules.hashing.model_hash_is_exact(r.state)``); otherwise the model
         factor is a deterministic stand-in and the hash is postinit's own.
         """
-        return self.version.hash(self.engine.state)
+        if self.request is None:  # a resolution built from a flat state: the state names its model
+            return self.version.hash(self.engine.state)
+        from postinit.rules import hashing
+
+        with hashing.model_facts(self.model_facts):
+            return self.version.hash(self.engine.state)
 
     def raise_for_violations(self) -> None:
         """Raise :class:`ViolationError` if the config is invalid."""

@@ -49,13 +49,15 @@ Other limits:
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import enum
 import functools
 import hashlib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +71,7 @@ __all__ = [
     "hash_factor_paths",
     "hf_config_json",
     "lora_hash",
+    "model_facts",
     "model_hash",
     "model_hash_is_exact",
     "pad_for_cudagraph",
@@ -283,9 +286,38 @@ def _patch_rope_scaling(config: Any) -> None:
         rope["rope_type"] = "default"
 
 
+_UNSET: Any = object()
+_GIVEN: ContextVar[Any] = ContextVar("postinit_hashing_model", default=_UNSET)
+"""The model facts the resolution being hashed was built from (see :func:`model_facts`)."""
+
+
+@contextlib.contextmanager
+def model_facts(loaded: Any) -> Iterator[None]:
+    """Hash with ``loaded`` (a :class:`~postinit.schema.loaders.model.LoadedModel`, or None) as the model's facts.
+
+    ``Resolution.hash`` hashes inside this context with the facts its request was resolved from
+    (a catalog entry, inline ``config_json``, or a local directory the caller allowed): nothing is
+    read from the file system, and a model the facts do not name has the stand-in hash. Outside
+    it, the state-level functions (``compute_hash(state)``, ...) are library calls on a flat state:
+    they read ``model_config.model`` as the library does (a local directory, else the catalog).
+    """
+    token = _GIVEN.set(loaded)
+    try:
+        yield
+    finally:
+        _GIVEN.reset(token)
+
+
 def _loaded(model: str) -> Any:
-    """postinit's loader result for ``model`` (a local directory, read every time, or a catalog id), None if unreadable."""
-    if Path(model).expanduser().exists():
+    """The model's facts: those of :func:`model_facts`, else a local directory (read every time) or a catalog id."""
+    given = _GIVEN.get()
+    if given is not _UNSET:
+        return given if given is not None and given.name == model else None
+    try:
+        local = Path(model).expanduser().exists()
+    except (OSError, ValueError):  # ENAMETOOLONG, a NUL byte, no home directory for ``~user``
+        local = False
+    if local:
         return _load(model)
     return _load_catalog(model)
 
