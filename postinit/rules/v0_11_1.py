@@ -35,17 +35,10 @@ from postinit.engine import (
     rule,
     sequence,
 )
-from postinit.rules import hashing
+from postinit.rules import hashing, model_config
 from postinit.rules.delta import Delta, patch
 from postinit.rules.model_config import (
     _INFO_READS,
-    _INSPECT_READS,
-    REGISTRY,
-    _archs,
-    _inspect,
-    _load_registry,
-    _normalize,
-    _present,
 )
 from postinit.rules.models import (
     _HYBRID_ON,
@@ -60,7 +53,7 @@ from postinit.rules.models import (
 from postinit.rules.parallel import eplb_rule
 from postinit.schema import CompilationMode, CUDAGraphMode
 
-__all__ = ["DELTA", "DROPS", "REGISTRY_0_11_1", "SUPPORTED_ARCHS_ORDER_0_11_1"]
+__all__ = ["DELTA", "DROPS"]
 
 _VLLM = "vllm/config/vllm.py VllmConfig.__post_init__"
 _SCH = "vllm/config/scheduler.py SchedulerConfig"
@@ -814,14 +807,6 @@ def hybrid_mamba_page_padding(c: Mapping[str, Any]) -> RuleResult:
 
 # --------------------------------------------------------------------------- the model registry
 
-REGISTRY_0_11_1 = _load_registry("model-registry-0.11.1.json")[0]
-"""vLLM 0.11.1's registry (``postinit/rules/data/model-registry-0.11.1.json``): the seed's with
-SupportsMambaPrefixCaching on the Mamba v1 mixer models (Mamba, FalconMamba, Jamba) and seven new
-architectures (Afmoe, Kimi-Linear, Ouro, two Pangu models, PaddleOCR-VL, the OpenPangu MTP head)."""
-SUPPORTED_ARCHS_ORDER_0_11_1: tuple[str, ...] = tuple(REGISTRY_0_11_1)
-"""``ModelRegistry.get_supported_archs()`` of 0.11.1 (the order its unsupported-architecture error lists)."""
-_ADDED_ARCHS = frozenset(REGISTRY_0_11_1) - frozenset(REGISTRY)
-
 _M = "model_config."
 
 
@@ -830,53 +815,17 @@ _M = "model_config."
     title="hybrid / attention-free / inner-state flags of the model class",
     phase="model_config",
     kind="derive",
-    reads=(*_INFO_READS, _M + "hf_config.layer_types"),
+    reads=(*_INFO_READS, "version.model_registry", _M + "hf_config.layer_types"),
     writes=(_M + "is_hybrid", _M + "is_attention_free", _M + "has_inner_state", _M + "supports_mamba_prefix_caching"),
     source="vllm/model_executor/models/registry.py _ModelInfo; ref 2.1.1, v0.11.1",
 )
 def class_interfaces(c: Mapping[str, Any]) -> RuleResult:
-    """The model class's markers in 0.11.1's registry: the Mamba v1 mixer models (Mamba, FalconMamba, Jamba) support mamba prefix caching now.
-
-    A hybrid config whose ``layer_types`` are all attention (granite-4.0-micro) is
-    not hybrid.
-    """
-    if not _present(c) or c[_M + "architecture"] is None:
-        return None
-    name = c[_M + "architecture"]
-    if name not in REGISTRY_0_11_1:
-        name = _normalize(name, c[_M + "runner_type"], c[_M + "convert_type"])
-    info = REGISTRY_0_11_1.get(name)
-    if info is None:
-        return None
+    """The model class's markers in the version's registry, as at the seed, except that a hybrid config whose ``layer_types`` are all attention (granite-4.0-micro) is not hybrid."""
+    out = model_config.class_interfaces(c)
     layers = c[_M + "hf_config.layer_types"]
-    all_attention = layers is not None and all(layer == "attention" for layer in layers)
-    return {_M + "is_hybrid": info.hybrid and not all_attention, _M + "is_attention_free": info.attention_free,
-            _M + "has_inner_state": info.inner_state,
-            _M + "supports_mamba_prefix_caching": info.mamba_prefix_caching}
-
-
-@rule(
-    "model.architecture-supported",
-    title="some architecture is supported",
-    phase="model_config",
-    kind="check",
-    reads=("model_config", _M + "runner_type", _M + "convert_type", *_INSPECT_READS),
-    source="vllm/model_executor/models/registry.py _raise_for_unsupported; ref 2.1.1, v0.11.1",
-)
-def architecture_supported(c: Mapping[str, Any]) -> RuleResult:
-    """vLLM refuses a config.json whose architectures it cannot load; 0.11.1 knows seven more (Afmoe, Kimi-Linear, Ouro, Pangu, PaddleOCR-VL)."""
-    if not _present(c):
-        return None
-    archs = list(_archs(c))
-    if not archs:
-        return Violation("No model architectures are specified")
-    if any(a in _ADDED_ARCHS for a in archs) or _inspect(c, c[_M + "runner_type"], c[_M + "convert_type"]) is not None:
-        return None
-    return Violation(
-        f"Model architectures {archs} are not supported for now. Supported architectures: "
-        f"dict_keys({list(SUPPORTED_ARCHS_ORDER_0_11_1)})",
-        hint="pass --model-impl auto (Transformers backend) or use a registered architecture",
-    )
+    if isinstance(out, Mapping) and layers is not None and all(layer == "attention" for layer in layers):
+        return {**out, _M + "is_hybrid": False}
+    return out
 
 
 # =========================================================================== VllmConfig's field validation (phase model)
@@ -1082,21 +1031,6 @@ def quirk_budget_below_max_model_len(c: Mapping[str, Any]) -> RuleResult:
 
 
 # =========================================================================== CPU platform (phase platform)
-
-
-@rule(
-    "cpu.block-size-default",
-    title="CPU default KV cache block size 128",
-    phase="platform",
-    kind="default",
-    reads=(_KIND, _BS),
-    writes=(_BS,),
-    after=("rocm.block-size-default",),
-    source=f"{_CPU}; ref step-17, 7.6#2, v0.11.1",
-)
-def cpu_block_size_default(c: Mapping[str, Any]) -> RuleResult:
-    """128-token blocks whether or not IPEX is installed (the seed used 16 without it)."""
-    return {_BS: 128} if _cpu(c) and c[_BS] is None else None
 
 
 _CPU_BS_WARN = "CPU backend prefers block_size is multiples of 32, otherwise the performance is not optimized."
@@ -1521,6 +1455,9 @@ DROPS: dict[str, str] = {
 
 DELTA = Delta(
     facts={
+        # the seed's with SupportsMambaPrefixCaching on the Mamba v1 mixer models (Mamba, FalconMamba, Jamba) and
+        # seven new architectures (Afmoe, Kimi-Linear, Ouro, two Pangu models, PaddleOCR-VL, the OpenPangu MTP head)
+        "model_registry": "model-registry-0.11.1.json",
         "capture_sizes_clip": True,  # VllmConfig._set_cudagraph_sizes drops user sizes above the token budget
     },
     patch=(
@@ -1533,6 +1470,8 @@ DELTA = Delta(
               why="83 graphs up to 1024 (the seed's 992 was an FA3 limit)"),
         patch("models.mamba-prefix-caching", layers="Mamba", source=f"{_MODELS} MambaModelConfig; ref 8.2, v0.11.1",
               why="Mamba v1 and Jamba support it now, and the warning says Mamba"),
+        patch("cpu.block-size-default", without_ipex=128, title="CPU default KV cache block size 128",
+              source=f"{_CPU}; ref step-17, 7.6#2, v0.11.1", why="128-token blocks whether or not IPEX is installed"),
         patch("scheduler.non-causal-blocks-cp", message=_NOT_CAUSAL, source=f"{_VLLM}; ref step-14, v0.11.1",
               why="vLLM fixed its log's grammar (support, not supports)"),
     ),
@@ -1550,9 +1489,9 @@ DELTA = Delta(
         observability_config, max_num_batched_tokens_default, encoder_decoder_no_chunked_prefill,
         chunked_prefill_enabled, budget_below_max_model_len, partial_prefill_limits, eplb_requirements,
         executor_backend_multi, fusion_without_noop, jamba_cls_activation, hybrid_attention_block_size,
-        hybrid_mamba_page_padding, class_interfaces, architecture_supported, dcp_kv_heads, turing_fp32_warning,
-        cp_off_switch, quirk_budget_below_max_model_len, cpu_block_size_default, cpu_fp8_kv_incompatible,
-        cpu_mla_disables_chunked_prefill, splitting_ops, attn_fusion_forces_full, sp_needs_rms_norm,
+        hybrid_mamba_page_padding, class_interfaces, dcp_kv_heads, turing_fp32_warning, cp_off_switch,
+        quirk_budget_below_max_model_len, cpu_fp8_kv_incompatible, cpu_mla_disables_chunked_prefill,
+        splitting_ops, attn_fusion_forces_full, sp_needs_rms_norm,
     ),
     drop=DROPS,
     groups=(CHUNKED_PREFILL, PREFIX_CACHING, CREATE_ENGINE_CONFIG, STEPS_8_TO_11, FINALIZE),
@@ -1564,6 +1503,7 @@ DELTA = Delta(
     },
     after={
         "scheduler.non-causal-blocks-cp": ("scheduler.pooling-type-blocks-cp",),
+        "cpu.block-size-default": ("rocm.block-size-default",),
         # ModelConfig.__post_init__: max_model_len is verified after the architecture, the runner and the
         # dtype, and the quantization after it (the seed's order followed from the V0 sliding-window rule)
         "model.max-model-len": ("model.architecture", "model.runner-supported", "model.dtype-float16-unsupported",

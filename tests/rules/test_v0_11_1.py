@@ -15,6 +15,7 @@ from postinit.engine import Rule, decide
 from postinit.rules import v0_11_1 as v
 from postinit.rules import versions
 from postinit.rules._kit import state
+from postinit.rules.model_config import registry
 from postinit.schema import CompilationMode, CUDAGraphMode
 
 EA = {"usage.via_engine_args": True, "usage.usage_context": "OPENAI_API_SERVER"}
@@ -234,22 +235,29 @@ def test_model_hooks() -> None:
 
 def test_registry_marks_mamba_v1_models() -> None:
     """Jamba, Mamba and FalconMamba support mamba prefix caching in 0.11.1's registry."""
-    s = state({"model_config": True, "model_config.architecture": "JambaForCausalLM",
-               "model_config.runner_type": "generate", "model_config.convert_type": "none"})
-    assert decide(v.class_interfaces, s).changes["model_config.supports_mamba_prefix_caching"] is True
-    assert v.REGISTRY_0_11_1["MambaForCausalLM"].mamba_prefix_caching
-    assert v.SUPPORTED_ARCHS_ORDER_0_11_1[0] == "AfmoeForCausalLM" and len(v.SUPPORTED_ARCHS_ORDER_0_11_1) == 238
+    jamba = {"model_config": True, "model_config.architecture": "JambaForCausalLM",
+             "model_config.runner_type": "generate", "model_config.convert_type": "none"}
+    s = state(jamba, version="0.11.1")
+    assert decide(of("model.class-interfaces"), s).changes["model_config.supports_mamba_prefix_caching"] is True
+    seed = state(jamba, version="d7fb10c57")  # the seed's registry: no mamba prefix caching for Jamba
+    assert decide(of("model.class-interfaces"), seed).changes.get("model_config.supports_mamba_prefix_caching") \
+        is not True
+    known = registry(s["version.model_registry"])
+    assert known["MambaForCausalLM"].mamba_prefix_caching
+    assert next(iter(known)) == "AfmoeForCausalLM" and len(known) == 238
 
 
 def test_architecture_supported_knows_the_new_architectures() -> None:
     """An architecture 0.11.1 registers is accepted; an unknown one is refused with 0.11.1's list."""
     s = state({"model_config": True, "model_config.hf_config.architectures": ("FooBarForCausalLM",),
-               "model_config.model_impl": "vllm"})
-    got = decide(v.architecture_supported, s)
+               "model_config.model_impl": "vllm"}, version="0.11.1")
+    got = decide(of("model.architecture-supported"), s)
     assert got.violation is not None and "dict_keys(['AfmoeForCausalLM'" in got.violation.message
-    ok = state({"model_config": True, "model_config.hf_config.architectures": ("OuroForCausalLM",),
-                "model_config.model_impl": "vllm"})
-    assert not decide(v.architecture_supported, ok)
+    ouro = {"model_config": True, "model_config.hf_config.architectures": ("OuroForCausalLM",),
+            "model_config.model_impl": "vllm"}
+    assert not decide(of("model.architecture-supported"), state(ouro, version="0.11.1"))
+    seed = decide(of("model.architecture-supported"), state(ouro, version="d7fb10c57"))
+    assert seed.violation is not None and "dict_keys(['AfmoeForCausalLM'" not in seed.violation.message
 
 
 def test_hybrid_rules_default_the_mamba_chunk() -> None:
@@ -338,7 +346,7 @@ def test_user_capture_sizes_above_the_budget_are_dropped() -> None:
 
 def test_cpu_block_size_and_kv_cache() -> None:
     """CPU: block 128 always, a warning for sizes not a multiple of 32, quantized KV caches fall back to auto."""
-    assert decide(v.cpu_block_size_default, state(platform="cpu")).changes == {"cache_config.block_size": 128}
+    assert decide(of("cpu.block-size-default"), state(platform="cpu")).changes == {"cache_config.block_size": 128}
     assert decide(v.cpu_block_size_multiple_of_32, state({"cache_config.block_size": 16}, platform="cpu")).messages
     assert decide(v.cpu_kv_cache_quantization_fallback, state({"cache_config.cache_dtype": "fp8"},
                                                               platform="cpu")).changes == {"cache_config.cache_dtype": "auto"}
