@@ -9,11 +9,10 @@ state to a fixed point with :meth:`Rulebook.resolve`, which returns an
 
 from typing import TYPE_CHECKING
 
+from postinit.engine._effect import Decided, Decision, Effect, decide, effect_of
 from postinit.engine._lazy import lazy_getattr
 from postinit.engine._paths import FrozenDict, PathInfo, PathSpace, freeze, thaw
 from postinit.engine._rule import (
-    Decided,
-    Decision,
     Group,
     GroupKind,
     Kind,
@@ -24,7 +23,6 @@ from postinit.engine._rule import (
     RuleResult,
     Violation,
     all_of,
-    decide,
     first_match,
     make_rule,
     rule,
@@ -66,6 +64,7 @@ __all__ = [
     "Condition",
     "Decided",
     "Decision",
+    "Effect",
     "EngineResult",
     "Evaluated",
     "Event",
@@ -95,6 +94,7 @@ __all__ = [
     "WhyNot",
     "all_of",
     "decide",
+    "effect_of",
     "first_match",
     "freeze",
     "jsonable",

@@ -3,10 +3,11 @@
 The interpreter (:mod:`._vllm`) is the reference and reads like its algorithm; this
 module is the one place where speed lives. For a rulebook it generates Python source —
 per phase, the sweep of :meth:`Run.fixed_point` unrolled into one ``if queued[k]:``
-block per rule, each calling its rule directly, with the rule's constants (id, reads,
-which writes wake whom) bound as defaults — and compiles it once. Recording an outcome
-is one closure per phase over the run's state held in locals: change detection, freezing,
-provenance, history, the trace events and stale reads, exactly as :meth:`Run.record`.
+block per rule, each calling its rule directly — and compiles it once. The generated
+code unrolls only the sweep: a result is read by the effect kernel
+(:func:`~postinit.engine._effect.effect_of`) and recorded by the run's one recorder
+(``Run.apply``), exactly as the interpreter does; what is the sweep's own is waking the
+readers and later writers of what changed.
 
 An unrolled sweep restarts from the top when a rule woke one before it and skips what
 is not queued, so it visits rules in the interpreter's order: sweep forward, then again
@@ -22,11 +23,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from postinit.engine._paths import FrozenDict, freeze
+from postinit.engine._effect import effect_of
+from postinit.engine._paths import FrozenDict
 from postinit.engine._rule import Level, Matched, Outcome, Violation
-from postinit.engine._trace import Change, Fired, Provenance, Source, StaleRead, ViolationEvent
+from postinit.engine._trace import Fired, Provenance, Source, StaleRead, ViolationEvent
 from postinit.engine._vllm import VllmRun
-from postinit.errors import PostinitError, UndeclaredWriteError
+from postinit.errors import PostinitError
 
 if TYPE_CHECKING:
     from postinit.engine._rulebook import CompiledRule, Rulebook
@@ -137,8 +139,10 @@ def _phase_source(k: int, order: tuple[CompiledRule, ...], *, record: bool = Fal
     """
     name = f"record_phase_{k}" if record else f"phase_{k}"
     lines = [
-        f"def {name}(run, q, apply, keep, runs, start, again, F=F_{k}, ORDER=ORDER_{k}):",
+        f"def {name}(run, q, apply, wake, keep, runs, start, again, F=F_{k}, ORDER=ORDER_{k}, R=READS_{k},"
+        f" PHASE=PHASE_{k}, effect_of=EFFECT_OF):",
         "    view = run.view",
+        "    record = run.apply",
         "    events = run.events",
         "    max_runs = run.max_runs",
         "    cur = 0",
@@ -147,7 +151,6 @@ def _phase_source(k: int, order: tuple[CompiledRule, ...], *, record: bool = Fal
     ]
     for c in order:
         i = c.pos
-        call = f"MATCHED(apply, {i}, out)" if c.members else f"apply({i}, out)"
         lines += [
             f"            if q[{i}] and start <= {i}:",
             f"                q[{i}] = False",
@@ -160,15 +163,22 @@ def _phase_source(k: int, order: tuple[CompiledRule, ...], *, record: bool = Fal
                 "                n = len(events)",
                 f"                out = F[{i}](view)",
                 f"                keep(({i}, out, n))",
-                f"                r = 0 if out is None else {call}",
+                "                if out is not None:",
             ]
         else:
-            lines.append(f"                r = 0 if (out := F[{i}](view)) is None else {call}")
-        lines += [
-            "                if r:",
-            "                    if r == 2: return True",
-            "                    again = True",
-        ]
+            lines.append(f"                if (out := F[{i}](view)) is not None:")
+        if c.members:  # a group statement: each deciding member recorded under its own id
+            lines += [
+                f"                    if r := MATCHED(apply, {i}, out):",
+                "                        if r == 2: return True",
+                "                        again = True",
+            ]
+        else:  # the kernel reads the result, the recorder records it; the sweep wakes the readers
+            lines += [
+                f"                    if changed := record(ORDER[{i}], effect_of(ORDER[{i}], out), PHASE, R[{i}]):",
+                f"                        if wake({i}, changed): again = True",
+                "                    elif run.stopped: return True",
+            ]
     lines += [
         "            start = 0",
         "            if not again: return False",
@@ -185,12 +195,13 @@ def _phase_source(k: int, order: tuple[CompiledRule, ...], *, record: bool = Fal
 
 def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
     """Generate and compile the rulebook's program (once per rulebook and process)."""
-    namespace: dict[str, Any] = {"PostinitError": PostinitError, "MATCHED": _apply_matched}
+    namespace: dict[str, Any] = {"PostinitError": PostinitError, "MATCHED": _apply_matched, "EFFECT_OF": effect_of}
     sources = []
     for k, phase in enumerate(book.phases):
         order = book.compiled[phase]
         namespace[f"F_{k}"] = tuple(c.fn for c in order)
         namespace[f"ORDER_{k}"] = order
+        namespace[f"READS_{k}"] = tuple(c.read_order for c in order)
         namespace[f"PHASE_{k}"] = phase
         sources.append(_phase_source(k, order))
         sources.append(_phase_source(k, order, record=True))
@@ -220,7 +231,7 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
             n = len(order)
             queued = [True] * n
             runs = [0] * n
-            apply = _recorder(run, phase, order, tables[phase], queued)
+            apply, wake = _recorder(run, phase, order, tables[phase], queued)
             if replay is not None:
                 resume = _Follow(run, replay, k, phase, order, apply, tables[phase], readers[k]).follow()
                 if resume is None:  # followed the recorded schedule to its end
@@ -230,13 +241,13 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
                     # resolves the rest (following further would cost more than it saves: measured)
                     queued[:] = resume.queued
                     runs[:] = resume.runs
-                    stopped = resume.stopped or fn(run, queued, apply, None, runs, resume.start, resume.again)
+                    stopped = resume.stopped or fn(run, queued, apply, wake, None, runs, resume.start, resume.again)
                     replay = None
             else:
                 if steps is None:
-                    stopped = fn(run, queued, apply, None, runs, 0, False)
+                    stopped = fn(run, queued, apply, wake, None, runs, 0, False)
                 else:
-                    stopped = recording[k](run, queued, apply, steps[k].append, runs, 0, False)
+                    stopped = recording[k](run, queued, apply, wake, steps[k].append, runs, 0, False)
             run.bounds.append((start, len(run.events)))
             if stopped:
                 return
@@ -247,100 +258,37 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
 def _recorder(
     run: CompiledRun, phase: str, order: tuple[CompiledRule, ...],
     wake: list[dict[str, tuple[tuple[int, ...], tuple[int, ...], bool]]], qq: list[bool],
-) -> Callable[[int, Any], int]:
-    """The phase's ``apply(pos, out)``: record one rule's non-None result; 0 done, 1 re-queued behind, 2 stop."""
-    state = run.state
-    prov = run.prov
-    prov_get = prov.get
-    init_get = run.initial_prov.get
-    events = run.events
-    append = events.append
-    history = run.history
-    full = run.full
+) -> tuple[Callable[..., int], Callable[[int, list[str]], int]]:
+    """The phase's ``apply(pos, out)`` and ``wake(pos, changed)``.
 
-    def apply(i: int, out: Any, member: CompiledRule | None = None) -> int:
-        c = order[i] if member is None else member
-        t = type(out)
-        if t is dict or t is FrozenDict:
-            changes, message, level = out, None, None
-        elif t is Outcome or isinstance(out, Outcome):
-            changes, message, level = out.changes, out.message, out.level
-            if message is None and out.args is not None:
-                message = c.message.format_map(out.args)
-        elif t is Violation or isinstance(out, Violation):
-            run.violation(c, out, phase, c.read_order)
-            return 2
-        else:
-            # a Mapping subclass, or a result the interpreter refuses with its own error
-            return _slow(run, c, out, phase, wake[i], qq)
-        seq = len(events)
+    ``apply`` records one rule's non-None result — read by :func:`effect_of`, recorded by
+    ``Run.apply`` — and returns 0 (done), 1 (a rule behind was re-queued) or 2 (stop). What is
+    the sweep's own is ``wake``: queue the readers and later writers of each changed path
+    (1 when one behind was re-queued).
+    """
+    record = run.apply
+
+    def wake_up(i: int, changed: list[str]) -> int:
         table = wake[i]
-        made: list[Change] | None = None
-        stale: list[str] | None = None
-        reads: dict[str, Any] | None = None
-        pv = None
         restart = 0
-        for path, new in changes.items():
-            w = table.get(path)
-            if w is None or (member is not None and path not in member.writes):
-                raise UndeclaredWriteError(
-                    f"rule '{c.id}' wrote '{path}', which it does not declare in writes ({c.rule.location})",
-                    rule=c.id, path=path, value=new,
-                )
-            tn = type(new)
-            if tn not in _ATOMIC and not (tn is tuple and _ATOMIC.issuperset(map(type, new))):
-                new = freeze(new)
-            old = state[path]
-            if old is new or (type(old) is type(new) and old == new):
-                continue
-            if made is None:
-                # the first change: the reads as the rule saw them, before any of its writes
-                made = []
-                if full:
-                    reads = {p: state[p] for p in c.read_order}
-                pv = _new(Provenance, (_RULE, None, c.id, seq))
-            src = prov_get(path) or init_get(path)
-            state[path] = new
-            prov[path] = pv  # type: ignore[assignment]
-            made.append(_new(Change, (path, old, new, _DEFAULT if src is None else src.source)))
-            if full:
-                hist = history.get(path)
-                if hist is None:
-                    history[path] = [(seq, new, pv)]  # type: ignore[list-item]
-                else:
-                    hist.append((seq, new, pv))  # type: ignore[arg-type]
-                if w[2]:
-                    if stale is None:
-                        stale = [path]
-                    else:
-                        stale.append(path)
+        for path in changed:
+            w = table[path]
             for j in w[0]:
                 if not qq[j]:
                     qq[j] = True
                     restart = 1
             for j in w[1]:
                 qq[j] = True
-        if made is None:
-            if message is None:
-                return 0
-            made = []
-            if full:
-                reads = {p: state[p] for p in c.read_order}
-        append(_new(Fired, (
-            seq, c.id, phase, c.kind, tuple(made), c.plain if message is None else message,
-            c.level if level is None else _LEVELS[level], reads, "fired",
-        )))
-        if full:
-            if stale:
-                for path in stale:
-                    run.stale(path, state[path], c.id, c.phase_idx, phase)
-            if c.stale_log:
-                log = run.readers_log
-                for p in c.stale_log:
-                    log[p][c.id] = (c.phase_idx, phase, state[p])
         return restart
 
-    return apply
+    def apply(i: int, out: Any, member: CompiledRule | None = None) -> int:
+        c = order[i] if member is None else member
+        changed = record(c, effect_of(c, out), phase, c.read_order)
+        if not changed:
+            return 2 if run.stopped else 0
+        return wake_up(i, changed)
+
+    return apply, wake_up
 
 
 def _apply_matched(apply: Callable[..., int], i: int, out: Matched) -> int:
@@ -737,20 +685,3 @@ class _Follow:
                     queued[x] = True
         pos = steps[j][0]
         return _Resume(queued, runs, pos + 1, any(queued[: pos + 1]), mine[1])
-
-
-def _slow(
-    run: CompiledRun, c: CompiledRule, out: Any, phase: str,
-    table: dict[str, tuple[tuple[int, ...], tuple[int, ...], bool]], q: list[bool],
-) -> int:
-    """The interpreter's recording for an unusual result (a Mapping subclass; an invalid type raises there)."""
-    restart = 0
-    for path in run.record(c, out, phase):
-        before, after, _ = table[path]
-        for j in before:
-            if not q[j]:
-                q[j] = True
-                restart = 1
-        for j in after:
-            q[j] = True
-    return 2 if run.stopped else restart

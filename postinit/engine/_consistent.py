@@ -21,9 +21,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from postinit.engine._rule import Level, Matched, Outcome
+from postinit.engine._effect import Effect, effect_of
+from postinit.engine._rule import Level, Matched
 from postinit.engine._run import Run, frozen, same
-from postinit.engine._trace import Change, Fired, Provenance, Source
+from postinit.engine._trace import Provenance
 
 if TYPE_CHECKING:
     from postinit.engine._rulebook import CompiledRule
@@ -35,13 +36,12 @@ RETRACTED = "retracted"
 _RETRACT_MESSAGE = "retracted before re-evaluation: an input of this rule changed"
 
 
-def _asserted(out: Any) -> Mapping[str, Any]:
+def _asserted(c: CompiledRule, out: Any) -> Mapping[str, Any]:
     """What a rule's result asserts: its changes with values frozen (nothing for None or a violation)."""
-    if isinstance(out, Outcome):
-        out = out.changes
-    elif not isinstance(out, Mapping):
+    eff = effect_of(c, out)
+    if eff is None:
         return {}
-    return {p: frozen(v) for p, v in out.items()}
+    return {p: frozen(v) for p, v in eff.changes.items()}
 
 
 class ConsistentRun(Run):
@@ -62,6 +62,8 @@ class ConsistentRun(Run):
         self.position = {i: c.pos for c in self.book.global_order for i in c.ids}
         self.same_reads = False
         """The rule being recorded read what it read at its last evaluation."""
+        self.retracting: dict[str, Provenance | None] | None = None
+        """While a retraction is recorded: path -> the provenance of the rule still asserting its value."""
 
     def run(self) -> None:
         order = self.book.global_order
@@ -112,17 +114,24 @@ class ConsistentRun(Run):
     def _assert(self, c: CompiledRule, out: Any) -> Mapping[str, Any]:
         """Keep what each rule of ``c`` asserts now (a group statement: every member; the undecided ones nothing)."""
         if not c.members:
-            found = self.last_out[c.id] = _asserted(out)
+            found = self.last_out[c.id] = _asserted(c, out)
             return found
         merged: dict[str, Any] = {}
         for m in c.members:
             self.last_out[m.id] = {}
         for m, result in (out.results if type(out) is Matched else ()):
-            self.last_out[m.id] = _asserted(result)
+            self.last_out[m.id] = _asserted(m, result)
             merged.update(self.last_out[m.id])
         return merged
 
     def may_write(self, c: CompiledRule, path: str, old: Any, cur: Provenance | None) -> bool:
+        if self.retracting is not None:  # a value given back: the rule still asserting it holds it again
+            owner = self.retracting[path]
+            if owner is not None and owner.rule is not None:
+                self.restored_owner[path] = owner.rule
+            else:
+                self.restored_owner.pop(path, None)
+            return True
         if (self.same_reads and cur is not None and cur.detail != RETRACTED
                 and self.position.get(cur.rule or "", -1) > c.pos):
             return False  # what it wrote before, superseded since by a later writer: later wins
@@ -218,21 +227,11 @@ class ConsistentRun(Run):
         still asserts (``owner``), that rule holds the path again (it gives it back in turn if
         it re-decides).
         """
-        state = self.state
-        seq = len(self.events)
-        prov = Provenance(Source.RULE, RETRACTED, c.id, seq)
-        made: list[Change] = []
-        for path, now, before, owner in gone:
-            source = self.prov[path].source
-            state[path] = before
-            self.prov[path] = prov
-            if owner is not None and owner.rule is not None:
-                self.restored_owner[path] = owner.rule
-            else:
-                self.restored_owner.pop(path, None)
-            made.append(Change(path, now, before, source))
-            if self.full:
-                self.history.setdefault(path, []).append((seq, before, prov))
-        reads = {p: state[p] for p in c.read_order} if self.full else None
-        self.events.append(Fired(seq, c.id, phase, c.kind, tuple(made), _RETRACT_MESSAGE, Level.DEBUG.value, reads))
-        return [ch.path for ch in made]
+        self.retracting = {path: owner for path, _, _, owner in gone}
+        self.detail = RETRACTED
+        try:
+            return self.apply(c, Effect({path: before for path, _, before, _ in gone}, _RETRACT_MESSAGE,
+                                        Level.DEBUG.value, None), phase, c.read_order)
+        finally:
+            self.retracting = None
+            self.detail = None

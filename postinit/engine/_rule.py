@@ -19,8 +19,6 @@ from postinit.errors import RuleDeclarationError
 
 __all__ = [
     "RULE_ATTR",
-    "Decided",
-    "Decision",
     "Group",
     "GroupKind",
     "Kind",
@@ -32,7 +30,6 @@ __all__ = [
     "RuleResult",
     "Violation",
     "all_of",
-    "decide",
     "first_match",
     "rule",
     "rule_of",
@@ -439,103 +436,3 @@ def sequence(id: str, *members: Any, title: str, source: str = "") -> Group:
 def group_of(obj: Any) -> Group | None:
     """``obj`` if it is a :class:`Group`."""
     return obj if isinstance(obj, Group) else None
-
-
-# --------------------------------------------------------------------------- deciding one statement
-
-
-@dataclass(frozen=True, slots=True)
-class Decided:
-    """What one rule decided on a state: what the engine would record for it (see :func:`decide`)."""
-
-    rule: str
-    changes: Mapping[str, Any]
-    """The values it sets that differ from the state's."""
-    message: str | None
-    """The message the engine would log (the header's, filled in, or the rule's own)."""
-    level: str
-    violation: Violation | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """What a rule or a group statement decides on one state, member by member."""
-
-    decided: tuple[Decided, ...]
-
-    @property
-    def changes(self) -> dict[str, Any]:
-        """Every change, later members over earlier ones."""
-        out: dict[str, Any] = {}
-        for d in self.decided:
-            out.update(d.changes)
-        return out
-
-    @property
-    def messages(self) -> list[str]:
-        return [d.message for d in self.decided if d.message is not None]
-
-    @property
-    def violation(self) -> Violation | None:
-        return next((d.violation for d in self.decided if d.violation is not None), None)
-
-    @property
-    def rules(self) -> list[str]:
-        """The rules that decided something (changed a value, logged or raised)."""
-        return [d.rule for d in self.decided]
-
-    def __bool__(self) -> bool:
-        return bool(self.decided)
-
-
-def decide(target: Any, state: Mapping[str, Any]) -> Decision:
-    """What a rule (or a ``first_match`` / ``all_of`` group) decides on ``state``, as the engine records it.
-
-    For testing rules without a rulebook: the gate and the members run as the engine runs
-    them, and each message is the one the engine would log. Changes equal to the state's
-    values are left out (and a plain mapping that changes nothing logs nothing).
-    """
-    if isinstance(target, Group):
-        if target.kind is GroupKind.SEQUENCE:
-            raise RuleDeclarationError(f"group '{target.id}' is a sequence: decide its members one by one")
-        if target.when is not None and not target.when(state):
-            return Decision(())
-        found: list[Decided] = []
-        for member in target.rules:
-            got = _decided(member, member.fn(state), state)
-            if got is None:
-                continue
-            found.append(got)
-            if target.kind is GroupKind.FIRST_MATCH or got.violation is not None:
-                break
-        return Decision(tuple(found))
-    r = rule_of(target)
-    if r is None:
-        raise RuleDeclarationError(f"{target!r} is neither a rule nor a group")
-    got = _decided(r, r.fn(state), state)
-    return Decision((got,) if got is not None else ())
-
-
-def _decided(r: Rule, out: Any, state: Mapping[str, Any]) -> Decided | None:
-    if out is None:
-        return None
-    if isinstance(out, Violation):
-        return Decided(r.id, {}, None, r.level.value, out)
-    message = None
-    level = r.level.value
-    if isinstance(out, Outcome):
-        changes = out.changes
-        message = out.message
-        if message is None and out.args is not None:
-            message = r.message.format_map(out.args)
-        level = Level(out.level).value if out.level is not None else level
-        explicit = out.message is not None or out.args is not None
-    else:
-        changes, explicit = out, False
-    made = {p: v for p, v in changes.items()
-            if not (state[p] is v or (type(state[p]) is type(v) and state[p] == v))}
-    if not made and not explicit:
-        return None
-    if message is None and made:
-        message = plain_message(r.message) or None
-    return Decided(r.id, made, message, level)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from postinit.engine._effect import statement
 from postinit.engine._rule import (
     Group,
     GroupKind,
@@ -28,7 +29,6 @@ from postinit.engine._rule import (
     Matched,
     Rule,
     RuleFn,
-    Violation,
     plain_message,
     rule_of,
 )
@@ -96,6 +96,8 @@ class CompiledRule:
     """The pure reads some rule of a later phase writes: only these can become stale reads."""
     stale_writes: frozenset[str] = field(init=False, repr=False, compare=False)
     """The writes some rule of an earlier phase reads (pure): only these can make a stale read."""
+    stale: bool = field(init=False, repr=False, compare=False)
+    """A firing of the rule may make or later suffer a stale read (``stale_log`` or ``stale_writes``)."""
     members: tuple[CompiledRule, ...] = field(default=(), repr=False, compare=False)
     """For a group statement (``first_match`` / ``all_of``): its members, in declared order."""
     ids: frozenset[str] = field(init=False, repr=False, compare=False)
@@ -121,6 +123,7 @@ class CompiledRule:
         # conservative until the rulebook narrows them (``_narrow_stale``)
         set_(self, "stale_log", self.pure_reads)
         set_(self, "stale_writes", self.writes)
+        set_(self, "stale", bool(self.stale_log or self.stale_writes))
 
     def _narrow_stale(self, last_writer: Mapping[str, int], first_reader: Mapping[str, int]) -> None:
         # a stale read needs a reader in an earlier phase than the writer: log only what can go stale
@@ -130,6 +133,7 @@ class CompiledRule:
         set_ = object.__setattr__
         set_(self, "stale_log", tuple(p for p in self.pure_reads if last_writer.get(p, -1) > idx))
         set_(self, "stale_writes", frozenset(p for p in self.writes if first_reader.get(p, idx) < idx))
+        set_(self, "stale", bool(self.stale_log or self.stale_writes))
 
     def _wire(self, readers: Mapping[str, Sequence[int]], writers: Mapping[str, Sequence[int]]) -> None:
         # A change wakes the path's readers, except the writers ordered before this rule: among the
@@ -164,34 +168,14 @@ def _where(r: Rule) -> str:
 
 
 def _dispatcher(g: Group, members: tuple[CompiledRule, ...]) -> RuleFn:
-    """The function of a group statement: its gate, then its members in declared order."""
-    when = g.when
-    pairs = tuple((m, m.fn) for m in members)
-    if g.kind is GroupKind.FIRST_MATCH:
-        def first_match(view: Mapping[str, Any]) -> Matched | None:
-            if when is not None and not when(view):
-                return None
-            for m, fn in pairs:
-                out = fn(view)
-                if out is not None:
-                    return Matched(((m, out),))
-            return None
+    """The function of a group statement: :func:`statement` over its compiled members."""
+    kind, when = g.kind, g.when
 
-        return cast(RuleFn, first_match)
+    def decide_statement(view: Mapping[str, Any]) -> Matched | None:
+        return statement(kind, when, members, view)
 
-    def all_of(view: Mapping[str, Any]) -> Matched | None:
-        if when is not None and not when(view):
-            return None
-        found = []
-        for m, fn in pairs:
-            out = fn(view)
-            if out is not None:
-                found.append((m, out))
-                if type(out) is Violation or isinstance(out, Violation):
-                    break  # vLLM raises here: the later members never run
-        return Matched(tuple(found)) if found else None
-
-    return cast(RuleFn, all_of)
+    decide_statement.__name__ = decide_statement.__qualname__ = kind.value
+    return cast(RuleFn, decide_statement)
 
 
 class Rulebook:

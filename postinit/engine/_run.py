@@ -25,8 +25,9 @@ from operator import is_not, not_
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
+from postinit.engine._effect import Effect, effect_of, statement
 from postinit.engine._paths import FrozenDict, freeze
-from postinit.engine._rule import Level, Matched, Outcome, Violation
+from postinit.engine._rule import Matched
 from postinit.engine._trace import (
     DEFAULT_PROVENANCE,
     Change,
@@ -62,6 +63,9 @@ MAX_RUNS = 64
 """How often one rule may run in one fixed point before the engine calls it an oscillation."""
 _ATOMIC = frozenset({type(None), str, int, float, bool, FrozenDict})
 """Types :func:`freeze` returns unchanged."""
+_new = tuple.__new__
+_RULE = Source.RULE
+_DEFAULT = Source.DEFAULT
 
 
 def differing(a: Mapping[str, Any], b: Mapping[str, Any]) -> set[str]:
@@ -343,6 +347,9 @@ class Run:
         """A violation stopped the resolution (as vLLM's exception does)."""
         self.current: CompiledRule | None = None
         """The rule being evaluated (named when its body raises)."""
+        self.detail: str | None = None
+        """The provenance detail of the writes being recorded (consistent semantics' retractions)."""
+        self.apply = self.recorder()
 
     def run(self) -> None:
         """Resolve the whole state (the run loop of the semantics)."""
@@ -368,122 +375,158 @@ class Run:
         return self.record(c, out, phase, consulted)
 
     def step_members(self, c: CompiledRule, phase: str) -> list[str]:
-        """A group statement, each member evaluated on its own (debug traces and strict mode).
+        """A group statement whose members each get their own view (debug traces and strict mode).
 
-        The same results as the statement's function; a debug trace shows what each member
-        consulted, the members that returned nothing included, and strict mode holds each
-        member to its own declared reads.
+        The statement's semantics are :func:`statement`'s; only the views differ: a debug trace
+        shows what the gate and each member consulted (the members that returned nothing
+        included), and strict mode holds each member to its own declared reads.
         """
         group = self.book.groups[c.id]
+        strict = self.strict
+        seen: list[tuple[CompiledRule | None, ConsultedView]] = []
+
+        def views(m: CompiledRule | None) -> Mapping[str, Any]:
+            allowed = (frozenset(group.when_reads) if m is None else m.reads) if strict else None
+            self.current = c if m is None else m
+            view = ConsultedView(self.state, allowed, c.id if m is None else m.id)
+            seen.append((m, view))
+            return view
+
+        matched = statement(group.kind, group.when, c.members, self.view, views)
+        decided = dict(matched.results) if matched is not None else {}
+        if matched is None and group.when is not None and seen and len(seen) == 1:  # the gate said no
+            if self.debug:
+                self.apply(c, None, phase, seen[0][1].consulted)
+            return []
+        # what a member's decision consulted: the gate, and in a first_match the members tried before it
         first = group.kind == "first_match"
-        # what the decision consulted: the gate, and in a first_match the members tried before
         decided_by: dict[str, None] = {}
-        if group.when is not None:
-            self.current = c
-            allowed = frozenset(group.when_reads) if self.strict else None
-            view = ConsultedView(self.state, allowed, c.id)
-            if not group.when(view):
+        found: list[tuple[CompiledRule, Any, tuple[str, ...]]] = []
+        for m, view in seen:
+            if m is None:
+                decided_by.update(view.consulted)
+            elif m not in decided:
                 if self.debug:
-                    self.events.append(Evaluated(len(self.events), c.id, phase, self._snapshot(view.consulted)))
-                return []
-            decided_by.update(view.consulted)
-        found: list[tuple[CompiledRule, Any, tuple[str, ...] | None]] = []
-        for m in c.members:
-            out, consulted = self.call(m)
-            if out is None:
-                if self.debug:
-                    self.events.append(Evaluated(len(self.events), m.id, phase, self._snapshot(consulted or ())))
-                    if first:
-                        decided_by.update(dict.fromkeys(consulted or ()))
-                continue
-            if consulted is not None:
-                consulted = tuple({**decided_by, **dict.fromkeys(consulted)})
-            found.append((m, out, consulted))
-            if first or isinstance(out, Violation):
-                break
+                    self.apply(m, None, phase, view.consulted)
+                if first:
+                    decided_by.update(dict.fromkeys(view.consulted))
+            else:
+                found.append((m, decided[m], tuple({**decided_by, **dict.fromkeys(view.consulted)})))
         changed: list[str] = []
         for m, out, consulted in found:
-            changed += self.record(m, out, phase, consulted)
+            changed += self.apply(m, effect_of(m, out), phase, consulted if self.debug else m.read_order)
             if self.stopped:
                 break
         return changed
 
     def record(self, c: CompiledRule, out: Any, phase: str, consulted: tuple[str, ...] | None = None) -> list[str]:
-        """Record what a rule returned: its changes, its message, or its violation. Return the changed paths."""
+        """Record what a rule (or a group statement, member by member) returned. Return the changed paths."""
         if type(out) is Matched:  # a group statement: each deciding member's result, under its own id
             changed: list[str] = []
             for m, result in out.results:
-                changed += self.record(m, result, phase)
+                changed += self.apply(m, effect_of(m, result), phase, m.read_order)
                 if self.stopped:
                     break
             return changed
-        reads_of = consulted if consulted is not None else c.read_order
-        if out is None:
-            if self.debug:
-                self.events.append(Evaluated(len(self.events), c.id, phase, self._snapshot(reads_of)))
-            return []
-        if isinstance(out, Violation):
-            self.violation(c, out, phase, reads_of)
-            return []
-        if isinstance(out, Outcome):
-            changes, message, level = out.changes, out.message, out.level
-            if message is None and out.args is not None:
-                message = c.message.format_map(out.args)
-        elif isinstance(out, Mapping):
-            changes, message, level = out, None, None
-        else:
-            raise RuleDeclarationError(
-                f"rule '{c.id}' returned {type(out).__name__}; return None, a mapping, Outcome or Violation",
-                rule=c.id,
-            )
-        seq = len(self.events)
-        # the reads as the rule saw them: before any of its own writes
-        reads = self._snapshot(reads_of) if self.full else None
-        prov = Provenance(Source.RULE, None, c.id, seq)
-        made: list[Change] = []
-        for path, new in changes.items():
-            if path not in c.writes:
-                raise UndeclaredWriteError(
-                    f"rule '{c.id}' wrote '{path}', which it does not declare in writes ({c.rule.location})",
-                    rule=c.id, path=path, value=new,
-                )
-            new = frozen(new)
-            old = self.state[path]
-            if same(old, new):
-                continue
-            cur = self.prov.get(path)
-            if not self.may_write(c, path, old, cur):
-                continue
-            source = (cur or self.initial_prov.get(path) or DEFAULT_PROVENANCE).source
-            self.state[path] = new
-            self.prov[path] = prov
-            made.append(Change(path, old, new, source))
-            if self.full:
-                self.history.setdefault(path, []).append((seq, new, prov))
-        if not made and message is None:
-            if self.debug:
-                self.events.append(Evaluated(seq, c.id, phase, reads or {}))
-            return []
-        lvl = c.level if level is None else Level(level).value
-        self.events.append(Fired(seq, c.id, phase, c.kind, tuple(made), c.plain if message is None else message,
-                                 lvl, reads))
-        changed = [ch.path for ch in made]
-        self.fired(c, phase, changed)
-        return changed
+        return self.apply(c, effect_of(c, out), phase, c.read_order if consulted is None else consulted)
+
+    def recorder(self) -> Callable[[CompiledRule, Effect | None, str, Iterable[str]], list[str]]:
+        """The run's recorder (``self.apply``): the only place a rule's trace event is made.
+
+        ``apply(c, effect, phase, reads_of)`` makes one rule's effect on the state — change
+        detection, freezing, provenance, history — and its trace event, and returns the paths
+        it changed (the stale reads a firing causes are :meth:`fired`'s). ``effect`` None is an
+        evaluation that decided nothing (an :class:`Evaluated` event in debug traces);
+        ``reads_of`` are the paths the event shows as read. A closure over the run's state: it
+        is the hot path of every resolution.
+        """
+        events = self.events
+        append = events.append
+        state = self.state
+        prov_of = self.prov
+        prov_get = prov_of.get
+        init_get = self.initial_prov.get
+        history = self.history
+        full, debug = self.full, self.debug
+        vetoes = type(self).may_write is not Run.may_write
+        may_write = self.may_write
+        fired = None if type(self).fired is Run.fired else self.fired
+
+        def apply(c: CompiledRule, eff: Effect | None, phase: str, reads_of: Iterable[str]) -> list[str]:
+            if eff is None:
+                if debug:
+                    append(_new(Evaluated, (len(events), c.id, phase, {p: state[p] for p in reads_of}, "evaluated")))
+                return []
+            changes, message, level, violation = eff
+            if violation is not None:
+                append(ViolationEvent(len(events), c.id, phase, violation.message, violation.hint, violation.error,
+                                      {p: state[p] for p in reads_of} if full else None, stage=c.rule.stage))
+                self.stopped = True
+                return []
+            writes = c.writes
+            made: list[Change] | None = None
+            changed: list[str] = []
+            reads: dict[str, Any] | None = None
+            pv: Provenance | None = None
+            seq = 0
+            for path, new in changes.items():
+                if path not in writes:
+                    raise UndeclaredWriteError(
+                        f"rule '{c.id}' wrote '{path}', which it does not declare in writes ({c.rule.location})",
+                        rule=c.id, path=path, value=new,
+                    )
+                tn = type(new)
+                if tn not in _ATOMIC and not (tn is tuple and _ATOMIC.issuperset(map(type, new))):
+                    new = freeze(new)
+                old = state[path]
+                if old is new or (type(old) is type(new) and old == new):
+                    continue
+                cur = prov_get(path)
+                if vetoes and not may_write(c, path, old, cur):
+                    continue
+                if made is None:
+                    made = []
+                    seq = len(events)
+                    if full:  # the reads as the rule saw them: before any of its own writes
+                        reads = {p: state[p] for p in reads_of}
+                    pv = _new(Provenance, (_RULE, self.detail, c.id, seq))
+                src = cur or init_get(path)
+                state[path] = new
+                prov_of[path] = pv  # type: ignore[assignment]
+                made.append(_new(Change, (path, old, new, _DEFAULT if src is None else src.source)))
+                changed.append(path)
+                if full:
+                    hist = history.get(path)
+                    if hist is None:
+                        history[path] = [(seq, new, pv)]  # type: ignore[list-item]
+                    else:
+                        hist.append((seq, new, pv))  # type: ignore[arg-type]
+            if made is None:
+                seq = len(events)
+                if message is None:
+                    if debug:
+                        append(_new(Evaluated, (seq, c.id, phase, {p: state[p] for p in reads_of}, "evaluated")))
+                    return changed
+                made = []
+                if full:
+                    reads = {p: state[p] for p in reads_of}
+            append(_new(Fired, (
+                seq, c.id, phase, c.kind, tuple(made), c.plain if message is None else message,
+                c.level if level is None else level, reads, "fired",
+            )))
+            if fired is not None and full and c.stale:
+                fired(c, phase, changed)
+            return changed
+
+        return apply
 
     def may_write(self, c: CompiledRule, path: str, old: Any, cur: Provenance | None) -> bool:
         """Whether ``c`` takes ``path`` over (consistent semantics may refuse); the default is yes."""
         return True
 
     def fired(self, c: CompiledRule, phase: str, changed: list[str]) -> None:
-        """Called after a firing was recorded (vLLM order tracks stale reads here)."""
-
-    def violation(self, c: CompiledRule, out: Violation, phase: str, reads_of: Iterable[str]) -> None:
-        self.events.append(ViolationEvent(
-            len(self.events), c.id, phase, out.message, out.hint, out.error,
-            self._snapshot(reads_of) if self.full else None, stage=c.rule.stage,
-        ))
-        self.stopped = True
+        """Called after a firing of a rule that may make or suffer a stale read (``c.stale``) was recorded
+        in a full trace (vLLM order tracks stale reads here)."""
 
     def _snapshot(self, paths: Iterable[str]) -> dict[str, Any]:
         state = self.state
