@@ -153,10 +153,14 @@ class Request(BaseModel):
     _version: Version = PrivateAttr()
 
     def model_post_init(self, context: Any, /) -> None:
-        # the door: ``_known_version`` looked the spelling up (a canonical name here); everything after
-        # takes ``self.version``, never a string
-        found = versions.VERSIONS.get(self.vllm_version)
-        self._version = found if found is not None else versions.get(self.vllm_version)
+        # the door: ``_known_version`` looked the spelling up (or kept the version of the request this one
+        # changes); everything after takes ``self.version``, never a string
+        kept = context.get("version") if isinstance(context, dict) else None
+        if isinstance(kept, Version) and kept.name == self.vllm_version:
+            self._version = kept
+        else:
+            found = versions.VERSIONS.get(self.vllm_version)
+            self._version = found if found is not None else versions.get(self.vllm_version)
 
     @property
     def version(self) -> Version:
@@ -193,7 +197,10 @@ class Request(BaseModel):
 
     @field_validator("vllm_version", mode="after")
     @classmethod
-    def _known_version(cls, value: str) -> str:
+    def _known_version(cls, value: str, info: Any) -> str:
+        kept = info.context.get("version") if isinstance(info.context, dict) else None
+        if isinstance(kept, Version) and value == kept.name:  # a changed request keeps its version
+            return value
         return versions.version_name(check_text(value, "vllm_version", MAX_NAME))
 
     @field_validator("platform", mode="after")
@@ -253,10 +260,13 @@ class Request(BaseModel):
         return cls.parse(data)
 
     @classmethod
-    def parse(cls, data: Any) -> Request:
-        """Validate a JSON-like request; a bad field is one :class:`InvalidValueError` line naming it."""
+    def parse(cls, data: Any, *, keep: Version | None = None) -> Request:
+        """Validate a JSON-like request; a bad field is one :class:`InvalidValueError` line naming it.
+
+        ``keep``: the version of the request this one changes (not looked up again when it names it).
+        """
         try:
-            return cls.model_validate(data)
+            return cls.model_validate(data, context={"version": keep} if keep is not None else None)
         except InvalidValueError:
             raise
         except ValidationError as e:
@@ -264,7 +274,7 @@ class Request(BaseModel):
 
     def replace(self, **changes: Any) -> Request:
         """A plain :class:`Request` with ``changes`` (validated) over this request's fields."""
-        return Request.parse({**{k: getattr(self, k) for k in Request.model_fields}, **changes})
+        return Request.parse({**{k: getattr(self, k) for k in Request.model_fields}, **changes}, keep=self.version)
 
     def changed(self, set: Mapping[str, Any]) -> Request:
         """This request with ``set`` applied last: dotted paths to values (``env.NAME`` sets a variable).

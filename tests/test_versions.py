@@ -327,3 +327,33 @@ def test_the_readme_upgrade_excerpt_is_real_output() -> None:
     for line in lines:
         if line != "…":
             assert line in printed, line
+
+
+# --------------------------------------------------------------------------- the door
+
+
+@pytest.mark.parametrize("name", list(versions.VERSIONS))
+def test_no_version_lookup_by_string_after_the_door(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The request resolves its version once; resolving, hashing, explaining, serialising and re-resolving
+    with changes take the version object and never look a version up by its name again."""
+    from postinit._api import resolve_request
+
+    request = postinit.Request.build(model=LLAMA, argv=["--max-model-len", "8k"], vllm_version=name)
+    expected = postinit.resolve(request)
+    calls: list[str] = []
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        calls.append(repr(args))
+        raise AssertionError(f"a version looked up by string after the door: {args!r}")
+
+    for fn in ("get", "version_name", "rulebook", "groups", "version_rules"):
+        monkeypatch.setattr(versions, fn, refuse)
+    monkeypatch.setattr(postinit, "rulebook", refuse)
+    r = resolve_request(request)
+    assert r.version is request.version is versions.VERSIONS[name] and r.vllm_version == name
+    assert r.hash == expected.hash and r.to_dict() == expected.to_dict()
+    assert r.why("scheduler_config.max_num_batched_tokens").path == "scheduler_config.max_num_batched_tokens"
+    changed = r.with_changes({"model_config.enforce_eager": True})
+    assert changed.version is request.version and changed.get("model_config.enforce_eager") is True
+    assert r.state["version.name"] == name and r.state["version.vllm_version"] == request.version.facts.vllm_version
+    assert calls == []
