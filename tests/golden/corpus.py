@@ -23,7 +23,11 @@ from typing import Any
 GOLDEN_DIR = Path(__file__).resolve().parent
 CASES_DIR = GOLDEN_DIR / "cases"
 MODELS_DIR = GOLDEN_DIR / "models"
-EXPECTED_DIRS = {"seed": GOLDEN_DIR / "expected", "0.11.1": GOLDEN_DIR / "expected-0.11.1"}
+VERSIONS_FILE = GOLDEN_DIR.parents[1] / "postinit" / "rules" / "data" / "versions.json"
+"""The modelled versions (postinit's registry, plain data): each names the folder of its golden answers."""
+EXPECTED_DIRS = {("seed" if v["parent"] is None else v["name"]): GOLDEN_DIR / v["golden"]
+                 for v in json.loads(VERSIONS_FILE.read_text())}
+"""Variant (``"seed"`` for the root, else the version's name) -> the folder holding real vLLM's answers."""
 
 
 @dataclass(frozen=True)
