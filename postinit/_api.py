@@ -40,6 +40,8 @@ from postinit.schema.env import read_env
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
 from postinit.schema.loaders.model import LoadedModel, catalog_id
+from postinit.site import NO_RULES, RulesSpec, SiteRules, site_rulebook
+from postinit.site import load as load_rules
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -167,6 +169,7 @@ def resolve(
     tokenizer_config_json: Mapping[str, Any] | None = None,
     catalog_only: bool = False,
     vllm_version: str | None = None,
+    rules: RulesSpec = None,
 ) -> Resolution:
     """Resolve a vLLM config the way vLLM would, and explain every decision.
 
@@ -181,6 +184,8 @@ def resolve(
     set last (``postinit what-if --set``). ``catalog_only`` refuses local files:
     models by catalog id or inline only. ``vllm_version`` is the vLLM to resolve as
     (default ``"d7fb10c57"``, the seed commit; ``"0.11.1"``; see :func:`versions`).
+    ``rules`` adds your own rules (site policies) to the version's rulebook: rule functions, a module
+    or a module name (``"mysite.policies"``), a ``.py`` file, or a list of these (:mod:`postinit.site`).
     A ready :class:`~postinit.Request` may be passed as ``config``. The input is never mutated.
     """
     if isinstance(config, Request):
@@ -191,7 +196,7 @@ def resolve(
             argv=argv, platform=platform, env=env, usage=usage, semantics=semantics, overrides=overrides,
             vllm_version=vllm_version,
         )
-    return resolve_request(request, trace=trace, strict=strict, allow_files=not catalog_only)
+    return resolve_request(request, trace=trace, strict=strict, allow_files=not catalog_only, rules=rules)
 
 
 def resolve_request(
@@ -201,19 +206,24 @@ def resolve_request(
     strict: bool = False,
     allow_files: bool = True,
     record: bool = False,
+    rules: RulesSpec = None,
 ) -> Resolution:
     """Resolve one :class:`~postinit.Request`: the function every face calls.
 
     ``allow_files=False`` reads no file: models by catalog id or inline content only,
     no ``--config`` flag, no ``platform="auto"`` (the HTTP service). ``record=True`` keeps
-    every rule evaluation for :meth:`Resolution.with_changes` (it records one otherwise).
+    every rule evaluation for :meth:`Resolution.with_changes` (it records one otherwise). ``rules`` are the
+    site's rules added to the version's rulebook (:func:`postinit.site.site_rulebook`); they are not part of
+    the request: the service loads its own at start and never takes them from a request.
     """
+    site = load_rules(rules)
+    book = site_rulebook(request.version, site)
     state, prov, inputs, notes, loaded = _prepare(request, allow_files=allow_files)
     # ``_prepare`` builds a fresh dict of frozen values for this call: the engine takes it over
-    result = request.version.rulebook.resolve(state, prov, semantics=request.semantics, trace=trace,
-                                                    strict=strict, owned=True, record=record)
+    result = book.resolve(state, prov, semantics=request.semantics, trace=trace, strict=strict, owned=True,
+                          record=record)
     return Resolution(result, inputs=inputs, request=request, notes=notes, allow_files=allow_files, strict=strict,
-                      model_facts=loaded)
+                      model_facts=loaded, rules=site)
 
 
 Part = tuple[dict[str, Any], tuple[str, ...]]
@@ -486,6 +496,14 @@ def _prepare(
     return state, prov, inputs, tuple(notes), loaded
 
 
+def _mark_site(book: Any, trace: dict[str, Any]) -> None:
+    """Mark a trace's events of site rules (``to_dict`` form) with their owner, in place."""
+    for event in trace.get("events", ()):
+        rule = book.rules.get(event.get("rule")) if isinstance(event, dict) else None
+        if rule is not None and rule.owner:
+            event["owner"] = rule.owner
+
+
 def _drop_absent(data: dict[str, Any], version: versions.Version) -> list[Note]:
     """Take the fields vLLM ``version`` does not have out of the nested input ``data``, one note each.
 
@@ -546,6 +564,8 @@ class Resolution:
     strict: bool = False
     model_facts: LoadedModel | None = field(default=None, repr=False)
     """The model facts the request was resolved from (what the hash reads: never a file again)."""
+    rules: SiteRules = NO_RULES
+    """The site's rules resolved with vLLM's (:mod:`postinit.site`); empty for vLLM's rulebook alone."""
 
     def with_changes(self, set: Mapping[str, Any] | None = None, **request: Any) -> Resolution:
         """The resolution of this request with ``set`` applied last (dotted path → value; ``env.NAME`` too).
@@ -568,16 +588,17 @@ class Resolution:
         same_book = changed.version is self.version
         if base.recording is None and changed.semantics == base.semantics and same_book:
             # recorded once, on first use: the schedule to follow
-            base = self.engine = self.version.rulebook.resolve(
+            base = self.engine = base.rulebook.resolve(
                 dict(base.initial), base.initial_provenance, semantics=base.semantics, trace=base.trace.level,
                 strict=self.strict, record=True)
         if changed.semantics != base.semantics or not same_book:
-            result = changed.version.rulebook.resolve(state, prov, semantics=changed.semantics,
-                                                            trace=self.trace.level, owned=True, strict=self.strict)
+            book = base.rulebook if same_book else site_rulebook(changed.version, self.rules)
+            result = book.resolve(state, prov, semantics=changed.semantics, trace=self.trace.level, owned=True,
+                                  strict=self.strict)
         else:
             result = base.replay(state, prov, strict=self.strict)
         return Resolution(result, inputs=inputs, request=changed, notes=notes, allow_files=self.allow_files,
-                          strict=self.strict, model_facts=loaded)
+                          strict=self.strict, model_facts=loaded, rules=self.rules)
 
     def __repr__(self) -> str:
         model = self.inputs.get("model") or "no model"
@@ -731,15 +752,29 @@ class Resolution:
             {k: jsonable(v) for k, v in self.engine.state.items()}
         )
         _strip_absent(config, self.version)
+        trace = self.trace.to_dict()
+        if self.rules:
+            _mark_site(self.engine.rulebook, trace)
         return {
             "version": RESULT_VERSION,
             "ok": self.ok,
             "config": config,
             "changes": [c.to_dict() for c in self.changes],
-            "trace": self.trace.to_dict(),
-            "violations": [v.to_dict() for v in self.violations],
+            "trace": trace,
+            "violations": [self._violation_dict(v) for v in self.violations],
             "error": self.error.to_dict() if self.error is not None else None,
             "hash": self.hash,
             "inputs": jsonable(self.inputs),
             "notes": [n.to_dict() for n in self.notes],
+            **({"site_rules": [{"id": r.id, "owner": r.owner, "phase": r.phase, "title": r.title}
+                               for r in self.rules.rules],
+                "hash_covers": "vLLM's VllmConfig.compute_hash() of the resolved values; the site rules are "
+                               "not part of it"} if self.rules else {}),
         }
+
+    def _violation_dict(self, v: ViolationEvent) -> dict[str, Any]:
+        out = v.to_dict()
+        owner = getattr(self.engine.rulebook.rules.get(v.rule), "owner", None)
+        if owner:
+            out["owner"] = owner
+        return out

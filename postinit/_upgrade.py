@@ -209,7 +209,7 @@ class Upgrade:
     def __rich__(self) -> RenderableType:
         from rich.console import Group
 
-        from postinit.render import escape
+        from postinit.render import escape, site_mark
 
         a, b = self.before, self.after
         out: list[RenderableType] = [
@@ -221,8 +221,8 @@ class Upgrade:
         ]
         for label, r in ((self.from_version, a), (self.to_version, b)):
             for v in r.violations:
-                out.append(f"[red]✗ {escape(label)} refuses:[/] {escape(v.error)} in rule {escape(v.rule)}: "
-                           f"{escape(v.message)}")
+                out.append(f"[red]✗ {escape(label)} refuses:[/] {escape(v.error)} in rule {escape(v.rule)}"
+                           f"{escape(site_mark(r, v.rule))}: {escape(v.message)}")
         if self.same:
             out.append("No decision changes: both versions resolve this input the same way.")
         if self.changes:
@@ -349,7 +349,8 @@ def _side(r: Resolution, path: str, other: Resolution, version: str, other_versi
     from postinit.rules.observed import is_explanation
 
     message = None if is_explanation(rule.id) else _message_of(r, rule.id, path)
-    return Side(version, value, f"rule {rule.id}", rule=rule.id, title=rule.title, reason=rule.reason,
+    by = f"rule {rule.id}" + (f" (site rule of {rule.owner})" if rule.owner else "")
+    return Side(version, value, by, rule=rule.id, title=rule.title, reason=rule.reason,
                 source=rule.source.split(";")[0].strip(), message=message, rule_change=change)
 
 
@@ -377,6 +378,7 @@ def upgrade(
     to_version: str,
     catalog_only: bool = False,
     trace: Literal["minimal", "full", "debug"] = "full",
+    rules: Any = None,
     **kwargs: Any,
 ) -> Upgrade:
     """Resolve one input on vLLM ``from_version`` and ``to_version`` and return the decisions that change.
@@ -385,14 +387,15 @@ def upgrade(
     :class:`~postinit.Request`, whose own ``vllm_version`` is then ignored); every other
     keyword is :func:`postinit.resolve`'s. Platform and usage facts are left out of the
     comparison; a field one version does not have is listed apart (``only_before`` /
-    ``only_after``), as are the log lines only one version prints.
+    ``only_after``), as are the log lines only one version prints. ``rules`` (site rules) join both
+    versions' rulebooks.
     """
     if "vllm_version" in kwargs:
         raise InvalidValueError("upgrade takes from_version and to_version, not vllm_version", path="vllm_version")
     request = config.plain() if isinstance(config, Request) else Request.build(config, **kwargs)
     a_name, b_name = _versions.version_name(from_version, "from_version"), _versions.version_name(to_version, "to_version")
-    a = resolve_request(request.replace(vllm_version=a_name), allow_files=not catalog_only, trace=trace)
-    b = resolve_request(request.replace(vllm_version=b_name), allow_files=not catalog_only, trace=trace)
+    a = resolve_request(request.replace(vllm_version=a_name), allow_files=not catalog_only, trace=trace, rules=rules)
+    b = resolve_request(request.replace(vllm_version=b_name), allow_files=not catalog_only, trace=trace, rules=rules)
     return compare_versions(a, b)
 
 

@@ -141,7 +141,7 @@ def _resolved(side: Side, common: Mapping[str, Any]) -> Resolution:
     if isinstance(side, Resolution):
         return side
     if isinstance(side, Request):
-        return resolve(side)
+        return resolve(side, rules=common.get("rules"))
     if isinstance(side, (str, list, tuple)):
         return resolve(argv=side, **common)
     return resolve(side, **common)  # type: ignore[arg-type]
@@ -171,6 +171,8 @@ def diff(a: Side, b: Side, *, a_label: str | None = None, b_label: str | None = 
 
 
 def _diff(a: Resolution, b: Resolution, a_label: str, b_label: str, facts: bool = False) -> ConfigDiff:
+    from postinit.render import site_mark
+
     fields: list[FieldDiff] = []
     sa, sb = a.state, b.state
     differ = [
@@ -188,8 +190,8 @@ def _diff(a: Resolution, b: Resolution, a_label: str, b_label: str, facts: bool 
         started=tuple(r for r in fb if r not in fa),
         stopped=tuple(r for r in fa if r not in fb),
         a_ok=a.ok, b_ok=b.ok, sides=(a, b),
-        a_violations=tuple(f"{v.rule}: {v.message}" for v in a.violations),
-        b_violations=tuple(f"{v.rule}: {v.message}" for v in b.violations),
+        a_violations=tuple(f"{v.rule}{site_mark(a, v.rule)}: {v.message}" for v in a.violations),
+        b_violations=tuple(f"{v.rule}{site_mark(b, v.rule)}: {v.message}" for v in b.violations),
     )
 
 
@@ -245,17 +247,19 @@ def what_if(
     set: Mapping[str, Any],
     catalog_only: bool = False,
     trace: Literal["minimal", "full", "debug"] = "full",
+    rules: Any = None,
     **kwargs: Any,
 ) -> WhatIf:
     """Resolve the inputs as given and again with ``set`` (dotted path → value) on top.
 
     ``set`` values win over ``config`` and ``argv`` and count as user input;
     ``env.NAME`` keys change the environment instead. ``config`` may be a ready
-    :class:`~postinit.Request`; every other keyword is :func:`postinit.resolve`'s.
+    :class:`~postinit.Request`; ``rules`` are site rules resolved with vLLM's (both sides); every other
+    keyword is :func:`postinit.resolve`'s.
     """
     base_request = config.plain() if isinstance(config, Request) else Request.build(config, **kwargs)
     base_request.changed(set)  # check the changes before resolving anything
-    base = resolve_request(base_request, allow_files=not catalog_only, trace=trace, record=True)
+    base = resolve_request(base_request, allow_files=not catalog_only, trace=trace, record=True, rules=rules)
     changed = base.with_changes(set)
     label = ", ".join(f"{k}={show(jsonable(v))}" for k, v in set.items())
     return WhatIf(dict(set), base, changed, _diff(base, changed, "as given", f"with {label}"))

@@ -122,6 +122,9 @@ SemanticsOptT = Annotated[SemanticsOpt, typer.Option(
     "--semantics", help="vllm: vLLM's exact statement order; consistent: re-run stale rules to a fixed point.",
     rich_help_panel="Inputs")]
 FmtOpt = Annotated[Fmt, typer.Option("--format", help="Output format.")]
+RulesOpt = Annotated[list[str] | None, typer.Option(
+    "--rules", metavar="FILE.py|MODULE", help="Your own rules (site policies) to resolve with vLLM's: a .py file or "
+    "a module name (repeatable); see docs/writing-rules.md.", show_default=False, rich_help_panel="Inputs")]
 VersionOpt = Annotated[str, typer.Option(
     "--vllm-version", help=f"The vLLM version to model: {listed()} (see [cyan]postinit versions[/]).",
     rich_help_panel="Inputs")]
@@ -150,7 +153,8 @@ def _guard(fn: Callable[[], int]) -> None:
     except InputError as e:
         _fail(e.for_face("cli"), 2)
     except PostinitError as e:
-        _fail(f"{e.for_face('cli')} (this is a rulebook problem, not your input)", 3)
+        whose = "a problem in your --rules" if "site rule" in e.message else "a rulebook problem"
+        _fail(f"{e.for_face('cli')} (this is {whose}, not your input)", 3)
     except Exception as e:
         if _STATE["debug"]:
             raise
@@ -226,6 +230,13 @@ def _depth(text: str | None) -> int | None:
 
 def _resolve(request: Request, **more: Any) -> Resolution:
     return resolve_request(request, **more)
+
+
+def _site(specs: list[str] | None) -> Any:
+    """The site rules of ``--rules`` options (loaded once per process per file version)."""
+    from postinit.site import load
+
+    return load(list(specs or ()))
 
 
 def _parse_value(path: str, text: str) -> Any:
@@ -318,6 +329,7 @@ def resolve(
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
     vllm_version: VersionOpt = DEFAULT_VERSION,
+    site_rules: RulesOpt = None,
     full: Annotated[bool, typer.Option("--full", help="Also print the whole resolved config.")] = False,
     fmt: Annotated[ResolveFmt, typer.Option(
         "--format", help="Output format; html is a self-contained audit report (redirect it to a file).")]
@@ -330,7 +342,8 @@ def resolve(
     """
 
     def run() -> int:
-        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics, vllm_version))
+        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics, vllm_version),
+                     rules=_site(site_rules))
         if fmt is ResolveFmt.html:
             from postinit.report import html_report
 
@@ -359,6 +372,7 @@ def why(
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
     vllm_version: VersionOpt = DEFAULT_VERSION,
+    site_rules: RulesOpt = None,
     verbose: Annotated[bool, typer.Option(
         "--verbose", help="Show every value each rule consulted (defaults too) and every message.")] = False,
     depth: Annotated[str | None, typer.Option(
@@ -371,7 +385,8 @@ def why(
     def run() -> int:
         paths().require(path)
         levels = _depth(depth)
-        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics, vllm_version))
+        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics, vllm_version),
+                     rules=_site(site_rules))
         node = r.why(path, verbose=verbose, depth=levels)
 
         def text(c: "Console") -> None:
@@ -400,13 +415,15 @@ def why_not(
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
     vllm_version: VersionOpt = DEFAULT_VERSION,
+    site_rules: RulesOpt = None,
     fmt: FmtOpt = Fmt.text,
 ) -> None:
     """Why is PATH not VALUE? Every rule that could have set it and what stopped it."""
 
     def run() -> int:
         target = _parse_value(path, value)
-        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics, vllm_version))
+        r = _resolve(_inputs(ctx.args, config, model, platform, env, usage, semantics, vllm_version),
+                     rules=_site(site_rules))
         w = r.why_not(path, target)
         _emit(fmt, w.to_dict, lambda c: render.text_why_not(c, w), lambda: render.md_why_not(w))
         return 0
@@ -430,6 +447,7 @@ def what_if(
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
     vllm_version: VersionOpt = DEFAULT_VERSION,
+    site_rules: RulesOpt = None,
     fmt: FmtOpt = Fmt.text,
 ) -> None:
     """Resolve the inputs as given and with --set changes; show what differs and which rules started or stopped."""
@@ -445,7 +463,7 @@ def what_if(
             p = p.strip()
             changes[p] = v if p.startswith("env.") else _parse_value(p, v)
         w = audit.what_if(_inputs(ctx.args, config, model, platform, env, usage, semantics, vllm_version),
-                          set=changes)
+                          set=changes, rules=_site(site_rules))
         _emit(fmt, w.to_dict, lambda c: render.text_what_if(c, w), lambda: render.md_diff(w.diff))
         return 0
 
@@ -483,6 +501,7 @@ def diff(
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
     vllm_version: VersionOpt = DEFAULT_VERSION,
+    site_rules: RulesOpt = None,
     fmt: FmtOpt = Fmt.text,
 ) -> None:
     """Resolve two inputs on the same platform and show how the resolved configs differ."""
@@ -492,7 +511,7 @@ def diff(
 
         ra, la = _side(a, model, platform, env, usage, semantics, vllm_version)
         rb, lb = _side(b, model, platform, env, usage, semantics, vllm_version)
-        d = audit.diff(ra, rb, a_label=la, b_label=lb)
+        d = audit.diff(ra, rb, a_label=la, b_label=lb, rules=_site(site_rules))
         _emit(fmt, d.to_dict, lambda c: render.text_diff(c, d), lambda: render.md_diff(d))
         return 0
 
@@ -516,6 +535,7 @@ def upgrade(
     env: EnvOpt = None,
     usage: UsageOptT = None,
     semantics: SemanticsOptT = SemanticsOpt.vllm,
+    site_rules: RulesOpt = None,
     fmt: FmtOpt = Fmt.text,
 ) -> None:
     """Resolve the same input on two vLLM versions and show every decision that changes, with the rule and reason on each side."""
@@ -525,7 +545,8 @@ def upgrade(
         from postinit.rules.versions import version_name
 
         u = upgrading(_inputs(ctx.args, config, model, platform, env, usage, semantics),
-                      from_version=version_name(from_version, "--from"), to_version=version_name(to_version, "--to"))
+                      from_version=version_name(from_version, "--from"), to_version=version_name(to_version, "--to"),
+                      rules=_site(site_rules))
         _emit(fmt, u.to_dict, lambda c: c.print(u), lambda: _md_upgrade(u))
         return 0
 
@@ -843,6 +864,9 @@ def serve(
     host: Annotated[str, typer.Option("--host", help="Address to bind; the default is loopback only.")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="TCP port.")] = 8000,
     workers: Annotated[int, typer.Option("--workers", min=1, help="uvicorn worker processes.")] = 1,
+    site_rules: Annotated[list[str] | None, typer.Option(
+        "--rules", metavar="FILE.py|MODULE", help="Site policies resolved with vLLM's rules for every request "
+        "(repeatable); loaded now, never named by a request.", show_default=False)] = None,
 ) -> None:
     """Run the HTTP service (needs postinit\\[serve]); OpenAPI at /openapi.json, docs at /docs."""
     if not 0 <= port <= 65535:
@@ -851,7 +875,11 @@ def serve(
         from postinit.service import serve as run_service
     except ImportError as e:
         _fail(f"postinit serve needs the serve extra: pip install 'postinit[serve]' ({e.name} is missing)")
-    run_service(host, port, workers)
+    if site_rules:
+        from postinit.site import site_rulebook
+
+        _guard(lambda: (site_rulebook(DEFAULT_VERSION, _site(site_rules)), 0)[1])  # a bad file, a conflict: one line
+    run_service(host, port, workers, rules=tuple(site_rules or ()))
 
 def main() -> None:
     """Console-script entry point."""

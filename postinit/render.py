@@ -87,7 +87,23 @@ def _headline(r: Resolution) -> str:
         bits.append(f"usage {inp['usage']}")
     if inp.get("semantics") and inp["semantics"] != "vllm":
         bits.append(f"semantics {inp['semantics']}")
+    if r.rules:
+        bits.append(f"site rules {', '.join(r.rules.sources)}")
     return f"{model or '(no model)'} · {' · '.join(bits)} · hash {r.hash}"
+
+
+def site_mark(r: Resolution, rule_id: str) -> str:
+    """`` [site rule of policies.py]`` after a site rule's id (empty for vLLM's rules)."""
+    rule = r.engine.rulebook.rules.get(rule_id)
+    return f" [site rule of {rule.owner}]" if rule is not None and rule.owner else ""
+
+
+def hash_note(r: Resolution) -> str | None:
+    """What the hash is when site rules took part: vLLM's compute_hash() of the values, rules not hashed."""
+    if not r.rules:
+        return None
+    return ("hash: vLLM's VllmConfig.compute_hash() of the resolved values (the site rules' changes included "
+            "as values); the site rules themselves are not part of it")
 
 
 # --------------------------------------------------------------------------- resolve
@@ -127,9 +143,11 @@ def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableTyp
     # what vLLM would refuse comes first: it is the answer
     if r.violations:
         out.append("")
-        out.append(Rule("[bold red]violations — vLLM would refuse this config[/]", align="left", style="dim"))
+        who = "your site's rules refuse" if site_mark(r, r.violations[0].rule) else "vLLM would refuse"
+        out.append(Rule(f"[bold red]violations — {who} this config[/]", align="left", style="dim"))
         for v in r.violations:
-            out.append(f"[red]✗[/] [magenta]{escape(v.rule)}[/] ({escape(v.error)}): {escape(v.message)}")
+            out.append(f"[red]✗[/] [magenta]{escape(v.rule)}[/]{escape(site_mark(r, v.rule))} ({escape(v.error)}): "
+                       f"{escape(v.message)}")
             if v.hint:
                 out.append(f"  [dim]hint:[/] {escape(v.hint)}")
     groups = _by_phase(r)
@@ -150,7 +168,7 @@ def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableTyp
         last = ""
         for c, rid, msg in items:
             values = f"{escape(brief(c.old))} → [bold]{escape(brief(c.new))}[/]"
-            why = f"[magenta]{escape(rid)}[/]"
+            why = f"[magenta]{escape(rid)}[/]{escape(site_mark(r, rid))}"
             if msg and rid != last:
                 why += f" [dim]{escape(msg)}[/]"
             last = rid
@@ -165,13 +183,17 @@ def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableTyp
         out.append("")
         out.append(Rule("[bold yellow]warnings[/]", align="left", style="dim"))
         for e in warnings:
-            out.append(f"[yellow]•[/] [magenta]{escape(e.rule)}[/]: {escape(e.message)}")
+            out.append(f"[yellow]•[/] [magenta]{escape(e.rule)}[/]{escape(site_mark(r, e.rule))}: "
+                       f"{escape(e.message)}")
     notes = _notes(r)
     if notes:
         out.append("")
         out.append(Rule("[bold]notes[/]", align="left", style="dim"))
         for e in notes:
-            out.append(f"• [magenta]{escape(e.rule)}[/]: {escape(e.message)}")
+            out.append(f"• [magenta]{escape(e.rule)}[/]{escape(site_mark(r, e.rule))}: {escape(e.message)}")
+    if hash_note(r):
+        out.append("")
+        out.append(f"[dim]{escape(hash_note(r) or '')}[/]")
     if r.notes:
         out.append("")
         out.append(Rule("[bold]about your input[/]", align="left", style="dim"))
@@ -300,14 +322,18 @@ def diff_renderable(d: ConfigDiff) -> RenderableType:
         table.add_column("a", overflow="fold")
         table.add_column("b", overflow="fold")
         table.add_column("b set by", style="magenta", overflow="fold")
+        side_b = d.sides[1]
         for f in d.fields:
+            mark = site_mark(side_b, f.b_provenance.rule) if f.b_provenance.rule else ""
             table.add_row(escape(f.path), escape(brief(f.a)), f"[bold]{escape(brief(f.b))}[/]",
-                          escape(origin(f.b_provenance)))
+                          escape(origin(f.b_provenance) + mark))
         out.append(table)
     if d.started:
-        out.append("[green]rules firing only in b:[/] " + escape(", ".join(d.started)))
+        out.append("[green]rules firing only in b:[/] " + escape(", ".join(
+            rid + site_mark(d.sides[1], rid) for rid in d.started)))
     if d.stopped:
-        out.append("[yellow]rules firing only in a:[/] " + escape(", ".join(d.stopped)))
+        out.append("[yellow]rules firing only in a:[/] " + escape(", ".join(
+            rid + site_mark(d.sides[0], rid) for rid in d.stopped)))
     for label, vs in (("a", d.a_violations), ("b", d.b_violations)):
         for v in vs:
             out.append(f"[red]✗ {label}:[/] {escape(v)}")

@@ -94,8 +94,18 @@ def _inputs(r: Resolution) -> str:
             rows.append(("set", "<br>".join(_code(f"{k}={show(v)}") for k, v in req.overrides.items())))
         if req.config_json is not None:
             rows.append(("config.json", "given inline (config_json)"))
+    if r.rules:
+        rows.append(("site rules", "<br>".join(_code(src) for src in r.rules.sources)
+                     + f' <span class="dim">({len(r.rules.rules)} rules, resolved with vLLM\'s)</span>'))
     body = "".join(f"<tr><th>{escape(k)}</th><td>{v}</td></tr>" for k, v in rows)
     return f'<table class="inputs">{body}</table>'
+
+
+def _site(r: Resolution, rule_id: str) -> str:
+    from postinit.render import site_mark
+
+    mark = site_mark(r, rule_id).strip()
+    return f' <span class="dim">{escape(mark)}</span>' if mark else ""
 
 
 def _rules_around(r: Resolution, path: str, index: int) -> str:
@@ -130,7 +140,7 @@ def _changes(r: Resolution) -> tuple[str, int]:
                 f'<tr id="change-{index}" class="change"><td>{_code(c.path)}</td>'
                 f'<td class="val">{_value(c.old)} <span class="dim">({escape(came)})</span></td>'
                 f'<td class="val"><b>{_value(c.new)}</b></td>'
-                f"<td>{_code(rid)}{flag}</td><td>{escape(reason)}</td></tr>{pic}"
+                f"<td>{_code(rid)}{_site(r, rid)}{flag}</td><td>{escape(reason)}</td></tr>{pic}"
             )
         parts.append(f"<h3>phase {escape(phase)} <span class=\"dim\">({len(items)})</span></h3>"
                      '<table class="changes"><colgroup><col style="width:30%"><col style="width:14%">'
@@ -155,7 +165,7 @@ def html_report(r: Resolution) -> str:
     platform = str(r.inputs.get("platform", "?")).removeprefix("platform ")
     changes, n_changes = _changes(r)
     violations = [
-        f'<div class="violation"><b>{escape(v.rule)}</b> <span class="dim">({escape(v.error)})</span>: '
+        f'<div class="violation"><b>{escape(v.rule)}</b>{_site(r, v.rule)} <span class="dim">({escape(v.error)})</span>: '
         f"{escape(v.message)}" + (f'<div class="hint">hint: {escape(v.hint)}</div>' if v.hint else "") + "</div>"
         for v in r.violations
     ]
@@ -165,14 +175,15 @@ def html_report(r: Resolution) -> str:
     info = [e for e in fired_msgs if not e.rule.startswith("quirk.") and e.level == "info" and not e.changes]
 
     def ev(e: Fired) -> str:
-        return f"{_code(e.rule)}: {escape(e.message)}"
+        return f"{_code(e.rule)}{_site(r, e.rule)}: {escape(e.message)}"
 
     stale = [escape(s.message) for s in r.stale_reads]
     notes = [f"{_code(n.subject)} <span class=\"dim\">({escape(n.kind)})</span>: {escape(n.message)}"
              for n in r.notes]
     sections = [
         ("inputs", "Inputs", None, _inputs(r)),
-        ("violations", "Violations — vLLM would refuse this config", len(violations),
+        ("violations", "Violations — " + ("your site's rules or vLLM refuse" if r.rules else "vLLM would refuse")
+         + " this config", len(violations),
          "".join(violations) or '<p class="empty">None: vLLM accepts this config.</p>'),
         ("warnings", "Warnings", len(warnings), _events([ev(e) for e in warnings], "No warnings.")),
         ("quirks", "Quirks (where vLLM's own behaviour is surprising)", len(quirks),
@@ -189,6 +200,8 @@ def html_report(r: Resolution) -> str:
     summary = (f"{n_changes} value(s) changed from your input by {len(r.trace.rules_fired())} rule(s)"
                + (f", {overrides} of them overriding a value you set" if overrides else "") + ".")
     title = f"postinit report — {model} on {platform}"
+    hash_note = (" (VllmConfig.compute_hash() of the resolved values; the site rules are not part of it)"
+                 if r.rules else "")
     body = "\n".join(_section(a, t, n, b) for a, t, n, b in sections)
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -203,7 +216,7 @@ def html_report(r: Resolution) -> str:
 <body>
 <header>
 <h1>{escape(model)} <span class="dim">on {escape(platform)}</span> {status}</h1>
-<div class="dim">vLLM config hash <code>{escape(r.hash)}</code> · {escape(summary)}
+<div class="dim">vLLM config hash <code>{escape(r.hash)}</code>{hash_note} · {escape(summary)}
  · postinit {escape(postinit.__version__)}, vLLM rules at d7fb10c57</div>
 <nav>{nav}</nav>
 </header>

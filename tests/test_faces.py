@@ -277,3 +277,90 @@ def test_a_flag_vllms_parser_refuses_is_one_answer_on_every_face(
     assert r.status_code == 422
     body = r.json()
     assert (body["message"], body["stage"], body["rule"]) == (e.for_face("http"), "parse", rule)
+
+
+# --------------------------------------------------------------------------- site rules (rules=, --rules, serve --rules)
+
+POLICIES = Path(__file__).resolve().parents[1] / "examples" / "site-policies" / "policies.py"
+SITE_REQUESTS: list[dict[str, Any]] = [
+    {"model": LLAMA, "platform": "h100", "argv": ["--enforce-eager"]},          # mysite.production-never-eager
+    {"model": LLAMA, "platform": "h100", "argv": ["-tp", "6"]},                 # vLLM refuses first (heads % tp)
+    {"model": LLAMA, "platform": "a100"},                                       # mysite.a100-context-limit
+    {"model": LLAMA, "platform": "a100", "argv": ["--max-model-len", "32k"]},   # ok: the site default 0.85
+    {"model": LLAMA, "platform": "h100", "argv": [
+        "--kv-transfer-config", '{"kv_connector": "SharedStorageConnector", "kv_role": "kv_both"}',
+        "--no-enable-prefix-caching"]},                                         # mysite.kv-connector-needs-...
+]
+
+
+def _site_answer(d: dict[str, Any]) -> tuple[Any, ...]:
+    owners = [(v["rule"], v.get("owner")) for v in d["violations"]]
+    marked = sorted({(e["rule"], e.get("owner")) for e in d["trace"]["events"] if e.get("owner")})
+    return (*_answer(d), owners, marked, d["config"]["cache_config"]["gpu_memory_utilization"])
+
+
+@pytest.fixture(scope="module")
+def http_site() -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(rules=(str(POLICIES),))), raise_server_exceptions=False) as c:
+        yield c
+
+
+@pytest.mark.parametrize("request_", SITE_REQUESTS, ids=lambda r: " ".join([r["platform"], *r.get("argv", [])])[:60])
+def test_site_policies_give_one_answer_on_every_face(request_: dict[str, Any], http_site: TestClient) -> None:
+    """rules= (library), --rules (CLI) and serve --rules (HTTP) resolve the same policies to the same answer."""
+    lib = _site_answer(postinit.resolve(**request_, rules=str(POLICIES)).to_dict())
+    args = ["resolve", "--format", "json", "--rules", str(POLICIES), "--model", request_["model"],
+            "--platform", request_["platform"], *request_.get("argv", [])]
+    out = runner.invoke(cli_app, args)
+    assert out.exit_code in (0, 1), out.output
+    r = http_site.post("/v1/resolve", json=request_)
+    assert r.status_code == 200, r.text
+    assert _site_answer(json.loads(out.stdout)) == lib == _site_answer(r.json())
+
+
+def test_why_and_what_if_with_site_policies_agree_on_every_face(http_site: TestClient) -> None:
+    """why names the site's rule (marked with its owner) alike on every face; what-if keeps the rules on both sides."""
+    request_ = SITE_REQUESTS[3]
+    path = "cache_config.gpu_memory_utilization"
+    lib = postinit.resolve(**request_, rules=str(POLICIES)).why(path).to_dict()
+    assert lib["rule"] == "mysite.gpu-memory-utilization" and lib["owner"] == str(POLICIES)
+    out = runner.invoke(cli_app, ["why", path, "--format", "json", "--rules", str(POLICIES), "--model", LLAMA,
+                                  "--platform", "a100", *request_["argv"]])
+    assert out.exit_code == 0, out.output
+    r = http_site.post("/v1/why", json={**request_, "path": path})
+    assert json.loads(out.stdout) == lib == r.json()
+    w = postinit.what_if(**request_, set={"model_config.enforce_eager": True}, rules=str(POLICIES)).to_dict()
+    out = runner.invoke(cli_app, ["what-if", "--format", "json", "--rules", str(POLICIES), "--model", LLAMA,
+                                  "--platform", "a100", "--set", "model_config.enforce_eager=true", *request_["argv"]])
+    r = http_site.post("/v1/what-if", json={**request_, "set": {"model_config.enforce_eager": True}})
+    assert json.loads(out.stdout) == w == r.json()
+    assert w["diff"]["b"]["violations"] == [f"mysite.production-never-eager [site rule of {POLICIES}]: enforce_eager is "
+                                         "not allowed in production: it disables CUDA graphs and torch.compile"]
+
+
+def test_site_policies_answers_are_the_sites(http_site: TestClient) -> None:
+    """Each request's verdict is the one the policy file says; the hash stays vLLM's compute_hash of the values."""
+    verdicts = []
+    for request_ in SITE_REQUESTS:
+        r = postinit.resolve(**request_, rules=str(POLICIES))
+        verdicts.append(r.violations[0].rule if r.violations else None)
+    assert verdicts == ["mysite.production-never-eager", "verify.heads-divisible-by-tp",
+                        "mysite.a100-context-limit", None, "mysite.kv-connector-needs-prefix-caching"]
+    ok = postinit.resolve(**SITE_REQUESTS[3], rules=str(POLICIES))
+    assert ok.get("cache_config.gpu_memory_utilization") == 0.85
+    assert ok.hash == postinit.resolve(**SITE_REQUESTS[3]).hash  # gpu_memory_utilization is not hashed by vLLM
+
+
+def test_the_service_never_takes_rules_from_a_request(http_site: TestClient) -> None:
+    """A request naming rules is refused (unknown field), whether the service has rules or not."""
+    r = http_site.post("/v1/resolve", json={"model": LLAMA, "rules": str(POLICIES)})
+    assert r.status_code == 422 and "rules" in r.json()["message"]
+
+
+def test_the_services_rules_table_marks_the_sites_rules(http_site: TestClient) -> None:
+    rows = http_site.get("/v1/rules").json()
+    mine = {row["id"]: row.get("owner") for row in rows if row["id"].startswith("mysite.")}
+    assert mine and set(mine.values()) == {str(POLICIES)}
+    assert all("owner" not in row for row in rows if not row["id"].startswith("mysite."))
+    one = http_site.get("/v1/rules/mysite.tp-divides-node").json()
+    assert one["owner"] == str(POLICIES) and one["phase"] == "site"

@@ -78,6 +78,8 @@ class WhyNode:
     """This value's explanation (the same rule firing) is shown earlier in the tree; not repeated."""
     verbose: bool = False
     """(root only) built with ``verbose=True``: every consulted value is a child, every message shown."""
+    owner: str | None = None
+    """The deciding rule's owner when it is not the modelled system's own (a site's policies: ``Rule.owner``)."""
 
     @property
     def rule(self) -> str | None:
@@ -100,6 +102,8 @@ class WhyNode:
         out: dict[str, Any] = {"path": self.path, "value": jsonable(self.value), **self.provenance.to_dict()}
         if self.phase:
             out["phase"] = self.phase
+        if self.owner:
+            out["owner"] = self.owner
         if self.title:
             out["title"] = self.title
         if self.message:
@@ -254,7 +258,8 @@ class _Builder:
         assert isinstance(ev, Fired)  # provenance events are always firings
         rule = result.rulebook.rules.get(ev.rule)
         title = rule.title if rule is not None else None
-        base = WhyNode(path, value, prov, ev.message or None, ev.phase, history=history, title=title)
+        base = WhyNode(path, value, prov, ev.message or None, ev.phase, history=history, title=title,
+                       owner=rule.owner if rule is not None else None)
         if prov.event in self.shown:
             return dataclasses.replace(base, ref=True)
         reads = self.consulted.of(ev)
@@ -321,9 +326,13 @@ class Candidate:
     by: str | None = None
     condition: Condition | None = None
     """(``not-fired``) the consulted value its condition stopped at, with where that value came from."""
+    owner: str | None = None
+    """The rule's owner when it is not the modelled system's own (a site's policies: ``Rule.owner``)."""
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"rule": self.rule, "phase": self.phase, "status": self.status, "detail": self.detail}
+        if self.owner:
+            out["owner"] = self.owner
         if self.condition is not None:
             out["condition"] = self.condition.to_dict()
         if self.reads:
@@ -440,6 +449,8 @@ def why_not(result: EngineResult, path: str, value: Any) -> WhyNot:
                 why_stop = f" (stopped by a violation at event {stop_seq})" if stop_seq is not None else ""
                 candidates.append(Candidate(r.id, r.phase, "not-reached", f"never ran{why_stop}"))
     final = result.state[path]
+    candidates = [dataclasses.replace(c, owner=book.rules[c.rule].owner) if book.rules[c.rule].owner else c
+                  for c in candidates]
     return WhyNot(
         path, target, final, _eq(final, target), tuple(candidates),
         result.initial[path], result.initial_provenance.get(path, Provenance(Source.DEFAULT)),

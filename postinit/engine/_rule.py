@@ -142,6 +142,10 @@ class Rule:
     """The rule's parameters and their values: its function's keyword-only arguments with defaults
     (``def f(c, *, error="ValueError")``). :func:`with_params` gives the same rule with other values
     (a later vLLM version's literal, exception type or message), without a copy of its function."""
+    owner: str | None = None
+    """Who added the rule on top of the modelled system's rulebook (a site's policy module), or None for its own.
+
+    Set when rules join a rulebook from outside (``postinit.site``); explanations mark such a rule as the owner's."""
 
     def __call__(self, view: Mapping[str, Any]) -> RuleResult:
         return self.fn(view)

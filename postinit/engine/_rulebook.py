@@ -164,6 +164,8 @@ def _suggest(name: str, known: Iterable[str]) -> str:
 
 
 def _where(r: Rule) -> str:
+    if r.owner is not None:
+        return f"{r.id} (rule of {r.owner}, {r.location})" if r.location else f"{r.id} (rule of {r.owner})"
     return f"{r.id} ({r.location})" if r.location else r.id
 
 
@@ -601,10 +603,14 @@ class Rulebook:
                         db = descendants.setdefault(sb, nx.descendants(g, sb) if sb in g else set())
                         if sb not in da and sa not in db:
                             ra, rb = self.rules[a], self.rules[b]
+                            if ra.owner is not None and rb.owner is None:  # the added rule is the one to edit
+                                a, b, ra, rb = b, a, rb, ra
+                            how = (f"add after=('{a}',) to '{b}' (or the reverse) as vLLM's statement order decides"
+                                   if rb.owner is None or ra.owner is not None else
+                                   f"add after=('{a}',) to '{b}' to run it after {a}, or move it to a later phase")
                             raise UnorderedWritersError(
                                 f"rules {_where(ra)} and {_where(rb)} both write '{p}' in phase '{phase}' "
-                                f"and nothing orders them; add after=('{a}',) to '{b}' (or the reverse) "
-                                f"as vLLM's statement order decides",
+                                f"and nothing orders them; {how}",
                                 rule=b, path=p,
                             )
 

@@ -120,6 +120,13 @@ def _was(n: WhyNode) -> str:
     return "; ".join(f"{brief(s.value)} ({origin(s.provenance)})" for s in n.history)
 
 
+def _phase(phase: str | None, owner: str | None) -> str:
+    """`` (core)``, or `` (site · site rule of policies.py)`` for a rule the site added."""
+    if owner:
+        return f" ({phase} · site rule of {owner})" if phase not in (None, "site") else f" (site rule of {owner})"
+    return f" ({phase})" if phase else ""
+
+
 def _root_label(n: WhyNode, verbose: bool) -> RenderableType:
     from rich.console import Group
     from rich.padding import Padding
@@ -128,7 +135,7 @@ def _root_label(n: WhyNode, verbose: bool) -> RenderableType:
     if p.source is not Source.RULE:
         return _text((n.path, "bold cyan"), " = ", (brief(n.value), "bold"), "  ← ", (origin(p), _source_style(p)))
     first = _text((n.path, "bold cyan"), " = ", (brief(n.value), "bold"), " — ", (_decision(n), "bold"))
-    second = _text((f"rule {p.rule}", "magenta"), (f" ({n.phase})" if n.phase else "", "dim"))
+    second = _text((f"rule {p.rule}", "magenta"), (_phase(n.phase, n.owner), "dim"))
     if n.history:
         second.append(f" · was {_was(n)}", style="dim")
     lines: list[RenderableType] = [first, Padding(second, (0, 0, 0, 2), expand=False)]
@@ -145,7 +152,7 @@ def _child_label(n: WhyNode, verbose: bool) -> Text:
             label.append(" (shown above)", style="dim")
             return label
         if n.phase:
-            label.append(f" ({n.phase})", style="dim")
+            label.append(_phase(n.phase, n.owner), style="dim")
         if n.title:
             label.append(f": {n.title}")
         if verbose and n.message and n.message != n.title:
@@ -236,7 +243,7 @@ def why_not_renderable(w: WhyNot) -> RenderableType:
     table.add_column("rule: what happened", overflow="fold", ratio=1)
     for c in w.candidates:
         table.add_row(_text((c.status, _STATUS_STYLE.get(c.status, ""))),
-                      _text((c.rule, "magenta"), (f" ({c.phase})", "dim"), ": ", c.detail))
+                      _text((c.rule, "magenta"), (_phase(c.phase, c.owner), "dim"), ": ", c.detail))
     return Group(head, _text(("rules that may write it, in the order they run:", "dim")), table)
 
 

@@ -54,13 +54,19 @@ def _configure_logging() -> None:
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
-          settings: Settings | None = None) -> None:
-    """Run the service with uvicorn; the defaults bind to loopback only."""
+          settings: Settings | None = None, rules: tuple[str, ...] | None = None) -> None:
+    """Run the service with uvicorn; the defaults bind to loopback only.
+
+    ``rules`` names site policy modules or files (``postinit serve --rules``), loaded at start.
+    """
     import uvicorn
 
     _configure_logging()
     base = settings or Settings()
-    settings = base.model_copy(update={"host": host, "port": port, "workers": workers})
+    update: dict[str, Any] = {"host": host, "port": port, "workers": workers}
+    if rules is not None:
+        update["rules"] = tuple(rules)
+    settings = base.model_copy(update=update)
     if workers > 1:
         # each worker process builds its own app (and its own metrics registry) with these settings and
         # the same logging; the supervisor binds first

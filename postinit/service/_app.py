@@ -40,6 +40,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 import postinit
 from postinit import _api, graphs
 from postinit._api import Resolution
+from postinit.engine import Rulebook
 from postinit.errors import InputError, InvalidValueError, NoFixedPoint, did_you_mean
 from postinit.rules.versions import DEFAULT_VERSION, listed, version_name
 from postinit.schema.loaders import list_catalog
@@ -80,6 +81,8 @@ class Settings(BaseModel):
     request_timeout_s: float = Field(10.0, gt=0, description="A resolution taking longer gets 504.")
     threads: int = Field(1, ge=1, description="Worker threads that run resolutions (one per process: the work holds the GIL, and more threads only contend for it).")
     max_in_flight: int = Field(64, ge=1, description="Requests being worked on or waiting; more get 503.")
+    rules: tuple[str, ...] = Field((), description="Site policy modules or .py files, loaded at start and resolved "
+                                   "with vLLM's rules for every request (never named by a request).")
 
 
 class ServiceError(Exception):
@@ -154,13 +157,26 @@ def _docs_asset(name: str) -> bytes:
 # --------------------------------------------------------------------------- the app
 
 
+def _described(book: Rulebook) -> list[dict[str, Any]]:
+    """``book.describe()``, each site rule marked with its ``owner``."""
+    rows = book.describe()
+    for row in rows:
+        owner = book.rules[row["id"]].owner
+        if owner:
+            row["owner"] = owner
+    return rows
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the service: a FastAPI app over :mod:`postinit`, with its own metrics registry and threads."""
     settings = settings or Settings()
-    book = postinit.rulebook()  # compile once, now: a broken rulebook fails at start, not per request
+    from postinit.site import load, site_rulebook
+
+    site = load(list(settings.rules))  # the site's rules: named at start, never by a request
+    book = site_rulebook(DEFAULT_VERSION, site)  # compile once, now: a broken rulebook fails at start, not per request
     catalog = [e.__dict__ for e in list_catalog()]  # read once
     versions_json = [v.to_dict() for v in postinit.versions()]  # compiles every version's rulebook, now
-    rules_json = orjson.dumps(book.describe())
+    rules_json = orjson.dumps(_described(book))
     metrics = Metrics()
     pool: list[ThreadPoolExecutor] = []  # created on first use, dropped at shutdown (an app may be started again)
     in_flight = [0]
@@ -289,12 +305,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         )(endpoint)
 
     def resolved(body: ResolveRequest) -> Resolution:
-        r = _api.resolve_request(body.plain(), allow_files=False, trace=body.trace)
+        r = _api.resolve_request(body.plain(), allow_files=False, trace=body.trace, rules=site)
         count(r)
         return r
 
     def answer_what_if(body: WhatIfRequest) -> dict[str, Any]:
-        w = postinit.what_if(body.plain(), set=body.set, catalog_only=True)
+        w = postinit.what_if(body.plain(), set=body.set, catalog_only=True, rules=site)
         count(w.base, w.changed)
         return w.to_dict()
 
@@ -303,7 +319,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         plain = body.plain()
         u = upgrade(plain, from_version=body.from_version, to_version=body.to_version, catalog_only=True,
-                    trace=body.trace)
+                    trace=body.trace, rules=site)
         count(u.before, u.after)
         return u.to_dict()
 
@@ -344,7 +360,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def report(body: _api.Request) -> bytes:
         from postinit.report import html_report
 
-        r = _api.resolve_request(body.plain(), allow_files=False)
+        r = _api.resolve_request(body.plain(), allow_files=False, rules=site)
         count(r)
         data = html_report(r).encode("utf-8")
         if len(data) > settings.max_response_bytes:
@@ -440,7 +456,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @functools.lru_cache(maxsize=8)
     def rules_of(version: str) -> bytes:
         """Each version's rulebook is immutable: its table is rendered once."""
-        return rules_json if version == DEFAULT_VERSION else orjson.dumps(postinit.rulebook(version).describe())
+        return rules_json if version == DEFAULT_VERSION else orjson.dumps(_described(site_rulebook(version, site)))
 
     @app.get("/v1/rules", response_model=list[RuleInfo], tags=["rules"], summary="Every rule's header, in phase order")
     async def rules_endpoint(vllm_version: str = version_query) -> Response:
@@ -448,11 +464,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return Response(rules_of(version_name(vllm_version)), media_type="application/json")
 
     @app.get("/v1/rules/{rule_id}", response_model=RuleInfo, responses=not_found, tags=["rules"],
-             summary="One rule's header")
+             summary="One rule's header", response_model_exclude_unset=True)
     async def rule_endpoint(rule_id: str, vllm_version: str = version_query) -> dict[str, Any]:
         """404 names the closest rule id."""
-        versioned = postinit.rulebook(vllm_version)
-        for info in versioned.describe():
+        versioned = site_rulebook(version_name(vllm_version), site)
+        for info in _described(versioned):
             if info["id"] == rule_id:
                 return info
         raise ServiceError(404, "not_found",

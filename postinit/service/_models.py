@@ -240,6 +240,8 @@ class RuleInfo(BaseModel):
     level: str
     reason: str
     group: str | None = Field(None, description="The first_match / all_of group (one vLLM statement) it belongs to.")
+    owner: str | None = Field(None, description="For a site rule (the service's --rules): the module or file it "
+                              "came from; absent for vLLM's rules.")
 
 
 class CatalogModel(BaseModel):
