@@ -9,13 +9,23 @@ import sys
 import time
 from pathlib import Path
 
-from benchmarks import incremental, latency, paths, scaling, serving, startup, sweep, vllm_context
+from benchmarks import (
+    how,
+    incremental,
+    latency,
+    paths,
+    scaling,
+    serving,
+    startup,
+    sweep,
+    vllm_context,
+)
 from benchmarks._util import Results, Row, machine
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "RESULTS.md"
 ANALYSIS = HERE / "ANALYSIS.md"
-SECTIONS = ("paths", "vllm", "cli", "http", "incremental", "latency", "scaling", "sweep")
+SECTIONS = ("paths", "vllm", "cli", "http", "incremental", "latency", "scaling", "sweep", "how")
 LOADTEST = re.compile(r"<!-- loadtest:start -->.*?<!-- loadtest:end -->", re.S)
 UNMET = re.compile(r"<!-- unmet:start -->.*?<!-- unmet:end -->", re.S)
 
@@ -49,6 +59,9 @@ def run_all(*, quick: bool, only: tuple[str, ...] = SECTIONS) -> Results:
     if "sweep" in only:
         print("== 8. resolve-loop throughput in a process pool", flush=True)
         sweep.run(res, n=8 if quick else 500)
+    if "how" in only:
+        print("== 9. how: the smallest edits that give a value (the README's questions)", flush=True)
+        how.run(res, reps=1 if quick else 5)
     return res
 
 

@@ -31,6 +31,7 @@ from postinit.engine import (
     StaleRead,
     Trace,
     ViolationEvent,
+    freeze,
     jsonable,
 )
 from postinit.errors import InvalidValueError, ViolationError, show
@@ -46,6 +47,7 @@ from postinit.site import load as load_rules
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
+    from postinit._how import HowAnswer
     from postinit.engine import WhyNode, WhyNot
 
 __all__ = [
@@ -428,6 +430,11 @@ def _prepare(
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
     notes.extend(_drop_absent(data, version))
+    status = version.status
+    if status is not None:
+        notes.append(Note("partial_version", version.name, f"vLLM {version} is modelled partially ({status}): "
+                                                      f"decisions not yet written for it are its parent's, so "
+                                                      f"this answer and its hash may not be vLLM {version}'s."))
 
     model_name, loaded = _model_facts(request, data, flag_model, allow_files)
     loader_sources: dict[str, str] = {}
@@ -471,6 +478,13 @@ def _prepare(
     state.update(fields)
     state.update(plat_flat)
     state.update(env_flat)
+    version_defaults = version.defaults
+    if version_defaults:  # the version's own dataclass / envs.py defaults, where the input sets nothing
+        given = {*user_paths, *(f"env.{n}" for n in reading.env.explicit)}
+        for p, v in version_defaults.items():
+            under = space.info[p].under
+            if p not in given and (under is None or state.get(under) is not None):
+                state[p] = freeze(v)
     # usage.config_updated_on_input stays False: the input's model_config.config_updated never
     # reaches step 2, because ModelConfig.__post_init__ resets it (vllm/config/model.py)
     state.update(fast.usage(usage))
@@ -483,6 +497,9 @@ def _prepare(
     for p, detail in loader_sources.items():
         if p in space:
             prov[p] = Provenance(Source.LOADER, detail)
+    for p in version_defaults:
+        if p not in prov and state[p] != fast.default_flat[p]:
+            prov[p] = Provenance(Source.DEFAULT, f"vLLM {version}'s default")
     prov.update(dict.fromkeys(fast.platform_paths, Provenance(Source.FACT, plat_detail)))
     prov.update(dict.fromkeys(
         fast.usage_paths,
@@ -719,6 +736,19 @@ class Resolution:
     def why_not(self, path: str, value: Any) -> WhyNot:
         """Which rules could have set ``path`` to ``value`` and what stopped each of them."""
         return self.engine.why_not(path, value)
+
+    def how(self, path: str, value: Any, *, max_edits: int = 2, keep: Sequence[str] = ()) -> HowAnswer:
+        """The smallest verified edits of this request's inputs that give ``path == value``.
+
+        Edits of the flags, the environment variables (config keys, in config mode), fewest edits
+        first, then fewest side effects; each one resolved to check it gives the value and vLLM
+        accepts the config. ``keep`` names paths an answer must leave as they are (``"with DCP"``).
+        Another platform is listed apart (``platforms``). When nothing within ``max_edits`` works, the
+        answer names the rules that block it. See :mod:`postinit._how`.
+        """
+        from postinit._how import how
+
+        return how(self, path, value, max_edits=max_edits, keep=keep)
 
     @cached_property
     def hash(self) -> str:

@@ -62,6 +62,8 @@ class VersionInfo:
     fields_added: int
     fields_removed: int
     env_table: str
+    status: str | None = None
+    """None for a complete model; a partial one says what is measured (its golden parity)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +72,7 @@ class VersionInfo:
             "delta": {"added": self.added, "replaced": self.replaced, "dropped": self.dropped, "patched": self.patched,
                       "fields_added": self.fields_added, "fields_removed": self.fields_removed},
             "env_table": f"postinit/schema/data/envs-{self.env_table}.json",
+            "status": self.status or "complete",
         }
 
 
@@ -82,7 +85,7 @@ def versions() -> list[VersionInfo]:
             name=v.name, title=v.title, parent=v.parent.name if v.parent else None,
             default=v.name == _versions.DEFAULT_VERSION, oracle=v.oracle, source=v.source, rules=len(v.rulebook),
             added=len(d.add), replaced=len(d.replace), dropped=len(d.drop), patched=len(d.patch), fields_added=len(d.fields_added), fields_removed=len(d.fields_removed),
-            env_table=v.env_table,
+            env_table=v.env_table, status=v.status,
         ))
     return out
 

@@ -58,6 +58,11 @@ class ResolveFmt(enum.StrEnum):
     html = "html"
 
 
+class TextJsonFmt(enum.StrEnum):
+    text = "text"
+    json = "json"
+
+
 class GraphFmt(enum.StrEnum):
     dot = "dot"
     mermaid = "mermaid"
@@ -431,6 +436,62 @@ def why_not(
     _guard(run)
 
 
+@app.command(context_settings=PASS_THROUGH, epilog=(
+    "Examples:\n\n"
+    "  postinit how scheduler_config.enable_chunked_prefill false --vllm-version 0.11.1\n\n"
+    "  postinit how compilation_config.cudagraph_mode FULL deepseek-ai/DeepSeek-V3 -tp 8 -dcp 2\n\n"
+    "  postinit how scheduler_config.disable_hybrid_kv_cache_manager false Qwen/Qwen3-Next-80B-A3B-Instruct "
+    "-tp 4 --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'"
+))
+def how(
+    ctx: typer.Context,
+    path: Annotated[str, typer.Argument(help="A dotted field path.")],
+    value: Annotated[str, typer.Argument(help="The value you want (enum names, numbers, true/false, None).")],
+    config: ConfigOpt = None,
+    model: ModelOpt = None,
+    platform: PlatformOpt = DEFAULT_PLATFORM,
+    env: EnvOpt = None,
+    usage: UsageOptT = None,
+    semantics: SemanticsOptT = SemanticsOpt.vllm,
+    vllm_version: VersionOpt = DEFAULT_VERSION,
+    site_rules: RulesOpt = None,
+    max_edits: Annotated[str, typer.Option(
+        "--max-edits", metavar="N", help="Search edits of up to N of your inputs (1-3).")] = "2",
+    keep: Annotated[list[str] | None, typer.Option(
+        "--keep", metavar="PATH", help="A field an answer must leave as it is (repeatable), e.g. "
+        "parallel_config.decode_context_parallel_size.", show_default=False)] = None,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", help="Also print how many candidate resolutions were tried.")] = False,
+    fmt: Annotated[TextJsonFmt, typer.Option("--format", help="Output format.")] = TextJsonFmt.text,
+) -> None:
+    """How do I get PATH = VALUE? The smallest verified edits of your flags and variables, as command lines.
+
+    Each answer is resolved to check it: the field gets the value and vLLM accepts the config.
+    Fewest edits first, then fewest side effects; another platform is listed apart.
+    """
+
+    def run() -> int:
+        from postinit._how import MAX_EDITS
+
+        try:
+            edits = int(max_edits)
+        except ValueError:
+            edits = -1
+        if not 1 <= edits <= MAX_EDITS:
+            raise InvalidValueError(f"--max-edits {show(max_edits)}: a number of edits from 1 to {MAX_EDITS}",
+                                    value=max_edits)
+        request = _inputs(ctx.args, config, model, platform, env, usage, semantics, vllm_version)
+        r = _resolve(request, record=True, rules=_site(site_rules))
+        answer = r.how(path, value, max_edits=edits, keep=tuple(keep or ()))
+        if fmt is TextJsonFmt.json:
+            _out(render.dump_json(answer.to_dict()))
+        else:
+            _out(answer.text(verbose=verbose))
+        return 0 if answer.reachable else 1
+
+    _guard(run)
+
+
 @app.command("what-if", context_settings=PASS_THROUGH, epilog=(
     "Examples:\n\n"
     "  postinit what-if --set model_config.enforce_eager=true\n\n"
@@ -574,8 +635,8 @@ def versions(fmt: FmtOpt = Fmt.text) -> None:
         found = listing()
         rows = [{"version": v.name + (" (default)" if v.default else ""), "parent": v.parent or "—",
                  "rules": v.rules, "delta": f"+{v.added} ~{v.replaced} *{v.patched} -{v.dropped}" if v.parent else "—",
-                 "checked against": v.oracle} for v in found]
-        cols = ["version", "parent", "rules", "delta", "checked against"]
+                 "status": v.status or "complete", "checked against": v.oracle} for v in found]
+        cols = ["version", "parent", "rules", "delta", "status", "checked against"]
         _emit(fmt, lambda: {"versions": [v.to_dict() for v in found]},
               lambda c: render.text_table(c, rows, cols, title="modelled vLLM versions (delta: rules added "
                                           "~replaced *patched -dropped)", whole=("version",)),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import incremental, latency, paths, scaling, serving, startup, sweep
+from benchmarks import how, incremental, latency, paths, scaling, serving, startup, sweep
 from benchmarks._inputs import CASES, core_input, prefix_book
 from benchmarks._util import Results
 from benchmarks.baselines import naive
@@ -145,3 +145,12 @@ def test_vllm_context_reads_the_oracle_scripts_result(tmp_path: Path, monkeypatc
     assert targets == {"postinit.resolve(config=dict).config, new input each call": True,
                        "postinit.resolve(argv=flags).config, new input each call": False}
     assert all(r.section == vllm_context.SECTION for r in res.rows)
+
+
+def test_how_smoke() -> None:
+    """The how rows: one time and one candidates-tried row per README question, the reachable ones with a target."""
+    res = Results()
+    how.run(res, reps=1)
+    assert len(res.rows) == 2 * len(how.QUESTIONS)
+    assert all(r.target for r in res.rows[::2][:-1]) and res.rows[-2].target == ""
+    assert all(r.value >= 1 for r in res.rows[1::2])

@@ -364,3 +364,43 @@ def test_the_services_rules_table_marks_the_sites_rules(http_site: TestClient) -
     assert all("owner" not in row for row in rows if not row["id"].startswith("mysite."))
     one = http_site.get("/v1/rules/mysite.tp-divides-node").json()
     assert one["owner"] == str(POLICIES) and one["phase"] == "site"
+
+
+# --------------------------------------------------------------------------- how (the README's "how do I" questions)
+
+HOW_QUESTIONS = [
+    # (inputs, path, value as typed, keep)
+    ({"model": "deepseek-ai/DeepSeek-V3", "argv": ["-tp", "8", "-dcp", "2"]}, "compilation_config.cudagraph_mode",
+     "FULL", []),
+    ({"model": "deepseek-ai/DeepSeek-V3", "argv": ["-tp", "8", "-dcp", "2"]}, "compilation_config.cudagraph_mode",
+     "FULL", ["parallel_config.decode_context_parallel_size"]),
+    ({"model": "Qwen/Qwen3-Next-80B-A3B-Instruct", "argv": ["-tp", "4"], "vllm_version": "0.11.1"},
+     "cache_config.enable_prefix_caching", "true", ["model_config.architecture"]),
+    ({"model": "Qwen/Qwen3-Next-80B-A3B-Instruct",
+      "argv": ["-tp", "4", "--kv-transfer-config", '{"kv_connector":"NixlConnector","kv_role":"kv_both"}']},
+     "scheduler_config.disable_hybrid_kv_cache_manager", "false", []),
+    ({"model": LLAMA}, "scheduler_config.enable_chunked_prefill", "false", []),
+    ({"model": LLAMA, "vllm_version": "0.11.1"}, "scheduler_config.enable_chunked_prefill", "false", []),
+]
+
+
+@pytest.mark.parametrize(("inputs", "path", "value", "keep"), HOW_QUESTIONS,
+                         ids=[f"{q[1]}={q[2]} {' '.join(q[0].get('argv', []))} {q[0].get('vllm_version', '')}"[:70]
+                              for q in HOW_QUESTIONS])
+def test_how_gives_one_answer_on_every_face(inputs: dict[str, Any], path: str, value: str, keep: list[str],
+                                            http: TestClient) -> None:
+    """`how` asked through the library, the CLI (--format json) and HTTP (/v1/how): the same answers, lines,
+    blockers and number of candidates tried."""
+    from postinit._api import Request, resolve_request
+
+    library_answer = resolve_request(Request.build(**inputs), record=True).how(path, value, keep=keep).to_dict()
+    args = ["how", path, value, "--format", "json", "--model", inputs["model"]]
+    if inputs.get("vllm_version"):
+        args += ["--vllm-version", inputs["vllm_version"]]
+    for k in keep:
+        args += ["--keep", k]
+    out = runner.invoke(cli_app, [*args, *inputs.get("argv", [])])
+    assert out.exit_code == (0 if library_answer["reachable"] else 1), out.output
+    r = http.post("/v1/how", json={**inputs, "path": path, "value": value, "keep": keep})
+    assert r.status_code == 200, r.text
+    assert json.loads(out.stdout) == library_answer == r.json()

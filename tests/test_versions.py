@@ -58,25 +58,41 @@ def test_version_spellings(text: str, name: str) -> None:
 def test_an_unknown_version_is_one_line_with_a_suggestion() -> None:
     """An unmodelled version is an input error that lists what is modelled."""
     with pytest.raises(InputError, match=r"vllm_version '0\.11\.2' is not a modelled vLLM version; modelled: "
-                                         r"d7fb10c57, 0\.11\.1 .*Did you mean '0\.11\.1'"):
+                                         r"d7fb10c57, 0\.11\.1, 0\.34\.0 .*Did you mean '0\.11\.1'"):
         postinit.resolve(vllm_version="0.11.2")
 
 
 def test_versions_are_listed_on_every_face(http: TestClient) -> None:
     """postinit.versions(), `postinit versions` and GET /v1/versions list the same versions and oracles."""
     lib = [v.to_dict() for v in postinit.versions()]
-    assert [v["name"] for v in lib] == ["d7fb10c57", "0.11.1"] and lib[0]["default"]
+    assert [v["name"] for v in lib] == ["d7fb10c57", "0.11.1", "0.34.0"] and lib[0]["default"]
     assert "vllm==0.11.1 wheel" in lib[1]["oracle"] and lib[1]["parent"] == "d7fb10c57"
+    assert lib[1]["status"] == "complete" and lib[2]["parent"] == "0.11.1"
+    assert lib[2]["status"].startswith("partial: ") and "/516 golden cases" in lib[2]["status"]
     out = runner.invoke(cli_app, ["versions", "--format", "json"])
     assert out.exit_code == 0 and json.loads(out.stdout)["versions"] == lib
     assert http.get("/v1/versions").json() == lib
     text = runner.invoke(cli_app, ["versions"]).stdout
-    assert "0.11.1" in text and "checked against" in text
+    assert "0.11.1" in text and "checked against" in text and "partial" in text
 
 
 def _answer(d: dict[str, Any]) -> tuple[Any, ...]:
     return (d["hash"], d["ok"], [(v["rule"], v["message"]) for v in d["violations"]], d["config"],
             d["inputs"]["vllm_version"])
+
+
+def test_a_partial_version_says_so_in_every_answer(http: TestClient) -> None:
+    """Every resolution as vLLM 0.34.0 (a partial model) carries a note with its measured parity, on every face."""
+    lib = postinit.resolve(model=LLAMA, vllm_version="0.34.0").to_dict()
+    out = runner.invoke(cli_app, ["resolve", "--format", "json", "--model", LLAMA, "--vllm-version", "0.34.0"])
+    assert out.exit_code == 0, out.output
+    r = http.post("/v1/resolve", json={"model": LLAMA, "vllm_version": "0.34.0"})
+    assert r.status_code == 200 and _answer(lib) == _answer(json.loads(out.stdout)) == _answer(r.json())
+    for notes in (lib["notes"], json.loads(out.stdout)["notes"], r.json()["notes"]):
+        partial = [n for n in notes if n["kind"] == "partial_version"]
+        assert len(partial) == 1 and "modelled partially" in partial[0]["message"]
+        assert "/516 golden cases" in partial[0]["message"]
+    assert not [n for n in postinit.resolve(model=LLAMA, vllm_version="0.11.1").notes if n.kind == "partial_version"]
 
 
 @pytest.mark.parametrize("argv", [[], ["--no-enable-chunked-prefill"], ["-tp", "2", "--stream-interval", "4"]])

@@ -96,6 +96,9 @@ class Delta:
     """``VllmConfig.compute_hash()`` over a resolved flat state with this version's factors (None: the parent's).
     The version string factor is the fact ``version.vllm_version``: a version whose factors are its parent's
     needs no hash function of its own."""
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Dataclass defaults this version's vLLM declares differently from its parent: schema path -> value.
+    Applied where the input does not set the field (its provenance says "vLLM <version>'s default")."""
     notes: tuple[str, ...] = ()
     """Differences that are no rule's (facts every rule of the parent already handles the same way), for docs."""
 

@@ -57,8 +57,15 @@ __all__ = [
     "Delta",
     "Patch",
     "Version",
+    "absent_flags",
+    "absent_paths",
+    "chain",
+    "check_delta",
+    "defaults",
+    "delta",
     "get",
     "groups",
+    "has_field",
     "listed",
     "names",
     "patch",
@@ -93,6 +100,9 @@ class Version:
     """The module that declares ``DELTA`` (None for the root)."""
     aliases: tuple[str, ...] = ()
     """Other spellings a request may use (``v0.11.1``, the full commit hash)."""
+    status: str | None = None
+    """None for a version modelled completely; otherwise what is measured of a partial model (its golden
+    parity). Every resolution as a partial version carries a note saying so."""
 
     def __repr__(self) -> str:
         return f"<vLLM version {self.name}>"
@@ -116,6 +126,14 @@ class Version:
     def chain(self) -> tuple[Version, ...]:
         """The version and its ancestors, root first."""
         return (*self.parent.chain, self) if self.parent is not None else (self,)
+
+    @cached_property
+    def defaults(self) -> Mapping[str, Any]:
+        """The dataclass defaults that differ from the schema's along the version's lineage (children win)."""
+        out: dict[str, Any] = {}
+        for v in self.chain:
+            out.update(v.delta.defaults)
+        return out
 
     @property
     def where(self) -> str:
@@ -328,7 +346,8 @@ def _load() -> dict[str, Version]:
         out[entry["name"]] = Version(
             name=entry["name"], title=entry["title"], parent=out[parent] if parent is not None else None,
             oracle=entry["oracle"], source=entry["source"], env_table=entry["env_table"], golden=entry["golden"],
-            delta_module=entry.get("delta_module"), aliases=tuple(entry.get("aliases", ())))
+            delta_module=entry.get("delta_module"), aliases=tuple(entry.get("aliases", ())),
+            status=entry.get("status"))
     return out
 
 
@@ -380,6 +399,43 @@ def get(name: str | Version, where: str = "vllm_version") -> Version:
 def names() -> tuple[str, ...]:
     """The modelled versions, parents first."""
     return tuple(VERSIONS)
+
+
+# -- by name: for callers that hold a name from outside (a CLI option, a test); after the door, use the object
+
+def chain(version: str | Version) -> tuple[Version, ...]:
+    """``get(version).chain``."""
+    return get(version).chain
+
+
+def delta(version: str | Version) -> Delta:
+    """``get(version).delta``."""
+    return get(version).delta
+
+
+def defaults(version: str | Version) -> Mapping[str, Any]:
+    """``get(version).defaults``."""
+    return get(version).defaults
+
+
+def absent_paths(version: str | Version) -> frozenset[str]:
+    """``get(version).absent_paths``."""
+    return get(version).absent_paths
+
+
+def absent_flags(version: str | Version) -> frozenset[str]:
+    """``get(version).absent_flags``."""
+    return get(version).absent_flags
+
+
+def has_field(extra: Mapping[str, Any], version: str | Version) -> bool:
+    """``get(version).has_field(extra)``."""
+    return get(version).has_field(extra)
+
+
+def check_delta(version: str | Version) -> list[str]:
+    """``get(version).problems()``."""
+    return get(version).problems()
 
 
 def listed() -> str:

@@ -52,7 +52,13 @@ def derived(default: Any = None, hash: bool = False, **kw: Any) -> Any:
     return _field(default, {"hash": hash, "derived": True}, kw)
 
 
-def since(version: str, default: Any = None, **kw: Any) -> Any:
-    """A field vLLM added in ``version`` (absent from the versions before it; no hash factor of the seed)."""
-    return _field(default, {"hash": False, "since": version}, kw)
+def since(version: str, default: Any = None, derived: bool = False, **kw: Any) -> Any:
+    """A field vLLM added in ``version`` (absent from the versions before it; no hash factor of the seed).
+
+    ``derived``: an attribute vLLM computes (``init=False``), as :func:`derived` marks one.
+    """
+    meta: dict[str, Any] = {"hash": False, "since": version}
+    if derived:
+        meta["derived"] = True
+    return _field(default, meta, kw)
 

@@ -35,7 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from postinit.errors import InvalidValueError, did_you_mean, show
-from postinit.schema._fields import derived, unhashed
+from postinit.schema._fields import derived, since, unhashed
 from postinit.schema.limits import MAX_ENV, MAX_NAME, MAX_STRING, check_text
 
 __all__ = ["PROCESS_VARS", "Env", "EnvNote", "EnvReading", "EnvVar", "known_variables", "read_env"]
@@ -124,6 +124,10 @@ class Env(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     VLLM_USE_V1: bool = unhashed(True)
+    VLLM_USE_SIMPLE_KV_OFFLOAD: bool = since("0.34.0", False)
+    VLLM_USE_BREAKABLE_CUDAGRAPH: str | None = since("0.34.0", None, description="raw text; None = unset")
+    VLLM_USE_OINK_OPS: bool = since("0.34.0", False)
+    TORCH_COMPILE_DISABLE: str | None = since("0.34.0", None, description="torch's switch; vLLM compares with '1'")
     VLLM_DEBUG_DUMP_PATH: str | None = unhashed(None)
     VLLM_TRACE_FUNCTION: int = unhashed(0)
     VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE: bool = unhashed(False)
@@ -218,6 +222,10 @@ _TEXT_FIELDS = frozenset(
 )
 
 
+_EXTERNAL = ("TORCH_COMPILE_DISABLE",)
+"""Variables vLLM's config resolution reads that its ``envs.py`` does not define (torch's own)."""
+
+
 def read_env(mapping: Mapping[Any, Any], *, table: str = DEFAULT_TABLE, lenient: bool = False) -> EnvReading:
     """Read an environment mapping (``None`` = unset) as vLLM at ``table``'s commit would.
 
@@ -246,6 +254,9 @@ def read_env(mapping: Mapping[Any, Any], *, table: str = DEFAULT_TABLE, lenient:
                 f"write {show(str(raw))})", path=f"env.{key}", value=None)
         check_text(raw, f"env {key}", MAX_STRING)
         var = known.get(key)
+        if var is None and key in _EXTERNAL:
+            values[key] = raw  # not a vLLM variable, but vLLM reads it (as text)
+            continue
         if var is None:
             if key.startswith("VLLM_"):
                 notes.append(EnvNote(key, "unknown", f"{key} is not a vLLM variable at {table}; vLLM ignores it."

@@ -115,6 +115,8 @@ class Platform(BaseModel):
     flashmla_available: bool = unhashed(True, description="CUDA: FlashMLA kernels built")
     host_memory_gb: float = unhashed(1024, ge=0)
     aiter_found: bool = unhashed(False, description="ROCm: the aiter package is importable")
+    flashinfer_available: bool = unhashed(
+        False, description="CUDA: FlashInfer is installed (vLLM 0.34.0's O2/O3 all-reduce + RMSNorm fusion default)")
     cpu_count: int | None = unhashed(
         None, ge=1, description="CPU: len(os.sched_getaffinity(0)), the NUMEXPR_MAX_THREADS the CPU hook sets; None = unknown"
     )

@@ -51,6 +51,7 @@ from postinit.service._models import (
     DiffRequest,
     ErrorBody,
     Health,
+    HowRequest,
     ResolveRequest,
     ResolveResponse,
     RuleInfo,
@@ -314,6 +315,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         count(w.base, w.changed)
         return w.to_dict()
 
+    def answer_how(body: HowRequest) -> dict[str, Any]:
+        r = _api.resolve_request(body.plain(), allow_files=False, record=True, rules=site)
+        count(r)
+        return r.how(body.path, body.value, max_edits=body.max_edits, keep=tuple(body.keep)).to_dict()
+
     def answer_upgrade(body: UpgradeRequest) -> dict[str, Any]:
         from postinit._upgrade import upgrade
 
@@ -337,6 +343,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     post("/v1/why-not", WhyNotRequest, lambda b: resolved(b).why_not(b.path, b.value).to_dict(), tags=["explain"],
          summary="Why does a field not have a value: the rules that could have set it and what stopped them",
          doc="``Resolution.why_not(path, value).to_dict()``.")
+    post("/v1/how", HowRequest, answer_how, tags=["explain"],
+         summary="How do I get a value: the smallest verified edits of the inputs that give it",
+         doc="``Resolution.how(path, value, max_edits=, keep=).to_dict()``: edits of the flags and variables "
+             "(``platforms``: another platform, apart), fewest edits first, each one resolved to check it; "
+             "or, when none works, the rules that block the value.")
     post("/v1/what-if", WhatIfRequest, answer_what_if, tags=["explain"],
          summary="Resolve the inputs as given and with `set` on top, and diff the two",
          doc="``postinit.what_if(...).to_dict()``.")

@@ -23,6 +23,7 @@ __all__ = [
     "DiffRequest",
     "ErrorBody",
     "Health",
+    "HowRequest",
     "ResolveRequest",
     "ResolveResponse",
     "RuleInfo",
@@ -91,6 +92,31 @@ class WhyNotRequest(ResolveRequest):
         return plain_copy(value, "value")
 
 
+class HowRequest(ResolveRequest):
+    """The inputs plus a path and the value wanted: ``Resolution.how(path, value, max_edits=, keep=)``."""
+
+    model_config = ConfigDict(
+        extra="forbid", frozen=True,
+        json_schema_extra={
+            "examples": [{"model": "Qwen/Qwen3-Next-80B-A3B-Instruct", "platform": "h100",
+                          "argv": ["-tp", "4", "--kv-transfer-config",
+                                   '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'],
+                          "path": "scheduler_config.disable_hybrid_kv_cache_manager", "value": False}]
+        },
+    )
+
+    path: DottedPath = Field(description="Dotted field path, e.g. compilation_config.cudagraph_mode.")
+    value: Any = Field(description="The value wanted (JSON, or text as on the command line: \"FULL\", \"8k\").")
+    max_edits: int = Field(2, ge=1, le=3, description="Search edits of up to this many inputs.")
+    keep: list[DottedPath] = Field(default_factory=list, max_length=16,
+                                   description="Fields an answer must leave as they are.")
+
+    @field_validator("value", mode="after")
+    @classmethod
+    def _bounded_value(cls, value: Any) -> Any:
+        return plain_copy(value, "value")
+
+
 class WhatIfRequest(ResolveRequest):
     """The inputs plus ``set``: dotted paths and the values to try on top of them."""
 
@@ -145,7 +171,7 @@ class VersionInfoModel(BaseModel):
         "oracle": "real vLLM: the official vllm==0.11.1 wheel (tests/golden/expected-0.11.1)",
         "source": "the vllm==0.11.1 wheel from PyPI (site-packages/vllm/)", "rules": 230,
         "delta": {"added": 19, "replaced": 37, "dropped": 32, "fields_added": 19, "fields_removed": 9},
-        "env_table": "postinit/schema/data/envs-0.11.1.json"}]})
+        "env_table": "postinit/schema/data/envs-0.11.1.json", "status": "complete"}]})
 
     name: str
     title: str
@@ -156,6 +182,8 @@ class VersionInfoModel(BaseModel):
     rules: int
     delta: dict[str, int]
     env_table: str
+    status: str = Field(description='"complete", or what is measured of a partial model ("partial: N/516 golden '
+                        'cases match ...")')
 
 
 class DiffRequest(BaseModel):

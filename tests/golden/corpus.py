@@ -28,6 +28,8 @@ VERSIONS_FILE = GOLDEN_DIR.parents[1] / "postinit" / "rules" / "data" / "version
 EXPECTED_DIRS = {("seed" if v["parent"] is None else v["name"]): GOLDEN_DIR / v["golden"]
                  for v in json.loads(VERSIONS_FILE.read_text())}
 """Variant (``"seed"`` for the root, else the version's name) -> the folder holding real vLLM's answers."""
+CASE_DIRS = {"0.34.0": GOLDEN_DIR / "cases-0.34.0"}
+"""Variants whose cases are their own (0.34.0's corpus, ``gen_cases_0340.py``); the others share ``cases/``."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +70,7 @@ def load_cases(variant: str = "seed", pattern: str = "*.json",
     (``"seed"``: the exact-seed oracle, our specification; ``"0.11.1"``)."""
     exp_dir = EXPECTED_DIRS[variant]
     out: list[GoldenCase] = []
-    for p in sorted(CASES_DIR.glob(pattern)):
+    for p in sorted(CASE_DIRS.get(variant, CASES_DIR).glob(pattern)):
         case = json.loads(p.read_text())
         ep = exp_dir / p.name
         if not ep.exists():
@@ -110,6 +112,7 @@ def compress_padding(lst: list[int] | None) -> list[list[int]] | None:
 
 __all__ = [
     "CASES_DIR",
+    "CASE_DIRS",
     "EXPECTED_DIRS",
     "GOLDEN_DIR",
     "MODELS_DIR",

@@ -1,0 +1,1776 @@
+"""vLLM 0.34.0 as a delta over vLLM 0.11.1: the rules it adds, replaces and drops (partial).
+
+**Partial model.** This version resolves with 0.11.1's rulebook edited by the rules
+below; what it has not yet modelled is listed in ``docs/versions.md`` and the closing
+note of issue 29, and every resolution as 0.34.0 carries a note saying the model is
+partial (:data:`PARTIAL`), with its measured golden parity.
+
+Why a delta over 0.11.1 and not a new base (measured on the 516-case corpus and the
+wheel's dataclasses, see the issue's note): of the 513 sub-config fields the 0.34.0
+oracle reports, 210 are 0.11.1's; 298 schema paths are new and 49 removed. A new base
+would re-declare the whole facts layer (config.json facts, model inspection, the
+platform, the model registry, ~150 of 0.11.1's 230 rules: model-config derivation,
+parallel, speculative, pooling, quantization) that 0.34.0 decides as 0.11.1 does;
+the delta re-states only what changed, and the schema/flag machinery
+(``since``/``until`` over the version lineage) is a delta machinery.
+
+Sources (``source=``) are files of the ``vllm==0.34.0`` wheel (``site-packages/vllm/``),
+described step by step in ``docs/vllm-0.34.0.md``; every rule here carries the
+reference tag ``v0.34.0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
+from postinit.rules.verify import num_experts
+from postinit.rules.versions import Delta
+from postinit.schema import CompilationMode, CUDAGraphMode
+
+__all__ = ["DELTA", "DROPS", "FIELDS_ADDED", "FIELDS_REMOVED"]
+
+FIELDS_ADDED = (
+    "attention_config.backend",
+    "attention_config.backend_per_kind",
+    "attention_config.disable_flashinfer_q_quantization",
+    "attention_config.flash_attn_max_num_splits_for_cuda_graph",
+    "attention_config.flash_attn_version",
+    "attention_config.flex_attn_block_m",
+    "attention_config.flex_attn_block_n",
+    "attention_config.flex_attn_kv_block_size",
+    "attention_config.flex_attn_q_block_size",
+    "attention_config.hisparse_config",
+    "attention_config.hisparse_config.device_buffer_size",
+    "attention_config.hisparse_config.eager_host_mirror",
+    "attention_config.indexer_decode_cp",
+    "attention_config.indexer_kv_dtype",
+    "attention_config.indexer_logits_dtype",
+    "attention_config.indexer_sparse_logits",
+    "attention_config.indexer_tp_shard_min_rows",
+    "attention_config.minimax_m3_indexer_cp",
+    "attention_config.minimax_m3_msa_decode_backend",
+    "attention_config.mla_prefill_backend",
+    "attention_config.sparse_mla_force_mqa",
+    "attention_config.sparse_mla_prefill_workspace_factor",
+    "attention_config.sparse_mla_shard_q",
+    "attention_config.sparse_mla_shard_q_min_tokens",
+    "attention_config.tokenspeed_mla_min_split_kv",
+    "attention_config.tq_max_kv_splits_for_cuda_graph",
+    "attention_config.trtllm_ragged_backend",
+    "attention_config.use_non_causal",
+    "attention_config.use_prefill_query_quantization",
+    "attention_config.use_trtllm_attention",
+    "aux_output_config.enable_return_routed_experts",
+    "aux_output_config.max_bytes",
+    "cache_config.cache_hit_alignment_tokens",
+    "cache_config.effective_attention_block_size",
+    "cache_config.enable_extensible_kv_cache",
+    "cache_config.enable_mamba_shared_prefix_checkpoint",
+    "cache_config.hash_block_size",
+    "cache_config.kv_cache_dtype_skip_layers",
+    "cache_config.kv_cache_layout",
+    "cache_config.kv_cache_max_concurrency",
+    "cache_config.kv_cache_size_tokens",
+    "cache_config.mamba_cache_mode",
+    "cache_config.prefix_cache_retention_interval",
+    "cache_config.prefix_match_unit",
+    "cache_config.replayssm_buffer_len",
+    "cache_config.simple_cpu_offload_num_blocks",
+    "cache_config.skip_page_size_padded",
+    "cache_config.swa_bounded_replay",
+    "cache_config.use_kda_recoverssm",
+    "cache_config.use_replayssm",
+    "cache_config.user_specified_block_size",
+    "compilation_config.compile_ranges_endpoints",
+    "compilation_config.cudagraph_decoder_replay",
+    "compilation_config.cudagraph_mm_encoder",
+    "compilation_config.decode_cudagraph_capture_request_sizes",
+    "compilation_config.decoder_replay_cudagraph_capture_sizes",
+    "compilation_config.decoder_replay_trim_threshold",
+    "compilation_config.dynamic_shapes_config.assume_32_bit_indexing",
+    "compilation_config.dynamic_shapes_config.evaluate_guards",
+    "compilation_config.dynamic_shapes_config.type",
+    "compilation_config.encoder_compilation_time",
+    "compilation_config.encoder_cudagraph_max_frames_per_batch",
+    "compilation_config.encoder_cudagraph_max_token_budget",
+    "compilation_config.encoder_cudagraph_max_vision_items_per_batch",
+    "compilation_config.encoder_cudagraph_token_budgets",
+    "compilation_config.fast_moe_cold_start",
+    "compilation_config.ir_enable_torch_wrap",
+    "compilation_config.max_decode_cudagraph_capture_requests",
+    "compilation_config.max_decode_cudagraph_capture_tokens",
+    "compilation_config.max_prefill_cudagraph_capture_tokens",
+    "compilation_config.pass_config.eliminate_noops",
+    "compilation_config.pass_config.fuse_act_padding",
+    "compilation_config.pass_config.fuse_act_quant",
+    "compilation_config.pass_config.fuse_allreduce_rms",
+    "compilation_config.pass_config.fuse_attn_quant",
+    "compilation_config.pass_config.fuse_mla_dual_rms_norm",
+    "compilation_config.pass_config.fuse_norm_quant",
+    "compilation_config.pass_config.fuse_qk_norm_rope_kvcache",
+    "compilation_config.pass_config.fuse_rope_kvcache",
+    "compilation_config.pass_config.fuse_rope_kvcache_cat_mla",
+    "compilation_config.pass_config.rope_kvcache_fusion_max_token_num",
+    "compilation_config.prefill_cudagraph_capture_token_sizes",
+    "compilation_config.static_all_moe_layers",
+    "compilation_config.use_breakable_cudagraph",
+    "diffusion_config",
+    "diffusion_config.canvas_length",
+    "diffusion_config.max_denoising_steps",
+    "ec_manager_config.encoder_cache_manager_cls",
+    "ec_manager_config.manager_config",
+    "ec_transfer_config",
+    "ec_transfer_config.ec_buffer_device",
+    "ec_transfer_config.ec_buffer_size",
+    "ec_transfer_config.ec_connector",
+    "ec_transfer_config.ec_connector_extra_config",
+    "ec_transfer_config.ec_connector_module_path",
+    "ec_transfer_config.ec_ip",
+    "ec_transfer_config.ec_port",
+    "ec_transfer_config.ec_role",
+    "ec_transfer_config.engine_id",
+    "ec_transfer_config.mm_encoder_output_widths",
+    "engram_config",
+    "engram_config.cpu_offload",
+    "engram_config.disk_offload",
+    "engram_config.dp_shared_memory",
+    "engram_config.embedding_across_dp",
+    "engram_config.use_thp",
+    "env.TORCH_COMPILE_DISABLE",
+    "env.VLLM_USE_BREAKABLE_CUDAGRAPH",
+    "env.VLLM_USE_OINK_OPS",
+    "env.VLLM_USE_SIMPLE_KV_OFFLOAD",
+    "kernel_config.enable_cutedsl_warmup",
+    "kernel_config.enable_flashinfer_autotune",
+    "kernel_config.enable_jit_warmup",
+    "kernel_config.enable_rocm_aiter_gemm_warmup",
+    "kernel_config.enable_rocm_segmented_attn_autotune",
+    "kernel_config.ir_op_priority.fused_add_rms_norm",
+    "kernel_config.ir_op_priority.gelu_and_mul_sparse",
+    "kernel_config.ir_op_priority.rms_norm",
+    "kernel_config.linear_backend",
+    "kernel_config.linear_backend_per_quant",
+    "kernel_config.moe_backend",
+    "kernel_config.monokernel",
+    "kernel_config.rdna_hybrid_w4a16_prefill_dequant",
+    "kernel_config.sparse_indexer_topk_backend",
+    "kv_transfer_config.kv_load_failure_policy",
+    "load_config.safetensors_prefetch_block_size",
+    "load_config.safetensors_prefetch_num_threads",
+    "load_config.shuffle_safetensors_files",
+    "logging_config.configure_logging",
+    "logging_config.formatter",
+    "logging_config.log_level",
+    "logging_config.pylogging_config_file",
+    "lora_config.enable_mixed_moe_lora_format",
+    "lora_config.enable_moe_shared_loras",
+    "lora_config.enable_tower_connector_lora",
+    "lora_config.max_lora_cls_labels",
+    "lora_config.specialize_active_lora",
+    "lora_config.target_modules",
+    "mamba_config.backend",
+    "mamba_config.enable_stochastic_rounding",
+    "mamba_config.ssu_algorithm",
+    "mamba_config.stochastic_rounding_philox_rounds",
+    "model_config.allow_deprecated_quantization",
+    "model_config.checkpoint_prepare_on_startup",
+    "model_config.enable_cumem_allocator",
+    "model_config.enable_nccl_comm_suspend",
+    "model_config.enable_trace_replay",
+    "model_config.is_mm_prefix_lm",
+    "model_config.is_moe",
+    "model_config.is_quantized",
+    "model_config.is_submodel_config",
+    "model_config.model_class_overrides",
+    "model_config.override_pooler_config.enable_flash_late_interaction",
+    "model_config.override_pooler_config.logit_mean",
+    "model_config.override_pooler_config.logit_sigma",
+    "model_config.override_pooler_config.seq_pooling_type",
+    "model_config.override_pooler_config.task",
+    "model_config.override_pooler_config.tok_pooling_type",
+    "model_config.pooler_config.enable_flash_late_interaction",
+    "model_config.pooler_config.logit_mean",
+    "model_config.pooler_config.logit_sigma",
+    "model_config.pooler_config.seq_pooling_type",
+    "model_config.pooler_config.task",
+    "model_config.pooler_config.tok_pooling_type",
+    "model_config.quantization_config",
+    "model_config.renderer_num_workers",
+    "model_config.return_sampling_mask",
+    "model_config.sleep_mode_backend",
+    "model_config.sleep_mode_offload_cudagraph",
+    "model_config.sleep_preserve_parameter_names",
+    "model_config.use_fp64_gumbel",
+    "model_config.word_embeddings_untied_by_checkpoint",
+    "num_hash_lookahead_tokens",
+    "observability_config.cudagraph_metrics",
+    "observability_config.custom_histogram_buckets",
+    "observability_config.enable_layerwise_nvtx_tracing",
+    "observability_config.enable_logging_iteration_details",
+    "observability_config.enable_mfu_metrics",
+    "observability_config.enable_mm_processor_stats",
+    "observability_config.jit_monitor_mode",
+    "observability_config.jit_monitor_verbose",
+    "observability_config.kv_cache_metrics",
+    "observability_config.kv_cache_metrics_sample",
+    "observability_config.per_request_spec_decode_metrics",
+    "offload_config.offload_backend",
+    "offload_config.prefetch.offload_group_size",
+    "offload_config.prefetch.offload_num_in_group",
+    "offload_config.prefetch.offload_params",
+    "offload_config.prefetch.offload_prefetch_step",
+    "offload_config.uva.cpu_offload_gb",
+    "offload_config.uva.cpu_offload_params",
+    "optimization_level",
+    "parallel_config.assigned_physical_gpu_ids",
+    "parallel_config.cp_kv_cache_interleave_size",
+    "parallel_config.cpu_distributed_timeout_seconds",
+    "parallel_config.data_parallel_index",
+    "parallel_config.dcp_comm_backend",
+    "parallel_config.dcp_q_replicate",
+    "parallel_config.distributed_timeout_seconds",
+    "parallel_config.dp_sync_interval",
+    "parallel_config.elastic_ep_max_dp_size",
+    "parallel_config.enable_batch_sharded_sampling",
+    "parallel_config.enable_elastic_ep",
+    "parallel_config.enable_ep_weight_filter",
+    "parallel_config.enable_fault_tolerance",
+    "parallel_config.enable_hc_sp",
+    "parallel_config.enable_shm_tensor_arena",
+    "parallel_config.eplb_config.communicator",
+    "parallel_config.eplb_config.enable_migration_batching",
+    "parallel_config.eplb_config.log_balancedness_interval",
+    "parallel_config.eplb_config.policy",
+    "parallel_config.eplb_config.use_async",
+    "parallel_config.fault_tolerance_config.engine_recovery_timeout_sec",
+    "parallel_config.is_moe_model",
+    "parallel_config.mori_ep_v2",
+    "parallel_config.numa_bind",
+    "parallel_config.numa_bind_cpus",
+    "parallel_config.numa_bind_nodes",
+    "parallel_config.prefill_context_parallel_size",
+    "parallel_config.ubatch_size",
+    "performance_mode",
+    "profiler_config.active_iterations",
+    "profiler_config.capture_torch_profiler",
+    "profiler_config.delay_iterations",
+    "profiler_config.detailed_trace_annotation",
+    "profiler_config.ignore_frontend",
+    "profiler_config.max_iterations",
+    "profiler_config.profiler",
+    "profiler_config.proton_backend",
+    "profiler_config.proton_context",
+    "profiler_config.proton_data",
+    "profiler_config.proton_graph_attribution",
+    "profiler_config.proton_hook",
+    "profiler_config.proton_mode",
+    "profiler_config.proton_output_format",
+    "profiler_config.proton_profiler_dir",
+    "profiler_config.torch_profiler_activities",
+    "profiler_config.torch_profiler_dir",
+    "profiler_config.torch_profiler_dump_cuda_time_total",
+    "profiler_config.torch_profiler_record_shapes",
+    "profiler_config.torch_profiler_use_gzip",
+    "profiler_config.torch_profiler_with_flops",
+    "profiler_config.torch_profiler_with_memory",
+    "profiler_config.torch_profiler_with_stack",
+    "profiler_config.wait_iterations",
+    "profiler_config.warmup_iterations",
+    "reasoning_config",
+    "reasoning_config.reasoning_end_str",
+    "reasoning_config.reasoning_parser",
+    "reasoning_config.reasoning_start_str",
+    "scheduler_config.cache_aware_admission_threshold",
+    "scheduler_config.cache_aware_admission_window",
+    "scheduler_config.long_prefill_token_threshold_adaptive",
+    "scheduler_config.max_num_active_seqs",
+    "scheduler_config.max_num_inflight_kv_loads",
+    "scheduler_config.max_num_queued_reqs",
+    "scheduler_config.max_num_queued_tokens",
+    "scheduler_config.max_num_scheduled_tokens",
+    "scheduler_config.prefill_schedule_interval",
+    "scheduler_config.scheduler_reserve_full_isl",
+    "scheduler_config.watermark",
+    "shutdown_timeout",
+    "speculative_config.attention_backend",
+    "speculative_config.custom_method",
+    "speculative_config.disable_eagle_block_drop",
+    "speculative_config.disable_lookahead_block_hashes",
+    "speculative_config.draft_decode_context_parallel_size",
+    "speculative_config.draft_lm_head_quantization",
+    "speculative_config.draft_sample_method",
+    "speculative_config.dspark_draft_topk",
+    "speculative_config.enable_adaptive_verification",
+    "speculative_config.fly_entropy_threshold",
+    "speculative_config.fly_entropy_top_k",
+    "speculative_config.fly_window_size",
+    "speculative_config.index_share_for_mtp_iteration",
+    "speculative_config.kv_cache_dtype",
+    "speculative_config.moe_backend",
+    "speculative_config.num_speculative_tokens_per_batch_size",
+    "speculative_config.parallel_drafting",
+    "speculative_config.rejection_sample_method",
+    "speculative_config.speculator_options",
+    "speculative_config.suffix_decoding_corpus_tokens",
+    "speculative_config.synthetic_acceptance_length",
+    "speculative_config.synthetic_acceptance_rates",
+    "speculative_config.tensor_parallel_size",
+    "speculative_config.use_local_argmax_reduction",
+    "speculative_config.xpress_topc",
+    "watchdog_config.check_interval",
+    "watchdog_config.dump_dir",
+    "watchdog_config.timeout",
+    "watermark_config",
+    "watermark_config.algorithm",
+    "watermark_config.allow_target_only_watermarking",
+    "watermark_config.alpha",
+    "watermark_config.context_width",
+    "watermark_config.deduplicate_contexts",
+    "watermark_config.deduplicate_contexts_max_history",
+    "watermark_config.enforce",
+    "watermark_config.key",
+    "watermark_config.prf",
+    "weight_transfer_config",
+    "weight_transfer_config.backend",
+)
+"""Schema paths 0.34.0 has and 0.11.1 does not (``since("0.34.0")`` in the schema)."""
+
+FIELDS_REMOVED = (
+    "cache_config.calculate_kv_scales",
+    "cache_config.cpu_kvcache_space_bytes",
+    "cache_config.cpu_offload_gb",
+    "cache_config.swap_space",
+    "compilation_config.bs_to_padded_graph_size",
+    "compilation_config.level",
+    "compilation_config.pass_config.enable_async_tp",
+    "compilation_config.pass_config.enable_attn_fusion",
+    "compilation_config.pass_config.enable_fi_allreduce_fusion",
+    "compilation_config.pass_config.enable_fusion",
+    "compilation_config.pass_config.enable_noop",
+    "compilation_config.pass_config.enable_sequence_parallelism",
+    "compilation_config.use_inductor",
+    "kv_transfer_config.kv_buffer_size",
+    "kv_transfer_config.kv_ip",
+    "kv_transfer_config.kv_parallel_size",
+    "kv_transfer_config.kv_rank",
+    "lora_config.lora_extra_vocab_size",
+    "lora_config.lora_vocab_padding_size",
+    "model_config.config_updated",
+    "model_config.logits_processor_pattern",
+    "model_config.override_attention_dtype",
+    "model_config.override_pooler_config",
+    "model_config.override_pooler_config.activation",
+    "model_config.override_pooler_config.logit_bias",
+    "model_config.override_pooler_config.normalize",
+    "model_config.override_pooler_config.softmax",
+    "model_config.pooler_config.activation",
+    "model_config.pooler_config.logit_bias",
+    "model_config.pooler_config.normalize",
+    "model_config.pooler_config.softmax",
+    "model_config.supports_mamba_prefix_caching",
+    "model_config.task",
+    "model_config.video_pruning_rate",
+    "parallel_config.eplb_log_balancedness",
+    "parallel_config.eplb_step_interval",
+    "parallel_config.eplb_window_size",
+    "parallel_config.num_redundant_experts",
+    "parallel_config.sd_worker_cls",
+    "scheduler_config.is_encoder_decoder",
+    "scheduler_config.max_long_partial_prefills",
+    "scheduler_config.max_model_len",
+    "scheduler_config.max_num_partial_prefills",
+    "scheduler_config.num_lookahead_slots",
+    "speculative_config.disable_by_batch_size",
+    "speculative_config.disable_padded_drafter_batch",
+    "speculative_config.speculative_token_tree",
+    "structured_outputs_config.disable_fallback",
+)
+"""Schema paths 0.11.1 has and 0.34.0 does not (``until="0.11.1"`` in the schema)."""
+
+_TODO = "not yet modelled for 0.34.0 (partial model): "
+
+DROPS: dict[str, str] = {
+    # removed in 0.34.0: the fields these rules decide are gone from its configs
+    "model.config-updated": "ModelConfig.config_updated is gone in 0.34.0 (vllm/config/model.py has no such field)",
+    "models.config-updated": "ModelConfig.config_updated is gone in 0.34.0; the model hooks no longer flag it",
+    "model.task": "--task / ModelConfig.task were removed in 0.34.0 (runner/convert only)",
+    "engine-args.lookahead-slots-from-speculative": "SchedulerConfig.num_lookahead_slots was removed in 0.34.0",
+    "parallel.eplb-deprecated-fields": "the deprecated ParallelConfig EPLB fields were removed in 0.34.0 (EPLBConfig only)",
+    "scheduler.partial-prefill-limits": "max_num_partial_prefills / max_long_partial_prefills / num_lookahead_slots "
+    "were removed from SchedulerConfig in 0.34.0",
+    "speculative.token-tree": "SpeculativeConfig.speculative_token_tree was removed in 0.34.0",
+    "compilation.async-tp-implies-sp": "the sequence-parallelism / async-TP passes and their pass_config keys were "
+    "removed in 0.34.0 (docs/vllm-0.34.0.md section 1)",
+    "compilation.sp-needs-rms-norm": "sequence parallelism was removed in 0.34.0",
+    "cudagraph.sp-filters-capture-sizes": "sequence parallelism was removed in 0.34.0: no capture-size filter by TP",
+    "compilation.level-to-mode": "CompilationConfig.level was removed in 0.34.0 (-O is the optimization level)",
+    "compilation.use-inductor-backend": "CompilationConfig.use_inductor was removed in 0.34.0",
+    "verify.swap-space": "CacheConfig.swap_space was removed in 0.34.0",
+    "cpu.kvcache-space": "CacheConfig.cpu_kvcache_space_bytes was removed in 0.34.0",
+    "cudagraph.padding-table": "CompilationConfig.bs_to_padded_graph_size was removed in 0.34.0",
+    "engine-args.unsupported-feature": "the features it refused (logits_processor_pattern, partial prefills) were "
+    "removed in 0.34.0",
+    # moved or reshaped in 0.34.0: a replacement is still to be written
+    "model.class-interfaces": _TODO + "supports_mamba_prefix_caching is no ModelConfig field in 0.34.0",
+    "models.mamba-prefix-caching": _TODO + "mamba prefix caching is mamba_cache_mode in 0.34.0",
+    "model.pooler-config": _TODO + "PoolerConfig's normalize/softmax/activation/logit_bias became use_activation "
+    "and seq/tok pooling types in 0.34.0",
+    "model.pooler-use-activation": _TODO + "PoolerConfig's fields were reshaped in 0.34.0",
+    "models.qwen2-rm-softmax": _TODO + "PoolerConfig.softmax is gone in 0.34.0",
+    "models.jinavl-ranking": _TODO + "PoolerConfig.logit_bias is gone in 0.34.0",
+    "models.nomic-bert-max-model-len": _TODO + "SchedulerConfig.max_model_len is gone in 0.34.0",
+    "scheduler.max-model-len-from-model": "SchedulerConfig has no max_model_len in 0.34.0 (it reads ModelConfig's)",
+    "scheduler.max-model-len-default": "SchedulerConfig has no max_model_len in 0.34.0",
+    "scheduler.is-encoder-decoder-from-model": "SchedulerConfig has no is_encoder_decoder in 0.34.0",
+    "scheduler.encoder-decoder-no-chunked-prefill": _TODO + "SchedulerConfig.is_encoder_decoder is gone in 0.34.0",
+    "scheduler.long-prefill-threshold-default": _TODO + "the partial-prefill fields are gone in 0.34.0",
+    "scheduler.budget-below-max-model-len": _TODO + "SchedulerConfig.max_model_len is gone in 0.34.0",
+    "scheduler.budget-exceeds-seqs-times-len": _TODO + "SchedulerConfig.max_model_len is gone in 0.34.0",
+    "quirk.budget-below-max-model-len": _TODO + "SchedulerConfig.max_model_len is gone in 0.34.0",
+    "compilation.fusion-without-noop": _TODO + "the pass_config keys are fuse_* / eliminate_noops in 0.34.0",
+    "compilation.attn-fusion-forces-full": _TODO + "enable_attn_fusion is fuse_attn_quant in 0.34.0",
+    "scheduler.async-scheduling-supported": "0.34.0 turns async scheduling on by default (scheduler.async-scheduling-default and -explicit)",
+    # decisions 0.34.0 no longer takes in VllmConfig (docs/vllm-0.34.0.md sections 1 and 10)
+    "cudagraph.dcp-forces-piecewise": "0.34.0 keeps full CUDA graphs with decode context parallelism",
+    "cudagraph.cascade-attn-warning": "cascade attention is off by default in 0.34.0 (disable_cascade_attn=True); "
+    "the warning is gone",
+    "parallel.dbo-disables-cascade-attn": "0.34.0's DBO rules no longer touch cascade attention",
+    "cudagraph.default-mode": "the optimisation level's table supplies the CUDA-graph mode in 0.34.0 "
+    "(level.cudagraph-mode)",
+    "compilation.empty-splitting-ops-mode": "part of compilation.splitting-ops in 0.34.0",
+    "cudagraph.truncate-max-capture-size": "part of cudagraph.capture-sizes in 0.34.0",
+    "cudagraph.user-capture-sizes-overridden": "part of cudagraph.capture-sizes in 0.34.0",
+    "cuda.block-size-default": "0.34.0 picks the block size at worker start-up (update_block_size_for_backend); "
+    "during config resolution it stays CacheConfig.DEFAULT_BLOCK_SIZE = 64",
+    "rocm.block-size-default": "as on CUDA: block size 64 through config resolution in 0.34.0",
+    "cuda.mla-backend-default": "0.34.0 chooses attention backends at worker start-up",
+    "cuda.mla-block-size-flashmla": "0.34.0 chooses MLA block sizes at worker start-up",
+    "cuda.mla-block-size-cutlass": "0.34.0 chooses MLA block sizes at worker start-up",
+    "cuda.mla-block-size-flashinfer": "0.34.0 chooses MLA block sizes at worker start-up",
+    "cuda.mla-block-size-sparse": "0.34.0 chooses MLA block sizes at worker start-up",
+    "scheduler.hma-off-platform": "one rule in 0.34.0 (scheduler.hma: tri-state, explicit enable checked)",
+    "scheduler.hma-off-kv-connector": "one rule in 0.34.0 (scheduler.hma; connectors with SupportsHMA keep it)",
+    "scheduler.hma-off-kv-events": "KV events no longer turn the hybrid KV cache manager off in 0.34.0",
+    "scheduler.hma-off-chunked-local-eagle": "one rule in 0.34.0 (scheduler.hma)",
+    "scheduler.hma-off-chunked-local": "one rule in 0.34.0 (scheduler.hma)",
+}
+"""0.11.1 rules 0.34.0 does not have, each with the reason (``_TODO``: a replacement is still to be written)."""
+
+
+DEFAULTS: dict[str, object] = {
+    # dataclass defaults 0.34.0 declares differently from 0.11.1 (docs/vllm-0.34.0.md appendix B)
+    "model_config.disable_cascade_attn": True,
+    "model_config.seed": 0,
+    "model_config.model_weights": "",
+    "model_config.pooler_config.enable_chunked_processing": False,
+    "cache_config.gpu_memory_utilization": None,
+    "cache_config.block_size": 64,
+    "cache_config.enable_prefix_caching": True,
+    "cache_config.kv_offloading_backend": "native",
+    "parallel_config.all2all_backend": "allgather_reducescatter",
+    "parallel_config.disable_nccl_for_dp_synchronization": None,
+    "parallel_config.eplb_config.num_redundant_experts": None,
+    "scheduler_config.async_scheduling": None,
+    "scheduler_config.disable_hybrid_kv_cache_manager": None,
+    "load_config.safetensors_load_strategy": None,
+    "compilation_config.use_inductor_graph_partition": None,
+    "compilation_config.pass_config.enable_qk_norm_rope_fusion": None,
+    "kv_transfer_config.kv_buffer_device": "",
+    # envs.py defaults
+    "env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": True,
+}
+"""0.34.0's dataclass defaults where they differ from 0.11.1's (the schema holds the seed's)."""
+
+_PAR = "vllm/config/parallel.py ParallelConfig"
+_VLLM = "vllm/config/vllm.py VllmConfig"
+_TP = "parallel_config.tensor_parallel_size"
+_DP = "parallel_config.data_parallel_size"
+_PCP = "parallel_config.prefill_context_parallel_size"
+_DCP = "parallel_config.decode_context_parallel_size"
+_NRE = "parallel_config.eplb_config.num_redundant_experts"
+
+
+# =========================================================================== ParallelConfig (phase sub_configs)
+
+
+@rule(
+    "parallel.eplb-requirements",
+    title="EPLB needs a CUDA-alike/XPU device, expert parallelism and TP, PCP or DP > 1",
+    phase="sub_configs",
+    kind="check",
+    reads=("parallel_config.enable_eplb", "platform.is_cuda_alike", "parallel_config.enable_expert_parallel",
+           _TP, _DP, _PCP, _NRE),
+    source=f"{_PAR}._validate_parallel_config; ref v0.34.0",
+    message="Expert parallelism load balancing is only supported on CUDA devices or ROCm devices or XPU devices now.",
+)
+def eplb_requirements(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 counts prefill context parallelism in the EP group; without EPLB an unset count becomes 0."""
+    tp, dp, pcp = c[_TP], c[_DP], c[_PCP]
+    if c["parallel_config.enable_eplb"]:
+        if not c["platform.is_cuda_alike"]:
+            return Violation("Expert parallelism load balancing is only supported on CUDA devices or ROCm devices "
+                             "or XPU devices now.")
+        if not c["parallel_config.enable_expert_parallel"]:
+            return Violation("enable_expert_parallel must be True to use EPLB.")
+        if tp * pcp * dp <= 1:
+            return Violation(f"EPLB requires tensor, prefill-context, or data parallelism, but got TP={tp}, "
+                             f"PCP={pcp}, DP={dp}.")
+        return None
+    n = c[_NRE]
+    if n not in (None, 0):
+        return Violation(f"num_redundant_experts is set to {n} but EPLB is not enabled. Either enable EPLB or unset "
+                         "num_redundant_experts.")
+    return None
+
+
+@rule(
+    "parallel.eplb-no-redundant-experts",
+    title="Without EPLB the number of redundant experts is 0",
+    phase="sub_configs",
+    kind="default",
+    reads=("parallel_config.enable_eplb", _NRE),
+    writes=(_NRE,),
+    source=f"{_PAR}._validate_parallel_config; ref v0.34.0",
+)
+def eplb_no_redundant_experts(c: Mapping[str, Any]) -> RuleResult:
+    """Only EPLB needs the model's expert count to pick a default (compute_eplb_num_redundant_experts)."""
+    return {_NRE: 0} if not c["parallel_config.enable_eplb"] and c[_NRE] is None else None
+
+@rule(
+    "parallel.elastic-ep-max-dp-size",
+    title="The elastic-EP DP ceiling is the DP size unless elastic EP sets one (never below the DP size)",
+    phase="sub_configs",
+    kind="derive",
+    reads=("parallel_config.elastic_ep_max_dp_size", "parallel_config.enable_elastic_ep", _DP),
+    writes=("parallel_config.elastic_ep_max_dp_size",),
+    source=f"{_PAR}.__post_init__; ref v0.34.0",
+)
+def elastic_ep_max_dp_size(c: Mapping[str, Any]) -> RuleResult:
+    """Without elastic EP a user's value is replaced by the DP size."""
+    given = c["parallel_config.elastic_ep_max_dp_size"]
+    value = given if c["parallel_config.enable_elastic_ep"] and given is not None else c[_DP]
+    if value < c[_DP]:
+        return Violation("--elastic-ep-max-dp-size must be greater than or equal to the initial data_parallel_size "
+                         f"({c[_DP]}).")
+    return {"parallel_config.elastic_ep_max_dp_size": value}
+
+
+@rule(
+    "parallel.data-parallel-index",
+    title="data_parallel_index is the DP rank",
+    phase="sub_configs",
+    kind="derive",
+    reads=("parallel_config.data_parallel_rank",),
+    writes=("parallel_config.data_parallel_index",),
+    source=f"{_PAR}.__post_init__; ref v0.34.0",
+)
+def data_parallel_index(c: Mapping[str, Any]) -> RuleResult:
+    """An init=False field copied from data_parallel_rank."""
+    return {"parallel_config.data_parallel_index": c["parallel_config.data_parallel_rank"]}
+
+
+
+# =========================================================================== VllmConfig.__post_init__ (phase core)
+
+_KVT = "kv_transfer_config"
+
+
+@rule(
+    "kv-transfer.offloading",
+    title="--kv-offloading-size configures a KV connector (native: OffloadingConnector; lmcache: LMCacheMPConnector)",
+    phase="core",
+    kind="derive",
+    reads=("cache_config.kv_offloading_backend", "cache_config.kv_offloading_size", _KVT,
+           f"{_KVT}.kv_connector_extra_config", "env.VLLM_USE_SIMPLE_KV_OFFLOAD"),
+    writes=(_KVT, f"{_KVT}.kv_connector", f"{_KVT}.kv_connector_extra_config", f"{_KVT}.kv_role"),
+    source=f"{_VLLM}._post_init_kv_transfer_config; ref v0.34.0",
+)
+def kv_offloading(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 activates offloading by the size alone (the backend defaults to native) and hands the whole
+    buffer to the connector (``cpu_bytes_to_use``), before the hybrid KV cache manager is decided."""
+    size = c["cache_config.kv_offloading_size"]
+    if size is None:
+        return None
+    backend = c["cache_config.kv_offloading_backend"]
+    out: dict[str, Any] = {_KVT: True, f"{_KVT}.kv_role": "kv_both"}
+    if backend == "native":
+        extra = dict(c[f"{_KVT}.kv_connector_extra_config"] or {}) if c[_KVT] else {}
+        extra["cpu_bytes_to_use"] = size * (1 << 30)
+        connector = "SimpleCPUOffloadConnector" if c["env.VLLM_USE_SIMPLE_KV_OFFLOAD"] else "OffloadingConnector"
+        out.update({f"{_KVT}.kv_connector": connector, f"{_KVT}.kv_connector_extra_config": extra})
+    elif backend == "lmcache":
+        out[f"{_KVT}.kv_connector"] = "LMCacheMPConnector"
+    return out
+
+
+@rule(
+    "parallel.dcp-divides-tp",
+    title="Decode context parallelism divides TP (or spans PCP / TP x PCP when PCP is on)",
+    phase="sub_configs",
+    kind="check",
+    reads=(_TP, _PCP, _DCP),
+    source=f"{_PAR}._validate_parallel_config; ref v0.34.0",
+    message="tp_size=<tp> must be divisible by dcp_size=<dcp>.",
+)
+def dcp_divides_tp(c: Mapping[str, Any]) -> RuleResult:
+    """DCP reuses the TP ranks when PCP is off."""
+    tp, pcp, dcp = c[_TP], c[_PCP], c[_DCP]
+    if pcp == 1:
+        if tp % dcp != 0:
+            return Violation(f"tp_size={tp} must be divisible by dcp_size={dcp}.")
+    elif dcp not in (1, pcp, tp * pcp):
+        return Violation("When PCP is enabled, DCP must be disabled, span the PCP axis, or span the full TP x PCP "
+                         f"axis. Got TP={tp}, PCP={pcp}, DCP={dcp}; valid DCP sizes are {sorted({1, pcp, tp * pcp})}.")
+    return None
+
+
+# =========================================================================== VllmConfig.__post_init__ (phase core)
+# in vLLM's statement order (docs/vllm-0.34.0.md section 3; a sequence below holds them to it)
+
+_CC = "compilation_config"
+_PC = f"{_CC}.pass_config"
+_MODE = f"{_CC}.mode"
+_CG = f"{_CC}.cudagraph_mode"
+_OPS = f"{_CC}.custom_ops"
+_BACKEND = f"{_CC}.backend"
+_SIZES = f"{_CC}.cudagraph_capture_sizes"
+_MAX = f"{_CC}.max_cudagraph_capture_size"
+_SPLIT = f"{_CC}.splitting_ops"
+_PARTITION = f"{_CC}.use_inductor_graph_partition"
+_BREAKABLE = f"{_CC}.use_breakable_cudagraph"
+_LEVEL = "optimization_level"
+_MC = "model_config"
+_EAGER = "model_config.enforce_eager"
+_STATIC = "platform.support_static_graph_mode"
+_KIND = "platform.kind"
+_TOK = "scheduler_config.max_num_batched_tokens"
+_SEQ = "scheduler_config.max_num_seqs"
+_ASYNC = "scheduler_config.async_scheduling"
+_PRIO = "kernel_config.ir_op_priority"
+_IR_OPS = ("rms_norm", "fused_add_rms_norm", "gelu_and_mul_sparse")
+_HT = "model_config.hf_text_config."
+_EXPERT_KEYS = tuple(_HT + k for k in ("num_experts", "moe_num_experts", "n_routed_experts", "num_local_experts"))
+_SPEC = "speculative_config"
+_NSPEC = "speculative_config.num_speculative_tokens"
+
+
+def _op_enabled(ops: Any, op: str) -> bool:
+    """``CompilationConfig.is_custom_op_enabled``: '-op' off under 'all', '+op' on under 'none'."""
+    ops = tuple(ops)
+    return f"-{op}" not in ops if "all" in ops else f"+{op}" in ops
+
+
+@rule(
+    "parallel.dcp-defaults",
+    title="DCP communication backend 'ag_rs' and no Q replication unless set",
+    phase="core",
+    kind="default",
+    reads=("parallel_config.dcp_comm_backend", "parallel_config.dcp_q_replicate"),
+    writes=("parallel_config.dcp_comm_backend", "parallel_config.dcp_q_replicate"),
+    source=f"{_PAR}.set_dcp_defaults (called from {_VLLM}.__post_init__); ref V-DCP-DEFAULTS, v0.34.0",
+)
+def dcp_defaults(c: Mapping[str, Any]) -> RuleResult:
+    """Models may pick their own DCP settings in their hook first; the rest get the stock ones."""
+    out: dict[str, Any] = {}
+    if c["parallel_config.dcp_comm_backend"] is None:
+        out["parallel_config.dcp_comm_backend"] = "ag_rs"
+    if c["parallel_config.dcp_q_replicate"] is None:
+        out["parallel_config.dcp_q_replicate"] = False
+    return out or None
+
+
+@rule(
+    "model.is-moe",
+    title="A model with experts is a MoE model",
+    phase="model_config",
+    kind="derive",
+    reads=(_MC, *_EXPERT_KEYS),
+    writes=("model_config.is_moe",),
+    source="vllm/config/model.py ModelConfig.is_moe; ref v0.34.0",
+)
+def model_is_moe(c: Mapping[str, Any]) -> RuleResult:
+    """``get_num_experts() > 0`` (the first expert-count key of the text config)."""
+    if c[_MC] is None:
+        return None
+    return {"model_config.is_moe": num_experts(c) > 0} if num_experts(c) > 0 else None
+
+
+@rule(
+    "parallel.is-moe-model",
+    title="ParallelConfig learns whether the model is MoE",
+    phase="core",
+    kind="derive",
+    reads=(_MC, "model_config.is_moe"),
+    writes=("parallel_config.is_moe_model",),
+    source=f"{_VLLM}.__post_init__; ref M-VERIFY-PARALLEL, v0.34.0",
+)
+def parallel_is_moe_model(c: Mapping[str, Any]) -> RuleResult:
+    """Set from ModelConfig.is_moe when there is a model (left None without one)."""
+    return {"parallel_config.is_moe_model": bool(c["model_config.is_moe"])} if c[_MC] is not None else None
+
+
+@rule(
+    "scheduler.async-scheduling-default",
+    title="Async scheduling defaults on, except for pooling models and executors without support",
+    phase="core",
+    kind="default",
+    reads=(_ASYNC, _MC, "model_config.runner_type", "parallel_config.distributed_executor_backend"),
+    writes=(_ASYNC,),
+    source=f"{_VLLM}.__post_init__; ref V-ASYNC-DEFAULT, v0.34.0",
+    message="Disabling asynchronous scheduling by default for pooling model.",
+    level="debug",
+)
+def async_scheduling_default(c: Mapping[str, Any]) -> RuleResult:
+    """The mp, uni and external_launcher executors support it; ray does not (warned)."""
+    if c[_ASYNC] is not None:
+        return None
+    if c[_MC] is not None and c["model_config.runner_type"] == "pooling":
+        return Outcome.log({_ASYNC: False})
+    backend = c["parallel_config.distributed_executor_backend"]
+    if backend not in (None, "mp", "uni", "external_launcher"):
+        return Outcome({_ASYNC: False}, message=f"Async scheduling will be disabled because it is not supported "
+                                               f"with the `{backend}` distributed executor backend. ",
+                       level="warning")
+    return Outcome({_ASYNC: True}, message="")
+
+
+@rule(
+    "scheduler.async-scheduling-explicit",
+    title="Async scheduling asked for needs an executor that supports it",
+    phase="core",
+    kind="check",
+    reads=(_ASYNC, "parallel_config.distributed_executor_backend"),
+    source=f"{_VLLM}.__post_init__; ref V-ASYNC-EXPLICIT, v0.34.0",
+)
+def async_scheduling_explicit(c: Mapping[str, Any]) -> RuleResult:
+    """The ray executor (the base Executor class) does not support async scheduling yet."""
+    backend = c["parallel_config.distributed_executor_backend"]
+    if c[_ASYNC] is True and backend not in (None, "mp", "uni", "external_launcher"):
+        return Violation(f"`{backend}` does not support async scheduling yet.")
+    return None
+
+
+@rule(
+    "parallel.nccl-dp-sync-default",
+    title="No NCCL for DP synchronization under async scheduling",
+    phase="core",
+    kind="default",
+    reads=("parallel_config.disable_nccl_for_dp_synchronization", _ASYNC, "parallel_config.data_parallel_size",
+           _MC, "model_config.is_moe"),
+    writes=("parallel_config.disable_nccl_for_dp_synchronization",),
+    source=f"{_VLLM}.__post_init__; ref V-NCCL-DP-SYNC, v0.34.0",
+    message="Disabling NCCL for DP synchronization when using async scheduling.",
+    level="info",
+)
+def nccl_dp_sync_default(c: Mapping[str, Any]) -> RuleResult:
+    """Logged only where it matters: DP > 1 with a MoE model (or none)."""
+    if c["parallel_config.disable_nccl_for_dp_synchronization"] is not None:
+        return None
+    if not c[_ASYNC]:
+        return Outcome({"parallel_config.disable_nccl_for_dp_synchronization": False}, message="")
+    out = {"parallel_config.disable_nccl_for_dp_synchronization": True}
+    moe_or_none = c[_MC] is None or c["model_config.is_moe"]
+    return Outcome.log(out) if c["parallel_config.data_parallel_size"] > 1 and moe_or_none else Outcome(out, message="")
+
+
+@rule(
+    "compilation.enforce-eager",
+    title="--enforce-eager: no torch.compile, no CUDA graphs, no JIT kernel warm-up",
+    phase="core",
+    kind="override",
+    reads=(_MC, _EAGER, "parallel_config.enable_fault_tolerance"),
+    writes=(_MODE, _CG, "kernel_config.enable_jit_warmup"),
+    source=f"{_VLLM}.__post_init__; ref V-ENFORCE-EAGER, v0.34.0",
+    message="Enforce eager set, disabling torch.compile, CUDAGraphs, and JIT kernel warmup. This is equivalent to "
+    "setting -cc.mode=none -cc.cudagraph_mode=none and --kernel_config.enable_jit_warmup=False",
+    level="warning",
+)
+def enforce_eager(c: Mapping[str, Any]) -> RuleResult:
+    """With fault tolerance the JIT warm-up stays on (and the warning says less)."""
+    if c[_MC] is None or not c[_EAGER]:
+        return None
+    out: dict[str, Any] = {_MODE: CompilationMode.NONE, _CG: CUDAGraphMode.NONE}
+    if c["parallel_config.enable_fault_tolerance"]:
+        return Outcome(out, message="Enforce eager set, disabling torch.compile and CUDAGraphs. This is equivalent "
+                                    "to setting -cc.mode=none -cc.cudagraph_mode=none", level="warning")
+    out["kernel_config.enable_jit_warmup"] = False
+    return Outcome.log(out)
+
+
+@rule(
+    "compilation.torch-compile-disable",
+    title="TORCH_COMPILE_DISABLE=1 turns torch.compile off",
+    phase="core",
+    kind="override",
+    reads=("env.TORCH_COMPILE_DISABLE",),
+    writes=(_MODE,),
+    source=f"{_VLLM}.__post_init__; ref V-TORCH-COMPILE-DISABLE, v0.34.0",
+    message="TORCH_COMPILE_DISABLE is set, disabling torch.compile. This is equivalent to setting -cc.mode=none",
+    level="warning",
+)
+def torch_compile_disable(c: Mapping[str, Any]) -> RuleResult:
+    """torch's own switch, honoured by vLLM's compilation mode."""
+    return Outcome.log({_MODE: CompilationMode.NONE}) if c["env.TORCH_COMPILE_DISABLE"] else None
+
+
+@rule(
+    "compilation.breakable-cudagraph",
+    title="Breakable CUDA graphs: VLLM_USE_BREAKABLE_CUDAGRAPH when set (partial: the per-architecture "
+    "defaults are not modelled)",
+    phase="core",
+    kind="derive",
+    reads=("env.VLLM_USE_BREAKABLE_CUDAGRAPH", "env.explicit"),
+    writes=(_BREAKABLE, _MODE),
+    source=f"{_VLLM}._maybe_enable_breakable_cudagraph; ref V-BREAKABLE-CG, v0.34.0",
+)
+def breakable_cudagraph(c: Mapping[str, Any]) -> RuleResult:
+    """Enabled breakable graphs replace compilation: the mode becomes NONE.
+
+    Partial model: vLLM also auto-enables them for a fixed set of architectures (none of
+    the corpus fixtures) and under VLLM_BATCH_INVARIANT for tuned bf16 models.
+    """
+    on = "VLLM_USE_BREAKABLE_CUDAGRAPH" in c["env.explicit"] and bool(c["env.VLLM_USE_BREAKABLE_CUDAGRAPH"])
+    if on:
+        return {_BREAKABLE: True, _MODE: CompilationMode.NONE}
+    return {_BREAKABLE: False}
+
+
+@rule(
+    "compilation.inductor-off-warning",
+    title="Inductor-only optimisation settings are ignored when the user turned Inductor off",
+    phase="core",
+    kind="check",
+    reads=(_BREAKABLE, _BACKEND, _MODE),
+    source=f"{_VLLM}.__post_init__; ref V-INDUCTOR-OFF-WARN, v0.34.0",
+    message="Inductor compilation was disabled by user settings, optimizations settings that are only active "
+    "during inductor compilation will be ignored.",
+    level="warning",
+)
+def inductor_off_warning(c: Mapping[str, Any]) -> RuleResult:
+    """Backend 'eager', or a mode set below VLLM_COMPILE (enforce-eager's NONE included)."""
+    if c[_BREAKABLE]:
+        return None
+    mode = c[_MODE]
+    if c[_BACKEND] == "eager" or (mode is not None and mode != CompilationMode.VLLM_COMPILE):
+        return Outcome.log()
+    return None
+
+
+@rule(
+    "compilation.default-mode",
+    title="Default compilation mode: VLLM_COMPILE above -O0, else NONE",
+    phase="core",
+    kind="default",
+    reads=(_MODE, _LEVEL),
+    writes=(_MODE,),
+    source=f"{_VLLM}.__post_init__; ref V-MODE-DEFAULT, v0.34.0",
+)
+def default_mode(c: Mapping[str, Any]) -> RuleResult:
+    """The optimisation level decides an unset mode (there is no model or V1 condition any more)."""
+    if c[_MODE] is not None:
+        return None
+    return {_MODE: CompilationMode.VLLM_COMPILE if c[_LEVEL] > 0 else CompilationMode.NONE}
+
+
+@rule(
+    "compilation.ir-enable-torch-wrap",
+    title="IR ops are wrapped for torch when Inductor compiles",
+    phase="core",
+    kind="default",
+    reads=(f"{_CC}.ir_enable_torch_wrap", _MODE, _BACKEND),
+    writes=(f"{_CC}.ir_enable_torch_wrap",),
+    source=f"{_VLLM}.__post_init__; ref V-IR-TORCH-WRAP, v0.34.0",
+)
+def ir_enable_torch_wrap(c: Mapping[str, Any]) -> RuleResult:
+    """``mode == VLLM_COMPILE and backend == "inductor"`` when unset."""
+    if c[f"{_CC}.ir_enable_torch_wrap"] is not None:
+        return None
+    return {f"{_CC}.ir_enable_torch_wrap": c[_MODE] == CompilationMode.VLLM_COMPILE and c[_BACKEND] == "inductor"}
+
+
+def _platform_ir_priority(c: Mapping[str, Any]) -> dict[str, list[str]]:
+    """``current_platform.get_default_ir_op_priority``: native under Inductor, else vllm_c first (CUDA/ROCm)."""
+    kind = c[_KIND]
+    if kind not in ("cuda", "rocm"):
+        return {op: ["native"] for op in _IR_OPS}
+    inductor = c[_BACKEND] == "inductor" and c[_MODE] != CompilationMode.NONE
+    default = ["native"] if inductor else ["vllm_c", "native"]
+    rms = list(default)
+    if kind == "cuda":
+        if c["env.VLLM_USE_OINK_OPS"]:
+            rms = ["oink", *default]
+        return {"rms_norm": rms, "fused_add_rms_norm": rms, "gelu_and_mul_sparse": ["triton", "native"]}
+    aiter = c[_CG] != CUDAGraphMode.NONE and c["env.VLLM_ROCM_USE_AITER"] and c["env.VLLM_ROCM_USE_AITER_RMSNORM"] \
+        and c["platform.gcn_arch"] != "gfx90a"
+    if aiter:
+        rms = ["aiter", *default]
+    return {"rms_norm": rms, "fused_add_rms_norm": rms, "gelu_and_mul_sparse": ["native"]}
+
+
+def _show_priority(prio: Mapping[str, Any]) -> str:
+    return "IrOpPriorityConfig(" + ", ".join(f"{op}={list(prio[op])!r}" for op in _IR_OPS) + ")"
+
+
+_IR_READS = (_KIND, _BACKEND, _MODE, _CG, "env.VLLM_USE_OINK_OPS", "env.VLLM_ROCM_USE_AITER",
+             "env.VLLM_ROCM_USE_AITER_RMSNORM", "platform.gcn_arch", *(f"{_PRIO}.{op}" for op in _IR_OPS))
+_IR_SOURCE = ("vllm/config/kernel.py KernelConfig.set_platform_defaults, vllm/platforms/*.py "
+              "get_default_ir_op_priority; ref V-KERNEL-DEFAULTS, v0.34.0")
+
+
+@rule(
+    "kernel.ir-op-priority",
+    title="The platform's IR op priorities are appended to the user's",
+    phase="core",
+    kind="derive",
+    reads=_IR_READS,
+    writes=tuple(f"{_PRIO}.{op}" for op in _IR_OPS),
+    source=_IR_SOURCE,
+    message="Setting platform-specific IR op priority defaults: <platform>, user-defined: <user>",
+    level="debug",
+)
+def ir_op_priority(c: Mapping[str, Any]) -> RuleResult:
+    """Each op keeps the user's order with the platform's entries appended. On ROCm the CUDA-graph mode it
+    reads is the one set before the optimisation level fills it in."""
+    platform = _platform_ir_priority(c)
+    user = {op: list(c[f"{_PRIO}.{op}"] or []) for op in _IR_OPS}
+    final = {op: [*user[op], *(x for x in platform[op] if x not in user[op])] for op in _IR_OPS}
+    changes = {f"{_PRIO}.{op}": tuple(final[op]) for op in _IR_OPS if final[op] != user[op]}
+    if not changes:
+        # also its own re-run on the merged lists; a user whose lists already hold every platform entry
+        # misses vLLM's debug record here (partial model)
+        return None
+    return Outcome(changes, message=f"Setting platform-specific IR op priority defaults: {_show_priority(platform)}, "
+                                    f"user-defined: {_show_priority(user)}")
+
+
+@rule(
+    "kernel.ir-op-priority-final",
+    title="The final IR op priorities are logged",
+    phase="core",
+    kind="check",
+    reads=tuple(f"{_PRIO}.{op}" for op in _IR_OPS),
+    after=("kernel.ir-op-priority",),
+    source=_IR_SOURCE,
+    message="Final IR op priority after setting platform defaults: <final>",
+    level="info",
+)
+def ir_op_priority_final(c: Mapping[str, Any]) -> RuleResult:
+    """Logged in every resolved config."""
+    final = {op: list(c[f"{_PRIO}.{op}"] or []) for op in _IR_OPS}
+    return Outcome(message=f"Final IR op priority after setting platform defaults: {_show_priority(final)}")
+
+# ---- the optimisation level's defaults (OPTIMIZATION_LEVEL_00..03, vllm/config/vllm.py:283-374)
+
+
+def _fuse_norm_quant(c: Mapping[str, Any]) -> bool:
+    """enable_norm_fusion: the rms_norm or quant_fp8 custom op is on, or rms_norm's IR priority is not native."""
+    prio = c[f"{_PRIO}.rms_norm"]
+    return _op_enabled(c[_OPS], "rms_norm") or _op_enabled(c[_OPS], "quant_fp8") or bool(prio and prio[0] != "native")
+
+
+def _fuse_act_quant(c: Mapping[str, Any]) -> bool:
+    """enable_act_fusion: silu_and_mul or quant_fp8 custom op on (NVFP4 models: not modelled, none in the corpus)."""
+    return _op_enabled(c[_OPS], "silu_and_mul") or _op_enabled(c[_OPS], "quant_fp8")
+
+
+def _aiter(c: Mapping[str, Any]) -> bool | None:
+    """``rocm_aiter_ops.is_enabled()``: VLLM_ROCM_USE_AITER on ROCm gfx9 with the aiter package; **None**
+    elsewhere (its ``if_aiter_supported`` decorator returns None), which the level table then writes as is."""
+    if c[_KIND] != "rocm" or not c["platform.aiter_found"] or not str(c["platform.gcn_arch"] or "").startswith("gfx9"):
+        return None
+    return bool(c["env.VLLM_ROCM_USE_AITER"])
+
+
+def _fuse_allreduce_rms(c: Mapping[str, Any]) -> bool | None:
+    """enable_allreduce_rms_fusion: TP > 1 on Hopper/Blackwell with FlashInfer; ROCm: AITER and TP > 1."""
+    if c["env.VLLM_BATCH_INVARIANT"]:
+        return False
+    tp = c[_TP]
+    if c[_KIND] == "rocm":
+        aiter = _aiter(c)
+        return aiter and tp > 1
+    cap = c["platform.capability"] or 0
+    return tp > 1 and c[_KIND] == "cuda" and bool(c["platform.flashinfer_available"]) and (
+        cap // 10 == 10 or cap == 90)
+
+
+def _kv_update_split(c: Mapping[str, Any]) -> bool:
+    """``splitting_ops_contain_kv_cache_update`` as it stands before the splitting ops are set."""
+    ops = c[_SPLIT]
+    if not c[_PARTITION] and ops is None and not c[f"{_PC}.fuse_attn_quant"]:
+        return True
+    return ops is not None and all(o in ops for o in ("vllm::unified_kv_cache_update",
+                                                      "vllm::unified_mla_kv_cache_update"))
+
+
+def _fuse_rope_kvcache(c: Mapping[str, Any]) -> bool | None:
+    aiter = _aiter(c)
+    return aiter and _op_enabled(c[_OPS], "rotary_embedding") and (bool(c[_PARTITION]) or not _kv_update_split(c))
+
+
+def _fuse_rope_kvcache_cat_mla(c: Mapping[str, Any]) -> bool:
+    return bool(c[_PARTITION]) or not _kv_update_split(c)
+
+
+def _fuse_act_padding(c: Mapping[str, Any]) -> bool:
+    prio = c[f"{_PRIO}.fused_add_rms_norm"]
+    return bool(prio) and prio[0] == "aiter" and c[_MC] is not None and c[_HT + "hidden_size"] == 2880
+
+
+def _fuse_qk_norm_rope_kvcache(c: Mapping[str, Any]) -> bool:
+    return bool(_aiter(c)) and _op_enabled(c[_OPS], "rotary_embedding")
+
+
+_FN_READS = {
+    "fuse_norm_quant": (_OPS, f"{_PRIO}.rms_norm"),
+    "fuse_act_quant": (_OPS,),
+    "fuse_allreduce_rms": ("env.VLLM_BATCH_INVARIANT", _TP, _KIND, "env.VLLM_ROCM_USE_AITER", "platform.aiter_found",
+                           "platform.gcn_arch",
+                           "platform.capability", "platform.flashinfer_available"),
+    "fuse_act_padding": (f"{_PRIO}.fused_add_rms_norm", _MC, _HT + "hidden_size"),
+    "fuse_mla_dual_rms_norm": (_KIND, "env.VLLM_ROCM_USE_AITER", "platform.aiter_found", "platform.gcn_arch"),
+    "fuse_rope_kvcache": (_KIND, "env.VLLM_ROCM_USE_AITER", "platform.aiter_found", "platform.gcn_arch", _OPS, _PARTITION, _SPLIT,
+                          f"{_PC}.fuse_attn_quant"),
+    "fuse_qk_norm_rope_kvcache": (_KIND, "env.VLLM_ROCM_USE_AITER", "platform.aiter_found", "platform.gcn_arch", _OPS),
+    "fuse_rope_kvcache_cat_mla": (_PARTITION, _SPLIT, f"{_PC}.fuse_attn_quant"),
+}
+_LEVELS: dict[str, tuple[Any, Any, Any, Any]] = {
+    # key: (O0, O1, O2, O3); a callable is evaluated on the config as it stands
+    f"{_PC}.fuse_norm_quant": (False, _fuse_norm_quant, _fuse_norm_quant, _fuse_norm_quant),
+    f"{_PC}.fuse_act_quant": (False, _fuse_act_quant, _fuse_act_quant, _fuse_act_quant),
+    f"{_PC}.fuse_allreduce_rms": (False, False, _fuse_allreduce_rms, _fuse_allreduce_rms),
+    f"{_PC}.fuse_attn_quant": (False, False, False, False),
+    f"{_PC}.fuse_act_padding": (False, _fuse_act_padding, _fuse_act_padding, _fuse_act_padding),
+    f"{_PC}.fuse_mla_dual_rms_norm": (False, _aiter, _aiter, _aiter),
+    f"{_PC}.fuse_rope_kvcache": (False, False, _fuse_rope_kvcache, _fuse_rope_kvcache),
+    f"{_PC}.fuse_qk_norm_rope_kvcache": (False, False, _fuse_qk_norm_rope_kvcache, _fuse_qk_norm_rope_kvcache),
+    f"{_PC}.enable_qk_norm_rope_fusion": (False, False, False, False),
+    f"{_PC}.fuse_rope_kvcache_cat_mla": (False, False, _fuse_rope_kvcache_cat_mla, _fuse_rope_kvcache_cat_mla),
+    _CG: (CUDAGraphMode.NONE, CUDAGraphMode.PIECEWISE, CUDAGraphMode.FULL_AND_PIECEWISE,
+          CUDAGraphMode.FULL_AND_PIECEWISE),
+    _PARTITION: (False, False, False, False),
+    "kernel_config.enable_flashinfer_autotune": (False, True, True, True),
+}
+
+
+def _level_rule(path: str, values: tuple[Any, Any, Any, Any]) -> Any:
+    from postinit.engine import make_rule
+
+    short = path.rsplit(".", 1)[1]
+    extra = next((r for k, r in _FN_READS.items() if k == short), ())
+
+    def level_default(c: Mapping[str, Any]) -> RuleResult:
+        if c[path] is not None:
+            return None
+        value = values[int(c[_LEVEL])]
+        return {path: value(c) if callable(value) else value}
+
+    shown = ", ".join(f"O{i}: {getattr(v, '__name__', v)}".replace("_fuse_", "enable_").lstrip("_")
+                      for i, v in enumerate(values))
+    level_default.__doc__ = f"The optimisation level's default for {short} where the user set none ({shown})."
+    level_default.__name__ = f"level_{short}"
+    return make_rule(
+        level_default, f"level.{short.replace('_', '-')}", title=f"-O<level> default for {path}",
+        phase="core", kind="default", reads=(_LEVEL, path, *extra), writes=(path,),
+        source=f"{_VLLM}._apply_optimization_level_defaults, OPTIMIZATION_LEVEL_00..03; ref V-OPT-LEVEL, v0.34.0")
+
+
+LEVEL_RULES = tuple(_level_rule(p, v) for p, v in _LEVELS.items())
+"""One rule per key of the optimisation-level tables: each default a level supplies is a firing the trace names."""
+
+
+@rule(
+    "attention.sparse-mla-workspace-factor",
+    title="Sparse-MLA prefill workspace factor: 5 up to 256K tokens of context, else 2",
+    phase="core",
+    kind="default",
+    reads=("attention_config.sparse_mla_prefill_workspace_factor", _MC, "model_config.max_model_len"),
+    writes=("attention_config.sparse_mla_prefill_workspace_factor",),
+    source=f"{_VLLM}.__post_init__; ref V-SPARSE-MLA-FACTOR, v0.34.0",
+)
+def sparse_mla_workspace_factor(c: Mapping[str, Any]) -> RuleResult:
+    """Only with a model (the factor scales the prefill workspace by the context length)."""
+    if c["attention_config.sparse_mla_prefill_workspace_factor"] is not None or c[_MC] is None:
+        return None
+    return {"attention_config.sparse_mla_prefill_workspace_factor": 5 if c["model_config.max_model_len"] <= 262144
+            else 2}
+
+
+def _without_piecewise(mode: CUDAGraphMode) -> CUDAGraphMode:
+    return {CUDAGraphMode.PIECEWISE: CUDAGraphMode.NONE,
+            CUDAGraphMode.FULL_AND_PIECEWISE: CUDAGraphMode.FULL}.get(mode, mode)
+
+
+def _normalize(c: Mapping[str, Any]) -> RuleResult:
+    mode = c[_CG]
+    if mode is None or not mode.requires_piecewise_compilation() or c[_MODE] == CompilationMode.VLLM_COMPILE \
+            or c[_BREAKABLE]:
+        return None
+    fallback = _without_piecewise(mode)
+    out: dict[str, Any] = {_CG: fallback}
+    if fallback == CUDAGraphMode.NONE:
+        out.update({_MAX: 0, _SIZES: ()})
+    return Outcome(out, message=f"Cudagraph mode {mode} is not compatible with compilation mode {int(c[_MODE])}. "
+                                f"Overriding to {fallback}.")
+
+
+_NORMALIZE: dict[str, Any] = dict(
+    kind="override", reads=(_CG, _MODE, _BREAKABLE), writes=(_CG, _MAX, _SIZES), level="info",
+    message="Cudagraph mode <m> is not compatible with compilation mode <c>. Overriding to <fallback>.")
+
+
+@rule(
+    "cudagraph.normalize-piecewise",
+    title="Piecewise CUDA graphs without VLLM_COMPILE fall back to their full part (or none)",
+    phase="core",
+    source=f"{_VLLM}._normalize_piecewise_cudagraph_mode; ref V-NORMALIZE-PIECEWISE, v0.34.0",
+    **_NORMALIZE,
+)
+def normalize_piecewise(c: Mapping[str, Any]) -> RuleResult:
+    """PIECEWISE becomes NONE (and no capture sizes), FULL_AND_PIECEWISE becomes FULL (0.11.1 asserted)."""
+    return _normalize(c)
+
+
+@rule(
+    "cudagraph.normalize-piecewise-after-platform",
+    title="The same normalisation again, after the platform hook",
+    phase="finalize",
+    source=f"{_VLLM}.__post_init__ (second call); ref V-NORMALIZE-PIECEWISE, v0.34.0",
+    **_NORMALIZE,
+)
+def normalize_piecewise_after_platform(c: Mapping[str, Any]) -> RuleResult:
+    """A platform hook may lower the compilation mode (CPU with LoRA) after the first normalisation."""
+    return _normalize(c)
+
+
+@rule(
+    "compilation.fast-moe-cold-start",
+    title="fast_moe_cold_start is off (torch >= 2.11 has opaque objects)",
+    phase="core",
+    kind="override",
+    reads=(f"{_CC}.fast_moe_cold_start",),
+    writes=(f"{_CC}.fast_moe_cold_start",),
+    source=f"{_VLLM}.__post_init__ (HAS_OPAQUE_TYPE, torch 2.14 in vllm==0.34.0's pins); ref V-FAST-MOE-COLD-START, "
+    "v0.34.0",
+)
+def fast_moe_cold_start(c: Mapping[str, Any]) -> RuleResult:
+    """The hoisted OpaqueObject approach supersedes it, so it is forced off whatever the user set."""
+    return {f"{_CC}.fast_moe_cold_start": False}
+
+
+@rule(
+    "cudagraph.no-static-graph-support",
+    title="No static graph support: CUDA graphs off",
+    phase="core",
+    kind="override",
+    reads=(_STATIC,),
+    writes=(_CG,),
+    source=f"{_VLLM}.__post_init__; ref V-NO-STATIC-GRAPH, v0.34.0",
+)
+def no_static_graph_support(c: Mapping[str, Any]) -> RuleResult:
+    """Platforms without static graph mode (CPU) capture no CUDA graphs; nothing else of the step runs."""
+    return {_CG: CUDAGraphMode.NONE} if not c[_STATIC] else None
+
+
+@rule(
+    "cudagraph.pooling-forces-piecewise",
+    title="Pooling models force PIECEWISE",
+    phase="core",
+    kind="override",
+    reads=(_STATIC, _MC, "model_config.pooler_config", _CG),
+    writes=(_CG,),
+    source=f"{_VLLM}.__post_init__; ref V-POOLING-FULL-CG, v0.34.0",
+    message="Pooling models do not support full cudagraphs. Overriding cudagraph_mode to PIECEWISE.",
+    level="warning",
+)
+def pooling_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM tests ``pooler_config is not None``, not the runner type."""
+    mode = c[_CG]
+    if c[_STATIC] and c[_MC] is not None and mode is not None and mode.has_full_cudagraphs() \
+            and c["model_config.pooler_config"] is not None:
+        return Outcome.log({_CG: CUDAGraphMode.PIECEWISE})
+    return None
+
+
+@rule(
+    "cudagraph.encoder-decoder-forces-piecewise",
+    title="Encoder-decoder models capture decode graphs only (FULL_DECODE_ONLY)",
+    phase="core",
+    kind="override",
+    reads=(_STATIC, _MC, "model_config.pooler_config", "model_config.is_encoder_decoder", _CG),
+    writes=(_CG,),
+    after=("cudagraph.pooling-forces-piecewise",),
+    source=f"{_VLLM}.__post_init__; ref V-ENCDEC-CG, v0.34.0",
+    message="Encoder-decoder models do not support <mode>. Overriding cudagraph_mode to FULL_DECODE_ONLY.",
+    level="info",
+)
+def encoder_decoder_forces_piecewise(c: Mapping[str, Any]) -> RuleResult:
+    """0.11.1 chose PIECEWISE; 0.34.0 keeps full decode graphs (the elif of the pooling test)."""
+    mode = c[_CG]
+    if not c[_STATIC] or c[_MC] is None or mode is None or not c["model_config.is_encoder_decoder"]:
+        return None
+    if mode.has_full_cudagraphs() and c["model_config.pooler_config"] is not None:
+        return None
+    if mode in (CUDAGraphMode.NONE, CUDAGraphMode.FULL_DECODE_ONLY):
+        return None
+    return Outcome({_CG: CUDAGraphMode.FULL_DECODE_ONLY}, message=f"Encoder-decoder models do not support "
+                                                                   f"{mode.name}. Overriding cudagraph_mode to "
+                                                                   f"FULL_DECODE_ONLY.")
+
+
+@rule(
+    "cudagraph.eager-disables",
+    title="enforce_eager disables CUDA graphs",
+    phase="core",
+    kind="override",
+    reads=(_STATIC, _MC, _EAGER),
+    writes=(_CG, _MAX, _SIZES),
+    source=f"{_VLLM}.__post_init__; ref V-EAGER-CG-OFF, v0.34.0",
+    message="Cudagraph is disabled under eager mode",
+    level="info",
+)
+def eager_disables(c: Mapping[str, Any]) -> RuleResult:
+    """Logged even when nothing changes (the mode is already NONE from the eager step)."""
+    if c[_STATIC] and c[_MC] is not None and c[_EAGER]:
+        return Outcome.log({_CG: CUDAGraphMode.NONE, _MAX: 0, _SIZES: ()})
+    return None
+
+
+@rule(
+    "cudagraph.warmups",
+    title="One CUDA graph warm-up run unless the model runs eagerly",
+    phase="core",
+    kind="derive",
+    reads=(_STATIC, _MC, _EAGER),
+    writes=(f"{_CC}.cudagraph_num_of_warmups",),
+    source=f"{_VLLM}.__post_init__; ref V-EAGER-CG-OFF, v0.34.0",
+)
+def warmups(c: Mapping[str, Any]) -> RuleResult:
+    """Set even when the mode is NONE (no V1 condition any more)."""
+    if c[_STATIC] and not (c[_MC] is not None and c[_EAGER]):
+        return {f"{_CC}.cudagraph_num_of_warmups": 1}
+    return None
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _walk_grid(limit: int, step: Any) -> list[int]:
+    """Sizes 1 .. limit, each the next multiple of the largest power of two not above step(size)."""
+    import math
+
+    grid, size = [], 1
+    while size < limit:
+        grid.append(size)
+        stride = 1 << max(0, math.floor(math.log2(max(1.0, step(size)))))
+        size = (size // stride + 1) * stride
+    return [*grid, limit] if limit else []
+
+
+def prefill_grid(max_tokens: int, dense_head: bool = False) -> list[int]:
+    """``prefill_cudagraph_capture_grid`` (vllm/config/compilation.py)."""
+    grid = _walk_grid(max_tokens, lambda t: min(t, max(8, t / 4), 0.07 * max(t, 4096)))
+    if dense_head:
+        grid = sorted({*grid, *(t for t in range(1, 33) if t < max_tokens)})
+    return grid
+
+
+def decode_grid(max_requests: int) -> list[int]:
+    """``decode_cudagraph_capture_grid`` (vllm/config/compilation.py)."""
+    return _walk_grid(max_requests, lambda n: 0.65 * n ** (2 / 3))
+
+
+def decode_shapes(sizes: Any, query_lens: Mapping[int, int], max_tokens: int) -> list[tuple[int, int]]:
+    """``decode_cudagraph_capture_shapes``: (requests, query length) uniform decode graphs."""
+    import bisect
+
+    ordered = sorted(set(sizes))
+    shapes: set[tuple[int, int]] = set()
+    for q, max_reqs in query_lens.items():
+        limit = min(max_reqs, max_tokens // q)
+        reachable = ordered[: bisect.bisect_left(ordered, limit) + 1]
+        shapes.update((min(n, limit), q) for n in reachable if limit >= 1)
+    return sorted(shapes, key=lambda s: (s[1], s[0]))
+
+
+_SPLIT_FIELDS = ("prefill_cudagraph_capture_token_sizes", "max_prefill_cudagraph_capture_tokens",
+                 "decode_cudagraph_capture_request_sizes", "max_decode_cudagraph_capture_requests")
+_SIZE_READS = (_MC, _EAGER, _CG, _MAX, _SIZES, _SEQ, _TOK, "performance_mode", "platform.capability", _KIND, _SPEC,
+               _NSPEC, "speculative_config.method", *(f"{_CC}.{f}" for f in _SPLIT_FIELDS),
+               f"{_CC}.max_decode_cudagraph_capture_tokens", _STATIC)
+_SIZE_WRITES = (_MAX, _SIZES, _CG, *(f"{_CC}.{f}" for f in _SPLIT_FIELDS), f"{_CC}.max_decode_cudagraph_capture_tokens")
+
+
+@rule(
+    "cudagraph.capture-sizes",
+    title="CUDA graph capture sizes: the shared grid, then prefill token sizes and decode request sizes",
+    phase="core",
+    kind="derive",
+    reads=_SIZE_READS,
+    writes=_SIZE_WRITES,
+    source=f"{_VLLM}._set_cudagraph_sizes, _split_cudagraph_capture_sizes; ref V-CG-SIZES, V-CG-SPLIT-SIZES, "
+    "v0.34.0",
+    message="<the truncation / override / deprecation / drop warnings>",
+    level="warning",
+)
+def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
+    """Default max ``min(max_num_seqs * qlen * 2, 1024 on sm10x else 512)``, capped at the token budget.
+
+    Partial model: dynamic speculative decoding tiers and adaptive verification sizes are
+    not modelled (no corpus case uses them).
+    """
+    if not c[_STATIC]:
+        return None
+    mode = c[_CG]
+    if c[_MC] is None or c[_EAGER] or mode is None or mode == CUDAGraphMode.NONE:
+        return Outcome({_MAX: 0, _SIZES: ()}, message="")
+    warnings: list[str] = []
+    errors: list[str] = []
+    seqs, tokens = c[_SEQ], c[_TOK]
+    qlen = 1 + (c[_NSPEC] or 0 if c[_SPEC] else 0)
+    query_lens = {qlen: seqs}
+    user_max, user_sizes = c[_MAX], c[_SIZES]
+    legacy = user_max is not None or user_sizes is not None
+    sm10x = c[_KIND] == "cuda" and (c["platform.capability"] or 0) // 10 == 10
+    uniform: list[int] = []
+    max_size = user_max
+    if max_size is None:
+        ceiling = 1024 if sm10x else 512
+        max_size = min(seqs * qlen * 2, ceiling)
+        if qlen > 1:
+            reqs = min(seqs, ceiling)
+            counts = sorted({*(n for n in (1, 2, 4) if n <= reqs), *range(8, min(reqs + 1, 256), 8),
+                             *range(256, reqs + 1, 16), reqs})
+            uniform = sorted({n * qlen for n in counts if n * qlen <= max_size})
+        elif seqs <= max_size:
+            uniform = [seqs]
+    max_size = min(tokens, max_size)
+    if max_size < 1:
+        return Violation("Maximum cudagraph size should be greater than or equal to 1 when using cuda graph.",
+                         error="AssertionError")
+    if user_sizes is not None:
+        if not user_sizes:
+            return Violation("cudagraph_capture_sizes should contain at least one element when using cuda graph.",
+                             error="AssertionError")
+        sizes = sorted(s for s in set(user_sizes) if s <= tokens)
+    else:
+        if c["performance_mode"] == "interactivity":
+            sizes = list(range(1, min(max_size, 32) + 1))
+        else:
+            sizes = [i for i in (1, 2, 4) if i <= max_size]
+        if max_size >= 8:
+            sizes += list(range(8, min(max_size + 1, 256), 8))
+        if max_size >= 256:
+            sizes += list(range(256, max_size + 1, 16))
+        if tokens <= max_size and tokens not in sizes:
+            sizes.append(tokens)
+        sizes += [s for s in uniform if s <= tokens]
+        sizes = sorted(set(sizes))
+    valid_max = sizes[-1] if sizes else 0
+    if user_max is not None and user_max != valid_max:
+        if user_sizes is not None:
+            return Violation(f"customized max_cudagraph_capture_size(={user_max}) should be consistent with the max "
+                             f"value of cudagraph_capture_sizes(={valid_max})")
+        warnings.append(f"Truncating max_cudagraph_capture_size to {valid_max}")
+    if user_sizes is not None and len(sizes) < len(user_sizes):
+        warnings.append(f"cudagraph_capture_sizes specified in compilation_config {list(user_sizes)} is overridden "
+                        f"by config {sizes}")
+    # _split_cudagraph_capture_sizes
+    cc = {f: c[f"{_CC}.{f}"] for f in _SPLIT_FIELDS}
+    prefill, max_prefill = cc["prefill_cudagraph_capture_token_sizes"], cc["max_prefill_cudagraph_capture_tokens"]
+    decode, max_decode = cc["decode_cudagraph_capture_request_sizes"], cc["max_decode_cudagraph_capture_requests"]
+    split = any(v is not None for v in cc.values())
+    if legacy and not split:
+        warnings.append("cudagraph_capture_sizes and max_cudagraph_capture_size are deprecated. Set the token counts "
+                        "of prefill CUDA graphs with prefill_cudagraph_capture_token_sizes or "
+                        "max_prefill_cudagraph_capture_tokens, and the request counts of decode CUDA graphs with "
+                        "decode_cudagraph_capture_request_sizes or max_decode_cudagraph_capture_requests.")
+    wide = not legacy and sm10x
+    max_decode_tokens = c[f"{_CC}.max_decode_cudagraph_capture_tokens"]
+    out: dict[str, Any] = {}
+    if wide and max_decode_tokens is None:
+        max_decode_tokens = 8192
+        out[f"{_CC}.max_decode_cudagraph_capture_tokens"] = 8192
+
+    def explicit(given: Any, limit: int, cap: int | None, name: str, cap_name: str) -> list[int]:
+        kept = sorted({s for s in given if 1 <= s <= limit})
+        if len(kept) < len(set(given)):
+            warnings.append(f"Dropping {sorted(set(given) - set(kept))} from {name}: outside [1, {limit}].")
+        if cap is not None and kept and kept[-1] > cap:
+            errors.append(f"{name} holds {kept[-1]}, above {cap_name}={cap}.")
+        return kept
+
+    if prefill is not None:
+        prefill = explicit(prefill, tokens, max_prefill, "prefill_cudagraph_capture_token_sizes",
+                           "max_prefill_cudagraph_capture_tokens")
+    elif max_prefill is not None or wide:
+        prefill = prefill_grid(min(8192 if max_prefill is None else max_prefill, tokens),
+                               c["performance_mode"] == "interactivity")
+    else:
+        prefill = list(sizes)
+    if decode is not None:
+        decode = explicit(decode, seqs, max_decode, "decode_cudagraph_capture_request_sizes",
+                          "max_decode_cudagraph_capture_requests")
+    elif max_decode is not None or wide:
+        decode = decode_grid(seqs if max_decode is None else min(max_decode, seqs))
+    else:
+        decode = sorted({min(_cdiv(s, q), seqs) for s in sizes for q in query_lens if _cdiv(s, q) * q <= valid_max})
+    if errors:
+        return Violation(errors[0])
+    decode_max_tokens = min(tokens, max_decode_tokens or tokens)
+    token_sizes = {n * q for n, q in decode_shapes(decode, query_lens, decode_max_tokens)}
+    if c[_SPEC] and (c[_NSPEC] or 0) >= 2 and decode and c["speculative_config.method"] in (
+            "eagle", "eagle3", "mtp", "draft_model"):
+        token_sizes.update(n for n, _ in decode_shapes(decode_grid(seqs), {1: seqs}, decode_max_tokens))
+    decode_tokens = set(token_sizes)
+    token_sizes.update(prefill)
+    if not (legacy and not split) and mode.mixed_mode() == CUDAGraphMode.NONE:
+        token_sizes = set(decode_tokens)
+    if legacy and split:
+        if list(sizes) not in (sorted(decode_tokens | set(prefill)), sorted(decode_tokens)):
+            return Violation("The deprecated cudagraph_capture_sizes and max_cudagraph_capture_size cannot be "
+                             "combined with the prefill and decode CUDA graph capture sizes; set only the latter.")
+        token_sizes = set(sizes)
+    out.update({
+        f"{_CC}.prefill_cudagraph_capture_token_sizes": tuple(prefill),
+        f"{_CC}.max_prefill_cudagraph_capture_tokens": max(prefill, default=0),
+        f"{_CC}.decode_cudagraph_capture_request_sizes": tuple(decode),
+        f"{_CC}.max_decode_cudagraph_capture_requests": max(decode, default=0),
+        _SIZES: tuple(sorted(token_sizes)), _MAX: max(token_sizes, default=0),
+    })
+    if not token_sizes:
+        warnings.append("No CUDA graph capture sizes are left; setting cudagraph_mode to NONE.")
+        out[_CG] = CUDAGraphMode.NONE
+    return Outcome(out, message="\n".join(warnings))
+
+
+_KVC = "kv_transfer_config.kv_connector"
+_HMA_CONNECTORS = frozenset({
+    "MultiConnector", "ExampleHiddenStatesConnector", "MooncakeConnector", "MooncakeStoreConnector",
+    "MoRIIOConnector", "SimpleCPUOffloadConnector", "HiSparseConnector", "OffloadingConnector",
+    "UMBPStoreConnector", "DecodeBenchConnector", "NixlConnector",
+})
+"""The KV connectors that implement ``SupportsHMA`` in vllm==0.34.0 (kv_connector/v1/*.py; MultiConnector's
+children are not inspected here)."""
+
+
+@rule(
+    "cache.extensible-kv-cache",
+    title="The extensible KV cache is on where supported (CUDA/ROCm, measured memory, no elastic EP)",
+    phase="finalize",
+    kind="default",
+    reads=("cache_config.enable_extensible_kv_cache", "platform.is_cuda_alike", "cache_config.kv_cache_memory_bytes",
+           "cache_config.num_gpu_blocks_override", "parallel_config.enable_elastic_ep", "kv_transfer_config"),
+    writes=("cache_config.enable_extensible_kv_cache",),
+    source=f"{_VLLM}._resolve_extensible_kv_cache; ref V-EXTENSIBLE-KV, v0.34.0",
+)
+def extensible_kv_cache(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: a KV connector's cache-access kinds (legacy IPC, file descriptors, fabric handles, custom
+    memory pools) are not modelled; with a connector the default is left to vLLM's in-process answer."""
+    unsupported = None
+    if not c["platform.is_cuda_alike"]:
+        unsupported = "it is only supported on CUDA and ROCm"
+    elif c["cache_config.kv_cache_memory_bytes"] is not None:
+        unsupported = "it sizes the KV cache from measured memory, which kv_cache_memory_bytes overrides"
+    elif c["cache_config.num_gpu_blocks_override"] is not None:
+        unsupported = "it sizes the KV cache from measured memory, which num_gpu_blocks_override overrides"
+    elif c["parallel_config.enable_elastic_ep"]:
+        unsupported = ("elastic EP scale-up skips warmup and reuses the profiled KV cache size, so no measurement "
+                       "would size the cache")
+    requested = c["cache_config.enable_extensible_kv_cache"]
+    if requested is None:
+        return {"cache_config.enable_extensible_kv_cache": unsupported is None}
+    if requested and unsupported is not None:
+        return Violation(f"enable_extensible_kv_cache: {unsupported}.")
+    return None
+
+
+@rule(
+    "parallel.batch-sharded-sampling-default",
+    title="Batch-sharded sampling is off unless asked for",
+    phase="finalize",
+    kind="default",
+    reads=("parallel_config.enable_batch_sharded_sampling",),
+    writes=("parallel_config.enable_batch_sharded_sampling",),
+    source=f"{_VLLM}._validate_batch_sharded_sampling; ref V-BATCH-SHARDED-SAMPLING, v0.34.0",
+)
+def batch_sharded_sampling_default(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: the blockers of an enabled one (TP 1, max_num_seqs < TP, ...) are not modelled."""
+    return {"parallel_config.enable_batch_sharded_sampling": False} if not c[
+        "parallel_config.enable_batch_sharded_sampling"] else None
+
+
+@rule(
+    "compilation.compile-ranges",
+    title="Compile ranges end at the token budget (plus the rope/KV fusion limit and the user's endpoints)",
+    phase="finalize",
+    kind="derive",
+    reads=(_TOK, f"{_PC}.fuse_allreduce_rms", f"{_PC}.fuse_rope_kvcache", f"{_PC}.fuse_qk_norm_rope_kvcache",
+           f"{_PC}.rope_kvcache_fusion_max_token_num", f"{_CC}.compile_ranges_endpoints"),
+    writes=(f"{_CC}.compile_ranges_endpoints",),
+    source=f"{_VLLM}._set_compile_ranges; ref V-COMPILE-RANGES, v0.34.0",
+)
+def compile_ranges(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: the FlashInfer / AITER all-reduce size limit (with fuse_allreduce_rms) is not modelled."""
+    end = c[_TOK]
+    points = [end] if end is not None else []
+    limit = c[f"{_PC}.rope_kvcache_fusion_max_token_num"]
+    for fused in (f"{_PC}.fuse_rope_kvcache", f"{_PC}.fuse_qk_norm_rope_kvcache"):
+        if c[fused] and limit is not None and end is not None and limit < end:
+            points.append(limit)
+    for x in c[f"{_CC}.compile_ranges_endpoints"] or ():
+        if end is not None and 1 < x < end:
+            points.append(x)
+    return {f"{_CC}.compile_ranges_endpoints": tuple(sorted(points))}
+
+
+_ATTENTION_OPS = (
+    "vllm::unified_attention_with_output", "vllm::unified_mla_attention_with_output", "vllm::mamba_mixer2",
+    "vllm::mamba_mixer", "vllm::short_conv", "vllm::zaya_cca", "vllm::qwen4_exp_ple_short_conv",
+    "vllm::qwen4_exp_qsa_with_output", "vllm::qwen4_exp_qsa_prepare_with_output", "vllm::linear_attention",
+    "vllm::qwen_gdn_attention_core", "vllm::qwen_gdn_attention_core_fused_norm_packed",
+    "vllm::gdn_attention_core_xpu", "vllm::olmo_hybrid_gdn_full_forward", "vllm::sparse_attn_indexer",
+    "vllm::rocm_aiter_sparse_attn_indexer", "vllm::deepseek_v4_attention", "vllm::hpc_rope_norm_forward",
+    "vllm::step5_csa_attention",
+)
+"""``CompilationConfig._attention_ops`` of vllm==0.34.0 (vllm/config/compilation.py:925)."""
+
+
+@rule(
+    "compilation.splitting-ops",
+    title="Splitting ops: the attention ops (and the KV-cache update ops without Inductor partitioning)",
+    phase="finalize",
+    kind="derive",
+    reads=(_MODE, _SPLIT, _PARTITION, f"{_PC}.fuse_attn_quant", f"{_PC}.fuse_rope_kvcache",
+           f"{_PC}.fuse_qk_norm_rope_kvcache", _CG, "parallel_config.all2all_backend",
+           "parallel_config.data_parallel_size", _MC, "model_config.is_moe"),
+    writes=(_SPLIT, _CG, f"{_PC}.fuse_rope_kvcache", f"{_PC}.fuse_qk_norm_rope_kvcache"),
+    source="vllm/config/compilation.py CompilationConfig.set_splitting_ops_for_v1; ref V-SPLITTING-OPS, v0.34.0",
+    message="<the splitting-op warnings, the DeepEP high-throughput info>",
+    level="warning",
+)
+def splitting_ops(c: Mapping[str, Any]) -> RuleResult:
+    """Not VLLM_COMPILE: an unset list becomes []. DP counts only for MoE models (or without a model)."""
+    ops, mode = c[_SPLIT], c[_CG]
+    out: dict[str, Any] = {}
+    warnings: list[str] = []
+    if c[_MODE] != CompilationMode.VLLM_COMPILE:
+        return {_SPLIT: ()} if ops is None else None
+    if c[f"{_PC}.fuse_attn_quant"] and not c[_PARTITION]:
+        if ops is None:
+            out[_SPLIT] = ()
+            if mode is not None and mode.has_piecewise_cudagraphs():
+                warnings.append(
+                    "fuse_attn_quant is incompatible with piecewise cudagraph when use_inductor_graph_partition is "
+                    "off. In this case, splitting_ops will be set to empty list, and cudagraph_mode will be set to "
+                    "FULL. Please ensure you are using attention backends that support cudagraph or set "
+                    "cudagraph_mode to NONE explicitly if encountering any problems.")
+                out[_CG] = mode = CUDAGraphMode.FULL
+    elif ops is None:
+        new = list(_ATTENTION_OPS)
+        if not c[_PARTITION]:
+            if c[f"{_PC}.fuse_rope_kvcache"]:
+                warnings.append("fuse_rope_kvcache is enabled, but splitting_ops is None and Inductor graph "
+                                "partition is not enabled.Disabling fuse_rope_kvcache.Please either set "
+                                "splitting_ops to an empty list []or set use_inductor_graph_partition to True to "
+                                "enable RoPE+KV cache fusion.")
+                out[f"{_PC}.fuse_rope_kvcache"] = False
+            if c[f"{_PC}.fuse_qk_norm_rope_kvcache"]:
+                warnings.append("fuse_qk_norm_rope_kvcache is enabled, but splitting_ops is None and Inductor graph "
+                                "partition is not enabled. Disabling fuse_qk_norm_rope_kvcache. Please either set "
+                                "splitting_ops to an empty list [] or set use_inductor_graph_partition to True to "
+                                "enable QK-Norm+RoPE+KV cache fusion.")
+                out[f"{_PC}.fuse_qk_norm_rope_kvcache"] = False
+            new += ["vllm::unified_kv_cache_update", "vllm::unified_mla_kv_cache_update"]
+        out[_SPLIT] = tuple(new)
+    elif len(ops) == 0:
+        if mode in (CUDAGraphMode.PIECEWISE, CUDAGraphMode.FULL_AND_PIECEWISE):
+            warnings.append("Using piecewise cudagraph with empty splitting_ops")
+        if mode == CUDAGraphMode.PIECEWISE:
+            warnings.append("Piecewise compilation with empty splitting_ops does not contain piecewise cudagraph. "
+                            "Setting cudagraph_mode to NONE. Hint: If you are using attention backends that support "
+                            "cudagraph, consider manually setting cudagraph_mode to FULL or FULL_DECODE_ONLY to "
+                            "enable full cudagraphs.")
+            out[_CG] = mode = CUDAGraphMode.NONE
+        elif mode == CUDAGraphMode.FULL_AND_PIECEWISE:
+            warnings.append("Piecewise compilation with empty splitting_ops does not contain piecewise cudagraph. "
+                            "Setting cudagraph_mode to FULL.")
+            out[_CG] = mode = CUDAGraphMode.FULL
+    dp = c["parallel_config.data_parallel_size"] if c[_MC] is None or c["model_config.is_moe"] else 1
+    if c["parallel_config.all2all_backend"] == "deepep_high_throughput" and dp > 1 and mode != CUDAGraphMode.NONE:
+        out[_CG] = CUDAGraphMode.NONE
+        return Outcome(out, message="DeepEP: Disabling CUDA Graphs since DeepEP high-throughput kernels are optimized "
+                                    "for prefill and are incompatible with CUDA Graphs. In order to use CUDA Graphs "
+                                    "for decode-optimized workloads, use --all2all-backend with another option, such "
+                                    "as deepep_low_latency, nixl_ep, or allgather_reducescatter.", level="info")
+    return Outcome(out, message="\n".join(warnings)) if warnings else (Outcome(out, message="") if out else None)
+
+
+@rule(
+    "cudagraph.piecewise-needs-vllm-compile",
+    title="Piecewise CUDA graphs require VLLM_COMPILE (or breakable graphs) on CUDA-alike platforms",
+    phase="finalize",
+    kind="check",
+    reads=("platform.is_cuda_alike", _CG, _MODE, _BREAKABLE),
+    after=("compilation.splitting-ops",),
+    source=f"{_VLLM}.__post_init__; ref V-FINAL-PIECEWISE-ASSERT, v0.34.0",
+    message="Compilation mode should be CompilationMode.VLLM_COMPILE when cudagraph_mode piecewise cudagraphs is "
+    "used, cudagraph_mode=<mode>",
+    level="error",
+)
+def piecewise_needs_vllm_compile(c: Mapping[str, Any]) -> RuleResult:
+    """Reachable only when a platform hook raised the mode again after the normalisation."""
+    mode = c[_CG]
+    if not c["platform.is_cuda_alike"] or mode is None or not mode.requires_piecewise_compilation():
+        return None
+    if c[_MODE] == CompilationMode.VLLM_COMPILE or c[_BREAKABLE]:
+        return None
+    return Violation("Compilation mode should be CompilationMode.VLLM_COMPILE when cudagraph_mode piecewise "
+                     f"cudagraphs is used, cudagraph_mode={mode}", error="AssertionError")
+
+
+_HMA = "scheduler_config.disable_hybrid_kv_cache_manager"
+
+
+@rule(
+    "scheduler.hma",
+    title="The hybrid KV cache manager: on unless chunked local attention, EAGLE with it, or a connector without "
+    "HMA support turn it off",
+    phase="finalize",
+    kind="derive",
+    reads=(_HMA, _KIND, _MC, "model_config.attention_chunk_size", _SPEC, "speculative_config.method",
+           "env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE", "kv_transfer_config", _KVC),
+    writes=(_HMA,),
+    source=f"{_VLLM}.__post_init__; ref V-HMA-*, v0.34.0",
+    message="<the chunked-local-attention or KV-connector warning>",
+    level="warning",
+)
+def hybrid_kv_cache_manager(c: Mapping[str, Any]) -> RuleResult:
+    """Tri-state: None lets vLLM decide, False (explicit enable) is an error where it must be off.
+
+    CPU keeps it (``CpuPlatform.support_hybrid_kv_cache()`` is True in 0.34.0, platforms/cpu.py:648).
+    """
+    need_off = c[_KIND] not in ("cuda", "rocm", "cpu")
+    warnings: list[str] = []
+    if c[_MC] is not None and c["model_config.attention_chunk_size"] is not None:
+        eagle = c[_SPEC] and c["speculative_config.method"] in _EAGLE_TYPES
+        if eagle:
+            need_off = True
+        elif not c["env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"]:
+            warnings.append("There is a latency regression when using chunked local attention with the hybrid KV "
+                            "cache manager. Disabling it, by default. To enable it, set the environment "
+                            "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1.")
+            need_off = True
+    value = c[_HMA]
+    if value is None:
+        if c["kv_transfer_config"] and c[_KVC] not in _HMA_CONNECTORS:
+            need_off = True
+            warnings.append(
+                "Turning off hybrid kv cache manager because `--kv-transfer-config` selects a KV connector that does "
+                "not support it. Impact: hybrid SSM models (e.g. Jamba, Bamba) require HMA and will fail at startup "
+                "without it; models with sliding window attention will run with reduced performance. To add HMA "
+                "support to a KV connector, subclass `SupportsHMA` defined in kv_connector/v1/base.py (for "
+                "MultiConnector, all child connectors must support HMA).")
+        return Outcome({_HMA: need_off}, message="\n".join(warnings))
+    if value is False and need_off:
+        return Violation("Hybrid KV cache manager was explicitly enabled but is not supported in this configuration. "
+                         "Consider omitting the --enable-hybrid-kv-cache-manager flag to let vLLM decide "
+                         "automatically.")
+    return Outcome(message="\n".join(warnings)) if warnings else None
+
+
+_EAGLE_TYPES = ("eagle", "eagle3", "deepseek_mtp", "mimo_mtp", "glm4_moe_mtp", "ernie_mtp", "qwen3_next_mtp",
+                "longcat_flash_mtp", "mtp", "pangu_ultra_moe_mtp", "dflash")
+"""Speculative methods whose drafter reads the target's hidden states (``uses_target_hidden_states``)."""
+
+
+
+def _use_ubatching(c: Mapping[str, Any]) -> bool:
+    return bool(c["parallel_config.enable_dbo"]) or c["parallel_config.ubatch_size"] > 1
+
+
+@rule(
+    "parallel.dbo-requires-deepep",
+    title="Microbatching (DBO or ubatch_size > 1) needs a DeepEP or NIXL-EP all2all backend (ROCm: also "
+    "allgather_reducescatter)",
+    phase="finalize",
+    kind="check",
+    reads=("parallel_config.enable_dbo", "parallel_config.ubatch_size", "parallel_config.all2all_backend", _KIND),
+    source=f"{_VLLM}.__post_init__; ref V-UBATCH-BACKENDS, v0.34.0",
+    message="Microbatching currently only supports the <backends> all2all backends on this platform. <b> is not "
+    "supported. To fix use one of <flags> and install the matching kernels.",
+    level="error",
+)
+def dbo_requires_deepep(c: Mapping[str, Any]) -> RuleResult:
+    """The backends whose prepare/finalize run on the communication stream under microbatching."""
+    if not _use_ubatching(c):
+        return None
+    backends = ["deepep_low_latency", "deepep_high_throughput", "nixl_ep"]
+    if c[_KIND] == "rocm":
+        backends.append("allgather_reducescatter")
+    backend = c["parallel_config.all2all_backend"]
+    if backend in backends:
+        return None
+    flags = ", ".join("--all2all-backend=" + b for b in backends)
+    return Violation(f"Microbatching currently only supports the {', '.join(backends)} all2all backends on this "
+                     f"platform. {backend} is not supported. To fix use one of {flags} and install the matching "
+                     "kernels.", error="AssertionError")
+
+
+
+
+CORE = sequence(
+    "vllm.post-init-0340",
+    "parallel.dcp-defaults", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
+    "scheduler.async-scheduling-default", "parallel.nccl-dp-sync-default", "compilation.enforce-eager",
+    "compilation.torch-compile-disable", "compilation.breakable-cudagraph", "compilation.inductor-off-warning",
+    "compilation.default-mode", "compilation.ir-enable-torch-wrap", "compilation.default-custom-ops",
+    "kernel.ir-op-priority", "kernel.ir-op-priority-final", *(r.id for r in LEVEL_RULES),
+    "attention.sparse-mla-workspace-factor", "cudagraph.normalize-piecewise", "compilation.fast-moe-cold-start",
+    "cudagraph.pooling-forces-piecewise", "cudagraph.encoder-decoder-forces-piecewise", "cudagraph.eager-disables",
+    "cudagraph.warmups", "cudagraph.capture-sizes", "cudagraph.no-static-graph-support",
+    title="VllmConfig.__post_init__ of 0.34.0 up to the platform hook, in its statement order",
+    source=_VLLM,
+)
+FINALIZE = sequence(
+    "vllm.finalize-0340",
+    "cudagraph.normalize-piecewise-after-platform", "cache.extensible-kv-cache",
+    "parallel.batch-sharded-sampling-default", "compilation.compile-ranges", "compilation.splitting-ops",
+    "cudagraph.piecewise-needs-vllm-compile", "parallel.dbo-requires-deepep", "scheduler.hma", "compilation.debug-dump-path",
+    "compilation.debug-dump-path-env", "compilation.blocked-fp8-adds-quant-fp8",
+    title="VllmConfig.__post_init__ of 0.34.0 after the platform hook, in its statement order",
+    source=_VLLM,
+)
+_DROP_GROUPS = {
+    "cudagraph.step-12": "0.34.0's CUDA-graph steps are in vllm.post-init-0340",
+    "compilation.steps-8-to-11": "0.34.0's compilation steps are in vllm.post-init-0340",
+    "vllm.finalize": "0.34.0's final steps are in vllm.finalize-0340",
+    "scheduler.hma-off": "one rule in 0.34.0 (scheduler.hma)",
+    "cudagraph.full-graph-support": "0.34.0 tests pooling, then encoder-decoder (an if/elif of two rules)",
+    "cudagraph.final-check": "the cascade-attention warning is gone in 0.34.0",
+    "platform.block-size-default": "block sizes are chosen at worker start-up in 0.34.0",
+    "platform.cuda-mla-block-size": "block sizes are chosen at worker start-up in 0.34.0",
+    "parallel.dbo": "one rule in 0.34.0 (parallel.dbo-requires-deepep, gated on use_ubatching)",
+}
+
+
+DELTA = Delta(
+    defaults=DEFAULTS,
+    replace=(eplb_requirements, kv_offloading, default_mode, no_static_graph_support, pooling_forces_piecewise,
+             encoder_decoder_forces_piecewise, eager_disables, warmups, capture_sizes, splitting_ops,
+             piecewise_needs_vllm_compile, dbo_requires_deepep),
+    add=(eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,
+         async_scheduling_default, async_scheduling_explicit, nccl_dp_sync_default, enforce_eager,
+         torch_compile_disable, breakable_cudagraph, inductor_off_warning, ir_enable_torch_wrap,
+         ir_op_priority, ir_op_priority_final, *LEVEL_RULES, sparse_mla_workspace_factor, normalize_piecewise,
+         normalize_piecewise_after_platform, fast_moe_cold_start, extensible_kv_cache,
+         batch_sharded_sampling_default, compile_ranges, hybrid_kv_cache_manager),
+    drop=DROPS,
+    groups=(CORE, FINALIZE),
+    drop_groups=_DROP_GROUPS,
+    fields_added=FIELDS_ADDED,
+    fields_removed=FIELDS_REMOVED,
+)

@@ -1,0 +1,271 @@
+"""vLLM 0.34.0's delta (postinit/rules/v0_34_0.py): each rule it adds or replaces, decided on small states.
+
+End-to-end agreement with the vllm==0.34.0 wheel is measured by tests/golden/test_parity.py's
+``test_0_34_0_partial_parity_is_measured_and_stated`` (a partial model: the cases that do not
+match yet are listed in divergences-0.34.0.json); these tests pin each decision on its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import postinit
+from postinit.engine import Outcome, Violation
+from postinit.rules import v0_34_0 as v
+from postinit.rules._kit import state
+from postinit.schema import CompilationMode, CUDAGraphMode
+from tests.golden.parity import fixture_path
+
+CC = "compilation_config"
+PC = "compilation_config.pass_config"
+LLAMA = fixture_path("llama")
+
+
+def r034(config: dict[str, Any] | None = None, **kw: Any) -> postinit.Resolution:
+    return postinit.resolve(config or {"model_config": {"model": LLAMA, "skip_tokenizer_init": True}},
+                            model=kw.pop("model", LLAMA), vllm_version="0.34.0", **kw)
+
+
+def changes(out: Any) -> dict[str, Any]:
+    return dict(out.changes) if isinstance(out, Outcome) else dict(out or {})
+
+
+# ---------------------------------------------------------------- the default resolution, end to end
+
+
+def test_defaults_on_h100_are_0_34_0s() -> None:
+    """VllmConfig(model=llama) on an H100: every 0.34.0 default this delta writes, and who wrote it."""
+    r = r034(platform="cuda:9.0")
+    s = r.state
+    assert r.ok, r.violations
+    assert s["optimization_level"] == 2 and s[f"{CC}.mode"] == CompilationMode.VLLM_COMPILE
+    assert s[f"{CC}.cudagraph_mode"] == CUDAGraphMode.FULL_AND_PIECEWISE
+    assert r.why(f"{CC}.cudagraph_mode").rule == "level.cudagraph-mode"
+    assert s["cache_config.block_size"] == 64 and s["cache_config.enable_prefix_caching"] is True
+    assert s["model_config.disable_cascade_attn"] is True and s["cache_config.gpu_memory_utilization"] is None
+    assert s["scheduler_config.async_scheduling"] is True
+    assert r.why("scheduler_config.async_scheduling").rule == "scheduler.async-scheduling-default"
+    assert s["parallel_config.disable_nccl_for_dp_synchronization"] is True
+    assert s["parallel_config.dcp_comm_backend"] == "ag_rs" and s["parallel_config.dcp_q_replicate"] is False
+    assert s["parallel_config.data_parallel_index"] == 0 and s["parallel_config.elastic_ep_max_dp_size"] == 1
+    assert s["parallel_config.is_moe_model"] is False and s["parallel_config.enable_batch_sharded_sampling"] is False
+    assert s["parallel_config.eplb_config.num_redundant_experts"] == 0
+    assert s[f"{CC}.ir_enable_torch_wrap"] is True and s[f"{CC}.fast_moe_cold_start"] is False
+    assert s[f"{CC}.use_breakable_cudagraph"] is False
+    assert s[f"{CC}.compile_ranges_endpoints"] == (2048,)
+    assert s[f"{CC}.max_cudagraph_capture_size"] == 256
+    assert s[f"{CC}.decode_cudagraph_capture_request_sizes"][-1] == 128
+    assert s[f"{CC}.prefill_cudagraph_capture_token_sizes"] == s[f"{CC}.cudagraph_capture_sizes"]
+    assert s[f"{CC}.splitting_ops"][-2:] == ("vllm::unified_kv_cache_update", "vllm::unified_mla_kv_cache_update")
+    assert s["kernel_config.ir_op_priority.rms_norm"] == ("native",)
+    assert s["kernel_config.ir_op_priority.gelu_and_mul_sparse"] == ("triton", "native")
+    assert s["kernel_config.enable_flashinfer_autotune"] is True
+    assert s[f"{PC}.fuse_norm_quant"] is False and s[f"{PC}.fuse_allreduce_rms"] is False
+    assert s[f"{PC}.fuse_mla_dual_rms_norm"] is None and s[f"{PC}.fuse_rope_kvcache"] is None  # aiter's None
+    assert s["attention_config.sparse_mla_prefill_workspace_factor"] == 5
+    assert s["cache_config.enable_extensible_kv_cache"] is True
+    assert s["scheduler_config.disable_hybrid_kv_cache_manager"] is False
+    texts = [e.message for e in r.messages()]
+    assert any(t.startswith("Final IR op priority after setting platform defaults: IrOpPriorityConfig(rms_norm="
+                            "['native']") for t in texts)
+    assert [n for n in r.notes if n.kind == "partial_version"]
+
+
+def test_the_level_tables() -> None:
+    """-O0 turns compilation and graphs off; -O1 is piecewise; a user's value wins over the level's."""
+    cfg = {"model_config": {"model": LLAMA, "skip_tokenizer_init": True}}
+    r0 = r034({**cfg, "optimization_level": 0})
+    assert r0.state[f"{CC}.mode"] == CompilationMode.NONE and r0.state[f"{CC}.cudagraph_mode"] == CUDAGraphMode.NONE
+    assert r0.state["kernel_config.enable_flashinfer_autotune"] is False
+    assert r0.state["kernel_config.ir_op_priority.rms_norm"] == ("vllm_c", "native")
+    r1 = r034({**cfg, "optimization_level": 1})
+    assert r1.state[f"{CC}.cudagraph_mode"] == CUDAGraphMode.PIECEWISE
+    mine = r034({**cfg, "compilation_config": {"cudagraph_mode": "FULL"}})
+    assert mine.state[f"{CC}.cudagraph_mode"] == CUDAGraphMode.FULL
+    assert [r.id for r in v.LEVEL_RULES] == [
+        "level.fuse-norm-quant", "level.fuse-act-quant", "level.fuse-allreduce-rms", "level.fuse-attn-quant",
+        "level.fuse-act-padding", "level.fuse-mla-dual-rms-norm", "level.fuse-rope-kvcache",
+        "level.fuse-qk-norm-rope-kvcache", "level.enable-qk-norm-rope-fusion", "level.fuse-rope-kvcache-cat-mla",
+        "level.cudagraph-mode", "level.use-inductor-graph-partition", "level.enable-flashinfer-autotune"]
+
+
+def test_level_callables() -> None:
+    base = {"model_config": True}
+    assert v._fuse_norm_quant(state({**base, f"{CC}.custom_ops": ("none", "+rms_norm")}))
+    assert not v._fuse_norm_quant(state({**base, f"{CC}.custom_ops": ("none",),
+                                         "kernel_config.ir_op_priority.rms_norm": ("native",)}))
+    assert v._fuse_act_quant(state({f"{CC}.custom_ops": ("all",)}))
+    assert v._fuse_allreduce_rms(state({"parallel_config.tensor_parallel_size": 2, "platform.flashinfer_available": True},
+                                       platform="cuda:9.0"))
+    assert not v._fuse_allreduce_rms(state({"parallel_config.tensor_parallel_size": 2}, platform="cuda:9.0"))
+    assert v._aiter(state(platform="cuda:9.0")) is None
+    assert v._fuse_rope_kvcache_cat_mla(state({f"{CC}.use_inductor_graph_partition": True}))
+    assert not v._fuse_act_padding(state({"kernel_config.ir_op_priority.fused_add_rms_norm": ("native",)}))
+    assert v._fuse_qk_norm_rope_kvcache(state()) is False
+    assert v._fuse_rope_kvcache(state()) is None
+
+
+# ---------------------------------------------------------------- VllmConfig.__post_init__ steps
+
+
+def test_enforce_eager_and_torch_compile_disable() -> None:
+    r = r034({"model_config": {"model": LLAMA, "skip_tokenizer_init": True, "enforce_eager": True}})
+    fired = {e.rule for e in r.trace.fired}
+    assert {"compilation.enforce-eager", "cudagraph.eager-disables", "compilation.inductor-off-warning"} <= fired
+    assert r.state[f"{CC}.cudagraph_capture_sizes"] == () and r.state["kernel_config.enable_jit_warmup"] is False
+    assert changes(v.enforce_eager(state({"model_config": True, "model_config.enforce_eager": True,
+                                          "parallel_config.enable_fault_tolerance": True}))) == {
+        f"{CC}.mode": CompilationMode.NONE, f"{CC}.cudagraph_mode": CUDAGraphMode.NONE}
+    out = r034(env={"TORCH_COMPILE_DISABLE": "1"})
+    assert out.state[f"{CC}.mode"] == CompilationMode.NONE
+    assert out.why(f"{CC}.mode").rule == "compilation.torch-compile-disable"
+    assert v.torch_compile_disable(state()) is None
+
+
+def test_breakable_cudagraph_from_the_environment() -> None:
+    on = v.breakable_cudagraph(state({"env.VLLM_USE_BREAKABLE_CUDAGRAPH": "1",
+                                      "env.explicit": ("VLLM_USE_BREAKABLE_CUDAGRAPH",)}))
+    assert changes(on) == {f"{CC}.use_breakable_cudagraph": True, f"{CC}.mode": CompilationMode.NONE}
+    assert changes(v.breakable_cudagraph(state())) == {f"{CC}.use_breakable_cudagraph": False}
+
+
+def test_mode_defaults_and_torch_wrap() -> None:
+    assert changes(v.default_mode(state({"optimization_level": 0}))) == {f"{CC}.mode": CompilationMode.NONE}
+    assert v.default_mode(state({f"{CC}.mode": CompilationMode.NONE})) is None
+    wrap = v.ir_enable_torch_wrap(state({f"{CC}.mode": CompilationMode.VLLM_COMPILE, f"{CC}.backend": "inductor"}))
+    assert changes(wrap) == {f"{CC}.ir_enable_torch_wrap": True}
+    assert isinstance(v.inductor_off_warning(state({f"{CC}.backend": "eager"})), Outcome)
+
+
+def test_ir_op_priority_rules() -> None:
+    s = state({f"{CC}.backend": "inductor", f"{CC}.mode": CompilationMode.NONE}, platform="cuda:9.0")
+    out = v.ir_op_priority(s)
+    assert changes(out)["kernel_config.ir_op_priority.rms_norm"] == ("vllm_c", "native")
+    assert "user-defined: IrOpPriorityConfig(rms_norm=[]" in (out.message or "")
+    rocm = v._platform_ir_priority(state(platform="rocm"))
+    assert rocm["gelu_and_mul_sparse"] == ["native"]
+    final = v.ir_op_priority_final(state({"kernel_config.ir_op_priority.rms_norm": ("native",)}))
+    assert "rms_norm=['native']" in (final.message or "")
+
+
+def test_async_scheduling_and_nccl() -> None:
+    unset = {"scheduler_config.async_scheduling": None}  # 0.34.0's default (the kit's state holds the seed's)
+    pool = state({**unset, "model_config": True, "model_config.runner_type": "pooling"})
+    assert changes(v.async_scheduling_default(pool)) == {"scheduler_config.async_scheduling": False}
+    ray = state({**unset, "parallel_config.distributed_executor_backend": "ray"})
+    assert changes(v.async_scheduling_default(ray)) == {"scheduler_config.async_scheduling": False}
+    explicit = v.async_scheduling_explicit(state({"scheduler_config.async_scheduling": True,
+                                                  "parallel_config.distributed_executor_backend": "ray"}))
+    assert isinstance(explicit, Violation) and "`ray` does not support async scheduling yet." in explicit.message
+    dp = v.nccl_dp_sync_default(state({"scheduler_config.async_scheduling": True,
+                                       "parallel_config.disable_nccl_for_dp_synchronization": None,
+                                       "parallel_config.data_parallel_size": 2}))
+    assert isinstance(dp, Outcome) and dp.args is not None
+    assert changes(v.nccl_dp_sync_default(state({"scheduler_config.async_scheduling": False,
+                                                 "parallel_config.disable_nccl_for_dp_synchronization": None}))) == {
+        "parallel_config.disable_nccl_for_dp_synchronization": False}
+
+
+def test_parallel_rules() -> None:
+    assert isinstance(v.eplb_requirements(state({"parallel_config.eplb_config.num_redundant_experts": 2})),
+                      Violation)
+    assert isinstance(v.eplb_requirements(state({"parallel_config.enable_eplb": True}, platform="cpu")), Violation)
+    assert changes(v.eplb_no_redundant_experts(state({"parallel_config.eplb_config.num_redundant_experts": None})))
+    bad = v.dcp_divides_tp(state({"parallel_config.tensor_parallel_size": 4,
+                                  "parallel_config.decode_context_parallel_size": 3}))
+    assert isinstance(bad, Violation) and bad.message == "tp_size=4 must be divisible by dcp_size=3."
+    assert isinstance(v.elastic_ep_max_dp_size(state({"parallel_config.enable_elastic_ep": True,
+                                                      "parallel_config.elastic_ep_max_dp_size": 1,
+                                                      "parallel_config.data_parallel_size": 2})), Violation)
+    assert changes(v.data_parallel_index(state())) == {"parallel_config.data_parallel_index": 0}
+    assert changes(v.dcp_defaults(state())) == {"parallel_config.dcp_comm_backend": "ag_rs",
+                                                "parallel_config.dcp_q_replicate": False}
+    moe = state({"model_config": True, "model_config.hf_text_config.n_routed_experts": 8})
+    assert changes(v.model_is_moe(moe)) == {"model_config.is_moe": True}
+    assert changes(v.parallel_is_moe_model(state({"model_config": True}))) == {"parallel_config.is_moe_model": False}
+    dbo = v.dbo_requires_deepep(state({"parallel_config.enable_dbo": True}))
+    assert isinstance(dbo, Violation) and "deepep_low_latency, deepep_high_throughput, nixl_ep all2all" in dbo.message
+    assert v.dbo_requires_deepep(state({"parallel_config.enable_dbo": True,
+                                        "parallel_config.all2all_backend": "allgather_reducescatter"},
+                                       platform="rocm")) is None
+    assert changes(v.batch_sharded_sampling_default(state())) == {"parallel_config.enable_batch_sharded_sampling": False}
+
+
+def test_cuda_graph_mode_rules() -> None:
+    piecewise = state({f"{CC}.cudagraph_mode": CUDAGraphMode.PIECEWISE, f"{CC}.mode": CompilationMode.NONE})
+    out = v.normalize_piecewise(piecewise)
+    assert isinstance(out, Outcome) and changes(out)[f"{CC}.cudagraph_mode"] == CUDAGraphMode.NONE
+    assert out.message == "Cudagraph mode PIECEWISE is not compatible with compilation mode 0. Overriding to NONE."
+    both = state({f"{CC}.cudagraph_mode": CUDAGraphMode.FULL_AND_PIECEWISE, f"{CC}.mode": CompilationMode.NONE})
+    assert changes(v.normalize_piecewise_after_platform(both)) == {f"{CC}.cudagraph_mode": CUDAGraphMode.FULL}
+    pool = state({"model_config": True, "model_config.pooler_config": True,
+                  f"{CC}.cudagraph_mode": CUDAGraphMode.FULL_AND_PIECEWISE})
+    assert changes(v.pooling_forces_piecewise(pool)) == {f"{CC}.cudagraph_mode": CUDAGraphMode.PIECEWISE}
+    encdec = state({"model_config": True, "model_config.is_encoder_decoder": True,
+                    f"{CC}.cudagraph_mode": CUDAGraphMode.FULL_AND_PIECEWISE})
+    assert changes(v.encoder_decoder_forces_piecewise(encdec)) == {
+        f"{CC}.cudagraph_mode": CUDAGraphMode.FULL_DECODE_ONLY}
+    assert changes(v.no_static_graph_support(state(platform="cpu"))) == {f"{CC}.cudagraph_mode": CUDAGraphMode.NONE}
+    assert changes(v.warmups(state())) == {f"{CC}.cudagraph_num_of_warmups": 1}
+    assert v.eager_disables(state({"model_config": True, "model_config.enforce_eager": True})) is not None
+    assert changes(v.fast_moe_cold_start(state())) == {f"{CC}.fast_moe_cold_start": False}
+    late = v.piecewise_needs_vllm_compile(state({f"{CC}.cudagraph_mode": CUDAGraphMode.PIECEWISE,
+                                                 f"{CC}.mode": CompilationMode.NONE}))
+    assert isinstance(late, Violation) and late.error == "AssertionError"
+
+
+def test_capture_sizes() -> None:
+    base = {"model_config": True, f"{CC}.cudagraph_mode": CUDAGraphMode.FULL_AND_PIECEWISE,
+            "scheduler_config.max_num_seqs": 128, "scheduler_config.max_num_batched_tokens": 2048}
+    out = changes(v.capture_sizes(state(base, platform="cuda:9.0")))
+    assert out[f"{CC}.max_cudagraph_capture_size"] == 256
+    assert out[f"{CC}.decode_cudagraph_capture_request_sizes"][-1] == 128
+    wide = changes(v.capture_sizes(state(base, platform="cuda:10.0")))
+    assert wide[f"{CC}.max_decode_cudagraph_capture_tokens"] == 8192
+    assert wide[f"{CC}.prefill_cudagraph_capture_token_sizes"] == tuple(v.prefill_grid(2048))
+    legacy = v.capture_sizes(state({**base, f"{CC}.cudagraph_capture_sizes": (1, 2, 4096)}, platform="cuda:9.0"))
+    assert isinstance(legacy, Outcome) and "is overridden by config [1, 2]" in (legacy.message or "")
+    assert "deprecated" in (legacy.message or "")
+    none = changes(v.capture_sizes(state({**base, f"{CC}.cudagraph_mode": CUDAGraphMode.NONE})))
+    assert none == {f"{CC}.max_cudagraph_capture_size": 0, f"{CC}.cudagraph_capture_sizes": ()}
+    assert v.decode_grid(8) == [1, 2, 3, 4, 5, 6, 8] and v.decode_shapes([1, 2, 4], {1: 2}, 100) == [(1, 1), (2, 1)]
+
+
+def test_final_steps() -> None:
+    assert changes(v.splitting_ops(state({f"{CC}.mode": CompilationMode.NONE}))) == {f"{CC}.splitting_ops": ()}
+    empty = v.splitting_ops(state({f"{CC}.mode": CompilationMode.VLLM_COMPILE, f"{CC}.splitting_ops": (),
+                                   f"{CC}.cudagraph_mode": CUDAGraphMode.PIECEWISE}))
+    assert changes(empty) == {f"{CC}.cudagraph_mode": CUDAGraphMode.NONE}
+    ranges = v.compile_ranges(state({"scheduler_config.max_num_batched_tokens": 8192,
+                                     f"{CC}.compile_ranges_endpoints": (1, 512, 9000)}))
+    assert changes(ranges) == {f"{CC}.compile_ranges_endpoints": (512, 8192)}
+    assert changes(v.extensible_kv_cache(state(platform="cpu"))) == {"cache_config.enable_extensible_kv_cache": False}
+    asked = v.extensible_kv_cache(state({"cache_config.enable_extensible_kv_cache": True,
+                                         "cache_config.kv_cache_memory_bytes": 1 << 30}, platform="cuda:9.0"))
+    assert isinstance(asked, Violation)
+    hma = {"scheduler_config.disable_hybrid_kv_cache_manager": None}
+    example = v.hybrid_kv_cache_manager(state({**hma, "kv_transfer_config": True,
+                                               "kv_transfer_config.kv_connector": "ExampleConnector"}))
+    assert changes(example) == {"scheduler_config.disable_hybrid_kv_cache_manager": True}
+    nixl = v.hybrid_kv_cache_manager(state({**hma, "kv_transfer_config": True,
+                                            "kv_transfer_config.kv_connector": "NixlConnector"}))
+    assert changes(nixl) == {"scheduler_config.disable_hybrid_kv_cache_manager": False}
+    chunked = {"model_config": True, "model_config.attention_chunk_size": 8192,
+               "env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": False}
+    assert isinstance(v.hybrid_kv_cache_manager(state({**chunked,
+                                                       "scheduler_config.disable_hybrid_kv_cache_manager": False})),
+                      Violation)
+    assert changes(v.sparse_mla_workspace_factor(state({"model_config": True, "model_config.max_model_len": 1 << 20})))
+    off = v.kv_offloading(state({"cache_config.kv_offloading_size": 2.0, "cache_config.kv_offloading_backend": "native"}))
+    assert changes(off)["kv_transfer_config.kv_connector"] == "OffloadingConnector"
+    assert changes(off)["kv_transfer_config.kv_connector_extra_config"] == {"cpu_bytes_to_use": 2.0 * (1 << 30)}
+
+
+@pytest.mark.parametrize(("env", "want"), [({}, False), ({"VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "0"},
+                                                          True)])
+def test_envs_defaults_of_0_34_0(env: dict[str, str], want: bool) -> None:
+    """0.34.0's envs.py defaults VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE to 1 (0.11.1: 0)."""
+    r = r034(env=env)
+    assert r.state["env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"] is (not want)
