@@ -8,6 +8,7 @@ that changes, the rule and reason on each side.
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -195,13 +196,16 @@ def test_why_what_if_and_diff_take_a_version() -> None:
     assert r.with_changes(vllm_version="0.11.1").to_dict() == postinit.resolve(model=LLAMA, vllm_version="0.11.1").to_dict()
 
 
+NEWEST = list(versions.VERSIONS.values())[-1]
+
+
 @pytest.fixture
 def fake_version(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Delta], Version]]:
-    """A factory registering a version "x" over 0.11.1 with the delta the test gives."""
+    """A factory registering a version "x" over the newest version with the delta the test gives (a version's
+    parent is the newest of its line: since/until marks are linear)."""
 
     def make(d: Delta) -> Version:
-        v = Version("x", "test", versions.VERSIONS["0.11.1"], "none", "none", "0.11.1", "expected-0.11.1",
-                    delta_module="tests")
+        v = Version("x", "test", NEWEST, "none", "none", NEWEST.env_table, NEWEST.golden, delta_module="tests")
         v.__dict__["delta"] = d  # the cached property, preset: no module to import
         monkeypatch.setitem(versions.VERSIONS, "x", v)
         versions._spellings.cache_clear()
@@ -216,16 +220,17 @@ def test_a_delta_is_checked_like_a_rulebook(fake_version: Callable[[Delta], Vers
     rule does not have, or reading a field the version does not have are declaration errors naming the rule."""
     from postinit.rules import engine_args, v0_11_1
 
-    with pytest.raises(RuleDeclarationError, match=r"drops rule 'no\.such-rule', which 0\.11\.1 does not have"):
+    parent = re.escape(NEWEST.name)
+    with pytest.raises(RuleDeclarationError, match=rf"drops rule 'no\.such-rule', which {parent} does not have"):
         _ = fake_version(Delta(drop={"no.such-rule": "why"})).checked_rules
     with pytest.raises(RuleDeclarationError, match=r"replaces rule 'engine-args\.chunked-prefill-forced'"):
         _ = fake_version(Delta(replace=(engine_args.chunked_prefill_forced,))).checked_rules
-    with pytest.raises(RuleDeclarationError, match=r"adds rule 'engine-args\.unsupported-feature'"):
-        _ = fake_version(Delta(add=(v0_11_1.unsupported_feature,))).checked_rules
+    with pytest.raises(RuleDeclarationError, match=r"adds rule 'parallel\.dcp-interleave-block-size'"):
+        _ = fake_version(Delta(add=(v0_11_1.dcp_interleave_block_size,))).checked_rules
     with pytest.raises(UnknownPathError, match=r"engine-args\.speculative-engine-flags .*'speculative_config\.enable_"
                                                r"chunked_prefill', a field vLLM x does not have"):
         _ = fake_version(Delta(add=(engine_args.speculative_engine_flags,))).checked_rules
-    with pytest.raises(RuleDeclarationError, match=r"patches rule 'cache\.fast-prefill-egale', which 0\.11\.1 does "
+    with pytest.raises(RuleDeclarationError, match=rf"patches rule 'cache\.fast-prefill-egale', which {parent} does "
                                                    r"not have.*cache\.fast-prefill-eagle"):
         _ = fake_version(Delta(patch=(patch("cache.fast-prefill-egale", error="KeyError"),))).rules
     with pytest.raises(RuleDeclarationError, match=r"rule 'cache\.fast-prefill-eagle' has no parameter 'eror' "
@@ -238,7 +243,7 @@ def test_a_delta_is_checked_like_a_rulebook(fake_version: Callable[[Delta], Vers
 def test_a_patch_is_the_parent_rule_with_other_values(fake_version: Callable[[Delta], Version]) -> None:
     """A patched rule runs the parent's function with the patch's parameter values and header; the parent's
     rule is unchanged, and a version's facts are its parent's with the delta's over them."""
-    parent = versions.VERSIONS["0.11.1"]
+    parent = NEWEST
     x = fake_version(Delta(patch=(patch("cache.fast-prefill-eagle", error="KeyError", source="here; vX"),),
                            facts={"capture_sizes_clip": False, "vllm_version": "9.9.9"}))
     mine, theirs = x.rulebook.rules["cache.fast-prefill-eagle"], parent.rulebook.rules["cache.fast-prefill-eagle"]
@@ -247,7 +252,7 @@ def test_a_patch_is_the_parent_rule_with_other_values(fake_version: Callable[[De
     state = {"cache_config.kv_sharing_fast_prefill": True, "speculative_config": {"method": "eagle"},
              "speculative_config.method": "eagle"}
     assert mine.fn(state).error == "KeyError" and theirs.fn(state).error == "ValueError"
-    assert x.facts.capture_sizes_clip is False and parent.facts.capture_sizes_clip is True
+    assert x.facts.capture_sizes_clip is False and parent.facts.capture_sizes_clip is True  # 0.11.1's, inherited
     assert x.facts.vllm_version == "9.9.9" and x.facts.model_registry == parent.facts.model_registry
     assert x.fact_state["version.name"] == "x"
 

@@ -266,7 +266,8 @@ def _batch(c: Mapping[str, Any], tokens: Mapping[str | None, int], seqs: Mapping
     message="Defaulting max_num_batched_tokens to <n> ...\nDefaulting max_num_seqs to <n> ...",
     level="debug",
 )
-def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
+def batch_defaults_large_gpu(c: Mapping[str, Any], *, serve_tokens: int = 8192, llm_tokens: int = 16384,
+                             max_num_seqs: int = 1024) -> RuleResult:
     """H100/H200/B200/MI300-class devices get 16384 (LLM) / 8192 (serve) tokens, at least max_model_len without chunked prefill, and 1024 sequences.
 
     Without chunked prefill the budget is at least max_model_len, and it never
@@ -276,7 +277,8 @@ def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
     """
     if c["platform.is_cpu"] or not _large_gpu(c):
         return None
-    return _batch(c, {"LLM_CLASS": 16384, "OPENAI_API_SERVER": 8192}, {"LLM_CLASS": 1024, "OPENAI_API_SERVER": 1024})
+    return _batch(c, {"LLM_CLASS": llm_tokens, "OPENAI_API_SERVER": serve_tokens},
+                  {"LLM_CLASS": max_num_seqs, "OPENAI_API_SERVER": max_num_seqs})
 
 
 @rule(
