@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import types
@@ -33,6 +34,7 @@ from postinit.engine import (
     ViolationEvent,
     freeze,
     jsonable,
+    replay,
 )
 from postinit.errors import InvalidValueError, ViolationError, show
 from postinit.rules import paths, versions
@@ -591,7 +593,7 @@ class Resolution:
         Equal in every respect — config, hash, changes, trace, violations, stale reads — to
         ``resolve(request)`` of the changed request, and computed from this one: the changed
         resolution reuses every rule evaluation whose consulted reads the change did not reach
-        (:meth:`postinit.engine.EngineResult.replay`). The first call on a resolution that was not
+        (:func:`postinit.engine.replay`). The first call on a resolution that was not
         recorded records it once (so a resolution made by ``with_changes`` is recorded only if it
         becomes a base in turn).
         """
@@ -603,17 +605,18 @@ class Resolution:
         state, prov, inputs, notes, loaded = _prepare(changed, allow_files=self.allow_files)
         base = self.engine
         same_book = changed.version is self.version
-        if base.recording is None and changed.semantics == base.semantics and same_book:
+        same_semantics = base.rulebook.semantics_of(changed.semantics) == base.semantics
+        if base.recording is None and same_semantics and same_book:
             # recorded once, on first use: the schedule to follow
             base = self.engine = base.rulebook.resolve(
                 dict(base.initial), base.initial_provenance, semantics=base.semantics, trace=base.trace.level,
                 strict=self.strict, record=True)
-        if changed.semantics != base.semantics or not same_book:
+        if not same_semantics or not same_book:
             book = base.rulebook if same_book else site_rulebook(changed.version, self.rules)
             result = book.resolve(state, prov, semantics=changed.semantics, trace=self.trace.level, owned=True,
                                   strict=self.strict)
         else:
-            result = base.replay(state, prov, strict=self.strict)
+            result = replay(base, state, prov, strict=self.strict)
         return Resolution(result, inputs=inputs, request=changed, notes=notes, allow_files=self.allow_files,
                           strict=self.strict, model_facts=loaded, rules=self.rules)
 
@@ -759,12 +762,34 @@ class Resolution:
         (``postinit.rules.hashing.model_hash_is_exact(r.state)``); otherwise the model
         factor is a deterministic stand-in and the hash is postinit's own.
         """
-        if self.request is None:  # a resolution built from a flat state: the state names its model
-            return self.version.hash(self.engine.state)
         from postinit.rules import hashing
 
-        with hashing.model_facts(self.model_facts):
+        with self._hash_context(hashing):
             return self.version.hash(self.engine.state)
+
+    def _hash_context(self, hashing: Any) -> Any:
+        # a resolution built from a flat state (no request): the state names its model
+        if self.request is None:
+            return contextlib.nullcontext()
+        return hashing.model_facts(self.model_facts, allow_files=self.allow_files)
+
+    @property
+    def hash_exact(self) -> bool:
+        """True when :attr:`hash` is vLLM's own ``compute_hash()``; :attr:`hash_reason` says why not otherwise."""
+        return self.hash_reason is None
+
+    @cached_property
+    def hash_reason(self) -> str | None:
+        """Why :attr:`hash` is postinit's stand-in rather than vLLM's value (None when it is vLLM's).
+
+        The ModelConfig factor hashes the HF config JSON transformers builds: without the ``hash``
+        extra, for models vLLM builds with its own config class (DeepSeek-V3, Qwen3-Next, ...), for
+        remote code and for content transformers refuses it cannot be rebuilt.
+        """
+        from postinit.rules import hashing
+
+        with self._hash_context(hashing):
+            return hashing.hash_inexact_reason(self.engine.state)
 
     def raise_for_violations(self) -> None:
         """Raise :class:`ViolationError` if the config is invalid."""
@@ -794,6 +819,8 @@ class Resolution:
             "violations": [self._violation_dict(v) for v in self.violations],
             "error": self.error.to_dict() if self.error is not None else None,
             "hash": self.hash,
+            "hash_exact": self.hash_exact,
+            "hash_reason": self.hash_reason,
             "inputs": jsonable(self.inputs),
             "notes": [n.to_dict() for n in self.notes],
             **({"site_rules": [{"id": r.id, "owner": r.owner, "phase": r.phase, "title": r.title}

@@ -124,8 +124,10 @@ class ConfigDiff:
         return {
             "version": AUDIT_VERSION,
             "a": {"label": self.a_label, "ok": self.a_ok, "hash": self.a_hash,
+                  "hash_exact": self.sides[0].hash_exact, "hash_reason": self.sides[0].hash_reason,
                   "violations": list(self.a_violations)},
             "b": {"label": self.b_label, "ok": self.b_ok, "hash": self.b_hash,
+                  "hash_exact": self.sides[1].hash_exact, "hash_reason": self.sides[1].hash_reason,
                   "violations": list(self.b_violations)},
             "fields": [f.to_dict() for f in self.fields],
             "rules": {"started": list(self.started), "stopped": list(self.stopped)},

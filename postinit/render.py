@@ -89,7 +89,8 @@ def _headline(r: Resolution) -> str:
         bits.append(f"semantics {inp['semantics']}")
     if r.rules:
         bits.append(f"site rules {', '.join(r.rules.sources)}")
-    return f"{model or '(no model)'} · {' · '.join(bits)} · hash {r.hash}"
+    exact = "" if r.hash_exact else " (postinit's, not vLLM's)"
+    return f"{model or '(no model)'} · {' · '.join(bits)} · hash {r.hash}{exact}"
 
 
 def site_mark(r: Resolution, rule_id: str) -> str:
@@ -99,11 +100,15 @@ def site_mark(r: Resolution, rule_id: str) -> str:
 
 
 def hash_note(r: Resolution) -> str | None:
-    """What the hash is when site rules took part: vLLM's compute_hash() of the values, rules not hashed."""
-    if not r.rules:
-        return None
-    return ("hash: vLLM's VllmConfig.compute_hash() of the resolved values (the site rules' changes included "
-            "as values); the site rules themselves are not part of it")
+    """What the hash is, when it is not simply vLLM's: why it is postinit's stand-in (and what to install),
+    and, when site rules took part, that it hashes the resolved values but not the rules (None otherwise)."""
+    parts = []
+    if r.hash_reason is not None:
+        parts.append(f"not vLLM's compute_hash() — {r.hash_reason}")
+    if r.rules:
+        parts.append("vLLM's VllmConfig.compute_hash() of the resolved values (the site rules' changes included "
+                     "as values); the site rules themselves are not part of it")
+    return "hash: " + "; ".join(parts) if parts else None
 
 
 # --------------------------------------------------------------------------- resolve
@@ -140,6 +145,9 @@ def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableTyp
     out: list[RenderableType] = []
     status = "[green]resolved[/]" if r.ok else "[bold red]invalid[/]"
     out.append(f"[bold]{escape(_headline(r))}[/] — {status}")
+    note = hash_note(r)
+    if note is not None:
+        out.append(f"[dim]{escape(note)}[/]")
     # what vLLM would refuse comes first: it is the answer
     if r.violations:
         out.append("")
@@ -191,9 +199,6 @@ def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableTyp
         out.append(Rule("[bold]notes[/]", align="left", style="dim"))
         for e in notes:
             out.append(f"• [magenta]{escape(e.rule)}[/]{escape(site_mark(r, e.rule))}: {escape(e.message)}")
-    if hash_note(r):
-        out.append("")
-        out.append(f"[dim]{escape(hash_note(r) or '')}[/]")
     if r.notes:
         out.append("")
         out.append(Rule("[bold]about your input[/]", align="left", style="dim"))
@@ -311,8 +316,10 @@ def diff_renderable(d: ConfigDiff) -> RenderableType:
     from rich.table import Table
 
     out: list[RenderableType] = [
-        f"[bold]a[/] = {escape(d.a_label)}  [dim]({'ok' if d.a_ok else 'invalid'}, hash {d.a_hash})[/]",
-        f"[bold]b[/] = {escape(d.b_label)}  [dim]({'ok' if d.b_ok else 'invalid'}, hash {d.b_hash})[/]",
+        f"[bold]a[/] = {escape(d.a_label)}  [dim]({'ok' if d.a_ok else 'invalid'}, hash {d.a_hash}"
+        f"{'' if d.sides[0].hash_exact else ': postinit' + chr(39) + 's, not vLLM' + chr(39) + 's'})[/]",
+        f"[bold]b[/] = {escape(d.b_label)}  [dim]({'ok' if d.b_ok else 'invalid'}, hash {d.b_hash}"
+        f"{'' if d.sides[1].hash_exact else ': postinit' + chr(39) + 's, not vLLM' + chr(39) + 's'})[/]",
     ]
     if d.same:
         out.append("No difference in the resolved configs.")

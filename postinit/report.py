@@ -41,6 +41,7 @@ h2 { font-size: 18px; margin: 32px 0 8px; padding-bottom: 4px; border-bottom: 1p
 h3 { font-size: 15px; margin: 20px 0 6px; }
 code, .mono { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12.5px; }
 .dim { color: var(--dim); }
+.hash-inexact { color: #b35900; }
 .badge { display: inline-block; padding: 1px 8px; border-radius: 10px; font-size: 12px; font-weight: 600;
          color: #fff; vertical-align: middle; }
 .ok { background: var(--green); } .invalid { background: var(--red); }
@@ -200,8 +201,13 @@ def html_report(r: Resolution) -> str:
     summary = (f"{n_changes} value(s) changed from your input by {len(r.trace.rules_fired())} rule(s)"
                + (f", {overrides} of them overriding a value you set" if overrides else "") + ".")
     title = f"postinit report — {model} on {platform}"
-    hash_note = (" (VllmConfig.compute_hash() of the resolved values; the site rules are not part of it)"
-                 if r.rules else "")
+    if r.hash_reason is None:
+        hash_line = f"vLLM config hash <code>{escape(r.hash)}</code>"
+    else:
+        hash_line = (f'config hash <code>{escape(r.hash)}</code> <span class="hash-inexact">(postinit\'s, not '
+                     f"vLLM's compute_hash(): {escape(r.hash_reason)})</span>")
+    if r.rules:
+        hash_line += " (VllmConfig.compute_hash() of the resolved values; the site rules are not part of it)"
     body = "\n".join(_section(a, t, n, b) for a, t, n, b in sections)
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -216,7 +222,7 @@ def html_report(r: Resolution) -> str:
 <body>
 <header>
 <h1>{escape(model)} <span class="dim">on {escape(platform)}</span> {status}</h1>
-<div class="dim">vLLM config hash <code>{escape(r.hash)}</code>{hash_note} · {escape(summary)}
+<div class="dim">{hash_line} · {escape(summary)}
  · postinit {escape(postinit.__version__)}, vLLM rules at d7fb10c57</div>
 <nav>{nav}</nav>
 </header>

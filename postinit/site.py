@@ -269,7 +269,8 @@ def _combined(version: versions.Version, rules: tuple[Rule, ...], groups: tuple[
     digest = hashlib.sha256("|".join(sorted(r.id for r in rules)).encode()).hexdigest()[:10]
     try:
         return Rulebook([*base.rules.values(), *rules], paths=base.paths, phases=phases,
-                        name=f"{base.name}+site-{digest}", cache=True, groups=[*base.groups.values(), *groups])
+                        name=f"{base.name}+site-{digest}", cache=True, groups=[*base.groups.values(), *groups],
+                        semantics_aliases=base.semantics_aliases)
     except RuleError as e:
         raise type(e)(f"with the site rules: {e.message}", rule=e.rule, path=e.path, value=e.value) from None
 

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from postinit import testing as vs
-from postinit.engine import EngineResult, Rulebook, jsonable
+from postinit.engine import EngineResult, Rulebook, jsonable, replay
 from postinit.engine import testing as kit
 from postinit.errors import NoFixedPoint, UndeclaredReadError, UndeclaredWriteError
 from postinit.rules import invariants as vinv
@@ -232,7 +232,7 @@ def _check_one(book: Rulebook, state: Mapping[str, Any],
                base: EngineResult | None = None) -> tuple[list[vinv.QuirkHit], Any]:
     """The invariants of :func:`postinit.rules.invariants.check_vllm`, sharing resolutions (5 per input).
 
-    With a recorded ``base`` (of ``book``), the second resolution is ``base.replay(state)``: it must
+    With a recorded ``base`` (of ``book``), the second resolution is ``replay(base, state)``: it must
     equal the strict from-scratch one (determinism, and incremental re-resolution).
     """
 
@@ -247,7 +247,7 @@ def _check_one(book: Rulebook, state: Mapping[str, Any],
     first = resolve("termination", book, state, strict=True)  # + declared reads (vllm)
     if base is not None:
         try:
-            again = base.replay(dict(state))
+            again = replay(base, dict(state))
         except (NoFixedPoint, UndeclaredWriteError, UndeclaredReadError) as e:
             raise kit.InvariantViolation("determinism", f"{type(e).__name__} replaying the base: {e}",
                                          book=book, state=state) from e

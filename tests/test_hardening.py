@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import time
 import warnings
@@ -275,3 +276,223 @@ def test_http_response_size_is_bounded() -> None:
 def test_invalid_value_error_is_an_input_error() -> None:
     """The documented tree: every refusal above is an InputError (InvalidValueError among them)."""
     assert issubclass(InvalidValueError, InputError)
+
+
+# --------------------------------------------------------------------------- issue 27: crashes, sizes, hash exactness
+
+
+def _raw(model: str, **changes: Any) -> dict[str, Any]:
+    from postinit.schema.loaders.model import load_model
+
+    return {**load_model(model, allow_files=False).raw, **changes}
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen3-8B-FP8", "openai/gpt-oss-120b", "fixtures/llama_fp8_block"])
+def test_an_empty_hf_config_hashes(model: str) -> None:
+    """``hf_config: {}`` is the model's config.json (empty): the hash is the stand-in, not an AttributeError."""
+    r = postinit.resolve({"model_config": {"hf_config": {}}}, model=model)
+    assert len(r.hash) == 10 and not r.hash_exact and r.hash_reason
+
+
+@pytest.mark.parametrize("how", ["config_json", "hf_overrides"])
+def test_a_value_transformers_cannot_set_is_no_exact_hash(how: str) -> None:
+    """Jamba's layers_block_type is a read-only property in transformers: no crash, the hash says why it is not vLLM's."""
+    pytest.importorskip("transformers")
+    if how == "config_json":
+        r = postinit.resolve(model="fixtures/jamba", config_json=_raw("fixtures/jamba", layers_block_type=[]))
+    else:
+        r = postinit.resolve(model="fixtures/jamba", argv=["--hf-overrides", json.dumps({"layers_block_type": []})])
+    assert len(r.hash) == 10 and not r.hash_exact
+    assert "transformers" in str(r.hash_reason) and "AttributeError" in str(r.hash_reason)
+
+
+def test_a_capture_size_beyond_64_bits_is_vllms_index_error() -> None:
+    """vLLM's padding loop indexes a list with the size: CPython's IndexError, as a violation (was OverflowError)."""
+    r = postinit.resolve(argv=["--cuda-graph-sizes", str(-10**20)])
+    assert not r.ok and r.error is not None
+    assert (r.error.type, r.error.message) == ("IndexError", "cannot fit 'int' into an index-sized integer")
+    assert r.error.rule == "cudagraph.padding-table"
+
+
+def test_a_long_inline_model_name_is_not_a_path() -> None:
+    """model='a'*300 with config_json never becomes a file name (was OSError: File name too long)."""
+    r = postinit.resolve(model="a" * 300, config_json=_raw("fixtures/llama"))
+    assert r.ok and len(r.hash) == 10
+    from postinit.rules import hashing
+
+    assert len(hashing.compute_hash(r.state)) == 10  # the flat-state function too
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--rope-theta", "nan"), ("--swap-space", "1e309"),
+                                             ("--gpu-memory-utilization", "inf"), ("--cpu-offload-gb", "Infinity")])
+def test_non_finite_flag_numbers_are_refused(flag: str, value: str) -> None:
+    """NaN and infinities are one line (they were accepted and printed as NaN, invalid JSON)."""
+    _one_line(lambda: postinit.resolve(argv=[flag, value]), f"{flag}: '{value}' is not a finite number")
+    out = runner.invoke(cli_app, ["resolve", flag, value, "--format", "json"])
+    assert out.exit_code == 2 and "NaN" not in out.output and "not a finite number" in out.output
+
+
+def test_cli_json_output_is_strict_json() -> None:
+    """`--format json` parses with a parser that refuses NaN/Infinity."""
+    out = runner.invoke(cli_app, ["resolve", "--swap-space", "8", "--format", "json"])
+    assert out.exit_code == 0
+    json.loads(out.output, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
+
+
+def _yaml_chain(depth: int) -> str:
+    return "".join("  " * i + f"a{i}:\n" for i in range(depth)) + "  " * depth + "x: 1\n"
+
+
+@pytest.mark.parametrize("text", [_yaml_chain(400), "a: " + "[" * 400 + "]" * 400 + "\n", _yaml_chain(30)])
+def test_deep_yaml_config_is_one_line(text: str, tmp_path: Path) -> None:
+    """A --config YAML nested 400 levels (block or flow) is refused at 24 levels (was a RecursionError)."""
+    f = tmp_path / "deep.yaml"
+    f.write_text(text)
+    _one_line(lambda: postinit.resolve(argv=["--config", str(f)]), "nested more than 24 levels")
+    out = runner.invoke(cli_app, ["resolve", "--config", str(f)])
+    assert out.exit_code == 2 and "internal error" not in out.output and "nested more than 24" in out.output
+
+
+def test_huge_yaml_integer_is_one_line(tmp_path: Path) -> None:
+    """A 4,301-digit YAML integer is refused (was ValueError from int())."""
+    f = tmp_path / "big.yaml"
+    f.write_text("max-num-seqs: " + "9" * 4301 + "\n")
+    _one_line(lambda: postinit.resolve(argv=["--config", str(f)]), "invalid YAML: Exceeds the limit")
+    out = runner.invoke(cli_app, ["resolve", "--config", str(f)])
+    assert out.exit_code == 2 and "internal error" not in out.output
+
+
+def test_yaml_alias_bomb_is_refused(tmp_path: Path) -> None:
+    f = tmp_path / "bomb.yaml"
+    lines = ["a0: &a0 [x, x]"] + [f"a{i}: &a{i} [*a{i-1}, *a{i-1}]" for i in range(1, 40)]
+    f.write_text("\n".join(lines) + "\n")
+    _one_line(lambda: postinit.resolve(argv=["--config", str(f)]), "aliases")
+
+
+HF_SIZE_BODIES = [
+    {"config": {"model_config": {"hf_config": {"num_labels": 3_000_000}}}},
+    {"config_json": {"model_type": "llama", "num_labels": 10**7}},
+    {"config_json": {"model_type": "llama", "text_config": {"num_hidden_layers": 2**31}}},
+    {"argv": ["--hf-overrides", json.dumps({"num_labels": 3_000_000})]},
+    {"argv": ["--hf-overrides", json.dumps({"text_config": {"num_hidden_layers": 10**6}})]},
+    {"overrides": {"model_config.hf_config.num_hidden_layers": 10**7}},
+    {"overrides": {"model_config.hf_overrides": {"num_labels": 2**31}}},
+]
+
+
+@pytest.mark.parametrize("body", HF_SIZE_BODIES, ids=range(len(HF_SIZE_BODIES)))
+def test_hf_config_sizes_are_bounded_at_the_door(body: dict[str, Any], http: TestClient) -> None:
+    """num_labels 3e6 cost 15 s and 2.4 GB (transformers' id2label); layers build per-layer lists: capped, one line, fast."""
+    start = time.perf_counter()
+    with pytest.raises(InputError, match=r"is over the .* postinit models") as info:
+        postinit.resolve(model=LLAMA, **body).hash  # noqa: B018
+    assert "\n" not in str(info.value)
+    r = http.post("/v1/resolve", json={"model": LLAMA, **body})
+    assert r.status_code == 422 and "postinit models" in r.json()["message"]
+    assert time.perf_counter() - start < 2.0
+
+
+def test_hf_config_sizes_below_the_caps_resolve() -> None:
+    from postinit.schema.configs import MAX_HF_LABELS
+
+    r = postinit.resolve(model=LLAMA, argv=["--hf-overrides", json.dumps({"num_labels": 64})])
+    assert r.ok and len(r.hash) == 10
+    with pytest.raises(InputError):
+        postinit.resolve(model=LLAMA, argv=["--hf-overrides", json.dumps({"num_labels": MAX_HF_LABELS + 1})])
+
+
+def test_hf_json_caches_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The in-process memo keeps at most MEMO_ENTRIES results; the disk cache at most DISK_ENTRIES files."""
+    pytest.importorskip("transformers")
+    from postinit.rules import hashing
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(hashing, "_MEMO", {})
+    monkeypatch.setattr(hashing, "_MEMO_SIZE", [0])
+    monkeypatch.setattr(hashing, "MEMO_ENTRIES", 3)
+    monkeypatch.setattr(hashing, "DISK_ENTRIES", 2)
+    hashes = [postinit.resolve(model=LLAMA, argv=["--max-model-len", str(1000 + i),
+                                                  "--hf-overrides", json.dumps({"initializer_range": i})]).hash
+              for i in range(6)]
+    assert len(set(hashes)) == 6
+    assert len(hashing._MEMO) == 3
+    assert len(list((tmp_path / "postinit" / "hf-json").glob("*.json"))) == 2
+
+
+@pytest.mark.parametrize("how", ["catalog_only", "set_disk_cache"])
+def test_no_disk_cache_without_permission(how: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A resolution that may not touch files (catalog_only, every HTTP request) builds an exact hash without
+    reading or writing the disk cache; set_disk_cache(False) turns it off for the library too."""
+    pytest.importorskip("transformers")
+    from postinit.rules import hashing
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(hashing, "_MEMO", {})
+    old = hashing.set_disk_cache(how != "set_disk_cache")
+    try:
+        r = postinit.resolve(model=LLAMA, argv=["--hf-overrides", json.dumps({"initializer_range": 0.5})],
+                             catalog_only=how == "catalog_only")
+        assert r.hash_exact
+    finally:
+        hashing.set_disk_cache(old)
+    assert not (tmp_path / "postinit" / "hf-json").exists()
+
+
+# --------------------------------------------------------------------------- hash exactness on every face
+
+INEXACT = "deepseek-ai/DeepSeek-V3"
+
+
+def test_hash_exactness_in_the_library_and_json() -> None:
+    exact, inexact = postinit.resolve(model=LLAMA), postinit.resolve(model=INEXACT)
+    if importlib.util.find_spec("transformers") is not None:
+        assert exact.hash_exact and exact.hash_reason is None
+        assert exact.to_dict()["hash_exact"] is True and exact.to_dict()["hash_reason"] is None
+    assert not inexact.hash_exact and "deepseek_v3" in str(inexact.hash_reason)
+    d = inexact.to_dict()
+    assert d["hash_exact"] is False and d["hash_reason"] == inexact.hash_reason
+    assert postinit.resolve({"model_config": None}).hash_exact  # no model: vLLM's value
+
+
+def test_hash_without_transformers_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    from postinit.rules import hashing
+
+    monkeypatch.setattr(hashing, "_transformers_version", lambda: None)
+    r = postinit.resolve(model=LLAMA)
+    assert not r.hash_exact and "pip install 'postinit[hash]'" in str(r.hash_reason)
+
+
+def test_hash_exactness_in_the_text_output() -> None:
+    out = runner.invoke(cli_app, ["resolve", "--model", INEXACT])
+    assert out.exit_code == 0
+    head = out.output.splitlines()[:4]
+    assert "(postinit's, not vLLM's)" in head[0]
+    assert any("not vLLM's compute_hash()" in line and "deepseek_v3" in line for line in head)
+    js = json.loads(runner.invoke(cli_app, ["resolve", "--model", INEXACT, "--format", "json"]).output)
+    assert js["hash_exact"] is False and "deepseek_v3" in js["hash_reason"]
+
+
+def test_hash_exactness_in_the_html_report() -> None:
+    from postinit.report import html_report
+
+    page = html_report(postinit.resolve(model=INEXACT))
+    assert "not vLLM&#x27;s compute_hash()" in page or "not vLLM's compute_hash()" in page
+    assert "vLLM config hash" not in page
+
+
+def test_hash_exactness_over_http(http: TestClient) -> None:
+    r = http.post("/v1/resolve", json={"model": INEXACT}).json()
+    assert r["hash_exact"] is False and "deepseek_v3" in r["hash_reason"]
+    page = http.get("/v1/report", params={"model": INEXACT}).text
+    assert "compute_hash()" in page and "deepseek_v3" in page
+    d = http.post("/v1/diff", json={"a": {"model": LLAMA}, "b": {"model": INEXACT}}).json()
+    assert d["b"]["hash_exact"] is False and d["b"]["hash_reason"]
+
+
+@pytest.mark.parametrize("version", [None, "0.11.1"])
+def test_a_zero_head_size_hybrid_is_vllms_zero_division(version: str | None) -> None:
+    """More heads than hidden units: head size 0, vLLM's cdiv by the 0-byte attention page (was a RuleBodyError)."""
+    r = postinit.resolve(model="fixtures/jamba", config_json=_raw("fixtures/jamba", num_attention_heads=10**6),
+                         vllm_version=version)
+    assert r.error is not None and (r.error.type, r.error.rule) == ("ZeroDivisionError",
+                                                                    "models.hybrid-attention-block-size")

@@ -98,9 +98,9 @@ def test_phases_nothing_reaches_are_copied_whole(monkeypatch: pytest.MonkeyPatch
     copied: list[str] = []
     real = _compiled._PhaseCopy.copy_into
 
-    def counting(self: Any, run: Any, phase: str) -> None:
+    def counting(self: Any, run: Any, phase: str, shift: int = 0) -> None:
         copied.append(phase)
-        real(self, run, phase)
+        real(self, run, phase, shift)
 
     monkeypatch.setattr(_compiled._PhaseCopy, "copy_into", counting)
     cfg = {"compilation_config": {"splitting_ops": [], "cudagraph_mode": "PIECEWISE"}}  # a stale read (I1)
@@ -114,5 +114,7 @@ def test_phases_nothing_reaches_are_copied_whole(monkeypatch: pytest.MonkeyPatch
     copied.clear()
     real_change = {"scheduler_config.max_num_seqs": 64}  # read from the EngineArgs phase on
     got = base.with_changes(real_change)
-    assert copied == ["model_config"]
+    # the phase before the first reader is copied whole; after the phases the change reaches left the
+    # schedule, the later phases it does not reach are copied whole again (renumbered)
+    assert copied[0] == "model_config" and "validate" in copied
     assert _everything(got) == _everything(postinit._api.resolve_request(base.request.changed(real_change)))

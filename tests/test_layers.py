@@ -3,7 +3,9 @@
 * ``postinit.schema`` imports nothing of ours but the error tree;
 * ``postinit.engine`` imports nothing of ours but the generic errors (it knows nothing of vLLM);
 * ``postinit.rules`` imports the engine, the schema and the errors, never the front;
-* no module-level import circle anywhere in the package.
+* no module-level import circle anywhere in the package, and none in the engine even counting the
+  imports inside functions (a lazy import cannot hide a circle there; ``TYPE_CHECKING`` imports are
+  for annotations only and are not counted).
 """
 
 from __future__ import annotations
@@ -28,8 +30,9 @@ def _module(path: Path) -> str:
 MODULES = {_module(p): p for p in sorted(ROOT.rglob("*.py"))}
 
 
-def _imports(path: Path, *, top_level_only: bool) -> list[tuple[str, list[str]]]:
-    """``(module, names)`` per import of ours; ``top_level_only`` skips function bodies and TYPE_CHECKING."""
+def _imports(path: Path, *, top_level_only: bool, runtime: bool = False) -> list[tuple[str, list[str]]]:
+    """``(module, names)`` per import of ours; ``top_level_only`` skips function bodies and TYPE_CHECKING,
+    ``runtime`` only TYPE_CHECKING (what runs, at import or in a call)."""
     tree = ast.parse(path.read_text())
     found: list[tuple[str, list[str]]] = []
 
@@ -39,6 +42,8 @@ def _imports(path: Path, *, top_level_only: bool) -> list[tuple[str, list[str]]]
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 inner = True
             if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                if runtime:
+                    continue
                 inner = True
             if top_level_only and inner:
                 continue
@@ -102,11 +107,46 @@ def test_no_module_level_import_circle() -> None:
     assert not cycles, f"{len(cycles)} import circle(s), e.g. {' -> '.join(cycles[0] + cycles[0][:1])}"
 
 
+def _import_graph(*, top_level_only: bool, runtime: bool = False, within: str = "postinit") -> nx.DiGraph:
+    g = nx.DiGraph()
+    for module, path in MODULES.items():
+        if not module.startswith(within):
+            continue
+        for target, names in _imports(path, top_level_only=top_level_only, runtime=runtime):
+            for t in _targets(target, names):
+                if t != module and not module.startswith(t + ".") and t.startswith(within):
+                    g.add_edge(module, t)
+    return g
+
+
+def test_no_import_circle_in_the_engine_even_inside_functions() -> None:
+    """The engine's house: run state at the bottom, the loops above it, the dispatcher above them.
+
+    Counting the imports in function bodies too: the rulebook's ``resolve`` reaches the dispatcher
+    lazily, and nothing the dispatcher runs imports the rulebook back.
+    """
+    g = _import_graph(top_level_only=False, runtime=True, within="postinit.engine")
+    cycles = sorted(nx.simple_cycles(g), key=len)
+    assert not cycles, f"{len(cycles)} import circle(s), e.g. {' -> '.join(cycles[0] + cycles[0][:1])}"
+    # the layers, bottom up: each reaches only what is below it
+    below = {"postinit.engine._run": {"postinit.engine._resolve", "postinit.engine._ordered",
+                                      "postinit.engine._compiled", "postinit.engine._consistent",
+                                      "postinit.engine._rulebook"},
+             "postinit.engine._ordered": {"postinit.engine._resolve", "postinit.engine._compiled"},
+             "postinit.engine._consistent": {"postinit.engine._resolve"},
+             "postinit.engine._compiled": {"postinit.engine._resolve"}}
+    for module, above in below.items():
+        reached = nx.descendants(g, module)
+        assert not reached & above, (module, sorted(reached & above))
+
+
 def test_the_scanner_sees_imports_of_every_kind() -> None:
     """The checks above look at real imports: top-level, in functions and under TYPE_CHECKING."""
     api = _imports(MODULES["postinit._api"], top_level_only=False)
     assert ("postinit.rules", ["rulebook"]) in api or any(t == "postinit.rules" for t, _ in api)
-    nested = {t for t, _ in _imports(MODULES["postinit.engine._run"], top_level_only=False)}
-    top = {t for t, _ in _imports(MODULES["postinit.engine._run"], top_level_only=True)}
-    assert "postinit.engine._compiled" in nested - top  # imported inside resolve_flat
-    assert "postinit.engine._rulebook" in nested - top  # under TYPE_CHECKING
+    nested = {t for t, _ in _imports(MODULES["postinit.engine._rulebook"], top_level_only=False)}
+    top = {t for t, _ in _imports(MODULES["postinit.engine._rulebook"], top_level_only=True)}
+    running = {t for t, _ in _imports(MODULES["postinit.engine._rulebook"], top_level_only=False, runtime=True)}
+    assert "postinit.engine._resolve" in nested - top  # imported inside Rulebook.resolve
+    assert "postinit.engine._resolve" in running
+    assert "postinit.engine._run" in nested - running  # under TYPE_CHECKING only

@@ -62,13 +62,13 @@ def test_each_input_is_replayed_from_one_recorded_base(monkeypatch: pytest.Monke
     from postinit.engine import EngineResult
 
     replays: list[int] = []
-    real = EngineResult.replay
+    real = S.replay
 
-    def counting(self: EngineResult, *args: object, **kw: object) -> EngineResult:
+    def counting(base: EngineResult, *args: object, **kw: object) -> EngineResult:
         replays.append(1)
-        return real(self, *args, **kw)  # type: ignore[arg-type]
+        return real(base, *args, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(EngineResult, "replay", counting)
+    monkeypatch.setattr(S, "replay", counting)
     replayed = _small(jobs=1)
     assert len(replays) == replayed.inputs - sum(replayed.errors.values())
     assert replayed.to_dict() == _small(jobs=1, replay=False).to_dict()

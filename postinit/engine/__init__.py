@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from postinit.engine._effect import Decided, Decision, Effect, decide, effect_of
 from postinit.engine._lazy import lazy_getattr
 from postinit.engine._paths import FrozenDict, PathInfo, PathSpace, freeze, thaw
+from postinit.engine._resolve import replay, resolve_flat
 from postinit.engine._rule import (
     Group,
     GroupKind,
@@ -31,7 +32,7 @@ from postinit.engine._rule import (
     with_params,
 )
 from postinit.engine._rulebook import CompiledRule, Rulebook
-from postinit.engine._run import EngineResult, Semantics, TraceLevel, resolve_flat
+from postinit.engine._run import EngineResult, Semantics, TraceLevel
 from postinit.engine._trace import (
     TRACE_VERSION,
     Change,
@@ -99,6 +100,7 @@ __all__ = [
     "freeze",
     "jsonable",
     "make_rule",
+    "replay",
     "resolve_flat",
     "rule",
     "rule_of",

@@ -1,6 +1,6 @@
-"""vLLM's statement order, compiled: one generated function per phase, the interpreter's results.
+"""Statement order, compiled: one generated function per phase, the interpreter's results.
 
-The interpreter (:mod:`._vllm`) is the reference and reads like its algorithm; this
+The interpreter (:mod:`._ordered`) is the reference and reads like its algorithm; this
 module is the one place where speed lives. For a rulebook it generates Python source —
 per phase, the sweep of :meth:`Run.fixed_point` unrolled into one ``if queued[k]:``
 block per rule, each calling its rule directly — and compiles it once. The generated
@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from postinit.engine._effect import effect_of
+from postinit.engine._ordered import OrderedRun
 from postinit.engine._paths import FrozenDict
 from postinit.engine._rule import Level, Matched, Outcome, Violation
 from postinit.engine._trace import Fired, Provenance, Source, StaleRead, ViolationEvent
-from postinit.engine._vllm import VllmRun
 from postinit.errors import PostinitError
 
 if TYPE_CHECKING:
@@ -80,19 +80,23 @@ class Replay:
     provenance: set[str]
     """Paths whose provenance *source* may differ from the recorded run's at the same point (a change
     records where the replaced value came from)."""
+    base: Mapping[str, Any] | None = None
+    """The recorded run's input state (to tell, after a phase that left the schedule, what still differs)."""
+    base_provenance: Mapping[str, ProvenanceT] | None = None
+    """The recorded run's input provenance."""
 
 
 def run_compiled(
     book: Rulebook, state: dict[str, Any], provenance: Mapping[str, ProvenanceT], trace: TraceLevel, max_runs: int,
     *, record: bool = False, replay: Replay | None = None,
 ) -> CompiledRun:
-    """Resolve ``state`` in vLLM's order with the rulebook's compiled program (``minimal``/``full`` traces).
+    """Resolve ``state`` in statement order with the rulebook's compiled program (``minimal``/``full`` traces).
 
     ``record`` keeps the schedule (``run.recording``); ``replay`` follows another run's.
     """
     run = CompiledRun(book, state, provenance, trace, False, max_runs)
-    if replay is not None and replay.recording.trace != trace:
-        replay = None
+    if replay is not None and (replay.recording.trace != trace or record):
+        replay = None  # a recorded run is resolved in full: its schedule is its own
     run.replay = replay
     run.steps = [[] for _ in book.phases] if record else None
     program = _PROGRAMS.get(book)
@@ -104,8 +108,8 @@ def run_compiled(
     return run
 
 
-class CompiledRun(VllmRun):
-    """A vLLM-order run driven by a compiled program (the state, the trace and the errors are :class:`Run`'s)."""
+class CompiledRun(OrderedRun):
+    """A statement-order run driven by a compiled program (the state, the trace and the errors are :class:`Run`'s)."""
 
     replay: Replay | None = None
     steps: list[list[Step]] | None = None
@@ -204,11 +208,19 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
         namespace[f"READS_{k}"] = tuple(c.read_order for c in order)
         namespace[f"PHASE_{k}"] = phase
         sources.append(_phase_source(k, order))
-        sources.append(_phase_source(k, order, record=True))
     code = compile("\n".join(sources), f"<postinit compiled rulebook {book.name!r}>", "exec")
     exec(code, namespace)
     phases = [(namespace[f"phase_{k}"], phase, book.compiled[phase]) for k, phase in enumerate(book.phases)]
-    recording = [namespace[f"record_phase_{k}"] for k in range(len(book.phases))]
+    recording: list[Callable[..., bool]] = []
+
+    def recording_variants() -> list[Callable[..., bool]]:
+        # compiled on first use: most processes never record (and compiling costs as much as the rest)
+        if not recording:
+            extra = [_phase_source(k, book.compiled[phase], record=True) for k, phase in enumerate(book.phases)]
+            exec(compile("\n".join(extra), f"<postinit compiled rulebook {book.name!r}, recording>", "exec"),
+                 namespace)
+            recording.extend(namespace[f"record_phase_{k}"] for k in range(len(book.phases)))
+        return recording
     tables = {phase: [_wake_table(c) for c in book.compiled[phase]] for phase in book.phases}
     # per phase: every path its rules read or may write (a whole-phase copy must meet none that differs)
     touches = [frozenset().union(*(c.reads | c.writes for c in book.compiled[phase])) for phase in book.phases]
@@ -221,11 +233,12 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
             start = len(run.events)
             if replay is not None and k < len(replay.recording.steps):
                 whole = _phase_copy(replay.recording, k, order, touches[k])
-                if ((whole.ok or (pristine and whole.ok_if_pristine)) and start == whole.span[0]
+                if ((whole.ok or (pristine and whole.ok_if_pristine))
                         and whole.touches.isdisjoint(replay.values) and whole.touches.isdisjoint(replay.provenance)):
                     # nothing this phase reads or writes differs: its recorded run, copied whole
-                    whole.copy_into(run, phase)
-                    run.bounds.append(whole.span)
+                    # (renumbered when an earlier phase left the schedule with another number of events)
+                    whole.copy_into(run, phase, start - whole.span[0])
+                    run.bounds.append((start, len(run.events)))
                     continue
             pristine = False
             n = len(order)
@@ -237,22 +250,67 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
                 if resume is None:  # followed the recorded schedule to its end
                     stopped = run.stopped
                 else:
-                    # the schedule differs from here on: the compiled sweep finishes this phase and
-                    # resolves the rest (following further would cost more than it saves: measured)
+                    # the schedule differs from here on: the compiled sweep finishes this phase; the
+                    # next phases follow the recording again, from what differs at this one's end
                     queued[:] = resume.queued
                     runs[:] = resume.runs
                     stopped = resume.stopped or fn(run, queued, apply, wake, None, runs, resume.start, resume.again)
-                    replay = None
+                    if stopped or not _resync(run, replay, k, start, phases, touches):
+                        replay = None
             else:
                 if steps is None:
                     stopped = fn(run, queued, apply, wake, None, runs, 0, False)
                 else:
-                    stopped = recording[k](run, queued, apply, wake, steps[k].append, runs, 0, False)
+                    stopped = recording_variants()[k](run, queued, apply, wake, steps[k].append, runs, 0, False)
             run.bounds.append((start, len(run.events)))
             if stopped:
                 return
 
     return program
+
+
+def _resync(run: CompiledRun, replay: Replay, k: int, start: int,
+            phases: list[tuple[Any, str, tuple[CompiledRule, ...]]], touches: list[frozenset[str]]) -> bool:
+    """After phase ``k`` left the recorded schedule: the paths that differ from the recording at its end.
+
+    Exact: every path either run wrote in the phase, and every path that differed before it, is
+    compared with its value (and provenance source) at the end of the recorded phase — the latest
+    recorded write up to there, else the recorded input. False when the recording cannot be
+    followed further (it stopped there, or its input is not known).
+    """
+    rec = replay.recording
+    if replay.base is None or replay.base_provenance is None or k + 1 >= len(rec.bounds):
+        return False
+    copies = [_phase_copy(rec, j, phases[j][2], touches[j]) for j in range(k + 1)]
+    candidates = set(replay.values)
+    candidates.update(replay.provenance)
+    candidates.update(copies[k].values)
+    for ev in run.events[start:]:
+        if type(ev) is Fired:
+            candidates.update(ch.path for ch in ev.changes)
+    state, prov, init_prov = run.state, run.prov, run.initial_prov
+    base, base_prov = replay.base, replay.base_provenance
+    values: set[str] = set()
+    provenance: set[str] = set()
+    source: Source | None
+    for p in candidates:
+        for pc in reversed(copies):
+            if p in pc.values:
+                recorded, source = pc.values[p], _RULE
+                break
+        else:
+            recorded = base[p]
+            bp = base_prov.get(p)
+            source = None if bp is None else bp.source
+        now = state[p]
+        if not (now is recorded or (type(now) is type(recorded) and now == recorded)):
+            values.add(p)
+        cur = prov.get(p) or init_prov.get(p)
+        if (None if cur is None else cur.source) != source:
+            provenance.add(p)
+    replay.values = values
+    replay.provenance = provenance
+    return True
 
 
 def _recorder(
@@ -454,14 +512,22 @@ class _PhaseCopy:
     stale: tuple[tuple[str, str, str], ...]
     """The stale reads the phase recorded, as (reader, path, writer): the run's ``stale_seen`` grows by them."""
 
-    def copy_into(self, run: CompiledRun, phase: str) -> None:
+    def copy_into(self, run: CompiledRun, phase: str, shift: int = 0) -> None:
+        """Repeat the recorded phase: its events (renumbered by ``shift``), writes, provenance, history."""
         a, b = self.span
+        values, provenance, history_of = self.values, self.provenance, self.history
+        events = run.replay.recording.events[a:b]  # type: ignore[union-attr]
+        if shift:
+            events = tuple(_new(type(ev), (ev[0] + shift, *ev[1:])) for ev in events)
+            provenance = {p: _new(Provenance, (pv[0], pv[1], pv[2], pv[3] + shift)) for p, pv in provenance.items()}
+            history_of = tuple((p, (seq + shift, v, _new(Provenance, (pv[0], pv[1], pv[2], pv[3] + shift))))
+                               for p, (seq, v, pv) in history_of)
         if run.full:
             log, state = run.readers_log, run.state
             for path, rid, idx, value in self.log:  # before the writes: _AT_START reads the phase's start
                 log[path][rid] = (idx, phase, state[path] if value is _AT_START else value)
             history = run.history
-            for path, entry in self.history:
+            for path, entry in history_of:
                 hist = history.get(path)
                 if hist is None:
                     history[path] = [entry]
@@ -470,9 +536,9 @@ class _PhaseCopy:
             seen = run.stale_seen
             for rid, path, by in self.stale:
                 seen.add((rid, path, by))
-        run.events.extend(run.replay.recording.events[a:b])  # type: ignore[union-attr]
-        run.state.update(self.values)
-        run.prov.update(self.provenance)
+        run.events.extend(events)
+        run.state.update(values)
+        run.prov.update(provenance)
 
 
 def _phase_copy(rec: Recording, k: int, order: tuple[CompiledRule, ...], touches: frozenset[str]) -> _PhaseCopy:

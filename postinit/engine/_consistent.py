@@ -13,7 +13,7 @@ changed) re-decides here, which takes one more idea — retraction:
   back a path a rule later in the order has written since: later writers win
   (without this, a phase-1 reader of a path two later rules write loops forever).
 
-vLLM semantics never retract (:mod:`._vllm`).
+Statement order never retracts (:mod:`._ordered`).
 """
 
 from __future__ import annotations

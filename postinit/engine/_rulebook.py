@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     import networkx as nx
 
     from postinit.engine._paths import PathSpace
+    from postinit.engine._run import EngineResult, Semantics
+    from postinit.engine._trace import Provenance
 
 __all__ = ["CompiledRule", "Rulebook", "order_cache_dir"]
 
@@ -205,8 +207,15 @@ class Rulebook:
         name: str = "rulebook",
         cache: bool = False,
         groups: Iterable[Group] = (),
+        semantics_aliases: Mapping[str, Semantics] | None = None,
     ) -> None:
         self.name = name
+        self.semantics_aliases: dict[str, Semantics] = dict(semantics_aliases or {})
+        """Names this rulebook gives the engine's semantics (the vLLM rulebook: ``"vllm"`` is ``"ordered"``)."""
+        for alias, target in self.semantics_aliases.items():
+            if target not in ("ordered", "consistent"):
+                raise RuleDeclarationError(f"rulebook '{name}': semantics alias {alias!r} names {target!r}; "
+                                           "the semantics are 'ordered' and 'consistent'")
         self.cache = cache
         self.paths = paths
         self.phases: tuple[str, ...] = tuple(phases)
@@ -305,7 +314,7 @@ class Rulebook:
                 raise RuleDeclarationError(f"rule ids already in '{self.name}': {clash}; pass replace=True", rule=clash[0])
         merged = {**self.rules, **new}
         return Rulebook(merged.values(), paths=self.paths, phases=self.phases, name=self.name,
-                        groups=self.groups.values())
+                        groups=self.groups.values(), semantics_aliases=self.semantics_aliases)
 
     def rebuilt(self, rules: Iterable[Rule], *, phases: Sequence[str] | None = None,
                 name: str | None = None) -> Rulebook:
@@ -323,7 +332,7 @@ class Rulebook:
                 if len(members) >= 2:
                     groups.append(dataclasses.replace(g, members=members, rules=()))
         return Rulebook(kept.values(), paths=self.paths, phases=phases if phases is not None else self.phases,
-                        name=name or self.name, groups=groups)
+                        name=name or self.name, groups=groups, semantics_aliases=self.semantics_aliases)
 
     def without(self, *ids: str) -> Rulebook:
         """A new rulebook without the rules ``ids`` (and without ``after`` references to them)."""
@@ -352,7 +361,7 @@ class Rulebook:
             groups.append(dataclasses.replace(g, members=members, rules=()))
         groups = [dataclasses.replace(g, members=tuple(m for m in g.members if m not in gone)) for g in groups]
         return Rulebook(kept, paths=self.paths, phases=self.phases, name=self.name,
-                        groups=[g for g in groups if len(g.members) >= 2])
+                        groups=[g for g in groups if len(g.members) >= 2], semantics_aliases=self.semantics_aliases)
 
     # -- static checks ----------------------------------------------------------------
 
@@ -820,24 +829,36 @@ class Rulebook:
             for r in (self.rules[rid] for rid in self.order[ph])
         ]
 
+    def semantics_of(self, name: str) -> Semantics:
+        """The engine semantics ``name`` means here: ``"ordered"``, ``"consistent"`` or one of this rulebook's aliases."""
+        if name == "ordered":
+            return "ordered"
+        if name == "consistent":
+            return "consistent"
+        found = self.semantics_aliases.get(name)
+        if found is None:
+            names = ", ".join(repr(n) for n in ("ordered", "consistent", *self.semantics_aliases))
+            raise RuleDeclarationError(f"semantics must be one of {names}, got {name!r}")
+        return found
+
     def resolve(
         self,
         initial: Mapping[str, Any],
-        provenance: Mapping[str, Any] | None = None,
+        provenance: Mapping[str, Provenance] | None = None,
         **kwargs: Any,
-    ) -> Any:
+    ) -> EngineResult:
         """Resolve a flat state; see :func:`postinit.engine.resolve_flat`."""
-        from postinit.engine._run import resolve_flat
+        from postinit.engine._resolve import resolve_flat
 
         return resolve_flat(self, initial, provenance, **kwargs)
 
     def resolve_changes(
         self,
         changes: Mapping[str, Any],
-        provenance: Mapping[str, Any] | None = None,
+        provenance: Mapping[str, Provenance] | None = None,
         **kwargs: Any,
-    ) -> Any:
+    ) -> EngineResult:
         """Resolve the defaults with ``changes`` applied (no pass over every path: for large spaces)."""
-        from postinit.engine._run import resolve_flat
+        from postinit.engine._resolve import resolve_flat
 
         return resolve_flat(self, None, provenance, changes=changes, **kwargs)

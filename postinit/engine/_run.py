@@ -1,13 +1,11 @@
-"""One resolution: the entry point, its result, and what every run loop shares.
+"""One resolution's state and result: what every run loop shares (the bottom of the engine's house).
 
-:func:`resolve_flat` picks the run loop for the semantics — :mod:`._vllm` (vLLM's
-statement order: phases one after another, each to its own fixed point) or
-:mod:`._consistent` (one fixed point, stale rules re-run) — or the compiled
-evaluator (:mod:`._compiled`, vLLM order at the ``minimal``/``full`` trace levels,
-the same results as the interpreter, faster). :class:`Run` is what they share:
-calling a rule with the right view of the state, and recording what it returned
-(changes, provenance, history, the trace events). The loops decide only *which*
-rule runs next.
+:class:`Run` is the mutable state of one resolution: calling a rule with the right view of
+the state, and its one recorder (``Run.apply``) making what a rule's result asks for
+(:func:`~postinit.engine._effect.effect_of`) — changes, provenance, history, the trace
+events. The loops above it (:mod:`._ordered`, :mod:`._compiled`, :mod:`._consistent`) decide
+only *which* rule runs next; :mod:`._resolve` picks the loop. :class:`EngineResult` is what a
+resolution returns; ``why`` / ``why_not`` are functions over it (:mod:`._explain`).
 
 Trace levels: ``minimal`` records changes; ``full`` also the values each fired rule
 declared it reads, the history of every path and stale reads; ``debug`` records
@@ -17,11 +15,10 @@ the order it consulted them.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import compress
-from operator import is_not, not_
+from operator import is_not
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -36,7 +33,6 @@ from postinit.engine._trace import (
     Fired,
     Provenance,
     Source,
-    StaleRead,
     Trace,
     ViolationEvent,
 )
@@ -45,19 +41,20 @@ from postinit.errors import (
     NoFixedPoint,
     PostinitError,
     RuleBodyError,
-    RuleDeclarationError,
     UndeclaredWriteError,
     show,
 )
 
 if TYPE_CHECKING:
-    from postinit.engine._compiled import Recording, Replay
+    from postinit.engine._compiled import Recording
     from postinit.engine._explain import WhyNode, WhyNot
     from postinit.engine._rulebook import CompiledRule, Rulebook
 
-__all__ = ["EngineResult", "Run", "Semantics", "TraceLevel", "resolve_flat"]
+__all__ = ["EngineResult", "Run", "Semantics", "TraceLevel"]
 
-Semantics = Literal["vllm", "consistent"]
+Semantics = Literal["ordered", "consistent"]
+"""The engine's two semantics: statement order (phases one after another, each to its own fixed point)
+and one consistent fixed point. A rulebook may give them names of its own (``semantics_aliases``)."""
 TraceLevel = Literal["minimal", "full", "debug"]
 MAX_RUNS = 64
 """How often one rule may run in one fixed point before the engine calls it an oscillation."""
@@ -112,34 +109,6 @@ class EngineResult:
     """Per changed path: (event seq, new value, provenance), in order."""
     recording: Recording | None = None
     """The schedule, when recorded (``resolve_flat(..., record=True)``): what :meth:`replay` follows."""
-
-    def replay(self, initial: dict[str, Any], provenance: Mapping[str, Provenance] | None = None, *,
-               strict: bool = False, record: bool = False) -> EngineResult:
-        """Resolve another state of the same rulebook by following this (recorded) resolution.
-
-        Exactly ``resolve_flat(book, initial, provenance, semantics=..., trace=...)`` of the new
-        state — the same state, trace, provenance and history — computed from this one: in step
-        with its schedule, a rule none of whose reads the difference reaches returns the recorded
-        result without running, and its recorded events are reused. ``initial`` is taken over
-        (as ``owned=True``). Resolutions that cannot be replayed (consistent semantics, debug
-        traces, strict mode, no recording) are resolved from scratch. ``record`` keeps the new
-        resolution's own schedule (it costs every evaluation a call through a hook: a replay that
-        leaves the schedule early was ~15 % slower than a scratch resolution with it).
-        """
-        prov = dict(provenance or {})
-        level: TraceLevel = self.trace.level  # type: ignore[assignment]
-        if (self.recording is None or self.semantics != "vllm" or strict or self.trace.level == "debug"
-                or self.recording.trace != self.trace.level):
-            return resolve_flat(self.rulebook, initial, prov, semantics=self.semantics,
-                                trace=level, strict=strict, owned=True, record=record)
-        from postinit.engine._compiled import Replay
-
-        base, base_prov = self.initial, self.initial_provenance
-        values = differing(initial, base)
-        provenance_differs = {p for p in prov.keys() | base_prov.keys()
-                              if (prov[p].source if p in prov else None) != (base_prov[p].source if p in base_prov else None)}
-        return resolve_flat(self.rulebook, initial, prov, semantics="vllm", trace=level, owned=True,
-                            record=record, replay=Replay(self.recording, values, provenance_differs))
 
     @property
     def initial(self) -> dict[str, Any]:
@@ -204,109 +173,6 @@ class EngineResult:
         from postinit.engine._explain import why_not
 
         return why_not(self, path, value)
-
-
-# --------------------------------------------------------------------------- the entry point
-
-
-def resolve_flat(
-    book: Rulebook,
-    initial: Mapping[str, Any] | None,
-    provenance: Mapping[str, Provenance] | None = None,
-    *,
-    changes: Mapping[str, Any] | None = None,
-    semantics: Semantics = "vllm",
-    trace: TraceLevel = "full",
-    strict: bool = False,
-    max_runs: int = MAX_RUNS,
-    owned: bool = False,
-    interpret: bool = False,
-    record: bool = False,
-    replay: Replay | None = None,
-    select: Collection[str] | None = None,
-) -> EngineResult:
-    """Resolve ``initial`` (a flat state over ``book.paths``) to a fixed point.
-
-    ``initial`` must hold every path of the rulebook's path space (start from
-    ``paths.defaults()``); it is copied with its values frozen, never mutated.
-    ``owned=True`` hands a fresh dict over instead: it must hold every path with values
-    already frozen (as ``PathSpace.defaults()``/``flatten`` give them); the resolution works
-    on it in place. ``changes`` (with ``initial=None``) gives the state as the path space's
-    defaults plus these paths. ``trace`` sets how much is recorded (see the module
-    docstring); ``strict`` refuses reads a rule did not declare. vLLM semantics at the
-    ``minimal`` and ``full`` levels run the compiled evaluator unless ``interpret`` is set;
-    both give the same result. ``record`` keeps the compiled run's schedule
-    (``EngineResult.recording``, for :meth:`EngineResult.replay`); ``replay`` follows one.
-    ``select`` (rule ids) runs only those rules, in their phases and order, as if the others were
-    absent: a part of the modelled system on its own (the interpreter runs it; a ``first_match`` /
-    ``all_of`` statement runs whole when one of its members is selected).
-    """
-    chosen = None if select is None else frozenset(select)
-    if chosen is not None and not chosen <= book.rules.keys():
-        raise RuleDeclarationError(f"select names unknown rules: {sorted(chosen - book.rules.keys())}",
-                                   rule=min(chosen - book.rules.keys()))
-    if semantics not in ("vllm", "consistent"):
-        raise RuleDeclarationError(f"semantics must be 'vllm' or 'consistent', got {semantics!r}")
-    if trace not in ("minimal", "full", "debug"):
-        raise RuleDeclarationError(f"trace must be 'minimal', 'full' or 'debug', got {trace!r}")
-    if changes is not None:
-        unknown = changes.keys() - book.paths.paths
-        if unknown:
-            raise RuleDeclarationError(f"changes name unknown paths: {sorted(unknown)}", path=min(unknown))
-        state = book.paths.defaults()
-        for p, v in changes.items():
-            state[p] = freeze(v)
-        owned = True
-    elif initial is None:
-        raise RuleDeclarationError("resolve_flat needs an initial state or changes=")
-    elif owned and type(initial) is dict:
-        state = initial
-    else:
-        if not initial.keys() >= book.paths.paths:
-            missing = book.paths.paths - initial.keys()
-            first = sorted(missing)[0]
-            raise RuleDeclarationError(
-                f"initial state lacks {len(missing)} paths (e.g. '{first}'); start from PathSpace.defaults()",
-                path=first,
-            )
-        # freeze on the way in: a caller's list or dict must never reach a rule (which could mutate it)
-        state = dict(initial)
-        keys = list(state)
-        for p in compress(keys, map(not_, map(_ATOMIC.__contains__, map(type, state.values())))):
-            state[p] = freeze(state[p])
-        owned = False
-    given = None if owned else dict(state)
-    recording = None
-    run: Run
-    if semantics == "vllm":
-        if not (interpret or strict or trace == "debug" or chosen is not None):
-            from postinit.engine._compiled import run_compiled
-
-            compiled = run_compiled(book, state, provenance or {}, trace, max_runs, record=record, replay=replay)
-            recording, run = compiled.recording, compiled
-        else:
-            from postinit.engine._vllm import VllmRun
-
-            run = VllmRun(book, state, provenance or {}, trace, strict, max_runs, chosen)
-            run.run()
-    else:
-        from postinit.engine._consistent import ConsistentRun
-
-        run = ConsistentRun(book, state, provenance or {}, trace, strict, max_runs, chosen)
-        run.run()
-    result = EngineResult(
-        rulebook=book,
-        given=given,
-        initial_provenance=dict(provenance or {}),
-        state=run.state,
-        provenance=run.prov,
-        trace=Trace(tuple(run.events), trace),
-        semantics=semantics,
-        history=run.history,
-        recording=recording,
-    )
-    _emit(result)
-    return result
 
 
 # --------------------------------------------------------------------------- what the loops share
@@ -526,7 +392,7 @@ class Run:
 
     def fired(self, c: CompiledRule, phase: str, changed: list[str]) -> None:
         """Called after a firing of a rule that may make or suffer a stale read (``c.stale``) was recorded
-        in a full trace (vLLM order tracks stale reads here)."""
+        in a full trace (statement order tracks stale reads here)."""
 
     def _snapshot(self, paths: Iterable[str]) -> dict[str, Any]:
         state = self.state
@@ -616,32 +482,3 @@ class Run:
             f"values kept flipping: {shown or '(no recorded changes; use trace=full)'}",
             rules=tuple(looping), flips=flips, path=next(iter(flips), None),
         )
-
-
-# --------------------------------------------------------------------------- logging
-
-
-def _emit(result: EngineResult) -> None:
-    """Send the trace to structlog as events, when the application configured structlog.
-
-    structlog is not imported here (it costs ~0.1 s of start-up): an application
-    that configured it has imported it already. A violation is an answer about the
-    config, not an error of the program: it is logged at info.
-    """
-    structlog = sys.modules.get("structlog")
-    if structlog is None or not structlog.is_configured():
-        return
-    log = structlog.get_logger("postinit.engine")
-    for ev in result.trace.events:
-        if isinstance(ev, Fired):
-            method = getattr(log, ev.level if ev.level != "error" else "warning")
-            if not ev.changes:
-                method("rule_fired", rule=ev.rule, phase=ev.phase, message=ev.message)
-            for ch in ev.changes:
-                method("rule_fired", rule=ev.rule, phase=ev.phase, path=ch.path, old=ch.old, new=ch.new,
-                       message=ev.message)
-        elif isinstance(ev, ViolationEvent):
-            log.info("rule_violation", rule=ev.rule, phase=ev.phase, message=ev.message, error=ev.error)
-        elif isinstance(ev, StaleRead):
-            log.warning("stale_read", rule=ev.rule, phase=ev.phase, path=ev.path, read=ev.read, now=ev.now,
-                        by=ev.by)

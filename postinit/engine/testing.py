@@ -177,7 +177,7 @@ def _comparable(result: EngineResult) -> tuple[Any, ...]:
 # -- invariants --------------------------------------------------------------------------------
 
 
-def check_determinism(book: Rulebook, state: Mapping[str, Any], *, semantics: Semantics = "vllm") -> EngineResult:
+def check_determinism(book: Rulebook, state: Mapping[str, Any], *, semantics: Semantics = "ordered") -> EngineResult:
     """Resolving the same state twice gives the same values, trace and provenance."""
     one = _resolve("determinism", book, state, semantics=semantics)
     two = _resolve("determinism", book, state, semantics=semantics)
@@ -235,7 +235,7 @@ def check_registration_order(
 
 
 def check_termination(
-    book: Rulebook, state: Mapping[str, Any], *, semantics: Sequence[Semantics] = ("vllm", "consistent")
+    book: Rulebook, state: Mapping[str, Any], *, semantics: Sequence[Semantics] = ("ordered", "consistent")
 ) -> list[EngineResult]:
     """Resolution reaches a fixed point (no :class:`~postinit.errors.NoFixedPoint`) under each semantics."""
     return [_resolve("termination", book, state, semantics=s) for s in semantics]
@@ -316,7 +316,7 @@ def check_declared_writes(book: Rulebook, state: Mapping[str, Any]) -> EngineRes
 
 
 def check_declared_reads(
-    book: Rulebook, state: Mapping[str, Any], *, semantics: Sequence[Semantics] = ("vllm", "consistent")
+    book: Rulebook, state: Mapping[str, Any], *, semantics: Sequence[Semantics] = ("ordered", "consistent")
 ) -> EngineResult:
     """Every rule reads only what it declares (a strict-mode resolution under each semantics)."""
     results = [_resolve("declared-reads", book, state, strict=True, semantics=s) for s in semantics]
@@ -376,7 +376,7 @@ def check_all(
     (termination and idempotence there) are skipped: a rulebook whose phases
     feed back into earlier phases need not have a consistent fixed point.
     """
-    semantics: tuple[Semantics, ...] = ("vllm", "consistent") if consistent else ("vllm",)
+    semantics: tuple[Semantics, ...] = ("ordered", "consistent") if consistent else ("ordered",)
     result = check_determinism(book, state)
     check_termination(book, state, semantics=semantics)
     check_registration_order(book, state, permutations)
@@ -548,7 +548,7 @@ class RulebookMachine(RuleBasedStateMachine):
     """Adds, removes and edits rules on a small synthetic schema; checks the engine after each step.
 
     Compiling either succeeds or raises one of :data:`COMPILE_ERRORS`; a
-    compiled rulebook passes :func:`check_all` under ``semantics="vllm"`` and,
+    compiled rulebook passes :func:`check_all` under ``semantics="ordered"`` and,
     under ``semantics="consistent"``, either terminates idempotently or raises
     :class:`~postinit.errors.NoFixedPoint` (phases that feed back into earlier
     phases need not have a consistent fixed point).

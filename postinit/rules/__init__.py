@@ -29,7 +29,7 @@ import dataclasses
 import functools
 from typing import TYPE_CHECKING
 
-from postinit.engine import Group, PathSpace, Rule, rule_of
+from postinit.engine import Group, PathSpace, Rule, Semantics, rule_of
 from postinit.engine._lazy import lazy_getattr
 from postinit.rules import (
     cache,
@@ -105,6 +105,10 @@ def paths() -> PathSpace:
     """The flat path space: ``VllmConfig``'s fields plus ``platform.*``, ``env.*``, ``usage.*`` and ``version.*`` facts."""
     return PathSpace.from_model(VllmConfig, mounts={"platform": Platform, "env": Env, "usage": Usage,
                                                           "version": VersionFacts})
+
+
+SEMANTICS: dict[str, Semantics] = {"vllm": "ordered"}
+"""The vLLM rulebook's name for the engine's statement-order semantics (``semantics="vllm"``)."""
 
 
 @functools.cache

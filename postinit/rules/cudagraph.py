@@ -467,26 +467,27 @@ def padding_table(c: Mapping[str, Any]) -> RuleResult:
         # vLLM fills its list by index, so a negative size writes from the end (Python's negative
         # indexing) or past the start: replay its loop as written, IndexError included
         table = _padding_as_vllm_loops(tuple(sizes), mx)
-        if table is None:
-            return Violation("list assignment index out of range", error="IndexError",
-                             hint="capture sizes are batch sizes: use positive integers")
+        if isinstance(table, str):
+            return Violation(table, error="IndexError", hint="capture sizes are batch sizes: use positive integers")
         return {"compilation_config.bs_to_padded_graph_size": table}
     return {"compilation_config.bs_to_padded_graph_size": _padding(tuple(sizes), mx)}
 
 
-def _padding_as_vllm_loops(sizes: tuple[int, ...], mx: int) -> tuple[int, ...] | None:
-    """vLLM's padding loop statement by statement (None where it raises IndexError).
+def _padding_as_vllm_loops(sizes: tuple[int, ...], mx: int) -> tuple[int, ...] | str:
+    """vLLM's padding loop statement by statement (the IndexError's message where it raises one).
 
     Bounded: an index below ``-len(table)`` raises on the first write, so the loop
-    writes at most about twice the table's length before it ends or raises.
+    writes at most about twice the table's length before it ends or raises. vLLM builds
+    the table with ``[0 for _ in range(max + 1)]`` (empty for a negative max); an index
+    beyond 64 bits is CPython's IndexError "cannot fit 'int' into an index-sized integer".
     """
-    table = [0] * (mx + 1)
+    table = [0] * max(mx + 1, 0)
     try:
         for end, start in zip([*sizes, mx + 1], [0, *sizes], strict=True):
             for bs in range(start, end):
                 table[bs] = start if bs == start else end
-    except IndexError:
-        return None
+    except IndexError as e:
+        return str(e)
     return tuple(table)
 
 

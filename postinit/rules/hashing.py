@@ -69,6 +69,7 @@ __all__ = [
     "compile_debug_dump_path",
     "compute_hash",
     "hash_factor_paths",
+    "hash_inexact_reason",
     "hf_config_json",
     "lora_hash",
     "model_facts",
@@ -77,6 +78,7 @@ __all__ = [
     "pad_for_cudagraph",
     "parallel_hash",
     "pass_config_uuid",
+    "set_disk_cache",
     "speculative_hash",
     "sub_hashes",
 ]
@@ -291,21 +293,28 @@ _GIVEN: ContextVar[Any] = ContextVar("postinit_hashing_model", default=_UNSET)
 """The model facts the resolution being hashed was built from (see :func:`model_facts`)."""
 
 
+_FILES: ContextVar[bool] = ContextVar("postinit_hashing_files", default=True)
+"""Whether the hash being computed may use the on-disk HF config JSON cache (see :func:`model_facts`)."""
+
+
 @contextlib.contextmanager
-def model_facts(loaded: Any) -> Iterator[None]:
+def model_facts(loaded: Any, *, allow_files: bool = True) -> Iterator[None]:
     """Hash with ``loaded`` (a :class:`~postinit.schema.loaders.model.LoadedModel`, or None) as the model's facts.
 
     ``Resolution.hash`` hashes inside this context with the facts its request was resolved from
-    (a catalog entry, inline ``config_json``, or a local directory the caller allowed): nothing is
-    read from the file system, and a model the facts do not name has the stand-in hash. Outside
-    it, the state-level functions (``compute_hash(state)``, ...) are library calls on a flat state:
-    they read ``model_config.model`` as the library does (a local directory, else the catalog).
+    (a catalog entry, inline ``config_json``, or a local directory the caller allowed): no model
+    file is read again, and a model the facts do not name has the stand-in hash. With
+    ``allow_files=False`` (the request's own permission: the HTTP service) the on-disk cache of
+    :func:`hf_config_json` is neither read nor written either. Outside this context the state-level
+    functions (``compute_hash(state)``, ...) are library calls on a flat state: they read
+    ``model_config.model`` as the library does (a local directory, else the catalog).
     """
-    token = _GIVEN.set(loaded)
+    token, files = _GIVEN.set(loaded), _FILES.set(allow_files)
     try:
         yield
     finally:
         _GIVEN.reset(token)
+        _FILES.reset(files)
 
 
 def _loaded(model: str) -> Any:
@@ -362,17 +371,23 @@ def _transformers() -> Any:
 def _base_hf_config(model: str, raw_json: str) -> Any:
     """``AutoConfig.from_pretrained(model)`` as vLLM calls it, from the config.json text ``raw_json``.
 
-    transformers' own warnings while building it (unrecognised rope keys, ...) are silenced.
+    Built as ``from_pretrained`` builds it from a local directory — the JSON read as a dict, the
+    config class of its ``model_type`` (``CONFIG_MAPPING``), ``from_dict`` — without writing a
+    temporary file. transformers' own log lines while building it (unrecognised rope keys, a
+    value it cannot set, ...) are silenced.
     """
-    import tempfile
-
     transformers = _transformers()
     verbosity = transformers.logging.get_verbosity()
-    transformers.logging.set_verbosity_error()
+    transformers.logging.set_verbosity(transformers.logging.CRITICAL + 10)
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            (Path(tmp) / "config.json").write_text(raw_json)
-            config = transformers.AutoConfig.from_pretrained(tmp, local_files_only=True)
+        config_dict = json.loads(raw_json)
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+        model_type = config_dict.get("model_type")
+        if not isinstance(model_type, str) or model_type not in CONFIG_MAPPING:
+            raise ValueError(f"transformers {transformers.__version__} has no config class for model_type "
+                             f"{model_type!r}")
+        config = CONFIG_MAPPING[model_type].from_dict(config_dict)
     finally:
         transformers.logging.set_verbosity(verbosity)
     config._name_or_path = model
@@ -416,19 +431,24 @@ def _same_fact(value: Any, fact: Any) -> bool:
     return same
 
 
-def _hf_plan(state: Mapping[str, Any]) -> dict[str, Any] | None:
-    """What :func:`hf_config_json` rebuilds, as plain JSON (no transformers needed), or None if not reproducible."""
+def _hf_plan(state: Mapping[str, Any]) -> dict[str, Any] | str:
+    """What :func:`hf_config_json` rebuilds, as plain JSON (no transformers needed), or why it cannot."""
     if not state.get("model_config"):
-        return None
+        return "no model_config"
     model = state["model_config.model"]
     loaded = _loaded(model) if isinstance(model, str) else None
     if loaded is None:
-        return None
+        return "the model's config.json is not available to the hash"
     raw = loaded.raw
     overrides = _py(state["model_config.hf_overrides"]) or {}
-    if (raw.get("model_type") in VLLM_CONFIG_CLASSES or "auto_map" in raw
-            or any(isinstance(v, dict) for v in overrides.values())):
-        return None
+    model_type = raw.get("model_type")
+    if model_type in VLLM_CONFIG_CLASSES:
+        return (f"vLLM builds the HF config of model_type {model_type!r} with its own config class "
+                "(vllm/transformers_utils/configs), which postinit does not rebuild")
+    if "auto_map" in raw:
+        return "the config.json names remote code (auto_map), which postinit never runs"
+    if any(isinstance(v, dict) for v in overrides.values()):
+        return "hf_overrides with a nested (dict) value are not rebuilt"
     kw = dict(overrides)
     if state["model_config.rope_scaling"]:
         kw["rope_scaling"] = _py(state["model_config.rope_scaling"])
@@ -446,35 +466,52 @@ def _hf_plan(state: Mapping[str, Any]) -> dict[str, Any] | None:
     return {"model": model, "raw": raw, "overrides": kw, "changed": changed}
 
 
-def _build_hf_json(plan: Mapping[str, Any]) -> str | None:
-    """Run ``plan`` through transformers (see :func:`hf_config_json`)."""
+def _build_hf_json(plan: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """Run ``plan`` through transformers (see :func:`hf_config_json`): ``(json, None)`` or ``(None, why not)``.
+
+    Whatever transformers raises on the content (a value it cannot set, a property without a
+    setter, a config class it refuses) means the HF config is not rebuilt: vLLM's own
+    ``get_config`` would raise there too.
+    """
     transformers = _transformers()
     if transformers is None:
-        return None
+        return None, _NO_TRANSFORMERS
+    verbosity = transformers.logging.get_verbosity()
     try:
         config = copy.deepcopy(_base_hf_config(plan["model"], json.dumps(plan["raw"])))
-    except (ValueError, KeyError, OSError):  # transformers does not know this config
-        return None
-    if not config.architectures:
-        from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
+        transformers.logging.set_verbosity(transformers.logging.CRITICAL + 10)
+        if not config.architectures:
+            from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
 
-        if config.model_type in MODEL_MAPPING_NAMES:
-            config.update({"architectures": [MODEL_MAPPING_NAMES[config.model_type]]})
-    if plan["overrides"]:
-        config.update(dict(plan["overrides"]))
-    try:
+            if config.model_type in MODEL_MAPPING_NAMES:
+                config.update({"architectures": [MODEL_MAPPING_NAMES[config.model_type]]})
+        if plan["overrides"]:
+            config.update(dict(plan["overrides"]))
         _patch_rope_scaling(config)
-    except ValueError:
-        return None
-    text = config.get_text_config()
-    for target, changed in ((config, plan["changed"]["config"]), (text, plan["changed"]["text"])):
-        for key, value in changed.items():
-            setattr(target, key, copy.deepcopy(value))
-    try:
-        out: str = config.to_json_string(use_diff=False)
-    except TypeError:
-        out = json.dumps(_json_leaves(config.to_dict(), transformers), indent=2, sort_keys=True) + "\n"
-    return out
+        text = config.get_text_config()
+        for target, changed in ((config, plan["changed"]["config"]), (text, plan["changed"]["text"])):
+            for key, value in changed.items():
+                setattr(target, key, copy.deepcopy(value))
+        try:
+            out: str = config.to_json_string(use_diff=False)
+        except TypeError:
+            out = json.dumps(_json_leaves(config.to_dict(), transformers), indent=2, sort_keys=True) + "\n"
+    except (RecursionError, MemoryError):
+        raise
+    except Exception as e:
+        return None, f"transformers {transformers.__version__} cannot build this HF config ({_short(e)})"
+    finally:
+        transformers.logging.set_verbosity(verbosity)
+    return out, None
+
+
+def _short(error: BaseException) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    return f"{type(error).__name__}: {text[:160]}" if text else type(error).__name__
+
+
+_NO_TRANSFORMERS = ("transformers is not installed: vLLM hashes the HF config JSON transformers builds; "
+                    "install the hash extra (pip install 'postinit[hash]')")
 
 
 @functools.cache
@@ -498,7 +535,71 @@ def _cache_dir() -> Path:
     return Path(base) / "postinit" / "hf-json"
 
 
-_MEMO: dict[str, str | None] = {}
+MEMO_ENTRIES = 256
+"""In-process results kept (least recently used dropped first)."""
+MEMO_BYTES = 64 << 20
+"""Characters of HF config JSON kept in process altogether."""
+DISK_ENTRIES = 512
+"""Files kept in the on-disk cache (the oldest are removed when a write goes over)."""
+DISK_ENTRY_BYTES = 1 << 20
+"""A rebuilt HF config JSON larger than this is never written to disk."""
+
+_MEMO: dict[str, tuple[str | None, str | None]] = {}
+_MEMO_SIZE = [0]
+_DISK = [True]
+
+
+def set_disk_cache(enabled: bool) -> bool:
+    """Whether :func:`hf_config_json` may use ``$XDG_CACHE_HOME/postinit/hf-json`` at all; returns the old setting.
+
+    On by default: the library and the CLI use it (a warm ``postinit resolve`` then never imports
+    transformers). A resolution that may not touch files (``allow_files=False``: every HTTP
+    request) never uses it, whatever this setting.
+    """
+    old, _DISK[0] = _DISK[0], enabled
+    return old
+
+
+def _remember(key: str, entry: tuple[str | None, str | None]) -> None:
+    size = len(entry[0] or "")
+    if size > MEMO_BYTES:
+        return
+    _MEMO[key] = entry
+    _MEMO_SIZE[0] += size
+    while len(_MEMO) > MEMO_ENTRIES or _MEMO_SIZE[0] > MEMO_BYTES:
+        oldest = next(iter(_MEMO))
+        _MEMO_SIZE[0] -= len(_MEMO.pop(oldest)[0] or "")
+
+
+def _hf_json(state: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """``(vLLM's HF config JSON, None)`` or ``(None, why it is not reproducible)``."""
+    plan = _hf_plan(state)
+    if isinstance(plan, str):
+        return None, plan
+    version = _transformers_version()
+    if version is None:
+        return None, _NO_TRANSFORMERS
+    key = hashlib.sha256(json.dumps([_HF_JSON_FORMAT, version, plan], sort_keys=True, default=str).encode()).hexdigest()
+    hit = _MEMO.pop(key, None)
+    if hit is not None:
+        _MEMO[key] = hit  # most recently used last
+        return hit
+    file = _cache_dir() / f"{key}.json"
+    entry: tuple[str | None, str | None] | None = None
+    disk = _DISK[0] and _FILES.get()
+    if disk:
+        try:
+            cached = json.loads(file.read_text(encoding="utf-8"))
+            if cached["key"] == key and isinstance(cached["json"], str):
+                entry = (cached["json"], None)
+        except (OSError, ValueError, KeyError, TypeError):  # missing, damaged or foreign: build again
+            pass
+    if entry is None:
+        entry = _build_hf_json(plan)
+        if entry[0] is not None and disk and len(entry[0]) <= DISK_ENTRY_BYTES:
+            _write_cache(file, key, entry[0])
+    _remember(key, entry)
+    return entry
 
 
 def hf_config_json(state: Mapping[str, Any]) -> str | None:
@@ -506,41 +607,37 @@ def hf_config_json(state: Mapping[str, Any]) -> str | None:
 
     Needs the optional ``transformers`` package (imported on first use, never at ``import
     postinit``). Rebuilds the HF config object as vLLM's ``get_config`` does —
-    ``AutoConfig.from_pretrained`` on the model's config.json (a local directory or the catalog's
-    copy; ``_name_or_path`` is the model as given), the architectures default, ``hf_overrides``
-    (scalar values), the ``--rope-scaling`` / ``--rope-theta`` overrides, ``patch_rope_scaling`` —
-    and then sets every HF attribute postinit's rules changed (the final
+    ``AutoConfig.from_pretrained`` on the model's config.json (the facts the request was resolved
+    from, see :func:`model_facts`; ``_name_or_path`` is the model as given), the architectures
+    default, ``hf_overrides`` (scalar values), the ``--rope-scaling`` / ``--rope-theta`` overrides,
+    ``patch_rope_scaling`` — and then sets every HF attribute postinit's rules changed (the final
     ``model_config.hf_config.*`` / ``hf_text_config.*`` facts that differ from the loaded ones: model
     hooks such as rotary_kwargs, is_causal, num_labels, a cleared sliding window).
 
-    None (not reproducible) without transformers, without a readable config.json, for model types
-    vLLM builds with its own config class (:data:`VLLM_CONFIG_CLASSES`), for remote-code configs
-    (``auto_map``: postinit never executes a model's code) and for dict-valued ``hf_overrides``.
+    None (not reproducible; :func:`hash_inexact_reason` says why) without transformers, without the
+    model's config.json, for model types vLLM builds with its own config class
+    (:data:`VLLM_CONFIG_CLASSES`), for remote-code configs (``auto_map``: postinit never executes a
+    model's code), for dict-valued ``hf_overrides`` and for content transformers refuses.
 
     The JSON embeds transformers' version and defaults, so it is vLLM's for a vLLM running with the
-    same transformers. Results are kept per process and in ``$XDG_CACHE_HOME/postinit/hf-json``
-    (keyed by that version and everything above), so a warm ``postinit resolve`` does not import
-    transformers; deleting the directory is always safe.
+    same transformers. Results are kept per process (at most :data:`MEMO_ENTRIES` entries and
+    :data:`MEMO_BYTES` characters) and, unless :func:`set_disk_cache` turned it off, in
+    ``$XDG_CACHE_HOME/postinit/hf-json`` (keyed by that version and everything above; at most
+    :data:`DISK_ENTRIES` files of :data:`DISK_ENTRY_BYTES` each), so a warm ``postinit resolve`` does
+    not import transformers; deleting the directory is always safe.
     """
-    plan = _hf_plan(state)
-    version = _transformers_version()
-    if plan is None or version is None:
+    return _hf_json(state)[0]
+
+
+def hash_inexact_reason(state: Mapping[str, Any]) -> str | None:
+    """Why :func:`compute_hash` is not vLLM's value for ``state`` (None when it is).
+
+    The hash is vLLM's exactly when there is no ``model_config`` or when its HF config JSON is
+    reproducible (:func:`hf_config_json`); otherwise the ModelConfig factor is postinit's stand-in.
+    """
+    if not state.get("model_config"):
         return None
-    key = hashlib.sha256(json.dumps([_HF_JSON_FORMAT, version, plan], sort_keys=True, default=str).encode()).hexdigest()
-    if key in _MEMO:
-        return _MEMO[key]
-    file = _cache_dir() / f"{key}.json"
-    try:
-        entry = json.loads(file.read_text(encoding="utf-8"))
-        if entry["key"] != key or not isinstance(entry["json"], str):
-            raise ValueError("not this entry")
-        out: str | None = entry["json"]
-    except (OSError, ValueError, KeyError, TypeError):  # missing, damaged or foreign: build again
-        out = _build_hf_json(plan)
-        if out is not None:
-            _write_cache(file, key, out)
-    _MEMO[key] = out
-    return out
+    return _hf_json(state)[1]
 
 
 _HF_JSON_FORMAT = 1
@@ -556,8 +653,20 @@ def _write_cache(file: Path, key: str, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(json.dumps({"key": key, "json": text}))
         os.replace(tmp, file)  # atomic
+        _prune(file.parent)
     except OSError:  # an unwritable cache only means building again
         pass
+
+
+def _prune(directory: Path) -> None:
+    """Keep at most :data:`DISK_ENTRIES` cache files: the least recently written go first."""
+    entries = [e for e in os.scandir(directory) if e.name.endswith(".json") and e.is_file()]
+    if len(entries) <= DISK_ENTRIES:
+        return
+    entries.sort(key=lambda e: e.stat().st_mtime)
+    for e in entries[: len(entries) - DISK_ENTRIES]:
+        with contextlib.suppress(OSError):
+            os.unlink(e.path)
 
 
 def model_hash_is_exact(state: Mapping[str, Any]) -> bool:

@@ -174,7 +174,7 @@ def check_vllm(book: Rulebook, state: Mapping[str, Any], *, permutations: int = 
     """
     hits: list[QuirkHit] = []
     result = kit.check_determinism(book, state)
-    kit.check_termination(book, state, semantics=("vllm",))
+    kit.check_termination(book, state, semantics=("ordered",))
     consistent_ok = True
     try:
         kit.check_termination(book, state, semantics=("consistent",))

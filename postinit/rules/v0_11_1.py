@@ -761,6 +761,9 @@ def hybrid_attention_block_size(c: Mapping[str, Any]) -> RuleResult:
     if mamba == 0:
         return None
     attn_1, a, out = _attn_page_1_token(c), _alignment(c), {}
+    if attn_1 == 0:  # a head size of 0 (more heads than hidden units): vLLM's cdiv divides by it
+        return Violation("integer division or modulo by zero", error="ZeroDivisionError",
+                         hint="the attention page of one token is 0 bytes: check hidden_size and num_attention_heads")
     if c[_APC]:
         ht = "model_config.hf_text_config."
         base = c["cache_config.mamba_block_size"] or c[ht + "mamba_chunk_size"] or c[ht + "chunk_size"] or 2048

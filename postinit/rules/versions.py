@@ -47,7 +47,7 @@ from postinit.errors import (
     did_you_mean,
     show,
 )
-from postinit.rules import PHASES, paths, seed_groups, seed_rules, staged
+from postinit.rules import PHASES, SEMANTICS, paths, seed_groups, seed_rules, staged
 from postinit.rules.delta import Delta, Patch, patch
 from postinit.schema import VersionFacts
 
@@ -334,7 +334,7 @@ class Version:
         """
         return Rulebook(list(self.checked_rules), paths=paths(), phases=PHASES,
                         name="vllm" if self.parent is None else f"vllm-{self.name}", cache=True,
-                        groups=list(self.groups))
+                        groups=list(self.groups), semantics_aliases=SEMANTICS)
 
 
 def _load() -> dict[str, Version]:

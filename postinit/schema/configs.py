@@ -33,7 +33,7 @@ ignore unknown keywords) and no rule of that version reads it.
 # classes defined above it.
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 from pydantic.dataclasses import dataclass
 
 from postinit.schema._configs_0340 import (
@@ -149,6 +149,53 @@ def _capture_size(n: int) -> int:
 SpecTokens = Annotated[int | None, AfterValidator(_spec_tokens)]
 CaptureSize = Annotated[int, AfterValidator(_capture_size)]
 
+MAX_HF_LABELS = 16_384
+"""The most classifier labels (``num_labels``) postinit models: transformers builds an ``id2label`` of one
+entry per label (``PretrainedConfig.num_labels``), and every mapping postinit takes has at most 16,384 keys."""
+MAX_HF_LAYERS = 4_096
+"""The most layers (``num_hidden_layers`` and its aliases) postinit models: transformers builds per-layer
+lists (``layer_types``, ``no_rope_layers``, ...) of this length, and every list postinit takes has at most
+4,096 items. The deepest real models have fewer than 200."""
+HF_SIZE_CAPS: dict[str, int] = {
+    "num_labels": MAX_HF_LABELS,
+    **dict.fromkeys(("num_hidden_layers", "n_layer", "n_layers", "num_layers", "encoder_layers", "decoder_layers",
+                     "num_decoder_layers"), MAX_HF_LAYERS),
+}
+"""The HF-config facts whose value sizes the work of building the HF config (the hash rebuilds it with
+transformers), each with its cap; checked at the door in config.json content, ``hf_config`` facts and
+``hf_overrides`` (nested sub-configs included). No other fact's size costs work (measured at 10**6 for
+every integer fact of every catalog model)."""
+
+
+def hf_size_problem(value: Any, where: str) -> tuple[str, str] | None:
+    """(path, message) of the first fact in ``value`` (nested mappings and lists) above its cap, or None."""
+    stack: list[tuple[Any, str]] = [(value, where)]
+    while stack:
+        node, at = stack.pop()
+        if isinstance(node, dict):
+            for k, v in node.items():
+                cap = HF_SIZE_CAPS.get(k)
+                here = f"{at}.{k}" if at else str(k)
+                if cap is not None and type(v) is int and v > cap:
+                    what = "labels" if k == "num_labels" else "layers"
+                    return here, (f"{here}: {v} {what} is over the {cap} postinit models (transformers builds one "
+                                  f"entry per {what[:-1]} when it builds the HF config)")
+                if isinstance(v, (dict, list)):
+                    stack.append((v, here))
+        elif isinstance(node, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(node) if isinstance(v, (dict, list)))
+    return None
+
+
+def _hf_sizes(value: Any) -> Any:
+    problem = hf_size_problem(value, "")
+    if problem is not None:
+        raise ValueError(problem[1])
+    return value
+
+
+HFSized = AfterValidator(_hf_sizes)
+
 
 # --------------------------------------------------------------------------
 # HuggingFace facts
@@ -167,6 +214,11 @@ class HFConfig(BaseModel):
     """
 
     model_config = _FORBID
+
+    @model_validator(mode="after")
+    def _sizes(self) -> "HFConfig":
+        _hf_sizes({k: getattr(self, k) for k in HF_SIZE_CAPS if k in type(self).model_fields})
+        return self
 
     # identity
     model_type: str | None = unhashed(None)
@@ -384,7 +436,7 @@ class ModelConfig(BaseModel):
     served_model_name: str | list[str] | None = unhashed(None)
     config_format: Literal["auto", "hf", "mistral"] = unhashed("auto")
     hf_token: bool | str | None = unhashed(None)
-    hf_overrides: dict[str, Any] = unhashed(default_factory=dict)
+    hf_overrides: Annotated[dict[str, Any], HFSized] = unhashed(default_factory=dict)
     logits_processor_pattern: str | None = unhashed(None, until="0.11.1")
     generation_config: str = hashed("auto")
     override_generation_config: dict[str, Any] = hashed(default_factory=dict)

@@ -218,7 +218,7 @@ class ResolveResponse(BaseModel):
         json_schema_extra={
             "examples": [
                 {"version": 1, "ok": True, "config": {"model_config": {"model": "meta-llama/Llama-3.1-8B-Instruct"}},
-                 "changes": [], "trace": {"fired": []}, "violations": [], "hash": "3c9e1f0a2b",
+                 "changes": [], "trace": {"fired": []}, "violations": [], "hash": "3c9e1f0a2b", "hash_exact": True,
                  "inputs": {"platform": "platform b200", "usage": "serve", "semantics": "vllm"}}
             ]
         }
@@ -235,6 +235,11 @@ class ResolveResponse(BaseModel):
         "exception type, message and stage, and pydantic's ValidationError around it (wrapped_by) when vLLM raises "
         "it while building a config.")
     hash: str
+    hash_exact: bool = Field(description="True when `hash` is vLLM's own VllmConfig.compute_hash().")
+    hash_reason: str | None = Field(
+        default=None, description="Why `hash` is postinit's stand-in and not vLLM's (null when it is vLLM's): the "
+        "ModelConfig factor hashes the HF config JSON transformers builds, which cannot be rebuilt without "
+        "transformers, for models vLLM builds with its own config class, for remote code, ...")
     inputs: dict[str, Any]
     notes: list[dict[str, Any]] = Field(
         default_factory=list, description="What the input loaders noticed: variables with no effect, unknown names.")

@@ -130,7 +130,7 @@ def test_group_declarations_are_checked() -> None:
         first_match("t.g", dcp, title="one")
 
 
-@pytest.mark.parametrize("semantics", ["vllm", "consistent"])
+@pytest.mark.parametrize("semantics", ["ordered", "consistent"])
 @pytest.mark.parametrize("trace", ["minimal", "full", "debug"])
 def test_every_run_loop_gives_the_group_answer(semantics: Any, trace: Any) -> None:
     """Compiled, interpreted, strict, debug and consistent runs all let only the first member decide."""

@@ -374,7 +374,7 @@ def test_thread_safety() -> None:
         barrier.wait()
         out = []
         for a in range(40, 120):
-            r = b.resolve(state(a=a), semantics="consistent" if a % 2 else "vllm")
+            r = b.resolve(state(a=a), semantics="consistent" if a % 2 else "ordered")
             out.append((r.state, r.trace.to_dict()))
         results[i] = out
 

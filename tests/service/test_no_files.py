@@ -38,6 +38,11 @@ def hook(event, args):
         if (path == root or path.startswith(root + os.sep)) and os.path.lexists(path):
             sys.stderr.write(f"AUDIT {event} {path}\n")
             sys.stderr.flush()
+        mode = args[1] if event == "open" and len(args) > 1 and isinstance(args[1], str) else ""
+        flags = args[2] if event == "open" and len(args) > 2 and isinstance(args[2], int) else 0
+        if any(m in mode for m in "wax+") or flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+            sys.stderr.write(f"WRITE {path}\n")
+            sys.stderr.flush()
 sys.addaudithook(hook)
 sys.argv = ["postinit", "serve", "--port", "0"]
 from postinit.cli import main
@@ -70,6 +75,9 @@ class Server:
 
     def audited(self) -> list[str]:
         return [line for line in self.log.read_text().splitlines() if line.startswith("AUDIT ")]
+
+    def writes(self) -> list[str]:
+        return [line for line in self.log.read_text().splitlines() if line.startswith("WRITE ")]
 
 
 @pytest.fixture(scope="module")
@@ -126,9 +134,12 @@ def _answers(server: Server) -> list[tuple[int, Any]]:
 
 
 def test_no_request_opens_a_file_of_the_servers_directory(server: Server) -> None:
-    """Catalog ids, inline models, flags and paths: no file under the server's cwd is opened or listed."""
+    """Catalog ids, inline models, flags and paths: no file under the server's cwd is opened or listed,
+    and no request opens any file for writing (the HF config JSON cache stays off in the service)."""
+    started = len(server.writes())
     first = _answers(server)
     assert server.audited() == []
+    assert server.writes()[started:] == []
     statuses = [s for s, _ in first]
     assert statuses[:3] == [200, 200, 200] and 500 not in statuses, first
     assert first[5][0] == 422 and "--config" in str(first[5][1])

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import math
 import re
 import shlex
 from collections.abc import Callable, Collection, Sequence
@@ -658,6 +659,11 @@ def _scalar(spec: FlagSpec, option: str, raw: str) -> Any:
             "float": "expected a number",
         }[kind]
         raise _bad(spec, option, raw, detail or expected) from None
+    if kind == "float" and not math.isfinite(value):
+        # vLLM's parser takes float("nan") and float("1e309") == inf; postinit's bound is finite numbers
+        # (a NaN is not JSON, and no size, rate or memory amount is infinite)
+        raise InvalidValueError(f"{option}: {show(raw)} is not a finite number; postinit takes finite numbers only",
+                                path=spec.target, value=raw)
     if spec.choices is not None and value not in spec.choices:
         allowed = ", ".join(str(c) for c in spec.choices)
         raise InvalidValueError(

@@ -26,7 +26,7 @@ from typing import Any
 
 from postinit.errors import InputError, InvalidValueError, show
 from postinit.schema.errors import UnknownFlagError
-from postinit.schema.limits import plain_copy
+from postinit.schema.limits import MAX_DEPTH, plain_copy
 
 __all__ = ["ConfigFile", "deep_merge", "load_config_file", "read_config_file"]
 
@@ -86,6 +86,8 @@ def _parse_text(path: str, text: str) -> Any:
 
         try:
             return yaml.load(text, Loader=_budget_loader())
+        except ValueError as exc:  # an integer of more than 4300 digits (CPython's int() limit)
+            raise InvalidValueError(f"{path}: invalid YAML: {str(exc).split(';')[0]}", value=path) from None
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else path
@@ -110,11 +112,14 @@ def _why(exc: BaseException) -> str:
 
 @functools.cache
 def _budget_loader() -> type:
-    """A ``yaml.SafeLoader`` that refuses more than :data:`MAX_ALIASES` aliases."""
+    """A ``yaml.SafeLoader`` that refuses more than :data:`MAX_ALIASES` aliases and nesting beyond
+    :data:`~postinit.schema.limits.MAX_DEPTH` levels (PyYAML composes recursively: 400 levels were a
+    RecursionError)."""
     import yaml
 
     class BudgetLoader(yaml.SafeLoader):
         aliases = 0
+        depth = 0
 
         def compose_node(self, parent: Any, index: Any) -> Any:
             if self.check_event(yaml.AliasEvent):
@@ -124,7 +129,14 @@ def _budget_loader() -> type:
                     raise yaml.composer.ComposerError(
                         None, None, f"more than {MAX_ALIASES} aliases (*name): refused, a YAML alias bomb "
                         "expands exponentially", mark)
-            return super().compose_node(parent, index)
+            if self.depth > MAX_DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise yaml.composer.ComposerError(None, None, f"nested more than {MAX_DEPTH} levels deep", mark)
+            self.depth += 1
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self.depth -= 1
 
     return BudgetLoader
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from postinit.errors import InvalidValueError, did_you_mean, show
+from postinit.schema.configs import hf_size_problem
 from postinit.schema.errors import ModelNotFoundError
 from postinit.schema.limits import plain_copy
 
@@ -197,6 +198,9 @@ def _build(
     note: str = "",
 ) -> LoadedModel:
     raw = plain_copy(raw, origin)
+    problem = hf_size_problem(raw, origin)
+    if problem is not None:
+        raise InvalidValueError(problem[1], path=problem[0], value=None)
     tokenizer = plain_copy(tokenizer, "tokenizer_config") if tokenizer is not None else None
     text, text_key = _text_view(raw)
     aliases, text_aliases = _aliases(raw), _aliases(text)

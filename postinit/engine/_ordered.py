@@ -1,10 +1,10 @@
-"""vLLM's statement order, interpreted: phases one after another, each to its own fixed point.
+"""Statement order, interpreted: phases one after another, each to its own fixed point.
 
-A later phase never re-runs an earlier one, exactly as vLLM runs the platform hook
-after the capture sizes were computed. When a later phase changes a path that a rule
+A later phase never re-runs an earlier one, as the modelled program runs its statements
+(vLLM runs the platform hook after the capture sizes were computed). When a later phase changes a path that a rule
 of an earlier phase read when it fired, the trace records a :class:`StaleRead`: that
-rule's conclusion rests on a value that no longer holds — the states in which vLLM's
-resolved config is inconsistent.
+rule's conclusion rests on a value that no longer holds — the states in which the
+modelled program's result is inconsistent.
 
 This is the reference implementation; :mod:`._compiled` runs the same algorithm faster
 and is tested against it.
@@ -21,11 +21,11 @@ from postinit.engine._trace import StaleRead
 if TYPE_CHECKING:
     from postinit.engine._rulebook import CompiledRule
 
-__all__ = ["VllmRun"]
+__all__ = ["OrderedRun"]
 
 
-class VllmRun(Run):
-    """One resolution in vLLM's order."""
+class OrderedRun(Run):
+    """One resolution in statement order."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
