@@ -266,6 +266,22 @@ def test_a_delta_must_agree_with_the_schema_marks(fake_version: Callable[[Delta]
     assert versions.VERSIONS["0.11.1"].problems() == []
 
 
+def test_a_second_child_keeps_what_its_sibling_removed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """until=<parent> marks a removal by the child that declares it: another child of the same parent keeps the
+    field and the flag, and its delta need not declare the sibling's removals."""
+    parent = versions.VERSIONS["0.11.1"]
+    sibling = next((v for v in versions.VERSIONS.values() if v.parent is parent and v.delta.fields_removed), None)
+    if sibling is None:
+        pytest.skip("no version removes a field of 0.11.1")
+    x = Version("x", "test", parent, "none", "none", "0.11.1", "expected-0.11.1", delta_module="tests")
+    x.__dict__["delta"] = Delta()
+    monkeypatch.setitem(versions.VERSIONS, "x", x)
+    gone = sorted(set(sibling.delta.fields_removed) & set(sibling.absent_paths))
+    assert gone and not set(gone) & x.absent_paths
+    assert x.absent_paths == parent.absent_paths and x.absent_flags == parent.absent_flags
+    assert x.problems() == []
+
+
 # --------------------------------------------------------------------------- upgrade
 
 

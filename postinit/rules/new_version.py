@@ -224,11 +224,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.parent not in VERSIONS:
         ap.error(f"--parent {args.parent!r} is not a modelled version ({', '.join(VERSIONS)})")
     parent = VERSIONS[args.parent]
-    children = [v.name for v in VERSIONS.values() if v.parent is parent]
-    if children:
-        ap.error(f"--parent {parent.name} already has a child ({', '.join(children)}): a version's parent is the "
-                 f"newest version of its line (the schema's since/until marks are linear); use --parent "
-                 f"{list(VERSIONS)[-1]}")
     mod = module_name(name)
     new = probe(args.venv) if args.venv else None
     old = probe(args.parent_venv) if args.parent_venv else None

@@ -161,27 +161,39 @@ class Version:
 
     # -- what the version has -------------------------------------------------------------
 
-    def has_field(self, extra: Mapping[str, Any]) -> bool:
-        """Whether a schema field or flag with metadata ``extra`` (``since``/``until``) exists in this version."""
-        lineage = {v.name for v in self.chain}
+    def has_field(self, extra: Mapping[str, Any], key: str | None = None, flag: bool = False) -> bool:
+        """Whether a schema field or flag with metadata ``extra`` (``since``/``until``) exists in this version.
+
+        ``since=A``: A and its descendants have it. ``until=U``: U and its ancestors have it, and a descendant
+        of U loses it where the child of U on its line removes it (``fields_removed`` / ``flags_removed`` of
+        that child's delta, ``key`` being the path or the flag's destination): a second child of U keeps what
+        its sibling removed.
+        """
+        lineage = [v.name for v in self.chain]
         since = extra.get("since")
         if since is not None and since not in lineage:
             return False
         until = extra.get("until")
-        return until is None or self.name in {v.name for v in VERSIONS[until].chain}
+        if until is None or until not in lineage or until == self.name:
+            return True
+        if key is None:
+            return False
+        child = self.chain[lineage.index(until) + 1]
+        return key not in (child.delta.flags_removed if flag else child.delta.fields_removed)
 
     @cached_property
     def absent_paths(self) -> frozenset[str]:
         """The schema paths this version does not have (an input of one is dropped with a note)."""
         space = paths()
-        return frozenset(p for p in space.paths if not self.has_field(space.info[p].extra))
+        return frozenset(p for p in space.paths if not self.has_field(space.info[p].extra, p))
 
     @cached_property
     def absent_flags(self) -> frozenset[str]:
         """The ``vllm serve`` flags (argparse destinations) this version does not accept."""
         from postinit.schema.loaders.argv import FLAGS
 
-        return frozenset(s.dest for s in FLAGS if not self.has_field({"since": s.since, "until": s.until}))
+        return frozenset(s.dest for s in FLAGS
+                         if not self.has_field({"since": s.since, "until": s.until}, s.dest, flag=True))
 
     # -- the hash ------------------------------------------------------------------------
 
@@ -214,6 +226,9 @@ class Version:
         removed = {p for p in space.paths if space.info[p].extra.get("until") == self.parent.name}
         flags_added = {s.dest for s in FLAGS if s.since == self.name}
         flags_removed = {s.dest for s in FLAGS if s.until == self.parent.name}
+        siblings = [v for v in VERSIONS.values() if v.parent is self.parent and v is not self]
+        by_sibling = {"fields_removed": {p for v in siblings for p in v.delta.fields_removed},
+                      "flags_removed": {f for v in siblings for f in v.delta.flags_removed}}
         for what, declared, marked, table in (
             ("fields_added", d.fields_added, added, "the schema"),
             ("fields_removed", d.fields_removed, removed, "the schema"),
@@ -221,6 +236,8 @@ class Version:
             ("flags_removed", d.flags_removed, flags_removed, "argv.FLAGS"),
         ):
             for p in sorted(set(declared) ^ marked):
+                if p not in declared and p in by_sibling.get(what, ()):
+                    continue  # a sibling's removal (until=<parent>): this version keeps it
                 side = f"declared but not marked in {table}" if p in declared else f"marked in {table}, not declared"
                 problems.append(f"{self.name} {what}: {p} is {side}")
         return problems
@@ -428,9 +445,9 @@ def absent_flags(version: str | Version) -> frozenset[str]:
     return get(version).absent_flags
 
 
-def has_field(extra: Mapping[str, Any], version: str | Version) -> bool:
-    """``get(version).has_field(extra)``."""
-    return get(version).has_field(extra)
+def has_field(extra: Mapping[str, Any], version: str | Version, key: str | None = None, flag: bool = False) -> bool:
+    """``get(version).has_field(extra, key, flag)``."""
+    return get(version).has_field(extra, key, flag)
 
 
 def check_delta(version: str | Version) -> list[str]:
