@@ -36,7 +36,7 @@ from postinit.engine import (
     jsonable,
     replay,
 )
-from postinit.errors import InvalidValueError, ViolationError, show
+from postinit.errors import InputError, InvalidValueError, ViolationError, show
 from postinit.rules import paths, versions
 from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
 from postinit.schema.env import read_env
@@ -222,12 +222,13 @@ def resolve_request(
     """
     site = load_rules(rules)
     book = site_rulebook(request.version, site)
-    state, prov, inputs, notes, loaded = _prepare(request, allow_files=allow_files)
+    keep: list[_Front] = []
+    state, prov, inputs, notes, loaded = _prepare(request, allow_files=allow_files, keep=keep)
     # ``_prepare`` builds a fresh dict of frozen values for this call: the engine takes it over
     result = book.resolve(state, prov, semantics=request.semantics, trace=trace, strict=strict, owned=True,
                           record=record)
     return Resolution(result, inputs=inputs, request=request, notes=notes, allow_files=allow_files, strict=strict,
-                      model_facts=loaded, rules=site)
+                      model_facts=loaded, rules=site, front=keep[0] if keep else None)
 
 
 Part = tuple[dict[str, Any], tuple[str, ...]]
@@ -399,8 +400,75 @@ def _model_facts(
     return named, _load(named, allow_files=allow_files)
 
 
+@dataclass(frozen=True, slots=True)
+class _Front:
+    """What the front door built for a request, that a change of a few input paths re-derives from."""
+
+    data: dict[str, Any]
+    """The nested input after flags and overrides (fields the version lacks dropped)."""
+    flags: dict[str, str]
+    """Input path -> the flag (or ``--set``) that set it."""
+    loader: frozenset[str]
+    """The paths the model loader set (their provenance is the loader's)."""
+
+
+_NOT_INCREMENTAL = ("model_config", "env", "platform", "usage")
+"""Top-level input fields a change of which goes through the whole front door (model facts, environment)."""
+
+
+def _prepare_changes(
+    res: Resolution, changed: Request, changes: Mapping[str, Any],
+) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, None], _Front] | None:
+    """The front door for ``res``'s request with ``set`` applied, re-deriving only what ``set`` touches.
+
+    Each changed path's top-level field is validated and flattened again (:func:`_part`, as
+    :func:`_prepare` does), its paths replace the base's in a copy of its input state, and its
+    input paths' provenance is derived again; everything else is the base's. Returns ``(state,
+    provenance, the paths whose value or provenance may differ, the new front)``, or None when the
+    change needs the whole front door: a model, environment, platform or usage path, an override
+    overlapping an earlier one, a field the version lacks, or a value the field refuses (whose
+    error the whole front door reports, in vLLM's order).
+    """
+    front, base_request = res.front, res.request
+    if front is None or base_request is None:
+        return None
+    absent = _absent_by_field(changed.version)
+    keys: dict[str, None] = {}
+    for p in changes:
+        top = p.split(".", 1)[0]
+        if top in _NOT_INCREMENTAL or top == p:
+            return None
+        if any(q.startswith(p + ".") or p.startswith(q + ".") for q in (*base_request.overrides, *changes)):
+            return None  # overlapping overrides merge in their order: the whole front door decides
+        if any(a == p or a.startswith(p + ".") or p.startswith(a + ".") for a in absent.get(top, ())):
+            return None
+        keys[top] = None
+    data = front.data
+    for p, v in changes.items():
+        data = _deep_merge(data, _nest(p, v))
+    flags = {**front.flags, **{p: f"--set {p}" for p in changes}}
+    state = dict(res.engine.initial)
+    prov = dict(res.engine.initial_provenance)
+    touched: dict[str, None] = {}
+    for key in keys:
+        try:
+            flat, users = _part(key, data[key], data)
+            old = _part(key, front.data[key], front.data)[1] if key in front.data else ()
+        except (InputError, ValidationError):
+            return None
+        state.update(flat)
+        touched.update(dict.fromkeys(flat))
+        for q in old:
+            prov.pop(q, None)
+        touched.update(dict.fromkeys(old))
+        for q in users:
+            if q not in front.loader:
+                prov[q] = Provenance(Source.USER, flags.get(q, "config"))
+    return state, prov, touched, _Front(data, flags, front.loader)
+
+
 def _prepare(
-    request: Request, *, allow_files: bool = True,
+    request: Request, *, allow_files: bool = True, keep: list[_Front] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, Any], tuple[Note, ...], LoadedModel | None]:
     """The engine's input for one request: ``(flat_state, provenance, inputs, notes, model facts)``."""
     data: dict[str, Any] = dict(request.config or {})
@@ -480,7 +548,7 @@ def _prepare(
     state.update(fields)
     state.update(plat_flat)
     state.update(env_flat)
-    version_defaults = version.defaults
+    version_defaults = version.defaults_for(engine_args=usage is not None)
     if version_defaults:  # the version's own dataclass / envs.py defaults, where the input sets nothing
         given = {*user_paths, *(f"env.{n}" for n in reading.env.explicit)}
         for p, v in version_defaults.items():
@@ -512,6 +580,8 @@ def _prepare(
         prov[f"env.{name}"] = Provenance(Source.FACT, f"env {name}")
     inputs = {"platform": plat_detail, "usage": usage, "semantics": request.semantics,
               "model": model_name, "vllm_version": version.name}
+    if keep is not None:
+        keep.append(_Front(data, flags, frozenset(loader_sources)))
     return state, prov, inputs, tuple(notes), loaded
 
 
@@ -523,17 +593,27 @@ def _mark_site(book: Any, trace: dict[str, Any]) -> None:
             event["owner"] = rule.owner
 
 
+@functools.cache
+def _absent_by_field(version: versions.Version) -> dict[str, tuple[str, ...]]:
+    """The paths vLLM ``version`` lacks, by top-level field, each group sorted."""
+    out: dict[str, list[str]] = {}
+    for path in sorted(version.absent_paths):
+        out.setdefault(path.split(".", 1)[0], []).append(path)
+    return {k: tuple(v) for k, v in out.items()}
+
+
 def _drop_absent(data: dict[str, Any], version: versions.Version) -> list[Note]:
     """Take the fields vLLM ``version`` does not have out of the nested input ``data``, one note each.
 
     vLLM's configs are pydantic dataclasses, which ignore a keyword they do not declare: such an
     input has no effect on that version, and the note says so.
     """
-    absent = version.absent_paths
-    if not absent:
+    by_field = _absent_by_field(version)
+    if not by_field:
         return []
     notes = []
-    for path in sorted(absent):
+    # only the top-level fields the input names (in sorted order, as the paths sort)
+    for path in (p for key in sorted(by_field.keys() & data.keys()) for p in by_field[key]):
         *head, last = path.split(".")
         node: Any = data
         for part in head:
@@ -585,6 +665,8 @@ class Resolution:
     """The model facts the request was resolved from (what the hash reads: never a file again)."""
     rules: SiteRules = NO_RULES
     """The site's rules resolved with vLLM's (:mod:`postinit.site`); empty for vLLM's rulebook alone."""
+    front: _Front | None = field(default=None, repr=False, compare=False)
+    """What the front door built for the request (what :meth:`with_changes` re-derives a change from)."""
 
     def with_changes(self, set: Mapping[str, Any] | None = None, **request: Any) -> Resolution:
         """The resolution of this request with ``set`` applied last (dotted path → value; ``env.NAME`` too).
@@ -602,7 +684,16 @@ class Resolution:
         changed = self.request.replace(**request) if request else self.request
         if set:
             changed = changed.changed(set)
-        state, prov, inputs, notes, loaded = _prepare(changed, allow_files=self.allow_files)
+        fast = _prepare_changes(self, changed, set) if set and not request else None
+        touched: Mapping[str, None] | None = None
+        front: _Front | None
+        if fast is not None:  # only the fields ``set`` names are validated, flattened and given provenance again
+            state, prov, touched, front = fast
+            inputs, notes, loaded = dict(self.inputs), self.notes, self.model_facts
+        else:
+            keep: list[_Front] = []
+            state, prov, inputs, notes, loaded = _prepare(changed, allow_files=self.allow_files, keep=keep)
+            front = keep[0] if keep else None
         base = self.engine
         same_book = changed.version is self.version
         same_semantics = base.rulebook.semantics_of(changed.semantics) == base.semantics
@@ -616,9 +707,9 @@ class Resolution:
             result = book.resolve(state, prov, semantics=changed.semantics, trace=self.trace.level, owned=True,
                                   strict=self.strict)
         else:
-            result = replay(base, state, prov, strict=self.strict)
+            result = replay(base, state, prov, strict=self.strict, changed=touched)
         return Resolution(result, inputs=inputs, request=changed, notes=notes, allow_files=self.allow_files,
-                          strict=self.strict, model_facts=loaded, rules=self.rules)
+                          strict=self.strict, model_facts=loaded, rules=self.rules, front=front)
 
     def __repr__(self) -> str:
         model = self.inputs.get("model") or "no model"

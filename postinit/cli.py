@@ -877,6 +877,10 @@ def sweep(
     scheduler: Annotated[str | None, typer.Option("--scheduler", help="Run on dask distributed: tcp://host:port, or 'local' for a LocalCluster.", show_default=False)] = None,
     chunk_size: Annotated[int, typer.Option("--chunk-size", help="Inputs per task.")] = 64,
     fmt: Annotated[SweepFmt, typer.Option("--format", help="Output format.")] = SweepFmt.text,
+    site_rules: Annotated[list[str] | None, typer.Option(
+        "--rules", metavar="FILE.py|MODULE", help="Your own rules swept with vLLM's (repeatable): the report adds "
+        "how often each ran and fired, and which of yours x vLLM's touching one path fired together.",
+        show_default=False)] = None,
 ) -> None:
     """Explore the decision-relevant input space through every rulebook invariant; report violations and rule coverage."""
     from rich.progress import (
@@ -904,14 +908,15 @@ def sweep(
                 bar.update(task, completed=done, total=total)
 
             report = sweeping.sweep(mode, n=random_n or 0, seed=seed, platforms=platform, jobs=jobs,
-                                    scheduler=scheduler, chunk_size=chunk_size, progress=tick)
+                                    scheduler=scheduler, chunk_size=chunk_size, progress=tick,
+                                    rules=tuple(site_rules or ()))
         if fmt is SweepFmt.json:
             _out(json.dumps(report.to_dict(), indent=2, sort_keys=True))
         else:
             console, buf = _console()
             sweeping.print_report(report, console)
             _out(buf.getvalue())
-        return 0 if report.ok else 1
+        return 0 if report.ok and not report.site_never_fired else 1
 
     _guard(run)
 

@@ -87,6 +87,8 @@ class SiteRules:
     """Where they came from, as given (module names, file paths, ``python`` for objects)."""
     specs: tuple[str, ...] = ()
     """The module names and file paths among the sources: what a worker process loads again (the sweep)."""
+    refs: tuple[tuple[str, str], ...] = ()
+    """``(module, name)`` of the rules given as objects (what a reproduction imports)."""
 
     def __bool__(self) -> bool:
         return bool(self.rules)
@@ -199,7 +201,8 @@ def _merge(parts: Sequence[SiteRules]) -> SiteRules:
             groups.setdefault(g.id, g)
     return SiteRules(tuple(rules.values()), tuple(groups.values()),
                      tuple(dict.fromkeys(s for p in parts for s in p.sources)),
-                     tuple(dict.fromkeys(s for p in parts for s in p.specs)))
+                     tuple(dict.fromkeys(s for p in parts for s in p.specs)),
+                     tuple(dict.fromkeys(s for p in parts for s in p.refs)))
 
 
 def _owned(rules: Iterable[Rule], owner: str) -> list[Rule]:
@@ -231,9 +234,12 @@ def load(spec: RulesSpec) -> SiteRules:
         return _merge([load(s) for s in spec])
     rules, groups = [], []
     _collect(spec, rules, groups, "rules")
-    owner = getattr(getattr(rules[0], "fn", None), "__module__", None) or "python"
+    fn = getattr(rules[0], "fn", None)
+    owner = getattr(fn, "__module__", None) or "python"
     owner = "site" if owner == "__main__" else owner
-    return SiteRules(tuple(_owned(rules, owner)), tuple(groups), (owner,))
+    name = getattr(spec, "__name__", None) or getattr(spec, "id", None)
+    refs = ((owner, name),) if isinstance(name, str) and name.isidentifier() else ()
+    return SiteRules(tuple(_owned(rules, owner)), tuple(groups), (owner,), (), refs)
 
 
 def site_rulebook(version: str | versions.Version = versions.DEFAULT_VERSION, rules: RulesSpec = None) -> Rulebook:

@@ -42,12 +42,15 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from postinit import testing as vs
+from postinit._checkrules import interactions
 from postinit.engine import EngineResult, Rulebook, jsonable, replay
 from postinit.engine import testing as kit
 from postinit.errors import NoFixedPoint, UndeclaredReadError, UndeclaredWriteError
 from postinit.rules import invariants as vinv
 from postinit.rules import rulebook
+from postinit.rules.versions import DEFAULT_VERSION
 from postinit.schema import Platform
+from postinit.site import SiteRules, load, site_rulebook
 
 __all__ = ["GROUPS", "SweepReport", "ViolationGroup", "space", "sweep"]
 
@@ -218,10 +221,16 @@ def _shown(a: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in a.items() if k in ("platform", "model") or v != vs.FACTORS[k][0]}
 
 
-@functools.cache
-def _reversed_book() -> Rulebook:
-    book = rulebook()
+@functools.lru_cache(maxsize=8)
+def _reversed_book(book: Rulebook | None = None) -> Rulebook:
+    book = book if book is not None else rulebook()
     return book.rebuilt(list(book.rules.values())[::-1])
+
+
+@functools.lru_cache(maxsize=8)
+def _book(rules: tuple[str, ...] = ()) -> Rulebook:
+    """vLLM's rulebook, with the site rules of ``rules`` (module names, .py files) when there are any."""
+    return site_rulebook(DEFAULT_VERSION, load(list(rules))) if rules else rulebook()
 
 
 def _same_resolution(x: Any, y: Any) -> bool:
@@ -257,7 +266,7 @@ def _check_one(book: Rulebook, state: Mapping[str, Any],
         what = "the replay of the recorded base and a from-scratch resolution differ" if base is not None \
             else "two resolutions differ"
         raise kit.InvariantViolation("determinism", what, book=book, state=state, result=first)
-    other = resolve("registration-order", _reversed_book(), state)
+    other = resolve("registration-order", _reversed_book(book if book is not rulebook() else None), state)
     if not _same_resolution(first, other):
         raise kit.InvariantViolation("registration-order", "reversed registration resolves differently",
                                      book=book, state=state, result=other)
@@ -305,6 +314,10 @@ class _Chunk:
     quirk_examples: dict[str, dict[str, Any]] = field(default_factory=dict)
     groups: dict[tuple[str, str], ViolationGroup] = field(default_factory=dict)
     errors: Counter[str] = field(default_factory=Counter)
+    reached: Counter[str] = field(default_factory=Counter)
+    """(site rules) inputs on which each site rule ran."""
+    pairs: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """(site rule, vLLM rule) touching one path: inputs on which both fired."""
 
 
 def _add_group(groups: dict[tuple[str, str], ViolationGroup], g: ViolationGroup) -> None:
@@ -346,32 +359,39 @@ def _order(book: Rulebook) -> tuple[tuple[str, ...], ...]:
     return tuple(book.order[ph] for ph in book.phases)
 
 
-def _record_base(platform: str) -> _Base:
+def _record_base(platform: str, rules: tuple[str, ...] = ()) -> _Base:
     """The recorded resolution of the neutral assignment on ``platform`` (every input is replayed from it)."""
-    book, state, _ = vs.engine_inputs(*vs.build_inputs(vs.base_assignment(platform=platform)))
-    return _Base.of(book.resolve(state, record=True))
+    _, state, _ = vs.engine_inputs(*vs.build_inputs(vs.base_assignment(platform=platform)))
+    return _Base.of(_book(rules).resolve(state, record=True))
 
 
 _WORKER_BASE: list[_Base] = []
 """The base a pool worker received once, from its initializer."""
+_WORKER_RULES: list[tuple[str, ...]] = [()]
+"""The site rules a pool worker loads (module names, .py files), from its initializer."""
 
 
-def _install_base(base: _Base | None) -> None:
+def _install_base(base: _Base | None, rules: tuple[str, ...] = ()) -> None:
     _WORKER_BASE[:] = [base] if base is not None else []
+    _WORKER_RULES[:] = [rules]
 
 
 def _run_chunk_here(assignments: Sequence[dict[str, Any]]) -> _Chunk:
     """A pool worker's chunk, replayed from the base its initializer installed."""
-    return _run_chunk(assignments, _WORKER_BASE[0] if _WORKER_BASE else None)
+    return _run_chunk(assignments, _WORKER_BASE[0] if _WORKER_BASE else None, _WORKER_RULES[0])
 
 
-def _run_chunk(assignments: Sequence[dict[str, Any]], shipped: _Base | None = None) -> _Chunk:
+def _run_chunk(assignments: Sequence[dict[str, Any]], shipped: _Base | None = None,
+               rules: tuple[str, ...] = ()) -> _Chunk:
     out = _Chunk()
-    base = shipped.attach(rulebook()) if shipped is not None else None
+    book = _book(rules)
+    base = shipped.attach(book) if shipped is not None else None
+    site = load(list(rules)) if rules else None
+    pairs = [(i.site, i.vllm) for i in interactions(book, site)] if site is not None else []
     for a in assignments:
         out.inputs += 1
         try:
-            book, state, _ = vs.engine_inputs(*vs.build_inputs(a))
+            _, state, _ = vs.engine_inputs(*vs.build_inputs(a))
         except Exception as e:  # an input the generator should not produce
             out.errors[f"{type(e).__name__}: {str(e).splitlines()[0][:120]}"] += 1
             continue
@@ -382,11 +402,33 @@ def _run_chunk(assignments: Sequence[dict[str, Any]], shipped: _Base | None = No
             _add_group(out.groups, ViolationGroup(v.invariant, _signature(v.problem), v.rules, 1, shown, str(v)))
             continue
         out.resolved_ok += result.ok
-        out.fired.update({ev.rule for ev in result.trace.fired} | {ev.rule for ev in result.trace.violations})
+        fired = {ev.rule for ev in result.trace.fired} | {ev.rule for ev in result.trace.violations}
+        out.fired.update(fired)
+        if site is not None:
+            out.reached.update(_reached(book, result, site))
+            out.pairs.update(p for p in pairs if p[0] in fired and p[1] in fired)
         for h in hits:
             out.quirks[h.quirk] += 1
             if h.quirk not in out.quirk_examples or _size(a) < _size(out.quirk_examples[h.quirk]):
                 out.quirk_examples[h.quirk] = _shown(a)
+    return out
+
+
+def _reached(book: Rulebook, result: EngineResult, site: SiteRules) -> set[str]:
+    """The site rules a resolution ran: those of phases it finished, and of the phase it stopped in up to there."""
+    stop = result.violations[0] if result.violations else None
+    if stop is None:
+        return set(site.ids)
+    phases = list(book.phases)
+    where = phases.index(stop.phase)
+    order = book.order[stop.phase]
+    at = order.index(book.unit_of.get(stop.rule, stop.rule)) if book.unit_of.get(stop.rule, stop.rule) in order else 0
+    out = set()
+    for r in site.rules:
+        i = phases.index(r.phase)
+        unit = book.unit_of.get(r.id, r.id)
+        if i < where or (i == where and unit in order and order.index(unit) <= at):
+            out.add(r.id)
     return out
 
 
@@ -425,6 +467,17 @@ class SweepReport:
     """never-fired rules specific to a platform kind the sweep did not include: rule -> kind"""
     errors: dict[str, int]
     chunks: int
+    site_rules: list[str] = field(default_factory=list)
+    """The site rules swept with vLLM's (``--rules``), in their order."""
+    site_reached: dict[str, int] = field(default_factory=dict)
+    """Inputs on which each site rule ran (not stopped by an earlier violation)."""
+    site_pairs: dict[str, int] = field(default_factory=dict)
+    """``"site x vllm"`` for each pair of rules touching one path: inputs on which both fired."""
+
+    @property
+    def site_never_fired(self) -> list[str]:
+        """Site rules that never fired over the sweep: their ``ensures=`` went unchecked."""
+        return [r for r in self.site_rules if not self.fired.get(r)]
 
     @property
     def ok(self) -> bool:
@@ -447,15 +500,22 @@ class SweepReport:
             "rules": len(self.fired) + len(self.never_fired),
             "fired": dict(self.fired), "never_fired": self.never_fired, "cannot_fire": self.cannot_fire,
             "errors": dict(self.errors),
+            **({"site_rules": {r: {"reached": self.site_reached.get(r, 0), "fired": self.fired.get(r, 0)}
+                               for r in self.site_rules},
+                "site_never_fired": self.site_never_fired, "site_pairs": dict(self.site_pairs)}
+               if self.site_rules else {}),
         }
 
 
-def _merge(chunks: Iterable[_Chunk], *, mode: str, seed: int, platforms: list[str], n_chunks: int) -> SweepReport:
+def _merge(chunks: Iterable[_Chunk], *, mode: str, seed: int, platforms: list[str], n_chunks: int,
+           rules: tuple[str, ...] = ()) -> SweepReport:
     total = _Chunk()
     for c in chunks:  # in chunk order
         total.inputs += c.inputs
         total.resolved_ok += c.resolved_ok
         total.fired.update(c.fired)
+        total.reached.update(c.reached)
+        total.pairs.update(c.pairs)
         total.quirks.update(c.quirks)
         total.errors.update(c.errors)
         for q, ex in c.quirk_examples.items():
@@ -463,7 +523,7 @@ def _merge(chunks: Iterable[_Chunk], *, mode: str, seed: int, platforms: list[st
                 total.quirk_examples[q] = ex
         for g in c.groups.values():
             _add_group(total.groups, ViolationGroup(g.invariant, g.problem, g.rules, g.count, g.example, g.message))
-    book = rulebook()
+    book = _book(rules)
     kinds = {Platform.from_spec(p).kind for p in platforms}
     never = sorted(r for r in book.rules if r not in total.fired)
     cannot = {}
@@ -478,12 +538,15 @@ def _merge(chunks: Iterable[_Chunk], *, mode: str, seed: int, platforms: list[st
         quirk_examples=dict(sorted(total.quirk_examples.items())),
         fired=dict(sorted(total.fired.items())), never_fired=never, cannot_fire=cannot,
         errors=dict(sorted(total.errors.items())), chunks=n_chunks,
+        site_rules=list(load(list(rules)).ids) if rules else [],
+        site_reached=dict(sorted(total.reached.items())),
+        site_pairs={f"{a} x {b}": n for (a, b), n in sorted(total.pairs.items())},
     )
 
 
-def _check_rulebook_order(permutations: int, seed: int) -> list[ViolationGroup]:
+def _check_rulebook_order(permutations: int, seed: int, site: tuple[str, ...] = ()) -> list[ViolationGroup]:
     """Registration order at the rulebook level: shuffled registrations compile to the same order."""
-    book = rulebook()
+    book = _book(site)
     rng = random.Random(seed)
     rules = list(book.rules.values())
     out = []
@@ -507,6 +570,7 @@ def sweep(
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     replay: bool = True,
+    rules: Sequence[str] = (),
 ) -> SweepReport:
     """Resolve the input space through every invariant; see the module docstring.
 
@@ -515,7 +579,12 @@ def sweep(
     ``progress(done, total)`` is called after each chunk, in completion order.
     ``replay=False`` makes the determinism check's second resolution from scratch instead of
     replaying the recorded base (the report is the same when the replay is right).
+    ``rules`` are site rules (module names or .py files, what ``--rules`` takes) swept with vLLM's: the
+    report then also says how often each ran and fired, and which of your x vLLM's rules touching one
+    path fired on one input together.
     """
+    site_specs = tuple(rules)
+    _book(site_specs)  # a bad file or a conflict: one error now, not one per worker
     plats = list(platforms or vs.PLATFORMS)
     for p in plats:
         Platform.from_spec(p)  # a clear error for an unknown spec
@@ -534,25 +603,26 @@ def sweep(
         if progress is not None:
             progress(done, total)
 
-    base = _record_base(plats[0]) if replay else None
+    base = _record_base(plats[0], site_specs) if replay else None
     if scheduler is not None:
-        _run_dask(chunks, scheduler, finished, base)
+        _run_dask(chunks, scheduler, finished, base, site_specs)
     elif jobs > 1 and len(chunks) > 1:
         # the base travels once per worker process, with its initializer
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_install_base, initargs=(base,)) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_install_base, initargs=(base, site_specs)) as pool:
             for i, r in enumerate(pool.map(_run_chunk_here, chunks)):
                 finished(i, r)
     else:
         for i, c in enumerate(chunks):
-            finished(i, _run_chunk(c, base))
+            finished(i, _run_chunk(c, base, site_specs))
     report = _merge((r for r in results if r is not None), mode=mode, seed=seed, platforms=plats,
-                    n_chunks=len(chunks))
-    report.violations = _check_rulebook_order(3, seed) + report.violations
+                    n_chunks=len(chunks), rules=site_specs)
+    report.violations = _check_rulebook_order(3, seed, site_specs) + report.violations
     return report
 
 
 def _run_dask(chunks: Sequence[Sequence[dict[str, Any]]], scheduler: str,
-              finished: Callable[[int, _Chunk], None], base: _Base | None = None) -> None:
+              finished: Callable[[int, _Chunk], None], base: _Base | None = None,
+              rules: tuple[str, ...] = ()) -> None:
     try:
         from distributed import Client, LocalCluster, as_completed  # untyped
     except ImportError as e:  # pragma: no cover - depends on the extra
@@ -567,7 +637,7 @@ def _run_dask(chunks: Sequence[Sequence[dict[str, Any]]], scheduler: str,
     try:
         # the base is scattered to every worker once; each chunk's task names it (not a copy per task)
         shipped = client.scatter(base, broadcast=True) if base is not None else None  # type: ignore[no-untyped-call]
-        futures = client.map(_run_chunk, list(chunks), shipped=shipped, pure=False)
+        futures = client.map(_run_chunk, list(chunks), shipped=shipped, rules=rules, pure=False)
         index = {f.key: i for i, f in enumerate(futures)}
         for fut in as_completed(futures):  # type: ignore[no-untyped-call]
             finished(index[fut.key], fut.result())
@@ -616,6 +686,15 @@ def print_report(report: SweepReport, console: Any) -> None:
         for r in report.never_fired:
             flag = f"  [dim](cannot fire: {report.cannot_fire[r]}-only)[/]" if r in report.cannot_fire else ""
             console.print(f"  {r}{flag}")
+    if report.site_rules:
+        console.print("\n[bold]your rules[/] (inputs reached / fired):")
+        for r in report.site_rules:
+            flag = "  [bold red]never fired: its ensures= was never checked[/]" if not report.fired.get(r) else ""
+            console.print(f"  {r}: {report.site_reached.get(r, 0)} / {report.fired.get(r, 0)}{flag}")
+        if report.site_pairs:
+            console.print("  your x vLLM's rules touching one path, fired on one input together:")
+            for pair, n in report.site_pairs.items():
+                console.print(f"    {pair}: {n}")
     for e, n in report.errors.items():
         console.print(f"[red]generator error[/] x{n}: {e}")
 

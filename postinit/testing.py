@@ -53,6 +53,7 @@ __all__ = [
     "avoid_errors",
     "base_assignment",
     "build_inputs",
+    "check_rules",
     "engine_inputs",
     "engine_states",
     "models",
@@ -459,3 +460,16 @@ def engine_states(
 ) -> st.SearchStrategy[tuple[Rulebook, dict[str, Any], dict[str, Provenance]]]:
     """``(rulebook, flat_state, provenance)`` triples for the generic invariants of ``postinit.engine.testing``."""
     return resolve_inputs(platform=platform, **fixed).map(lambda ck: engine_inputs(*ck))
+
+
+def check_rules(rules: Any, **kwargs: Any) -> Any:
+    """Property-test your own rules with vLLM's rulebook: see :func:`postinit._checkrules.check_rules`.
+
+    ``check_rules(my_rules, version=..., inputs=resolve_inputs(...), max_examples=50)`` runs every
+    invariant over the combined rulebook and returns a report of what the examples exercised (rules that
+    never fired, conditions never true or never false, your rules x vLLM's touching one path); it raises
+    ``RulesCheckError`` with the shrunk failing input as a ``postinit resolve`` command line.
+    """
+    from postinit._checkrules import check_rules as run
+
+    return run(rules, **kwargs)

@@ -16,8 +16,10 @@ LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 def _everything(r: postinit.Resolution) -> tuple[Any, ...]:
     """All a user can observe: config, hash, changes, trace events, violations, stale reads, notes, inputs."""
     d = r.to_dict()
+    e = r.engine
     return (d["config"], d["hash"], d["changes"], d["trace"], d["violations"], d["notes"], d["inputs"],
-            [s.to_dict() for s in r.stale_reads], r.ok)
+            [s.to_dict() for s in r.stale_reads], r.ok, e.initial, e.initial_provenance, e.state, e.provenance,
+            e.history)
 
 
 BASES = [
@@ -30,6 +32,9 @@ BASES = [
     {"model": "ai21labs/AI21-Jamba-Mini-1.6", "platform": "mi300x", "usage": "llm"},
     {"model": "BAAI/bge-base-en-v1.5", "platform": "cpu"},
     {"model": LLAMA, "platform": "h100", "semantics": "consistent"},
+    {"model": LLAMA, "platform": "h100", "argv": ["--max-num-seqs", "32", "--no-enable-prefix-caching"],
+     "overrides": {"scheduler_config.max_num_batched_tokens": 4096, "kv_transfer_config.kv_role": "kv_both",
+                   "kv_transfer_config.kv_connector": "NixlConnector"}},
 ]
 CHANGES: list[dict[str, Any]] = [
     {"model_config.enforce_eager": True},
@@ -46,6 +51,13 @@ CHANGES: list[dict[str, Any]] = [
     {"env.VLLM_USE_V1": "0"},
     {"compilation_config.mode": 0},
     {"kv_transfer_config": {"kv_connector": "NixlConnector", "kv_role": "kv_both"}},
+    {"kv_transfer_config.kv_role": "kv_producer"},
+    {"scheduler_config.max_num_batched_tokens": 2048},
+    {"load_config.download_dir": "/models"},
+    {"scheduler_config.max_num_seqs": -1},
+    {"scheduler_config.max_num_seqs": "many"},
+    {"compilation_config.pass_config": {"enable_fusion": False}},
+    {"compilation_config": None},
 ]
 OTHER = [{}, {"platform": "b200"}, {"platform": "cpu"}, {"model": "openai/gpt-oss-120b"}, {"usage": "llm"},
          {"argv": ["-O0"]}]

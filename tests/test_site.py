@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -212,3 +213,19 @@ def test_site_rules_never_change_vllms_own_answers() -> None:
     b = postinit.resolve(argv=["-tp", "2"], platform="b200", rules=[never])
     assert a.hash == b.hash and a.state == b.state
     assert [e.to_dict() for e in a.trace.events] == [e.to_dict() for e in b.trace.events if e.rule != "mysite.never"]
+
+
+def test_sweep_with_site_rules_reports_what_they_did() -> None:
+    from postinit import sweep as sweeping
+
+    report = sweeping.sweep("random", n=24, seed=3, chunk_size=12, rules=(str(POLICIES),))
+    d = report.to_dict()
+    assert d["ok"], d["violations"]
+    assert list(d["site_rules"]) == list(load(str(POLICIES)).ids)
+    gpu = d["site_rules"]["mysite.gpu-memory-utilization"]
+    assert gpu["reached"] == gpu["fired"] > 0  # the site default applies whenever it is reached
+    assert set(d["site_never_fired"]) == {r for r, v in d["site_rules"].items() if not v["fired"]}
+    out = runner.invoke(cli_app, ["sweep", "--random", "24", "--seed", "3", "--chunk-size", "12",
+                                  "--rules", str(POLICIES), "--format", "json"])
+    assert out.exit_code == (1 if d["site_never_fired"] else 0), out.output
+    assert json.loads(out.stdout)["site_rules"] == d["site_rules"]

@@ -229,6 +229,7 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
     def program(run: CompiledRun) -> None:
         replay, steps = run.replay, run.steps
         pristine = True  # every phase so far copied whole: the stale-read log is the recording's
+        left = False  # a phase left the recorded schedule
         for k, (fn, phase, order) in enumerate(phases):
             start = len(run.events)
             if replay is not None and k < len(replay.recording.steps):
@@ -245,7 +246,13 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
             queued = [True] * n
             runs = [0] * n
             apply, wake = _recorder(run, phase, order, tables[phase], queued)
-            if replay is not None:
+            if replay is not None and left:
+                # the schedule was left in an earlier phase: a phase that cannot be copied whole is swept
+                # (following it step by step costs more than running it when much differs: measured)
+                stopped = fn(run, queued, apply, wake, None, runs, 0, False)
+                if stopped or not _resync(run, replay, k, start, phases, touches):
+                    replay = None
+            elif replay is not None:
                 resume = _Follow(run, replay, k, phase, order, apply, tables[phase], readers[k]).follow()
                 if resume is None:  # followed the recorded schedule to its end
                     stopped = run.stopped
@@ -255,6 +262,7 @@ def _compile(book: Rulebook) -> Callable[[CompiledRun], None]:
                     queued[:] = resume.queued
                     runs[:] = resume.runs
                     stopped = resume.stopped or fn(run, queued, apply, wake, None, runs, resume.start, resume.again)
+                    left = True
                     if stopped or not _resync(run, replay, k, start, phases, touches):
                         replay = None
             else:

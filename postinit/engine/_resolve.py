@@ -18,7 +18,7 @@ from postinit.engine._compiled import Replay, run_compiled
 from postinit.engine._consistent import ConsistentRun
 from postinit.engine._ordered import OrderedRun
 from postinit.engine._paths import freeze
-from postinit.engine._run import _ATOMIC, MAX_RUNS, EngineResult, Run, TraceLevel, differing
+from postinit.engine._run import _ATOMIC, MAX_RUNS, EngineResult, Run, TraceLevel, differing, same
 from postinit.engine._trace import Fired, Provenance, StaleRead, Trace, ViolationEvent
 from postinit.errors import RuleDeclarationError
 
@@ -125,7 +125,7 @@ def resolve_flat(
 
 
 def replay(base: EngineResult, initial: dict[str, Any], provenance: Mapping[str, Provenance] | None = None, *,
-           strict: bool = False, record: bool = False) -> EngineResult:
+           strict: bool = False, record: bool = False, changed: Collection[str] | None = None) -> EngineResult:
     """Resolve another state of the same rulebook by following this (recorded) resolution.
 
     Exactly ``resolve_flat(book, initial, provenance, semantics=..., trace=...)`` of the new
@@ -135,7 +135,9 @@ def replay(base: EngineResult, initial: dict[str, Any], provenance: Mapping[str,
     (as ``owned=True``). Resolutions that cannot be replayed (consistent semantics, debug
     traces, strict mode, no recording) are resolved from scratch. ``record`` keeps the new
     resolution's own schedule (it costs every evaluation a call through a hook: a replay that
-    leaves the schedule early was ~15 % slower than a scratch resolution with it).
+    leaves the schedule early was ~15 % slower than a scratch resolution with it). ``changed``
+    (optional) names every path whose value or provenance may differ from ``base``'s input: only
+    those are compared (the incremental front door knows them).
     """
     prov = dict(provenance or {})
     level: TraceLevel = base.trace.level  # type: ignore[assignment]
@@ -145,8 +147,14 @@ def replay(base: EngineResult, initial: dict[str, Any], provenance: Mapping[str,
         return resolve_flat(base.rulebook, initial, prov, semantics=base.semantics,
                             trace=level, strict=strict, owned=True, record=record)
     base_prov = base.initial_provenance
-    values = differing(initial, base.initial)
-    provenance_differs = {p for p in prov.keys() | base_prov.keys()
+    if changed is None:
+        values = differing(initial, base.initial)
+        maybe: Collection[str] = prov.keys() | base_prov.keys()
+    else:  # the caller knows which paths can differ: only those are compared
+        before = base.initial
+        values = {p for p in changed if not same(initial[p], before[p])}
+        maybe = changed
+    provenance_differs = {p for p in maybe
                           if (prov[p].source if p in prov else None) != (base_prov[p].source if p in base_prov else None)}
     return resolve_flat(base.rulebook, initial, prov, semantics="ordered", trace=level, owned=True,
                         record=record, replay=Replay(recording, values, provenance_differs, base.initial, base_prov))

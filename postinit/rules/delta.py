@@ -99,6 +99,9 @@ class Delta:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """Dataclass defaults this version's vLLM declares differently from its parent: schema path -> value.
     Applied where the input does not set the field (its provenance says "vLLM <version>'s default")."""
+    config_defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Like ``defaults``, for a config built directly only (``VllmConfig(...)``): EngineArgs keeps its own
+    default there (e.g. ``enable_prefix_caching``: None in EngineArgs, True in CacheConfig)."""
     notes: tuple[str, ...] = ()
     """Differences that are no rule's (facts every rule of the parent already handles the same way), for docs."""
 

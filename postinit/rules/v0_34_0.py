@@ -31,6 +31,11 @@ from postinit.schema import CompilationMode, CUDAGraphMode
 
 __all__ = ["DELTA", "DROPS", "FIELDS_ADDED", "FIELDS_REMOVED"]
 
+_MC = "model_config"
+_TOK = "scheduler_config.max_num_batched_tokens"
+_SEQ = "scheduler_config.max_num_seqs"
+_TP = "parallel_config.tensor_parallel_size"
+
 FIELDS_ADDED = (
     "attention_config.backend",
     "attention_config.backend_per_kind",
@@ -467,7 +472,6 @@ DEFAULTS: dict[str, object] = {
     "model_config.pooler_config.enable_chunked_processing": False,
     "cache_config.gpu_memory_utilization": None,
     "cache_config.block_size": 64,
-    "cache_config.enable_prefix_caching": True,
     "cache_config.kv_offloading_backend": "native",
     "parallel_config.all2all_backend": "allgather_reducescatter",
     "parallel_config.disable_nccl_for_dp_synchronization": None,
@@ -483,13 +487,289 @@ DEFAULTS: dict[str, object] = {
 }
 """0.34.0's dataclass defaults where they differ from 0.11.1's (the schema holds the seed's)."""
 
+CONFIG_DEFAULTS: dict[str, object] = {
+    "cache_config.enable_prefix_caching": True,
+}
+"""CacheConfig's defaults that EngineArgs does not share (its own default is None, decided in create_engine_config)."""
+
 _PAR = "vllm/config/parallel.py ParallelConfig"
 _VLLM = "vllm/config/vllm.py VllmConfig"
-_TP = "parallel_config.tensor_parallel_size"
 _DP = "parallel_config.data_parallel_size"
 _PCP = "parallel_config.prefill_context_parallel_size"
 _DCP = "parallel_config.decode_context_parallel_size"
 _NRE = "parallel_config.eplb_config.num_redundant_experts"
+
+# =========================================================================== EngineArgs (phase engine_args)
+
+_ARGS = "vllm/engine/arg_utils.py EngineArgs"
+_EA = "usage.via_engine_args"
+_CTX = "usage.usage_context"
+_RUNNER = "model_config.runner_type"
+_ECP = "scheduler_config.enable_chunked_prefill"
+_APC = "cache_config.enable_prefix_caching"
+_ATTN_READS = (_MC, "model_config.pooler_config", "model_config.pooler_config.pooling_type",
+               "model_config.hf_config.is_causal", "model_config.is_hybrid", "model_config.is_attention_free",
+               "model_config.is_encoder_decoder")
+
+
+def _attn_type(c: Mapping[str, Any]) -> str:
+    """``ModelConfig.attn_type``. Partial model for pooling models: a pooler whose type is CLS, or a model
+    that is not causal, is encoder-only; other pooling models are treated as decoders."""
+    if c["model_config.pooler_config"]:
+        ptype = c["model_config.pooler_config.pooling_type"]
+        causal = c["model_config.hf_config.is_causal"]
+        if (ptype or "").upper() == "CLS" or causal is False:
+            return "encoder_only"
+        return "decoder"
+    if c["model_config.is_hybrid"]:
+        return "hybrid"
+    if c["model_config.is_attention_free"]:
+        return "attention_free"
+    if c["model_config.is_encoder_decoder"]:
+        return "encoder_decoder"
+    return "decoder"
+
+
+def _support(c: Mapping[str, Any]) -> tuple[bool, str, bool, str]:
+    """``is_chunked_prefill_supported`` / ``is_prefix_caching_supported`` with the debug record each logs."""
+    kind = _attn_type(c)
+    if c["model_config.pooler_config"]:
+        if kind == "encoder_only":
+            return (False, "Pooling models with bidirectional attn do not support chunked prefill.", False,
+                    "Pooling models with bidirectional attn do not support prefix caching.")
+        ptype = (c["model_config.pooler_config.pooling_type"] or "LAST").upper()
+        ok = ptype not in ("MEAN", "CLS", "STEP")
+        seq, tok = (ptype, None) if ptype != "STEP" else (None, ptype)
+        verb = "support" if ok else "do not support"
+        return (ok, f"Pooling models with causal attn and {seq}/{tok} pooling {verb} chunked prefill.", ok,
+                f"Pooling models with causal attn and {seq}/{tok} pooling {verb} prefix caching.")
+    if kind == "encoder_decoder":
+        return (False, "Encoder decoder models do not support chunked prefill.", False,
+                "Encoder decoder models do not support prefix caching.")
+    chunk = (True, "Generative models support chunked prefill.")
+    if kind == "hybrid":
+        return (*chunk, True, "Generative hybrid models support prefix caching.")
+    if kind == "attention_free":
+        return (*chunk, False, "Attention free models do not support prefix caching since the feature is still "
+                               "experimental.")
+    return (*chunk, True, "Generative models support prefix caching.")
+
+
+@rule(
+    "engine-args.chunked-prefill-prefix-caching-support",
+    title="What the model supports: chunked prefill and prefix caching by attention type (logged)",
+    phase="engine_args",
+    kind="check",
+    reads=(_EA, *_ATTN_READS),
+    source="vllm/config/model.py ModelConfig.is_chunked_prefill_supported, is_prefix_caching_supported "
+    f"(read by {_ARGS}._set_default_chunked_prefill_and_prefix_caching_args); ref v0.34.0",
+    message="<the two support records>",
+    level="debug",
+)
+def chunked_prefill_prefix_caching_support(c: Mapping[str, Any]) -> RuleResult:
+    """Both properties are evaluated (and log) whenever EngineArgs builds a config, whatever the user set."""
+    if not c[_EA] or c[_MC] is None:
+        return None
+    _, chunk_msg, _, cache_msg = _support(c)
+    return Outcome(message=f"{chunk_msg}\n{cache_msg}")
+
+
+@rule(
+    "engine-args.chunked-prefill-default",
+    title="Chunked prefill defaults to what the model supports",
+    phase="engine_args",
+    kind="default",
+    reads=(_EA, *_ATTN_READS, _ECP),
+    writes=(_ECP,),
+    source=f"{_ARGS}._set_default_chunked_prefill_and_prefix_caching_args; ref v0.34.0",
+    message="(Enabling|Disabling) chunked prefill by default",
+    level="debug",
+)
+def chunked_prefill_default(c: Mapping[str, Any]) -> RuleResult:
+    """Only an unset flag is filled."""
+    if not c[_EA] or c[_MC] is None or c[_ECP] is not None:
+        return None
+    on = _support(c)[0]
+    return Outcome({_ECP: on}, message=f"{'Enabling' if on else 'Disabling'} chunked prefill by default")
+
+
+@rule(
+    "engine-args.pooling-chunked-prefill-warning",
+    title="A user's chunked-prefill choice against the model's support is kept, with a warning",
+    phase="engine_args",
+    kind="check",
+    reads=(_EA, _RUNNER, *_ATTN_READS, _ECP),
+    source=f"{_ARGS}._set_default_chunked_prefill_and_prefix_caching_args; ref v0.34.0",
+    message="This model does not officially support (disabling )chunked prefill. (Disabling|Enabling) this manually "
+    "may cause the engine to crash or produce incorrect outputs.",
+    level="warning",
+)
+def pooling_chunked_prefill_warning(c: Mapping[str, Any]) -> RuleResult:
+    """A generative model switched off, or a pooling model switched on against its support."""
+    if not c[_EA] or c[_MC] is None or c[_ECP] is None:
+        return None
+    supported = _support(c)[0]
+    if c[_RUNNER] == "generate" and not c[_ECP] and supported:
+        return Outcome(message="This model does not officially support disabling chunked prefill. Disabling this "
+                               "manually may cause the engine to crash or produce incorrect outputs.")
+    if c[_RUNNER] == "pooling" and c[_ECP] and not supported:
+        return Outcome(message="This model does not officially support chunked prefill. Enabling this manually may "
+                               "cause the engine to crash or produce incorrect outputs.")
+    return None
+
+
+@rule(
+    "engine-args.prefix-caching-default",
+    title="Prefix caching defaults to what the model supports (hybrid models included)",
+    phase="engine_args",
+    kind="default",
+    reads=(_EA, *_ATTN_READS, _APC),
+    writes=(_APC,),
+    source=f"{_ARGS}._set_default_chunked_prefill_and_prefix_caching_args; ref v0.34.0",
+    message="(Enabling|Disabling) prefix caching by default",
+    level="debug",
+)
+def prefix_caching_default(c: Mapping[str, Any]) -> RuleResult:
+    """EngineArgs' own default is None (CacheConfig's, True, applies to a config built directly)."""
+    if not c[_EA] or c[_MC] is None or c[_APC] is not None:
+        return None
+    on = _support(c)[2]
+    return Outcome({_APC: on}, message=f"{'Enabling' if on else 'Disabling'} prefix caching by default")
+
+
+@rule(
+    "engine-args.pooling-prefix-caching-warning",
+    title="A pooling model that does not support prefix caching has it switched on by the user",
+    phase="engine_args",
+    kind="check",
+    reads=(_EA, _RUNNER, *_ATTN_READS, _APC),
+    source=f"{_ARGS}._set_default_chunked_prefill_and_prefix_caching_args; ref v0.34.0",
+    message="This model does not officially support prefix caching. Enabling this manually may cause the engine "
+    "to crash or produce incorrect outputs.",
+    level="warning",
+)
+def pooling_prefix_caching_warning(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM keeps the user's --enable-prefix-caching and warns."""
+    if c[_EA] and c[_MC] is not None and c[_RUNNER] == "pooling" and c[_APC] and not _support(c)[2]:
+        return Outcome.log()
+    return None
+
+
+_BATCH_READS = (_EA, _CTX, _TOK, _SEQ, _ECP, "platform.is_cpu", "platform.total_memory_gb", "platform.device_name",
+                "platform.capability", "model_config.max_model_len", "performance_mode")
+
+
+def _batch(c: Mapping[str, Any], tokens: Mapping[str | None, int], seqs: Mapping[str | None, int]) -> RuleResult:
+    """``_set_default_max_num_seqs_and_batched_tokens_args``: the usage default (2048 / 128 otherwise), doubled in
+    throughput mode, raised to max_model_len without chunked prefill, capped at max_num_seqs x max_model_len; then
+    max_num_seqs <= the budget."""
+    if not c[_EA]:
+        return None
+    ctx = c[_CTX]
+    orig_tok, orig_seq = c[_TOK], c[_SEQ]
+    if orig_tok is not None and orig_seq is not None:
+        return None
+    length = c["model_config.max_model_len"]
+    tok = orig_tok if orig_tok is not None else tokens.get(ctx, 2048)
+    seq = orig_seq if orig_seq is not None else seqs.get(ctx, 128)
+    if c["performance_mode"] == "throughput":
+        tok = tok * 2 if orig_tok is None else tok
+        seq = seq * 2 if orig_seq is None else seq
+    msgs, out = [], {}
+    if orig_tok is None:
+        if not c[_ECP]:
+            tok = max(length, tok)
+        tok = min(seq * length, tok)
+        out[_TOK] = tok
+        msgs.append(f"Defaulting max_num_batched_tokens to {tok} for {ctx} usage context.")
+    if orig_seq is None:
+        out[_SEQ] = min(seq, tok)
+        msgs.append(f"Defaulting max_num_seqs to {out[_SEQ]} for {ctx} usage context.")
+    return Outcome(out, message="\n".join(msgs))
+
+
+def _huge_gpu(c: Mapping[str, Any]) -> bool:
+    return bool(c["platform.total_memory_gb"] >= 160)
+
+
+def _large_gpu(c: Mapping[str, Any]) -> bool:
+    return bool(c["platform.total_memory_gb"] >= 70 and "a100" not in c["platform.device_name"].lower()
+                and c["platform.capability"] != 121)
+
+
+@rule(
+    "engine-args.batch-defaults-large-gpu",
+    title="Batch defaults for GPUs with >= 160 GiB, and for >= 70 GiB ones that are not A100s or GB10",
+    phase="engine_args",
+    kind="default",
+    reads=_BATCH_READS,
+    writes=(_TOK, _SEQ),
+    source=f"{_ARGS}._set_default_max_num_seqs_and_batched_tokens_args, get_batch_defaults; ref v0.34.0",
+    message="Defaulting max_num_batched_tokens to <n> ...\nDefaulting max_num_seqs to <n> ...",
+    level="debug",
+)
+def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
+    """B200/B300-class devices get 16384 tokens for both usages; H100/H200-class 16384 (LLM) / 8192 (serve);
+    1024 sequences. Throughput mode doubles what the user left unset."""
+    if c["platform.is_cpu"]:
+        return None
+    if _huge_gpu(c):
+        return _batch(c, {"LLM_CLASS": 16384, "OPENAI_API_SERVER": 16384}, {"LLM_CLASS": 1024,
+                                                                           "OPENAI_API_SERVER": 1024})
+    if not _large_gpu(c):
+        return None
+    return _batch(c, {"LLM_CLASS": 16384, "OPENAI_API_SERVER": 8192}, {"LLM_CLASS": 1024, "OPENAI_API_SERVER": 1024})
+
+
+@rule(
+    "engine-args.batch-defaults-other-device",
+    title="Batch defaults for A100s, GB10 and devices with < 70 GiB",
+    phase="engine_args",
+    kind="default",
+    reads=_BATCH_READS,
+    writes=(_TOK, _SEQ),
+    source=f"{_ARGS}._set_default_max_num_seqs_and_batched_tokens_args, get_batch_defaults; ref v0.34.0",
+    message="Defaulting max_num_batched_tokens to <n> ...\nDefaulting max_num_seqs to <n> ...",
+    level="debug",
+)
+def batch_defaults_other_device(c: Mapping[str, Any]) -> RuleResult:
+    """8192 (LLM) / 2048 (serve) tokens and 256 sequences."""
+    if c["platform.is_cpu"] or _huge_gpu(c) or _large_gpu(c):
+        return None
+    return _batch(c, {"LLM_CLASS": 8192, "OPENAI_API_SERVER": 2048}, {"LLM_CLASS": 256, "OPENAI_API_SERVER": 256})
+
+
+@rule(
+    "engine-args.batch-defaults-cpu",
+    title="CPU batch defaults scale with the world size",
+    phase="engine_args",
+    kind="default",
+    reads=(*_BATCH_READS, "parallel_config.pipeline_parallel_size", _TP),
+    writes=(_TOK, _SEQ),
+    source=f"{_ARGS}._set_default_max_num_seqs_and_batched_tokens_args, get_batch_defaults; ref v0.34.0",
+    message="Defaulting max_num_batched_tokens to <n> ...\nDefaulting max_num_seqs to <n> ...",
+    level="debug",
+)
+def batch_defaults_cpu(c: Mapping[str, Any]) -> RuleResult:
+    """Per worker, times pp x tp."""
+    if not c["platform.is_cpu"]:
+        return None
+    ws = c["parallel_config.pipeline_parallel_size"] * c[_TP]
+    return _batch(c, {"LLM_CLASS": 4096 * ws, "OPENAI_API_SERVER": 2048 * ws},
+                  {"LLM_CLASS": 256 * ws, "OPENAI_API_SERVER": 128 * ws})
+
+
+CREATE_ENGINE_CONFIG = sequence(
+    "engine-args.create-engine-config",
+    "engine-args.draft-model-unsupported", "engine-args.chunked-prefill-prefix-caching-support",
+    "engine-args.chunked-prefill-default", "engine-args.pooling-chunked-prefill-warning",
+    "engine-args.prefix-caching-default", "engine-args.pooling-prefix-caching-warning", "engine-args.batch-defaults",
+    "engine-args.cpu-arch-overrides", "engine-args.tp-divisible-by-dcp",
+    title="create_engine_config: what the model supports (logged), the chunked-prefill / prefix-caching defaults "
+    "or warnings, the batch defaults, the CPU-architecture switch and the DCP check",
+    source=f"{_ARGS}.create_engine_config",
+)
+
 
 
 # =========================================================================== ParallelConfig (phase sub_configs)
@@ -641,12 +921,9 @@ _SPLIT = f"{_CC}.splitting_ops"
 _PARTITION = f"{_CC}.use_inductor_graph_partition"
 _BREAKABLE = f"{_CC}.use_breakable_cudagraph"
 _LEVEL = "optimization_level"
-_MC = "model_config"
 _EAGER = "model_config.enforce_eager"
 _STATIC = "platform.support_static_graph_mode"
 _KIND = "platform.kind"
-_TOK = "scheduler_config.max_num_batched_tokens"
-_SEQ = "scheduler_config.max_num_seqs"
 _ASYNC = "scheduler_config.async_scheduling"
 _PRIO = "kernel_config.ir_op_priority"
 _IR_OPS = ("rms_norm", "fused_add_rms_norm", "gelu_and_mul_sparse")
@@ -1446,8 +1723,166 @@ def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
         out[_CG] = CUDAGraphMode.NONE
     return Outcome(out, message="\n".join(warnings))
 
+@rule(
+    "compilation.blocked-fp8-adds-quant-fp8-early",
+    title="Blocked FP8 weights enable the quant_fp8 custom op (first of vLLM's two appends)",
+    phase="core",
+    kind="override",
+    reads=("quant_config", "quant_config.weight_block_size", "quant_config.method",
+           "model_config.hf_config.quantization_config", _OPS),
+    writes=(_OPS,),
+    source=f"{_VLLM}.__post_init__ (before apply_config_platform_defaults); ref V-QUANT-FP8-OP, v0.34.0",
+)
+def blocked_fp8_adds_quant_fp8_early(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 appends '+quant_fp8' here and again at the end of __post_init__: the op can appear twice."""
+    from postinit.rules.compilation import _blocked_weights
+
+    ops = tuple(c[_OPS])
+    if _blocked_weights(c) and "-quant_fp8" not in ops:
+        return {_OPS: (*ops, "+quant_fp8")}
+    return None
+
+
+@rule(
+    "rocm.config-platform-defaults",
+    title="ROCm's platform defaults: the sparse-attention indexer op always, gated RMSNorm for unquantized models "
+    "(and AITER's ops when AITER is on)",
+    phase="core",
+    kind="override",
+    reads=(_KIND, _OPS, _MC, "model_config.quantization", "env.VLLM_BATCH_INVARIANT", "env.VLLM_ROCM_USE_AITER",
+           "platform.aiter_found", "platform.gcn_arch"),
+    writes=(_OPS,),
+    source="vllm/platforms/rocm.py RocmPlatform.apply_config_platform_defaults; ref P-DEFAULTS, v0.34.0",
+)
+def rocm_config_platform_defaults(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: with AITER on, its FP8-linear and fused-MoE switches are taken as on (their env defaults)."""
+    if c[_KIND] != "rocm":
+        return None
+    ops = list(c[_OPS])
+    aiter = bool(_aiter(c))
+    if aiter and "-quant_fp8" not in ops:
+        ops.append("+quant_fp8")
+    if c["env.VLLM_BATCH_INVARIANT"] and "-rms_norm" not in ops:
+        ops.append("+rms_norm")
+    if aiter and "+grouped_topk" not in ops and "-grouped_topk" not in ops:
+        ops.append("+grouped_topk")
+    ops.append("+sparse_attn_indexer")
+    if c[_MC] is not None and c["model_config.quantization"] is None and "+rms_norm_gated" not in ops \
+            and "-rms_norm_gated" not in ops:
+        ops.append("+rms_norm_gated")
+    return {_OPS: tuple(ops)}
+
+
+_PASS_FIELDS = ("fuse_norm_quant", "fuse_act_quant", "fuse_attn_quant", "eliminate_noops", "fuse_allreduce_rms",
+                "enable_qk_norm_rope_fusion", "fuse_rope_kvcache_cat_mla", "fuse_act_padding", "fuse_mla_dual_rms_norm",
+                "fuse_rope_kvcache", "fuse_qk_norm_rope_kvcache", "rope_kvcache_fusion_max_token_num",
+                "fi_allreduce_fusion_max_size_mb")
+"""PassConfig's fields in declaration order (vllm/config/compilation.py)."""
+
+
+@rule(
+    "compilation.log-enabled-passes",
+    title="The enabled fusion passes are logged",
+    phase="validate",
+    kind="check",
+    reads=tuple(f"{_PC}.{f}" for f in _PASS_FIELDS),
+    source="vllm/config/compilation.py PassConfig.log_enabled_passes (end of VllmConfig.__post_init__); "
+    "ref V-LOG-PASSES, v0.34.0",
+    message="Enabled custom fusions: <names>",
+    level="info",
+)
+def log_enabled_passes(c: Mapping[str, Any]) -> RuleResult:
+    """Every truthy fuse_* / enable_* field, its prefix dropped, in declaration order."""
+    names = [f.removeprefix("fuse_").removeprefix("enable_") for f in _PASS_FIELDS
+             if f.startswith(("fuse_", "enable_")) and c[f"{_PC}.{f}"]]
+    return Outcome(message=f"Enabled custom fusions: {', '.join(names)}") if names else None
+
+
+@rule(
+    "model.is-quantized",
+    title="A checkpoint with a quantization_config is quantized",
+    phase="model_config",
+    kind="derive",
+    reads=(_MC, "model_config.hf_config.quantization_config"),
+    writes=("model_config.is_quantized",),
+    source="vllm/config/model.py ModelConfig.is_quantized; ref v0.34.0",
+)
+def model_is_quantized(c: Mapping[str, Any]) -> RuleResult:
+    """``model_arch_config.quantization_config is not None`` (the checkpoint's, not --quantization)."""
+    if c[_MC] is None or c["model_config.hf_config.quantization_config"] is None:
+        return None
+    return {"model_config.is_quantized": True}
+
+
+@rule(
+    "vllm.performance-mode",
+    title="A performance mode other than balanced is announced",
+    phase="core",
+    kind="check",
+    reads=("performance_mode",),
+    source=f"{_VLLM}.__post_init__; ref V-PERF-MODE, v0.34.0",
+    message="Performance mode set to '{mode}'.",
+    level="info",
+)
+def performance_mode(c: Mapping[str, Any]) -> RuleResult:
+    """The mode also changes the capture sizes (interactivity) and the EngineArgs budgets (throughput)."""
+    mode = c["performance_mode"]
+    return Outcome.log(mode=mode) if mode != "balanced" else None
+
+
 
 _KVC = "kv_transfer_config.kv_connector"
+
+
+_CONNECTORS = frozenset({
+    "ExampleConnector", "ExampleHiddenStatesConnector", "LMCacheConnectorV1", "LMCacheMPConnector", "NixlConnector",
+    "MultiConnector", "HiSparseConnector", "MoRIIOConnector", "OffloadingConnector", "DecodeBenchConnector",
+    "MooncakeConnector", "MooncakeStoreConnector", "UMBPStoreConnector", "FlexKVConnectorV1",
+    "SimpleCPUOffloadConnector", "HF3FSKVConnector",
+})
+"""The connectors ``KVConnectorFactory`` registers in vllm==0.34.0 (kv_connector/factory.py; no
+``SharedStorageConnector``: renamed ``ExampleConnector``)."""
+
+
+def _unknown_connector(c: Mapping[str, Any]) -> Violation | None:
+    name = c[_KVC]
+    if not c["kv_transfer_config"] or name is None or c["kv_transfer_config.kv_connector_module_path"]:
+        return None
+    if name in _CONNECTORS:
+        return None
+    return Violation(f"Unsupported connector type: {name}")
+
+
+@rule(
+    "kv-transfer.connector-class-for-graphs",
+    title="A KV-transfer instance with full CUDA graphs looks its connector class up (an unknown name is an error)",
+    phase="core",
+    kind="check",
+    reads=("kv_transfer_config", _KVC, "kv_transfer_config.kv_role", "kv_transfer_config.kv_connector_module_path",
+           _CG, _STATIC),
+    source="vllm/distributed/kv_transfer/kv_connector/factory.py KVConnectorFactory.get_connector_class (from "
+    f"{_VLLM}.__post_init__'s requires_piecewise_for_cudagraph test); ref V-KV-CONNECTOR-PIECEWISE, v0.34.0",
+)
+def connector_class_for_graphs(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: which known connectors require PIECEWISE is not modelled (none in the corpus)."""
+    mode = c[_CG]
+    if not c[_STATIC] or c["kv_transfer_config.kv_role"] is None or mode is None or not mode.has_full_cudagraphs():
+        return None
+    return _unknown_connector(c)
+
+
+@rule(
+    "kv-transfer.connector-class",
+    title="The KV connector is looked up when the cache access is settled (an unknown name is an error)",
+    phase="finalize",
+    kind="check",
+    reads=("kv_transfer_config", _KVC, "kv_transfer_config.kv_connector_module_path"),
+    source="vllm/distributed/kv_transfer/kv_connector/factory.py KVConnectorFactory.get_connector_class (from "
+    f"{_VLLM}._resolve_extensible_kv_cache); ref V-EXTENSIBLE-KV, v0.34.0",
+)
+def connector_class(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 renamed SharedStorageConnector to ExampleConnector: the old name fails here."""
+    return _unknown_connector(c)
 _HMA_CONNECTORS = frozenset({
     "MultiConnector", "ExampleHiddenStatesConnector", "MooncakeConnector", "MooncakeStoreConnector",
     "MoRIIOConnector", "SimpleCPUOffloadConnector", "HiSparseConnector", "OffloadingConnector",
@@ -1558,7 +1993,7 @@ def splitting_ops(c: Mapping[str, Any]) -> RuleResult:
     out: dict[str, Any] = {}
     warnings: list[str] = []
     if c[_MODE] != CompilationMode.VLLM_COMPILE:
-        return {_SPLIT: ()} if ops is None else None
+        return Outcome({_SPLIT: ()}, message="") if ops is None else None
     if c[f"{_PC}.fuse_attn_quant"] and not c[_PARTITION]:
         if ops is None:
             out[_SPLIT] = ()
@@ -1724,20 +2159,20 @@ def dbo_requires_deepep(c: Mapping[str, Any]) -> RuleResult:
 
 CORE = sequence(
     "vllm.post-init-0340",
-    "parallel.dcp-defaults", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
+    "vllm.performance-mode", "parallel.dcp-defaults", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
     "scheduler.async-scheduling-default", "parallel.nccl-dp-sync-default", "compilation.enforce-eager",
     "compilation.torch-compile-disable", "compilation.breakable-cudagraph", "compilation.inductor-off-warning",
-    "compilation.default-mode", "compilation.ir-enable-torch-wrap", "compilation.default-custom-ops",
+    "compilation.blocked-fp8-adds-quant-fp8-early", "rocm.config-platform-defaults", "compilation.default-mode", "compilation.ir-enable-torch-wrap", "compilation.default-custom-ops",
     "kernel.ir-op-priority", "kernel.ir-op-priority-final", *(r.id for r in LEVEL_RULES),
     "attention.sparse-mla-workspace-factor", "cudagraph.normalize-piecewise", "compilation.fast-moe-cold-start",
-    "cudagraph.pooling-forces-piecewise", "cudagraph.encoder-decoder-forces-piecewise", "cudagraph.eager-disables",
+    "cudagraph.pooling-forces-piecewise", "kv-transfer.connector-class-for-graphs", "cudagraph.encoder-decoder-forces-piecewise", "cudagraph.eager-disables",
     "cudagraph.warmups", "cudagraph.capture-sizes", "cudagraph.no-static-graph-support",
     title="VllmConfig.__post_init__ of 0.34.0 up to the platform hook, in its statement order",
     source=_VLLM,
 )
 FINALIZE = sequence(
     "vllm.finalize-0340",
-    "cudagraph.normalize-piecewise-after-platform", "cache.extensible-kv-cache",
+    "cudagraph.normalize-piecewise-after-platform", "kv-transfer.connector-class", "cache.extensible-kv-cache",
     "parallel.batch-sharded-sampling-default", "compilation.compile-ranges", "compilation.splitting-ops",
     "cudagraph.piecewise-needs-vllm-compile", "parallel.dbo-requires-deepep", "scheduler.hma", "compilation.debug-dump-path",
     "compilation.debug-dump-path-env", "compilation.blocked-fp8-adds-quant-fp8",
@@ -1745,6 +2180,9 @@ FINALIZE = sequence(
     source=_VLLM,
 )
 _DROP_GROUPS = {
+    "engine-args.chunked-prefill": "statements of engine-args.create-engine-config in 0.34.0 (the support "
+    "properties log first, then default or warning)",
+    "engine-args.prefix-caching": "statements of engine-args.create-engine-config in 0.34.0",
     "cudagraph.step-12": "0.34.0's CUDA-graph steps are in vllm.post-init-0340",
     "compilation.steps-8-to-11": "0.34.0's compilation steps are in vllm.post-init-0340",
     "vllm.finalize": "0.34.0's final steps are in vllm.finalize-0340",
@@ -1759,17 +2197,22 @@ _DROP_GROUPS = {
 
 DELTA = Delta(
     defaults=DEFAULTS,
-    replace=(eplb_requirements, kv_offloading, default_mode, no_static_graph_support, pooling_forces_piecewise,
+    config_defaults=CONFIG_DEFAULTS,
+    replace=(chunked_prefill_default, pooling_chunked_prefill_warning, prefix_caching_default,
+             pooling_prefix_caching_warning, batch_defaults_large_gpu, batch_defaults_other_device, batch_defaults_cpu,
+             eplb_requirements, kv_offloading, default_mode, no_static_graph_support, pooling_forces_piecewise,
              encoder_decoder_forces_piecewise, eager_disables, warmups, capture_sizes, splitting_ops,
              piecewise_needs_vllm_compile, dbo_requires_deepep),
-    add=(eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,
+    add=(chunked_prefill_prefix_caching_support, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,
          async_scheduling_default, async_scheduling_explicit, nccl_dp_sync_default, enforce_eager,
          torch_compile_disable, breakable_cudagraph, inductor_off_warning, ir_enable_torch_wrap,
          ir_op_priority, ir_op_priority_final, *LEVEL_RULES, sparse_mla_workspace_factor, normalize_piecewise,
          normalize_piecewise_after_platform, fast_moe_cold_start, extensible_kv_cache,
-         batch_sharded_sampling_default, compile_ranges, hybrid_kv_cache_manager),
+         batch_sharded_sampling_default, compile_ranges, hybrid_kv_cache_manager, connector_class_for_graphs,
+         connector_class, blocked_fp8_adds_quant_fp8_early, rocm_config_platform_defaults, log_enabled_passes,
+         model_is_quantized, performance_mode),
     drop=DROPS,
-    groups=(CORE, FINALIZE),
+    groups=(CREATE_ENGINE_CONFIG, CORE, FINALIZE),
     drop_groups=_DROP_GROUPS,
     fields_added=FIELDS_ADDED,
     fields_removed=FIELDS_REMOVED,

@@ -129,10 +129,18 @@ class Version:
 
     @cached_property
     def defaults(self) -> Mapping[str, Any]:
-        """The dataclass defaults that differ from the schema's along the version's lineage (children win)."""
+        """The dataclass defaults that differ from the schema's along the version's lineage (children win), for a
+        config built directly (``VllmConfig(...)``: the ``config_defaults`` too)."""
+        return self.defaults_for(engine_args=False)
+
+    @functools.lru_cache(maxsize=2)  # noqa: B019 - one per version object (versions live for the process)
+    def defaults_for(self, engine_args: bool) -> Mapping[str, Any]:
+        """:attr:`defaults`; ``engine_args``: for a config EngineArgs builds (without the ``config_defaults``)."""
         out: dict[str, Any] = {}
         for v in self.chain:
             out.update(v.delta.defaults)
+            if not engine_args:
+                out.update(v.delta.config_defaults)
         return out
 
     @property
@@ -430,9 +438,9 @@ def delta(version: str | Version) -> Delta:
     return get(version).delta
 
 
-def defaults(version: str | Version) -> Mapping[str, Any]:
-    """``get(version).defaults``."""
-    return get(version).defaults
+def defaults(version: str | Version, engine_args: bool = False) -> Mapping[str, Any]:
+    """``get(version).defaults_for(engine_args)``."""
+    return get(version).defaults_for(engine_args)
 
 
 def absent_paths(version: str | Version) -> frozenset[str]:

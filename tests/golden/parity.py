@@ -118,6 +118,10 @@ NOT_MODELLED: Mapping[str, str] = {
     "parallel_config._coord_store_port": "a private attribute (0.34.0: a random free port)",
     "parallel_config._numa_bind_auto": "a private attribute (0.34.0 bookkeeping)",
     "speculative_config.draft_load_config": "the draft's LoadConfig (0.34.0); postinit has no draft configs",
+    "speculative_config.target_parallel_config._allow_auto_resolve_cp_interleave_size": "a private attribute "
+    "(0.34.0 bookkeeping; the target's ParallelConfig is parallel_config)",
+    "speculative_config.target_parallel_config._coord_store_port": "a private attribute (0.34.0: a random free port)",
+    "speculative_config.target_parallel_config._numa_bind_auto": "a private attribute (0.34.0 bookkeeping)",
 }
 """Oracle keys (a path, or a prefix of paths) postinit's schema has no field for: path -> why."""
 

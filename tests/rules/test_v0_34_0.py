@@ -269,3 +269,57 @@ def test_envs_defaults_of_0_34_0(env: dict[str, str], want: bool) -> None:
     """0.34.0's envs.py defaults VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE to 1 (0.11.1: 0)."""
     r = r034(env=env)
     assert r.state["env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"] is (not want)
+
+
+# ---------------------------------------------------------------- EngineArgs (argv mode)
+
+
+def test_engine_args_support_and_defaults() -> None:
+    """`vllm serve llama`: both support records, then the defaults; the budget tiers of 0.34.0."""
+    r = postinit.resolve(argv=[LLAMA], platform="cuda:8.0", vllm_version="0.34.0")
+    texts = [e.message for e in r.messages()]
+    for text in ("Generative models support chunked prefill.\nGenerative models support prefix caching.",
+                 "Enabling chunked prefill by default", "Enabling prefix caching by default"):
+        assert text in texts, text
+    assert r.state["scheduler_config.max_num_seqs"] == 256  # 0.11.1: 256 too; 0.34.0's tiers checked below
+    assert r.why("cache_config.enable_prefix_caching").rule == "engine-args.prefix-caching-default"
+    ea = {"usage.via_engine_args": True, "usage.usage_context": "OPENAI_API_SERVER", "model_config.max_model_len": 4096,
+          "scheduler_config.enable_chunked_prefill": True}
+    huge = changes(v.batch_defaults_large_gpu(state(ea, platform="b200")))
+    assert huge == {"scheduler_config.max_num_batched_tokens": 16384, "scheduler_config.max_num_seqs": 1024}
+    fast = changes(v.batch_defaults_other_device(state({**ea, "performance_mode": "throughput"}, platform="a100")))
+    assert fast == {"scheduler_config.max_num_batched_tokens": 4096, "scheduler_config.max_num_seqs": 512}
+    cpu = changes(v.batch_defaults_cpu(state(ea, platform="cpu")))
+    assert cpu == {"scheduler_config.max_num_batched_tokens": 2048, "scheduler_config.max_num_seqs": 128}
+    hybrid = {**ea, "model_config": True, "model_config.is_hybrid": True, "cache_config.enable_prefix_caching": None}
+    assert changes(v.prefix_caching_default(state(hybrid))) == {"cache_config.enable_prefix_caching": True}
+    assert "Generative hybrid models support prefix caching." in (
+        v.chunked_prefill_prefix_caching_support(state(hybrid)).message or "")
+    off = {**ea, "model_config": True, "model_config.runner_type": "generate",
+           "scheduler_config.enable_chunked_prefill": False}
+    assert "does not officially support disabling chunked prefill" in (
+        v.pooling_chunked_prefill_warning(state(off)).message or "")
+    pool = {**ea, "model_config": True, "model_config.runner_type": "pooling", "model_config.pooler_config": True,
+            "model_config.pooler_config.pooling_type": "CLS", "scheduler_config.enable_chunked_prefill": None}
+    assert changes(v.chunked_prefill_default(state(pool))) == {"scheduler_config.enable_chunked_prefill": False}
+    assert v.pooling_prefix_caching_warning(state({**pool, "cache_config.enable_prefix_caching": True})) is not None
+
+
+def test_connectors_custom_ops_and_logs() -> None:
+    shared = {"kv_transfer_config": True, "kv_transfer_config.kv_connector": "SharedStorageConnector",
+              "kv_transfer_config.kv_role": "kv_both", f"{CC}.cudagraph_mode": CUDAGraphMode.FULL}
+    bad = v.connector_class_for_graphs(state(shared))
+    assert isinstance(bad, Violation) and bad.message == "Unsupported connector type: SharedStorageConnector"
+    assert isinstance(v.connector_class(state(shared)), Violation)
+    assert v.connector_class(state({**shared, "kv_transfer_config.kv_connector": "ExampleConnector"})) is None
+    blocked = {"quant_config": True, "quant_config.method": "fp8", "quant_config.weight_block_size": (128, 128),
+               f"{CC}.custom_ops": ("none",)}
+    assert changes(v.blocked_fp8_adds_quant_fp8_early(state(blocked))) == {f"{CC}.custom_ops": ("none", "+quant_fp8")}
+    rocm = changes(v.rocm_config_platform_defaults(state({"model_config": True}, platform="rocm")))
+    assert rocm == {f"{CC}.custom_ops": ("+sparse_attn_indexer", "+rms_norm_gated")}
+    logged = v.log_enabled_passes(state({f"{PC}.fuse_norm_quant": True, f"{PC}.fuse_act_quant": True}))
+    assert logged is not None and logged.message == "Enabled custom fusions: norm_quant, act_quant"
+    assert changes(v.model_is_quantized(state({"model_config": True,
+                                               "model_config.hf_config.quantization_config": {"quant_method": "fp8"}})))
+    mode = v.performance_mode(state({"performance_mode": "interactivity"}))
+    assert isinstance(mode, Outcome) and mode.args == {"mode": "interactivity"}
