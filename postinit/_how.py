@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import functools
 import inspect
 import json
@@ -195,10 +196,15 @@ class Blocker:
     """What it did: ``sets PIECEWISE``, or the violation that refuses the closest edits."""
     fixed: tuple[tuple[str, Any, str], ...] = ()
     """``(path, value, origin)`` of the conditions it consulted that rest only on config.json or the platform."""
+    owner: str | None = None
+    """For a site's rule (``rules=``, ``--rules``): the module or file it came from; None for vLLM's."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rule": self.rule, "why": self.why,
-                "fixed": [{"path": p, "value": jsonable(v), "origin": o} for p, v, o in self.fixed]}
+        out = {"rule": self.rule, "why": self.why,
+               "fixed": [{"path": p, "value": jsonable(v), "origin": o} for p, v, o in self.fixed]}
+        if self.owner:
+            out["owner"] = self.owner
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,7 +270,8 @@ class HowAnswer:
                 f"of your flags and variables (it is {shown(self.final)}).", width=_WIDTH, subsequent_indent="  ",
                 break_on_hyphens=False, break_long_words=False))
             for b in self.blockers:
-                out.extend(textwrap.wrap(f"blocked by rule {b.rule}: {b.why}", width=_WIDTH, initial_indent="  ",
+                mark = f" (site rule of {b.owner})" if b.owner else ""
+                out.extend(textwrap.wrap(f"blocked by rule {b.rule}{mark}: {b.why}", width=_WIDTH, initial_indent="  ",
                                          subsequent_indent="    ", break_on_hyphens=False, break_long_words=False))
                 for p, v, o in b.fixed:
                     tail = "" if o.endswith("which you keep") else " (no flag or variable changes it)"
@@ -1101,7 +1108,8 @@ class _Search:
                     out.append(Blocker(c.rule, f"could write it but {c.detail}"))
             if not out:
                 out.append(Blocker("(no rule)", f"no rule writes {self.path}; it comes from {origin(prov)}", fixed))
-        return tuple(out[:6])
+        owners = {rid: r.owner for rid, r in self.book.rules.items() if r.owner}
+        return tuple(dataclasses.replace(b, owner=owners[b.rule]) if b.rule in owners else b for b in out[:6])
 
     def _fixed(self, r: Resolution | None = None) -> tuple[tuple[str, Any, str], ...]:
         """The values the path's decision rests on that no flag or variable of the user changes."""

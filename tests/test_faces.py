@@ -404,3 +404,17 @@ def test_how_gives_one_answer_on_every_face(inputs: dict[str, Any], path: str, v
     r = http.post("/v1/how", json={**inputs, "path": path, "value": value, "keep": keep})
     assert r.status_code == 200, r.text
     assert json.loads(out.stdout) == library_answer == r.json()
+
+
+def test_how_with_site_policies_agrees_on_every_face(http_site: TestClient) -> None:
+    """how names the site's rule that keeps a value away, marked with its owner, alike on every face."""
+    path = "cache_config.gpu_memory_utilization"
+    lib = postinit.resolve(model=LLAMA, rules=str(POLICIES)).how(path, 0.9)
+    d = lib.to_dict()
+    assert d["blockers"][0]["rule"] == "mysite.gpu-memory-utilization" and d["blockers"][0]["owner"] == str(POLICIES)
+    out = runner.invoke(cli_app, ["how", path, "0.9", "--format", "json", "--rules", str(POLICIES), "--model", LLAMA])
+    assert out.exit_code in (0, 1), out.output
+    r = http_site.post("/v1/how", json={"model": LLAMA, "path": path, "value": 0.9})
+    assert r.status_code == 200, r.text
+    strip = lambda x: {k: v for k, v in x.items() if k not in ("seconds", "tried")}  # noqa: E731
+    assert strip(json.loads(out.stdout)) == strip(d) == strip(r.json())

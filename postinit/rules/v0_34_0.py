@@ -2216,4 +2216,13 @@ DELTA = Delta(
     drop_groups=_DROP_GROUPS,
     fields_added=FIELDS_ADDED,
     fields_removed=FIELDS_REMOVED,
+    flags_added=("optimization_level", "performance_mode"),
+    flags_removed=(
+        "calculate_kv_scales", "cuda_graph_sizes", "disable_mm_preprocessor_cache",
+        "enable_multimodal_encoder_data_parallel", "eplb_log_balancedness", "eplb_step_interval", "eplb_window_size",
+        "guided_decoding_backend", "guided_decoding_disable_additional_properties",
+        "guided_decoding_disable_any_whitespace", "guided_decoding_disable_fallback", "logits_processor_pattern",
+        "lora_extra_vocab_size", "max_long_partial_prefills", "max_num_partial_prefills", "num_lookahead_slots",
+        "num_redundant_experts", "override_attention_dtype", "override_pooler_config", "swap_space", "task",
+    ),
 )

@@ -50,6 +50,7 @@ from postinit.errors import (
 from postinit.rules import PHASES, SEMANTICS, paths, seed_groups, seed_rules, staged
 from postinit.rules.delta import Delta, Patch, patch
 from postinit.schema import VersionFacts
+from postinit.schema.loaders import argv as _argv
 
 __all__ = [
     "DEFAULT_VERSION",
@@ -378,6 +379,13 @@ def _load() -> dict[str, Version]:
 
 VERSIONS: dict[str, Version] = _load()
 """Every modelled version by name, parents before children (``postinit/rules/data/versions.json``)."""
+
+def _lineage(name: str) -> tuple[str, ...]:
+    found = VERSIONS.get(name)
+    return tuple(v.name for v in found.chain) if found is not None else ()
+
+
+_argv.LINEAGE[:] = [_lineage]  # the flag table's spellings by version (the schema layer imports no rules)
 
 DEFAULT_VERSION = next(iter(VERSIONS))
 """The version a request names when it names none: the root, the seed commit (postinit's original specification)."""

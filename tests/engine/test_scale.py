@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import time
+import inspect
+import tokenize
 from functools import cache
 
 import pydantic
@@ -28,7 +29,6 @@ def test_chain(n: int) -> None:
     # ids sort against the data order (r9999 runs first by name), so the order must come from the graph
     rules = [make_rule(_inc(f"x{i - 1}", f"x{i}"), f"r{n - i:05d}", title="inc", phase="p",
                        kind="derive", reads=f"x{i - 1}", writes=f"x{i}") for i in range(1, n + 1)]
-    t = time.perf_counter()
     book = Rulebook(reversed(rules), paths=_space(n), phases=("p",))
     state = _space(n).defaults()
     state["x0"] = 5
@@ -38,7 +38,6 @@ def test_chain(n: int) -> None:
     assert len(res.trace.fired) == n  # every rule ran exactly once
     assert [e.rule for e in res.trace.fired[:2]] == [f"r{n - 1:05d}", f"r{n - 2:05d}"]
     assert res.why(f"x{n}").truncated is False
-    assert time.perf_counter() - t < 15
 
 
 @pytest.mark.parametrize("n", [1_000, 10_000])
@@ -55,10 +54,19 @@ def test_fan(n: int) -> None:
     assert all(res.state[f"x{i}"] == 42 for i in range(1, n + 1))
 
 
-def test_declaring_many_rules_is_cheap() -> None:
-    """Declaring 10,000 rules takes well under two seconds (no source tokenizing per rule)."""
-    t = time.perf_counter()
+def test_declaring_many_rules_is_cheap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Declaring 10,000 rules reads no source: no tokenizing or source lookup per rule (the cost that
+    made declaration slow); the location comes from the code object. Speed itself is measured in
+    benchmarks/, never asserted on the wall clock here."""
+
+    def _no_source(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("a rule declaration read source text")
+
+    for name in ("getsource", "getsourcelines", "findsource"):
+        monkeypatch.setattr(inspect, name, _no_source)
+    monkeypatch.setattr(tokenize, "generate_tokens", _no_source)
+    monkeypatch.setattr(tokenize, "tokenize", _no_source)
     rules = [make_rule(_inc("x0", f"x{i}"), f"d{i:05d}", title="d", phase="p", kind="derive",
                        reads="x0", writes=f"x{i}") for i in range(10_000)]
-    assert time.perf_counter() - t < 2.0
+    assert len({r.id for r in rules}) == 10_000
     assert rules[0].location.endswith(f"test_scale.py:{_inc.__code__.co_firstlineno + 1}")

@@ -323,3 +323,23 @@ def test_connectors_custom_ops_and_logs() -> None:
                                                "model_config.hf_config.quantization_config": {"quant_method": "fp8"}})))
     mode = v.performance_mode(state({"performance_mode": "interactivity"}))
     assert isinstance(mode, Outcome) and mode.args == {"mode": "interactivity"}
+
+
+# ---------------------------------------------------------------- the command line of 0.34.0
+
+
+def test_minus_o_is_the_optimization_level_in_0_34_0() -> None:
+    """-O3 is the optimisation level in 0.34.0 (the compilation mode in 0.11.1); -cc is the compilation config;
+    flags 0.34.0 removed are refused as its argparse refuses them."""
+    new = postinit.resolve(argv=["-O", "0"], vllm_version="0.34.0")
+    assert new.state["optimization_level"] == 0 and new.state[f"{CC}.mode"] == CompilationMode.NONE
+    old = postinit.resolve(argv=["-O0"], vllm_version="0.11.1")
+    assert old.state[f"{CC}.mode"] == CompilationMode.NONE and "optimization_level" in postinit.rules.versions.absent_paths(
+        "0.11.1")
+    cc = postinit.resolve(argv=["-cc.mode=2", "--performance-mode", "throughput"], vllm_version="0.34.0")
+    assert cc.state[f"{CC}.mode"] == CompilationMode.DYNAMO_TRACE_ONCE and cc.state["performance_mode"] == "throughput"
+    with pytest.raises(postinit.InputError, match="unknown flag '--task'") as info:
+        postinit.resolve(argv=["--task", "generate"], vllm_version="0.34.0")
+    assert info.value.vllm_message == "unrecognized arguments: --task generate"
+    with pytest.raises(postinit.InputError, match="unknown flag '-cc'"):
+        postinit.resolve(argv=["-cc.mode=2"], vllm_version="0.11.1")

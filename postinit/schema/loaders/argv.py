@@ -23,6 +23,7 @@ names the flag and the allowed values on one line.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import json
 import math
@@ -104,6 +105,9 @@ class FlagSpec:
     builds: str | None = None
     """A JSON-valued flag whose sub-config vLLM's parser builds on the spot (argparse type
     ``TypeAdapter(cls).validate_json``): the class. A value it refuses is a parse error."""
+    renamed: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """``(version, names)``: the spellings the flag has from that vLLM version on (0.34.0 moved ``-O`` from
+    ``--compilation-config`` to ``--optimization-level``: ``--compilation-config/-cc`` there)."""
     dict_or_str: bool = False
     """vLLM's ``union_dict_and_str``: a value that does not look like ``{...}`` is kept as a string
     (postinit asks for an object); one that does must be JSON."""
@@ -156,7 +160,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--convert",), "model_config.convert",
        choices=("auto", "none", "embed", "classify", "reward")),
     _F(("--task",), "model_config.task", choices=_TASKS, optional=True,
-       deprecated=True),
+       deprecated=True, until="0.11.1"),
     _F(("--tokenizer",), "model_config.tokenizer", optional=True),
     _F(("--tokenizer-mode",), "model_config.tokenizer_mode",
        choices=("auto", "slow", "mistral", "custom")),
@@ -189,15 +193,15 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--hf-overrides",), "model_config.hf_overrides", "json", dict_or_str=True),
     _F(("--pooler-config",), "model_config.pooler_config", "json", optional=True, builds="PoolerConfig"),
     _F(("--override-pooler-config",), "model_config.override_pooler_config", "json", builds="PoolerConfig",
-       optional=True, deprecated=True),
+       optional=True, deprecated=True, until="0.11.1"),
     _F(("--logits-processor-pattern",), "model_config.logits_processor_pattern",
-       optional=True),
+       optional=True, until="0.11.1"),
     _F(("--generation-config",), "model_config.generation_config"),
     _F(("--override-generation-config",), "model_config.override_generation_config", "json"),
     _F(("--enable-sleep-mode",), "model_config.enable_sleep_mode", "bool"),
     _F(("--model-impl",), "model_config.model_impl",
        choices=("auto", "vllm", "transformers", "terratorch")),
-    _F(("--override-attention-dtype",), "model_config.override_attention_dtype", optional=True),
+    _F(("--override-attention-dtype",), "model_config.override_attention_dtype", optional=True, until="0.11.1"),
     _F(("--logits-processors",), "model_config.logits_processors", "list_str", optional=True),
     _F(("--io-processor-plugin",), "model_config.io_processor_plugin", optional=True),
     # ---- LoadConfig
@@ -213,15 +217,15 @@ FLAGS: tuple[FlagSpec, ...] = (
        choices=_REASONING_PARSERS),
     _F(("--reasoning-parser-plugin",), "structured_outputs_config.reasoning_parser_plugin", since="0.11.1"),
     # vLLM assigns it to ``StructuredOutputsConfig.guided_decoding_backend``, which nothing reads
-    _F(("--guided-decoding-backend",), "extra.guided_decoding_backend", deprecated=True),
+    _F(("--guided-decoding-backend",), "extra.guided_decoding_backend", deprecated=True, until="0.11.1"),
     _F(("--guided-decoding-disable-fallback",), "structured_outputs_config.disable_fallback",
-       "legacy_bool", deprecated=True),
+       "legacy_bool", deprecated=True, until="0.11.1"),
     _F(("--guided-decoding-disable-any-whitespace",),
        "structured_outputs_config.disable_any_whitespace", "legacy_bool",
-       deprecated=True),
+       deprecated=True, until="0.11.1"),
     _F(("--guided-decoding-disable-additional-properties",),
        "structured_outputs_config.disable_additional_properties", "legacy_bool",
-       deprecated=True),
+       deprecated=True, until="0.11.1"),
     # ---- ParallelConfig
     _F(("--distributed-executor-backend",), "parallel_config.distributed_executor_backend",
        optional=True),
@@ -261,13 +265,13 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--expert-placement-strategy",), "parallel_config.expert_placement_strategy",
        choices=("linear", "round_robin")),
     _F(("--num-redundant-experts",), "parallel_config.eplb_config.num_redundant_experts",
-       "int", deprecated=True),
+       "int", deprecated=True, until="0.11.1"),
     _F(("--eplb-window-size",), "parallel_config.eplb_config.window_size", "int",
-       deprecated=True),
+       deprecated=True, until="0.11.1"),
     _F(("--eplb-step-interval",), "parallel_config.eplb_config.step_interval", "int",
-       deprecated=True),
+       deprecated=True, until="0.11.1"),
     _F(("--eplb-log-balancedness",), "parallel_config.eplb_config.log_balancedness", "bool",
-       deprecated=True),
+       deprecated=True, until="0.11.1"),
     _F(("--max-parallel-loading-workers",), "parallel_config.max_parallel_loading_workers",
        "int", optional=True),
     _F(("--ray-workers-use-nsight",), "parallel_config.ray_workers_use_nsight", "bool"),
@@ -278,18 +282,18 @@ FLAGS: tuple[FlagSpec, ...] = (
        "extra.enable_multimodal_encoder_data_parallel", "bool",
        deprecated=True, default=False,
        warning=("--enable-multimodal-encoder-data-parallel` is deprecated and will be removed in v0.13. "
-                "Please use `--mm-encoder-tp-mode data` instead.")),
+                "Please use `--mm-encoder-tp-mode data` instead."), until="0.11.1"),
     _F(("--disable-mm-preprocessor-cache",), "extra.disable_mm_preprocessor_cache", "bool", deprecated=True,
        default=False,
        warning=("`--disable-mm-preprocessor-cache` is deprecated and will be removed in v0.13. "
-                "Please use `--mm-processor-cache-gb 0` instead.")),
+                "Please use `--mm-processor-cache-gb 0` instead."), until="0.11.1"),
     # ---- CacheConfig
     _F(("--block-size",), "cache_config.block_size", "int",
        choices=(1, 8, 16, 32, 64, 128, 256), optional=True),
     _F(("--gpu-memory-utilization",), "cache_config.gpu_memory_utilization", "float"),
     _F(("--kv-cache-memory-bytes",), "cache_config.kv_cache_memory_bytes", "hrint",
        optional=True),
-    _F(("--swap-space",), "cache_config.swap_space", "float"),
+    _F(("--swap-space",), "cache_config.swap_space", "float", until="0.11.1"),
     _F(("--kv-cache-dtype",), "cache_config.cache_dtype", choices=_CACHE_DTYPES),
     _F(("--num-gpu-blocks-override",), "cache_config.num_gpu_blocks_override", "int",
        optional=True),
@@ -297,7 +301,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--prefix-caching-hash-algo",), "cache_config.prefix_caching_hash_algo",
        choices=("sha256", "sha256_cbor")),
     _F(("--cpu-offload-gb",), "cache_config.cpu_offload_gb", "float"),
-    _F(("--calculate-kv-scales",), "cache_config.calculate_kv_scales", "bool"),
+    _F(("--calculate-kv-scales",), "cache_config.calculate_kv_scales", "bool", until="0.11.1"),
     _F(("--kv-sharing-fast-prefill",), "cache_config.kv_sharing_fast_prefill", "bool"),
     _F(("--mamba-cache-dtype",), "cache_config.mamba_cache_dtype", choices=("auto", "float32")),
     _F(("--mamba-ssm-cache-dtype",), "cache_config.mamba_ssm_cache_dtype",
@@ -326,7 +330,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--max-lora-rank",), "lora_config.max_lora_rank", "int",
        choices=(1, 8, 16, 32, 64, 128, 256, 320, 512)),
     _F(("--lora-extra-vocab-size",), "lora_config.lora_extra_vocab_size", "int",
-       choices=(256, 512)),
+       choices=(256, 512), until="0.11.1"),
     _F(("--lora-dtype",), "lora_config.lora_dtype", choices=("auto", "float16", "bfloat16")),
     _F(("--max-cpu-loras",), "lora_config.max_cpu_loras", "int", optional=True),
     _F(("--fully-sharded-loras",), "lora_config.fully_sharded_loras", "bool"),
@@ -341,11 +345,11 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--max-num-batched-tokens",), "scheduler_config.max_num_batched_tokens", "hrint",
        optional=True),
     _F(("--max-num-seqs",), "scheduler_config.max_num_seqs", "int", optional=True),
-    _F(("--max-num-partial-prefills",), "scheduler_config.max_num_partial_prefills", "int"),
-    _F(("--max-long-partial-prefills",), "scheduler_config.max_long_partial_prefills", "int"),
+    _F(("--max-num-partial-prefills",), "scheduler_config.max_num_partial_prefills", "int", until="0.11.1"),
+    _F(("--max-long-partial-prefills",), "scheduler_config.max_long_partial_prefills", "int", until="0.11.1"),
     _F(("--long-prefill-token-threshold",), "scheduler_config.long_prefill_token_threshold",
        "int"),
-    _F(("--num-lookahead-slots",), "scheduler_config.num_lookahead_slots", "int"),
+    _F(("--num-lookahead-slots",), "scheduler_config.num_lookahead_slots", "int", until="0.11.1"),
     _F(("--scheduling-policy",), "scheduler_config.policy", choices=("fcfs", "priority")),
     _F(("--enable-chunked-prefill",), "scheduler_config.enable_chunked_prefill", "bool"),
     _F(("--disable-chunked-mm-input",), "scheduler_config.disable_chunked_mm_input", "bool"),
@@ -360,7 +364,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--cuda-graph-sizes",), "compilation_config.cudagraph_capture_sizes", "list_int",
        optional=True,
        deprecated=True,
-       warning="--cuda-graph-sizes is deprecated and will be removed in v0.13.0 or v1.0.0, whichever is soonest. Please use --cudagraph-capture-sizes instead."),
+       warning="--cuda-graph-sizes is deprecated and will be removed in v0.13.0 or v1.0.0, whichever is soonest. Please use --cudagraph-capture-sizes instead.", until="0.11.1"),
     _F(("--max-cudagraph-capture-size",), "compilation_config.max_cudagraph_capture_size",
        "int", optional=True),
     # ---- VllmConfig
@@ -368,7 +372,11 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--kv-transfer-config",), "kv_transfer_config", "json", optional=True, builds="KVTransferConfig"),
     _F(("--kv-events-config",), "kv_events_config", "json", optional=True, builds="KVEventsConfig"),
     _F(("--ec-transfer-config",), "extra.ec_transfer_config", "json", optional=True, since="0.11.1"),
-    _F(("--compilation-config", "-O"), "compilation_config", "json", builds="CompilationConfig"),
+    _F(("--compilation-config", "-O"), "compilation_config", "json", builds="CompilationConfig",
+       renamed=(("0.34.0", ("--compilation-config", "-cc")),)),
+    _F(("--optimization-level",), "optimization_level", choices=("0", "1", "2", "3"), since="0.34.0"),
+    _F(("--performance-mode",), "performance_mode", choices=("balanced", "interactivity", "throughput"),
+       since="0.34.0"),
     _F(("--additional-config",), "additional_config", "json", dict_or_str=True),
     _F(("--structured-outputs-config",), "structured_outputs_config", "json", builds="StructuredOutputsConfig"),
     _F(("--disable-log-stats",), "extra.disable_log_stats", "store_true"),
@@ -394,6 +402,45 @@ FLAGS: tuple[FlagSpec, ...] = (
 
 _BY_NAME: dict[str, FlagSpec] = {n: s for s in FLAGS for n in s.names}
 _BY_DEST: dict[str, FlagSpec] = {s.dest: s for s in FLAGS}
+
+
+LINEAGE: list[Callable[[str], tuple[str, ...]]] = []
+"""How a version name maps to its lineage (itself and its ancestors): set by :mod:`postinit.rules.versions`,
+which knows the versions (the schema layer imports nothing of the rules)."""
+
+
+def _lineage(version: str) -> tuple[str, ...]:
+    return LINEAGE[0](version) if version and LINEAGE else ()
+
+
+@functools.cache
+def flags_for(version: str = "") -> tuple[FlagSpec, ...]:
+    """The flag table as vLLM ``version``'s parser spells it (``renamed`` applied; "" = the union table)."""
+    lineage = _lineage(version)
+    out = []
+    for spec in FLAGS:
+        names = spec.names
+        for since, renamed in spec.renamed:
+            if since in lineage:
+                names = renamed
+        out.append(dataclasses.replace(spec, names=names) if names != spec.names else spec)
+    return tuple(out)
+
+
+@functools.cache
+def _by_name(version: str) -> dict[str, FlagSpec]:
+    return {n: s for s in flags_for(version) for n in s.names}
+
+
+@functools.cache
+def _by_dest(version: str) -> dict[str, FlagSpec]:
+    return {s.dest: s for s in flags_for(version)}
+
+
+def _level_flag(version: str) -> bool:
+    """Whether ``-O`` is the optimization level (vLLM 0.34.0 on) rather than the compilation config."""
+    return "optimization_level" in _by_dest(version) and any(
+        s.dest == "optimization_level" and (s.since is None or s.since in _lineage(version)) for s in FLAGS)
 
 # sub-config keys whose JSON value is a model itself (provenance recurses into it)
 _NESTED_MODELS = {"compilation_config.pass_config", "parallel_config.eplb_config"}
@@ -502,10 +549,10 @@ class _Parser(argparse.ArgumentParser):
 
 
 @functools.cache
-def _build_parser() -> _Parser:
-    """The flag parser, built once per process (parsing never changes it)."""
+def _build_parser(version: str = "") -> _Parser:
+    """The flag parser of a version's spellings, built once per process (parsing never changes it)."""
     parser = _Parser(prog="vllm serve", add_help=False, exit_on_error=False)
-    for spec in FLAGS:
+    for spec in flags_for(version):
         kwargs: dict[str, Any] = {"dest": spec.dest, "default": None}
         if spec.kind == "bool":
             parser.add_argument(*spec.names, action=_BoolGiven, **kwargs)
@@ -521,14 +568,22 @@ def _build_parser() -> _Parser:
 # --------------------------------------------------------------------------- pre-processing
 
 
-def _normalise(args: list[str]) -> list[str]:
-    """Dashes for underscores in ``--`` names (up to a dot) and the ``-O`` shorthands."""
+def _normalise(args: list[str], level: bool = False) -> list[str]:
+    """Dashes for underscores in ``--`` names (up to a dot) and the ``-O`` shorthands.
+
+    ``level`` (vLLM 0.34.0 on): ``-O<x>`` / ``-O=<x>`` / ``-O <n>`` are ``--optimization-level <x>``,
+    whatever ``<x>`` is (``-O.mode=3`` becomes the level ``.mode=3``, which VllmConfig refuses).
+    """
     out: list[str] = []
     for i, arg in enumerate(args):
         if arg.startswith("--"):
             key, eq, value = arg.partition("=")
             head, dot, tail = key[2:].partition(".")
             out.append("--" + head.replace("_", "-") + dot + tail + eq + value)
+        elif level and arg.startswith("-O") and arg != "-O":
+            out += ["--optimization-level", arg[3:] if arg[2] == "=" else arg[2:]]
+        elif level and arg == "-O" and i + 1 < len(args) and args[i + 1] in {"0", "1", "2", "3"}:
+            out.append("--optimization-level")
         elif arg.startswith("-O") and arg != "-O" and arg[2] != ".":
             mode = arg[3:] if arg[2] == "=" else arg[2:]
             out.append(f"-O.mode={mode}")
@@ -561,7 +616,7 @@ class _Dotted:
 
 
 def _pull_dotted(
-    args: list[str], warnings: list[str]
+    args: list[str], warnings: list[str], version: str = ""
 ) -> tuple[list[str], dict[str, _Dotted], list[str]]:
     """Collect ``-X.a.b=v`` / ``-X.a.b v`` arguments per flag; return the rest unchanged."""
     rest: list[str] = []
@@ -593,7 +648,7 @@ def _pull_dotted(
         flag, *keys = key_text.split(".")
         if not all(keys):
             raise InvalidValueError(f"{text}: empty key in a dotted flag", value=text)
-        spec = _BY_NAME.get(flag)
+        spec = _by_name(version).get(flag)
         if spec is None:
             raise UnknownFlagError(
                 f"unknown flag '{flag}' (in '{text}').{did_you_mean(flag, known_flags())}",
@@ -879,15 +934,16 @@ def parse_vllm_args(
             nested_from_file = loaded.nested or {}
             args = args[:index] + args[index + 2 :]
 
-    args = _normalise(args)
-    args, dotted, dotted_order = _pull_dotted(args, result.warnings)
+    args = _normalise(args, _level_flag(version))
+    args, dotted, dotted_order = _pull_dotted(args, result.warnings, version)
+    by_dest = _by_dest(version)
 
     given: dict[str, _Given] = {}
     seen: list[tuple[str, _Given]] = []
     """Every value argparse converts, in the order it converts them (a repeated flag each time)."""
     unknown: list[str] = []
     if args:  # nothing left to parse gives only the parser's None defaults: skip building it (~7 ms)
-        parser = _build_parser()
+        parser = _build_parser(version)
         try:
             namespace, unknown = parser.parse_known_args(args, argparse.Namespace(_seen=seen))
         except argparse.ArgumentError as exc:
@@ -899,7 +955,7 @@ def parse_vllm_args(
     # dotted keys: vLLM appends them as one JSON flag after everything else, so
     # they replace a JSON value given for the same flag.
     for dest in dotted_order:
-        spec = _BY_DEST[dest]
+        spec = by_dest[dest]
         if dest in given:
             result.warnings.append(
                 f"{spec.names[0]} was given both as JSON and as dotted keys; vLLM keeps only the dotted keys and drops the JSON"
@@ -920,7 +976,7 @@ def parse_vllm_args(
             raw = item.value if isinstance(item.value, list) else [item.value]
             missing += [item.option, *(x for x in raw if isinstance(x, str))]
             continue
-        spec = _BY_DEST[dest]
+        spec = by_dest[dest]
         value, text = _convert(spec, item)
         if construct is not None and spec.builds is not None and value is not None:
             construct(spec, value)
@@ -948,7 +1004,7 @@ def parse_vllm_args(
     lora_given: list[str] = []
     later: list[str] = []
     for dest, item in given.items():
-        spec = _BY_DEST[dest]
+        spec = by_dest[dest]
         if dest == "model":
             continue
         value, text = converted[dest] if dest in converted else _convert(spec, item)
