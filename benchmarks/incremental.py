@@ -25,6 +25,12 @@ from postinit import _api
 SECTION = "incremental"
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
 TARGET = 0.25
+OTHER_TARGET = 0.5
+"""A change of model or platform (issue 31)."""
+UNREAD_TARGET = 0.05
+"""A field no rule reads (issue 31)."""
+LOOP_TARGET = 10_000
+"""One-field changes from one base, points/s on one core (issue 31)."""
 
 CHANGES: dict[str, dict[str, Any]] = {
     "a field no rule reads (load_config.download_dir)": {"load_config.download_dir": "/models"},
@@ -60,10 +66,27 @@ def run(res: Results, *, reps: int = 100, n_points: int = 200, sweep_n: int = 60
         t = alternate({"replay": lambda: base.with_changes(change),
                        "scratch": lambda: _api.resolve_request(changed)}, reps=reps)
         ratio = t["replay"] / t["scratch"]
+        bar = UNREAD_TARGET if name.startswith("a field no rule reads") else TARGET
         res.add(Row(SECTION, f"with_changes: {name}", t["replay"] * 1e6, "µs", "scratch resolution",
-                    t["scratch"] * 1e6, f"≤ {TARGET:g}× scratch", ratio <= TARGET,
-                    short_by=f"{ratio:.2f}× ({ratio / TARGET:.1f}× the target)", why=WHY_REPLAY,
+                    t["scratch"] * 1e6, f"≤ {bar:g}× scratch", ratio <= bar,
+                    short_by=f"{ratio:.2f}× ({ratio / bar:.1f}× the target)", why=WHY_REPLAY,
                     profile=lambda: profile_text(lambda: base.with_changes(change), calls=300)))
+    for label, other in (("platform b200", {"platform": "b200"}), ("model Qwen/Qwen3-8B", {"model": "Qwen/Qwen3-8B"})):
+        changed = request.replace(**other)
+        t = alternate({"replay": lambda: base.with_changes(**other),
+                       "scratch": lambda: _api.resolve_request(changed)}, reps=reps)
+        ratio = t["replay"] / t["scratch"]
+        res.add(Row(SECTION, f"with_changes: {label}", t["replay"] * 1e6, "µs", "scratch resolution",
+                    t["scratch"] * 1e6, f"≤ {OTHER_TARGET:g}× scratch", ratio <= OTHER_TARGET,
+                    short_by=f"{ratio:.2f}× ({ratio / OTHER_TARGET:.1f}× the target)", why=WHY_REPLAY,
+                    profile=lambda: profile_text(lambda: base.with_changes(**other), calls=100)))
+    seqs = [16, 32, 48, 64, 96, 192, 256, 384, 512, 1024]
+    t = alternate({"loop": lambda: [base.with_changes({"scheduler_config.max_num_seqs": v}) for v in seqs]},
+                  reps=max(reps // 10, 2))
+    rate = len(seqs) / t["loop"]
+    res.add(Row(SECTION, "a loop of one-field changes from one base (max_num_seqs)", rate, "points/s", "", None,
+                f"≥ {LOOP_TARGET:,} points/s", rate >= LOOP_TARGET, short_by=f"{rate / LOOP_TARGET:.2f}× the target",
+                why=WHY_REPLAY))
     first = next(iter(CHANGES.values()))
     real = CHANGES["model_config.enforce_eager = True"]
     for label, change in (("a field no rule reads", first), ("enforce_eager = True", real)):
@@ -104,13 +127,14 @@ def _invariant_sweep(res: Results, n: int) -> None:
 
 
 WHY_REPLAY = (
-    "A replay prepares the changed request in full (~85-100 µs: the request, validation-cache look-ups, "
-    "flattening, provenance) and compares its state with the base's (~20-30 µs); then each phase none of "
-    "whose rules reads or may write a path that differs is copied whole from the recording, and a phase "
-    "that is reached is followed step by step until the first step whose result differs, where the "
-    "compiled sweep takes over for the rest of the resolution. A field no rule reads thus costs the front "
-    "door plus nine copies (~0.45×: the front door alone is ~0.3× a scratch resolution, so 0.25× would need "
-    "it incremental too). The fields that matter are read in the first three phases (ModelConfig, "
-    "EngineArgs, sub-configs) and change what every later phase reads, so the schedule is left early and "
-    "the rest runs in full (~0.9-1.15×)."
+    "with_changes(set=...) of a sub-config field takes the incremental front door (only the top-level fields "
+    "the change names are validated, flattened and given provenance again; the request itself is still "
+    "re-validated, ~20 µs) and the replay compares only those paths; each phase none of whose rules reads or "
+    "may write a path that differs is copied whole from the recording (renumbered if need be), a reached phase "
+    "is followed step by step by declared reads until a step's result differs, the rest of that phase is swept, "
+    "and later phases are copied whole or swept from what differs at its end. A field no rule reads thus costs "
+    "the request, one part's validation and a state copy (~0.1-0.3×). The decisive fields are read in the first "
+    "three phases and change what nearly every later phase reads, so most rules run again (~0.8-1.0×): the "
+    "reverse index of consulted reads with early cutoff (issue 31) is not built. A model or platform change "
+    "takes the whole front door and differs almost everywhere (~1.2-2×: following costs more than it saves)."
 )

@@ -412,8 +412,10 @@ class _Front:
     """The paths the model loader set (their provenance is the loader's)."""
 
 
-_NOT_INCREMENTAL = ("model_config", "env", "platform", "usage")
-"""Top-level input fields a change of which goes through the whole front door (model facts, environment)."""
+_NOT_INCREMENTAL = ("env", "platform", "usage")
+"""Top-level input fields a change of which goes through the whole front door (the environment, the facts)."""
+_MODEL_LOADING = ("model_config.model", "model_config.hf_config", "model_config.hf_text_config")
+"""The ``model_config`` fields the model's facts are loaded from: a change of one goes through the whole door."""
 
 
 def _prepare_changes(
@@ -425,7 +427,8 @@ def _prepare_changes(
     :func:`_prepare` does), its paths replace the base's in a copy of its input state, and its
     input paths' provenance is derived again; everything else is the base's. Returns ``(state,
     provenance, the paths whose value or provenance may differ, the new front)``, or None when the
-    change needs the whole front door: a model, environment, platform or usage path, an override
+    change needs the whole front door: a path the model's facts are loaded from (``model_config.model``,
+    ``hf_config``), an environment, platform or usage path, an override
     overlapping an earlier one, a field the version lacks, or a value the field refuses (whose
     error the whole front door reports, in vLLM's order).
     """
@@ -436,7 +439,7 @@ def _prepare_changes(
     keys: dict[str, None] = {}
     for p in changes:
         top = p.split(".", 1)[0]
-        if top in _NOT_INCREMENTAL or top == p:
+        if top in _NOT_INCREMENTAL or top == p or any(p == m or p.startswith(m + ".") for m in _MODEL_LOADING):
             return None
         if any(q.startswith(p + ".") or p.startswith(q + ".") for q in (*base_request.overrides, *changes)):
             return None  # overlapping overrides merge in their order: the whole front door decides
@@ -459,7 +462,8 @@ def _prepare_changes(
         state.update(flat)
         touched.update(dict.fromkeys(flat))
         for q in old:
-            prov.pop(q, None)
+            if q not in front.loader:  # the loader's paths keep the loader's provenance
+                prov.pop(q, None)
         touched.update(dict.fromkeys(old))
         for q in users:
             if q not in front.loader:

@@ -45,6 +45,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from postinit._request import DEFAULT_MODEL, Request
 from postinit.engine import Source, jsonable
+from postinit.engine._rule import GroupKind
 from postinit.engine._show import brief, clip, origin
 from postinit.engine._show import show as shown
 from postinit.errors import InputError, InvalidValueError, did_you_mean, show
@@ -72,6 +73,7 @@ MAX_ANSWERS = 10
 
 _FACTS = ("platform.", "usage.")
 _WIDTH = 120
+_WORDS = {1: "one", 2: "two", 3: "three"}
 """The text answer's width (what the CLI prints when stdout is not a terminal)."""
 _CONE_DEPTH = 3
 """How far up the field graph (writer → its reads → their writers → ...) inputs are gathered."""
@@ -236,6 +238,8 @@ class HowAnswer:
     line: str = ""
     """The user's own line, as the answers print it."""
     vllm_version: str = ""
+    tried_by_edits: tuple[tuple[int, int], ...] = ()
+    """``(number of edits, candidates of that size tried)``, smallest first."""
 
     @property
     def reachable(self) -> bool:
@@ -249,7 +253,8 @@ class HowAnswer:
             "answers": [a.to_dict() for a in self.answers],
             "platforms": [a.to_dict() for a in self.platforms],
             "blockers": [b.to_dict() for b in self.blockers],
-            "tried": self.tried, "refused": self.refused,
+            "tried": self.tried, "tried_by_edits": {str(n): k for n, k in self.tried_by_edits},
+            "refused": self.refused,
         }
 
     def text(self, *, verbose: bool = False) -> str:
@@ -285,8 +290,10 @@ class HowAnswer:
             for a in self.platforms:
                 out.append(f"  {a.edits[0].after[0]}: {a.line}  ← {a.decided_by}")
         if verbose:
-            out.append(f"{self.tried} candidate resolution(s) tried in {self.seconds:.3f} s "
-                       f"(vLLM {self.vllm_version}; {self.refused} refused by a violation).")
+            sizes = ", ".join(f"{k} of {_WORDS.get(n, str(n))} edit{'s' if n != 1 else ''}"
+                              for n, k in self.tried_by_edits)
+            out.append(f"{self.tried} candidate resolution(s) tried{f' ({sizes})' if sizes else ''} in "
+                       f"{self.seconds:.3f} s (vLLM {self.vllm_version}; {self.refused} refused by a violation).")
         return "\n".join(out)
 
     def __str__(self) -> str:
@@ -741,6 +748,8 @@ class _Search:
         self.head, self.groups = _slots(self.request.argv or [], self.by_name)
         self.group_paths = [_slot_paths(g, self.by_name) for g in self.groups]
         self.tried = 0
+        self.by_size: dict[int, int] = {}
+        """Candidates tried per number of edits."""
         self.refused = 0
         self.seen: dict[frozenset[tuple[Any, ...]], _Tried] = {}
         self.history = self._history(base)
@@ -817,6 +826,7 @@ class _Search:
         if self.tried >= self.budget:
             return None
         self.tried += 1
+        self.by_size[len(edits)] = self.by_size.get(len(edits), 0) + 1
         try:
             r = self.base.with_changes(**self.apply(edits))
         except InputError:
@@ -993,7 +1003,8 @@ class _Search:
         removal = self.removals()
         first.extend(e for e in removal if e.slot is not None and self.group_paths[e.slot] & (near_paths | failing))
         rest: list[Edit] = []
-        for d, k in self.knobs([self.path]):
+        start, depth = self._deciders()
+        for d, k in self.knobs(start, depth):
             if k.path == self.path:
                 continue
             if k.kind == "env":
@@ -1001,11 +1012,41 @@ class _Search:
                 values = _env_domain(var.kind, var.choices)
             else:
                 values = _domain(k.path, state.get(k.path), self.target, thresholds, k.spec)
-            (first if (d <= 1 or k.path in failing) else rest).extend(self.edits_for(k, values))
+            near = d + (_CONE_DEPTH - depth) <= 1  # distance from the path: the deciders' reads are 1
+            (first if (near or k.path in failing) else rest).extend(self.edits_for(k, values))
         rest.extend(removal)
         tier1 = _unique(first)
         seen = {_key(e) for e in tier1}
         return [tier1, [e for e in _unique(rest) if _key(e) not in seen]]
+
+    def _deciders(self) -> tuple[list[str], int]:
+        """Where a single edit must act: the reads of the rule that wrote the final value, of the members of
+        its group, and of the path's writers that run after it (a rule is a pure function of its declared
+        reads, so an edit outside their cone leaves the final value as it is). Under consistent semantics,
+        or when the resolution stopped, every writer of the path counts."""
+        changes = self.base.trace.changes_to(self.path)
+        if not changes or not self.base.ok or self.request.semantics != "vllm":
+            return [self.path], _CONE_DEPTH
+        last = changes[-1][0].rule
+        rule = self.book.rules.get(last)
+        if rule is None:
+            return [self.path], _CONE_DEPTH
+        reads: set[str] = set(rule.reads)
+        if rule.group is not None and rule.group in self.book.groups:
+            # the group's gate decides whether it runs; in a first_match group an earlier member that
+            # starts to match takes the decision away from this one
+            group = self.book.groups[rule.group]
+            reads.update(group.when_reads)
+            if group.kind is GroupKind.FIRST_MATCH:
+                for m in group.members[:group.members.index(last)] if last in group.members else ():
+                    if m in self.book.rules:
+                        reads.update(self.book.rules[m].reads)
+        pos = self.position.get(last, -1)
+        for w in _writers(self.book).get(self.path, ()):
+            if self.position.get(w, -1) > pos:
+                reads.update(self.book.rules[w].reads)
+        reads.discard(self.path)
+        return sorted(reads), _CONE_DEPTH - 1
 
     def next_edits(self, t: _Tried, ranks: Mapping[tuple[Any, ...], int]) -> list[tuple[Edit, int]]:
         """The edits worth adding to ``t``: setting the path, and the inputs of what now blocks the value.
@@ -1238,7 +1279,8 @@ def how(base: Resolution, path: str, value: Any, *, max_edits: int = 2, keep: Se
         elsewhere = _platforms(search)
     blockers = search.blockers(near_misses) if not holds and not answers else ()
     return HowAnswer(path, target, final, holds, max_edits, tuple(answers), tuple(elsewhere), blockers,
-                     search.tried, search.refused, time.perf_counter() - start, user_line, version)
+                     search.tried, search.refused, time.perf_counter() - start, user_line, version,
+                     tuple(sorted(search.by_size.items())))
 
 
 def _kept(keep: Sequence[str] | str, path: str) -> tuple[str, ...]:

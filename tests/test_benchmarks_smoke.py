@@ -53,7 +53,9 @@ def test_paths_smoke() -> None:
 def test_incremental_and_sweep_smoke() -> None:
     res = Results()
     incremental.run(res, reps=1, n_points=3, sweep_n=2)
-    assert sum(1 for r in res.rows if r.measurement.startswith("with_changes")) == len(incremental.CHANGES)
+    # the field changes, then a change of platform and one of model, each against a scratch resolution
+    assert sum(1 for r in res.rows if r.measurement.startswith("with_changes")) == len(incremental.CHANGES) + 2
+    assert any(r.measurement.startswith("a loop of one-field changes") and r.target for r in res.rows)
     assert len(incremental.points(50)) == 50
     assert len(sweep.inputs(500)) == 500 and len({repr(x) for x in sweep.inputs(500)}) > 100
     assert sweep._chunk(sweep.inputs(3)) == 3

@@ -380,13 +380,16 @@ HOW_QUESTIONS = [
       "argv": ["-tp", "4", "--kv-transfer-config", '{"kv_connector":"NixlConnector","kv_role":"kv_both"}']},
      "scheduler_config.disable_hybrid_kv_cache_manager", "false", []),
     ({"model": LLAMA}, "scheduler_config.enable_chunked_prefill", "false", []),
+    ({"model": LLAMA}, "scheduler_config.enable_chunked_prefill", "false", ["model_config.runner_type"]),
     ({"model": LLAMA, "vllm_version": "0.11.1"}, "scheduler_config.enable_chunked_prefill", "false", []),
+    ({"model": "Qwen/Qwen3-Next-80B-A3B-Instruct", "argv": ["-tp", "4"], "vllm_version": "0.11.1"},
+     "cache_config.enable_prefix_caching", "true", []),
 ]
 
 
 @pytest.mark.parametrize(("inputs", "path", "value", "keep"), HOW_QUESTIONS,
-                         ids=[f"{q[1]}={q[2]} {' '.join(q[0].get('argv', []))} {q[0].get('vllm_version', '')}"[:70]
-                              for q in HOW_QUESTIONS])
+                         ids=[f"{q[1]}={q[2]} {' '.join(q[0].get('argv', []))} {q[0].get('vllm_version', '')} "
+                              f"{' '.join(q[3])}"[:90] for q in HOW_QUESTIONS])
 def test_how_gives_one_answer_on_every_face(inputs: dict[str, Any], path: str, value: str, keep: list[str],
                                             http: TestClient) -> None:
     """`how` asked through the library, the CLI (--format json) and HTTP (/v1/how): the same answers, lines,
@@ -404,6 +407,19 @@ def test_how_gives_one_answer_on_every_face(inputs: dict[str, Any], path: str, v
     r = http.post("/v1/how", json={**inputs, "path": path, "value": value, "keep": keep})
     assert r.status_code == 200, r.text
     assert json.loads(out.stdout) == library_answer == r.json()
+
+
+def test_a_bad_how_value_is_one_line_on_every_face(http: TestClient) -> None:
+    """A value the field's type refuses: one InputError line (did you mean) in the library, exit 2 with it from
+    the CLI, 422 with it over HTTP."""
+    with pytest.raises(postinit.InputError) as info:
+        postinit.resolve(model=LLAMA).how("compilation_config.cudagraph_mode", "PIECEWIZE")
+    message = info.value.for_face("cli")
+    assert "Did you mean 'PIECEWISE'?" in message
+    out = runner.invoke(cli_app, ["how", "compilation_config.cudagraph_mode", "PIECEWIZE", "--model", LLAMA])
+    assert out.exit_code == 2 and out.stderr.strip().splitlines() == [f"error: {message}"]
+    r = http.post("/v1/how", json={"model": LLAMA, "path": "compilation_config.cudagraph_mode", "value": "PIECEWIZE"})
+    assert r.status_code == 422 and r.json()["message"] == info.value.for_face("http")
 
 
 def test_how_with_site_policies_agrees_on_every_face(http_site: TestClient) -> None:

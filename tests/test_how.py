@@ -9,6 +9,7 @@ that many edits; a string no rule and no input produces is reported unreachable,
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ import postinit
 from postinit._api import Request, resolve_request
 from postinit._how import HowAnswer, parse_target
 from postinit.errors import InputError, InvalidValueError
+from postinit.rules import versions
 from postinit.schema.enums import CUDAGraphMode
 
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
@@ -90,7 +92,11 @@ def test_hybrid_kv_cache_manager_with_nixl() -> None:
     assert a.answers[0].side_effects == 0
     b = _how("scheduler_config.disable_hybrid_kv_cache_manager", False, keep=["kv_transfer_config.kv_connector"],
              **inputs)
-    assert not b.reachable and b.blockers[0].rule == "scheduler.hma-off-kv-connector"
+    # keeping it, only the V0 engine (which has no hybrid manager to turn off) gets there
+    assert b.answers and all([e.text for e in x.edits] == ["set VLLM_USE_V1=0"] for x in b.answers)
+    c = _how("scheduler_config.disable_hybrid_kv_cache_manager", False,
+             keep=["kv_transfer_config.kv_connector", "env.VLLM_USE_V1"], **inputs)
+    assert not c.reachable and c.blockers[0].rule == "scheduler.hma-off-kv-connector"
 
 
 @pytest.mark.parametrize("version", ["d7fb10c57", "0.11.1"])
@@ -254,7 +260,7 @@ EDITS = [["--enforce-eager"], ["-O.cudagraph_mode=PIECEWISE"], ["--no-enable-pre
          ["--max-num-seqs", "64"], ["--async-scheduling"], ["--kv-cache-dtype", "fp8"],
          ["--disable-hybrid-kv-cache-manager"], ["-dcp", "2"], ["--enable-expert-parallel"], ["--enable-dbo"],
          ["-O0"], ["--block-size", "32"], ["--max-num-batched-tokens", "4096"]]
-VERSIONS = ["d7fb10c57", "0.11.1"]
+VERSIONS = list(versions.names())
 
 
 def _scalar(v: Any) -> bool:
@@ -326,3 +332,44 @@ def _unreachable(data: st.DataObject) -> None:
 def test_a_value_nothing_produces_is_unreachable_and_names_a_rule(data: st.DataObject) -> None:
     """A string no rule writes and no flag sets: not reachable, and the answer names a blocking rule."""
     _unreachable(data)
+
+
+# --------------------------------------------------------------------------- the HTTP door
+
+how_bodies = st.fixed_dictionaries({"path": st.sampled_from([
+    "compilation_config.cudagraph_mode", "scheduler_config.max_num_seqs", "model_config.architecture", "nope", "",
+    "env.VLLM_USE_V1"])}, optional={
+    "value": st.one_of(st.none(), st.booleans(), st.integers(-2, 2**70), st.floats(allow_nan=False),
+                       st.sampled_from(["FULL", "FUL", "8k", "true", "", "x" * 300]), st.lists(st.integers(), max_size=3)),
+    "max_edits": st.one_of(st.integers(-1, 5), st.just("2"), st.none()),
+    "keep": st.one_of(st.lists(st.sampled_from(["parallel_config.tensor_parallel_size", "x", ""]), max_size=3),
+                      st.just("parallel_config.tensor_parallel_size")),
+    "argv": st.sampled_from([[], ["--enforce-eager"], ["-tp", "3"], ["--nope"]]),
+    "model": st.sampled_from([LLAMA, "Qwen/Qwen3-8B", "no/such-model"]),
+})
+
+
+@pytest.fixture(scope="module")
+def http() -> Iterator[Any]:
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
+        from starlette.testclient import TestClient
+
+    from postinit.service import Settings, create_app
+
+    with TestClient(create_app(Settings()), raise_server_exceptions=False) as client:
+        yield client
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(body=how_bodies)
+def test_every_how_body_is_an_answer_or_one_line_422(http: Any, body: dict[str, Any]) -> None:
+    """Any /v1/how body: 200 with an answer, or 422 with one line; never a 500."""
+    r = http.post("/v1/how", json=body)
+    assert r.status_code in (200, 422), (r.status_code, r.text[:300])
+    if r.status_code == 422:
+        assert "\n" not in r.json()["message"]
+    else:
+        assert set(r.json()) >= {"answers", "blockers", "reachable", "tried"}

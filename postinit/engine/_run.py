@@ -61,6 +61,8 @@ MAX_RUNS = 64
 _ATOMIC = frozenset({type(None), str, int, float, bool, FrozenDict})
 """Types :func:`freeze` returns unchanged."""
 _new = tuple.__new__
+_NO_PATHS: list[str] = []
+"""What the recorder returns when nothing changed (shared: never appended to)."""
 _RULE = Source.RULE
 _DEFAULT = Source.DEFAULT
 
@@ -322,19 +324,16 @@ class Run:
             if eff is None:
                 if debug:
                     append(_new(Evaluated, (len(events), c.id, phase, {p: state[p] for p in reads_of}, "evaluated")))
-                return []
+                return _NO_PATHS
             changes, message, level, violation = eff
             if violation is not None:
                 append(ViolationEvent(len(events), c.id, phase, violation.message, violation.hint, violation.error,
                                       {p: state[p] for p in reads_of} if full else None, stage=c.rule.stage))
                 self.stopped = True
-                return []
+                return _NO_PATHS
             writes = c.writes
             made: list[Change] | None = None
-            changed: list[str] = []
-            reads: dict[str, Any] | None = None
-            pv: Provenance | None = None
-            seq = 0
+            changed = _NO_PATHS
             for path, new in changes.items():
                 if path not in writes:
                     raise UndeclaredWriteError(
@@ -352,21 +351,22 @@ class Run:
                     continue
                 if made is None:
                     made = []
+                    changed = []
                     seq = len(events)
-                    if full:  # the reads as the rule saw them: before any of its own writes
-                        reads = {p: state[p] for p in reads_of}
+                    # the reads as the rule saw them: before any of its own writes
+                    reads = {p: state[p] for p in reads_of} if full else None
                     pv = _new(Provenance, (_RULE, self.detail, c.id, seq))
                 src = cur or init_get(path)
                 state[path] = new
-                prov_of[path] = pv  # type: ignore[assignment]
+                prov_of[path] = pv
                 made.append(_new(Change, (path, old, new, _DEFAULT if src is None else src.source)))
                 changed.append(path)
                 if full:
                     hist = history.get(path)
                     if hist is None:
-                        history[path] = [(seq, new, pv)]  # type: ignore[list-item]
+                        history[path] = [(seq, new, pv)]
                     else:
-                        hist.append((seq, new, pv))  # type: ignore[arg-type]
+                        hist.append((seq, new, pv))
             if made is None:
                 seq = len(events)
                 if message is None:
@@ -374,8 +374,7 @@ class Run:
                         append(_new(Evaluated, (seq, c.id, phase, {p: state[p] for p in reads_of}, "evaluated")))
                     return changed
                 made = []
-                if full:
-                    reads = {p: state[p] for p in reads_of}
+                reads = {p: state[p] for p in reads_of} if full else None
             append(_new(Fired, (
                 seq, c.id, phase, c.kind, tuple(made), c.plain if message is None else message,
                 c.level if level is None else level, reads, "fired",
