@@ -27,7 +27,8 @@ from postinit.errors import (
     RuleError,
     ViolationError,
 )
-from postinit.rules import paths, rulebook
+from postinit.rules import paths
+from postinit.rules.versions import rulebook
 
 if TYPE_CHECKING:
     from postinit._upgrade import Upgrade, VersionInfo, upgrade, versions

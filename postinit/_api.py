@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import importlib
 import json
 import types
 from collections.abc import Mapping, Sequence
@@ -223,7 +221,7 @@ def resolve_request(
     the request: the service loads its own at start and never takes them from a request.
     """
     site = load_rules(rules)
-    book = site_rulebook(request.vllm_version, site)
+    book = site_rulebook(request.version, site)
     keep: list[_Front] = []
     state, prov, inputs, notes, loaded = _prepare(request, allow_files=allow_files, keep=keep)
     # ``_prepare`` builds a fresh dict of frozen values for this call: the engine takes it over
@@ -437,7 +435,7 @@ def _prepare_changes(
     front, base_request = res.front, res.request
     if front is None or base_request is None:
         return None
-    absent = _absent_by_field(changed.vllm_version)
+    absent = _absent_by_field(changed.version)
     keys: dict[str, None] = {}
     for p in changes:
         top = p.split(".", 1)[0]
@@ -482,7 +480,7 @@ def _prepare(
     notes: list[Note] = []
     flag_model: str | None = None
     usage = request.effective_usage
-    version = request.vllm_version
+    version = request.version
     if isinstance(request.platform, str) and request.platform.strip().lower() == "auto" and not allow_files:
         raise InvalidValueError("platform 'auto' would detect this server's hardware; name a platform "
                                 "(cpu, rocm, cuda:9.0, h100, ...)", path="platform", value="auto")
@@ -490,13 +488,13 @@ def _prepare(
     space = paths()
     # the platform and the environment first: vLLM's parser builds sub-configs that read them
     plat_detail, plat_flat = _platform(request.platform)
-    reading = read_env(request.env, table=versions.get(version).env_table)
+    reading = read_env(request.env, table=version.env_table)
     env_flat = fast.empty_env if not reading.env.explicit else space.flatten_model(reading.env, "env")
     if request.argv:
         # vLLM's parser builds the JSON-valued flags' sub-configs as VllmConfig(...) would: no EngineArgs
-        built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None)}
+        built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None), **version.fact_state}
         parsed = parse_vllm_args(request.argv, allow_files=allow_files, construct=parse_stage(built, version),
-                                 absent=versions.absent_flags(version), version=version)
+                                 absent=version.absent_flags, version=version.name)
         data = _deep_merge(data, parsed.config)
         flags = dict(parsed.flags)
         flag_model = parsed.model
@@ -506,9 +504,9 @@ def _prepare(
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
     notes.extend(_drop_absent(data, version))
-    status = versions.get(version).status
+    status = version.status
     if status is not None:
-        notes.append(Note("partial_version", version, f"vLLM {version} is modelled partially ({status}): "
+        notes.append(Note("partial_version", version.name, f"vLLM {version} is modelled partially ({status}): "
                                                       f"decisions not yet written for it are its parent's, so "
                                                       f"this answer and its hash may not be vLLM {version}'s."))
 
@@ -540,7 +538,8 @@ def _prepare(
             if e.trace is None and e.stage == key and usage is None:
                 # config mode: the sub-configs vLLM built before this one ran (and logged) first
                 facts()
-                built = {**fast.default_flat, **fields, **plat_flat, **env_flat, **fast.usage(None)}
+                built = {**fast.default_flat, **fields, **plat_flat, **env_flat, **fast.usage(None),
+                         **version.fact_state}
                 e.trace = built_before(built, key, version)
             raise
         fields.update(part[0])
@@ -553,7 +552,7 @@ def _prepare(
     state.update(fields)
     state.update(plat_flat)
     state.update(env_flat)
-    version_defaults = versions.defaults(version, engine_args=usage is not None)
+    version_defaults = version.defaults_for(engine_args=usage is not None)
     if version_defaults:  # the version's own dataclass / envs.py defaults, where the input sets nothing
         given = {*user_paths, *(f"env.{n}" for n in reading.env.explicit)}
         for p, v in version_defaults.items():
@@ -563,6 +562,7 @@ def _prepare(
     # usage.config_updated_on_input stays False: the input's model_config.config_updated never
     # reaches step 2, because ModelConfig.__post_init__ resets it (vllm/config/model.py)
     state.update(fast.usage(usage))
+    state.update(version.fact_state)
     prov: dict[str, Provenance] = {}
     for p in user_paths:
         if p in loader_sources:
@@ -579,10 +579,11 @@ def _prepare(
         fast.usage_paths,
         Provenance(Source.FACT, f"usage {usage}" if usage else "VllmConfig(...) built directly"),
     ))
+    prov.update(dict.fromkeys(version.fact_state, Provenance(Source.FACT, f"vLLM {version.name}")))
     for name in reading.env.explicit:
         prov[f"env.{name}"] = Provenance(Source.FACT, f"env {name}")
     inputs = {"platform": plat_detail, "usage": usage, "semantics": request.semantics,
-              "model": model_name, "vllm_version": version}
+              "model": model_name, "vllm_version": version.name}
     if keep is not None:
         keep.append(_Front(data, flags, frozenset(loader_sources)))
     return state, prov, inputs, tuple(notes), loaded
@@ -597,15 +598,15 @@ def _mark_site(book: Any, trace: dict[str, Any]) -> None:
 
 
 @functools.cache
-def _absent_by_field(version: str) -> dict[str, tuple[str, ...]]:
+def _absent_by_field(version: versions.Version) -> dict[str, tuple[str, ...]]:
     """The paths vLLM ``version`` lacks, by top-level field, each group sorted."""
     out: dict[str, list[str]] = {}
-    for path in sorted(versions.absent_paths(version)):
+    for path in sorted(version.absent_paths):
         out.setdefault(path.split(".", 1)[0], []).append(path)
     return {k: tuple(v) for k, v in out.items()}
 
 
-def _drop_absent(data: dict[str, Any], version: str) -> list[Note]:
+def _drop_absent(data: dict[str, Any], version: versions.Version) -> list[Note]:
     """Take the fields vLLM ``version`` does not have out of the nested input ``data``, one note each.
 
     vLLM's configs are pydantic dataclasses, which ignore a keyword they do not declare: such an
@@ -633,16 +634,17 @@ def _drop_absent(data: dict[str, Any], version: str) -> list[Note]:
     return notes
 
 
-def _absent_why(path: str, version: str) -> str:
+def _absent_why(path: str, version: versions.Version) -> str:
     info = paths().info[path].extra
     if info.get("since"):
         return f"added in vLLM {info['since']}"
     return f"removed after vLLM {info.get('until')}"
 
 
-def _strip_absent(config: dict[str, Any], version: str) -> None:
+def _strip_absent(config: dict[str, Any], version: versions.Version) -> None:
     """Remove from a nested config dict the fields vLLM ``version`` does not have (in place)."""
-    for path in versions.absent_paths(version):
+    config.pop("version", None)  # the version's facts: no config field (the inputs name the version)
+    for path in version.absent_paths:
         *head, last = path.split(".")
         node: Any = config
         for part in head:
@@ -697,7 +699,7 @@ class Resolution:
             state, prov, inputs, notes, loaded = _prepare(changed, allow_files=self.allow_files, keep=keep)
             front = keep[0] if keep else None
         base = self.engine
-        same_book = changed.vllm_version == self.vllm_version
+        same_book = changed.version is self.version
         same_semantics = base.rulebook.semantics_of(changed.semantics) == base.semantics
         if base.recording is None and same_semantics and same_book:
             # recorded once, on first use: the schedule to follow
@@ -705,7 +707,7 @@ class Resolution:
                 dict(base.initial), base.initial_provenance, semantics=base.semantics, trace=base.trace.level,
                 strict=self.strict, record=True)
         if not same_semantics or not same_book:
-            book = base.rulebook if same_book else site_rulebook(changed.vllm_version, self.rules)
+            book = base.rulebook if same_book else site_rulebook(changed.version, self.rules)
             result = book.resolve(state, prov, semantics=changed.semantics, trace=self.trace.level, owned=True,
                                   strict=self.strict)
         else:
@@ -733,9 +735,14 @@ class Resolution:
     @property
     def vllm_version(self) -> str:
         """The vLLM version this resolution models (``"d7fb10c57"``, ``"0.11.1"``)."""
+        return self.version.name
+
+    @cached_property
+    def version(self) -> versions.Version:
+        """The vLLM version this resolution models: the request's (resolved at the door)."""
         if self.request is not None:
-            return self.request.vllm_version
-        return str(self.inputs.get("vllm_version") or versions.DEFAULT_VERSION)
+            return self.request.version
+        return versions.get(str(self.inputs.get("vllm_version") or versions.DEFAULT_VERSION))
 
     @property
     def ok(self) -> bool:
@@ -850,15 +857,10 @@ class Resolution:
         (``postinit.rules.hashing.model_hash_is_exact(r.state)``); otherwise the model
         factor is a deterministic stand-in and the hash is postinit's own.
         """
-        try:
-            hashing = importlib.import_module("postinit.rules.hashing")
-        except ImportError:  # pragma: no cover - until the hashing module exists
-            blob = json.dumps({k: jsonable(v) for k, v in sorted(self.engine.state.items())}, sort_keys=True)
-            return hashlib.md5(blob.encode(), usedforsecurity=False).hexdigest()[:10]
-        scheme = next((versions.delta(v.name).hash for v in reversed(versions.chain(self.vllm_version))
-                       if versions.delta(v.name).hash is not None), None)
+        from postinit.rules import hashing
+
         with self._hash_context(hashing):
-            return str((scheme or hashing.compute_hash)(self.engine.state))
+            return self.version.hash(self.engine.state)
 
     def _hash_context(self, hashing: Any) -> Any:
         # a resolution built from a flat state (no request): the state names its model
@@ -899,7 +901,7 @@ class Resolution:
         config = _CONFIG_ADAPTER.dump_python(self.config, mode="json") if self.ok else paths().unflatten(
             {k: jsonable(v) for k, v in self.engine.state.items()}
         )
-        _strip_absent(config, self.vllm_version)
+        _strip_absent(config, self.version)
         trace = self.trace.to_dict()
         if self.rules:
             _mark_site(self.engine.rulebook, trace)

@@ -33,13 +33,15 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StringConstraints,
     ValidationError,
     field_validator,
 )
 
 from postinit.errors import InvalidValueError, show
-from postinit.rules.versions import DEFAULT_VERSION, version_name
+from postinit.rules import versions
+from postinit.rules.versions import DEFAULT_VERSION, Version
 from postinit.schema import Env, Platform, VllmConfig
 from postinit.schema.limits import (
     MAX_ARGS,
@@ -146,9 +148,24 @@ class Request(BaseModel):
         description="Dotted path → value, applied last over config and argv (what `postinit what-if --set` does).",
     )
     vllm_version: Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)] = Field(
-        DEFAULT_VERSION, description="The vLLM version to resolve as: d7fb10c57 (the seed commit, default) or "
-        "0.11.1 (GET /v1/versions).",
+        DEFAULT_VERSION, description=f"The vLLM version to resolve as: {versions.listed()} (GET /v1/versions).",
     )
+    _version: Version = PrivateAttr()
+
+    def model_post_init(self, context: Any, /) -> None:
+        # the door: ``_known_version`` looked the spelling up (or kept the version of the request this one
+        # changes); everything after takes ``self.version``, never a string
+        kept = context.get("version") if isinstance(context, dict) else None
+        if isinstance(kept, Version) and kept.name == self.vllm_version:
+            self._version = kept
+        else:
+            found = versions.VERSIONS.get(self.vllm_version)
+            self._version = found if found is not None else versions.get(self.vllm_version)
+
+    @property
+    def version(self) -> Version:
+        """The vLLM version this request resolves as: its rulebook, facts, env table, flags, paths and hash."""
+        return self._version
 
     # -- validation at the door ------------------------------------------------------
 
@@ -180,8 +197,11 @@ class Request(BaseModel):
 
     @field_validator("vllm_version", mode="after")
     @classmethod
-    def _known_version(cls, value: str) -> str:
-        return version_name(check_text(value, "vllm_version", MAX_NAME))
+    def _known_version(cls, value: str, info: Any) -> str:
+        kept = info.context.get("version") if isinstance(info.context, dict) else None
+        if isinstance(kept, Version) and value == kept.name:  # a changed request keeps its version
+            return value
+        return versions.version_name(check_text(value, "vllm_version", MAX_NAME))
 
     @field_validator("platform", mode="after")
     @classmethod
@@ -240,10 +260,13 @@ class Request(BaseModel):
         return cls.parse(data)
 
     @classmethod
-    def parse(cls, data: Any) -> Request:
-        """Validate a JSON-like request; a bad field is one :class:`InvalidValueError` line naming it."""
+    def parse(cls, data: Any, *, keep: Version | None = None) -> Request:
+        """Validate a JSON-like request; a bad field is one :class:`InvalidValueError` line naming it.
+
+        ``keep``: the version of the request this one changes (not looked up again when it names it).
+        """
         try:
-            return cls.model_validate(data)
+            return cls.model_validate(data, context={"version": keep} if keep is not None else None)
         except InvalidValueError:
             raise
         except ValidationError as e:
@@ -251,7 +274,7 @@ class Request(BaseModel):
 
     def replace(self, **changes: Any) -> Request:
         """A plain :class:`Request` with ``changes`` (validated) over this request's fields."""
-        return Request.parse({**{k: getattr(self, k) for k in Request.model_fields}, **changes})
+        return Request.parse({**{k: getattr(self, k) for k in Request.model_fields}, **changes}, keep=self.version)
 
     def changed(self, set: Mapping[str, Any]) -> Request:
         """This request with ``set`` applied last: dotted paths to values (``env.NAME`` sets a variable).

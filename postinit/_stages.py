@@ -32,8 +32,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from postinit.engine import ViolationEvent
-from postinit.rules import observed, paths, rulebook
-from postinit.rules.versions import DEFAULT_VERSION
+from postinit.rules import observed, paths
+from postinit.rules.versions import DEFAULT_VERSION, VERSIONS, Version
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders.argv import Construct, FlagSpec
 from postinit.schema.loaders.construct import one_line, refusal, schema_class, wrapped_text
@@ -42,19 +42,21 @@ __all__ = ["RaisedError", "built_before", "construction_order", "parse_stage", "
 
 
 @functools.cache
-def _stage_rules(stage: str, version: str = DEFAULT_VERSION) -> frozenset[str]:
+def _stage_rules(stage: str, version: Version) -> frozenset[str]:
     """The rules that are the ``__post_init__`` of the sub-config built at ``stage`` (in ``version``'s rulebook)."""
-    return frozenset(r.id for r in rulebook(version).rules.values() if r.stage == stage and r.phase == "sub_configs")
+    return frozenset(r.id for r in version.rulebook.rules.values() if r.stage == stage and r.phase == "sub_configs")
 
 
-def parse_stage(base: Mapping[str, Any], version: str = DEFAULT_VERSION) -> Construct:
+def parse_stage(base: Mapping[str, Any], version: Version | None = None) -> Construct:
     """What vLLM's parser runs when a JSON-valued flag builds its sub-config: the class's ``__post_init__``.
 
     ``base`` is the flat state of a config built directly (defaults, the platform, the environment,
     no EngineArgs): the sub-config sees only its flag's JSON, as ``TypeAdapter(cls).validate_json``
     builds it, with ``version``'s rules. The first rule of that sub-config that refuses the value raises a
     :class:`~postinit.errors.SubConfigError` (``stage="parse"``) naming the flag and the rule.
+    ``base`` holds ``version``'s ``version.*`` facts (default: the seed commit).
     """
+    v_ = version if version is not None else VERSIONS[DEFAULT_VERSION]
 
     def construct(spec: FlagSpec, value: Any) -> None:
         stage = observed.PARSED_SUB_CONFIGS.get(spec.builds or "")
@@ -67,7 +69,7 @@ def parse_stage(base: Mapping[str, Any], version: str = DEFAULT_VERSION) -> Cons
             return  # only postinit's own bounds are left: the door reports them
         state = dict(base)
         paths().flatten_fields(types.SimpleNamespace(**{spec.target: obj}), (spec.target,), state)
-        result = rulebook(version).resolve(state, {}, owned=True, select=_stage_rules(stage, version), trace="full")
+        result = v_.rulebook.resolve(state, {}, owned=True, select=_stage_rules(stage, v_), trace="full")
         if result.ok:
             return
         v = result.violations[0]
@@ -88,7 +90,7 @@ _BUILT_IN_CONFIG_MODE = ("model_config", "sub_configs")
 """The phases of the rules that are sub-configs' own construction (what a config dict's construction runs)."""
 
 
-def built_before(state: Mapping[str, Any], stage: str, version: str = DEFAULT_VERSION) -> Any:
+def built_before(state: Mapping[str, Any], stage: str, version: Version | None = None) -> Any:
     """The trace of building, from a config dict, the sub-configs vLLM builds before ``stage`` refuses its part.
 
     vLLM builds the sub-configs one by one (:func:`construction_order`): those before the one it
@@ -98,7 +100,7 @@ def built_before(state: Mapping[str, Any], stage: str, version: str = DEFAULT_VE
     """
     index = {s.stage: i for i, s in reversed(list(enumerate(observed.STEPS)))}
     limit = index.get(stage, -1)
-    book = rulebook(version)
+    book = (version if version is not None else VERSIONS[DEFAULT_VERSION]).rulebook
     chosen = frozenset(r.id for r in book.rules.values() if r.phase in _BUILT_IN_CONFIG_MODE
                        and r.stage is not None and index.get(r.stage, limit) < limit)
     return book.resolve(dict(state), {}, owned=True, select=chosen, trace="full").trace

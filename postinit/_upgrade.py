@@ -16,6 +16,7 @@ versions (dropped, added or replaced by the newer version's delta).
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -23,7 +24,6 @@ from postinit._api import Request, Resolution, resolve_request
 from postinit.engine import Provenance, Rulebook, Source, jsonable
 from postinit.engine._show import brief, origin
 from postinit.errors import InvalidValueError
-from postinit.rules import rulebook
 from postinit.rules import versions as _versions
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ __all__ = [
 UPGRADE_VERSION = 1
 """Version of the ``to_dict()`` shapes in this module."""
 
-_FACT_PREFIXES = ("platform.", "usage.")
+_FACT_PREFIXES = ("platform.", "usage.", "version.")
 
 
 # --------------------------------------------------------------------------- the modelled versions
@@ -58,6 +58,7 @@ class VersionInfo:
     added: int
     replaced: int
     dropped: int
+    patched: int
     fields_added: int
     fields_removed: int
     env_table: str
@@ -68,7 +69,7 @@ class VersionInfo:
         return {
             "name": self.name, "title": self.title, "parent": self.parent, "default": self.default,
             "oracle": self.oracle, "source": self.source, "rules": self.rules,
-            "delta": {"added": self.added, "replaced": self.replaced, "dropped": self.dropped,
+            "delta": {"added": self.added, "replaced": self.replaced, "dropped": self.dropped, "patched": self.patched,
                       "fields_added": self.fields_added, "fields_removed": self.fields_removed},
             "env_table": f"postinit/schema/data/envs-{self.env_table}.json",
             "status": self.status or "complete",
@@ -79,17 +80,17 @@ def versions() -> list[VersionInfo]:
     """Every modelled vLLM version, parents first (the default is the seed commit ``d7fb10c57``)."""
     out = []
     for v in _versions.VERSIONS.values():
-        d = _versions.delta(v.name)
+        d = v.delta
         out.append(VersionInfo(
-            name=v.name, title=v.title, parent=v.parent, default=v.name == _versions.DEFAULT_VERSION,
-            oracle=v.oracle, source=v.source, rules=len(rulebook(v.name)), added=len(d.add), replaced=len(d.replace),
-            dropped=len(d.drop), fields_added=len(d.fields_added), fields_removed=len(d.fields_removed),
+            name=v.name, title=v.title, parent=v.parent.name if v.parent else None,
+            default=v.name == _versions.DEFAULT_VERSION, oracle=v.oracle, source=v.source, rules=len(v.rulebook),
+            added=len(d.add), replaced=len(d.replace), dropped=len(d.drop), patched=len(d.patch), fields_added=len(d.fields_added), fields_removed=len(d.fields_removed),
             env_table=v.env_table, status=v.status,
         ))
     return out
 
 
-def json_schema(version: str = _versions.DEFAULT_VERSION) -> dict[str, Any]:
+def json_schema(version: str | _versions.Version = _versions.DEFAULT_VERSION) -> dict[str, Any]:
     """The JSON Schema of the nested input config for ``version``: the fields that version lacks left out."""
     from pydantic import TypeAdapter
 
@@ -105,7 +106,7 @@ def json_schema(version: str = _versions.DEFAULT_VERSION) -> dict[str, Any]:
                 return dict(defs[ref.rsplit("/", 1)[1]])
         return node
 
-    for path in sorted(_versions.absent_paths(version)):
+    for path in sorted(_versions.get(version).absent_paths):
         *head, last = path.split(".")
         node = doc
         for part in head:
@@ -312,15 +313,20 @@ def _rule_change(rule_id: str, here: Rulebook, there: Rulebook, here_v: str, the
         return f"vLLM {there_v} no longer makes this decision" + (f": {reason}" if reason else "")
     if rule_id not in here.rules:  # pragma: no cover - a side's rule is in its own rulebook
         return None
-    if here.rules[rule_id].fn is not there.rules[rule_id].fn:
+    mine, theirs = here.rules[rule_id], there.rules[rule_id]
+    if mine.fn is not theirs.fn:
+        if inspect.unwrap(mine.fn) is inspect.unwrap(theirs.fn):  # one function, other parameter values
+            a, b = dict(mine.params), dict(theirs.params)
+            shown = ", ".join(f"{k}={b[k]!r}" for k in b if a.get(k) != b[k])
+            return f"vLLM {there_v} decides this with other values (rule {rule_id}: {shown})"
         return f"vLLM {there_v} decides this differently (rule {rule_id} is replaced there)"
     return None
 
 
 def _drop_reason(rule_id: str, a: str, b: str) -> str | None:
     """The delta's reason why ``rule_id`` is in one of ``a``, ``b`` and not the other (None if undocumented)."""
-    for v in (*_versions.chain(a), *_versions.chain(b)):
-        reason = _versions.delta(v.name).drop.get(rule_id)
+    for v in (*_versions.VERSIONS[a].chain, *_versions.VERSIONS[b].chain):
+        reason = v.delta.drop.get(rule_id)
         if reason:
             return reason
     return None
@@ -399,7 +405,7 @@ def upgrade(
 def compare_versions(a: Resolution, b: Resolution) -> Upgrade:
     """The :class:`Upgrade` between two resolutions of the same input on two versions."""
     va, vb = a.vllm_version, b.vllm_version
-    absent_a, absent_b = _versions.absent_paths(va), _versions.absent_paths(vb)
+    absent_a, absent_b = a.version.absent_paths, b.version.absent_paths
     changes, only_a, only_b = [], [], []
     sa, sb = a.state, b.state
     for path in sorted(sa.keys() | sb.keys()):

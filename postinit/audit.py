@@ -41,7 +41,7 @@ __all__ = [
 AUDIT_VERSION = 1
 """Version of the ``to_dict()`` shapes in this module (see docs/trace-format.md)."""
 
-_FACT_PREFIXES = ("platform.", "usage.")
+_FACT_PREFIXES = ("platform.", "usage.", "version.")
 _KINDS = ("default", "derive", "override", "check")
 
 

@@ -27,7 +27,7 @@ from postinit import render
 from postinit._api import DEFAULT_MODEL, DEFAULT_PLATFORM, Request, Resolution, resolve_request
 from postinit.errors import InputError, InvalidValueError, PostinitError, show
 from postinit.rules import paths, rulebook
-from postinit.rules.versions import DEFAULT_VERSION
+from postinit.rules.versions import DEFAULT_VERSION, listed
 from postinit.schema import Platform
 from postinit.schema.loaders import list_catalog, read_config_file
 from postinit.schema.loaders.argv import as_argv
@@ -131,8 +131,8 @@ RulesOpt = Annotated[list[str] | None, typer.Option(
     "--rules", metavar="FILE.py|MODULE", help="Your own rules (site policies) to resolve with vLLM's: a .py file or "
     "a module name (repeatable); see docs/writing-rules.md.", show_default=False, rich_help_panel="Inputs")]
 VersionOpt = Annotated[str, typer.Option(
-    "--vllm-version", help="The vLLM version to model: d7fb10c57 (the seed commit) or 0.11.1 "
-    "(see [cyan]postinit versions[/]).", rich_help_panel="Inputs")]
+    "--vllm-version", help=f"The vLLM version to model: {listed()} (see [cyan]postinit versions[/]).",
+    rich_help_panel="Inputs")]
 
 
 def _console(width: int | None = None) -> tuple["Console", io.StringIO]:
@@ -634,12 +634,12 @@ def versions(fmt: FmtOpt = Fmt.text) -> None:
 
         found = listing()
         rows = [{"version": v.name + (" (default)" if v.default else ""), "parent": v.parent or "—",
-                 "rules": v.rules, "delta": f"+{v.added} ~{v.replaced} -{v.dropped}" if v.parent else "—",
+                 "rules": v.rules, "delta": f"+{v.added} ~{v.replaced} *{v.patched} -{v.dropped}" if v.parent else "—",
                  "status": v.status or "complete", "checked against": v.oracle} for v in found]
         cols = ["version", "parent", "rules", "delta", "status", "checked against"]
         _emit(fmt, lambda: {"versions": [v.to_dict() for v in found]},
               lambda c: render.text_table(c, rows, cols, title="modelled vLLM versions (delta: rules added "
-                                          "~replaced -dropped)", whole=("version",)),
+                                          "~replaced *patched -dropped)", whole=("version",)),
               lambda: render.md_table(rows, cols))
         return 0
 

@@ -41,7 +41,7 @@ from typing import Any, TypeVar
 from postinit.engine import Group, Rule, Rulebook, rule, rule_of
 from postinit.engine._rule import Kind, Level
 from postinit.errors import InputError, RuleDeclarationError, RuleError, UnknownPathError
-from postinit.rules import rulebook, versions
+from postinit.rules import versions
 
 __all__ = ["SITE_PHASE", "RulesSpec", "SiteRules", "load", "policy", "site_rulebook"]
 
@@ -242,7 +242,7 @@ def load(spec: RulesSpec) -> SiteRules:
     return SiteRules(tuple(_owned(rules, owner)), tuple(groups), (owner,), (), refs)
 
 
-def site_rulebook(version: str = versions.DEFAULT_VERSION, rules: RulesSpec = None) -> Rulebook:
+def site_rulebook(version: str | versions.Version = versions.DEFAULT_VERSION, rules: RulesSpec = None) -> Rulebook:
     """vLLM ``version``'s rulebook with the site ``rules`` added (vLLM's own, the very object, when there are none).
 
     The combined rulebook is compiled and checked once per ``(version, rules)``. A rule id of vLLM's, a path
@@ -250,16 +250,16 @@ def site_rulebook(version: str = versions.DEFAULT_VERSION, rules: RulesSpec = No
     the rules (the site's marked with their owner).
     """
     site = load(rules)
-    name = versions.version_name(version)
+    v = version if isinstance(version, versions.Version) else versions.get(version)
     if not site:
-        return rulebook(name)
-    return _combined(name, site.rules, site.groups)
+        return v.rulebook
+    return _combined(v, site.rules, site.groups)
 
 
 @functools.lru_cache(maxsize=32)
-def _combined(version: str, rules: tuple[Rule, ...], groups: tuple[Group, ...]) -> Rulebook:
-    base = rulebook(version)
-    absent = versions.absent_paths(version)
+def _combined(version: versions.Version, rules: tuple[Rule, ...], groups: tuple[Group, ...]) -> Rulebook:
+    base = version.rulebook
+    absent = version.absent_paths
     for r in rules:
         if r.id in base.rules:
             theirs = base.rules[r.id]

@@ -8,8 +8,9 @@ that changes, the rule and reason on each side.
 from __future__ import annotations
 
 import json
+import re
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -18,8 +19,8 @@ from typer.testing import CliRunner
 import postinit
 from postinit.cli import app as cli_app
 from postinit.errors import InputError, RuleDeclarationError, UnknownFlagError, UnknownPathError
-from postinit.rules import _version_groups, _version_rules, rulebook, version_rules, versions
-from postinit.rules.versions import Delta, Version
+from postinit.rules import rulebook, versions
+from postinit.rules.versions import Delta, Version, patch
 
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="Using `httpx` with `starlette.testclient`")
@@ -195,58 +196,90 @@ def test_why_what_if_and_diff_take_a_version() -> None:
     assert r.with_changes(vllm_version="0.11.1").to_dict() == postinit.resolve(model=LLAMA, vllm_version="0.11.1").to_dict()
 
 
+NEWEST = list(versions.VERSIONS.values())[-1]
+
+
 @pytest.fixture
-def fake_version(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """Register a version "x" over 0.34.0 whose delta the test sets (caches cleared around it)."""
-    holder: dict[str, Delta] = {}
-    real = versions.delta
+def fake_version(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[Delta], Version]]:
+    """A factory registering a version "x" over the newest version with the delta the test gives (a version's
+    parent is the newest of its line: since/until marks are linear)."""
 
-    def delta(name: str) -> Delta:
-        return holder["x"] if versions.version_name(name) == "x" else real(name)
+    def make(d: Delta) -> Version:
+        v = Version("x", "test", NEWEST, "none", "none", NEWEST.env_table, NEWEST.golden, delta_module="tests")
+        v.__dict__["delta"] = d  # the cached property, preset: no module to import
+        monkeypatch.setitem(versions.VERSIONS, "x", v)
+        versions._spellings.cache_clear()
+        return v
 
-    def clear() -> None:
-        for fn in (versions._spellings, versions.chain, versions.absent_paths, versions.absent_flags, _version_rules,
-                   _version_groups):
-            fn.cache_clear()
-
-    monkeypatch.setitem(versions.VERSIONS, "x", Version("x", "test", "0.34.0", "none", "none", "0.34.0",
-                                                         "expected-0.34.0", delta_module="tests"))
-    monkeypatch.setattr(versions, "delta", delta)
-    clear()
-    yield holder
-    clear()
+    yield make
+    versions._spellings.cache_clear()
 
 
-def test_a_delta_is_checked_like_a_rulebook(fake_version: dict[str, Delta]) -> None:
-    """Dropping or replacing a rule the parent lacks, re-adding one it has, or reading a field the version
-    does not have are declaration errors naming the rule."""
+def test_a_delta_is_checked_like_a_rulebook(fake_version: Callable[[Delta], Version]) -> None:
+    """Dropping, patching or replacing a rule the parent lacks, re-adding one it has, patching a parameter the
+    rule does not have, or reading a field the version does not have are declaration errors naming the rule."""
     from postinit.rules import engine_args, v0_11_1
 
-    fake_version["x"] = Delta(drop={"no.such-rule": "why"})
-    with pytest.raises(RuleDeclarationError, match=r"drops rule 'no\.such-rule', which 0\.34\.0 does not have"):
-        version_rules("x")
-    _version_rules.cache_clear()
-    fake_version["x"] = Delta(replace=(engine_args.chunked_prefill_forced,))
+    parent = re.escape(NEWEST.name)
+    with pytest.raises(RuleDeclarationError, match=rf"drops rule 'no\.such-rule', which {parent} does not have"):
+        _ = fake_version(Delta(drop={"no.such-rule": "why"})).checked_rules
     with pytest.raises(RuleDeclarationError, match=r"replaces rule 'engine-args\.chunked-prefill-forced'"):
-        version_rules("x")
-    _version_rules.cache_clear()
-    fake_version["x"] = Delta(add=(v0_11_1.dcp_interleave_block_size,))
+        _ = fake_version(Delta(replace=(engine_args.chunked_prefill_forced,))).checked_rules
     with pytest.raises(RuleDeclarationError, match=r"adds rule 'parallel\.dcp-interleave-block-size'"):
-        version_rules("x")
-    _version_rules.cache_clear()
-    fake_version["x"] = Delta(add=(engine_args.speculative_engine_flags,))
+        _ = fake_version(Delta(add=(v0_11_1.dcp_interleave_block_size,))).checked_rules
     with pytest.raises(UnknownPathError, match=r"engine-args\.speculative-engine-flags .*'speculative_config\.enable_"
                                                r"chunked_prefill', a field vLLM x does not have"):
-        version_rules("x")
+        _ = fake_version(Delta(add=(engine_args.speculative_engine_flags,))).checked_rules
+    with pytest.raises(RuleDeclarationError, match=rf"patches rule 'cache\.fast-prefill-egale', which {parent} does "
+                                                   r"not have.*cache\.fast-prefill-eagle"):
+        _ = fake_version(Delta(patch=(patch("cache.fast-prefill-egale", error="KeyError"),))).rules
+    with pytest.raises(RuleDeclarationError, match=r"rule 'cache\.fast-prefill-eagle' has no parameter 'eror' "
+                                                   r"\(its parameters: error\)"):
+        _ = fake_version(Delta(patch=(patch("cache.fast-prefill-eagle", eror="KeyError"),))).rules
+    with pytest.raises(RuleDeclarationError, match=r"facts names 'capture_size_clip', which is no version fact"):
+        _ = fake_version(Delta(facts={"capture_size_clip": False})).facts
 
 
-def test_a_delta_must_agree_with_the_schema_marks(fake_version: dict[str, Delta]) -> None:
+def test_a_patch_is_the_parent_rule_with_other_values(fake_version: Callable[[Delta], Version]) -> None:
+    """A patched rule runs the parent's function with the patch's parameter values and header; the parent's
+    rule is unchanged, and a version's facts are its parent's with the delta's over them."""
+    parent = NEWEST
+    x = fake_version(Delta(patch=(patch("cache.fast-prefill-eagle", error="KeyError", source="here; vX"),),
+                           facts={"capture_sizes_clip": False, "vllm_version": "9.9.9"}))
+    mine, theirs = x.rulebook.rules["cache.fast-prefill-eagle"], parent.rulebook.rules["cache.fast-prefill-eagle"]
+    assert dict(mine.params) == {"error": "KeyError"} and dict(theirs.params) == {"error": "ValueError"}
+    assert mine.source == "here; vX" and theirs.source != mine.source
+    state = {"cache_config.kv_sharing_fast_prefill": True, "speculative_config": {"method": "eagle"},
+             "speculative_config.method": "eagle"}
+    assert mine.fn(state).error == "KeyError" and theirs.fn(state).error == "ValueError"
+    assert x.facts.capture_sizes_clip is False and parent.facts.capture_sizes_clip is True  # 0.11.1's, inherited
+    assert x.facts.vllm_version == "9.9.9" and x.facts.model_registry == parent.facts.model_registry
+    assert x.fact_state["version.name"] == "x"
+
+
+def test_a_delta_must_agree_with_the_schema_marks(fake_version: Callable[[Delta], Version]) -> None:
     """A field or flag listed in a delta must carry the same since/until mark in the schema, and vice versa."""
-    fake_version["x"] = Delta(fields_added=("scheduler_config.policy",), flags_removed=("stream_interval",))
-    problems = versions.check_delta("x")
+    problems = fake_version(Delta(fields_added=("scheduler_config.policy",), flags_removed=("stream_interval",))
+                            ).problems()
     assert problems == ["x fields_added: scheduler_config.policy is declared but not marked in the schema",
                         "x flags_removed: stream_interval is declared but not marked in argv.FLAGS"]
-    assert versions.check_delta("0.11.1") == []
+    assert versions.VERSIONS["0.11.1"].problems() == []
+
+
+def test_a_second_child_keeps_what_its_sibling_removed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """until=<parent> marks a removal by the child that declares it: another child of the same parent keeps the
+    field and the flag, and its delta need not declare the sibling's removals."""
+    parent = versions.VERSIONS["0.11.1"]
+    sibling = next((v for v in versions.VERSIONS.values() if v.parent is parent and v.delta.fields_removed), None)
+    if sibling is None:
+        pytest.skip("no version removes a field of 0.11.1")
+    x = Version("x", "test", parent, "none", "none", "0.11.1", "expected-0.11.1", delta_module="tests")
+    x.__dict__["delta"] = Delta()
+    monkeypatch.setitem(versions.VERSIONS, "x", x)
+    gone = sorted(set(sibling.delta.fields_removed) & set(sibling.absent_paths))
+    assert gone and not set(gone) & x.absent_paths
+    assert x.absent_paths == parent.absent_paths and x.absent_flags == parent.absent_flags
+    assert x.problems() == []
 
 
 # --------------------------------------------------------------------------- upgrade
@@ -331,3 +364,33 @@ def test_the_readme_upgrade_excerpt_is_real_output() -> None:
     for line in lines:
         if line != "…":
             assert line in printed, line
+
+
+# --------------------------------------------------------------------------- the door
+
+
+@pytest.mark.parametrize("name", list(versions.VERSIONS))
+def test_no_version_lookup_by_string_after_the_door(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The request resolves its version once; resolving, hashing, explaining, serialising and re-resolving
+    with changes take the version object and never look a version up by its name again."""
+    from postinit._api import resolve_request
+
+    request = postinit.Request.build(model=LLAMA, argv=["--max-model-len", "8k"], vllm_version=name)
+    expected = postinit.resolve(request)
+    calls: list[str] = []
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        calls.append(repr(args))
+        raise AssertionError(f"a version looked up by string after the door: {args!r}")
+
+    for fn in ("get", "version_name", "rulebook", "groups", "version_rules"):
+        monkeypatch.setattr(versions, fn, refuse)
+    monkeypatch.setattr(postinit, "rulebook", refuse)
+    r = resolve_request(request)
+    assert r.version is request.version is versions.VERSIONS[name] and r.vllm_version == name
+    assert r.hash == expected.hash and r.to_dict() == expected.to_dict()
+    assert r.why("scheduler_config.max_num_batched_tokens").path == "scheduler_config.max_num_batched_tokens"
+    changed = r.with_changes({"model_config.enforce_eager": True})
+    assert changed.version is request.version and changed.get("model_config.enforce_eager") is True
+    assert r.state["version.name"] == name and r.state["version.vllm_version"] == request.version.facts.vllm_version
+    assert calls == []

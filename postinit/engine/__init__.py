@@ -29,6 +29,7 @@ from postinit.engine._rule import (
     rule,
     rule_of,
     sequence,
+    with_params,
 )
 from postinit.engine._rulebook import CompiledRule, Rulebook
 from postinit.engine._run import EngineResult, Semantics, TraceLevel
@@ -105,4 +106,5 @@ __all__ = [
     "rule_of",
     "sequence",
     "thaw",
+    "with_params",
 ]

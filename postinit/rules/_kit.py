@@ -8,7 +8,7 @@ from typing import Any
 
 from postinit.engine import freeze
 from postinit.rules import paths
-from postinit.schema import Env, Platform, Usage
+from postinit.schema import Env, Platform, Usage, VersionFacts
 
 __all__ = ["state"]
 
@@ -18,9 +18,12 @@ def state(
     *,
     platform: str | Platform = "h100",
     env: Mapping[str, str] | None = None,
+    version: str | None = None,
     **kw: Any,
 ) -> Mapping[str, Any]:
-    """A read-only flat state: schema defaults, the platform and env facts, then ``values``.
+    """A read-only flat state: schema defaults, the platform, env and version facts, then ``values``.
+
+    ``version`` names the vLLM version whose ``version.*`` facts the state holds (default: the seed's).
 
     ``values`` maps dotted paths to values (``{"compilation_config.mode": 3}``);
     keyword arguments use ``__`` for dots (``compilation_config__mode=3``).
@@ -30,6 +33,12 @@ def state(
     plat = platform if isinstance(platform, Platform) else Platform.from_spec(platform)
     flat = space.defaults()
     flat.update(space.flatten({"platform": plat, "env": Env.from_mapping(dict(env or {})), "usage": Usage()}))
+    if version is None:
+        flat.update(space.flatten_model(VersionFacts(), "version"))
+    else:
+        from postinit.rules.versions import get
+
+        flat.update(get(version).fact_state)
     merged = {**(values or {}), **{k.replace("__", "."): v for k, v in kw.items()}}
     for path, value in merged.items():
         space.require(path)

@@ -11,7 +11,7 @@ import json
 import sys
 
 from postinit.engine import Rule, Rulebook, rule_of
-from postinit.rules import paths, rulebook, versions
+from postinit.rules import paths, versions
 from postinit.schema.env import DATA
 
 __all__ = ["render"]
@@ -34,30 +34,48 @@ def _codes(items: list[str] | tuple[str, ...] | set[str]) -> str:
     return ", ".join(f"`{i}`" for i in sorted(items)) if items else "—"
 
 
-def _version(name: str) -> list[str]:
-    v = versions.get(name)
+def _version(v: versions.Version) -> list[str]:
     if v.parent is None:
         return []
-    d = versions.delta(name)
-    parent: Rulebook = rulebook(v.parent)
-    book: Rulebook = rulebook(name)
+    name = v.name
+    d = v.delta
+    parent: Rulebook = v.parent.rulebook
+    book: Rulebook = v.rulebook
     out = [
         f"## vLLM {name}", "",
-        f"{v.title}. Parent: `{v.parent}`. Checked against {v.oracle}.", "",
-        f"Declared in `{(v.delta_module or '').replace('.', '/')}.py`: {len(d.add)} rules added, {len(d.replace)} replaced, "
+        f"{v.title}. Parent: `{v.parent.name}`. Checked against {v.oracle}.", "",
+        f"Declared in `{(v.delta_module or '').replace('.', '/')}.py`: {len(d.patch)} rules patched, "
+        f"{len(d.add)} added, {len(d.replace)} replaced, "
         f"{len(d.drop)} dropped ({len(parent)} → {len(book)} rules); {len(d.fields_added)} schema fields added, "
         f"{len(d.fields_removed)} removed.", "",
     ]
+    changed_facts = {k: val for k, val in v.facts.model_dump().items()
+                     if k != "name" and getattr(v.parent.facts, k) != val}
+    if changed_facts:
+        out += ["Version facts (`version.*`, read by the rules):", ""]
+        out += [f"- `version.{k}`: `{json.dumps(getattr(v.parent.facts, k))}` → `{json.dumps(val)}`"
+                for k, val in changed_facts.items()] + [""]
     if d.notes:
         out += ["Not rules of their own:", ""] + [f"- {n}" for n in d.notes] + [""]
 
     replaced = sorted((r for r in map(rule_of, d.replace) if r is not None), key=lambda r: (r.phase, r.id))
     out += [f"### Decisions that differ ({len(replaced)} rules replaced)", "",
             "Same question, another answer: the rule keeps its id, so `postinit upgrade` shows both sides.", "",
-            f"| rule | phase | `{v.parent}` | `{name}`: why | vLLM {name} source |", "|---|---|---|---|---|"]
+            f"| rule | phase | `{v.parent.name}` | `{name}`: why | vLLM {name} source |", "|---|---|---|---|---|"]
     for r in replaced:
         old = parent.rules[r.id]
         out.append(f"| `{r.id}` | {r.phase} | {_esc(old.title)} | {_esc(r.reason)} | {_src(r)} |")
+
+    out += ["", f"### Decisions with other values ({len(d.patch)} rules patched)", "",
+            "The parent's rule, with this version's parameter values and/or header (`patch(...)` in the delta).", "",
+            "| rule | phase | what changed | vLLM source |", "|---|---|---|---|"]
+    for p in sorted(d.patch, key=lambda p: (book.rules[p.rule].phase, p.rule)):
+        r = book.rules[p.rule]
+        what = ", ".join([f"{k}: `{dict(parent.rules[p.rule].params).get(k)!r}` → `{val!r}`"
+                          for k, val in p.params.items()]
+                         + [f"{k}" for k in p.header if k != "source"])
+        why = f"{what}{'; ' if what and p.why else ''}{p.why}" or "source only"
+        out.append(f"| `{p.rule}` | {r.phase} | {_esc(why)} | {_src(r)} |")
 
     added = sorted((r for r in map(rule_of, d.add) if r is not None), key=lambda r: (r.phase, r.id))
     out += ["", f"### Decisions {name} adds ({len(added)} rules)", "",
@@ -66,7 +84,7 @@ def _version(name: str) -> list[str]:
             for r in added]
 
     out += ["", f"### Decisions {name} no longer makes ({len(d.drop)} rules dropped)", "",
-            f"| rule | `{v.parent}` title | why it is gone |", "|---|---|---|"]
+            f"| rule | `{v.parent.name}` title | why it is gone |", "|---|---|---|"]
     out += [f"| `{rid}` | {_esc(parent.rules[rid].title)} | {_esc(reason)} |" for rid, reason in sorted(d.drop.items())]
 
     if d.groups or d.drop_groups or d.after:
@@ -92,7 +110,7 @@ def _version(name: str) -> list[str]:
             f"- added: {_codes(['--' + f.replace('_', '-') for f in d.flags_added])}",
             f"- removed (refused as unrecognized): {_codes(['--' + f.replace('_', '-') for f in d.flags_removed])}",
             ""]
-    old_env, new_env = _env_names(versions.get(v.parent).env_table), _env_names(v.env_table)
+    old_env, new_env = _env_names(v.parent.env_table), _env_names(v.env_table)
     out += ["### Environment variables", "",
             f"`postinit/schema/data/envs-{v.env_table}.json` ({len(new_env)} variables; "
             f"`tests/golden/gen_env_table.py`).", "",
@@ -122,12 +140,12 @@ def render() -> str:
     ]
     for v in versions.VERSIONS.values():
         default = " (default)" if v.name == versions.DEFAULT_VERSION else ""
-        lines.append(f"| `{v.name}`{default} | {f'`{v.parent}`' if v.parent else '—'} | {len(rulebook(v.name))} | "
+        lines.append(f"| `{v.name}`{default} | {f'`{v.parent.name}`' if v.parent else '—'} | {len(v.rulebook)} | "
                      f"{_esc(v.oracle)} |")
     lines.append("")
     for v in versions.VERSIONS.values():
         if v.parent is not None:
-            lines += _version(v.name)
+            lines += _version(v)
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -58,16 +58,16 @@ fp8_kv_cache_info_msg = ("Using fp8 data type to store kv cache. It reduces the 
     message=_FAST_PREFILL_EAGLE,
     level="error",
 )
-def fast_prefill_eagle(c: Mapping[str, Any]) -> RuleResult:
+def fast_prefill_eagle(c: Mapping[str, Any], *, error: str = "NotImplementedError") -> RuleResult:
     """EAGLE needs correct logits for every token, and fast prefill gives incorrect logits for prompt tokens.
 
-    ``use_eagle()`` covers the methods eagle, eagle3 and mtp.
+    ``use_eagle()`` covers the methods eagle, eagle3 and mtp. ``error``: the exception vLLM raises.
     """
     if (
         c["cache_config.kv_sharing_fast_prefill"] and c["speculative_config"] is not None
         and c["speculative_config.method"] in _EAGLE_METHODS
     ):
-        return Violation(_FAST_PREFILL_EAGLE, error="NotImplementedError")
+        return Violation(_FAST_PREFILL_EAGLE, error=error)
     return None
 
 

@@ -226,7 +226,9 @@ _SIZE_READS = (
     _STATIC, "model_config", "model_config.enforce_eager", _MODE, _MAX, _SIZES,
     "scheduler_config.max_num_seqs", "scheduler_config.max_num_batched_tokens",
     "parallel_config.tensor_parallel_size", "compilation_config.pass_config.enable_sequence_parallelism",
+    "version.capture_sizes_clip",
 )
+"""What the capture-size plan depends on (the last: whether the version drops user sizes above the budget)."""
 
 
 _size_reads = itemgetter(*_SIZE_READS)
@@ -241,14 +243,14 @@ def _default_sizes(m: int) -> list[int]:
     return sizes
 
 
-def _plan(c: Mapping[str, Any], clip: bool = False) -> _Plan | None:
+def _plan(c: Mapping[str, Any]) -> _Plan | None:
     """The active branch's result, or None when vLLM takes the no-cudagraph branch (or skips 12).
 
     Four rules ask for the same plan, each up to twice per resolution: it is a pure
-    function of ``_SIZE_READS``, computed once per distinct set of values. ``clip``
-    drops user sizes above the token budget (vLLM 0.11.1, :mod:`postinit.rules.v0_11_1`).
+    function of ``_SIZE_READS``, computed once per distinct set of values (the fact
+    ``version.capture_sizes_clip`` drops user sizes above the token budget: vLLM 0.11.1).
     """
-    key: tuple[Any, ...] = (*_size_reads(c), clip)
+    key: tuple[Any, ...] = _size_reads(c)
     if key in _PLANS:
         return _PLANS[key]
     if len(_PLANS) >= 1024:
@@ -258,7 +260,7 @@ def _plan(c: Mapping[str, Any], clip: bool = False) -> _Plan | None:
         # ``cudagraph.capture-sizes`` writes (valid_max, sizes), which wakes the four rules that
         # ask for the plan: the plan of that output is known (a fixed point, checked by
         # tests/rules/test_cudagraph_plan.py), so it is stored now instead of computed again then
-        static, model, eager, mode, _, _, seqs, budget, tp, sp, _ = key
+        static, model, eager, mode, _, _, seqs, budget, tp, sp, clip = key
         _PLANS[(static, model, eager, mode, plan.valid_max, plan.sizes, seqs, budget, tp, sp, clip)] = _Plan(
             sizes=plan.sizes, tp=tp, valid_max=plan.valid_max)
     return plan
@@ -377,7 +379,8 @@ def user_capture_sizes_overridden(c: Mapping[str, Any]) -> RuleResult:
 def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
     """Capture 1, 2, 4, then every 8 below 256 and every 16 up to the max (min(2*max_num_seqs, 512, token budget)).
 
-    A user list is de-duplicated and sorted but not clipped to the budget;
+    A user list is de-duplicated and sorted, and clipped to the budget where the version does so
+    (``version.capture_sizes_clip``);
     sequence parallelism keeps only multiples of TP. Without a model, under
     eager or with mode NONE both become empty (max 0).
     """

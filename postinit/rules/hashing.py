@@ -64,7 +64,6 @@ from typing import Any
 from postinit.engine import thaw
 
 __all__ = [
-    "VLLM_VERSION",
     "cache_hash",
     "compilation_hash",
     "compile_debug_dump_path",
@@ -84,8 +83,6 @@ __all__ = [
     "sub_hashes",
 ]
 
-VLLM_VERSION = "0.11.1"
-"""``vllm.__version__`` of the oracle the golden data was produced with (the seed runs on the 0.11.1 wheel)."""
 
 _CONSTANT = hashlib.md5(b"[]", usedforsecurity=False).hexdigest()
 _PASS_FIELDS = (
@@ -724,7 +721,7 @@ def sub_hashes(state: Mapping[str, Any]) -> dict[str, str | None]:
 def compute_hash(state: Mapping[str, Any]) -> str:
     """``VllmConfig.compute_hash()``: ``md5(str([vllm_factors]))[:10]`` (§6)."""
     subs = sub_hashes(state)
-    factors: list[Any] = [VLLM_VERSION, state["env.VLLM_USE_V1"]]
+    factors: list[Any] = [state["version.vllm_version"], state["env.VLLM_USE_V1"]]
     for sub in (
         "model_config",
         "cache_config",

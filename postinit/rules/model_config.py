@@ -26,7 +26,8 @@ from typing import Any
 
 from postinit.engine import Outcome, Rule, RuleResult, Violation, make_rule, rule, sequence
 
-__all__ = ["HEAD_DTYPE_READS", "REGISTRY", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER", "ModelInfo", "head_dtype_for", "model_info"]
+__all__ = ["HEAD_DTYPE_READS", "REGISTRY", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER", "ModelInfo", "head_dtype_for", "model_info",
+           "registry"]
 
 M = "model_config."
 H = "model_config.hf_config."
@@ -104,6 +105,16 @@ _DTYPE_NAMES = {"half": "float16", "float16": "float16", "float": "float32", "fl
 def model_info(arch: str) -> ModelInfo | None:
     """The registry flags of a registered architecture name, or None."""
     return REGISTRY.get(arch)
+
+
+@functools.cache
+def registry(file: str) -> Mapping[str, ModelInfo]:
+    """The registry a version names (``version.model_registry``: a file of ``postinit/rules/data/``), in
+    registration order (the seed's is :data:`REGISTRY`)."""
+    return REGISTRY if file == _REGISTRY_FILE else _load_registry(file)[0]
+
+
+_REG = "version.model_registry"
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -524,21 +535,28 @@ def architecture(c: Mapping[str, Any]) -> RuleResult:
     title="some architecture is supported",
     phase=PHASE,
     kind="check",
-    reads=("model_config", M + "runner_type", M + "convert_type", *_INSPECT_READS),
+    reads=("model_config", M + "runner_type", M + "convert_type", *_INSPECT_READS, _REG),
     source="vllm/model_executor/models/registry.py _raise_for_unsupported; ref 2.1.1",
 )
 def architecture_supported(c: Mapping[str, Any]) -> RuleResult:
-    """vLLM refuses a config.json whose architectures it cannot load."""
+    """vLLM refuses a config.json whose architectures it cannot load.
+
+    The error lists the version's registry (``version.model_registry``) in registration order. An
+    architecture that registry has and the seed's does not is accepted (and otherwise treated as
+    unregistered: postinit models the seed's classes).
+    """
     if not _present(c):
         return None
     archs = list(_archs(c))
     if not archs:
         return Violation("No model architectures are specified")
-    if _inspect(c, c[M + "runner_type"], c[M + "convert_type"]) is not None:
+    known = registry(c[_REG])
+    if any(a in known and a not in REGISTRY for a in archs) \
+            or _inspect(c, c[M + "runner_type"], c[M + "convert_type"]) is not None:
         return None
     return Violation(
         f"Model architectures {archs} are not supported for now. Supported architectures: "
-        f"dict_keys({list(SUPPORTED_ARCHS_ORDER)})",
+        f"dict_keys({list(known)})",
         hint="pass --model-impl auto (Transformers backend) or use a registered architecture",
     )
 
@@ -558,13 +576,17 @@ _INFO_READS = ("model_config", M + "architecture", M + "runner_type", M + "conve
     title="hybrid / attention-free / inner-state flags of the model class",
     phase=PHASE,
     kind="derive",
-    reads=_INFO_READS,
+    reads=(*_INFO_READS, _REG),
     writes=(M + "is_hybrid", M + "is_attention_free", M + "has_inner_state", M + "supports_mamba_prefix_caching"),
     source="vllm/model_executor/models/registry.py _ModelInfo; ref 2.1.1",
 )
 def class_interfaces(c: Mapping[str, Any]) -> RuleResult:
-    """The model class's IsHybrid, IsAttentionFree, HasInnerState and SupportsMambaPrefixCaching markers."""
-    info = _resolved_info(c) if _present(c) else None
+    """The model class's IsHybrid, IsAttentionFree, HasInnerState and SupportsMambaPrefixCaching markers
+    (in the version's registry, ``version.model_registry``)."""
+    if not _present(c) or c[M + "architecture"] is None:
+        return None
+    known, name = registry(c[_REG]), c[M + "architecture"]
+    info = known.get(name if name in known else _normalize(name, c[M + "runner_type"], c[M + "convert_type"]))
     if info is None:
         return None
     return {

@@ -424,16 +424,16 @@ def gptoss_reasoning_parser(c: Mapping[str, Any]) -> RuleResult:
     message="Overriding max cuda graph capture size to 992 for performance.",
     level="info",
 )
-def gptoss_max_capture_size(c: Mapping[str, Any]) -> RuleResult:
+def gptoss_max_capture_size(c: Mapping[str, Any], *, size: int = 992) -> RuleResult:
     """Increase the max capture size from 512 to 992 for performance (FA3 full graphs top out at 992).
 
-    Only when the user set neither sizes nor a max; step 12d then treats 992
+    Only when the user set neither sizes nor a max; step 12d then treats ``size``
     as a user value (reference O5).
     """
     if not _on(c, "GptOssForCausalLM"):
         return None
     if c["compilation_config.cudagraph_capture_sizes"] is None and c["compilation_config.max_cudagraph_capture_size"] is None:
-        return {"compilation_config.max_cudagraph_capture_size": 992}
+        return {"compilation_config.max_cudagraph_capture_size": size}
     return None
 
 
@@ -486,12 +486,12 @@ def _mamba_on(c: Mapping[str, Any]) -> bool:
     message="Hybrid or mamba-based model detected without support for prefix caching: disabling.",
     level="info",
 )
-def mamba_prefix_caching(c: Mapping[str, Any]) -> RuleResult:
-    """Mamba state cannot be cached per block unless the model class implements it."""
+def mamba_prefix_caching(c: Mapping[str, Any], *, layers: str = "Mamba2") -> RuleResult:
+    """Mamba state cannot be cached per block unless the model class implements it (``layers``: the warning's word)."""
     if not _mamba_on(c) or not c["cache_config.enable_prefix_caching"]:
         return None
     if c["model_config.supports_mamba_prefix_caching"]:
-        return Outcome(message="Warning: Prefix caching is currently enabled. Its support for Mamba2 layers is "
+        return Outcome(message=f"Warning: Prefix caching is currently enabled. Its support for {layers} layers is "
                        "experimental. Please report any issues you may observe.")
     return {"cache_config.enable_prefix_caching": False}
 

@@ -35,26 +35,15 @@ from postinit.engine import (
     rule,
     sequence,
 )
-from postinit.rules import cudagraph, hashing
-from postinit.rules.cudagraph import _MAX, _SIZE_READS, _SIZES, _STATIC
+from postinit.rules import hashing, model_config
+from postinit.rules.delta import Delta, patch
 from postinit.rules.model_config import (
     _INFO_READS,
-    _INSPECT_READS,
-    REGISTRY,
-    _archs,
-    _inspect,
-    _load_registry,
-    _normalize,
-    _present,
 )
 from postinit.rules.models import (
     _HYBRID_ON,
-    _MAMBA_ON,
-    _ON,
     _cdiv,
     _hybrid_on,
-    _mamba_on,
-    _on,
     dtype_bytes,
     head_size,
     mamba_page_size,
@@ -62,10 +51,9 @@ from postinit.rules.models import (
     total_num_kv_heads,
 )
 from postinit.rules.parallel import eplb_rule
-from postinit.rules.versions import Delta
 from postinit.schema import CompilationMode, CUDAGraphMode
 
-__all__ = ["DELTA", "DROPS", "REGISTRY_0_11_1", "SUPPORTED_ARCHS_ORDER_0_11_1"]
+__all__ = ["DELTA", "DROPS"]
 
 _VLLM = "vllm/config/vllm.py VllmConfig.__post_init__"
 _SCH = "vllm/config/scheduler.py SchedulerConfig"
@@ -278,7 +266,8 @@ def _batch(c: Mapping[str, Any], tokens: Mapping[str | None, int], seqs: Mapping
     message="Defaulting max_num_batched_tokens to <n> ...\nDefaulting max_num_seqs to <n> ...",
     level="debug",
 )
-def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
+def batch_defaults_large_gpu(c: Mapping[str, Any], *, serve_tokens: int = 8192, llm_tokens: int = 16384,
+                             max_num_seqs: int = 1024) -> RuleResult:
     """H100/H200/B200/MI300-class devices get 16384 (LLM) / 8192 (serve) tokens, at least max_model_len without chunked prefill, and 1024 sequences.
 
     Without chunked prefill the budget is at least max_model_len, and it never
@@ -288,7 +277,8 @@ def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
     """
     if c["platform.is_cpu"] or not _large_gpu(c):
         return None
-    return _batch(c, {"LLM_CLASS": 16384, "OPENAI_API_SERVER": 8192}, {"LLM_CLASS": 1024, "OPENAI_API_SERVER": 1024})
+    return _batch(c, {"LLM_CLASS": llm_tokens, "OPENAI_API_SERVER": serve_tokens},
+                  {"LLM_CLASS": max_num_seqs, "OPENAI_API_SERVER": max_num_seqs})
 
 
 @rule(
@@ -718,47 +708,6 @@ jamba_cls_activation = pooler_default_rule(
     "Jamba's classifier head returns raw scores (the field is use_activation now, not activation).")
 
 
-@rule(
-    "models.gptoss-max-capture-size",
-    title="GptOssForCausalLM: max cudagraph capture size 1024",
-    phase="model",
-    kind="default",
-    reads=(*_ON, "compilation_config.cudagraph_capture_sizes", "compilation_config.max_cudagraph_capture_size"),
-    writes=("compilation_config.max_cudagraph_capture_size",),
-    source=f"{_MODELS} GptOssForCausalLMConfig; ref 8.1:GptOssForCausalLM, v0.11.1",
-    message="Overriding max cuda graph capture size to 1024 for performance.",
-    level="info",
-)
-def gptoss_max_capture_size(c: Mapping[str, Any]) -> RuleResult:
-    """Increase the max capture size from 512 to 1024 for performance (83 graphs; the seed's 992 was an FA3 limit)."""
-    if not _on(c, "GptOssForCausalLM"):
-        return None
-    if c["compilation_config.cudagraph_capture_sizes"] is None and c["compilation_config.max_cudagraph_capture_size"] is None:
-        return {"compilation_config.max_cudagraph_capture_size": 1024}
-    return None
-
-
-@rule(
-    "models.mamba-prefix-caching",
-    title="Mamba/hybrid: prefix caching only where the model supports it",
-    phase="model",
-    kind="override",
-    reads=(*_MAMBA_ON, _APC, "model_config.supports_mamba_prefix_caching"),
-    writes=(_APC,),
-    source=f"{_MODELS} MambaModelConfig; ref 8.2, v0.11.1",
-    message="Hybrid or mamba-based model detected without support for prefix caching: disabling.",
-    level="info",
-)
-def mamba_prefix_caching(c: Mapping[str, Any]) -> RuleResult:
-    """Mamba state cannot be cached per block unless the model class implements it (now also Mamba v1 and Jamba)."""
-    if not _mamba_on(c) or not c[_APC]:
-        return None
-    if c["model_config.supports_mamba_prefix_caching"]:
-        return Outcome(message="Warning: Prefix caching is currently enabled. Its support for Mamba layers is "
-                       "experimental. Please report any issues you may observe.")
-    return {_APC: False}
-
-
 def _attn_page_1_token(c: Mapping[str, Any]) -> int:
     """Bytes of one token of an attention layer on one rank: K and V, or one latent vector for MLA (MLAAttentionSpec)."""
     tp: int = c["parallel_config.tensor_parallel_size"]
@@ -863,14 +812,6 @@ def hybrid_mamba_page_padding(c: Mapping[str, Any]) -> RuleResult:
 
 # --------------------------------------------------------------------------- the model registry
 
-REGISTRY_0_11_1 = _load_registry("model-registry-0.11.1.json")[0]
-"""vLLM 0.11.1's registry (``postinit/rules/data/model-registry-0.11.1.json``): the seed's with
-SupportsMambaPrefixCaching on the Mamba v1 mixer models (Mamba, FalconMamba, Jamba) and seven new
-architectures (Afmoe, Kimi-Linear, Ouro, two Pangu models, PaddleOCR-VL, the OpenPangu MTP head)."""
-SUPPORTED_ARCHS_ORDER_0_11_1: tuple[str, ...] = tuple(REGISTRY_0_11_1)
-"""``ModelRegistry.get_supported_archs()`` of 0.11.1 (the order its unsupported-architecture error lists)."""
-_ADDED_ARCHS = frozenset(REGISTRY_0_11_1) - frozenset(REGISTRY)
-
 _M = "model_config."
 
 
@@ -879,53 +820,17 @@ _M = "model_config."
     title="hybrid / attention-free / inner-state flags of the model class",
     phase="model_config",
     kind="derive",
-    reads=(*_INFO_READS, _M + "hf_config.layer_types"),
+    reads=(*_INFO_READS, "version.model_registry", _M + "hf_config.layer_types"),
     writes=(_M + "is_hybrid", _M + "is_attention_free", _M + "has_inner_state", _M + "supports_mamba_prefix_caching"),
     source="vllm/model_executor/models/registry.py _ModelInfo; ref 2.1.1, v0.11.1",
 )
 def class_interfaces(c: Mapping[str, Any]) -> RuleResult:
-    """The model class's markers in 0.11.1's registry: the Mamba v1 mixer models (Mamba, FalconMamba, Jamba) support mamba prefix caching now.
-
-    A hybrid config whose ``layer_types`` are all attention (granite-4.0-micro) is
-    not hybrid.
-    """
-    if not _present(c) or c[_M + "architecture"] is None:
-        return None
-    name = c[_M + "architecture"]
-    if name not in REGISTRY_0_11_1:
-        name = _normalize(name, c[_M + "runner_type"], c[_M + "convert_type"])
-    info = REGISTRY_0_11_1.get(name)
-    if info is None:
-        return None
+    """The model class's markers in the version's registry, as at the seed, except that a hybrid config whose ``layer_types`` are all attention (granite-4.0-micro) is not hybrid."""
+    out = model_config.class_interfaces(c)
     layers = c[_M + "hf_config.layer_types"]
-    all_attention = layers is not None and all(layer == "attention" for layer in layers)
-    return {_M + "is_hybrid": info.hybrid and not all_attention, _M + "is_attention_free": info.attention_free,
-            _M + "has_inner_state": info.inner_state,
-            _M + "supports_mamba_prefix_caching": info.mamba_prefix_caching}
-
-
-@rule(
-    "model.architecture-supported",
-    title="some architecture is supported",
-    phase="model_config",
-    kind="check",
-    reads=("model_config", _M + "runner_type", _M + "convert_type", *_INSPECT_READS),
-    source="vllm/model_executor/models/registry.py _raise_for_unsupported; ref 2.1.1, v0.11.1",
-)
-def architecture_supported(c: Mapping[str, Any]) -> RuleResult:
-    """vLLM refuses a config.json whose architectures it cannot load; 0.11.1 knows seven more (Afmoe, Kimi-Linear, Ouro, Pangu, PaddleOCR-VL)."""
-    if not _present(c):
-        return None
-    archs = list(_archs(c))
-    if not archs:
-        return Violation("No model architectures are specified")
-    if any(a in _ADDED_ARCHS for a in archs) or _inspect(c, c[_M + "runner_type"], c[_M + "convert_type"]) is not None:
-        return None
-    return Violation(
-        f"Model architectures {archs} are not supported for now. Supported architectures: "
-        f"dict_keys({list(SUPPORTED_ARCHS_ORDER_0_11_1)})",
-        hint="pass --model-impl auto (Transformers backend) or use a registered architecture",
-    )
+    if isinstance(out, Mapping) and layers is not None and all(layer == "attention" for layer in layers):
+        return {**out, _M + "is_hybrid": False}
+    return out
 
 
 # =========================================================================== VllmConfig's field validation (phase model)
@@ -1065,111 +970,6 @@ def turing_fp32_warning(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
-@rule(
-    "cudagraph.sp-filters-capture-sizes",
-    title="Sequence parallelism drops capture sizes not divisible by TP",
-    phase="core",
-    kind="check",
-    reads=_SIZE_READS,
-    source="vllm/config/vllm.py VllmConfig._set_cudagraph_sizes; ref step-12d, 5.3, v0.11.1",
-    message=("Batch sizes {removed} are removed because they are not multiple of tp_size {tp} "
-             "when sequence parallelism is enabled"),
-    level="warning",
-)
-def sp_filters_capture_sizes(c: Mapping[str, Any]) -> RuleResult:
-    """Sequence parallelism splits each batch across TP ranks, so a captured batch size must divide by TP (user sizes above the budget are gone first)."""
-    plan = cudagraph._plan(c, clip=True)
-    if plan is None or plan.assertion is not None or not plan.removed:
-        return None
-    return Outcome(message=(f"Batch sizes {list(plan.removed)} are removed because they are not multiple of "
-                            f"tp_size {plan.tp} when sequence parallelism is enabled"))
-
-
-@rule(
-    "cudagraph.truncate-max-capture-size",
-    title="A user max capture size is truncated to the largest capture size",
-    phase="core",
-    kind="check",
-    reads=_SIZE_READS,
-    source="vllm/config/vllm.py VllmConfig._set_cudagraph_sizes; ref step-12d, 5.3, v0.11.1",
-    message="Truncating max_cudagraph_capture_size to {valid_max}",
-    level="warning",
-)
-def truncate_max_capture_size(c: Mapping[str, Any]) -> RuleResult:
-    """A max capture size that no generated size reaches is cut to the largest size actually captured (GPT-OSS's 1024 included)."""
-    plan = cudagraph._plan(c, clip=True)
-    if plan is None or plan.assertion is not None or not plan.truncated:
-        return None
-    return Outcome(message=f"Truncating max_cudagraph_capture_size to {plan.valid_max}")
-
-
-@rule(
-    "cudagraph.user-capture-sizes-overridden",
-    title="The user's capture-size list got shorter",
-    phase="core",
-    kind="check",
-    reads=_SIZE_READS,
-    source="vllm/config/vllm.py VllmConfig._set_cudagraph_sizes; ref step-12d, 5.3, v0.11.1",
-    message="cudagraph_capture_sizes specified in compilation_config {user} is overridden by config {sizes}",
-    level="warning",
-)
-def user_capture_sizes_overridden(c: Mapping[str, Any]) -> RuleResult:
-    """De-duplication, the token budget and the sequence-parallel filter can only shorten a user list."""
-    plan = cudagraph._plan(c, clip=True)
-    if plan is None or plan.assertion is not None or plan.inconsistent or not plan.overridden:
-        return None
-    return Outcome(message=(f"cudagraph_capture_sizes specified in compilation_config {list(c[_SIZES])} "
-                            f"is overridden by config {list(plan.sizes)}"))
-
-
-@rule(
-    "cudagraph.capture-sizes",
-    title="CUDA graph capture sizes and their maximum",
-    phase="core",
-    kind="derive",
-    reads=_SIZE_READS,
-    writes=(_MAX, _SIZES),
-    source="vllm/config/vllm.py VllmConfig._set_cudagraph_sizes; ref step-12d, 5.3, v0.11.1",
-)
-def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
-    """Capture 1, 2, 4, then every 8 below 256 and every 16 up to the max; a user list loses the sizes above the token budget (the seed kept them)."""
-    if not c[_STATIC]:
-        return None
-    plan = cudagraph._plan(c, clip=True)
-    if plan is None:
-        return {_MAX: 0, _SIZES: ()}
-    if plan.assertion is not None:
-        return Violation(plan.assertion, error="AssertionError")
-    if plan.inconsistent:
-        return Violation(f"customized max_cudagraph_capture_size(={c[_MAX]}) should be consistent with the max "
-                         f"value of cudagraph_capture_sizes(={plan.valid_max})", error="ValueError")
-    return {_MAX: plan.valid_max, _SIZES: plan.sizes}
-
-
-_FAST_PREFILL_EAGLE = (
-    "Fast prefill optimization for KV sharing is not compatible with EAGLE as EAGLE requires correct logits "
-    "for all tokens while fast prefill gives incorrect logits for prompt tokens."
-)
-
-
-@rule(
-    "cache.fast-prefill-eagle",
-    title="KV-sharing fast prefill is incompatible with EAGLE",
-    phase="core",
-    kind="check",
-    reads=("cache_config.kv_sharing_fast_prefill", "speculative_config", "speculative_config.method"),
-    source=f"{_VLLM}; ref step-13, v0.11.1",
-    message=_FAST_PREFILL_EAGLE,
-    level="error",
-)
-def fast_prefill_eagle(c: Mapping[str, Any]) -> RuleResult:
-    """EAGLE needs correct logits for every token, and fast prefill gives incorrect logits for prompt tokens (a ValueError now)."""
-    if c["cache_config.kv_sharing_fast_prefill"] and c["speculative_config"] is not None \
-            and c["speculative_config.method"] in ("eagle", "eagle3", "mtp"):
-        return Violation(_FAST_PREFILL_EAGLE, error="ValueError")
-    return None
-
-
 _NOT_CAUSAL = "Only models using causal attention support chunked prefill and prefix caching; disabling both."
 _POOL_READS = ("model_config", "model_config.pooler_config", "model_config.pooler_config.pooling_type")
 
@@ -1186,22 +986,6 @@ def _not_last_pooling(c: Mapping[str, Any]) -> bool:
         return False
     kind = c["model_config.pooler_config.pooling_type"]
     return kind is None or kind.lower() != "last"
-
-
-@rule(
-    "scheduler.non-causal-blocks-cp",
-    title="Non-causal attention blocks chunked prefill and prefix caching",
-    phase="core",
-    kind="check",
-    reads=(*_POOL_READS[:2], "model_config.hf_config.is_causal"),
-    after=("scheduler.pooling-type-blocks-cp",),
-    source=f"{_VLLM}; ref step-14, v0.11.1",
-    message=_NOT_CAUSAL,
-    level="info",
-)
-def non_causal_blocks_cp(c: Mapping[str, Any]) -> RuleResult:
-    """Bidirectional attention makes earlier tokens depend on later ones, so prefill cannot be chunked or cached (vLLM fixed its log's grammar)."""
-    return Outcome(message=_NOT_CAUSAL) if _not_causal(c) else None
 
 
 @rule(
@@ -1252,21 +1036,6 @@ def quirk_budget_below_max_model_len(c: Mapping[str, Any]) -> RuleResult:
 
 
 # =========================================================================== CPU platform (phase platform)
-
-
-@rule(
-    "cpu.block-size-default",
-    title="CPU default KV cache block size 128",
-    phase="platform",
-    kind="default",
-    reads=(_KIND, _BS),
-    writes=(_BS,),
-    after=("rocm.block-size-default",),
-    source=f"{_CPU}; ref step-17, 7.6#2, v0.11.1",
-)
-def cpu_block_size_default(c: Mapping[str, Any]) -> RuleResult:
-    """128-token blocks whether or not IPEX is installed (the seed used 16 without it)."""
-    return {_BS: 128} if _cpu(c) and c[_BS] is None else None
 
 
 _CPU_BS_WARN = "CPU backend prefers block_size is multiples of 32, otherwise the performance is not optimized."
@@ -1345,20 +1114,6 @@ def cpu_mla_disables_chunked_prefill(c: Mapping[str, Any]) -> RuleResult:
     if not (_cpu(c) and c["model_config"] is not None and c["model_config.use_mla"]):
         return None
     return {_ECP: False, _TOK: max(c["model_config.max_model_len"] or 0, 2048)}
-
-
-@rule(
-    "cpu.env-shared-experts-stream",
-    title="CPU disables the shared-experts stream",
-    phase="platform",
-    kind="override",
-    reads=(_KIND,),
-    writes=("env.VLLM_DISABLE_SHARED_EXPERTS_STREAM",),
-    source=f"{_CPU}; ref step-17, 7.6#15, v0.11.1",
-)
-def cpu_env_shared_experts_stream(c: Mapping[str, Any]) -> RuleResult:
-    """There are no streams on CPU for the shared experts to overlap on ("1" disables; the seed wrote "0")."""
-    return {"env.VLLM_DISABLE_SHARED_EXPERTS_STREAM": "1"} if _cpu(c) else None
 
 
 # =========================================================================== finalize (steps 18-24 and after)
@@ -1630,7 +1385,7 @@ def sub_hashes(state: Mapping[str, Any]) -> dict[str, str | None]:
 def compute_hash(state: Mapping[str, Any]) -> str:
     """``VllmConfig.compute_hash()`` of 0.11.1: ``md5(str([factors]))[:10]`` without the seed's ``VLLM_USE_V1`` factor, with ObservabilityConfig always hashed and an ``ec_transfer_config`` factor (always "None" here) after the KV-transfer one."""
     subs = sub_hashes(state)
-    factors: list[Any] = [hashing.VLLM_VERSION]
+    factors: list[Any] = [state["version.vllm_version"]]
     for sub in ("model_config", "cache_config", "parallel_config", "scheduler_config", "device_config",
                 "load_config"):
         factors.append(subs[sub] or "None")
@@ -1704,6 +1459,27 @@ DROPS: dict[str, str] = {
 }
 
 DELTA = Delta(
+    facts={
+        # the seed's with SupportsMambaPrefixCaching on the Mamba v1 mixer models (Mamba, FalconMamba, Jamba) and
+        # seven new architectures (Afmoe, Kimi-Linear, Ouro, two Pangu models, PaddleOCR-VL, the OpenPangu MTP head)
+        "model_registry": "model-registry-0.11.1.json",
+        "capture_sizes_clip": True,  # VllmConfig._set_cudagraph_sizes drops user sizes above the token budget
+    },
+    patch=(
+        patch("cache.fast-prefill-eagle", error="ValueError", source=f"{_VLLM}; ref step-13, v0.11.1"),
+        patch("cpu.env-shared-experts-stream", value="1", source=f"{_CPU}; ref step-17, 7.6#15, v0.11.1",
+              why="0.11.1 disables the stream with '1' (the seed wrote '0')"),
+        patch("models.gptoss-max-capture-size", size=1024, title="GptOssForCausalLM: max cudagraph capture size 1024",
+              message="Overriding max cuda graph capture size to 1024 for performance.",
+              source=f"{_MODELS} GptOssForCausalLMConfig; ref 8.1:GptOssForCausalLM, v0.11.1",
+              why="83 graphs up to 1024 (the seed's 992 was an FA3 limit)"),
+        patch("models.mamba-prefix-caching", layers="Mamba", source=f"{_MODELS} MambaModelConfig; ref 8.2, v0.11.1",
+              why="Mamba v1 and Jamba support it now, and the warning says Mamba"),
+        patch("cpu.block-size-default", without_ipex=128, title="CPU default KV cache block size 128",
+              source=f"{_CPU}; ref step-17, 7.6#2, v0.11.1", why="128-token blocks whether or not IPEX is installed"),
+        patch("scheduler.non-causal-blocks-cp", message=_NOT_CAUSAL, source=f"{_VLLM}; ref step-14, v0.11.1",
+              why="vLLM fixed its log's grammar (support, not supports)"),
+    ),
     add=(
         unsupported_feature, chunked_prefill_default, pooling_chunked_prefill_warning,
         pooling_prefix_caching_warning, lora_speculative_budget, scheduler_chunked_prefill_default, nnodes_needs_mp,
@@ -1717,13 +1493,10 @@ DELTA = Delta(
         prefix_caching_default, batch_defaults_large_gpu, batch_defaults_other_device, batch_defaults_cpu,
         observability_config, max_num_batched_tokens_default, encoder_decoder_no_chunked_prefill,
         chunked_prefill_enabled, budget_below_max_model_len, partial_prefill_limits, eplb_requirements,
-        executor_backend_multi, fusion_without_noop, jamba_cls_activation, gptoss_max_capture_size,
-        mamba_prefix_caching, hybrid_attention_block_size, hybrid_mamba_page_padding, class_interfaces,
-        architecture_supported, dcp_kv_heads, turing_fp32_warning, sp_filters_capture_sizes,
-        truncate_max_capture_size, user_capture_sizes_overridden, capture_sizes, fast_prefill_eagle,
-        non_causal_blocks_cp, cp_off_switch, quirk_budget_below_max_model_len, cpu_block_size_default,
-        cpu_fp8_kv_incompatible, cpu_mla_disables_chunked_prefill, cpu_env_shared_experts_stream, splitting_ops,
-        attn_fusion_forces_full, sp_needs_rms_norm,
+        executor_backend_multi, fusion_without_noop, jamba_cls_activation, hybrid_attention_block_size,
+        hybrid_mamba_page_padding, class_interfaces, dcp_kv_heads, turing_fp32_warning, cp_off_switch,
+        quirk_budget_below_max_model_len, cpu_fp8_kv_incompatible, cpu_mla_disables_chunked_prefill,
+        splitting_ops, attn_fusion_forces_full, sp_needs_rms_norm,
     ),
     drop=DROPS,
     groups=(CHUNKED_PREFILL, PREFIX_CACHING, CREATE_ENGINE_CONFIG, STEPS_8_TO_11, FINALIZE),
@@ -1734,6 +1507,8 @@ DELTA = Delta(
         "engine-args.prefix-caching)",
     },
     after={
+        "scheduler.non-causal-blocks-cp": ("scheduler.pooling-type-blocks-cp",),
+        "cpu.block-size-default": ("rocm.block-size-default",),
         # ModelConfig.__post_init__: max_model_len is verified after the architecture, the runner and the
         # dtype, and the quantization after it (the seed's order followed from the V0 sliding-window rule)
         "model.max-model-len": ("model.architecture", "model.runner-supported", "model.dtype-float16-unsupported",

@@ -481,7 +481,7 @@ DEFAULTS: dict[str, object] = {
     "load_config.safetensors_load_strategy": None,
     "compilation_config.use_inductor_graph_partition": None,
     "compilation_config.pass_config.enable_qk_norm_rope_fusion": None,
-    "kv_transfer_config.kv_buffer_device": "",
+    "kv_transfer_config.kv_buffer_device": None,  # a default factory: the platform's device type
     # envs.py defaults
     "env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": True,
 }
@@ -851,6 +851,78 @@ def data_parallel_index(c: Mapping[str, Any]) -> RuleResult:
     return {"parallel_config.data_parallel_index": c["parallel_config.data_parallel_rank"]}
 
 
+_EXEC = "parallel_config.distributed_executor_backend"
+_NNODES = "parallel_config.nnodes"
+
+
+@rule(
+    "parallel.executor-backend-multi",
+    title="Several workers (DP included) default to the mp executor; more workers than this node's GPUs is an error",
+    phase="sub_configs",
+    kind="default",
+    reads=(_EXEC, "parallel_config.world_size", _DP, "platform.is_cuda", "platform.device_count",
+           "parallel_config.data_parallel_backend", _NNODES),
+    writes=(_EXEC,),
+    source=f"{_PAR}.__post_init__; ref v0.34.0",
+    message="Defaulting to use <backend> for distributed inference",
+    level="debug",
+)
+def executor_backend_multi(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 counts DP ranks (world_size_across_dp) and names both ways out of a too-large world.
+
+    postinit assumes Ray is not importable (the oracle's environment; vLLM picks ray only when it is and a
+    placement group is active).
+    """
+    world = c["parallel_config.world_size"]
+    if c[_EXEC] is not None or world * c[_DP] <= 1:
+        return None
+    if c["platform.is_cuda"] and c[_NNODES] > 1:
+        pass
+    elif c["platform.is_cuda"] and c["platform.device_count"] < world:
+        return Violation(f"World size ({world}) is larger than the number of available GPUs "
+                         f"({c['platform.device_count']}) in this node. If this is intentional and you are using:\n"
+                         "- ray, set '--distributed-executor-backend ray'.\n"
+                         "- multiprocessing, set '--nnodes' appropriately.")
+    elif c["parallel_config.data_parallel_backend"] == "ray":
+        return Outcome({_EXEC: "ray"}, message="Using ray distributed inference because data_parallel_backend is ray",
+                       level="info")
+    return Outcome({_EXEC: "mp"}, message="Defaulting to use mp for distributed inference")
+
+
+@rule(
+    "parallel.nnodes-needs-mp",
+    title="Multi-node (--nnodes > 1) needs the mp, uni or external_launcher executor",
+    phase="sub_configs",
+    kind="check",
+    reads=(_EXEC, _NNODES),
+    feedback=("parallel.executor-backend-multi", "parallel.executor-backend-uni"),
+    source=f"{_PAR}.__post_init__; ref v0.34.0",
+    message="nnodes > 1 can only be set when distributed executor backend is mp, uni or external_launcher.",
+)
+def nnodes_needs_mp(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 also allows uni and external_launcher (and fixed the message's typo)."""
+    if c[_NNODES] > 1 and c[_EXEC] not in ("mp", "uni", "external_launcher"):
+        return Violation("nnodes > 1 can only be set when distributed executor backend is mp, uni or "
+                         "external_launcher.")
+    return None
+
+
+@rule(
+    "kv-transfer.buffer-device-default",
+    title="The KV buffer device defaults to the platform's device type",
+    phase="sub_configs",
+    kind="default",
+    reads=("kv_transfer_config", "kv_transfer_config.kv_buffer_device", "platform.device_type"),
+    writes=("kv_transfer_config.kv_buffer_device",),
+    source="vllm/config/kv_transfer.py kv_buffer_device_default_factory; ref v0.34.0",
+)
+def kv_buffer_device_default(c: Mapping[str, Any]) -> RuleResult:
+    """``current_platform.device_type``: 'cuda' on CUDA and ROCm, 'cpu' on CPU (0.11.1: always 'cuda')."""
+    if not c["kv_transfer_config"] or c["kv_transfer_config.kv_buffer_device"] is not None:
+        return None
+    return {"kv_transfer_config.kv_buffer_device": c["platform.device_type"]}
+
+
 
 # =========================================================================== VllmConfig.__post_init__ (phase core)
 
@@ -1117,19 +1189,24 @@ def breakable_cudagraph(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "compilation.inductor-off-warning",
     title="Inductor-only optimisation settings are ignored when the user turned Inductor off",
-    phase="core",
+    phase="verify",
     kind="check",
-    reads=(_BREAKABLE, _BACKEND, _MODE),
+    reads=("env.VLLM_USE_BREAKABLE_CUDAGRAPH", "env.explicit", _BACKEND, _MODE, _MC, _EAGER,
+           "env.TORCH_COMPILE_DISABLE"),
     source=f"{_VLLM}.__post_init__; ref V-INDUCTOR-OFF-WARN, v0.34.0",
     message="Inductor compilation was disabled by user settings, optimizations settings that are only active "
     "during inductor compilation will be ignored.",
     level="warning",
 )
 def inductor_off_warning(c: Mapping[str, Any]) -> RuleResult:
-    """Backend 'eager', or a mode set below VLLM_COMPILE (enforce-eager's NONE included)."""
-    if c[_BREAKABLE]:
+    """Backend 'eager', or a mode set below VLLM_COMPILE by then: the user's, enforce-eager's or
+    TORCH_COMPILE_DISABLE's NONE (not the optimisation level's default, which comes later). Decided before the
+    compilation steps run (phase verify) on the mode they will have set, so no later write re-decides it."""
+    if "VLLM_USE_BREAKABLE_CUDAGRAPH" in c["env.explicit"] and c["env.VLLM_USE_BREAKABLE_CUDAGRAPH"]:
         return None
     mode = c[_MODE]
+    if (c[_MC] is not None and c[_EAGER]) or c["env.TORCH_COMPILE_DISABLE"] == "1":
+        mode = CompilationMode.NONE
     if c[_BACKEND] == "eager" or (mode is not None and mode != CompilationMode.VLLM_COMPILE):
         return Outcome.log()
     return None
@@ -2157,15 +2234,195 @@ def dbo_requires_deepep(c: Mapping[str, Any]) -> RuleResult:
 
 
 
+
+# =========================================================================== CpuPlatform.check_and_update_config
+
+_CPU = "vllm/platforms/cpu.py CpuPlatform.check_and_update_config"
+_ICC = "compilation_config.inductor_compile_config"
+
+
+@rule(
+    "compilation.inductor-combo-kernels",
+    title="Inductor: combo kernels on (torch >= 2.9), except on CPU",
+    phase="sub_configs",
+    kind="default",
+    reads=(_ICC, _KIND),
+    writes=(_ICC,),
+    source="vllm/config/compilation.py CompilationConfig.__post_init__; ref v0.34.0",
+    level="debug",
+)
+def inductor_combo_kernels(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 skips the combo kernels on CPU ("combo kernel does not support cpu yet")."""
+    from postinit.engine import FrozenDict
+
+    icc = c[_ICC]
+    if c[_KIND] == "cpu" or "combo_kernels" in icc or "benchmark_combo_kernel" in icc:
+        return None
+    return {_ICC: FrozenDict({**icc, "combo_kernels": True, "benchmark_combo_kernel": True})}
+
+
+@rule(
+    "cpu.async-scheduling-off",
+    title="CPU runs without async scheduling",
+    phase="platform",
+    kind="override",
+    reads=(_KIND,),
+    writes=(_ASYNC,),
+    source=f"{_CPU}; ref P-CHECK-CPU, v0.34.0",
+)
+def cpu_async_scheduling_off(c: Mapping[str, Any]) -> RuleResult:
+    """Set False whatever the user or the default chose."""
+    return {_ASYNC: False} if c[_KIND] == "cpu" else None
+
+
+@rule(
+    "cpu.kv-cache-memory-bytes",
+    title="VLLM_CPU_KVCACHE_SPACE (GiB) sizes the CPU KV cache",
+    phase="platform",
+    kind="override",
+    reads=(_KIND, "env.VLLM_CPU_KVCACHE_SPACE"),
+    writes=("cache_config.kv_cache_memory_bytes",),
+    source=f"{_CPU}; ref P-CHECK-CPU, v0.34.0",
+)
+def cpu_kv_cache_memory_bytes(c: Mapping[str, Any]) -> RuleResult:
+    """Only a variable that is set (and not empty) counts; 0.34.0 has no swap space or cpu_kvcache_space_bytes."""
+    space = c["env.VLLM_CPU_KVCACHE_SPACE"]
+    if c[_KIND] != "cpu" or space is None:
+        return None
+    return {"cache_config.kv_cache_memory_bytes": int(space) * (1 << 30)}
+
+
+@rule(
+    "cpu.profiler-no-cuda-time",
+    title="The CPU profiler dumps no CUDA time",
+    phase="platform",
+    kind="override",
+    reads=(_KIND,),
+    writes=("profiler_config.torch_profiler_dump_cuda_time_total",),
+    source=f"{_CPU}; ref P-CHECK-CPU, v0.34.0",
+)
+def cpu_profiler_no_cuda_time(c: Mapping[str, Any]) -> RuleResult:
+    """There is no CUDA time to dump on a CPU."""
+    return {"profiler_config.torch_profiler_dump_cuda_time_total": False} if c[_KIND] == "cpu" else None
+
+
+@rule(
+    "cpu.compile-mode-dynamo-trace-once",
+    title="CPU compiles with DYNAMO_TRACE_ONCE instead of VLLM_COMPILE (Inductor options, no torch wrap of IR ops)",
+    phase="platform",
+    kind="override",
+    reads=(_KIND, _MODE, "env.VLLM_CPU_CI_ENV", _ICC),
+    writes=(_MODE, _BACKEND, _ICC, f"{_CC}.ir_enable_torch_wrap"),
+    source=f"{_CPU}; ref P-CHECK-CPU, v0.34.0",
+)
+def cpu_compile_mode_dynamo_trace_once(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 also turns ir_enable_torch_wrap off."""
+    from postinit.engine import FrozenDict
+
+    if c[_KIND] != "cpu" or c[_MODE] != CompilationMode.VLLM_COMPILE:
+        return None
+    backend = "eager" if c["env.VLLM_CPU_CI_ENV"] != "0" else "inductor"
+    icc = {**c[_ICC], "dce": True, "size_asserts": False, "nan_asserts": False, "epilogue_fusion": True,
+           "cpp.dynamic_threads": True}
+    return {_MODE: CompilationMode.DYNAMO_TRACE_ONCE, _BACKEND: backend, _ICC: FrozenDict(icc),
+            f"{_CC}.ir_enable_torch_wrap": False}
+
+
+
+
+@rule(
+    "cpu.executor-backend-mp",
+    title="CPU runs the uni executor as mp (with V1 multiprocessing on)",
+    phase="platform",
+    kind="override",
+    reads=(_KIND, "env.VLLM_ENABLE_V1_MULTIPROCESSING", _EXEC),
+    writes=(_EXEC,),
+    source=f"{_CPU}; ref P-CHECK-CPU, v0.34.0",
+)
+def cpu_executor_backend_mp(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 swaps uni for mp silently (0.11.1 warned about other backends on several workers)."""
+    if c[_KIND] == "cpu" and c["env.VLLM_ENABLE_V1_MULTIPROCESSING"] and c[_EXEC] == "uni":
+        return {_EXEC: "mp"}
+    return None
+
+
+@rule(
+    "cpu.mamba-ssm-cache-float32",
+    title="CPUs with AVX512-BF16 keep SSM state in float32 (except the accelerated GDN backend's half types)",
+    phase="platform",
+    kind="override",
+    reads=(_KIND, "cache_config.mamba_ssm_cache_dtype", _MC, "model_config.has_inner_state",
+           "model_config.hf_text_config.model_type", "model_config.hf_text_config.layer_types", "model_config.architecture"),
+    writes=("cache_config.mamba_ssm_cache_dtype",),
+    source=f"{_CPU}, _cpu_mamba_backend; ref P-CHECK-CPU, v0.34.0",
+    message="Reset SSM cache type to float32 for accelerated GDN mamba backend '<backend>'.",
+    level="warning",
+)
+def cpu_mamba_ssm_cache_float32(c: Mapping[str, Any]) -> RuleResult:
+    """Logged for every model, mamba or not (the backend is 'none' without inner state).
+
+    Partial model: the host is taken to support AVX512-BF16 (the oracle's Sapphire-Rapids-class default), and
+    the linear-attention backend names are not derived (the fallback name is used).
+    """
+    dtype = c["cache_config.mamba_ssm_cache_dtype"]
+    if c[_KIND] != "cpu" or dtype == "float32":
+        return None
+    layers = c["model_config.hf_text_config.layer_types"] if c[_MC] is not None else None
+    linear = isinstance(layers, (list, tuple)) and "linear_attention" in layers
+    if c[_MC] is None or not (c["model_config.has_inner_state"] or linear):
+        backend = "none"
+    else:
+        backend = str(c["model_config.hf_text_config.model_type"] or c["model_config.architecture"] or "unknown").lower()
+    if dtype in ("float16", "bfloat16") and backend == "gdn":
+        return None
+    return Outcome({"cache_config.mamba_ssm_cache_dtype": "float32"},
+                   message=f"Reset SSM cache type to float32 for accelerated GDN mamba backend '{backend}'.")
+
+
+
+
+@rule(
+    "scheduler.max-num-scheduled-tokens",
+    title="With speculative decoding the scheduled-token budget defaults to max_num_batched_tokens",
+    phase="core",
+    kind="default",
+    reads=(_SPEC, "scheduler_config.max_num_scheduled_tokens", _TOK),
+    writes=("scheduler_config.max_num_scheduled_tokens",),
+    source=f"{_VLLM}._set_max_num_scheduled_tokens; ref V-SPEC-SCHED-TOKENS, v0.34.0",
+    message="max_num_scheduled_tokens is set to <n> based on the speculative decoding settings. This may lead to "
+    "suboptimal performance. ...",
+    level="warning",
+)
+def max_num_scheduled_tokens(c: Mapping[str, Any]) -> RuleResult:
+    """Below 8192 it warns; 0 or less is an error. Partial model: the draft-pass request limit and the
+    lookahead-slot check are not modelled."""
+    if not c[_SPEC]:
+        return None
+    n = c["scheduler_config.max_num_scheduled_tokens"]
+    n = c[_TOK] if n is None else n
+    if n <= 0:
+        return Violation(f"max_num_scheduled_tokens is set to {n} based on the speculative decoding settings, which "
+                         "does not allow any tokens to be scheduled. Increase max_num_batched_tokens to accommodate "
+                         "the additional draft token slots, or decrease num_speculative_tokens.")
+    out = {"scheduler_config.max_num_scheduled_tokens": n}
+    if n < 8192:
+        return Outcome(out, message=f"max_num_scheduled_tokens is set to {n} based on the speculative decoding "
+                                    "settings. This may lead to suboptimal performance. Consider increasing "
+                                    "max_num_batched_tokens to accommodate the additional draft token slots, or "
+                                    "decrease num_speculative_tokens.")
+    return Outcome(out, message="")
+
+
+
 CORE = sequence(
     "vllm.post-init-0340",
     "vllm.performance-mode", "parallel.dcp-defaults", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
     "scheduler.async-scheduling-default", "parallel.nccl-dp-sync-default", "compilation.enforce-eager",
-    "compilation.torch-compile-disable", "compilation.breakable-cudagraph", "compilation.inductor-off-warning",
+    "compilation.torch-compile-disable", "compilation.breakable-cudagraph",
     "compilation.blocked-fp8-adds-quant-fp8-early", "rocm.config-platform-defaults", "compilation.default-mode", "compilation.ir-enable-torch-wrap", "compilation.default-custom-ops",
     "kernel.ir-op-priority", "kernel.ir-op-priority-final", *(r.id for r in LEVEL_RULES),
     "attention.sparse-mla-workspace-factor", "cudagraph.normalize-piecewise", "compilation.fast-moe-cold-start",
-    "cudagraph.pooling-forces-piecewise", "kv-transfer.connector-class-for-graphs", "cudagraph.encoder-decoder-forces-piecewise", "cudagraph.eager-disables",
+    "scheduler.max-num-scheduled-tokens", "cudagraph.pooling-forces-piecewise", "kv-transfer.connector-class-for-graphs", "cudagraph.encoder-decoder-forces-piecewise", "cudagraph.eager-disables",
     "cudagraph.warmups", "cudagraph.capture-sizes", "cudagraph.no-static-graph-support",
     title="VllmConfig.__post_init__ of 0.34.0 up to the platform hook, in its statement order",
     source=_VLLM,
@@ -2200,17 +2457,19 @@ DELTA = Delta(
     config_defaults=CONFIG_DEFAULTS,
     replace=(chunked_prefill_default, pooling_chunked_prefill_warning, prefix_caching_default,
              pooling_prefix_caching_warning, batch_defaults_large_gpu, batch_defaults_other_device, batch_defaults_cpu,
-             eplb_requirements, kv_offloading, default_mode, no_static_graph_support, pooling_forces_piecewise,
+             eplb_requirements, executor_backend_multi, nnodes_needs_mp, inductor_combo_kernels,
+             cpu_compile_mode_dynamo_trace_once, cpu_executor_backend_mp, kv_offloading, default_mode, no_static_graph_support, pooling_forces_piecewise,
              encoder_decoder_forces_piecewise, eager_disables, warmups, capture_sizes, splitting_ops,
              piecewise_needs_vllm_compile, dbo_requires_deepep),
-    add=(chunked_prefill_prefix_caching_support, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,
+    add=(chunked_prefill_prefix_caching_support, kv_buffer_device_default, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,
          async_scheduling_default, async_scheduling_explicit, nccl_dp_sync_default, enforce_eager,
          torch_compile_disable, breakable_cudagraph, inductor_off_warning, ir_enable_torch_wrap,
          ir_op_priority, ir_op_priority_final, *LEVEL_RULES, sparse_mla_workspace_factor, normalize_piecewise,
          normalize_piecewise_after_platform, fast_moe_cold_start, extensible_kv_cache,
          batch_sharded_sampling_default, compile_ranges, hybrid_kv_cache_manager, connector_class_for_graphs,
          connector_class, blocked_fp8_adds_quant_fp8_early, rocm_config_platform_defaults, log_enabled_passes,
-         model_is_quantized, performance_mode),
+         model_is_quantized, performance_mode, cpu_async_scheduling_off, cpu_kv_cache_memory_bytes,
+         cpu_profiler_no_cuda_time, cpu_mamba_ssm_cache_float32, max_num_scheduled_tokens),
     drop=DROPS,
     groups=(CREATE_ENGINE_CONFIG, CORE, FINALIZE),
     drop_groups=_DROP_GROUPS,

@@ -1,109 +1,94 @@
-"""The vLLM versions postinit models, and what each one changes relative to its parent.
+"""The vLLM versions postinit models: one :class:`Version` value each, resolved once at the door.
 
-The root is the seed commit (vLLM main ``d7fb10c57``), whose rulebook is every
-rule of :data:`postinit.rules.MODULES`. Every other version is a small
-:class:`Delta` over its parent, declared as data in one module of its own
-(``postinit/rules/v0_11_1.py``):
+A request names its version by a string (``"0.11.1"``, ``"v0.11.1"``, a commit hash);
+:class:`postinit.Request` turns it into a :class:`Version` when it is built
+(:func:`version_name` / :func:`get` are the only lookups by string), and everything
+after the door takes what differs by version from that object:
 
-* the rules it **adds**, **replaces** (a rule with the id of the parent's rule it
-  stands for) and **drops** (by id, each with the reason and the vLLM source);
-* the schema **fields** it adds and removes (the one pydantic schema holds every
-  version's fields, marked ``since``/``until``; the delta lists the same paths
-  and :func:`check_delta` holds the two to each other);
-* the command-line **flags** it adds and removes (``FlagSpec.since``/``until``
-  in :mod:`postinit.schema.loaders.argv`, listed by argparse destination);
-* its **environment-variable table** (``postinit/schema/data/envs-<name>.json``,
-  generated from that version's ``vllm/envs.py`` by
-  ``tests/golden/gen_env_table.py``);
-* its **hash** (``VllmConfig.compute_hash()`` with that version's factors).
+* its **rulebook** (:attr:`Version.rulebook`: the parent's rules edited by the delta);
+* its **facts** (:attr:`Version.facts`, the ``version.*`` paths every rule may read:
+  ``vllm.__version__`` for the hash, the architecture registry, the capture-size clip, ...);
+* its **environment-variable table** (:attr:`Version.env_table`,
+  ``postinit/schema/data/envs-<name>.json`` generated from that version's ``vllm/envs.py``);
+* the **flags** its parser does not accept and the **schema paths** it does not have
+  (:attr:`Version.absent_flags`, :attr:`Version.absent_paths`);
+* its **hash** (:meth:`Version.hash`, ``VllmConfig.compute_hash()`` with its factors).
 
-Defaults that differ are rules of kind ``default`` in the delta (a dataclass
-default that changed is a decision visible in the trace: "SchedulerConfig's
-default max_num_batched_tokens is 2048 in vLLM 0.11.1").
+The list of versions is data, written once: ``postinit/rules/data/versions.json`` (the
+CLI's choices, request validation, the HTTP schema, ``postinit versions``, the parity test
+and ``docs/versions.md`` all derive from :data:`VERSIONS`). The root is the seed commit
+(vLLM main ``d7fb10c57``), whose rulebook is every rule of :data:`postinit.rules.MODULES`.
+Every other version is a :class:`~postinit.rules.delta.Delta` over its parent, declared
+in a module of its own (``postinit/rules/v0_11_1.py``), imported when its rules are
+first asked for. ``python -m postinit.rules.new_version`` writes a new version's files
+(docs/writing-rules.md, "Adding a vLLM version").
 
-:func:`postinit.rules.rulebook` compiles and caches one rulebook per version,
-with the same static checks as the seed's, plus one more: no rule of a version
-reads or writes a field that version does not have.
-
-Nothing here imports a delta module until a version's rules are asked for.
+This module imports :mod:`postinit.rules` (the seed's catalogue); that package never
+imports this one at import time.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
+import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
 from typing import Any
 
-from postinit.engine import Group
-from postinit.errors import InvalidValueError, did_you_mean, show
+from postinit.engine import Group, Rule, Rulebook, rule_of, with_params
+from postinit.errors import (
+    InvalidValueError,
+    RuleDeclarationError,
+    UnknownPathError,
+    did_you_mean,
+    show,
+)
+from postinit.rules import PHASES, SEMANTICS, paths, seed_groups, seed_rules, staged
+from postinit.rules.delta import Delta, Patch, patch
+from postinit.schema import VersionFacts
 from postinit.schema.loaders import argv as _argv
 
 __all__ = [
     "DEFAULT_VERSION",
     "VERSIONS",
     "Delta",
+    "Patch",
     "Version",
     "absent_flags",
     "absent_paths",
     "chain",
+    "check_delta",
     "defaults",
     "delta",
     "get",
+    "groups",
     "has_field",
+    "listed",
     "names",
+    "patch",
+    "rulebook",
     "version_name",
+    "version_rules",
 ]
 
-DEFAULT_VERSION = "d7fb10c57"
-"""The version a request names when it names none: the seed commit (postinit's original specification)."""
+_REGISTRY = Path(__file__).parent / "data" / "versions.json"
 
 
-@dataclass(frozen=True)
-class Delta:
-    """What a version changes relative to its parent, as data (see the module docstring)."""
-
-    add: tuple[Callable[..., Any], ...] = ()
-    """Rule functions (``@rule``) whose ids the parent does not have."""
-    replace: tuple[Callable[..., Any], ...] = ()
-    """Rule functions whose ids are the parent's rules they stand for (a different decision, same question)."""
-    drop: Mapping[str, str] = field(default_factory=dict)
-    """Parent rule id -> why this version no longer makes that decision (with the vLLM source)."""
-    groups: tuple[Group, ...] = ()
-    """Groups (``first_match`` / ``all_of`` / ``sequence``) replacing the parent's of the same id, or new."""
-    drop_groups: Mapping[str, str] = field(default_factory=dict)
-    """Parent group id -> why this version no longer has it (its members stay, ungrouped, unless dropped)."""
-    after: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    """Ordering hints added to kept parent rules (rule id -> ids it now runs after), where a new rule
-    writes the same path and vLLM's statement order decides."""
-    fields_added: tuple[str, ...] = ()
-    """Schema paths this version has and its parent does not (``since=<this version>`` in the schema)."""
-    fields_removed: tuple[str, ...] = ()
-    """Schema paths the parent has and this version does not (``until=<parent>`` in the schema)."""
-    flags_added: tuple[str, ...] = ()
-    """``vllm serve`` flags (argparse destinations) this version accepts and its parent does not."""
-    flags_removed: tuple[str, ...] = ()
-    """Flags (argparse destinations) the parent accepts and this version does not."""
-    hash: Callable[[Mapping[str, Any]], str] | None = None
-    """``VllmConfig.compute_hash()`` over a resolved flat state with this version's factors (None: the parent's)."""
-    defaults: Mapping[str, Any] = field(default_factory=dict)
-    """Dataclass defaults this version's vLLM declares differently from its parent: schema path -> value.
-    Applied where the input does not set the field (its provenance says "vLLM <version>'s default")."""
-    config_defaults: Mapping[str, Any] = field(default_factory=dict)
-    """Like ``defaults``, for a config built directly only (``VllmConfig(...)``): EngineArgs keeps its own
-    default there (e.g. ``enable_prefix_caching``: None in EngineArgs, True in CacheConfig)."""
-    notes: tuple[str, ...] = ()
-    """Differences that are no rule's (facts every rule of the parent already handles the same way), for docs."""
-
-
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Version:
-    """One modelled vLLM version: where its rules come from and what it was checked against."""
+    """One modelled vLLM version: what it is, where its rules come from, and everything that differs by it.
+
+    Built once per process for every entry of ``versions.json``; its derived parts (rulebook, facts,
+    absent paths and flags) are computed on first use and kept.
+    """
 
     name: str
     title: str
-    parent: str | None
+    parent: Version | None
     oracle: str
     """The real vLLM this version's rulebook was compared with, and the golden corpus that holds its answers."""
     source: str
@@ -120,48 +105,290 @@ class Version:
     """None for a version modelled completely; otherwise what is measured of a partial model (its golden
     parity). Every resolution as a partial version carries a note saying so."""
 
+    def __repr__(self) -> str:
+        return f"<vLLM version {self.name}>"
 
-PARTIAL_0_34_0 = ("partial: 192/516 golden cases match real vLLM 0.34.0 field by field "
-                  "(python -m tests.golden.parity --vllm-version 0.34.0)")
-"""The measured state of the 0.34.0 model (updated with each landing of issue 29)."""
+    def __str__(self) -> str:
+        return self.name
 
-VERSIONS: dict[str, Version] = {
-    "d7fb10c57": Version(
-        name="d7fb10c57",
-        title="vLLM main d7fb10c57 (2025-10-29, between v0.11.0 and v0.11.1): the seed commit",
-        parent=None,
-        oracle="real vLLM: commit d7fb10c57's Python code over the vllm==0.11.1 wheel "
-        "(tests/golden/expected)",
-        source="github.com/vllm-project/vllm at d7fb10c574a3a9cbf596bec086bf02603b71c5c8",
-        env_table="d7fb10c57",
-        golden="expected",
-        aliases=("d7fb10c574a3a9cbf596bec086bf02603b71c5c8", "seed"),
-    ),
-    "0.11.1": Version(
-        name="0.11.1",
-        title="vLLM 0.11.1 (PyPI release, 2025-11-18)",
-        parent="d7fb10c57",
-        oracle="real vLLM: the official vllm==0.11.1 wheel (tests/golden/expected-0.11.1)",
-        source="the vllm==0.11.1 wheel from PyPI (site-packages/vllm/)",
-        env_table="0.11.1",
-        golden="expected-0.11.1",
-        delta_module="postinit.rules.v0_11_1",
-        aliases=("v0.11.1",),
-    ),
-    "0.34.0": Version(
-        name="0.34.0",
-        title="vLLM 0.34.0 (PyPI release; partial model, see `postinit versions`)",
-        parent="0.11.1",
-        oracle="real vLLM: the official vllm==0.34.0 wheel (tests/golden/expected-0.34.0)",
-        source="the vllm==0.34.0 wheel from PyPI (site-packages/vllm/)",
-        env_table="0.34.0",
-        golden="expected-0.34.0",
-        delta_module="postinit.rules.v0_34_0",
-        aliases=("v0.34.0",),
-        status=PARTIAL_0_34_0,
-    ),
-}
-"""Every modelled version by name, parents before children."""
+    # -- the delta and the chain ---------------------------------------------------------
+
+    @cached_property
+    def delta(self) -> Delta:
+        """The version's :class:`Delta` over its parent (an empty one for the root); imports its module."""
+        if self.delta_module is None:
+            return Delta()
+        found = importlib.import_module(self.delta_module).DELTA
+        if not isinstance(found, Delta):  # pragma: no cover - a declaration error
+            raise TypeError(f"{self.delta_module}.DELTA is not a Delta")
+        return found
+
+    @cached_property
+    def chain(self) -> tuple[Version, ...]:
+        """The version and its ancestors, root first."""
+        return (*self.parent.chain, self) if self.parent is not None else (self,)
+
+    @cached_property
+    def defaults(self) -> Mapping[str, Any]:
+        """The dataclass defaults that differ from the schema's along the version's lineage (children win), for a
+        config built directly (``VllmConfig(...)``: the ``config_defaults`` too)."""
+        return self.defaults_for(engine_args=False)
+
+    @functools.lru_cache(maxsize=2)  # noqa: B019 - one per version object (versions live for the process)
+    def defaults_for(self, engine_args: bool) -> Mapping[str, Any]:
+        """:attr:`defaults`; ``engine_args``: for a config EngineArgs builds (without the ``config_defaults``)."""
+        out: dict[str, Any] = {}
+        for v in self.chain:
+            out.update(v.delta.defaults)
+            if not engine_args:
+                out.update(v.delta.config_defaults)
+        return out
+
+    @property
+    def where(self) -> str:
+        """Where the version is declared (its delta module), for messages."""
+        return self.delta_module or self.name
+
+    # -- facts ---------------------------------------------------------------------------
+
+    @cached_property
+    def facts(self) -> VersionFacts:
+        """The ``version.*`` facts: the parent's, with the delta's ``facts`` over them."""
+        base = self.parent.facts.model_dump() if self.parent is not None else VersionFacts().model_dump()
+        unknown = set(self.delta.facts) - set(VersionFacts.model_fields)
+        if unknown:
+            name = sorted(unknown)[0]
+            raise RuleDeclarationError(
+                f"{self.where}: facts names {name!r}, which is no version fact (VersionFacts: "
+                f"{', '.join(VersionFacts.model_fields)}).{did_you_mean(name, VersionFacts.model_fields)}")
+        return VersionFacts(**{**base, **self.delta.facts, "name": self.name})
+
+    @cached_property
+    def fact_state(self) -> Mapping[str, Any]:
+        """The facts as flat ``version.*`` paths (what a request's state holds)."""
+        return dict(paths().flatten_model(self.facts, "version"))
+
+    # -- what the version has -------------------------------------------------------------
+
+    def has_field(self, extra: Mapping[str, Any], key: str | None = None, flag: bool = False) -> bool:
+        """Whether a schema field or flag with metadata ``extra`` (``since``/``until``) exists in this version.
+
+        ``since=A``: A and its descendants have it. ``until=U``: U and its ancestors have it, and a descendant
+        of U loses it where the child of U on its line removes it (``fields_removed`` / ``flags_removed`` of
+        that child's delta, ``key`` being the path or the flag's destination): a second child of U keeps what
+        its sibling removed.
+        """
+        lineage = [v.name for v in self.chain]
+        since = extra.get("since")
+        if since is not None and since not in lineage:
+            return False
+        until = extra.get("until")
+        if until is None or until not in lineage or until == self.name:
+            return True
+        if key is None:
+            return False
+        child = self.chain[lineage.index(until) + 1]
+        return key not in (child.delta.flags_removed if flag else child.delta.fields_removed)
+
+    @cached_property
+    def absent_paths(self) -> frozenset[str]:
+        """The schema paths this version does not have (an input of one is dropped with a note)."""
+        space = paths()
+        return frozenset(p for p in space.paths if not self.has_field(space.info[p].extra, p))
+
+    @cached_property
+    def absent_flags(self) -> frozenset[str]:
+        """The ``vllm serve`` flags (argparse destinations) this version does not accept."""
+        from postinit.schema.loaders.argv import FLAGS
+
+        return frozenset(s.dest for s in FLAGS
+                         if not self.has_field({"since": s.since, "until": s.until}, s.dest, flag=True))
+
+    # -- the hash ------------------------------------------------------------------------
+
+    @cached_property
+    def hash_function(self) -> Callable[[Mapping[str, Any]], str]:
+        """``VllmConfig.compute_hash()`` of this version: the nearest delta's on the chain, else the seed's."""
+        for v in reversed(self.chain):
+            if v.delta.hash is not None:
+                return v.delta.hash
+        from postinit.rules import hashing
+
+        return hashing.compute_hash
+
+    def hash(self, state: Mapping[str, Any]) -> str:
+        """``VllmConfig.compute_hash()`` of a resolved flat state (its ``version.*`` facts are this version's)."""
+        return str(self.hash_function(state))
+
+    # -- rules ---------------------------------------------------------------------------
+
+    def problems(self) -> list[str]:
+        """Where the declared delta and the schema / flag metadata disagree (empty when they agree)."""
+        from postinit.schema.loaders.argv import FLAGS
+
+        if self.parent is None:
+            return []
+        d = self.delta
+        space = paths()
+        problems = []
+        added = {p for p in space.paths if space.info[p].extra.get("since") == self.name}
+        removed = {p for p in space.paths if space.info[p].extra.get("until") == self.parent.name}
+        flags_added = {s.dest for s in FLAGS if s.since == self.name}
+        flags_removed = {s.dest for s in FLAGS if s.until == self.parent.name}
+        siblings = [v for v in VERSIONS.values() if v.parent is self.parent and v is not self]
+        by_sibling = {"fields_removed": {p for v in siblings for p in v.delta.fields_removed},
+                      "flags_removed": {f for v in siblings for f in v.delta.flags_removed}}
+        for what, declared, marked, table in (
+            ("fields_added", d.fields_added, added, "the schema"),
+            ("fields_removed", d.fields_removed, removed, "the schema"),
+            ("flags_added", d.flags_added, flags_added, "argv.FLAGS"),
+            ("flags_removed", d.flags_removed, flags_removed, "argv.FLAGS"),
+        ):
+            for p in sorted(set(declared) ^ marked):
+                if p not in declared and p in by_sibling.get(what, ()):
+                    continue  # a sibling's removal (until=<parent>): this version keeps it
+                side = f"declared but not marked in {table}" if p in declared else f"marked in {table}, not declared"
+                problems.append(f"{self.name} {what}: {p} is {side}")
+        return problems
+
+    @cached_property
+    def rules(self) -> tuple[Rule, ...]:
+        """The version's rules: the parent's, edited by the delta by rule id (unchecked; see :attr:`rulebook`)."""
+        if self.parent is None:
+            return tuple(seed_rules())
+        d = self.delta
+        rules = {r.id: r for r in self.parent.rules}
+        where, parent = self.where, self.parent.name
+
+        def header(fn: object, what: str) -> Rule:
+            r = rule_of(fn)
+            if r is None:
+                raise RuleDeclarationError(f"{where}: {fn!r} in {what} is not a rule (decorate it with @rule)")
+            return r
+
+        for rid, reason in d.drop.items():
+            if rid not in rules:
+                raise RuleDeclarationError(f"{where} drops rule '{rid}', which {parent} does not have", rule=rid)
+            if not reason.strip():
+                raise RuleDeclarationError(f"{where} drops rule '{rid}' without saying why", rule=rid)
+            del rules[rid]
+        for p in d.patch:
+            if p.rule not in rules:
+                raise RuleDeclarationError(f"{where} patches rule '{p.rule}', which {parent} does not have"
+                                           f"{did_you_mean(p.rule, rules)}", rule=p.rule)
+            r = with_params(rules[p.rule], **p.params) if p.params else rules[p.rule]
+            rules[p.rule] = dataclasses.replace(r, **p.header) if p.header else r
+        for fn in d.replace:
+            r = header(fn, "replace")
+            if r.id not in rules:
+                raise RuleDeclarationError(f"{where} replaces rule '{r.id}', which {parent} does not have; "
+                                           "declare it in add", rule=r.id)
+            rules[r.id] = staged(r)
+        for fn in d.add:
+            r = header(fn, "add")
+            if r.id in rules:
+                raise RuleDeclarationError(f"{where} adds rule '{r.id}', which {parent} already has; "
+                                           "declare it in replace (or patch its parameters)", rule=r.id)
+            rules[r.id] = staged(r)
+        for rid, extra in d.after.items():
+            if rid not in rules:
+                raise RuleDeclarationError(f"{where} orders rule '{rid}', which this version does not have", rule=rid)
+            rules[rid] = dataclasses.replace(rules[rid], after=(*rules[rid].after, *extra))
+        gone = set(d.drop)
+        out = []
+        for r in rules.values():
+            if set(r.after) & gone or set(r.feedback) & gone:  # ordering hints to a dropped rule go with it
+                r = dataclasses.replace(r, after=tuple(a for a in r.after if a not in gone),
+                                        feedback=tuple(a for a in r.feedback if a not in gone))
+            out.append(r)
+        return tuple(out)
+
+    @cached_property
+    def groups(self) -> tuple[Group, ...]:
+        """Every group of the version's rulebook: the parent's, without the rules and groups the delta drops,
+        with the groups it declares (by id) replaced or added."""
+        if self.parent is None:
+            return tuple(seed_groups())
+        d = self.delta
+        declared = {g.id: g for g in d.groups}
+        parent = {g.id: g for g in self.parent.groups}
+        for gid in d.drop_groups:
+            if gid not in parent:
+                raise RuleDeclarationError(f"{self.where} drops group '{gid}', which {self.parent.name} does not "
+                                           "have", rule=gid)
+        gone = set(d.drop) | set(d.drop_groups)
+        out: dict[str, Group] = {}
+        for gid, g in parent.items():
+            if gid in d.drop_groups:
+                continue
+            if gid in declared:
+                out[gid] = declared[gid]
+                continue
+            # members by id only: the version's rules (replacements included) come from Version.rules
+            out[gid] = dataclasses.replace(g, members=tuple(m for m in g.members if m not in gone), rules=())
+        out.update((gid, g) for gid, g in declared.items() if gid not in parent)
+        while True:  # a group left with fewer than two members dissolves (and leaves the sequences holding it)
+            small = {gid for gid, g in out.items() if len(g.members) < 2}
+            if not small:
+                return tuple(out.values())
+            out = {gid: dataclasses.replace(g, members=tuple(m for m in g.members if m not in small))
+                   for gid, g in out.items() if gid not in small}
+
+    @cached_property
+    def checked_rules(self) -> tuple[Rule, ...]:
+        """:attr:`rules`, checked: the delta agrees with the schema's and the flag table's ``since``/``until``
+        marks, and no rule reads or writes a field the version does not have."""
+        problems = self.problems()
+        if problems:
+            raise RuleDeclarationError(f"version {self.name}: " + "; ".join(problems))
+        absent = self.absent_paths
+        for r in self.rules:
+            for what, used in (("reads", r.reads), ("writes", r.writes)):
+                for p in used:
+                    if p in absent:
+                        raise UnknownPathError(
+                            f"rule {r.id} ({r.location}) {what} '{p}', a field vLLM {self.name} does not have; "
+                            f"replace or drop the rule in {self.delta_module or 'the delta'}", rule=r.id, path=p)
+        return self.rules
+
+    @cached_property
+    def rulebook(self) -> Rulebook:
+        """The compiled rulebook of this version, built once per process; immutable.
+
+        Its phase orders are cached on disk (``Rulebook(cache=True)``): a process whose rule
+        headers match an earlier one's skips networkx entirely.
+        """
+        return Rulebook(list(self.checked_rules), paths=paths(), phases=PHASES,
+                        name="vllm" if self.parent is None else f"vllm-{self.name}", cache=True,
+                        groups=list(self.groups), semantics_aliases=SEMANTICS)
+
+
+def _load() -> dict[str, Version]:
+    out: dict[str, Version] = {}
+    for entry in json.loads(_REGISTRY.read_text(encoding="utf-8")):
+        parent = entry.get("parent")
+        if parent is not None and parent not in out:  # pragma: no cover - a registry error
+            raise RuleDeclarationError(f"versions.json: {entry['name']}'s parent {parent!r} is not listed before it")
+        out[entry["name"]] = Version(
+            name=entry["name"], title=entry["title"], parent=out[parent] if parent is not None else None,
+            oracle=entry["oracle"], source=entry["source"], env_table=entry["env_table"], golden=entry["golden"],
+            delta_module=entry.get("delta_module"), aliases=tuple(entry.get("aliases", ())),
+            status=entry.get("status"))
+    return out
+
+
+VERSIONS: dict[str, Version] = _load()
+"""Every modelled version by name, parents before children (``postinit/rules/data/versions.json``)."""
+
+def _lineage(name: str) -> tuple[str, ...]:
+    found = VERSIONS.get(name)
+    return tuple(v.name for v in found.chain) if found is not None else ()
+
+
+_argv.LINEAGE[:] = [_lineage]  # the flag table's spellings by version (the schema layer imports no rules)
+
+DEFAULT_VERSION = next(iter(VERSIONS))
+"""The version a request names when it names none: the root, the seed commit (postinit's original specification)."""
 
 
 @functools.cache
@@ -173,11 +400,13 @@ def _spellings() -> dict[str, str]:
     return out
 
 
-def version_name(text: str, where: str = "vllm_version") -> str:
+def version_name(text: str | Version, where: str = "vllm_version") -> str:
     """The modelled version a request names (``"0.11.1"``, ``"v0.11.1"``, a commit hash or its prefix ≥ 7).
 
     ``where`` names the input in the error (``vllm_version``, ``--to``, ...).
     """
+    if isinstance(text, Version):
+        return text.name
     if not isinstance(text, str):
         raise InvalidValueError(f"{where} must be a string, got {type(text).__name__}", path=where, value=None)
     key = text.strip().lower()
@@ -193,9 +422,11 @@ def version_name(text: str, where: str = "vllm_version") -> str:
     return found
 
 
-def get(name: str) -> Version:
-    """The :class:`Version` a request names (any spelling :func:`version_name` accepts)."""
-    return VERSIONS[version_name(name)]
+def get(name: str | Version, where: str = "vllm_version") -> Version:
+    """The :class:`Version` a request names (any spelling :func:`version_name` accepts): the door's lookup."""
+    if isinstance(name, Version):
+        return name
+    return VERSIONS[version_name(name, where)]
 
 
 def names() -> tuple[str, ...]:
@@ -203,97 +434,60 @@ def names() -> tuple[str, ...]:
     return tuple(VERSIONS)
 
 
-@functools.cache
-def chain(name: str) -> tuple[Version, ...]:
-    """The version and its ancestors, root first."""
-    v = get(name)
-    return (*chain(v.parent), v) if v.parent is not None else (v,)
+# -- by name: for callers that hold a name from outside (a CLI option, a test); after the door, use the object
+
+def chain(version: str | Version) -> tuple[Version, ...]:
+    """``get(version).chain``."""
+    return get(version).chain
 
 
-@functools.cache
-def delta(name: str) -> Delta:
-    """The version's :class:`Delta` (an empty one for the root); imports its module on first use."""
-    v = get(name)
-    if v.delta_module is None:
-        return Delta()
-    found = importlib.import_module(v.delta_module).DELTA
-    if not isinstance(found, Delta):  # pragma: no cover - a declaration error
-        raise TypeError(f"{v.delta_module}.DELTA is not a Delta")
-    return found
+def delta(version: str | Version) -> Delta:
+    """``get(version).delta``."""
+    return get(version).delta
 
 
-@functools.cache
-def defaults(name: str, engine_args: bool = False) -> Mapping[str, Any]:
-    """The dataclass defaults that differ from the schema's along the version's lineage (children win);
-    ``engine_args``: for a config EngineArgs builds (without the ``config_defaults`` of a config built directly)."""
-    out: dict[str, Any] = {}
-    for v in chain(name):
-        d = delta(v.name)
-        out.update(d.defaults)
-        if not engine_args:
-            out.update(d.config_defaults)
-    return out
+def defaults(version: str | Version, engine_args: bool = False) -> Mapping[str, Any]:
+    """``get(version).defaults_for(engine_args)``."""
+    return get(version).defaults_for(engine_args)
 
 
-def _lineage(name: str) -> tuple[str, ...]:
-    return tuple(v.name for v in chain(name))
+def absent_paths(version: str | Version) -> frozenset[str]:
+    """``get(version).absent_paths``."""
+    return get(version).absent_paths
 
 
-_argv.LINEAGE[:] = [_lineage]
+def absent_flags(version: str | Version) -> frozenset[str]:
+    """``get(version).absent_flags``."""
+    return get(version).absent_flags
 
 
-def has_field(extra: Mapping[str, Any], name: str) -> bool:
-    """Whether a schema field with metadata ``extra`` (``since``/``until``) exists in version ``name``."""
-    lineage = {v.name for v in chain(name)}
-    since = extra.get("since")
-    if since is not None and since not in lineage:
-        return False
-    until = extra.get("until")
-    return until is None or name in {v.name for v in chain(until)}
+def has_field(extra: Mapping[str, Any], version: str | Version, key: str | None = None, flag: bool = False) -> bool:
+    """``get(version).has_field(extra, key, flag)``."""
+    return get(version).has_field(extra, key, flag)
 
 
-@functools.cache
-def absent_paths(name: str) -> frozenset[str]:
-    """The schema paths version ``name`` does not have (an input of one is dropped with a note)."""
-    from postinit.rules import paths
-
-    space = paths()
-    name = version_name(name)
-    return frozenset(p for p in space.paths if not has_field(space.info[p].extra, name))
+def check_delta(version: str | Version) -> list[str]:
+    """``get(version).problems()``."""
+    return get(version).problems()
 
 
-@functools.cache
-def absent_flags(name: str) -> frozenset[str]:
-    """The ``vllm serve`` flags (argparse destinations) version ``name`` does not accept."""
-    from postinit.schema.loaders.argv import FLAGS
-
-    name = version_name(name)
-    return frozenset(s.dest for s in FLAGS if not has_field({"since": s.since, "until": s.until}, name))
+def listed() -> str:
+    """The modelled versions as prose for help texts and schemas: ``d7fb10c57 (the seed commit, default), 0.11.1``."""
+    return ", ".join(f"{v.name} (the seed commit, default)" if v.name == DEFAULT_VERSION else v.name
+                     for v in VERSIONS.values())
 
 
-def check_delta(name: str) -> list[str]:
-    """Where the version's declared delta and the schema / flag metadata disagree (empty when they agree)."""
-    from postinit.rules import paths
-    from postinit.schema.loaders.argv import FLAGS
+def rulebook(version: str | Version = DEFAULT_VERSION) -> Rulebook:
+    """The compiled vLLM rulebook of ``version`` (default: the seed commit); see :attr:`Version.rulebook`."""
+    return get(version).rulebook
 
-    v = get(name)
-    if v.parent is None:
-        return []
-    d = delta(v.name)
-    space = paths()
-    problems = []
-    added = {p for p in space.paths if space.info[p].extra.get("since") == v.name}
-    removed = {p for p in space.paths if space.info[p].extra.get("until") == v.parent}
-    for what, declared, marked in (("fields_added", d.fields_added, added), ("fields_removed", d.fields_removed,
-                                                                           removed)):
-        for p in sorted(set(declared) ^ marked):
-            side = "declared but not marked in the schema" if p in declared else "marked in the schema, not declared"
-            problems.append(f"{v.name} {what}: {p} is {side}")
-    flags_added = {s.dest for s in FLAGS if s.since == v.name}
-    flags_removed = {s.dest for s in FLAGS if s.until == v.parent}
-    for what, declared_flags, marked_flags in (("flags_added", d.flags_added, flags_added),
-                                               ("flags_removed", d.flags_removed, flags_removed)):
-        for f in sorted(set(declared_flags) ^ marked_flags):
-            side = "declared but not marked in argv.FLAGS" if f in declared_flags else "marked in argv.FLAGS, not declared"
-            problems.append(f"{v.name} {what}: {f} is {side}")
-    return problems
+
+def groups(version: str | Version = DEFAULT_VERSION) -> list[Group]:
+    """Every group (``first_match`` / ``all_of`` statement, ``sequence``) of ``version``'s rulebook."""
+    return list(get(version).groups)
+
+
+def version_rules(version: str | Version = DEFAULT_VERSION) -> list[Rule]:
+    """The rules of ``version``: the seed's, edited by every delta down to it (by rule id), checked."""
+    return list(get(version).checked_rules)
+

@@ -28,6 +28,7 @@ from postinit.schema.enums import CompilationMode, CUDAGraphMode
 from postinit.schema.env import Env
 from postinit.schema.platform import PLATFORM_PRESETS, Platform
 from postinit.schema.usage import Usage
+from postinit.schema.version import VersionFacts
 
 # loaders: the loaders engineer adds `from postinit.schema.loaders import ...` here.
 
@@ -56,5 +57,6 @@ __all__ = [
     "SpeculativeConfig",
     "StructuredOutputsConfig",
     "Usage",
+    "VersionFacts",
     "VllmConfig",
 ]

@@ -42,7 +42,7 @@ from postinit import _api, graphs
 from postinit._api import Resolution
 from postinit.engine import Rulebook
 from postinit.errors import InputError, InvalidValueError, NoFixedPoint, did_you_mean
-from postinit.rules.versions import DEFAULT_VERSION, version_name
+from postinit.rules.versions import DEFAULT_VERSION, listed, version_name
 from postinit.schema.loaders import list_catalog
 from postinit.schema.loaders.argv import as_argv
 from postinit.service._edge import Edge, Metrics, error_body
@@ -401,7 +401,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         env: Annotated[list[str] | None, Query(max_length=256, description="NAME=VALUE (repeatable).")] = None,
         usage: Literal["serve", "llm"] | None = Query(None, description="serve or llm."),
         semantics: Literal["vllm", "consistent"] | None = Query(None, description="vllm or consistent."),
-        vllm_version: str | None = Query(None, max_length=64, description="The vLLM version (default d7fb10c57)."),
+        vllm_version: str | None = Query(None, max_length=64, description=f"The vLLM version: {listed()}."),
     ) -> Response:
         """The same page as `POST /v1/report`; the query names the inputs."""
         data: dict[str, Any] = {k: v for k, v in (("model", model), ("platform", platform), ("usage", usage),

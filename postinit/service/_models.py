@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from postinit._request import DottedPath, Request
 from postinit.errors import InvalidValueError
-from postinit.rules.versions import DEFAULT_VERSION, version_name
+from postinit.rules.versions import DEFAULT_VERSION, Version, version_name
 from postinit.schema.limits import plain_copy
 from postinit.schema.loaders.nested import format_validation_error
 
@@ -155,12 +155,12 @@ class UpgradeRequest(ResolveRequest):
         return version_name(value, "from" if info.field_name == "from_version" else "to")
 
     @classmethod
-    def parse(cls, data: Any) -> UpgradeRequest:
+    def parse(cls, data: Any, *, keep: Version | None = None) -> UpgradeRequest:
         """Validate a body; ``vllm_version`` is refused (the two versions are ``from`` and ``to``)."""
         if isinstance(data, dict) and "vllm_version" in data:
             raise InvalidValueError("an upgrade body names its versions as 'from' and 'to', not 'vllm_version'",
                                     path="vllm_version", value=None)
-        return cast(UpgradeRequest, super().parse(data))
+        return cast(UpgradeRequest, super().parse(data, keep=keep))
 
 
 class VersionInfoModel(BaseModel):

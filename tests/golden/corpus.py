@@ -23,8 +23,11 @@ from typing import Any
 GOLDEN_DIR = Path(__file__).resolve().parent
 CASES_DIR = GOLDEN_DIR / "cases"
 MODELS_DIR = GOLDEN_DIR / "models"
-EXPECTED_DIRS = {"seed": GOLDEN_DIR / "expected", "0.11.1": GOLDEN_DIR / "expected-0.11.1",
-                 "0.34.0": GOLDEN_DIR / "expected-0.34.0"}
+VERSIONS_FILE = GOLDEN_DIR.parents[1] / "postinit" / "rules" / "data" / "versions.json"
+"""The modelled versions (postinit's registry, plain data): each names the folder of its golden answers."""
+EXPECTED_DIRS = {("seed" if v["parent"] is None else v["name"]): GOLDEN_DIR / v["golden"]
+                 for v in json.loads(VERSIONS_FILE.read_text())}
+"""Variant (``"seed"`` for the root, else the version's name) -> the folder holding real vLLM's answers."""
 CASE_DIRS = {"0.34.0": GOLDEN_DIR / "cases-0.34.0"}
 """Variants whose cases are their own (0.34.0's corpus, ``gen_cases_0340.py``); the others share ``cases/``."""
 

@@ -457,7 +457,7 @@ def _compare_fields(cmp: Comparison, state: Mapping[str, Any], oracle_prefix: st
     """Compare every key of the oracle object ``post`` (at ``oracle_prefix``) with postinit's paths."""
     space = _space()
     ours_prefix = ours_prefix or oracle_prefix
-    absent = versions.absent_paths(cmp.version)
+    absent = versions.get(cmp.version).absent_paths
     for key, exp in post.items():
         opath = f"{oracle_prefix}.{key}"
         path = f"{ours_prefix}.{key}"

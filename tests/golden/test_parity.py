@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from postinit.rules import versions
 from tests.golden.corpus import GoldenCase, load_cases
 from tests.golden.coverage import NEVER_RAISED, TARGET, UNEXERCISABLE, Coverage, coverage
 from tests.golden.parity import (
@@ -45,18 +46,6 @@ BY_NAME = {gc.name: gc for gc in CASES}
 SHIPPED = [gc for gc in CASES if gc.name[:2].isdigit()]
 
 
-@functools.cache
-def comparison(name: str) -> Comparison:
-    """The comparison of one golden case (computed once per session; the coverage test reuses it)."""
-    return compare(BY_NAME[name])
-
-
-def _param(gc: GoldenCase) -> object:
-    reason = DIVERGENCES.get(gc.name)
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(gc, id=gc.name, marks=marks)
-
-
 def _describe(c: Comparison) -> str:
     lines = [f"{c.case}: postinit ok={c.ok}, vLLM ok={c.expected_ok}" + (f", {c.error}" if c.error else "")]
     lines += [f"  {path}: postinit={ours!r} vllm={theirs!r}" for path, (ours, theirs) in c.mismatches.items()]
@@ -66,50 +55,57 @@ def _describe(c: Comparison) -> str:
     return "\n".join(lines)
 
 
-@pytest.mark.parametrize("gc", [_param(gc) for gc in CASES])
-def test_case_matches_vllm(gc: GoldenCase) -> None:
-    """postinit's outcome, error (type, message, stage), every field and the logs both ways equal real vLLM's."""
-    c = comparison(gc.name)
-    assert c.matches, _describe(c)
+def _corpus(version: str) -> list[GoldenCase]:
+    return load_cases("seed" if version == versions.DEFAULT_VERSION else version)
 
 
-CASES_0_11_1 = load_cases("0.11.1")
-BY_NAME_0_11_1 = {gc.name: gc for gc in CASES_0_11_1}
-DIVERGENCES_0_11_1 = divergences("0.11.1")
+CORPORA: dict[str, list[GoldenCase]] = {v: _corpus(v) for v in versions.VERSIONS}
+"""Every modelled version's golden corpus (real vLLM's answers: ``Version.golden``)."""
+BY_VERSION = {v: {gc.name: gc for gc in cases} for v, cases in CORPORA.items()}
+DIVERGENCES_OF = {v: divergences(v) for v in versions.VERSIONS}
 
 
 @functools.cache
-def comparison_0_11_1(name: str) -> Comparison:
-    """The comparison of one golden case resolved as vLLM 0.11.1 with the vllm==0.11.1 wheel's answer."""
-    return compare(BY_NAME_0_11_1[name], "0.11.1")
+def comparison(name: str, version: str = versions.DEFAULT_VERSION) -> Comparison:
+    """The comparison of one golden case, resolved as ``version`` (computed once per session; reused)."""
+    return compare(BY_VERSION[version][name], version)
 
 
-def _param_0_11_1(gc: GoldenCase) -> object:
-    reason = DIVERGENCES_0_11_1.get(gc.name)
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
-    return pytest.param(gc, id=gc.name, marks=marks)
+def _params() -> list[object]:
+    out = []
+    for version, cases in CORPORA.items():
+        for gc in cases:
+            reason = DIVERGENCES_OF[version].get(gc.name)
+            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            out.append(pytest.param(version, gc.name, id=f"{version}-{gc.name}", marks=marks))
+    return out
 
 
-@pytest.mark.parametrize("gc", [_param_0_11_1(gc) for gc in CASES_0_11_1])
-def test_case_matches_vllm_0_11_1(gc: GoldenCase) -> None:
-    """Resolved as vLLM 0.11.1, the outcome, error, every field and the logs equal the vllm==0.11.1 wheel's."""
-    c = comparison_0_11_1(gc.name)
+@pytest.mark.parametrize(("version", "name"), _params())
+def test_case_matches_vllm(version: str, name: str) -> None:
+    """Resolved as ``version``, postinit's outcome, error (type, message, stage), every field and the logs both
+    ways equal that real vLLM's (one block for every version of ``versions.VERSIONS``)."""
+    c = comparison(name, version)
     assert c.matches, _describe(c)
 
 
-def test_0_11_1_divergences_are_known_and_documented() -> None:
-    """Every 0.11.1 divergence names a real case, has a reason, and is explained in docs/divergences.md."""
+@pytest.mark.parametrize("version", list(versions.VERSIONS))
+def test_divergences_of_every_version_are_known_and_documented(version: str) -> None:
+    """Every divergence names a real case, has a reason, and is explained in docs/divergences.md (under the
+    version's heading, for a version other than the seed)."""
     docs = DOCS.read_text()
-    assert len(CASES_0_11_1) == len(CASES)
-    for case, reason in DIVERGENCES_0_11_1.items():
-        assert case in BY_NAME_0_11_1 and reason.strip(), case
-        assert case in docs.split("## vLLM 0.11.1", 1)[1], f"{case} is not explained under 'vLLM 0.11.1' in {DOCS}"
+    for case, reason in DIVERGENCES_OF[version].items():
+        assert case in BY_VERSION[version] and reason.strip(), case
+        # a partial model's list is measured, not explained case by case (its status says so)
+        if version != versions.DEFAULT_VERSION and versions.VERSIONS[version].status is None:
+            assert case in docs.split(f"## vLLM {version}", 1)[1], \
+                f"{case} is not explained under 'vLLM {version}' in {DOCS}"
 
 
 def test_version_cases_show_the_versions_disagreeing() -> None:
     """The v* cases are inputs real vLLM answers differently at the seed and in 0.11.1 (what an upgrade changes)."""
     for gc in [gc for gc in CASES if gc.name.startswith("v")]:
-        new = BY_NAME_0_11_1[gc.name].expected
+        new = BY_VERSION['0.11.1'][gc.name].expected
         differ = (gc.expected.get("ok"), gc.expected.get("error"), gc.expected.get("post"), gc.expected.get("logs")) != (
             new.get("ok"), new.get("error"), new.get("post"), new.get("logs"))
         assert differ, gc.name
@@ -123,8 +119,8 @@ def test_0_11_1_alias_and_absent_fields_are_compared() -> None:
     def flip(e: dict[str, Any]) -> None:
         e["post"]["scheduler_config"]["chunked_prefill_enabled"] = False
 
-    gc = BY_NAME_0_11_1["01-llama-h100-default"]
-    assert comparison_0_11_1(gc.name).matches
+    gc = BY_VERSION['0.11.1']["01-llama-h100-default"]
+    assert comparison(gc.name, '0.11.1').matches
     expected = copy.deepcopy(gc.expected)
     flip(expected)
     c = compare(dataclasses.replace(gc, expected=expected), "0.11.1")
@@ -366,10 +362,10 @@ def test_0_34_0_partial_parity_is_measured_and_stated() -> None:
 
     from postinit.rules import versions
 
-    cases = load_cases("0.34.0")
+    cases = CORPORA["0.34.0"]
     assert len(cases) == 516
     known = divergences("0.34.0")
-    results = {gc.name: compare(gc, "0.34.0") for gc in cases}
+    results = {gc.name: comparison(gc.name, "0.34.0") for gc in cases}  # the parity block's, reused
     unexpected = sorted(n for n, c in results.items() if not c.matches and n not in known)
     fixed = sorted(n for n, c in results.items() if c.matches and n in known)
     assert not unexpected, f"0.34.0 cases that stopped matching: {unexpected[:20]}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from postinit.rules import MODULES, _staged_rules, groups
+from postinit.rules import MODULES, groups, seed_rules
 
 EXCEPTIONS = {
     "model": "model_config",          # ModelConfig
@@ -22,7 +22,7 @@ def module_of_area(area: str) -> str:
     return EXCEPTIONS.get(area, area.replace("-", "_"))
 
 
-@pytest.mark.parametrize("rule", sorted(_staged_rules(), key=lambda r: r.id), ids=lambda r: r.id)
+@pytest.mark.parametrize("rule", sorted(seed_rules(), key=lambda r: r.id), ids=lambda r: r.id)
 def test_rule_lives_in_its_areas_module(rule: object) -> None:
     """``scheduler.*`` in rules/scheduler.py, ``kv-events.*`` in rules/kv_events.py, ...; ids use dashes."""
     rid = rule.id  # type: ignore[attr-defined]
@@ -48,4 +48,4 @@ def test_groups_are_declared_in_their_areas_module() -> None:
 def test_every_area_module_is_collected() -> None:
     """Every module holding rules is in MODULES (so the rulebook sees its groups too)."""
     names = {m.__name__.removeprefix("postinit.rules.") for m in MODULES}
-    assert {r.fn.__module__.removeprefix("postinit.rules.") for r in _staged_rules()} <= names
+    assert {r.fn.__module__.removeprefix("postinit.rules.") for r in seed_rules()} <= names

@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.engine import decide
+from postinit.engine import Rule, decide
 from postinit.rules import v0_11_1 as v
+from postinit.rules import versions
 from postinit.rules._kit import state
+from postinit.rules.model_config import registry
 from postinit.schema import CompilationMode, CUDAGraphMode
 
 EA = {"usage.via_engine_args": True, "usage.usage_context": "OPENAI_API_SERVER"}
@@ -27,6 +29,11 @@ POOL = {"model_config.runner_type": "pooling", "model_config.pooler_config": Tru
 
 def r011(**kw: Any) -> postinit.Resolution:
     return postinit.resolve(vllm_version="0.11.1", **kw)
+
+
+def of(rule_id: str) -> Rule:
+    """0.11.1's rule ``rule_id`` as its rulebook has it (a seed rule patched by the delta included)."""
+    return next(r for r in versions.VERSIONS["0.11.1"].rules if r.id == rule_id)
 
 
 # ---------------------------------------------------------------- EngineArgs
@@ -215,35 +222,42 @@ def test_pooler_use_activation_quirk() -> None:
 def test_model_hooks() -> None:
     """GPT-OSS captures up to 1024; Jamba's classifier sets use_activation; Mamba v1 models keep prefix caching."""
     on = {"model_config": True, "model_config.architecture": "GptOssForCausalLM"}
-    assert decide(v.gptoss_max_capture_size, state(on)).changes == {
+    assert decide(of("models.gptoss-max-capture-size"), state(on)).changes == {
         "compilation_config.max_cudagraph_capture_size": 1024}
     jamba = {"model_config": True, "model_config.architecture": "JambaForSequenceClassification",
              "model_config.pooler_config": True}
     assert decide(v.jamba_cls_activation, state(jamba)).changes == {"model_config.pooler_config.use_activation": False}
     mamba = {"model_config": True, "model_config.architecture": "MambaForCausalLM", "model_config.is_hybrid": False,
              "model_config.supports_mamba_prefix_caching": True, APC: True}
-    got = decide(v.mamba_prefix_caching, state(mamba))
+    got = decide(of("models.mamba-prefix-caching"), state(mamba))
     assert got.messages[0].startswith("Warning: Prefix caching is currently enabled. Its support for Mamba layers")
 
 
 def test_registry_marks_mamba_v1_models() -> None:
     """Jamba, Mamba and FalconMamba support mamba prefix caching in 0.11.1's registry."""
-    s = state({"model_config": True, "model_config.architecture": "JambaForCausalLM",
-               "model_config.runner_type": "generate", "model_config.convert_type": "none"})
-    assert decide(v.class_interfaces, s).changes["model_config.supports_mamba_prefix_caching"] is True
-    assert v.REGISTRY_0_11_1["MambaForCausalLM"].mamba_prefix_caching
-    assert v.SUPPORTED_ARCHS_ORDER_0_11_1[0] == "AfmoeForCausalLM" and len(v.SUPPORTED_ARCHS_ORDER_0_11_1) == 238
+    jamba = {"model_config": True, "model_config.architecture": "JambaForCausalLM",
+             "model_config.runner_type": "generate", "model_config.convert_type": "none"}
+    s = state(jamba, version="0.11.1")
+    assert decide(of("model.class-interfaces"), s).changes["model_config.supports_mamba_prefix_caching"] is True
+    seed = state(jamba, version="d7fb10c57")  # the seed's registry: no mamba prefix caching for Jamba
+    assert decide(of("model.class-interfaces"), seed).changes.get("model_config.supports_mamba_prefix_caching") \
+        is not True
+    known = registry(s["version.model_registry"])
+    assert known["MambaForCausalLM"].mamba_prefix_caching
+    assert next(iter(known)) == "AfmoeForCausalLM" and len(known) == 238
 
 
 def test_architecture_supported_knows_the_new_architectures() -> None:
     """An architecture 0.11.1 registers is accepted; an unknown one is refused with 0.11.1's list."""
     s = state({"model_config": True, "model_config.hf_config.architectures": ("FooBarForCausalLM",),
-               "model_config.model_impl": "vllm"})
-    got = decide(v.architecture_supported, s)
+               "model_config.model_impl": "vllm"}, version="0.11.1")
+    got = decide(of("model.architecture-supported"), s)
     assert got.violation is not None and "dict_keys(['AfmoeForCausalLM'" in got.violation.message
-    ok = state({"model_config": True, "model_config.hf_config.architectures": ("OuroForCausalLM",),
-                "model_config.model_impl": "vllm"})
-    assert not decide(v.architecture_supported, ok)
+    ouro = {"model_config": True, "model_config.hf_config.architectures": ("OuroForCausalLM",),
+            "model_config.model_impl": "vllm"}
+    assert not decide(of("model.architecture-supported"), state(ouro, version="0.11.1"))
+    seed = decide(of("model.architecture-supported"), state(ouro, version="d7fb10c57"))
+    assert seed.violation is not None and "dict_keys(['AfmoeForCausalLM'" not in seed.violation.message
 
 
 def test_hybrid_rules_default_the_mamba_chunk() -> None:
@@ -296,15 +310,17 @@ def test_core_rules_read_the_one_flag() -> None:
     assert decide(v.quirk_budget_below_max_model_len, quirk).messages
     causal = state({"model_config": True, "model_config.pooler_config": True,
                     "model_config.hf_config.is_causal": False})
-    assert decide(v.non_causal_blocks_cp, causal).messages == [
+    assert decide(of("scheduler.non-causal-blocks-cp"), causal).messages == [
         "Only models using causal attention support chunked prefill and prefix caching; disabling both."]
 
 
 def test_fast_prefill_eagle_is_a_value_error() -> None:
-    """The same message as at the seed, as a ValueError."""
+    """The same message as at the seed, as a ValueError (the seed's rule, patched: no copy)."""
     s = state({"cache_config.kv_sharing_fast_prefill": True, "speculative_config": True,
                "speculative_config.method": "eagle"})
-    assert decide(v.fast_prefill_eagle, s).violation.error == "ValueError"
+    assert decide(of("cache.fast-prefill-eagle"), s).violation.error == "ValueError"
+    seed = next(r for r in versions.VERSIONS["d7fb10c57"].rules if r.id == "cache.fast-prefill-eagle")
+    assert decide(seed, s).violation.error == "NotImplementedError"
 
 
 def test_user_capture_sizes_above_the_budget_are_dropped() -> None:
@@ -315,12 +331,14 @@ def test_user_capture_sizes_above_the_budget_are_dropped() -> None:
     assert list(old.get("compilation_config.cudagraph_capture_sizes")) == [4, 3000]
     s = state({"model_config": True, "compilation_config.cudagraph_mode": CUDAGraphMode.PIECEWISE,
                "compilation_config.cudagraph_capture_sizes": (4, 3000), TOK: 2048, SEQ: 128,
-               "compilation_config.max_cudagraph_capture_size": None})
-    assert decide(v.capture_sizes, s).changes == {"compilation_config.max_cudagraph_capture_size": 4,
-                                                  "compilation_config.cudagraph_capture_sizes": (4,)}
-    assert decide(v.user_capture_sizes_overridden, s).messages[0].endswith("is overridden by config [4]")
-    assert not decide(v.sp_filters_capture_sizes, s)
-    assert not decide(v.truncate_max_capture_size, s)
+               "compilation_config.max_cudagraph_capture_size": None}, version="0.11.1")
+    assert s["version.capture_sizes_clip"] is True  # the seed's rules, reading 0.11.1's fact
+    assert decide(of("cudagraph.capture-sizes"), s).changes == {"compilation_config.max_cudagraph_capture_size": 4,
+                                                                "compilation_config.cudagraph_capture_sizes": (4,)}
+    assert decide(of("cudagraph.user-capture-sizes-overridden"), s).messages[0].endswith(
+        "is overridden by config [4]")
+    assert not decide(of("cudagraph.sp-filters-capture-sizes"), s)
+    assert not decide(of("cudagraph.truncate-max-capture-size"), s)
 
 
 # ---------------------------------------------------------------- CPU
@@ -328,13 +346,13 @@ def test_user_capture_sizes_above_the_budget_are_dropped() -> None:
 
 def test_cpu_block_size_and_kv_cache() -> None:
     """CPU: block 128 always, a warning for sizes not a multiple of 32, quantized KV caches fall back to auto."""
-    assert decide(v.cpu_block_size_default, state(platform="cpu")).changes == {"cache_config.block_size": 128}
+    assert decide(of("cpu.block-size-default"), state(platform="cpu")).changes == {"cache_config.block_size": 128}
     assert decide(v.cpu_block_size_multiple_of_32, state({"cache_config.block_size": 16}, platform="cpu")).messages
     assert decide(v.cpu_kv_cache_quantization_fallback, state({"cache_config.cache_dtype": "fp8"},
                                                               platform="cpu")).changes == {"cache_config.cache_dtype": "auto"}
     bad = state({"cache_config.cache_dtype": "fp8", ECP: True}, platform="cpu")
     assert decide(v.cpu_fp8_kv_incompatible, bad).violation.error == "RuntimeError"
-    assert decide(v.cpu_env_shared_experts_stream, state(platform="cpu")).changes == {
+    assert decide(of("cpu.env-shared-experts-stream"), state(platform="cpu")).changes == {
         "env.VLLM_DISABLE_SHARED_EXPERTS_STREAM": "1"}
     mla = state({"model_config": True, "model_config.use_mla": True, "model_config.max_model_len": 8192},
                 platform="cpu")

@@ -343,3 +343,46 @@ def test_minus_o_is_the_optimization_level_in_0_34_0() -> None:
     assert info.value.vllm_message == "unrecognized arguments: --task generate"
     with pytest.raises(postinit.InputError, match="unknown flag '-cc'"):
         postinit.resolve(argv=["-cc.mode=2"], vllm_version="0.11.1")
+
+
+def test_parallel_executor_and_kv_buffer_device() -> None:
+    many = {"parallel_config.world_size": 16, "parallel_config.tensor_parallel_size": 16}
+    too_big = v.executor_backend_multi(state(many, platform="h100"))
+    assert isinstance(too_big, Violation) and too_big.message.startswith("World size (16) is larger than the number")
+    dp = v.executor_backend_multi(state({"parallel_config.data_parallel_size": 2}))
+    assert changes(dp) == {"parallel_config.distributed_executor_backend": "mp"}
+    assert isinstance(v.nnodes_needs_mp(state({"parallel_config.nnodes": 2,
+                                               "parallel_config.distributed_executor_backend": "ray"})), Violation)
+    kvt = {"kv_transfer_config": True, "kv_transfer_config.kv_buffer_device": None}
+    assert changes(v.kv_buffer_device_default(state(kvt, platform="cpu"))) == {
+        "kv_transfer_config.kv_buffer_device": "cpu"}
+
+
+def test_cpu_hook_of_0_34_0() -> None:
+    r = postinit.resolve(model=LLAMA, platform="cpu", vllm_version="0.34.0", env={"VLLM_CPU_KVCACHE_SPACE": "4"})
+    s = r.state
+    assert s["scheduler_config.async_scheduling"] is False and s[f"{CC}.mode"] == CompilationMode.DYNAMO_TRACE_ONCE
+    assert s["cache_config.kv_cache_memory_bytes"] == 4 << 30 and s[f"{CC}.ir_enable_torch_wrap"] is False
+    assert "combo_kernels" not in s[f"{CC}.inductor_compile_config"]
+    assert s["profiler_config.torch_profiler_dump_cuda_time_total"] is False
+    assert s["cache_config.mamba_ssm_cache_dtype"] == "float32"
+    assert s["parallel_config.distributed_executor_backend"] == "mp"
+    assert r.why("cache_config.mamba_ssm_cache_dtype").rule == "cpu.mamba-ssm-cache-float32"
+    for fn in (v.cpu_async_scheduling_off, v.cpu_kv_cache_memory_bytes, v.cpu_profiler_no_cuda_time,
+               v.cpu_compile_mode_dynamo_trace_once, v.cpu_executor_backend_mp, v.cpu_mamba_ssm_cache_float32):
+        assert fn(state(platform="cuda:9.0")) is None, fn.__name__
+    assert changes(v.inductor_combo_kernels(state(platform="cuda:9.0")))
+
+
+def test_spec_scheduled_tokens_and_the_inductor_warning_timing() -> None:
+    spec = {"speculative_config": True, "scheduler_config.max_num_batched_tokens": 2048}
+    out = v.max_num_scheduled_tokens(state(spec))
+    assert changes(out) == {"scheduler_config.max_num_scheduled_tokens": 2048}
+    assert "This may lead to suboptimal performance" in (out.message or "")
+    assert isinstance(v.max_num_scheduled_tokens(state({**spec, "scheduler_config.max_num_scheduled_tokens": 0})),
+                      Violation)
+    # -O0 sets the mode only after the warning's step: vLLM does not warn; --enforce-eager does
+    level0 = postinit.resolve(argv=[LLAMA, "-O0"], vllm_version="0.34.0")
+    assert not [e for e in level0.messages() if e.rule == "compilation.inductor-off-warning"]
+    eager = postinit.resolve(argv=[LLAMA, "--enforce-eager"], vllm_version="0.34.0")
+    assert [e for e in eager.messages() if e.rule == "compilation.inductor-off-warning"]

@@ -91,10 +91,10 @@ def disable_cascade_attn(c: Mapping[str, Any]) -> RuleResult:
     writes=(_BS,),
     source=f"{_SRC}; ref step-17, 7.6#2",
 )
-def block_size_default(c: Mapping[str, Any]) -> RuleResult:
-    """IPEX's paged attention uses 128-token blocks; the torch SDPA fallback uses 16."""
+def block_size_default(c: Mapping[str, Any], *, without_ipex: int = 16) -> RuleResult:
+    """IPEX's paged attention uses 128-token blocks; the torch SDPA fallback uses ``without_ipex`` (16)."""
     if _cpu(c) and c[_BS] is None:
-        return {_BS: 128 if c["platform.ipex_available"] else 16}
+        return {_BS: 128 if c["platform.ipex_available"] else without_ipex}
     return None
 
 
@@ -404,10 +404,10 @@ def env_thread_counts(c: Mapping[str, Any]) -> RuleResult:
     writes=("env.VLLM_DISABLE_SHARED_EXPERTS_STREAM",),
     source=f"{_SRC}; ref step-17, 7.6#15",
 )
-def env_shared_experts_stream(c: Mapping[str, Any]) -> RuleResult:
-    """There are no streams on CPU for the shared experts to overlap on."""
+def env_shared_experts_stream(c: Mapping[str, Any], *, value: str = "0") -> RuleResult:
+    """There are no streams on CPU for the shared experts to overlap on (``value``: what vLLM writes)."""
     if _cpu(c):
-        return {"env.VLLM_DISABLE_SHARED_EXPERTS_STREAM": "0"}
+        return {"env.VLLM_DISABLE_SHARED_EXPERTS_STREAM": value}
     return None
 
 

@@ -1,0 +1,107 @@
+"""What a vLLM version changes relative to its parent, as data: :class:`Delta` and :func:`patch`.
+
+A version's delta module (``postinit/rules/v0_11_1.py``) declares one ``DELTA``. Most
+differences between two vLLM releases are one value: a default, a literal, an exception
+type, a message, a constant. Each is one line of data here, never a copy of a rule:
+
+* a **fact** (``facts={"capture_sizes_clip": True}``): a constant every rule reads as
+  ``version.<name>`` (:class:`postinit.schema.VersionFacts`), like ``platform.*``;
+* a **patch** (``patch("cache.fast-prefill-eagle", error="ValueError", source=...)``): the
+  parent's rule with other values for its parameters (its function's keyword-only
+  arguments) and/or another header ``source`` / ``message`` / ``title`` / ``level``.
+
+Only where the logic differs does a delta **replace** a rule's function (same id), **add** a
+rule (new id) or **drop** one (by id, with the reason and the vLLM source).
+
+This module imports nothing of :mod:`postinit.rules`: a delta module imports it, and
+:mod:`postinit.rules.versions` compiles the deltas.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from postinit.engine import Group, Level
+
+__all__ = ["Delta", "Patch", "patch"]
+
+
+@dataclass(frozen=True)
+class Patch:
+    """One parent rule with other parameter values and/or another header (see :func:`patch`)."""
+
+    rule: str
+    """The id of the parent's rule."""
+    params: Mapping[str, Any] = field(default_factory=dict)
+    """Parameter name -> this version's value (the rule function's keyword-only arguments)."""
+    header: Mapping[str, Any] = field(default_factory=dict)
+    """Header field -> this version's value (``source``, ``message``, ``title``, ``level``)."""
+    why: str = ""
+    """What changed and where vLLM changed it, for docs/versions.md (optional: the values speak)."""
+
+
+
+def patch(
+    rule: str,
+    *,
+    why: str = "",
+    source: str | None = None,
+    message: str | None = None,
+    title: str | None = None,
+    level: Level | str | None = None,
+    **params: Any,
+) -> Patch:
+    """The parent's rule ``rule`` as this version has it: ``params`` are its parameters' new values.
+
+    ``patch("cpu.env-shared-experts-stream", value="1", source="vllm/platforms/cpu.py ...; v0.11.1")``:
+    vLLM 0.11.1 writes "1" where the seed wrote "0"; the rule's function is the seed's.
+    """
+    header = {k: v for k, v in (("source", source), ("message", message), ("title", title),
+                                ("level", Level(level) if level is not None else None)) if v is not None}
+    return Patch(rule=rule, params=params, header=header, why=why)
+
+
+@dataclass(frozen=True)
+class Delta:
+    """What a version changes relative to its parent, as data (see the module docstring)."""
+
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    """``version.*`` facts (:class:`~postinit.schema.VersionFacts` field -> value) that differ from the parent's."""
+    patch: tuple[Patch, ...] = ()
+    """Parent rules kept with other parameter values or header fields (:func:`patch`), one line each."""
+    add: tuple[Callable[..., Any], ...] = ()
+    """Rule functions (``@rule``) whose ids the parent does not have."""
+    replace: tuple[Callable[..., Any], ...] = ()
+    """Rule functions whose ids are the parent's rules they stand for (different logic, same question)."""
+    drop: Mapping[str, str] = field(default_factory=dict)
+    """Parent rule id -> why this version no longer makes that decision (with the vLLM source)."""
+    groups: tuple[Group, ...] = ()
+    """Groups (``first_match`` / ``all_of`` / ``sequence``) replacing the parent's of the same id, or new."""
+    drop_groups: Mapping[str, str] = field(default_factory=dict)
+    """Parent group id -> why this version no longer has it (its members stay, ungrouped, unless dropped)."""
+    after: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """Ordering hints added to kept parent rules (rule id -> ids it now runs after), where a new rule
+    writes the same path and vLLM's statement order decides."""
+    fields_added: tuple[str, ...] = ()
+    """Schema paths this version has and its parent does not (``since=<this version>`` in the schema)."""
+    fields_removed: tuple[str, ...] = ()
+    """Schema paths the parent has and this version does not (``until=<parent>`` in the schema)."""
+    flags_added: tuple[str, ...] = ()
+    """``vllm serve`` flags (argparse destinations) this version accepts and its parent does not."""
+    flags_removed: tuple[str, ...] = ()
+    """Flags (argparse destinations) the parent accepts and this version does not."""
+    hash: Callable[[Mapping[str, Any]], str] | None = None
+    """``VllmConfig.compute_hash()`` over a resolved flat state with this version's factors (None: the parent's).
+    The version string factor is the fact ``version.vllm_version``: a version whose factors are its parent's
+    needs no hash function of its own."""
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Dataclass defaults this version's vLLM declares differently from its parent: schema path -> value.
+    Applied where the input does not set the field (its provenance says "vLLM <version>'s default")."""
+    config_defaults: Mapping[str, Any] = field(default_factory=dict)
+    """Like ``defaults``, for a config built directly only (``VllmConfig(...)``): EngineArgs keeps its own
+    default there (e.g. ``enable_prefix_caching``: None in EngineArgs, True in CacheConfig)."""
+    notes: tuple[str, ...] = ()
+    """Differences that are no rule's (facts every rule of the parent already handles the same way), for docs."""
+

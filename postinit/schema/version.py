@@ -1,0 +1,33 @@
+"""Facts about the vLLM version a request resolves as: the constants rules read that differ by version.
+
+Rules read them as ``version.*`` paths, the way they read ``platform.*``: a seed rule
+that decides the same way in a later vLLM with another constant reads the constant,
+and the later version's delta only gives the fact another value
+(:attr:`postinit.rules.delta.Delta.facts`). The defaults are the seed commit's.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict
+
+from postinit.schema._fields import unhashed
+
+__all__ = ["VersionFacts"]
+
+
+class VersionFacts(BaseModel):
+    """The modelled vLLM version's constants (``version.*``); set by the version, never by the input."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = unhashed("d7fb10c57", description="the modelled version (postinit versions)")
+    vllm_version: str = unhashed(
+        "0.11.1", description="vllm.__version__ of the modelled vLLM: the first factor of VllmConfig.compute_hash() "
+        "(the seed commit runs on the 0.11.1 wheel)")
+    model_registry: str = unhashed(
+        "model-registry-d7fb10c57.json",
+        description="the architecture registry (postinit/rules/data/): ModelRegistry's architectures, their "
+        "interfaces and the order of its supported-architectures list")
+    capture_sizes_clip: bool = unhashed(
+        False, description="whether a user's cudagraph_capture_sizes lose the sizes above max_num_batched_tokens "
+        "(VllmConfig._set_cudagraph_sizes; vLLM 0.11.1 clips, the seed keeps them)")
