@@ -5,7 +5,7 @@
 #   ORACLE_VENV=/path/venv bash tests/golden/oracle/setup.sh
 #   ORACLE_REBUILD=1 bash tests/golden/oracle/setup.sh  # wipe and recreate
 #
-# Needs Python 3.11, gcc (installed with apt-get when missing) and PyPI.
+# Needs Python 3.11, gcc (installed with apt-get when missing) and the machine's package index.
 # Disk: about 7 GB (torch 2.14.0+cu130 and its CUDA 13 runtime wheels).
 set -euo pipefail
 
@@ -14,16 +14,10 @@ VENV="${ORACLE_VENV:-$HOME/oracle-venv-0.34.0}"
 PYTHON="${PYTHON:-$(command -v python3.11 || command -v python3)}"
 VLLM_VERSION=0.34.0
 
-# Plain PyPI only: ignore the machine's pip configuration (its torch cap in
-# /etc/xdg/pip/constraints.txt, local indexes and find-links).
-export PIP_CONFIG_FILE=/dev/null
-export PIP_CONSTRAINT=""
+# The machine's own pip set-up (its index, find-links, constraints and certificate) is used
+# as it is: the lock pins every package exactly and --no-deps resolves nothing.
 export PIP_DISABLE_PIP_VERSION_CHECK=1
-export PIP_INDEX_URL="https://pypi.org/simple"
 export PIP_DEFAULT_TIMEOUT=180
-if [ -f /etc/ssl/certs/ca-certificates.crt ]; then
-    export PIP_CERT=/etc/ssl/certs/ca-certificates.crt
-fi
 
 "$PYTHON" - <<'PY'
 import sys
