@@ -42,7 +42,8 @@ from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmCon
 from postinit.schema.env import read_env
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
-from postinit.schema.loaders.model import LoadedModel, catalog_id
+from postinit.schema.loaders.model import LoadedModel, catalog_id, with_hf_overrides
+from postinit.schema.usage import ENGINE_ARGS_NONE_DEFAULTS
 from postinit.site import NO_RULES, RulesSpec, SiteRules, site_rulebook
 from postinit.site import load as load_rules
 
@@ -62,8 +63,15 @@ RESULT_VERSION = 1
 _USAGE_CONTEXT = {
     "serve": "OPENAI_API_SERVER",
     "llm": "LLM_CLASS",
-    "engine": None,
+    "engine": "ENGINE_CONTEXT",
+    "api_server": "API_SERVER",
+    "batch": "OPENAI_BATCH_RUNNER",
+    "unknown": "UNKNOWN_CONTEXT",
+    "none": None,
 }
+_PARSER_SCOPE = {"serve": "frontend", "api_server": "async"}
+"""Which of vLLM's parsers reads the flags of a usage: ``vllm serve``'s (the server's flags too), AsyncEngineArgs'
+(the API server), else EngineArgs' (``LLM(...)`` and the engines; schema.loaders.argv._build_parser)."""
 _CONFIG_ADAPTER: TypeAdapter[VllmConfig] = TypeAdapter(VllmConfig)
 
 
@@ -227,8 +235,8 @@ def resolve_request(
     # ``_prepare`` builds a fresh dict of frozen values for this call: the engine takes it over
     result = book.resolve(state, prov, semantics=request.semantics, trace=trace, strict=strict, owned=True,
                           record=record)
-    return Resolution(result, inputs=inputs, request=request, notes=notes, allow_files=allow_files, strict=strict,
-                      model_facts=loaded, rules=site, front=keep[0] if keep else None)
+    return Resolution(result, inputs=inputs, request=request, notes=_settle(notes, result), allow_files=allow_files,
+                      strict=strict, model_facts=loaded, rules=site, front=keep[0] if keep else None)
 
 
 Part = tuple[dict[str, Any], tuple[str, ...]]
@@ -345,9 +353,24 @@ class Note:
     kind: str
     subject: str
     message: str
+    level: str | None = None
+    """For a ``parse_log`` note: the level vLLM logs it at."""
 
     def to_dict(self) -> dict[str, str]:
-        return {"kind": self.kind, "subject": self.subject, "message": self.message}
+        out = {"kind": self.kind, "subject": self.subject, "message": self.message}
+        if self.level is not None:
+            out["level"] = self.level
+        return out
+
+
+def _settle(notes: tuple[Note, ...], result: EngineResult) -> tuple[Note, ...]:
+    """The notes of a resolution: a ``parse_log`` note (what a JSON-valued flag's sub-config logged while vLLM
+    parsed the command line) only where the resolution's trace does not say it too (it stopped before that
+    sub-config's rules ran: an earlier check of ``create_engine_config`` failed)."""
+    if not any(n.kind == "parse_log" for n in notes):
+        return notes
+    said = {line for e in result.trace.fired if e.message for line in e.message.splitlines()}
+    return tuple(n for n in notes if n.kind != "parse_log" or n.message not in said)
 
 
 def _override_model(request: Request) -> Any:
@@ -400,6 +423,25 @@ def _model_facts(
     return named, _load(named, allow_files=allow_files)
 
 
+def _overridden(loaded: LoadedModel, mc: Mapping[str, Any], flags: Mapping[str, str]) -> LoadedModel:
+    """The model's facts with ``model_config.hf_overrides`` (and the seed's ``rope_scaling``/``rope_theta``)
+    applied, as ``ModelConfig`` applies them when it loads the HF config (schema.loaders.model.with_hf_overrides)."""
+    overrides = mc.get("hf_overrides")
+    scaling, theta = mc.get("rope_scaling"), mc.get("rope_theta")
+    if not isinstance(overrides, Mapping):
+        overrides = None
+    if not overrides and not (isinstance(scaling, Mapping) and scaling) and not isinstance(theta, (int, float)):
+        return loaded
+    flag = flags.get("model_config.hf_overrides") or flags.get("model_config.rope_scaling") or "hf_overrides"
+    try:
+        return with_hf_overrides(loaded, overrides, rope_scaling=scaling if isinstance(scaling, Mapping) else None,
+                                 rope_theta=theta if isinstance(theta, (int, float)) else None, flag=flag)
+    except InputError:
+        raise
+    except (TypeError, ValueError):
+        return loaded  # content the loader refuses is the schema's to report, with its field
+
+
 @dataclass(frozen=True, slots=True)
 class _Front:
     """What the front door built for a request, that a change of a few input paths re-derives from."""
@@ -414,7 +456,8 @@ class _Front:
 
 _NOT_INCREMENTAL = ("env", "platform", "usage")
 """Top-level input fields a change of which goes through the whole front door (the environment, the facts)."""
-_MODEL_LOADING = ("model_config.model", "model_config.hf_config", "model_config.hf_text_config")
+_MODEL_LOADING = ("model_config.model", "model_config.hf_config", "model_config.hf_text_config",
+                  "model_config.hf_overrides", "model_config.rope_scaling", "model_config.rope_theta")
 """The ``model_config`` fields the model's facts are loaded from: a change of one goes through the whole door."""
 
 
@@ -445,6 +488,8 @@ def _prepare_changes(
             return None  # overlapping overrides merge in their order: the whole front door decides
         if any(a == p or a.startswith(p + ".") or p.startswith(a + ".") for a in absent.get(top, ())):
             return None
+        if any(g == p or g.startswith(p + ".") for g in ENGINE_ARGS_NONE_DEFAULTS):
+            return None  # usage.given follows the input: the whole front door
         keys[top] = None
     data = front.data
     for p, v in changes.items():
@@ -479,6 +524,7 @@ def _prepare(
     flags: dict[str, str] = {}
     notes: list[Note] = []
     flag_model: str | None = None
+    extra: dict[str, Any] = {}
     usage = request.effective_usage
     version = request.version
     if isinstance(request.platform, str) and request.platform.strip().lower() == "auto" and not allow_files:
@@ -493,13 +539,17 @@ def _prepare(
     if request.argv:
         # vLLM's parser builds the JSON-valued flags' sub-configs as VllmConfig(...) would: no EngineArgs
         built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None), **version.fact_state}
-        parsed = parse_vllm_args(request.argv, allow_files=allow_files, construct=parse_stage(built, version),
-                                 absent=version.absent_flags, version=version.name)
+        logged: list[tuple[str, str, str]] = []
+        parsed = parse_vllm_args(request.argv, allow_files=allow_files, construct=parse_stage(built, version, logged),
+                                 absent=version.absent_flags, version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"))
         data = _deep_merge(data, parsed.config)
         flags = dict(parsed.flags)
         flag_model = parsed.model
+        extra = parsed.extra
         notes.extend(Note("flag", "argv", w) for w in parsed.warnings)
         notes.extend(Note("quirk", "argv", q) for q in parsed.quirks)
+        notes.extend(Note("advice", "argv", a) for a in parsed.advice)
+        notes.extend(Note("parse_log", rule, text, level) for rule, level, text in logged)
     for p, v in request.overrides.items():
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
@@ -513,6 +563,7 @@ def _prepare(
     model_name, loaded = _model_facts(request, data, flag_model, allow_files)
     loader_sources: dict[str, str] = {}
     if loaded is not None:
+        loaded = _overridden(loaded, data.get("model_config") or {}, flags)
         mc = dict(data.get("model_config") or {})
         mc.pop("hf_config", None)
         mc.pop("hf_text_config", None)
@@ -562,6 +613,14 @@ def _prepare(
     # usage.config_updated_on_input stays False: the input's model_config.config_updated never
     # reaches step 2, because ModelConfig.__post_init__ resets it (vllm/config/model.py)
     state.update(fast.usage(usage))
+    if usage is not None:  # what EngineArgs was given, where its None default tells "unset" apart
+        ea_given = tuple(p for p in ENGINE_ARGS_NONE_DEFAULTS if p in user_paths)
+        if ea_given:
+            state["usage.given"] = ea_given
+        if extra.get("data_parallel_start_rank"):
+            state["usage.data_parallel_start_rank"] = int(extra["data_parallel_start_rank"])
+        if extra.get("headless"):
+            state["usage.headless"] = True
     state.update(version.fact_state)
     prov: dict[str, Provenance] = {}
     for p in user_paths:
@@ -712,8 +771,9 @@ class Resolution:
                                   strict=self.strict)
         else:
             result = replay(base, state, prov, strict=self.strict, changed=touched)
-        return Resolution(result, inputs=inputs, request=changed, notes=notes, allow_files=self.allow_files,
-                          strict=self.strict, model_facts=loaded, rules=self.rules, front=front)
+        return Resolution(result, inputs=inputs, request=changed, notes=_settle(notes, result),
+                          allow_files=self.allow_files, strict=self.strict, model_facts=loaded, rules=self.rules,
+                          front=front)
 
     def __repr__(self) -> str:
         model = self.inputs.get("model") or "no model"

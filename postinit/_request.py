@@ -8,8 +8,9 @@ only parsing and rendering. The defaults live here, in one place:
   ``usage`` is *config mode*: the sub-configs are built directly, as
   ``VllmConfig(...)`` is. Everything else — a model and/or flags, or nothing at
   all — goes through EngineArgs as ``vllm serve`` does (``usage="serve"``);
-  ``usage="llm"`` is ``LLM(...)``, ``usage="engine"`` EngineArgs with no usage
-  context.
+  ``usage="llm"`` is ``LLM(...)``, ``usage="engine"`` an engine built from EngineArgs
+  (usage context ENGINE_CONTEXT), ``usage="none"`` ``create_engine_config()`` with no usage
+  context (:data:`UsageSpec` lists them all).
 * **Model.** ``model`` (a catalog id or a local directory), a positional or
   ``--model`` flag, or ``config.model_config.model``; ``config_json`` (a
   config.json's content) gives the model's facts inline and wins over a name.
@@ -62,7 +63,12 @@ DEFAULT_MODEL = "meta-llama/Llama-3.1-8B-Instruct"
 DEFAULT_PLATFORM = "h100"
 """The platform of a request that names none."""
 
-UsageSpec = Literal["serve", "llm", "engine"]
+UsageSpec = Literal["serve", "llm", "engine", "api_server", "batch", "unknown", "none"]
+"""How EngineArgs builds the config, by vLLM's usage context: ``serve`` ``vllm serve`` (OPENAI_API_SERVER),
+``llm`` ``LLM(...)`` (LLM_CLASS), ``engine`` an engine built from EngineArgs with no context of its own
+(``LLMEngine``/``AsyncLLM.from_engine_args``: ENGINE_CONTEXT), ``api_server`` the demo API server (API_SERVER),
+``batch`` ``run_batch`` (OPENAI_BATCH_RUNNER), ``unknown`` UNKNOWN_CONTEXT, ``none``
+``EngineArgs.create_engine_config()`` called with no usage context at all."""
 Semantics = Literal["vllm", "consistent"]
 
 Name = Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)]
@@ -137,7 +143,8 @@ class Request(BaseModel):
         "unset. Every variable of vLLM's envs.py is accepted.",
     )
     usage: UsageSpec | None = Field(
-        None, description="serve (vllm serve), llm (LLM(...)) or engine (EngineArgs, no usage context). "
+        None, description="serve (vllm serve), llm (LLM(...)), engine (an engine from EngineArgs: ENGINE_CONTEXT), "
+        "api_server, batch, unknown (vLLM's other usage contexts) or none (create_engine_config() without one). "
         "Default: config mode for a config without argv, serve otherwise.",
     )
     semantics: Semantics = Field(

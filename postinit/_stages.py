@@ -47,14 +47,16 @@ def _stage_rules(stage: str, version: Version) -> frozenset[str]:
     return frozenset(r.id for r in version.rulebook.rules.values() if r.stage == stage and r.phase == "sub_configs")
 
 
-def parse_stage(base: Mapping[str, Any], version: Version | None = None) -> Construct:
+def parse_stage(base: Mapping[str, Any], version: Version | None = None,
+                said: list[tuple[str, str, str]] | None = None) -> Construct:
     """What vLLM's parser runs when a JSON-valued flag builds its sub-config: the class's ``__post_init__``.
 
     ``base`` is the flat state of a config built directly (defaults, the platform, the environment,
     no EngineArgs): the sub-config sees only its flag's JSON, as ``TypeAdapter(cls).validate_json``
     builds it, with ``version``'s rules. The first rule of that sub-config that refuses the value raises a
     :class:`~postinit.errors.SubConfigError` (``stage="parse"``) naming the flag and the rule.
-    ``base`` holds ``version``'s ``version.*`` facts (default: the seed commit).
+    ``base`` holds ``version``'s ``version.*`` facts (default: the seed commit). ``said`` collects what a
+    sub-config built without refusal logged there, ``(rule, level, text)``: vLLM logs it while parsing.
     """
     v_ = version if version is not None else VERSIONS[DEFAULT_VERSION]
 
@@ -71,6 +73,9 @@ def parse_stage(base: Mapping[str, Any], version: Version | None = None) -> Cons
         paths().flatten_fields(types.SimpleNamespace(**{spec.target: obj}), (spec.target,), state)
         result = v_.rulebook.resolve(state, {}, owned=True, select=_stage_rules(stage, v_), trace="full")
         if result.ok:
+            if said is not None:
+                said.extend((e.rule, str(e.level), line) for e in result.trace.fired if e.message
+                            and not observed.is_explanation(e.rule) for line in e.message.splitlines() if line.strip())
             return
         v = result.violations[0]
         if observed.wrapped_by(stage, v.error) is None:  # vLLM lets it escape argparse as it is

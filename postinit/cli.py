@@ -73,6 +73,11 @@ class GraphFmt(enum.StrEnum):
 class UsageOpt(enum.StrEnum):
     serve = "serve"
     llm = "llm"
+    engine = "engine"
+    api_server = "api_server"
+    batch = "batch"
+    unknown = "unknown"
+    none = "none"
 
 
 class SemanticsOpt(enum.StrEnum):
@@ -121,7 +126,9 @@ EnvOpt = Annotated[list[str] | None, typer.Option(
     "--env", help="A VLLM_* variable as NAME=VALUE (repeatable); the process environment is never read.",
     show_default=False, rich_help_panel="Inputs")]
 UsageOptT = Annotated[UsageOpt | None, typer.Option(
-    "--usage", help="Build the config as [cyan]vllm serve[/] (serve) or [cyan]LLM(...)[/] (llm) does. "
+    "--usage", help="Build the config as [cyan]vllm serve[/] (serve) or [cyan]LLM(...)[/] (llm) does, or an engine "
+    "from EngineArgs (engine: ENGINE_CONTEXT; api_server, batch, unknown: vLLM's other usage contexts; none: "
+    "create_engine_config() without one). "
     "Default: serve when flags are given.", show_default=False, rich_help_panel="Inputs")]
 SemanticsOptT = Annotated[SemanticsOpt, typer.Option(
     "--semantics", help="vllm: vLLM's exact statement order; consistent: re-run stale rules to a fixed point.",

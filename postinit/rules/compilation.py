@@ -482,7 +482,7 @@ def fusion_without_noop(c: Mapping[str, Any]) -> RuleResult:
         msgs.append("Fusion enabled but reshape elimination disabled. RMSNorm/SiluMul + quant (fp8) fusion might not work")
     if c["compilation_config.pass_config.enable_attn_fusion"]:
         msgs.append("Fusion enabled but reshape elimination disabled. Attention + quant (fp8) fusion might not work")
-    return Outcome(message=" ".join(msgs)) if msgs else None
+    return Outcome(message="\n".join(msgs)) if msgs else None  # one warning record each
 
 
 COMPILATION_POST_INIT = sequence(

@@ -556,27 +556,101 @@ def async_scheduling_executor(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+_DPR, _DPL = "parallel_config.data_parallel_rank", "parallel_config.data_parallel_size_local"
+_DP_LB_READS = (_EA, "usage.given", "usage.data_parallel_start_rank", "usage.headless",
+                "parallel_config.data_parallel_size", _DPL, _DPR, "parallel_config.data_parallel_hybrid_lb",
+                "parallel_config.data_parallel_external_lb")
+_DP_LB_WRITES = (_DPL, _DPR, "parallel_config.data_parallel_hybrid_lb", "parallel_config.data_parallel_external_lb")
+
+
+def _dp_lb_facts(c: Mapping[str, Any]) -> tuple[bool, bool, bool, int]:
+    """(rank given, local size given, headless, start rank): what create_engine_config reads besides the config."""
+    given = c["usage.given"] or ()
+    return _DPR in given, _DPL in given, bool(c["usage.headless"]), int(c["usage.data_parallel_start_rank"] or 0)
+
+
+def _dp_lb_refusal(c: Mapping[str, Any]) -> Violation | None:
+    """create_engine_config's assertions on the data-parallel arguments, in its order."""
+    rank_given, local_given, headless, _ = _dp_lb_facts(c)
+    hybrid = bool(c["parallel_config.data_parallel_hybrid_lb"])
+    if headless and hybrid:
+        return Violation("data_parallel_hybrid_lb is not applicable in headless mode", error="AssertionError")
+    if rank_given and local_given and c[_DPL] != 1:
+        return Violation("data_parallel_size_local must be 1 when data_parallel_rank is set", error="AssertionError")
+    if not rank_given and not local_given and hybrid:
+        return Violation("data_parallel_size_local must be set to use data_parallel_hybrid_lb.",
+                         error="AssertionError", hint="add --data-parallel-size-local")
+    return None
+
+
 @rule(
-    "engine-args.dp-size-local-default",
-    title="Local DP size defaults to the global DP size",
+    "engine-args.cpu-device-memory",
+    title="The batch defaults ask a CPU platform its memory, which warns without VLLM_CPU_KVCACHE_SPACE",
+    phase="engine_args",
+    kind="check",
+    reads=(_EA, "platform.is_cpu", "env.VLLM_CPU_KVCACHE_SPACE"),
+    source=f"{_SRC}._set_default_args (current_platform.get_device_total_memory); ref 12.2",
+    message="Environment variable VLLM_CPU_KVCACHE_SPACE (GiB) for CPU backend is not set, using 4 by default.",
+    level="warning",
+)
+def cpu_device_memory(c: Mapping[str, Any]) -> RuleResult:
+    """EngineArgs sizes its batch defaults by the device's memory; on a CPU that is the KV cache space, whose
+    variable is read (and missed) already here, before any config is built (cpu.kvcache-space reads it again)."""
+    if c[_EA] and c["platform.is_cpu"] and c["env.VLLM_CPU_KVCACHE_SPACE"] is None:
+        return Outcome.log()
+    return None
+
+
+@rule(
+    "engine-args.data-parallel-lb",
+    title="Data-parallel load balancing: the local DP size, the rank, external or hybrid LB",
     phase="engine_args",
     kind="default",
-    reads=(_EA, "parallel_config.data_parallel_size", "parallel_config.data_parallel_size_local",
-           "parallel_config.data_parallel_rank"),
-    writes=("parallel_config.data_parallel_size_local",),
+    reads=_DP_LB_READS,
+    writes=_DP_LB_WRITES,
     source=f"{_SRC}.create_engine_config; ref 12.2",
     level="debug",
 )
-def dp_size_local_default(c: Mapping[str, Any]) -> RuleResult:
-    """Without --data-parallel-size-local every DP rank runs on this node.
+def data_parallel_lb(c: Mapping[str, Any]) -> RuleResult:
+    """A given --data-parallel-rank means external LB: one local rank. A given --data-parallel-size-local keeps it
+    (with a start rank: hybrid LB, which one local rank turns into external LB and a single node turns off).
+    Without either every DP rank runs on this node. (Arguments it refuses: ``engine-args.data-parallel-lb-check``.)"""
+    if not c[_EA] or _dp_lb_refusal(c) is not None:
+        return None
+    rank_given, local_given, headless, start = _dp_lb_facts(c)
+    hybrid = bool(c["parallel_config.data_parallel_hybrid_lb"])
+    dp, local, rank = c["parallel_config.data_parallel_size"], c[_DPL], c[_DPR]
+    external = rank_given
+    if external:
+        local, hybrid = 1, False
+    elif local_given:
+        if start and not headless:
+            hybrid = True
+        if hybrid and local == 1:
+            external, hybrid = True, False
+        if local == dp:
+            hybrid = False
+        rank = start
+    else:
+        local = dp
+    out = {_DPL: local, _DPR: rank, "parallel_config.data_parallel_hybrid_lb": hybrid,
+           "parallel_config.data_parallel_external_lb": external}
+    return {k: v for k, v in out.items() if c[k] != v} or None
 
-    postinit cannot tell an explicit ``-dpl 1`` from the default 1; a set
-    ``--data-parallel-rank`` (external LB) keeps 1, as in vLLM.
-    """
-    dp = c["parallel_config.data_parallel_size"]
-    if c[_EA] and dp > 1 and c["parallel_config.data_parallel_size_local"] == 1 and c["parallel_config.data_parallel_rank"] == 0:
-        return {"parallel_config.data_parallel_size_local": dp}
-    return None
+
+@rule(
+    "engine-args.data-parallel-lb-check",
+    title="Hybrid LB needs a local DP size; an external-LB rank one local rank; neither runs headless",
+    phase="sub_configs",  # create_engine_config asserts after CacheConfig is built (observed._ENGINE_ARGS_STEPS)
+    kind="check",
+    reads=(_EA, "usage.given", "usage.headless", "usage.data_parallel_start_rank", _DPL,
+           "parallel_config.data_parallel_hybrid_lb"),
+    source=f"{_SRC}.create_engine_config; ref 12.2",
+    message="data_parallel_size_local must be set to use data_parallel_hybrid_lb.",
+)
+def data_parallel_lb_check(c: Mapping[str, Any]) -> RuleResult:
+    """Hybrid load balancing splits the DP ranks over nodes, so it needs to know this node's share."""
+    return _dp_lb_refusal(c) if c[_EA] else None
 
 
 @rule(

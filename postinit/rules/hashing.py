@@ -447,9 +447,8 @@ def _hf_plan(state: Mapping[str, Any]) -> dict[str, Any] | str:
                 "(vllm/transformers_utils/configs), which postinit does not rebuild")
     if "auto_map" in raw:
         return "the config.json names remote code (auto_map), which postinit never runs"
-    if any(isinstance(v, dict) for v in overrides.values()):
-        return "hf_overrides with a nested (dict) value are not rebuilt"
-    kw = dict(overrides)
+    kw = {k: v for k, v in overrides.items() if not isinstance(v, dict)}
+    nested = {k: v for k, v in overrides.items() if isinstance(v, dict)}
     if state["model_config.rope_scaling"]:
         kw["rope_scaling"] = _py(state["model_config.rope_scaling"])
     if state["model_config.rope_theta"] is not None:
@@ -463,7 +462,7 @@ def _hf_plan(state: Mapping[str, Any]) -> dict[str, Any] | str:
             value = state.get(prefix + key)
             if not _same_fact(value, facts.get(key)):
                 changed[target][key] = _py(value)
-    return {"model": model, "raw": raw, "overrides": kw, "changed": changed}
+    return {"model": model, "raw": raw, "overrides": kw, "nested": nested, "changed": changed}
 
 
 def _build_hf_json(plan: Mapping[str, Any]) -> tuple[str | None, str | None]:
@@ -488,6 +487,12 @@ def _build_hf_json(plan: Mapping[str, Any]) -> tuple[str | None, str | None]:
         if plan["overrides"]:
             config.update(dict(plan["overrides"]))
         _patch_rope_scaling(config)
+        for key, value in (plan.get("nested") or {}).items():  # ModelConfig._apply_dict_overrides, after the patch
+            target = getattr(config, key, None)
+            if isinstance(target, transformers.PretrainedConfig):
+                _update_nested(target, copy.deepcopy(value))
+            else:
+                setattr(config, key, copy.deepcopy(value))
         text = config.get_text_config()
         for target, changed in ((config, plan["changed"]["config"]), (text, plan["changed"]["text"])):
             for key, value in changed.items():
@@ -503,6 +508,20 @@ def _build_hf_json(plan: Mapping[str, Any]) -> tuple[str | None, str | None]:
     finally:
         transformers.logging.set_verbosity(verbosity)
     return out, None
+
+
+def _update_nested(target: Any, updates: Mapping[str, Any]) -> None:
+    """``ModelConfig._update_nested``: nested dicts / config objects take the update key by key."""
+    for key, value in updates.items():
+        if isinstance(value, dict):
+            inner = target.get(key) if isinstance(target, dict) else getattr(target, key, None)
+            if inner is not None and (isinstance(inner, dict) or hasattr(inner, "__dict__")):
+                _update_nested(inner, value)
+                continue
+        if isinstance(target, dict):
+            target[key] = value
+        else:
+            setattr(target, key, value)
 
 
 def _short(error: BaseException) -> str:

@@ -623,24 +623,38 @@ MULTIMODAL_DEFAULTS: dict[str, Any] = {
 """``vllm/config/multimodal.py MultiModalConfig`` field defaults at d7fb10c57."""
 
 
+MULTIMODAL_ARGS: dict[str, str] = {
+    "limit_mm_per_prompt": "limit_per_prompt", "enable_mm_embeds": "enable_mm_embeds",
+    "media_io_kwargs": "media_io_kwargs", "mm_processor_kwargs": "mm_processor_kwargs",
+    "mm_processor_cache_gb": "mm_processor_cache_gb", "mm_processor_cache_type": "mm_processor_cache_type",
+    "mm_shm_cache_max_object_size_mb": "mm_shm_cache_max_object_size_mb", "mm_encoder_tp_mode": "mm_encoder_tp_mode",
+    "mm_encoder_attn_backend": "mm_encoder_attn_backend", "interleave_mm_strings": "interleave_mm_strings",
+    "skip_mm_profiling": "skip_mm_profiling",
+}
+"""ModelConfig's multimodal InitVars -> the MultiModalConfig field each is passed as (when not None);
+``video_pruning_rate`` (a field of postinit's schema until 0.11.1, for its hash factor) stays its default."""
+
+
 @rule(
     "model.multimodal-config",
     title="MultiModalConfig for multimodal model classes",
     phase=PHASE,
     kind="derive",
-    reads=("model_config", M + "is_multimodal_model", M + "multimodal_config"),
+    reads=("model_config", M + "is_multimodal_model", M + "multimodal_config", *(M + a for a in MULTIMODAL_ARGS)),
     writes=(M + "multimodal_config",),
     source=f"{SRC}.__post_init__ (Init multimodal config if needed); ref 2.1.1",
 )
 def multimodal_config(c: Mapping[str, Any]) -> RuleResult:
-    """A model class implementing SupportsMultiModal gets a MultiModalConfig (vLLM's defaults, Whisper too).
+    """A model class implementing SupportsMultiModal gets a MultiModalConfig: vLLM's defaults, the multimodal
+    arguments the input sets (``limit_mm_per_prompt`` as ``limit_per_prompt``, ...), a given dict over both.
 
-    User multimodal options are not modelled (no ModelConfig fields for them):
-    the defaults are merged under a user-given dict.
+    Other models ignore those arguments. The encoder attention backend's name is not checked against vLLM's
+    backend list (its MultiModalConfig validator refuses an unknown one).
     """
     if not _present(c) or not c[M + "is_multimodal_model"]:
         return None
-    return {M + "multimodal_config": {**MULTIMODAL_DEFAULTS, **(c[M + "multimodal_config"] or {})}}
+    given = {field: c[M + arg] for arg, field in MULTIMODAL_ARGS.items() if c[M + arg] is not None}
+    return {M + "multimodal_config": {**MULTIMODAL_DEFAULTS, **given, **(c[M + "multimodal_config"] or {})}}
 
 
 @rule(
@@ -844,9 +858,29 @@ def _parse_quant_cfg(cfg: Mapping[str, Any] | None, compression: Mapping[str, An
     return out, None
 
 
-def _override_method(cfg: Mapping[str, Any], c: Mapping[str, Any]) -> str | None:
-    """The override probes vLLM runs in order (only ModelOpt and IPEX are modelled)."""
+_MARLIN_GROUP_SIZES = (-1, 32, 64, 128)
+"""``MARLIN_SUPPORTED_GROUP_SIZES`` (quantization/utils/marlin_utils.py)."""
+
+
+def _awq_marlin_compatible(cfg: Mapping[str, Any], c: Mapping[str, Any]) -> bool:
+    """``AWQMarlinConfig.is_awq_marlin_compatible``: an AWQ checkpoint Marlin runs on a CUDA GPU of sm80 or newer
+    (4-bit weights with zero points: uint4 is the only AWQ-style type Marlin has; a group size it supports)."""
+    if c["platform.kind"] != "cuda" or str(cfg.get("quant_method", "")).lower() != "awq":
+        return False
+    bits, group, zp = cfg.get("bits"), cfg.get("group_size"), cfg.get("zero_point")
+    if bits is None or group is None or zp is None or bits not in (4, 8):
+        return False
+    capability = c["platform.capability"]
+    if capability is None or capability < 80:
+        return False
+    return bool(zp) and bits == 4 and group in _MARLIN_GROUP_SIZES
+
+
+def _override_method(cfg: Mapping[str, Any], c: Mapping[str, Any], user: str | None = None) -> str | None:
+    """The override probes vLLM runs in order (AWQ Marlin, IPEX and ModelOpt are modelled)."""
     method = str(cfg.get("quant_method", "")).lower()
+    if _awq_marlin_compatible(cfg, c) and user in (None, "marlin", "awq_marlin"):
+        return "awq_marlin"
     if c["platform.kind"] == "cpu" and method in ("awq", "gptq"):
         return "ipex"
     if method != "modelopt":
@@ -867,19 +901,19 @@ def _override_method(cfg: Mapping[str, Any], c: Mapping[str, Any]) -> str | None
     phase=PHASE,
     kind="derive",
     reads=("model_config", M + "quantization", H + "quantization_config", H + "compression_config",
-           H + "text_config", "platform.kind"),
+           H + "text_config", "platform.kind", "platform.capability"),
     writes=(M + "quantization",),
     source=f"{SRC}._verify_quantization, _parse_quant_hf_config; ref 2.1, 10",
+    level="info",
 )
 def quantization(c: Mapping[str, Any]) -> RuleResult:
     """A quantized checkpoint says how it was quantized; a conflicting --quantization is refused.
 
     ``quant_method`` is lower-cased (compressed_tensors -> compressed-tensors);
     the text config is consulted for multimodal models; ModelOpt checkpoints are
-    recognised by their producer. Of vLLM's override probes only ModelOpt
-    (FP8/NVFP4) and IPEX (AWQ/GPTQ on CPU) are modelled: GPTQ/AWQ Marlin,
-    BitBLAS, MoE-WNA16, Petit and MXFP4 upgrades are not (needs the weights'
-    bits/group size and, for some, kernel availability).
+    recognised by their producer. Of vLLM's override probes AWQ Marlin (an AWQ
+    checkpoint on sm80+ CUDA), ModelOpt (FP8/NVFP4) and IPEX (AWQ/GPTQ on CPU) are
+    modelled: GPTQ Marlin, BitBLAS, MoE-WNA16, Petit and MXFP4 upgrades are not.
     """
     if not _present(c):
         return None
@@ -892,10 +926,16 @@ def quantization(c: Mapping[str, Any]) -> RuleResult:
     if problem is not None:
         return problem
     value = user
+    said = ""
     if cfg is not None:
         method: str | None = str(cfg.get("quant_method", "")).lower().replace("compressed_tensors", "compressed-tensors")
         cfg["quant_method"] = method
-        override = _override_method(cfg, c)
+        override = _override_method(cfg, c, user)
+        if override == "awq_marlin":
+            said = "The model is convertible to awq_marlin during runtime. Using awq_marlin kernel."
+        elif user == "awq" and _awq_marlin_compatible(cfg, c):
+            said = ("Detected that the model can run with awq_marlin, however you specified quantization=awq "
+                    "explicitly, so forcing awq. Use quantization=awq_marlin for faster inference")
         if override is not None:
             method = value = override
         method = method or None
@@ -909,7 +949,10 @@ def quantization(c: Mapping[str, Any]) -> RuleResult:
     if value is not None and value not in QUANTIZATION_METHODS:
         return Violation(f"Unknown quantization method: {value}. Must be one of {list(QUANTIZATION_METHODS)}.",
                          error="ValueError")
-    return {M + "quantization": value} if value != c[M + "quantization"] else None
+    changes = {M + "quantization": value} if value != c[M + "quantization"] else {}
+    if said:
+        return Outcome(changes, message=said)
+    return changes or None
 
 
 # ---------------------------------------------------------------------------- eager mode
@@ -1110,6 +1153,10 @@ def max_model_len(c: Mapping[str, Any]) -> RuleResult:
         return Outcome({**changes, M + "max_model_len": value}, message="")
     warnings = [NO_LEN_KEY_MESSAGE.format(list(MAX_LEN_KEYS))] if derived == float("inf") else []
     derived = 2048 if derived == float("inf") else derived
+    rope = c[T + "rope_scaling"]
+    if rope is not None and "gemma3" not in (c[T + "model_type"] or "") and "rope_type" not in rope:
+        # config.json's rope scaling is patched as it loads; a dict-valued hf_overrides one is not
+        return Violation("'rope_type'", error="KeyError", hint="name the scaling as rope_type, not type")
     problem = _rope_blocks_sliding_off(c, derived) or (
         _user_len_problem(c, user, _scaled_len(c, derived), key) if user is not None else None)
     if isinstance(problem, Violation):

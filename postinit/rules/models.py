@@ -511,7 +511,7 @@ def mamba_cascade_off(c: Mapping[str, Any]) -> RuleResult:
     """Cascade attention is not supported for hybrid models yet (logged even when already off)."""
     if not _mamba_on(c):
         return None
-    return Outcome({"model_config.disable_cascade_attn": True})
+    return Outcome.log({"model_config.disable_cascade_attn": True})
 
 
 @rule(

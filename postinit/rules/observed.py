@@ -175,7 +175,8 @@ def wrapped_by(stage: str | None, error: str) -> str | None:
 
 _ENGINE_ARGS_STEPS: dict[str, str] = {
     "engine-args.tp-divisible-by-dcp": "create_engine_config:defaults",
-    "engine-args.dp-size-local-default": "create_engine_config:before-parallel",
+    "engine-args.data-parallel-lb": "create_engine_config:before-parallel",
+    "engine-args.data-parallel-lb-check": "create_engine_config:before-parallel",
     "engine-args.async-scheduling-pipeline-parallel": "create_engine_config:before-parallel",
     "engine-args.async-scheduling-speculative": "create_engine_config:before-parallel",
     "engine-args.async-scheduling-executor": "create_engine_config:after-parallel",
@@ -195,7 +196,8 @@ _ENGINE_ARGS_BY_SOURCE = (
 )
 
 WITHIN_STEPS: dict[str, tuple[str, ...]] = {
-    "parallel_config": ("parallel.data-parallel-rank-range", "parallel.data-parallel-size-local-range",
+    "parallel_config": ("parallel.external-launcher-dp-rank", "parallel.data-parallel-rank-range",
+                        "parallel.external-launcher-disables-multiprocessing", "parallel.data-parallel-size-local-range",
                         "parallel.external-lb-needs-dp", "parallel.eplb-requirements"),
     "scheduler_config": ("scheduler.budget-below-max-model-len", "scheduler.budget-below-max-num-seqs",
                          "scheduler.budget-exceeds-seqs-times-len", "scheduler.partial-prefill-limits"),

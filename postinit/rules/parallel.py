@@ -146,6 +146,36 @@ def data_parallel_from_env(c: Mapping[str, Any]) -> RuleResult:
 
 
 @rule(
+    "parallel.external-launcher-dp-rank",
+    title="An external launcher with data parallelism takes the DP rank from RANK",
+    phase="sub_configs",
+    kind="override",
+    reads=("parallel_config.data_parallel_size", "parallel_config.data_parallel_size_local",
+           "parallel_config.distributed_executor_backend", "parallel_config.world_size", "env.RANK"),
+    writes=("parallel_config.data_parallel_rank",),
+    after=("parallel.world-size",),
+    source=f"{_PAR}.__post_init__; ref 2.3",
+    message="Set data_parallel_rank to {rank} automatically.",
+    level="info",
+)
+def external_launcher_dp_rank(c: Mapping[str, Any]) -> RuleResult:
+    """Every process of a torchrun-style launch is one rank of the whole world: its DP rank is RANK // (world size
+    per DP rank); vLLM reads ``os.environ["RANK"]``, so without it the ParallelConfig cannot be built (KeyError)."""
+    if c["parallel_config.distributed_executor_backend"] != "external_launcher" or not _dp_given(c):
+        return None
+    text = c["env.RANK"]
+    if text is None:
+        return Violation("'RANK'", error="KeyError", hint="set RANK (torchrun sets it for each process)")
+    try:
+        value = int(text)
+    except ValueError:
+        return Violation(f"invalid literal for int() with base 10: {text!r}", error="ValueError")
+    dp = c["parallel_config.data_parallel_size"]
+    rank = value // (c["parallel_config.world_size"] // dp)
+    return Outcome.log({"parallel_config.data_parallel_rank": rank}, rank=rank)
+
+
+@rule(
     "parallel.data-parallel-rank-range",
     title="data_parallel_rank must be in [0, data_parallel_size)",
     phase="sub_configs",
@@ -326,9 +356,9 @@ _DCAR = "parallel_config.disable_custom_all_reduce"
     level="debug",
 )
 def platform_disables_custom_all_reduce(c: Mapping[str, Any]) -> RuleResult:
-    """Only CUDA and MI300-class ROCm GPUs have the custom all-reduce kernel."""
+    """Only CUDA and MI300-class ROCm GPUs have the custom all-reduce kernel (logged even when it was off already)."""
     if not c["platform.use_custom_allreduce"]:
-        return {_DCAR: True}
+        return Outcome.log({_DCAR: True})
     return None
 
 

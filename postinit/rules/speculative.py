@@ -128,9 +128,45 @@ def method_from_model_name(c: Mapping[str, Any]) -> RuleResult:
 
 
 
+_DRAFT_MODEL_MESSAGE = ("Speculative decoding with draft model is not supported yet. Please consider using other "
+                        "speculative decoding methods such as ngram, medusa, eagle, or mtp.")
+
+
+@rule(
+    "speculative.draft-model-unsupported",
+    title="A draft model that is no EAGLE head, MTP layer, Medusa or MLP speculator is refused",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SM, "speculative_config.model", "model_config.hf_config.model_type",
+           "model_config.hf_config.architectures"),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
+    message=_DRAFT_MODEL_MESSAGE,
+)
+def plain_draft_model_refused(c: Mapping[str, Any]) -> RuleResult:
+    """With a draft model named, vLLM keeps an explicit eagle/eagle3 and otherwise detects the method from the
+    draft (EAGLE by name, Medusa / MLP speculator / MTP by its config.json's model_type); what is left is a
+    plain draft model ("draft_model"), which this version's SpeculativeConfig refuses (NotImplementedError).
+
+    postinit has the target's config.json, not the draft's: ``mtp`` is an MTP layer of the target when the
+    target has one (as vLLM's ``hf_config_override`` makes it); any other draft counts as a plain model
+    (a Medusa or MLP-speculator checkpoint named with another method is not recognised)."""
+    model = c["speculative_config.model"]
+    method = c[_SM]
+    if not c["speculative_config"] or model is None or method in ("ngram", "[ngram]", "eagle", "eagle3", "suffix"):
+        return None
+    if model in ("ngram", "[ngram]"):
+        return None
+    if method == "mtp":
+        archs = c["model_config.hf_config.architectures"] or ()
+        if c["model_config.hf_config.model_type"] in _MTP_DRAFT_BY_TYPE or (archs and archs[0] in _MTP_DRAFT_BY_ARCH):
+            return None
+    return Violation(_DRAFT_MODEL_MESSAGE, error="NotImplementedError",
+                     hint="use an EAGLE head (method eagle), MTP or n-gram speculation")
+
+
 SPECULATIVE_METHOD = sequence(
     "speculative.method", mtp_method_normalized, draft_model_from_method, method_from_model_name,
-    mtp_draft_architecture,
+    plain_draft_model_refused, mtp_draft_architecture,
     title="SpeculativeConfig.__post_init__: MTP names normalised, the draft model, the method, the MTP architecture",
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__",
 )

@@ -545,6 +545,125 @@ def executor_backend_multi(c: Mapping[str, Any]) -> RuleResult:
     return Outcome({_EXEC: "mp"}, message="Defaulting to use mp for distributed inference")
 
 
+_DPR, _DPL = "parallel_config.data_parallel_rank", "parallel_config.data_parallel_size_local"
+_DP_LB_READS = (_EA, "usage.given", "usage.data_parallel_start_rank", "usage.headless",
+                "parallel_config.data_parallel_size", _DPL, _DPR, "parallel_config.data_parallel_hybrid_lb",
+                "parallel_config.data_parallel_external_lb", "parallel_config.data_parallel_backend",
+                "parallel_config.nnodes", "parallel_config.node_rank", "parallel_config.pipeline_parallel_size",
+                "parallel_config.tensor_parallel_size")
+
+
+def _dp_lb(c: Mapping[str, Any]) -> Violation | tuple[dict[str, Any], list[tuple[str, str]]]:
+    """0.11.1's create_engine_config on the data-parallel arguments: its first failed assertion, or the values it
+    passes to ParallelConfig (with what it logs). --data-parallel-external-lb and --nnodes / --node-rank are new:
+    a multi-node run infers the DP rank (external LB) or the local DP size from the node's share of the world."""
+    given = c["usage.given"] or ()
+    rank_set, local_set = _DPR in given, _DPL in given
+    headless, start = bool(c["usage.headless"]), int(c["usage.data_parallel_start_rank"] or 0)
+    hybrid, external_flag = bool(c["parallel_config.data_parallel_hybrid_lb"]), bool(
+        c["parallel_config.data_parallel_external_lb"])
+    dp, local, rank = c["parallel_config.data_parallel_size"], c[_DPL], c[_DPR]
+    nnodes, node_rank = c["parallel_config.nnodes"], c["parallel_config.node_rank"]
+    said: list[tuple[str, str]] = []
+    if headless and hybrid:
+        return Violation("data_parallel_hybrid_lb is not applicable in headless mode", error="AssertionError")
+    if hybrid and external_flag:
+        return Violation("data_parallel_hybrid_lb and data_parallel_external_lb cannot both be True.",
+                         error="AssertionError")
+    if c["parallel_config.data_parallel_backend"] != "mp" and nnodes != 1:
+        return Violation("nnodes > 1 is only supported with data_parallel_backend=mp", error="AssertionError")
+    inferred = 0
+    if nnodes > 1:
+        within = c["parallel_config.pipeline_parallel_size"] * c["parallel_config.tensor_parallel_size"]
+        world = dp * within
+        local_world = world // nnodes
+        if world % nnodes != 0:
+            return Violation(f"world_size={world} must be divisible by nnodes={nnodes}.", error="AssertionError")
+        if node_rank >= nnodes:
+            return Violation(f"node_rank={node_rank} must be less than nnodes={nnodes}.", error="AssertionError")
+        inferred = node_rank * local_world // within
+        if dp > 1 and external_flag:
+            rank, rank_set = inferred, True
+            said.append(("info", f"Inferred data_parallel_rank {rank} from node_rank {node_rank} for external lb"))
+        elif not local_set:
+            local, local_set = max(local_world // within, 1), True
+    external = external_flag or rank_set
+    if external:
+        if not rank_set:
+            return Violation("data_parallel_rank or node_rank must be spefified if data_parallel_external_lb is "
+                             "enable.", error="AssertionError", hint="give --data-parallel-rank or --node-rank")
+        if local_set and local != 1:
+            return Violation("data_parallel_size_local must be 1 or None when data_parallel_rank is set",
+                             error="AssertionError")
+        local, hybrid = 1, False
+    elif local_set:
+        if start and not headless:
+            hybrid = True
+        if hybrid and local == 1:
+            said.append(("warning", "data_parallel_hybrid_lb is not eligible when data_parallel_size_local = 1, "
+                                    "autoswitch to data_parallel_external_lb."))
+            external, hybrid = True, False
+        if local == dp:
+            hybrid = False
+        rank = start or inferred
+        if nnodes > 1:
+            said.append(("info", f"Inferred data_parallel_rank {rank} from node_rank {node_rank}"))
+    else:
+        if hybrid:
+            return Violation("data_parallel_size_local must be set to use data_parallel_hybrid_lb.",
+                             error="AssertionError", hint="add --data-parallel-size-local")
+        local = dp
+    return ({_DPL: local, _DPR: rank, "parallel_config.data_parallel_hybrid_lb": hybrid,
+             "parallel_config.data_parallel_external_lb": external}, said)
+
+
+@rule(
+    "engine-args.data-parallel-lb",
+    title="Data-parallel load balancing: the local DP size, the rank, external or hybrid LB, multi-node inference",
+    phase="engine_args",
+    kind="default",
+    reads=_DP_LB_READS,
+    writes=(_DPL, _DPR, "parallel_config.data_parallel_hybrid_lb", "parallel_config.data_parallel_external_lb"),
+    source=f"{_ARGS}.create_engine_config; ref 12.2, v0.11.1",
+    message="",  # what it infers or switches is said by each outcome (the two info / warning records)
+    level="debug",
+)
+def data_parallel_lb(c: Mapping[str, Any]) -> RuleResult:
+    """As at the seed, plus --data-parallel-external-lb (a rank is then required: given, or inferred from
+    --node-rank) and --nnodes (each node's share of the world gives its DP rank or its local DP size)."""
+    if not c[_EA]:
+        return None
+    found = _dp_lb(c)
+    if isinstance(found, Violation):
+        return None  # engine-args.data-parallel-lb-check raises it, after CacheConfig is built
+    out, said = found
+    changes = {k: v for k, v in out.items() if c[k] != v}
+    if not said:
+        return changes or None
+    level = "warning" if any(lv == "warning" for lv, _ in said) else "info"
+    return Outcome(changes, message="\n".join(text for _, text in said), level=level)
+
+
+@rule(
+    "engine-args.data-parallel-lb-check",
+    title="create_engine_config's assertions on the data-parallel arguments",
+    # in EngineArgs' phase: it reads the DP size and rank as given, which ParallelConfig's own rules rewrite
+    # (from VLLM_DP_*, RANK); the records CacheConfig logs before it are not produced when it fails
+    phase="engine_args",
+    kind="check",
+    reads=_DP_LB_READS,
+    source=f"{_ARGS}.create_engine_config; ref 12.2, v0.11.1",
+    message="<create_engine_config's assertion>",
+)
+def data_parallel_lb_check(c: Mapping[str, Any]) -> RuleResult:
+    """Hybrid LB needs a local DP size and excludes external LB; external LB needs a rank; multi-node needs mp,
+    a world the nodes divide and a node rank below the node count."""
+    if not c[_EA]:
+        return None
+    found = _dp_lb(c)
+    return found if isinstance(found, Violation) else None
+
+
 @rule(
     "parallel.nnodes-needs-mp",
     title="Multi-node (--nnodes > 1) needs the mp executor",
@@ -1355,11 +1474,14 @@ def model_hash(state: Mapping[str, Any]) -> str:
 def compilation_hash(state: Mapping[str, Any]) -> str:
     """``CompilationConfig.compute_hash`` of 0.11.1: the mode is an IntEnum (hashed by its repr), the 0.11.1 PassConfig, and compile_cache_save_format last.
 
-    A mode that came from the deprecated ``level`` is the plain int vLLM assigned without validation.
+    A mode that came from the deprecated ``level`` is the plain int vLLM assigned without validation; a mode given
+    beside a level is validated (its repr is the enum's). A mode equal to the level is taken as the level's
+    (the final state cannot tell one given as well from the level's copy).
     """
     c = "compilation_config."
     mode = state[c + "mode"]
-    if mode is None or state[c + "level"] is not None:
+    level = state[c + "level"]
+    if mode is None or (level is not None and int(mode) == int(level)):
         first: Any = None if mode is None else int(mode)  # the deprecated level is assigned unvalidated: an int
     else:
         first = hashing._Repr(repr(CompilationMode(mode)))
@@ -1490,7 +1612,7 @@ DELTA = Delta(
         dcp_interleave_speculative, kv_offloading,
     ),
     replace=(
-        prefix_caching_default, batch_defaults_large_gpu, batch_defaults_other_device, batch_defaults_cpu,
+        data_parallel_lb, data_parallel_lb_check, prefix_caching_default, batch_defaults_large_gpu, batch_defaults_other_device, batch_defaults_cpu,
         observability_config, max_num_batched_tokens_default, encoder_decoder_no_chunked_prefill,
         chunked_prefill_enabled, budget_below_max_model_len, partial_prefill_limits, eplb_requirements,
         executor_backend_multi, fusion_without_noop, jamba_cls_activation, hybrid_attention_block_size,
@@ -1553,6 +1675,6 @@ DELTA = Delta(
         "(recalculate_max_model_len no longer writes it).",
         "Not modelled: the seven architectures 0.11.1 adds are accepted but otherwise treated as unregistered; "
         "async_scheduling=None (automatic); suffix decoding (needs arctic-inference); ec_transfer_config; "
-        "--tokens-only; multi-node data-parallel rank inference from --node-rank.",
+        "--tokens-only.",
     ),
 )

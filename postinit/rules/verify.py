@@ -261,6 +261,7 @@ QUANT_METHODS: dict[str, tuple[str, int, tuple[str, ...]]] = {
     "mxfp4": ("Mxfp4Config", 80, (_BF16,)),
     "modelopt": ("ModelOptFp8Config", 89, (_BF16, _FP16)),
     "modelopt_fp4": ("ModelOptNvFp4Config", 80, (_BF16, _FP16, "torch.float8_e4m3fn")),
+    "ipex": ("IPEXConfig", -1, (_BF16, _FP16)),
 }
 """method -> (vLLM class, get_min_capability(), get_supported_act_dtypes()) at d7fb10c57."""
 ROCM_QUANT = ("awq", "gptq", "fp8", "compressed-tensors", "fbgemm_fp8", "gguf", "quark", "ptpc_fp8", "mxfp4",
@@ -284,8 +285,8 @@ def quant_method(c: Mapping[str, Any]) -> str | None:
     """``model_config.quantization``, or the checkpoint's method as ``ModelConfig._verify_quantization`` detects it.
 
     ``quant_method`` lower-cased, compressed_tensors -> compressed-tensors,
-    ModelOpt FP8 -> modelopt, NVFP4 -> modelopt_fp4. The GPTQ/AWQ Marlin
-    overrides are not modelled.
+    ModelOpt FP8 -> modelopt, NVFP4 -> modelopt_fp4 (the model rule's overrides, AWQ Marlin and IPEX
+    among them, have already written ``model_config.quantization``).
     """
     if c["model_config.quantization"] is not None:
         return str(c["model_config.quantization"]).lower()

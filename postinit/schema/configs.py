@@ -448,6 +448,20 @@ class ModelConfig(BaseModel):
     pooler_config: PoolerConfig | None = unhashed(None)
     override_pooler_config: PoolerConfig | None = unhashed(None, until="0.11.1")
     multimodal_config: dict[str, Any] | None = unhashed(None)
+    # ModelConfig's InitVars for the MultiModalConfig: constructor arguments (never attributes, never hashed);
+    # for a multimodal model class vLLM passes the ones that are set to MultiModalConfig (model.multimodal-config)
+    limit_mm_per_prompt: dict[str, Any] | None = unhashed(None, description="InitVar: MultiModalConfig.limit_per_prompt")
+    enable_mm_embeds: bool | None = unhashed(None, description="InitVar (MultiModalConfig)")
+    media_io_kwargs: dict[str, Any] | None = unhashed(None, description="InitVar (MultiModalConfig)")
+    mm_processor_kwargs: dict[str, Any] | None = unhashed(None, description="InitVar (MultiModalConfig)")
+    mm_processor_cache_gb: float | None = unhashed(None, description="InitVar (MultiModalConfig)")
+    mm_processor_cache_type: Literal["lru", "shm"] | None = unhashed(None, description="InitVar (MultiModalConfig)")
+    mm_shm_cache_max_object_size_mb: int | None = unhashed(None, description="InitVar (MultiModalConfig)")
+    mm_encoder_tp_mode: Literal["weights", "data"] | None = unhashed(None, description="InitVar (MultiModalConfig)")
+    mm_encoder_attn_backend: str | None = unhashed(
+        None, description="InitVar (MultiModalConfig): an attention backend name for the vision encoder")
+    interleave_mm_strings: bool | None = unhashed(None, description="InitVar (MultiModalConfig)")
+    skip_mm_profiling: bool | None = unhashed(None, description="InitVar (MultiModalConfig)")
     video_pruning_rate: float | None = hashed(
         None, description="InitVar in vLLM: its hash factor is always None."
     , until="0.11.1")

@@ -128,6 +128,8 @@ class Env(BaseModel):
     VLLM_USE_BREAKABLE_CUDAGRAPH: str | None = since("0.34.0", None, description="raw text; None = unset")
     VLLM_USE_OINK_OPS: bool = since("0.34.0", False)
     TORCH_COMPILE_DISABLE: str | None = since("0.34.0", None, description="torch's switch; vLLM compares with '1'")
+    RANK: str | None = unhashed(None, description="torch.distributed's global rank (raw text; None = unset): "
+                                "ParallelConfig reads it for an external launcher with data parallelism")
     VLLM_DEBUG_DUMP_PATH: str | None = unhashed(None)
     VLLM_TRACE_FUNCTION: int = unhashed(0)
     VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE: bool = unhashed(False)
@@ -222,7 +224,7 @@ _TEXT_FIELDS = frozenset(
 )
 
 
-_EXTERNAL = ("TORCH_COMPILE_DISABLE",)
+_EXTERNAL = ("TORCH_COMPILE_DISABLE", "RANK")
 """Variables vLLM's config resolution reads that its ``envs.py`` does not define (torch's own)."""
 
 

@@ -9,9 +9,17 @@ from pydantic import BaseModel, ConfigDict
 
 from postinit.schema._fields import unhashed
 
-__all__ = ["Usage", "UsageContext"]
+__all__ = ["ENGINE_ARGS_NONE_DEFAULTS", "Usage", "UsageContext"]
 
-UsageContext = Literal["OPENAI_API_SERVER", "LLM_CLASS", "ENGINE_CONTEXT"]
+ENGINE_ARGS_NONE_DEFAULTS: tuple[str, ...] = (
+    "parallel_config.data_parallel_rank", "parallel_config.data_parallel_size_local",
+)
+"""Config paths whose EngineArgs field defaults to None where the config's own default is a number (``usage.given``)."""
+
+UsageContext = Literal[
+    "OPENAI_API_SERVER", "LLM_CLASS", "ENGINE_CONTEXT", "API_SERVER", "OPENAI_BATCH_RUNNER", "UNKNOWN_CONTEXT",
+]
+"""vLLM's ``UsageContext`` members (vllm/usage/usage_lib.py)."""
 
 
 class Usage(BaseModel):
@@ -23,7 +31,8 @@ class Usage(BaseModel):
         False, description="True when EngineArgs built the config from flags"
     )
     usage_context: UsageContext | None = unhashed(
-        None, description="vllm serve = OPENAI_API_SERVER, LLM(...) = LLM_CLASS"
+        None, description="vllm serve = OPENAI_API_SERVER, LLM(...) = LLM_CLASS, an engine built from EngineArgs "
+        "without one = ENGINE_CONTEXT; None = create_engine_config() given no usage context"
     )
     config_updated_on_input: bool = unhashed(
         False,
@@ -34,6 +43,16 @@ class Usage(BaseModel):
             "there; flat-state callers set it to model a re-run"
         ),
     )
+    given: list[str] = unhashed(
+        default_factory=list,
+        description=(
+            "the EngineArgs fields whose EngineArgs default is None that the input sets (flag, --config or --set), "
+            "as config paths: create_engine_config tells a set data_parallel_rank / data_parallel_size_local from "
+            "an unset one, which the config's own defaults (0, 1) cannot show"
+        ),
+    )
+    data_parallel_start_rank: int = unhashed(0, description="--data-parallel-start-rank (an EngineArgs field only)")
+    headless: bool = unhashed(False, description="vllm serve --headless (the server's flag)")
     cwd: str = unhashed(
         default_factory=os.getcwd,
         description="the working directory vLLM's Path.absolute() resolves relative paths against (step 23)",

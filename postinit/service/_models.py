@@ -182,7 +182,7 @@ class VersionInfoModel(BaseModel):
     rules: int
     delta: dict[str, int]
     env_table: str
-    status: str = Field(description='"complete", or what is measured of a partial model ("partial: N/516 golden '
+    status: str = Field(description='"complete", or what is measured of a partial model ("partial: N/M golden '
                         'cases match ...")')
 
 

@@ -81,7 +81,9 @@ def sub_configs(version: str) -> tuple[str, ...]:
     return SUB_CONFIGS_0340 if version == "0.34.0" else SUB_CONFIGS
 
 
-USAGE = {"OPENAI_API_SERVER": "serve", "LLM_CLASS": "llm", None: "engine"}
+USAGE = {"OPENAI_API_SERVER": "serve", "LLM_CLASS": "llm", "ENGINE_CONTEXT": "engine", "API_SERVER": "api_server",
+         "OPENAI_BATCH_RUNNER": "batch", "UNKNOWN_CONTEXT": "unknown", None: "none"}
+"""The oracle's usage context -> postinit's ``usage`` (``postinit._request.UsageSpec``)."""
 
 NOT_COMPARED: Mapping[str, str] = {
     "model_config.model": "the fixture's path in the oracle's checkout (models/x; here the fixture's directory)",
@@ -310,6 +312,8 @@ def _messages(r: Said) -> list[tuple[str, str, str]]:
     for note in (r.notes if r is not None else ()):
         if note.kind == "flag":
             out.append(("argv", "warning", note.message))
+        elif note.kind == "parse_log":  # a JSON-valued flag's sub-config logged it while vLLM parsed
+            out.append((note.subject, str(note.level), note.message))
     for event in (r.messages() if r is not None else []):
         if is_explanation(event.rule):
             continue

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from postinit.rules import versions
-from tests.golden.corpus import GoldenCase, load_cases
+from tests.golden.corpus import GOLDEN_DIR, GoldenCase, load_cases
 from tests.golden.coverage import NEVER_RAISED, TARGET, UNEXERCISABLE, Coverage, coverage
 from tests.golden.parity import (
     KNOWN_MISSING_LOGS,
@@ -133,12 +133,13 @@ def test_0_11_1_alias_and_absent_fields_are_compared() -> None:
 
 def test_corpus_complete() -> None:
     """All golden cases are collected (59 shipped + 251 by gen_cases.py + 184 by gen_targeted.py + 20 by
-    gen_versions.py)."""
+    gen_versions.py + 247 by gen_fidelity.py)."""
     assert len(SHIPPED) == 59
     assert len([gc for gc in CASES if gc.name.startswith("g")]) == 251
     assert len([gc for gc in CASES if gc.name.startswith("t")]) == 184
     assert len([gc for gc in CASES if gc.name.startswith("v")]) == 20
-    assert len(CASES) == 514
+    assert len([gc for gc in CASES if gc.name.startswith("x")]) == 247
+    assert len(CASES) == 761
 
 
 def test_divergences_are_known_and_documented() -> None:
@@ -363,7 +364,7 @@ def test_0_34_0_partial_parity_is_measured_and_stated() -> None:
     from postinit.rules import versions
 
     cases = CORPORA["0.34.0"]
-    assert len(cases) == 516
+    assert len(cases) == len(list((GOLDEN_DIR / "cases-0.34.0").glob("*.json")))
     known = divergences("0.34.0")
     results = {gc.name: comparison(gc.name, "0.34.0") for gc in cases}  # the parity block's, reused
     unexpected = sorted(n for n, c in results.items() if not c.matches and n not in known)

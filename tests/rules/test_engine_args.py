@@ -25,7 +25,9 @@ from postinit.rules.engine_args import (
     chunked_prefill_forced,
     cpu_arch_disables_chunked_prefill,
     cpu_arch_disables_prefix_caching,
-    dp_size_local_default,
+    cpu_device_memory,
+    data_parallel_lb,
+    data_parallel_lb_check,
     draft_model_unsupported,
     lookahead_slots_from_speculative,
     pooling_chunked_prefill_default,
@@ -300,14 +302,46 @@ def test_async_scheduling_errors() -> None:
     assert async_scheduling_executor(state({**base, "parallel_config.distributed_executor_backend": "uni"})) is None
 
 
-@pytest.mark.parametrize(("dp", "local", "rank", "expected"),
-                         [(2, 1, 0, 2), (1, 1, 0, None), (2, 2, 0, None), (2, 1, 1, None)])
-def test_dp_size_local_default(dp: int, local: int, rank: int, expected: int | None) -> None:
-    """The local DP size defaults to the global one unless a rank (external LB) or a local size was given."""
-    out = dp_size_local_default(state({**EA, "parallel_config.data_parallel_size": dp,
-                                       "parallel_config.data_parallel_size_local": local,
-                                       "parallel_config.data_parallel_rank": rank}))
-    assert out == (None if expected is None else {"parallel_config.data_parallel_size_local": expected})
+DPL, DPR = "parallel_config.data_parallel_size_local", "parallel_config.data_parallel_rank"
+HYBRID, EXTERNAL = "parallel_config.data_parallel_hybrid_lb", "parallel_config.data_parallel_external_lb"
+
+
+@pytest.mark.parametrize(("values", "expected"), [
+    ({"parallel_config.data_parallel_size": 2}, {DPL: 2}),
+    ({"parallel_config.data_parallel_size": 1}, None),
+    ({"parallel_config.data_parallel_size": 4, DPL: 2, "usage.given": (DPL,)}, None),
+    ({"parallel_config.data_parallel_size": 4, DPL: 2, "usage.given": (DPL,), "usage.data_parallel_start_rank": 2},
+     {DPR: 2, HYBRID: True}),
+    ({"parallel_config.data_parallel_size": 4, DPL: 1, "usage.given": (DPL,), HYBRID: True},
+     {HYBRID: False, EXTERNAL: True}),
+    ({"parallel_config.data_parallel_size": 2, DPR: 1, "usage.given": (DPR,)}, {EXTERNAL: True}),
+])
+def test_data_parallel_lb(values: dict[str, Any], expected: dict[str, Any] | None) -> None:
+    """A given rank is external LB (one local rank); a given local size keeps it (a start rank: hybrid LB, which one
+    local rank turns into external LB); without either every DP rank is local."""
+    assert _changes(data_parallel_lb(state({**EA, **values}))) == expected
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({HYBRID: True}, "data_parallel_size_local must be set to use data_parallel_hybrid_lb."),
+    ({HYBRID: True, "usage.headless": True}, "data_parallel_hybrid_lb is not applicable in headless mode"),
+    ({DPR: 1, DPL: 2, "usage.given": (DPR, DPL)}, "data_parallel_size_local must be 1 when data_parallel_rank is set"),
+    ({}, None),
+])
+def test_data_parallel_lb_check(values: dict[str, Any], message: str | None) -> None:
+    """create_engine_config asserts on the DP arguments (AssertionError); the defaulting rule then changes nothing."""
+    out = data_parallel_lb_check(state({**EA, "parallel_config.data_parallel_size": 2, **values}))
+    assert (out.message if isinstance(out, Violation) else None) == message
+    if message is not None:
+        assert out.error == "AssertionError" and data_parallel_lb(state({**EA, **values})) is None
+
+
+@pytest.mark.parametrize(("platform", "env", "logs"), [("cpu", {}, True), ("cpu", {"VLLM_CPU_KVCACHE_SPACE": "8"}, False),
+                                                      ("h100", {}, False)])
+def test_cpu_device_memory(platform: str, env: dict[str, str], logs: bool) -> None:
+    """EngineArgs' batch defaults ask a CPU its memory: without VLLM_CPU_KVCACHE_SPACE that warns, before any config."""
+    out = cpu_device_memory(state(EA, platform=platform, env=env))
+    assert isinstance(out, Outcome) is logs
 
 
 @pytest.mark.parametrize(("spec", "n", "expected"), [(True, 3, 3), (True, None, None), (None, 3, None)])

@@ -207,9 +207,10 @@ def test_external_launcher_and_loading_workers() -> None:
 
 @pytest.mark.parametrize(("platform", "fires"), [("cpu", True), ("h100", False)])
 def test_platform_disables_custom_all_reduce(platform: str, fires: bool) -> None:
-    """Platforms without the custom all-reduce kernel disable it."""
+    """Platforms without the custom all-reduce kernel disable it, and say so even when it was off already."""
     out = platform_disables_custom_all_reduce(state(platform=platform))
-    assert out == ({"parallel_config.disable_custom_all_reduce": True} if fires else None)
+    assert (out.changes if isinstance(out, Outcome) else out) == (
+        {"parallel_config.disable_custom_all_reduce": True} if fires else None)
 
 
 # =========================================================================== SchedulerConfig

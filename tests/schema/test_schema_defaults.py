@@ -71,6 +71,11 @@ DEFAULTS: dict[type[BaseModel], dict[str, Any]] = {
         "pooler_config": None,
         "override_pooler_config": None,
         "multimodal_config": None,
+        # ModelConfig's multimodal InitVars: unset
+        **dict.fromkeys(("limit_mm_per_prompt", "enable_mm_embeds", "media_io_kwargs", "mm_processor_kwargs",
+                         "mm_processor_cache_gb", "mm_processor_cache_type", "mm_shm_cache_max_object_size_mb",
+                         "mm_encoder_tp_mode", "mm_encoder_attn_backend", "interleave_mm_strings",
+                         "skip_mm_profiling")),
         "video_pruning_rate": None,
         "hf_config": HFConfig(),
         "hf_text_config": HFConfig(),

@@ -157,14 +157,19 @@ def fp8_kv_incompatible(c: Mapping[str, Any]) -> RuleResult:
     title="CPU casts an fp8_e4m3 KV cache to fp8_e5m2",
     phase="platform",
     kind="override",
-    reads=(_KIND, _DTYPE),
+    reads=(_KIND, _DTYPE, "scheduler_config.chunked_prefill_enabled", "cache_config.enable_prefix_caching"),
     writes=(_DTYPE,),
     source=f"{_SRC}; ref step-17, 7.6#5",
     message="CPU backend doesn't support fp8_e4m3 KV cache type, cast to fp8_e5m2.",
     level="warning",
 )
 def fp8_e4m3_to_e5m2(c: Mapping[str, Any]) -> RuleResult:
-    """The CPU backend has no fp8_e4m3 KV cache kernels."""
+    """The CPU backend has no fp8_e4m3 KV cache kernels.
+
+    vLLM casts after its FP8 check (``cpu.fp8-kv-incompatible``): with chunked prefill or prefix caching on,
+    that check raises first and nothing is cast (or logged)."""
+    if c["scheduler_config.chunked_prefill_enabled"] or c["cache_config.enable_prefix_caching"]:
+        return None
     if _cpu(c) and c[_DTYPE] == "fp8_e4m3":
         return {_DTYPE: "fp8_e5m2"}
     return None

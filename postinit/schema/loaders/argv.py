@@ -29,13 +29,15 @@ import json
 import math
 import re
 import shlex
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NoReturn
 
 from postinit.errors import InputError, InvalidValueError, did_you_mean, show
 from postinit.schema.errors import SubConfigError, UnknownFlagError
 from postinit.schema.limits import MAX_ARGS, check_text, plain_copy
+from postinit.schema.loaders._pyset import PySet
 from postinit.schema.loaders.construct import one_line, refusal, schema_class
 
 __all__ = [
@@ -111,11 +113,39 @@ class FlagSpec:
     dict_or_str: bool = False
     """vLLM's ``union_dict_and_str``: a value that does not look like ``{...}`` is kept as a string
     (postinit asks for an object); one that does must be JSON."""
+    off: tuple[str, ...] = ()
+    """The spellings that switch a ``bool`` flag off (``--no-x``; ``--disable-x`` in vLLM 0.34.0), from the
+    version's parser table; empty: ``--no-`` + each long name."""
+    vllm_type: str | None = None
+    """vLLM's argparse ``type`` for the flag, described (``int``, ``optional(int)``, ``human_readable_int``,
+    ``parse(loads)``, ...; data/flags-<version>.json): how vLLM's parser converts and refuses a value."""
+    vllm_type_name: str | None = None
+    """The ``__name__`` argparse shows for that type in "invalid <name> value" (``_optional_type``, ...)."""
+    shown_as: tuple[str, ...] = ()
+    """The spellings argparse names the flag by in an error, where the version's parser hides some of its
+    spellings (0.34.0: ``--no-enable-x`` is accepted, ``--enable-x/--disable-x`` shown); empty: all of them."""
+    scope: str = "engine"
+    """Which parser has the flag: ``engine`` (EngineArgs), ``async`` (AsyncEngineArgs only: ``vllm serve`` and
+    the API server) or ``frontend`` (``vllm serve``'s own server flags)."""
 
     @property
     def shown(self) -> str:
         """The flag as argparse names it in an error: its spellings joined by ``/`` (``--compilation-config/-O``)."""
-        return "/".join(self.names)
+        return "/".join(self.shown_as or self.option_strings)
+
+    @property
+    def option_strings(self) -> tuple[str, ...]:
+        """Every spelling argparse knows the flag by, the ones that switch a ``bool`` off included."""
+        if self.kind != "bool":
+            return self.names
+        if self.off:
+            return (*self.names, *(n for n in self.off if n not in self.names))
+        out: list[str] = []
+        for n in self.names:
+            out.append(n)
+            if n.startswith("--"):
+                out.append(f"--no-{n[2:]}")
+        return tuple(out)
 
     @property
     def dest(self) -> str:
@@ -310,19 +340,19 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--kv-offloading-size",), "cache_config.kv_offloading_size", "float", optional=True, since="0.11.1"),
     _F(("--kv-offloading-backend",), "cache_config.kv_offloading_backend", choices=("native", "lmcache"),
        optional=True, since="0.11.1"),
-    # ---- MultiModalConfig (built inside ModelConfig; kept as EngineArgs extras)
-    _F(("--limit-mm-per-prompt",), "extra.limit_mm_per_prompt", "json"),
-    _F(("--enable-mm-embeds",), "extra.enable_mm_embeds", "bool"),
-    _F(("--media-io-kwargs",), "extra.media_io_kwargs", "json"),
-    _F(("--mm-processor-kwargs",), "extra.mm_processor_kwargs", "json", optional=True),
-    _F(("--mm-processor-cache-gb",), "extra.mm_processor_cache_gb", "float"),
-    _F(("--mm-processor-cache-type",), "extra.mm_processor_cache_type",
+    # ---- MultiModalConfig (ModelConfig's InitVars: create_model_config passes them on)
+    _F(("--limit-mm-per-prompt",), "model_config.limit_mm_per_prompt", "json"),
+    _F(("--enable-mm-embeds",), "model_config.enable_mm_embeds", "bool"),
+    _F(("--media-io-kwargs",), "model_config.media_io_kwargs", "json"),
+    _F(("--mm-processor-kwargs",), "model_config.mm_processor_kwargs", "json", optional=True),
+    _F(("--mm-processor-cache-gb",), "model_config.mm_processor_cache_gb", "float"),
+    _F(("--mm-processor-cache-type",), "model_config.mm_processor_cache_type",
        choices=("lru", "shm"), optional=True),
-    _F(("--mm-shm-cache-max-object-size-mb",), "extra.mm_shm_cache_max_object_size_mb", "int"),
-    _F(("--mm-encoder-tp-mode",), "extra.mm_encoder_tp_mode", choices=("weights", "data")),
-    _F(("--mm-encoder-attn-backend",), "extra.mm_encoder_attn_backend", optional=True),
-    _F(("--interleave-mm-strings",), "extra.interleave_mm_strings", "bool"),
-    _F(("--skip-mm-profiling",), "extra.skip_mm_profiling", "bool"),
+    _F(("--mm-shm-cache-max-object-size-mb",), "model_config.mm_shm_cache_max_object_size_mb", "int"),
+    _F(("--mm-encoder-tp-mode",), "model_config.mm_encoder_tp_mode", choices=("weights", "data")),
+    _F(("--mm-encoder-attn-backend",), "model_config.mm_encoder_attn_backend", optional=True),
+    _F(("--interleave-mm-strings",), "model_config.interleave_mm_strings", "bool"),
+    _F(("--skip-mm-profiling",), "model_config.skip_mm_profiling", "bool"),
     _F(("--video-pruning-rate",), "extra.video_pruning_rate", "float"),
     # ---- LoRAConfig (created only with --enable-lora)
     _F(("--enable-lora",), "extra.enable_lora", "bool"),
@@ -379,25 +409,8 @@ FLAGS: tuple[FlagSpec, ...] = (
        since="0.34.0"),
     _F(("--additional-config",), "additional_config", "json", dict_or_str=True),
     _F(("--structured-outputs-config",), "structured_outputs_config", "json", builds="StructuredOutputsConfig"),
-    _F(("--disable-log-stats",), "extra.disable_log_stats", "store_true"),
-    _F(("--aggregate-engine-logging",), "extra.aggregate_engine_logging", "store_true"),
-    # ---- OpenAI server (frontend) flags: accepted, no VllmConfig field
-    _F(("--host",), "extra.host", optional=True),
-    _F(("--port",), "extra.port", "int"),
-    _F(("--uds",), "extra.uds", optional=True),
-    _F(("--api-key",), "extra.api_key", "list_str", optional=True),
-    _F(("--api-server-count", "-asc"), "extra.api_server_count", "int"),
-    _F(("--headless",), "extra.headless", "store_true"),
-    _F(("--uvicorn-log-level",), "extra.uvicorn_log_level"),
-    _F(("--chat-template",), "extra.chat_template", optional=True),
-    _F(("--tool-call-parser",), "extra.tool_call_parser", optional=True),
-    _F(("--enable-auto-tool-choice",), "extra.enable_auto_tool_choice", "store_true"),
-    _F(("--lora-modules",), "extra.lora_modules", "list_str", optional=True),
-    _F(("--root-path",), "extra.root_path", optional=True),
-    _F(("--enable-log-requests",), "extra.enable_log_requests", "bool"),
-    _F(("--disable-log-requests",), "extra.disable_log_requests", "bool"),
-    _F(("--disable-frontend-multiprocessing",), "extra.disable_frontend_multiprocessing",
-       "store_true"),
+    # the OpenAI server's own flags (--port, --host, ...) and EngineArgs flags with no VllmConfig field that
+    # postinit treats as no other come from vLLM's parser table (data/flags-<version>.json): see flags_for
 )  # fmt: skip
 
 _BY_NAME: dict[str, FlagSpec] = {n: s for s in FLAGS for n in s.names}
@@ -413,18 +426,88 @@ def _lineage(version: str) -> tuple[str, ...]:
     return LINEAGE[0](version) if version and LINEAGE else ()
 
 
+DATA = Path(__file__).resolve().parents[1] / "data"
+
+
+@functools.cache
+def vllm_flag_table(version: str) -> dict[str, Any] | None:
+    """vLLM ``version``'s own flag table (``data/flags-<version>.json``, read from its parser in the oracle venv by
+    ``tests/golden/oracle/flags_dump.py``): ``engine``/``frontend`` dest -> facts, ``async_only``; None if none."""
+    path = DATA / f"flags-{version}.json"
+    if not version or not path.exists():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _generic(dest: str, facts: Mapping[str, Any]) -> FlagSpec:
+    """A flag vLLM's parser has and postinit's table does not name: accepted as vLLM accepts it, kept as an
+    EngineArgs/server extra (``extra.<dest>``) that no rule reads."""
+    vtype = str(facts.get("type") or "")
+    kind = facts["kind"]
+    if kind not in ("bool", "store_true"):
+        if facts.get("nargs") in ("+", "*"):
+            kind = "list_int" if vtype in ("int", "optional(int)") else "list_str"
+        elif "human_readable_int" in vtype:
+            kind = "hrint"
+        elif vtype in ("int", "optional(int)"):
+            kind = "int"
+        elif vtype in ("float", "optional(float)"):
+            kind = "float"
+        else:
+            kind = "str"  # JSON-valued ones too: vLLM's own type refuses bad JSON, and no rule reads the value
+    return FlagSpec(tuple(facts["names"]), f"extra.{dest}", kind, optional=vtype.startswith("optional("))
+
+
 @functools.cache
 def flags_for(version: str = "") -> tuple[FlagSpec, ...]:
-    """The flag table as vLLM ``version``'s parser spells it (``renamed`` applied; "" = the union table)."""
-    lineage = _lineage(version)
-    out = []
-    for spec in FLAGS:
-        names = spec.names
-        for since, renamed in spec.renamed:
-            if since in lineage:
-                names = renamed
-        out.append(dataclasses.replace(spec, names=names) if names != spec.names else spec)
-    return tuple(out)
+    """The flag table as vLLM ``version``'s parser has it ("" = postinit's union table, ``renamed`` applied).
+
+    With the version's parser table (:func:`vllm_flag_table`) the flags are exactly that table's, in its order:
+    spellings, ``bool`` off-switches, ``choices``, vLLM's type, ``deprecated`` and default are vLLM's, and a flag
+    of postinit's table supplies where the value goes (its ``target``) and how postinit reads it; a flag vLLM
+    has and postinit's table does not is accepted (:func:`_generic`). A flag of postinit's table that the
+    version's parser lacks is not in it (vLLM's argparse refuses it as unrecognized)."""
+    table = vllm_flag_table(version)
+    if table is None:
+        lineage = _lineage(version)
+        out = []
+        for spec in FLAGS:
+            names = spec.names
+            for since, renamed in spec.renamed:
+                if since in lineage:
+                    names = renamed
+            out.append(dataclasses.replace(spec, names=names) if names != spec.names else spec)
+        if not version:  # the union table: every version's parser flags postinit's table does not name, too
+            taken = {n for s in out for n in s.option_strings} | {s.dest for s in out}
+            for path in sorted(DATA.glob("flags-*.json")):
+                other = vllm_flag_table(path.stem.removeprefix("flags-")) or {}
+                for part in ("engine", "frontend"):
+                    for dest, facts in other.get(part, {}).items():
+                        spec = _generic(dest, facts)
+                        if dest == "config" or dest in taken or taken & set(spec.option_strings):
+                            continue
+                        out.append(spec)
+                        taken |= {dest, *spec.option_strings}
+        return tuple(out)
+    rows = [(dest, facts, "frontend" if part == "frontend" else "async" if dest in table["async_only"] else "engine")
+            for part in ("engine", "frontend") for dest, facts in table[part].items() if dest != "config"]
+    specs = []
+    for dest, facts, scope in sorted(rows, key=lambda r: int(r[1]["index"])):
+        spec = _BY_DEST.get(dest) or _generic(dest, facts)
+        off = tuple(facts.get("off") or ())
+        kind = facts["kind"] if facts["kind"] in ("bool", "store_true") else spec.kind
+        if kind != spec.kind and spec.kind in ("bool", "store_true"):
+            kind = facts["kind"]
+        default = facts.get("default")
+        specs.append(dataclasses.replace(
+            spec, names=tuple(n for n in facts["names"] if n not in off), off=off, kind=kind,
+            choices=None if facts.get("choices") is None else tuple(facts["choices"]),
+            deprecated=bool(facts.get("deprecated")),
+            default=default if not (isinstance(default, str) and default.startswith("<")) else spec.default,
+            vllm_type=facts.get("type"), vllm_type_name=facts.get("type_name"), scope=scope,
+            shown_as=tuple(facts.get("shown") or ())))
+    return tuple(specs)
 
 
 @functools.cache
@@ -451,11 +534,20 @@ _VLLM_SECTIONS = {
 }  # fmt: skip
 
 
-def known_flags() -> list[str]:
-    """Every flag spelling this parser accepts (long and short), plus the ``--no-`` forms."""
+@functools.cache
+def _known_flags() -> tuple[str, ...]:
     names = [n for s in FLAGS for n in s.names]
     names += [f"--no-{n[2:]}" for s in FLAGS if s.kind == "bool" for n in s.names]
-    return names
+    for path in sorted(DATA.glob("flags-*.json")):
+        table = vllm_flag_table(path.stem.removeprefix("flags-")) or {}
+        names += [n for part in ("engine", "frontend") for facts in table.get(part, {}).values()
+                  for n in facts["names"]]
+    return tuple(dict.fromkeys(names))
+
+
+def known_flags() -> list[str]:
+    """Every flag spelling postinit knows in any version (long and short), the ``--no-`` forms included."""
+    return list(_known_flags())
 
 
 # --------------------------------------------------------------------------- result
@@ -478,6 +570,8 @@ class ParsedArgs:
     """What vLLM logs while parsing and applying the flags (deprecated flags), in order."""
     quirks: list[str] = field(default_factory=list)
     """Flags vLLM accepts and then ignores: postinit's explanation, not a vLLM log."""
+    advice: list[str] = field(default_factory=list)
+    """postinit's own advice about the command line (vLLM says nothing): a note, never one of vLLM's records."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -492,6 +586,14 @@ class _Given:
     value: Any
 
 
+def _note(namespace: argparse.Namespace, dest: str, given: _Given) -> None:
+    """Record a flag as argparse meets it: its value (the last one wins) and, in order, every time it is given."""
+    setattr(namespace, dest, given)
+    seen = getattr(namespace, "_seen", None)
+    if seen is not None:
+        seen.append((dest, given))
+
+
 class _StoreGiven(argparse.Action):
     def __call__(
         self,
@@ -500,11 +602,7 @@ class _StoreGiven(argparse.Action):
         values: str | Sequence[Any] | None,
         option_string: str | None = None,
     ) -> None:
-        given = _Given(option_string or self.dest, values)
-        setattr(namespace, self.dest, given)
-        seen = getattr(namespace, "_seen", None)
-        if seen is not None:
-            seen.append((self.dest, given))
+        _note(namespace, self.dest, _Given(option_string or self.dest, values))
 
 
 class _BoolGiven(argparse.BooleanOptionalAction):
@@ -517,7 +615,24 @@ class _BoolGiven(argparse.BooleanOptionalAction):
     ) -> None:
         if option_string in self.option_strings:
             on = not (option_string or "").startswith("--no-")
-            setattr(namespace, self.dest, _Given(option_string or self.dest, on))
+            _note(namespace, self.dest, _Given(option_string or self.dest, on))
+
+
+class _SwitchGiven(argparse.Action):
+    """A ``bool`` flag with the exact spellings of a version's parser: ``off`` names the ones that switch it off."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, off: Collection[str] = (), **kwargs: Any) -> None:
+        self.off = frozenset(off)
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
+        _note(namespace, self.dest, _Given(option_string or self.dest, option_string not in self.off))
 
 
 class _TrueGiven(argparse.Action):
@@ -528,7 +643,108 @@ class _TrueGiven(argparse.Action):
         values: str | Sequence[Any] | None,
         option_string: str | None = None,
     ) -> None:
-        setattr(namespace, self.dest, _Given(option_string or self.dest, True))
+        _note(namespace, self.dest, _Given(option_string or self.dest, True))
+
+
+# vLLM's argparse types, as the version's parser table describes them (``optional(int)``, ``parse(loads)``, ...):
+# each converts the text as vLLM's does and fails as it does, so that argparse itself words the refusal exactly as
+# vLLM's parser (``invalid int value: 'x'``, ``Value x cannot be converted to <class 'int'>.``, the choices)
+
+_REPRS = {"int": "<class 'int'>", "float": "<class 'float'>", "str": "<class 'str'>", "bool": "<class 'bool'>",
+          "loads": "<function loads at 0x0>", "human_readable_int": "<function human_readable_int at 0x0>"}
+"""How vLLM's ``parse_type`` names the callable it wraps ("Value x cannot be converted to <class 'int'>."); the
+address of a function is the process's own (0x0 here)."""
+
+
+def _vllm_hrint(text: str, tera: bool = False, auto: bool = False) -> int:
+    """vLLM's ``human_readable_int`` (``_or_auto``: ``-1``/``auto`` is -1); a decimal with a binary suffix is
+    refused with vLLM's own text (``argparse.ArgumentTypeError``), anything else not an int with ``ValueError``."""
+    value = text.strip()
+    if auto and (value == "-1" or value.lower() == "auto"):
+        return -1
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT])", value)
+    if match:
+        number, suffix = match.groups()
+        decimal = {"k": 10**3, "m": 10**6, "g": 10**9, **({"t": 10**12} if tera else {})}
+        binary = {"K": 2**10, "M": 2**20, "G": 2**30, **({"T": 2**40} if tera else {})}
+        if suffix in decimal:
+            return int(float(number) * decimal[suffix])
+        if suffix in binary:
+            try:
+                return int(number) * binary[suffix]
+            except ValueError:
+                raise argparse.ArgumentTypeError(
+                    f"Decimals are not allowed with binary suffixes like {suffix}. Did you mean to use "
+                    f"{number}{suffix.lower()} instead?") from None
+    if len(value) > 32:
+        raise ValueError(value)
+    return int(value)
+
+
+def _loads(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(text) from None
+
+
+def _vllm_converter(desc: str, tera: bool = False) -> Callable[[str], Any] | None:
+    """The conversion vLLM's parser applies for a type description; None for one postinit does not know (or one
+    whose value a sub-config builds: the dataclass parsers, refused by postinit's own construction)."""
+    if desc.startswith("optional(") and desc.endswith(")"):
+        inner = _vllm_converter(f"parse({desc[9:-1]})" if not desc[9:].startswith("dataclass(") else desc[9:-1], tera)
+        if inner is None:
+            return None
+        return lambda text: None if text in ("", "None") else inner(text)
+    if desc.startswith("parse(") and desc.endswith(")"):
+        name = desc[6:-1]
+        wrapped = _vllm_converter(name, tera)
+        if wrapped is None:
+            return None
+        shown = _REPRS.get(name, "<function parse_type.<locals>._parse_type at 0x0>")
+
+        def parsed(text: str) -> Any:
+            try:
+                return wrapped(text)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"Value {text} cannot be converted to {shown}.") from None
+
+        return parsed
+    if desc == "union_dict_and_str":
+        loads = _vllm_converter("optional(loads)", tera)
+        assert loads is not None
+        return lambda text: loads(text) if _LOOKS_LIKE_A_DICT.match(text) else text
+    simple: dict[str, Callable[[str], Any]] = {
+        "str": str, "int": _int_text, "float": float, "bool": bool, "loads": _loads,
+        "human_readable_int": functools.partial(_vllm_hrint, tera=tera),
+        "human_readable_int_or_auto": functools.partial(_vllm_hrint, tera=tera, auto=True),
+    }
+    return simple.get(desc)
+
+
+def _int_text(text: str) -> int:
+    if len(text.strip()) > 32:  # int() of a 5000-digit text is slow; vLLM takes it, postinit refuses it later
+        return 0
+    return int(text)
+
+
+def _vllm_type(spec: FlagSpec, tera: bool) -> Callable[[str], str] | None:
+    """An argparse ``type`` that refuses a value as vLLM's parser does (its type, then its choices) and keeps the
+    text (postinit converts it afterwards, into its own types)."""
+    convert = _vllm_converter(spec.vllm_type, tera) if spec.vllm_type else (lambda text: text)
+    if convert is None and spec.choices is None:
+        return None
+    choices = spec.choices
+
+    def check(text: str) -> str:
+        value = convert(text) if convert is not None else text
+        if choices is not None and value not in choices:
+            raise argparse.ArgumentTypeError(
+                f"invalid choice: {value!r} (choose from {', '.join(repr(c) for c in choices)})")
+        return text
+
+    check.__name__ = spec.vllm_type_name or spec.vllm_type or "str"
+    return check
 
 
 class _Parser(argparse.ArgumentParser):
@@ -549,18 +765,33 @@ class _Parser(argparse.ArgumentParser):
 
 
 @functools.cache
-def _build_parser(version: str = "") -> _Parser:
-    """The flag parser of a version's spellings, built once per process (parsing never changes it)."""
+def _build_parser(version: str = "", scope: str = "frontend") -> _Parser:
+    """The flag parser of a version, built once per process (parsing never changes it).
+
+    With the version's parser table its flags are exactly that parser's (``scope``: ``frontend`` = ``vllm serve``,
+    ``async`` = AsyncEngineArgs, ``engine`` = EngineArgs: ``LLM(...)`` and the other usage contexts), spelled and
+    typed as there; without one, postinit's union table."""
     parser = _Parser(prog="vllm serve", add_help=False, exit_on_error=False)
+    table = vllm_flag_table(version)
+    tera = table is not None and str(table.get("vllm", "")) >= "0.12"  # 0.34.0's human_readable_int knows T/t
+    allowed = {"frontend": {"engine", "async", "frontend"}, "async": {"engine", "async"}, "engine": {"engine"}}[scope]
     for spec in flags_for(version):
+        if table is not None and spec.scope not in allowed:
+            continue
         kwargs: dict[str, Any] = {"dest": spec.dest, "default": None}
         if spec.kind == "bool":
-            parser.add_argument(*spec.names, action=_BoolGiven, **kwargs)
+            if table is not None:
+                parser.add_argument(*spec.option_strings, action=_SwitchGiven, off=spec.off or (), **kwargs)
+            else:
+                parser.add_argument(*spec.names, action=_BoolGiven, **kwargs)
         elif spec.kind == "store_true":
             parser.add_argument(*spec.names, action=_TrueGiven, nargs=0, **kwargs)
-        elif spec.kind in ("list_int", "list_str"):
-            parser.add_argument(*spec.names, action=_StoreGiven, nargs="+", **kwargs)
         else:
+            check = _vllm_type(spec, tera) if table is not None else None
+            if check is not None:
+                kwargs["type"] = check
+            if spec.kind in ("list_int", "list_str"):
+                kwargs["nargs"] = "+"
             parser.add_argument(*spec.names, action=_StoreGiven, **kwargs)
     return parser
 
@@ -594,19 +825,22 @@ def _normalise(args: list[str], level: bool = False) -> list[str]:
     return out
 
 
-def _merge(
-    original: dict[str, Any], update: dict[str, Any], prefix: str, duplicates: list[str]
-) -> None:
-    """vLLM's recursive update: dicts merge, lists concatenate, repeated scalars are noted."""
+def _merge(original: dict[str, Any], update: dict[str, Any]) -> PySet:
+    """vLLM's recursive update: dicts merge, lists concatenate, a repeated scalar key is a duplicate.
+
+    The duplicates come back as the ``set`` vLLM builds (its table order is the order of its warning's text)."""
+    duplicates = PySet()
     for key, value in update.items():
         if isinstance(value, dict) and isinstance(original.get(key), dict):
-            _merge(original[key], value, f"{prefix}{key}.", duplicates)
+            nested = _merge(original[key], value)
+            duplicates.update(PySet(f"{key}.{d}" for d in nested))
         elif isinstance(value, list) and isinstance(original.get(key), list):
             original[key] = original[key] + value
         else:
             if key in original:
-                duplicates.append(prefix + key)
+                duplicates.add(key)
             original[key] = value
+    return duplicates
 
 
 @dataclass
@@ -622,7 +856,7 @@ def _pull_dotted(
     rest: list[str] = []
     dotted: dict[str, _Dotted] = {}
     order: list[str] = []
-    duplicates: list[str] = []
+    duplicates = PySet()
     skip = False
     for i, arg in enumerate(args):
         if skip:
@@ -673,7 +907,7 @@ def _pull_dotted(
         slot = dotted.setdefault(spec.dest, _Dotted())
         if spec.dest not in order:
             order.append(spec.dest)
-        _merge(slot.values, nested, f"{flag}.", duplicates)
+        duplicates.update(PySet(f"{flag}.{d}" for d in _merge(slot.values, nested)))
         slot.texts[".".join(keys)] = text
     if duplicates:
         warnings.append(f"Found duplicate keys {', '.join(duplicates)}")
@@ -734,10 +968,33 @@ def _scalar(spec: FlagSpec, option: str, raw: str) -> Any:
 _LOOKS_LIKE_A_DICT = re.compile(r"(?s)^\s*{.*}\s*$")
 
 
+_STRING_REFUSED: dict[str, tuple[str, str]] = {"model_config.hf_overrides": ("ModelConfig", "hf_overrides")}
+"""``union_dict_and_str`` flags whose config field takes no string: (class, field). vLLM's parser keeps a value
+that does not look like ``{...}`` as text, and building the config (create_model_config) refuses it."""
+
+
+def _string_refused(spec: FlagSpec, option: str, raw: str) -> InvalidValueError:
+    """pydantic's refusal of a text where the field takes a dict or a callable, worded by pydantic itself."""
+    import pydantic
+
+    cls, name = _STRING_REFUSED[spec.target]
+    model = pydantic.create_model(cls, **{name: (dict[str, Any] | Callable[..., Any], ...)})  # type: ignore[call-overload]
+    try:
+        model(**{name: raw})
+        text = ""
+    except pydantic.ValidationError as exc:
+        text = str(exc)
+    return InvalidValueError(f"{option}: {show(raw)} is not a JSON object; vLLM keeps it as text and {cls} refuses "
+                             f"it ({name} takes an object)", path=spec.target, value=raw,
+                             stage="create_engine_config", error="ValidationError", vllm_message=text)
+
+
 def _json(spec: FlagSpec, option: str, raw: str) -> Any:
     if spec.optional and raw in ("", "None"):
         return None
     check_text(raw, option)
+    if spec.dict_or_str and spec.target in _STRING_REFUSED and not _LOOKS_LIKE_A_DICT.match(raw):
+        raise _string_refused(spec, option, raw)
     if spec.builds is not None:
         # vLLM's parser builds the sub-config from the text on the spot: a field it refuses is an ArgumentError
         refused = refusal(schema_class(spec.builds), json_text=raw)
@@ -890,7 +1147,7 @@ it raises an :class:`~postinit.errors.InputError` when vLLM's parser would refus
 
 def parse_vllm_args(
     argv: str | Sequence[str], *, allow_files: bool = True, construct: Construct | None = None,
-    absent: Collection[str] = (), version: str = "",
+    absent: Collection[str] = (), version: str = "", scope: str = "frontend",
 ) -> ParsedArgs:
     """Parse a ``vllm serve`` command line into a :class:`ParsedArgs` (nested input dict).
 
@@ -898,7 +1155,9 @@ def parse_vllm_args(
     ``vllm serve MODEL ...`` or ``python -m vllm.entrypoints.openai.api_server ...`` prefix
     is dropped. ``allow_files=False`` refuses ``--config FILE`` (the HTTP service).
     ``absent`` names the flags (argparse destinations) the modelled vLLM ``version`` does
-    not have: its parser refuses them as unrecognized.
+    not have: its parser refuses them as unrecognized. ``scope`` is the parser: ``frontend``
+    (``vllm serve``: the server's flags too), ``async`` (AsyncEngineArgs) or ``engine``
+    (EngineArgs: ``LLM(...)`` and the other usage contexts).
 
     Failures come in vLLM's order: argparse converts every value as it meets it (the dotted
     keys last, as one JSON value per flag), and a JSON-valued flag whose sub-config vLLM builds
@@ -926,7 +1185,7 @@ def parse_vllm_args(
                                     "(nested) or its flags in 'argv' instead", path="argv", value=None)
         file_name = args[index + 1]
         loaded = read_config_file(file_name)
-        result.warnings.extend(loaded.warnings)
+        result.advice.extend(loaded.warnings)  # postinit's remarks on the file: vLLM ignores silently
         if loaded.argv is not None:
             # the file's flags go first: the command line wins
             args = loaded.argv + args[:index] + args[index + 2 :]
@@ -942,22 +1201,27 @@ def parse_vllm_args(
     seen: list[tuple[str, _Given]] = []
     """Every value argparse converts, in the order it converts them (a repeated flag each time)."""
     unknown: list[str] = []
+    if version in _DISABLE_LOG_REQUESTS_NOTE and "--disable-log-requests" in args:
+        result.warnings.append("argument '--disable-log-requests' is deprecated and replaced with "
+                               "'--enable-log-requests'. This will be removed in v0.12.0.")
     if args:  # nothing left to parse gives only the parser's None defaults: skip building it (~7 ms)
-        parser = _build_parser(version)
+        parser = _build_parser(version, scope)
         try:
             namespace, unknown = parser.parse_known_args(args, argparse.Namespace(_seen=seen))
         except argparse.ArgumentError as exc:
             message = str(exc)
             if "ambiguous option" in message or "unrecognized" in message:
                 parser.error(message)
-            raise InputError(message.replace("\n", " ")) from None
+            spec = next((f for f in by_dest.values() if f.shown == exc.argument_name), None)
+            raise InvalidValueError(f"{message.replace(chr(10), ' ')}", path=spec.target if spec else None,
+                                    stage="parse", error="ArgumentError", vllm_message=message) from None
         given = {dest: value for dest, value in vars(namespace).items() if isinstance(value, _Given)}
     # dotted keys: vLLM appends them as one JSON flag after everything else, so
     # they replace a JSON value given for the same flag.
     for dest in dotted_order:
         spec = by_dest[dest]
         if dest in given:
-            result.warnings.append(
+            result.advice.append(
                 f"{spec.names[0]} was given both as JSON and as dotted keys; vLLM keeps only the dotted keys and drops the JSON"
             )
         given[dest] = _Given(
@@ -969,6 +1233,9 @@ def parse_vllm_args(
     converted: dict[str, tuple[Any, str]] = {}
     missing: list[str] = []
     """Flags of the union table this version's parser does not have: unknown to it."""
+    deferred: InputError | None = None
+    """A refusal of building a config from a flag's value (after parsing: create_engine_config), kept until the
+    parser has refused what it refuses."""
     for dest, item in seen:
         if dest == "model":
             continue
@@ -977,7 +1244,13 @@ def parse_vllm_args(
             missing += [item.option, *(x for x in raw if isinstance(x, str))]
             continue
         spec = by_dest[dest]
-        value, text = _convert(spec, item)
+        try:
+            value, text = _convert(spec, item)
+        except InputError as e:
+            if e.stage != "create_engine_config":
+                raise
+            deferred = deferred or e
+            continue
         if construct is not None and spec.builds is not None and value is not None:
             construct(spec, value)
         converted[dest] = (value, text)  # a repeated flag: the last value wins, as in argparse
@@ -987,7 +1260,9 @@ def parse_vllm_args(
         raise UnknownFlagError(f"unknown flag '{flag}': vLLM {version or 'at this version'} has no such flag",
                                value=flag, stage="parse", error="ArgumentError", vllm_message=vllm)
     if unknown:
-        _refuse_unknown(unknown)
+        _refuse_unknown(unknown, version)
+    if deferred is not None:
+        raise deferred
 
     model = positional
     if "model" in given:
@@ -1058,12 +1333,20 @@ def parse_vllm_args(
     return result
 
 
-def _refuse_unknown(unknown: list[str]) -> NoReturn:
+_DISABLE_LOG_REQUESTS_NOTE = ("d7fb10c57", "0.11.1")
+"""Versions whose parser warns whenever ``--disable-log-requests`` is given (FlexibleArgumentParser.parse_known_args)."""
+
+
+def _refuse_unknown(unknown: list[str], version: str = "") -> NoReturn:
     """Arguments no flag takes: vLLM's parser names them all (after converting everything else)."""
     vllm = f"unrecognized arguments: {' '.join(unknown)}"
     first = unknown[0]
     if first.startswith("-"):
         flag = first.split("=", 1)[0]
+        if version and flag in known_flags():
+            why = f"vLLM {version} has no such flag (another version's parser has it)"
+            raise UnknownFlagError(f"unknown flag '{flag}': {why}", value=flag, stage="parse", error="ArgumentError",
+                                   vllm_message=vllm)
         raise UnknownFlagError(f"unknown flag '{flag}'.{did_you_mean(flag, known_flags())}", value=flag,
                                stage="parse", error="ArgumentError", vllm_message=vllm)
     raise InputError(
@@ -1125,9 +1408,9 @@ def _apply_engine_args(
             "structured_outputs_config.backend keeps its value")
     # create_model_config: the deprecated multimodal flags rewrite their replacements
     if result.extra.get("disable_mm_preprocessor_cache"):
-        result.extra["mm_processor_cache_gb"] = 0
+        _set(config, "model_config.mm_processor_cache_gb", 0)
     if result.extra.get("enable_multimodal_encoder_data_parallel"):
-        result.extra["mm_encoder_tp_mode"] = "data"
+        _set(config, "model_config.mm_encoder_tp_mode", "data")
 
     # LoRA: the config exists only with --enable-lora
     enable_lora = bool(result.extra.get("enable_lora"))
@@ -1141,7 +1424,7 @@ def _apply_engine_args(
         dropped = config.pop("lora_config")
         for key in dropped:
             result.flags.pop(f"lora_config.{key}", None)
-        result.warnings.append(
+        result.advice.append(
             f"{', '.join(sorted(set(lora_given)))} without --enable-lora: no LoRA config is created, so these flags have no effect"
         )
 

@@ -40,6 +40,7 @@ __all__ = [
     "catalog_id",
     "list_catalog",
     "load_model",
+    "with_hf_overrides",
 ]
 
 CATALOG_DIR = Path(__file__).resolve().parent.parent / "catalog"
@@ -196,8 +197,11 @@ def _build(
     tokenizer_origin: str | None,
     st_origin: str | None,
     note: str = "",
+    patch: bool = True,
 ) -> LoadedModel:
     raw = plain_copy(raw, origin)
+    if patch:
+        _patch_rope(raw)  # get_config patches rope scaling as it loads config.json
     problem = hf_size_problem(raw, origin)
     if problem is not None:
         raise InvalidValueError(problem[1], path=problem[0], value=None)
@@ -453,3 +457,86 @@ def _catalog_entries() -> tuple[CatalogEntry, ...]:
             )
         )
     return tuple(entries)
+
+
+# --------------------------------------------------------------------------- hf_overrides
+
+
+_PLAIN_DICT_KEYS = frozenset({"quantization_config", "compression_config", "rope_scaling"})
+"""config.json objects transformers keeps as plain dicts (not nested ``PretrainedConfig`` objects)."""
+
+
+def _patch_rope(config: dict[str, Any]) -> None:
+    """vLLM's ``patch_rope_scaling`` on config.json's content: a legacy ``type`` also becomes ``rope_type``, ``su``
+    is ``longrope``, ``mrope`` is ``default`` (the text sub-config too)."""
+    for key in _TEXT_CONFIG_KEYS:
+        if isinstance(config.get(key), dict):
+            _patch_rope(config[key])
+    rope = config.get("rope_scaling")
+    if not isinstance(rope, dict):
+        return
+    if "rope_type" not in rope and "type" in rope:
+        rope["rope_type"] = rope["type"]
+    kind = rope.get("rope_type")
+    if kind == "su":
+        rope["rope_type"] = "longrope"
+    elif kind == "mrope" and "mrope_section" in rope:
+        rope["rope_type"] = "default"
+
+
+def _update_nested(target: dict[str, Any], updates: Mapping[str, Any]) -> None:
+    """``ModelConfig._update_nested``: dicts merge key by key, any other value replaces."""
+    for key, value in updates.items():
+        if isinstance(value, Mapping) and isinstance(target.get(key), dict):
+            _update_nested(target[key], value)
+        else:
+            target[key] = value
+
+
+def _origin(sources: Mapping[str, str], prefix: str) -> str | None:
+    for key, where in sources.items():
+        if key.startswith(prefix):
+            return where.rsplit(":", 1)[0]
+    return None
+
+
+def with_hf_overrides(model: LoadedModel, overrides: Mapping[str, Any] | None, *, rope_scaling: Any = None,
+                      rope_theta: Any = None, flag: str = "hf_overrides") -> LoadedModel:
+    """The model's facts with ``hf_overrides`` applied as ``ModelConfig.__post_init__`` applies them.
+
+    Flat values (and the seed's ``--rope-scaling`` / ``--rope-theta``) go through ``config.update`` before vLLM
+    patches rope scaling; dict values after it, unpatched: into a nested config (``text_config``, ...) key by
+    key, otherwise set as they are (a ``rope_scaling`` with only the legacy ``type`` key stays without
+    ``rope_type``, which vLLM's max-length check then indexes). ``flag`` names the input in the facts'
+    provenance."""
+    overrides = dict(overrides or {})
+    if not overrides and not rope_scaling and rope_theta is None:
+        return model
+    raw = json.loads(json.dumps(model.raw))
+    flat = {k: v for k, v in overrides.items() if not isinstance(v, Mapping)}
+    nested = {k: v for k, v in overrides.items() if isinstance(v, Mapping)}
+    if rope_scaling:
+        flat["rope_scaling"] = dict(rope_scaling)
+    if rope_theta is not None:
+        flat["rope_theta"] = rope_theta
+    raw.update(json.loads(json.dumps(flat)))
+    _patch_rope(raw)
+    for key, value in json.loads(json.dumps(nested)).items():
+        target = raw.get(key)
+        if isinstance(target, dict) and key.endswith("_config") and key not in _PLAIN_DICT_KEYS:
+            _update_nested(target, value)
+        else:
+            raw[key] = value
+    origin = _origin(model.sources, "hf_config.") or "config.json"
+    built = _build(model.name, raw, origin, model.path, model.tokenizer_config, model.sentence_transformers,
+                   _origin(model.sources, "tokenizer_config.") or "tokenizer_config.json",
+                   _origin(model.sources, "sentence_transformers."), note=model.note, patch=False)
+    changed = {*flat, *nested}
+    sources = dict(built.sources)
+    for key in sources:
+        head = key.split(".", 2)
+        if len(head) > 1 and head[0] in ("hf_config", "hf_text_config") and head[1] in changed:
+            sources[key] = flag
+    return LoadedModel(name=built.name, hf_config=built.hf_config, raw=built.raw, hf_text_config=built.hf_text_config,
+                       sources=sources, path=built.path, tokenizer_config=built.tokenizer_config,
+                       sentence_transformers=built.sentence_transformers, note=built.note)

@@ -65,7 +65,7 @@ if [ -d "$GOLDEN/expected-0.34.0" ] && [ -d "$GOLDEN/cases-0.34.0" ]; then
         [ -f "$c" ] && smoke+=("$c")
     done
     if [ "${#smoke[@]}" -gt 0 ]; then
-        "$VENV/bin/python" "$HERE/vllm_oracle.py" --check "$GOLDEN/expected-0.34.0" "${smoke[@]}"
+        PYTHONHASHSEED=0 "$VENV/bin/python" "$HERE/vllm_oracle.py" --check "$GOLDEN/expected-0.34.0" "${smoke[@]}"
     fi
 fi
 echo "== done: $VENV ($(du -sh "$VENV" | cut -f1))"

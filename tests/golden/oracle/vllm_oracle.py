@@ -1444,4 +1444,8 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
+    # Some vLLM log texts join a set ("Found duplicate keys ..."): their order follows str hashes, so every
+    # oracle run hashes with PYTHONHASHSEED=0 (the golden answers were recorded so). Re-run under it if unset.
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
     sys.exit(main())

@@ -1,0 +1,186 @@
+"""The kinds of fidelity miss issue 30 lists, each as a behaviour (the golden x### cases hold the exact records)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+import postinit
+from postinit.engine import Violation
+from postinit.rules._kit import state
+from postinit.rules.parallel import external_launcher_dp_rank
+from postinit.rules.speculative import plain_draft_model_refused
+from postinit.schema.loaders._pyset import PySet, str_hash
+from postinit.schema.loaders.argv import parse_vllm_args
+from tests.golden.corpus import MODELS_DIR
+
+LLAMA = str(MODELS_DIR / "llama")
+ROPE2 = json.dumps({"rope_scaling": {"rope_type": "dynamic", "factor": 2.0}})
+
+
+def _messages(r: postinit.Resolution) -> list[str]:
+    return [line for e in r.trace.fired if e.message for line in e.message.splitlines()]
+
+
+# ------------------------------------------------------------------------------------------- usage contexts
+
+
+@pytest.mark.parametrize(("usage", "context", "version"), [
+    ("engine", "ENGINE_CONTEXT", "0.11.1"), ("none", "None", "0.11.1"), ("batch", "OPENAI_BATCH_RUNNER", "0.11.1"),
+])
+def test_usage_context_in_the_batch_default_records(usage: str, context: str, version: str) -> None:
+    """An engine built from EngineArgs without a context of its own is ENGINE_CONTEXT; a bare create_engine_config()
+    has none (0.11.1 prints both in its batch-default records)."""
+    r = postinit.resolve(argv=[LLAMA], usage=usage, vllm_version=version)  # type: ignore[arg-type]
+    assert f"Defaulting max_num_seqs to 128 for {context} usage context." in _messages(r)
+
+
+# ------------------------------------------------------------------------------------------- advice and notes
+
+
+def test_advice_is_a_note_never_a_vllm_record() -> None:
+    """postinit's own advice (JSON and dotted keys for one flag) is an ``advice`` note; vLLM logged nothing."""
+    r = postinit.resolve(argv=[LLAMA, "-O", '{"mode": 3}', "-O.cudagraph_mode=PIECEWISE"])
+    kinds = {n.kind for n in r.notes if "dotted keys" in n.message}
+    assert kinds == {"advice"}
+
+
+def test_parse_time_records_survive_an_earlier_failure() -> None:
+    """A JSON-valued flag's sub-config logs while vLLM parses: when create_engine_config then fails, those records
+    are still said (a ``parse_log`` note), and only then."""
+    argv = [LLAMA, "-O", '{"pass_config": {"enable_fusion": true}}']
+    failed = postinit.resolve(argv=[*argv, "--data-parallel-hybrid-lb"])
+    assert not failed.ok and failed.error is not None and failed.error.stage == "create_engine_config"
+    said = [n for n in failed.notes if n.kind == "parse_log"]
+    assert [n.level for n in said] == ["warning"] and "reshape elimination disabled" in said[0].message
+    assert not [n for n in postinit.resolve(argv=argv).notes if n.kind == "parse_log"]
+
+
+# ------------------------------------------------------------------------------------------- duplicate keys
+
+
+def test_duplicate_keys_in_vllms_set_order() -> None:
+    """"Found duplicate keys" joins a set: its order is CPython's for PYTHONHASHSEED=0, the oracle's seed."""
+    parsed = parse_vllm_args(["m", "-O.mode=3", "-O.backend=inductor", "-O.cudagraph_mode=FULL", "-O.mode=1",
+                              "-O.backend=eager", "-O.cudagraph_mode=NONE"])
+    assert parsed.warnings == ["Found duplicate keys -O.backend, -O.mode, -O.cudagraph_mode"]
+
+
+def test_pyset_is_cpythons_layout() -> None:
+    """The hash is SipHash-1-3 with a zero key, the table CPython's (measured against PYTHONHASHSEED=0 runs)."""
+    assert str_hash("a") == 4644417185603328019 and str_hash("-O.mode") == -207060522560819103
+    assert str_hash("") == 0
+    rng = random.Random(7)
+    items = ["-O." + "".join(rng.choice("abcdef_.") for _ in range(rng.randint(1, 9))) for _ in range(30)]
+    ours = PySet(items)
+    assert sorted(ours) == sorted(set(items)) and len(ours) == len(set(items))
+    merged = PySet(items[:5])
+    merged.update(PySet(items[5:]))
+    assert sorted(merged) == sorted(set(items))
+
+
+# ------------------------------------------------------------------------------------------- earlier errors
+
+
+@pytest.mark.parametrize(("rank", "expected"), [(None, "'RANK'"), ("x", "invalid literal"), ("3", 1)])
+def test_external_launcher_takes_the_dp_rank_from_rank(rank: str | None, expected: str | int) -> None:
+    """An external launcher with DP reads RANK: unset is a KeyError, a non-number a ValueError, else RANK // (TP x PP)."""
+    env = {} if rank is None else {"RANK": rank}
+    out = external_launcher_dp_rank(state({"parallel_config.distributed_executor_backend": "external_launcher",
+                                           "parallel_config.data_parallel_size": 2, "parallel_config.world_size": 4},
+                                          env=env))
+    if isinstance(expected, str):
+        assert isinstance(out, Violation) and out.message.startswith(expected)
+    else:
+        assert out is not None and out.changes == {"parallel_config.data_parallel_rank": expected}  # type: ignore[union-attr]
+
+
+def test_external_launcher_without_rank_fails_in_parallel_config() -> None:
+    """vLLM raises the KeyError while building the ParallelConfig, before anything later is checked."""
+    r = postinit.resolve(argv=[LLAMA, "--distributed-executor-backend", "external_launcher", "-dp", "2"])
+    assert r.error is not None and (r.error.type, r.error.stage, r.error.wrapped_by) == (
+        "KeyError", "parallel_config", None)
+
+
+# ------------------------------------------------------------------------------------------- speculation
+
+
+@pytest.mark.parametrize(("spec", "refused"), [
+    ({"model": "some/draft"}, True), ({"method": "draft_model", "model": "d"}, True),
+    ({"method": "eagle", "model": "d"}, False), ({"model": "ngram"}, False), ({"method": "mtp", "model": "d"}, True),
+])
+def test_plain_draft_models_are_refused(spec: dict[str, str], refused: bool) -> None:
+    """A draft model that is no EAGLE head or MTP layer is "draft_model", which this SpeculativeConfig refuses."""
+    out = plain_draft_model_refused(state({"speculative_config": True,
+                                           **{f"speculative_config.{k}": v for k, v in spec.items()}}))
+    assert isinstance(out, Violation) is refused
+    if refused:
+        assert out.error == "NotImplementedError"  # type: ignore[union-attr]
+
+
+# ------------------------------------------------------------------------------------------- hf_overrides
+
+
+def test_hf_overrides_rope_scaling_doubles_max_model_len() -> None:
+    """Dynamic rope scaling of factor 2 in hf_overrides doubles the 4096 positions; the seed's budget follows."""
+    r = postinit.resolve({"model_config": {"model": LLAMA, "hf_overrides": json.loads(ROPE2)}})
+    assert r.get("model_config.max_model_len") == 8192
+    assert r.get("scheduler_config.max_num_batched_tokens") == 8192
+    assert postinit.resolve(argv=[LLAMA, "--hf-overrides", ROPE2]).get("model_config.max_model_len") == 8192
+
+
+def test_hf_overrides_legacy_type_key_is_not_patched() -> None:
+    """A dict-valued override is set after vLLM patches rope scaling: a legacy ``type`` key alone is a KeyError."""
+    r = postinit.resolve(argv=[LLAMA, "--hf-overrides",
+                               json.dumps({"rope_scaling": {"type": "dynamic", "factor": 2.0}})])
+    assert r.error is not None and (r.error.type, r.error.message, r.error.stage) == (
+        "KeyError", "'rope_type'", "model_config")
+
+
+def test_hf_overrides_as_text_is_refused_by_model_config() -> None:
+    """A value that is no JSON object stays text in vLLM's parser, and ModelConfig refuses it (pydantic's words)."""
+    with pytest.raises(postinit.InputError) as e:
+        postinit.resolve(argv=[LLAMA, "--hf-overrides", "{bad"])
+    assert (e.value.stage, e.value.error) == ("create_engine_config", "ValidationError")
+    assert e.value.vllm_message is not None and e.value.vllm_message.startswith("2 validation errors for ModelConfig")
+
+
+# ------------------------------------------------------------------------------------------- model facts
+
+
+def test_multimodal_arguments_are_model_config_fields() -> None:
+    """ModelConfig's multimodal InitVars are accepted (vLLM passes them to the MultiModalConfig of a multimodal
+    class; other models ignore them)."""
+    r = postinit.resolve({"model_config": {"model": LLAMA, "mm_encoder_attn_backend": "TORCH_SDPA"}})
+    assert r.ok and r.get("model_config.multimodal_config") is None
+
+
+def test_awq_checkpoints_run_with_marlin_on_ampere_and_newer() -> None:
+    """An AWQ checkpoint on sm80+ CUDA is converted to awq_marlin (logged); on CPU it is IPEX's."""
+    awq = str(MODELS_DIR / "llama_awq")
+    r = postinit.resolve(argv=[awq], platform="h100")
+    assert r.ok and r.get("model_config.quantization") == "awq_marlin"
+    assert "The model is convertible to awq_marlin during runtime. Using awq_marlin kernel." in _messages(r)
+    cpu = postinit.resolve(argv=[awq], platform="cpu", env={"VLLM_CPU_KVCACHE_SPACE": "4"})
+    assert cpu.get("model_config.quantization") == "ipex" and cpu.get("quant_config.class_name") == "IPEXConfig"
+
+
+def test_cascade_attention_off_is_said_for_every_hybrid_model() -> None:
+    """vLLM logs turning cascade attention off for a hybrid model even when it was off already."""
+    r = postinit.resolve(argv=[str(MODELS_DIR / "jamba"), "--disable-cascade-attn"])
+    assert "Disabling cascade attention since it is not supported for hybrid models." in _messages(r)
+
+
+def test_every_documented_oracle_run_pins_the_hash_seed() -> None:
+    """Each oracle command the project documents runs with PYTHONHASHSEED=0 (vLLM joins sets into some texts)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    for doc in (root / "tests/golden/oracle_cli.md", root / "tests/golden/oracle/README.md"):
+        for line in doc.read_text().splitlines():
+            if ("vllm_oracle.py" in line or "flags_dump.py" in line) and "bin/python" in line:
+                assert "PYTHONHASHSEED=0" in line, (doc.name, line)
+    oracle = (root / "tests/golden/oracle/vllm_oracle.py").read_text()
+    assert '"PYTHONHASHSEED": "0"' in oracle  # the 0.34.0 oracle re-runs itself under it
