@@ -207,17 +207,28 @@ def _inputs(
     flags first, the command line wins).
     """
     argv = list(extra)
+    if argv and any(ch.isspace() for ch in argv[0]) and not _exists(argv[0]):
+        argv[:1] = as_argv(argv[0], "the pasted command line")  # a whole line pasted in quotes
     nested: dict[str, Any] | None = None
+    sources: dict[str, str] = {}
     if config is not None:
         loaded = read_config_file(config)
         if loaded.nested is not None:
             nested = loaded.nested
+            sources = {p: s for p in loaded.lines if (s := loaded.source(p)) is not None}
         else:
             argv += ["--config", str(config)]
     return Request.build(
         nested, model=model, argv=argv, platform=platform, env=_env(env), semantics=semantics.value,
-        usage=usage.value if usage else None, vllm_version=vllm_version,
+        usage=usage.value if usage else None, vllm_version=vllm_version, sources=sources,
     )
+
+
+def _exists(path: str) -> bool:
+    try:
+        return Path(path).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _depth(text: str | None) -> int | None:
