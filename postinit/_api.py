@@ -255,7 +255,7 @@ def _field_adapter(name: str) -> TypeAdapter[Any]:
     validators (the field's ``Annotated`` metadata) included."""
     info = VllmConfig.__pydantic_fields__[name]  # type: ignore[attr-defined]
     if info.metadata:
-        return TypeAdapter(Annotated[(info.annotation, *info.metadata)])  # type: ignore[misc]
+        return TypeAdapter(Annotated[(info.annotation, *info.metadata)])  # type: ignore[arg-type]
     return TypeAdapter(info.annotation)
 
 

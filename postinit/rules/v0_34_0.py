@@ -25,9 +25,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
+from postinit.rules.delta import patch
 from postinit.rules.models import PAGE_READS, head_size, total_num_kv_heads
 from postinit.rules.verify import num_experts
-from postinit.rules.delta import patch
 from postinit.rules.versions import Delta
 from postinit.schema import CompilationMode, CUDAGraphMode
 
