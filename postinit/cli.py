@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
+import typer.core
 from pydantic import TypeAdapter, ValidationError
 
 import postinit
@@ -92,8 +93,49 @@ class LogFormat(enum.StrEnum):
     json = "json"
 
 
+try:  # typer vendors click (typer._click); older typer used click itself
+    from typer._click import exceptions as _click_errors
+except ImportError:  # pragma: no cover
+    from click import exceptions as _click_errors  # type: ignore[no-redef]
+
+
+class _OneLineErrors(typer.core.TyperGroup):
+    """Typer's own usage errors (a missing argument, a bad ``--format``) as one ``error:`` line, exit 2.
+
+    Typer draws them in a box under the usage text; every other bad input is one line, and so are these.
+    ``postinit`` alone still prints the help (and exits 2).
+    """
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        try:
+            rv = super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False,
+                              **extra)
+        except _click_errors.NoArgsIsHelpError as e:
+            if not standalone_mode:
+                raise
+            typer.echo(e.ctx.get_help() if e.ctx is not None else "", err=False)
+            sys.exit(2)
+        except _click_errors.UsageError as e:
+            if not standalone_mode:
+                raise
+            where = e.ctx.command_path if e.ctx is not None else "postinit"
+            text = " ".join(e.format_message().split()).replace("Value error, ", "").rstrip(".")
+            typer.echo(f"error: {text[:1].lower() + text[1:]} (see {where} --help)", err=True)
+            sys.exit(2)
+        except typer.Abort:
+            if not standalone_mode:
+                raise
+            typer.echo("error: aborted", err=True)
+            sys.exit(1)
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
 app = typer.Typer(
     name="postinit",
+    cls=_OneLineErrors,
     help=(
         "See [bold]why[/] your vLLM config ends up the way it does — offline, with the flags you pass "
         "to [cyan]vllm serve[/].\n\n"

@@ -171,3 +171,18 @@ def test_config_mode_is_named(tmp_path: Path) -> None:
     assert "usage serve" in res.stdout.splitlines()[0] and "config mode" not in res.stdout
     notes = postinit.resolve({"scheduler_config": {"max_num_seqs": 64}}).notes
     assert [n.kind for n in notes if n.kind == "mode"] == ["mode"]
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["resolve", "--platform"], "option '--platform' requires an argument"),
+    (["why"], "missing argument 'path'"),
+    (["resolve", "--format", "xx"], "'xx' is not one of 'text', 'json', 'yaml', 'md', 'html'"),
+    (["nope"], "no such command 'nope'"),
+])
+def test_typers_own_usage_errors_are_one_line(args: list[str], says: str) -> None:
+    """Typer drew these in a box under the usage text; like every other bad input they are one error line, exit 2."""
+    res = run(*args)
+    assert res.exit_code == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and says in lines[0], res.stderr
+    assert "--help" in lines[0] and "╭" not in res.stderr
