@@ -15,7 +15,7 @@ import io
 import json
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
@@ -106,11 +106,12 @@ class _OneLineErrors(typer.core.TyperGroup):
     ``postinit`` alone still prints the help (and exits 2).
     """
 
-    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
-             standalone_mode: bool = True, **extra: Any) -> Any:
+    def main(self, args: "Sequence[str] | None" = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True, windows_expand_args: bool = True,
+             **extra: Any) -> Any:
         try:
             rv = super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False,
-                              **extra)
+                              windows_expand_args=windows_expand_args, **extra)
         except _click_errors.NoArgsIsHelpError as e:
             if not standalone_mode:
                 raise
