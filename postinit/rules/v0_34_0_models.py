@@ -151,9 +151,7 @@ def attn_type(c: Mapping[str, Any]) -> RuleResult:
         return None
     info = mc.resolved_info(c)
     if c["model_config.pooler_config"]:
-        if info is not None and info.seq_pooling_type == "CLS":
-            kind = "encoder_only"
-        elif c[_H + "is_causal"] is False:
+        if (info is not None and info.seq_pooling_type == "CLS") or c[_H + "is_causal"] is False:
             kind = "encoder_only"
         else:
             kind = info.attn_type if info is not None else "decoder"
