@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
+from postinit.engine import Outcome, RuleResult, Violation, first_match, rule, sequence
 from postinit.rules.delta import patch
 from postinit.rules.models import PAGE_READS, head_size, total_num_kv_heads
 from postinit.rules.verify import num_experts
@@ -154,6 +154,7 @@ FIELDS_ADDED = (
     "engram_config.use_thp",
     "env.TORCH_COMPILE_DISABLE",
     "env.VLLM_USE_BREAKABLE_CUDAGRAPH",
+    "env.VLLM_RELOAD_MODE",
     "env.VLLM_USE_OINK_OPS",
     "env.VLLM_USE_SIMPLE_KV_OFFLOAD",
     "kernel_config.enable_cutedsl_warmup",
@@ -406,6 +407,8 @@ FIELDS_REMOVED = (
 _TODO = "not yet modelled for 0.34.0 (partial model): "
 
 DROPS: dict[str, str] = {
+    "engine-args.tp-divisible-by-dcp": "create_engine_config no longer asserts it in 0.34.0; ParallelConfig's "
+    "_validate_parallel_config raises it (vllm/config/parallel.py:641, parallel.dcp-divides-tp)",
     "cpu.block-size-default": "0.34.0's CPU hook picks no default block size (CacheConfig's 64 stays; "
     "vllm/platforms/cpu.py:292-315 only overrides it for MLA and DeepSeek-V4)",
     "cpu.fp8-kv-incompatible": "the CPU hook no longer checks the KV cache dtype in 0.34.0 (vllm/platforms/cpu.py:234)",
@@ -721,7 +724,7 @@ def _large_gpu(c: Mapping[str, Any]) -> bool:
 @rule(
     "engine-args.batch-defaults-large-gpu",
     title="Batch defaults for GPUs with >= 160 GiB, and for >= 70 GiB ones that are not A100s or GB10",
-    phase="engine_args",
+    phase="sub_configs",
     kind="default",
     reads=_BATCH_READS,
     writes=(_TOK, _SEQ),
@@ -745,7 +748,7 @@ def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "engine-args.batch-defaults-other-device",
     title="Batch defaults for A100s, GB10 and devices with < 70 GiB",
-    phase="engine_args",
+    phase="sub_configs",
     kind="default",
     reads=_BATCH_READS,
     writes=(_TOK, _SEQ),
@@ -763,7 +766,7 @@ def batch_defaults_other_device(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "engine-args.batch-defaults-cpu",
     title="CPU batch defaults scale with the world size",
-    phase="engine_args",
+    phase="sub_configs",
     kind="default",
     reads=(*_BATCH_READS, "parallel_config.pipeline_parallel_size", _TP),
     writes=(_TOK, _SEQ),
@@ -780,12 +783,22 @@ def batch_defaults_cpu(c: Mapping[str, Any]) -> RuleResult:
                   {"LLM_CLASS": 256 * ws, "OPENAI_API_SERVER": 128 * ws})
 
 
+BATCH_DEFAULTS = first_match(
+    "engine-args.batch-defaults", "engine-args.batch-defaults-cpu", "engine-args.batch-defaults-large-gpu",
+    "engine-args.batch-defaults-other-device",
+    title="max_num_batched_tokens / max_num_seqs defaults by device, set after ParallelConfig and SpeculativeConfig "
+    "are built",
+    source=f"{_ARGS}._set_default_max_num_seqs_and_batched_tokens_args (vllm/engine/arg_utils.py:3188, called at "
+    ":2673)",
+)
+
+
 CREATE_ENGINE_CONFIG = sequence(
     "engine-args.create-engine-config",
     "engine-args.draft-model-unsupported", "engine-args.chunked-prefill-prefix-caching-support",
     "engine-args.chunked-prefill-default", "engine-args.pooling-chunked-prefill-warning",
-    "engine-args.prefix-caching-default", "engine-args.pooling-prefix-caching-warning", "engine-args.batch-defaults",
-    "engine-args.cpu-arch-overrides", "engine-args.tp-divisible-by-dcp",
+    "engine-args.prefix-caching-default", "engine-args.pooling-prefix-caching-warning",
+    "engine-args.cpu-arch-overrides",
     title="create_engine_config: what the model supports (logged), the chunked-prefill / prefix-caching defaults "
     "or warnings, the batch defaults, the CPU-architecture switch and the DCP check",
     source=f"{_ARGS}.create_engine_config",
@@ -1396,14 +1409,24 @@ def parallel_is_moe_model(c: Mapping[str, Any]) -> RuleResult:
     return {"parallel_config.is_moe_model": bool(c["model_config.is_moe"])} if c[_MC] is not None else None
 
 
+def _rocm_deepep_ht_dbo(c: Mapping[str, Any]) -> bool:
+    """``uses_rocm_deepep_ht_dbo`` (vllm/config/vllm.py:1595)."""
+    return bool(c[_KIND] == "rocm" and c["parallel_config.enable_dbo"]
+                and c["parallel_config.all2all_backend"] == "deepep_high_throughput")
+
+
+_ASYNC_READS = (_ASYNC, _MC, "model_config.runner_type", "parallel_config.distributed_executor_backend", _KIND,
+                "parallel_config.enable_dbo", "parallel_config.all2all_backend")
+
+
 @rule(
     "scheduler.async-scheduling-default",
-    title="Async scheduling defaults on, except for pooling models and executors without support",
+    title="Async scheduling defaults on, except for pooling models, executors without support and ROCm DeepEP-HT DBO",
     phase="core",
     kind="default",
-    reads=(_ASYNC, _MC, "model_config.runner_type", "parallel_config.distributed_executor_backend"),
+    reads=_ASYNC_READS,
     writes=(_ASYNC,),
-    source=f"{_VLLM}.__post_init__; ref V-ASYNC-DEFAULT, v0.34.0",
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1615-1640); ref V-ASYNC-DEFAULT, v0.34.0",
     message="Disabling asynchronous scheduling by default for pooling model.",
     level="debug",
 )
@@ -1418,46 +1441,82 @@ def async_scheduling_default(c: Mapping[str, Any]) -> RuleResult:
         return Outcome({_ASYNC: False}, message=f"Async scheduling will be disabled because it is not supported "
                                                f"with the `{backend}` distributed executor backend. ",
                        level="warning")
+    if _rocm_deepep_ht_dbo(c):
+        return Outcome({_ASYNC: False}, message="Async scheduling is disabled for ROCm DeepEP high-throughput DBO "
+                                               "because that combination can corrupt DP+EP generation accuracy.",
+                       level="warning")
     return Outcome({_ASYNC: True}, message="")
 
 
 @rule(
     "scheduler.async-scheduling-explicit",
-    title="Async scheduling asked for needs an executor that supports it",
+    title="Async scheduling asked for needs an executor that supports it (and no ROCm DeepEP-HT DBO)",
     phase="core",
     kind="check",
-    reads=(_ASYNC, "parallel_config.distributed_executor_backend"),
-    source=f"{_VLLM}.__post_init__; ref V-ASYNC-EXPLICIT, v0.34.0",
+    reads=_ASYNC_READS,
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1601-1613); ref V-ASYNC-EXPLICIT, v0.34.0",
+    message="`<backend>` does not support async scheduling yet.",
 )
 def async_scheduling_explicit(c: Mapping[str, Any]) -> RuleResult:
     """The ray executor (the base Executor class) does not support async scheduling yet."""
+    if not c[_ASYNC]:
+        return None
+    if _rocm_deepep_ht_dbo(c):
+        return Violation("Async scheduling is not compatible with ROCm DeepEP high-throughput DBO. Please use "
+                         "--no-async-scheduling or select a different all2all backend.")
     backend = c["parallel_config.distributed_executor_backend"]
-    if c[_ASYNC] is True and backend not in (None, "mp", "uni", "external_launcher"):
+    if backend not in (None, "mp", "uni", "external_launcher"):
         return Violation(f"`{backend}` does not support async scheduling yet.")
     return None
 
 
+_NCCL = "parallel_config.disable_nccl_for_dp_synchronization"
+
+
 @rule(
     "parallel.nccl-dp-sync-default",
-    title="No NCCL for DP synchronization under async scheduling",
+    title="No NCCL for DP synchronization under async scheduling or with fault tolerance",
     phase="core",
     kind="default",
-    reads=("parallel_config.disable_nccl_for_dp_synchronization", _ASYNC, "parallel_config.data_parallel_size",
-           _MC, "model_config.is_moe"),
-    writes=("parallel_config.disable_nccl_for_dp_synchronization",),
-    source=f"{_VLLM}.__post_init__; ref V-NCCL-DP-SYNC, v0.34.0",
+    reads=(_NCCL, _ASYNC, _DP, _MC, "model_config.is_moe", "parallel_config.enable_fault_tolerance"),
+    writes=(_NCCL,),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1642-1665); ref V-NCCL-DP-SYNC, v0.34.0",
     message="Disabling NCCL for DP synchronization when using async scheduling.",
     level="info",
 )
 def nccl_dp_sync_default(c: Mapping[str, Any]) -> RuleResult:
-    """Logged only where it matters: DP > 1 with a MoE model (or none)."""
-    if c["parallel_config.disable_nccl_for_dp_synchronization"] is not None:
+    """Logged only where it matters: DP > 1 with a MoE model (or none). Fault tolerance rebuilds only the CPU
+    group, so it never syncs DP over NCCL."""
+    value = c[_NCCL]
+    messages: list[str] = []
+    if value is None:
+        value = bool(c[_ASYNC])
+        if value and c[_DP] > 1 and (c[_MC] is None or c["model_config.is_moe"]):
+            messages.append("Disabling NCCL for DP synchronization when using async scheduling.")
+    if c["parallel_config.enable_fault_tolerance"] and not value:
+        value = True
+        messages.append("Disabling NCCL for DP synchronization because fault tolerance is enabled.")
+    if value == c[_NCCL] and not messages:
         return None
-    if not c[_ASYNC]:
-        return Outcome({"parallel_config.disable_nccl_for_dp_synchronization": False}, message="")
-    out = {"parallel_config.disable_nccl_for_dp_synchronization": True}
-    moe_or_none = c[_MC] is None or c["model_config.is_moe"]
-    return Outcome.log(out) if c["parallel_config.data_parallel_size"] > 1 and moe_or_none else Outcome(out, message="")
+    return Outcome({_NCCL: value}, message="\n".join(messages))
+
+
+@rule(
+    "observability.spec-metrics-need-spec",
+    title="Per-request speculative decoding metrics need speculative decoding",
+    phase="core",
+    kind="check",
+    reads=("observability_config.per_request_spec_decode_metrics", _SPEC),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1667-1674); ref V-SPEC-METRICS, v0.34.0",
+    message="--per-request-spec-decode-metrics requires speculative decoding to be enabled (via "
+    "--speculative-config).",
+)
+def spec_metrics_need_spec(c: Mapping[str, Any]) -> RuleResult:
+    """There are no drafts to measure without a speculative config."""
+    if c["observability_config.per_request_spec_decode_metrics"] != "none" and not c[_SPEC]:
+        return Violation("--per-request-spec-decode-metrics requires speculative decoding to be enabled (via "
+                         "--speculative-config).")
+    return None
 
 
 @rule(
@@ -2482,7 +2541,7 @@ def _supports_sleep(conn: _Connector, children: list[_Connector]) -> bool:
     if conn.name == "NixlPullConnector":
         return list(conn.extra.get("backends", ["UCX"])) == ["UCX"]
     if conn.name == "MooncakeConnector":
-        return conn.extra.get("mooncake_protocol", "rdma") == "rdma"
+        return bool(conn.extra.get("mooncake_protocol", "rdma") == "rdma")
     return True
 
 
@@ -3444,6 +3503,179 @@ def kv_float_mismatch(c: Mapping[str, Any]) -> RuleResult:
                      f"to {allowed}.")
 
 
+@rule(
+    "vllm.sampling-replay",
+    title="Sampling distribution replay needs fixed verification boundaries, no custom logits processors and "
+    "processed logprobs",
+    phase="verify",
+    kind="check",
+    reads=(_MC, "model_config.return_sampling_mask", _SPEC, "speculative_config.enable_adaptive_verification",
+           "model_config.logits_processors", "model_config.logprobs_mode"),
+    source=f"{_VLLM}._verify_sampling_replay_config (vllm/config/vllm.py:1262, called at :1516); "
+    "ref step-4, V-SAMPLING-REPLAY, v0.34.0",
+    message="sampling distribution replay requires logprobs_mode='processed_logprobs' so that returned logprobs are "
+    "normalized over the same nucleus as the sampling mask",
+)
+def sampling_replay(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: diffusion models (is_diffusion) are not modelled."""
+    if c[_MC] is None or not c["model_config.return_sampling_mask"]:
+        return None
+    if c[_SPEC] and c["speculative_config.enable_adaptive_verification"]:
+        return Violation("sampling distribution replay with speculative decoding requires fixed verification "
+                         "boundaries; disable adaptive verification")
+    if c["model_config.logits_processors"]:
+        return Violation("sampling distribution replay does not support custom logits processors")
+    if c["model_config.logprobs_mode"] != "processed_logprobs":
+        return Violation("sampling distribution replay requires logprobs_mode='processed_logprobs' so that returned "
+                         "logprobs are normalized over the same nucleus as the sampling mask")
+    return None
+
+
+def _has_connector(c: Mapping[str, Any], name: str) -> bool:
+    """``KVTransferConfig.has_connector`` (vllm/config/kv_transfer.py:208): directly or in MultiConnector."""
+    if not c[_KVT]:
+        return False
+    if c[_KVC] == name:
+        return True
+    extra = c[f"{_KVT}.kv_connector_extra_config"] or {}
+    return c[_KVC] == "MultiConnector" and any(
+        isinstance(child, Mapping) and child.get("kv_connector") == name for child in extra.get("connectors", ()))
+
+
+@rule(
+    "kv-transfer.nixl-dcp",
+    title="NIXL P/D: DCP is 1 or the transfer parallel size, and only on MLA models",
+    phase="verify",
+    kind="check",
+    reads=(_KVT, _KVC, f"{_KVT}.kv_connector_extra_config", _DCP, _TP, _PCP, _MC, "model_config.use_mla"),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1519-1537); ref step-4, V-NIXL-DCP, v0.34.0",
+    message="decode_context_parallel_size=<dcp> must be 1 or equal to the NIXL transfer parallel size=<n>.",
+)
+def nixl_dcp(c: Mapping[str, Any]) -> RuleResult:
+    """A NIXL side is either fully replicated or fully DCP-sharded."""
+    if not _has_connector(c, "NixlConnector"):
+        return None
+    dcp, size = c[_DCP], max(c[_TP], c[_PCP])
+    if dcp not in (1, size):
+        return Violation(f"decode_context_parallel_size={dcp} must be 1 or equal to the NIXL transfer parallel "
+                         f"size={size}.", error="AssertionError")
+    if c[_MC] is not None and not c["model_config.use_mla"] and dcp != 1:
+        return Violation("PD with decode_context_parallel_size > 1 is only supported for MLA models.",
+                         error="AssertionError")
+    return None
+
+
+@rule(
+    "vllm.direct-reload",
+    title="VLLM_RELOAD_MODE=direct refuses weight offloading, torchao, LoRA and a quantized draft lm-head",
+    phase="verify",
+    kind="check",
+    reads=("env.VLLM_RELOAD_MODE", "offload_config.offload_backend", "offload_config.prefetch.offload_group_size",
+           "offload_config.uva.cpu_offload_gb", _MC, "model_config.quantization", "lora_config", _SPEC,
+           "speculative_config.draft_lm_head_quantization", "weight_transfer_config",
+           "weight_transfer_config.backend"),
+    source=f"{_VLLM}._verify_direct_reload_compat (vllm/config/vllm.py:1155, called at :1558); "
+    "ref step-6, V-DIRECT-RELOAD, v0.34.0",
+    message="Direct reload does not support weight offloading.",
+)
+def direct_reload(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: online quantization configs are not modelled."""
+    if c["env.VLLM_RELOAD_MODE"] != "direct":
+        return None
+    if c["offload_config.offload_backend"] != "auto" or c["offload_config.prefetch.offload_group_size"] > 0 \
+            or c["offload_config.uva.cpu_offload_gb"] > 0:
+        return Violation("Direct reload does not support weight offloading.")
+    if c[_MC] is not None and c["model_config.quantization"] == "torchao":
+        return Violation("Direct reload does not support torchao quantization.")
+    if c["lora_config"]:
+        return Violation("Direct reload does not support LoRA.")
+    if c[_SPEC] and c["speculative_config.draft_lm_head_quantization"] is not None:
+        return Violation("Direct reload does not support draft_lm_head_quantization.")
+    if c["weight_transfer_config"] and c["weight_transfer_config.backend"] == "sharded_rdt":
+        return Violation("Direct reload does not support the sharded_rdt weight-transfer backend. Use "
+                         "VLLM_RELOAD_MODE=layerwise or another backend.")
+    return None
+
+
+@rule(
+    "aux-output.compatibility",
+    title="Routed-expert auxiliary outputs need a generating MoE model with prefix caching, no PP, CP or P/D "
+    "connectors",
+    phase="finalize",
+    kind="check",
+    reads=("aux_output_config.enable_return_routed_experts", _MC, "model_config.runner_type", "model_config.is_moe",
+           _APC, _SPEC, "speculative_config.enable_adaptive_verification", "parallel_config.pipeline_parallel_size",
+           _DCP, _PCP, _KVT, _KVC, f"{_KVT}.kv_connector_extra_config"),
+    source=f"{_VLLM}._verify_aux_output_compatibility (vllm/config/vllm.py:1108, called at :2142); "
+    "ref V-AUX-OUTPUT, v0.34.0",
+    message="AuxOutput Connector only supports MoE models.",
+)
+def aux_output_compatibility(c: Mapping[str, Any]) -> RuleResult:
+    """Without a model vLLM fails on ``None.runner_type`` (an AttributeError)."""
+    if not c["aux_output_config.enable_return_routed_experts"]:
+        return None
+    if c[_MC] is None:
+        return Violation("'NoneType' object has no attribute 'runner_type'", error="AttributeError")
+    if c["model_config.runner_type"] != "generate":
+        return Violation("AuxOutput Connector only supports generate runners.")
+    if not c["model_config.is_moe"]:
+        return Violation("AuxOutput Connector only supports MoE models.")
+    if not c[_APC]:
+        return Violation("AuxOutput Connector requires prefix caching.")
+    if c[_SPEC] and c["speculative_config.enable_adaptive_verification"]:
+        return Violation("--enable-return-routed-experts is incompatible with adaptive speculative verification.")
+    if c["parallel_config.pipeline_parallel_size"] > 1:
+        return Violation("--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).")
+    if c[_DCP] > 1 or c[_PCP] > 1:
+        return Violation("--enable-return-routed-experts is incompatible with context parallelism (DCP/PCP > 1).")
+    for name in ("NixlConnector", "NixlPullConnector", "NixlPushConnector", "MoRIIOConnector", "MooncakeConnector"):
+        if _has_connector(c, name):
+            return Violation(f"--enable-return-routed-experts is incompatible with {name}; PD auxiliary output is "
+                             "not supported.")
+    return None
+
+
+_HISPARSE = "attention_config.hisparse_config"
+
+
+def _hisparse(c: Mapping[str, Any]) -> bool:
+    """A HiSparse config given, or implied by a HiSparseConnector (vllm/config/vllm.py:1807-1812)."""
+    return bool(c[_HISPARSE]) or _has_connector(c, "HiSparseConnector")
+
+
+@rule(
+    "attention.hisparse",
+    title="HiSparse needs CUDA, no PP or DCP, no FULL-only graphs, reserved full ISL and a DSA model",
+    phase="core",
+    kind="derive",
+    reads=(_HISPARSE, _KVT, _KVC, f"{_KVT}.kv_connector_extra_config", _KIND, "parallel_config.pipeline_parallel_size",
+           _DCP, _CG, "scheduler_config.scheduler_reserve_full_isl", _MC, "model_config.hf_config.index_topk"),
+    writes=(_HISPARSE,),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1807-1842), get_hisparse_backend_cls "
+    "(vllm/platforms/cuda.py:274); ref V-HISPARSE, v0.34.0",
+    message="The current platform does not support HiSparse.",
+)
+def hisparse(c: Mapping[str, Any]) -> RuleResult:
+    """Decided after the optimisation level's CUDA-graph mode, before the piecewise normalisation."""
+    if not _hisparse(c):
+        return None
+    out = {} if c[_HISPARSE] else {_HISPARSE: True}
+    if c[_KIND] != "cuda":
+        return Violation("The current platform does not support HiSparse.")
+    if c["parallel_config.pipeline_parallel_size"] > 1:
+        return Violation("HiSparse does not support pipeline parallelism.")
+    if c[_DCP] > 1:
+        return Violation("HiSparse does not support decode context parallelism.")
+    if c[_CG] == CUDAGraphMode.FULL:
+        return Violation("HiSparse does not support cudagraph_mode=FULL; use FULL_AND_PIECEWISE (the default), which "
+                         "captures FULL graphs for decode batches.")
+    if not c["scheduler_config.scheduler_reserve_full_isl"]:
+        return Violation("HiSparse requires --scheduler-reserve-full-isl; remove --no-scheduler-reserve-full-isl.")
+    if c[_MC] is not None and c["model_config.hf_config.index_topk"] is None:
+        return Violation("HiSparse is only supported for DSA models with index_topk.")
+    return Outcome(out, message="") if out else None
+
+
 CPU_CHECK_AND_UPDATE = sequence(
     "cpu.check-and-update-config",
     "cpu.triton-required", "cpu.block-size-multiple-of-32", "cpu.mamba-ssm-cache-float32", "cpu.kv-cache-memory-bytes",
@@ -3475,11 +3707,12 @@ def cache_block_size_default(c: Mapping[str, Any]) -> RuleResult:
 CORE = sequence(
     "vllm.post-init-0340",
     "vllm.performance-mode", "parallel.dcp-defaults", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
-    "scheduler.async-scheduling-default", "parallel.nccl-dp-sync-default", "compilation.enforce-eager",
+    "scheduler.async-scheduling-default", "parallel.nccl-dp-sync-default", "observability.spec-metrics-need-spec",
+    "compilation.enforce-eager",
     "compilation.torch-compile-disable", "compilation.breakable-cudagraph",
     "compilation.blocked-fp8-adds-quant-fp8-early", "rocm.config-platform-defaults", "compilation.default-mode", "compilation.ir-enable-torch-wrap", "compilation.default-custom-ops",
     "kernel.ir-op-priority", "kernel.ir-op-priority-final", *(r.id for r in LEVEL_RULES),
-    "attention.sparse-mla-workspace-factor", "cudagraph.normalize-piecewise", "compilation.fast-moe-cold-start",
+    "attention.sparse-mla-workspace-factor", "attention.hisparse", "cudagraph.normalize-piecewise", "compilation.fast-moe-cold-start",
     "scheduler.max-num-scheduled-tokens", "cudagraph.pooling-forces-piecewise", "kv-transfer.connector-class-for-graphs", "cudagraph.encoder-decoder-forces-piecewise", "cudagraph.eager-disables",
     "cudagraph.warmups", "cudagraph.capture-sizes", "cudagraph.no-static-graph-support",
     title="VllmConfig.__post_init__ of 0.34.0 up to the platform hook, in its statement order",
@@ -3490,7 +3723,8 @@ FINALIZE = sequence(
     "cudagraph.normalize-piecewise-after-platform", "cudagraph.stock-compile-disables", "vllm.model-runner",
     "cache.extensible-kv-cache", "profiler.proton-checks", "parallel.batch-sharded-sampling-default",
     "speculative.adaptive-verification", "compilation.compile-ranges", "parallel.moonep", "compilation.splitting-ops",
-    "cudagraph.piecewise-needs-vllm-compile", "parallel.dbo-requires-deepep", "kv-transfer.offloading", "scheduler.hma",
+    "cudagraph.piecewise-needs-vllm-compile", "parallel.dbo-requires-deepep", "kv-transfer.offloading",
+    "aux-output.compatibility", "scheduler.hma",
     "compilation.debug-dump-path", "compilation.debug-dump-path-env", "compilation.blocked-fp8-adds-quant-fp8",
     "kv-transfer.sleep-mode",
     title="VllmConfig.__post_init__ of 0.34.0 after the platform hook, in its statement order",
@@ -3547,7 +3781,7 @@ DELTA = Delta(
              cpu_compile_mode_dynamo_trace_once, cpu_executor_backend_mp, kv_offloading, default_mode, no_static_graph_support, pooling_forces_piecewise,
              encoder_decoder_forces_piecewise, eager_disables, warmups, capture_sizes, splitting_ops,
              piecewise_needs_vllm_compile, dbo_requires_deepep),
-    add=(kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
+    add=(sampling_replay, nixl_dcp, direct_reload, aux_output_compatibility, hisparse, spec_metrics_need_spec, kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
          elastic_ep_requirements, all2all_removed_backends, numa_bind, numa_bind_lists, eplb_communicator,
          ray_available, dbo_thresholds, max_num_active_seqs, long_prefill_threshold_max, chunked_prefill_prefix_caching_support, kv_buffer_device_default, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,
          async_scheduling_default, async_scheduling_explicit, nccl_dp_sync_default, enforce_eager,
@@ -3559,8 +3793,12 @@ DELTA = Delta(
          model_is_quantized, optimization_level, performance_mode, cpu_async_scheduling_off, cpu_kv_cache_memory_bytes,
          cpu_profiler_no_cuda_time, cpu_mamba_ssm_cache_float32, max_num_scheduled_tokens),
     drop=DROPS,
-    groups=(CREATE_ENGINE_CONFIG, CPU_CHECK_AND_UPDATE, PARALLEL_POST_INIT, SCHEDULER_POST_INIT, CORE, FINALIZE),
+    groups=(CREATE_ENGINE_CONFIG, BATCH_DEFAULTS, CPU_CHECK_AND_UPDATE, PARALLEL_POST_INIT, SCHEDULER_POST_INIT, CORE, FINALIZE),
     drop_groups=_DROP_GROUPS,
+    after={  # SchedulerConfig's own field defaults apply only where EngineArgs set none (it is built after them)
+        rid: ("engine-args.batch-defaults-cpu", "engine-args.batch-defaults-large-gpu",
+              "engine-args.batch-defaults-other-device")
+        for rid in ("scheduler.max-num-batched-tokens-default", "scheduler.max-num-seqs-default")},
     fields_added=FIELDS_ADDED,
     fields_removed=FIELDS_REMOVED,
     flags_added=("optimization_level", "performance_mode"),
