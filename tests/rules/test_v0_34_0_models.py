@@ -214,3 +214,105 @@ def test_an_embedding_model_refuses_the_generate_runner() -> None:
     assert r034("bert").ok
     seq_cls = r034("gemma3_text", ["--runner", "pooling", "--convert", "none"])
     assert not seq_cls.ok and "`--convert <embed|classify>" in seq_cls.violations[0].message
+
+
+# ---------------------------------------------------------------- multimodal models
+
+
+def test_whisper_gets_0_34_0s_multimodal_config_without_a_processor_cache() -> None:
+    """Whisper (encoder-decoder): the cache is 0 (logged), device normalization off by default (logged), the rest
+    MultiModalConfig's 0.34.0 defaults; Llama builds no MultiModalConfig."""
+    r = r034("whisper")
+    mm = r.state["model_config.multimodal_config"]
+    assert mm["mm_processor_cache_gb"] == 0 and mm["mm_device_do_normalize"] is False
+    assert mm["mm_hasher_algorithm"] == "blake3" and mm["mm_tensor_ipc"] == "direct_rpc"
+    assert mm["allow_missing_mm_embeddings"] is False and mm["video_pruning_method"] == "evs"
+    assert {"Encoder-decoder model detected, disabling mm processor cache.",
+            "mm_device_do_normalize is disabled by default."} <= set(texts(r))
+    assert r034().state["model_config.multimodal_config"] is None
+
+
+def test_multimodal_options_are_the_model_configs_initvars() -> None:
+    """ModelConfig(mm_hasher_algorithm=..., mm_processor_device="cpu") reach the MultiModalConfig; an explicit
+    mm_device_do_normalize the model cannot honour is turned off with a warning."""
+    r = cfg034({"model_config": {"mm_hasher_algorithm": "sha256", "mm_processor_device": "cpu",
+                                 "mm_device_do_normalize": True}}, model="whisper")
+    mm = r.state["model_config.multimodal_config"]
+    assert mm["mm_hasher_algorithm"] == "sha256" and mm["mm_processor_kwargs"] == {"device": "cpu"}
+    assert mm["mm_device_do_normalize"] is False
+    assert "Model does not support mm_device_do_normalize, forcing mm_device_do_normalize = False." in texts(r)
+
+
+def test_data_parallel_encoder_falls_back_where_unsupported() -> None:
+    """--mm-encoder-tp-mode data on a model whose encoder does not support it: weights, with vLLM's warning."""
+    base = {"model_config": True, "model_config.is_multimodal_model": True,
+            "model_config.architecture": "WhisperForConditionalGeneration", "model_config.runner_type": "generate",
+            "model_config.convert_type": "none", "model_config.mm_encoder_tp_mode": "data"}
+    assert changes(m.mm_encoder_tp_mode(state(base, version=V))) == {"model_config.mm_encoder_tp_mode": "weights"}
+    assert m.mm_encoder_tp_mode(state({**base, "model_config.mm_encoder_tp_mode": "weights"}, version=V)) is None
+
+
+def test_rust_frontend_turns_device_normalization_off() -> None:
+    """VLLM_USE_RUST_FRONTEND: mm_device_do_normalize is False (debug by default, a warning when asked for)."""
+    base = {"model_config": True, "model_config.is_multimodal_model": True,
+            "model_config.architecture": "WhisperForConditionalGeneration", "model_config.runner_type": "generate",
+            "model_config.convert_type": "none"}
+    out = m.mm_device_do_normalize(state({**base, "env.VLLM_USE_RUST_FRONTEND": True}, version=V))
+    assert isinstance(out, Outcome) and changes(out) == {"model_config.mm_device_do_normalize": False}
+    assert "Rust frontend does not currently support" in (out.message or "")
+    assert m.mm_device_do_normalize(state({**base, "model_config.is_multimodal_model": False}, version=V)) is None
+
+
+def test_language_model_only_runs_text_only() -> None:
+    """--language-model-only: every modality's limit is 0, so the model runs text-only (both records logged)."""
+    r = cfg034({"model_config": {"language_model_only": True}}, model="whisper")
+    assert "All limits of multimodal modalities supported by the model are set to 0, running in text-only mode." \
+        in "\n".join(texts(r))
+    assert not any("text-only" in t for t in texts(r034("whisper")))
+
+
+def test_language_model_only_refuses_encoder_cuda_graphs() -> None:
+    """--language-model-only with cudagraph_mm_encoder: the encoder never runs, vLLM refuses the pair."""
+    r = cfg034({"model_config": {"language_model_only": True},
+                "compilation_config": {"cudagraph_mm_encoder": True}}, model="whisper")
+    assert not r.ok and r.violations[0].rule == "vllm.language-model-only-mm-cudagraph"
+    assert cfg034({"compilation_config": {"cudagraph_mm_encoder": True}}, model="whisper").ok
+
+
+def test_torch_shm_needs_spawned_workers() -> None:
+    """mm_tensor_ipc torch_shm without VLLM_WORKER_MULTIPROC_METHOD=spawn is refused; with it, it resolves."""
+    cfg = {"model_config": {"mm_tensor_ipc": "torch_shm"}}
+    r = cfg034(dict(cfg), model="whisper")
+    assert not r.ok and r.violations[0].message == (
+        "torch_shm is known to fail without VLLM_WORKER_MULTIPROC_METHOD set to spawn")
+    assert cfg034(dict(cfg), model="whisper", env={"VLLM_WORKER_MULTIPROC_METHOD": "spawn"}).ok
+
+
+def test_an_encoder_only_instance_turns_prefix_caching_off() -> None:
+    """mm_encoder_only (or an EC producer that is no consumer): no KV cache, so no prefix caching, logged."""
+    r = cfg034({"model_config": {"mm_encoder_only": True}}, model="whisper")
+    assert r.state["cache_config.enable_prefix_caching"] is False
+    assert "Disabling prefix caching: this instance runs the multi-modal encoder only." in texts(r)
+    producer = state({"model_config": True, "model_config.multimodal_config": {"mm_encoder_only": False},
+                      "ec_transfer_config": True, "ec_transfer_config.ec_connector": "X",
+                      "ec_transfer_config.ec_role": "ec_producer", "cache_config.enable_prefix_caching": True},
+                     version=V)
+    out = changes(m.mm_encoder_only(producer))
+    assert out["cache_config.enable_prefix_caching"] is False
+    assert out["model_config.multimodal_config"]["mm_encoder_only"] is True
+    text_only = state({"model_config": True, "ec_transfer_config": True, "ec_transfer_config.ec_connector": "X",
+                       "ec_transfer_config.ec_role": "ec_producer"}, version=V)
+    assert isinstance(m.mm_encoder_only(text_only), Violation)
+
+
+def test_a_kv_consumer_accepts_embedding_inputs() -> None:
+    """A KV consumer's multimodal requests carry metadata only: embeddings allowed, the tensor optional."""
+    base = {"model_config": True, "model_config.multimodal_config": {"enable_mm_embeds": False},
+            "kv_transfer_config": True, "kv_transfer_config.kv_connector": "NixlConnector",
+            "kv_transfer_config.kv_role": "kv_consumer"}
+    out = m.mm_embedding_inputs(state(base, version=V))
+    assert isinstance(out, Outcome)
+    assert changes(out)["model_config.multimodal_config"] == {"enable_mm_embeds": True,
+                                                               "allow_missing_mm_embeddings": True}
+    producer = m.mm_embedding_inputs(state({**base, "kv_transfer_config.kv_role": "kv_producer"}, version=V))
+    assert changes(producer)["model_config.multimodal_config"]["allow_missing_mm_embeddings"] is False
