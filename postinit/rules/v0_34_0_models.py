@@ -231,6 +231,88 @@ _POOLER_DROPS = {
 }
 
 
+# =========================================================================== quantization
+
+_BF16, _FP16, _FP32 = "torch.bfloat16", "torch.float16", "torch.float32"
+QUANTIZATION_METHODS = (
+    "awq", "auto_awq", "fp8", "w4afp8", "fbgemm_fp8", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed",
+    "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "experts_int8", "quark",
+    "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor",
+    "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8", "lut_b_moe",
+    "mxfp4_hadamard32",
+)
+"""``vllm.model_executor.layers.quantization.QUANTIZATION_METHODS`` of vLLM 0.34.0 (bitsandbytes, gguf, ipex, ... are
+gone)."""
+_ONLINE = ("OnlineQuantizationConfig", 75, (_BF16, _FP16))
+QUANT_METHODS: dict[str, tuple[str, int, tuple[str, ...]]] = {
+    "awq": ("AutoAWQConfig", 75, (_FP16, _BF16)), "auto_awq": ("AutoAWQConfig", 75, (_FP16, _BF16)),
+    "awq_marlin": ("AutoAWQConfig", 75, (_FP16, _BF16)),
+    "gptq": ("AutoGPTQConfig", 60, (_FP16, _BF16)), "auto_gptq": ("AutoGPTQConfig", 60, (_FP16, _BF16)),
+    "gptq_marlin": ("AutoGPTQConfig", 60, (_FP16, _BF16)),
+    "fp8": ("Fp8Config", 75, (_BF16, _FP16)), "w4afp8": ("W4AFP8Config", 75, (_BF16, _FP16)),
+    "fbgemm_fp8": ("FBGEMMFp8Config", 80, (_BF16, _FP16)), "humming": ("HummingConfig", 75, (_BF16, _FP16)),
+    "experts_int8": ("ExpertsInt8Config", 80, (_BF16, _FP16)), "moe_wna16": ("MoeWNA16Config", 70, (_BF16, _FP16)),
+    "inc": ("INCConfig", 60, (_FP16, _BF16)), "mxfp4": ("Mxfp4Config", 80, (_BF16,)),
+    "gpt_oss_mxfp4": ("GptOssMxfp4Config", 80, (_BF16,)),
+    "deepseek_v4_fp8": ("DeepseekV4FP8Config", 75, (_BF16, _FP16)),
+    "modelopt": ("ModelOptFp8Config", 89, (_BF16, _FP16)),
+    "modelopt_fp4": ("ModelOptNvFp4Config", 80, (_BF16, _FP16, "torch.float8_e4m3fn")),
+    "compressed-tensors": ("CompressedTensorsConfig", 70, (_FP32, _FP16, _BF16)),
+    **{m: _ONLINE for m in ("online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel",
+                            "int8_per_channel_weight_only", "nvfp4_per_token", "lut_b_moe", "mxfp4_hadamard32")},
+}
+"""method -> (vLLM class, ``get_min_capability()``, ``get_supported_act_dtypes()``) of vLLM 0.34.0 (the classes'
+own answers, read in the oracle's venv; ModelOpt and compressed-tensors answer per instance: their 0.11.1 values)."""
+DEPRECATED_QUANTIZATION_METHODS = ("fbgemm_fp8",)
+"""``vllm.model_executor.layers.quantization.DEPRECATED_QUANTIZATION_METHODS`` of vLLM 0.34.0."""
+
+ROCM_QUANT = ("awq", "auto_awq", "awq_marlin", "gptq", "auto_gptq", "fp8", "deepseek_v4_fp8", "compressed-tensors",
+              "fbgemm_fp8", "inc", "quark", "mxfp4", "mxfp8", "torchao", "modelopt", "modelopt_fp4", "modelopt_mxfp8",
+              "modelopt_mixed", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "mxfp4_hadamard32", "online",
+              "gpt_oss_mxfp4")
+"""``RocmPlatform.supported_quantization`` of vLLM 0.34.0 (vllm/platforms/rocm.py:676-701)."""
+
+_QUANT = (
+    patch("verify.rocm-quant-allowlist", allowed=ROCM_QUANT,
+          source=f"vllm/platforms/interface.py Platform.verify_quantization (RocmPlatform.supported_quantization); "
+          f"{_REF}"),
+    patch("verify.rocm-triton-awq", allowed=ROCM_QUANT,
+          source=f"vllm/platforms/rocm.py RocmPlatform.verify_quantization (1260-1267); {_REF}"),
+    patch("model.quantization", methods=QUANTIZATION_METHODS, auto=True, cpu_override=None,
+          source=f"{_MODEL}._verify_quantization (vllm/config/model.py:1403-1487; AutoGPTQConfig / AutoAWQConfig "
+          f".override_quantization_method); {_REF}"),
+    patch("verify.quant-config", methods=QUANT_METHODS,
+          source=f"vllm/config/vllm.py VllmConfig._get_quantization_config (880-...); ref step-6, {_REF}"),
+    patch("verify.quant-act-dtype", methods=QUANT_METHODS,
+          source=f"vllm/config/vllm.py VllmConfig._get_quantization_config; ref step-6, {_REF}"),
+)
+
+
+@rule(
+    "model.deprecated-quantization",
+    title="A deprecated quantization method needs --allow-deprecated-quantization",
+    phase="model_config",
+    kind="check",
+    reads=("model_config", _M + "quantization", _M + "allow_deprecated_quantization"),
+    after=("model.quantization",),
+    source=f"{_MODEL}._verify_quantization (vllm/config/model.py:1489-1504); {_REF}",
+    message="The quantization method {q} is deprecated and will be removed in future versions of vLLM.",
+    level="warning",
+)
+def deprecated_quantization(c: Mapping[str, Any], *, deprecated: tuple[str, ...] = DEPRECATED_QUANTIZATION_METHODS
+                            ) -> RuleResult:
+    """A method on its way out is refused unless the user accepts it (then a warning). vLLM passes the method as
+    a second argument of its ValueError instead of formatting it into the text, so the error reads as a tuple."""
+    method = c[_M + "quantization"] if c["model_config"] else None
+    if method not in deprecated:
+        return None
+    if c[_M + "allow_deprecated_quantization"]:
+        return Outcome.log(q=method)
+    text = ("The quantization method %s is deprecated and will be removed in future versions of vLLM. To bypass, "
+            "set `--allow-deprecated-quantization`.")
+    return Violation(str((text, method)))
+
+
 # =========================================================================== the multimodal config (phase model_config)
 
 _MM_OPTIONS = {
@@ -557,6 +639,126 @@ _STEP_14_DROPS = {
 }
 
 
+# =========================================================================== speculative decoding
+
+_SC = "speculative_config."
+_SPEC = "vllm/config/speculative.py SpeculativeConfig"
+_DRAFT_MODEL_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "dflash", "dspark")
+"""Methods whose speculator is a ``DraftModelSpeculatorConfig`` (vllm/v1/worker/gpu/spec_decode/*/config.py): a
+draft checkpoint with a ModelConfig and parallel config of its own."""
+_BLOCK_DROP_METHODS = ("eagle", "eagle3", "mtp")
+"""``SpeculativeConfig.needs_eagle_block_drop``: draft KV at a position depends on the next token (not DFlash/DSpark)."""
+LOOKAHEAD_CONNECTORS = frozenset({"NixlConnector", "NixlPullConnector", "NixlPushConnector", "MooncakeConnector",
+                                  "MooncakeStoreConnector", "OffloadingConnector", "SimpleCPUOffloadConnector"})
+"""KV connectors whose ``supports_lookahead_block_hashes`` is True (vllm/distributed/kv_transfer/kv_connector/v1;
+the base class says False, a MultiConnector asks each of its connectors)."""
+
+
+@rule(
+    "speculative.draft-decode-context-parallel-size",
+    title="The draft's decode context parallelism: the target's, or 1",
+    phase="sub_configs",
+    kind="default",
+    reads=("speculative_config", _SC + "method", _SC + "model", _SC + "draft_decode_context_parallel_size",
+           "parallel_config.decode_context_parallel_size"),
+    writes=(_SC + "draft_decode_context_parallel_size",),
+    source=f"{_SPEC}._verify_and_get_draft_dcp (vllm/config/speculative.py:1554-1564), called by "
+    "DraftModelSpeculatorConfig.configure (vllm/v1/worker/gpu/spec_decode/speculator_config.py:232-239); "
+    f"{_REF}",
+)
+def draft_decode_context_parallel_size(c: Mapping[str, Any]) -> RuleResult:
+    """A draft checkpoint shards its KV cache like the target unless told otherwise (a DFlash/DSpark draft, not
+    MLA in the drafts postinit knows of, stays replicated); any size but 1 or the target's is refused. Speculators
+    without a draft model (n-gram, suffix) leave it unset."""
+    if not c["speculative_config"] or c[_SC + "method"] not in _DRAFT_MODEL_METHODS or c[_SC + "model"] is None:
+        return None
+    target, draft = c["parallel_config.decode_context_parallel_size"], c[_SC + "draft_decode_context_parallel_size"]
+    if draft is None:
+        return {_SC + "draft_decode_context_parallel_size": 1 if c[_SC + "method"] in ("dflash", "dspark") else target}
+    if draft not in (1, target):
+        return Violation(f"draft_dcp={draft} must be 1 or {target}.")
+    return None
+
+
+@rule(
+    "vllm.dynamic-speculative-decoding-data-parallel",
+    title="Dynamic speculative decoding is off with data parallelism",
+    phase="core",
+    kind="override",
+    reads=("speculative_config", _SC + "num_speculative_tokens_per_batch_size", _SC + "num_speculative_tokens",
+           "parallel_config.data_parallel_size"),
+    writes=(_SC + "num_speculative_tokens_per_batch_size",),
+    source=f"{_VLLM}._maybe_disable_dynamic_sd_for_data_parallel (vllm/config/vllm.py:1031-1048); ref step-7, "
+    f"{_REF}",
+    message="Dynamic speculative decoding is not supported with data parallelism because data-parallel ranks can "
+    "select different speculative-token counts, causing DP divergence and deadlocks. Disabling "
+    "num_speculative_tokens_per_batch_size and falling back to static num_speculative_tokens={n}.",
+    level="warning",
+)
+def dynamic_speculative_decoding_data_parallel(c: Mapping[str, Any]) -> RuleResult:
+    """Data-parallel ranks must run the same number of draft tokens, so a per-batch-size schedule is dropped."""
+    if not c["speculative_config"] or c[_SC + "num_speculative_tokens_per_batch_size"] is None \
+            or c["parallel_config.data_parallel_size"] <= 1:
+        return None
+    return Outcome.log({_SC + "num_speculative_tokens_per_batch_size": None}, n=c[_SC + "num_speculative_tokens"])
+
+
+_HT = "model_config.hf_text_config."
+
+
+def _multi_module_mtp(c: Mapping[str, Any]) -> bool:
+    """``SpeculativeConfig.use_multi_module_mtp``: an MTP draft with several modules, chained (not index-shared,
+    not MiniMax-M3's). The draft config is the target's checkpoint: its ``n_predict`` / ``num_nextn_predict_layers``."""
+    if c[_SC + "method"] != "mtp":
+        return False
+    other = c[_HT + "other"] or {}
+    modules = other.get("n_predict") or c[_HT + "num_nextn_predict_layers"] or 1
+    if min(int(modules), c[_SC + "num_speculative_tokens"] or 0) <= 1:
+        return False
+    share = c[_SC + "index_share_for_mtp_iteration"]
+    if share is None:
+        share = bool(other.get("index_share_for_mtp_iteration"))
+    return not share and c[_HT + "model_type"] != "minimax_m3"
+
+
+@rule(
+    "vllm.num-hash-lookahead-tokens",
+    title="Prefix-cache hashes look ahead for EAGLE-style drafters that drop the trailing block",
+    phase="finalize",
+    kind="derive",
+    reads=("speculative_config", _SC + "method", _SC + "disable_eagle_block_drop",
+           _SC + "disable_lookahead_block_hashes", _SC + "num_speculative_tokens",
+           _SC + "index_share_for_mtp_iteration", _HT + "other", _HT + "num_nextn_predict_layers",
+           _HT + "model_type", "kv_transfer_config",
+           _KV + "kv_connector", _KV + "kv_connector_extra_config", _APC, "num_hash_lookahead_tokens"),
+    writes=("num_hash_lookahead_tokens",),
+    source=f"{_VLLM}._resolve_num_hash_lookahead_tokens (vllm/config/vllm.py:633-656; num_prefill_lookahead_tokens: "
+    f"vllm/v1/worker/gpu/spec_decode/speculator_config.py:127-131, multi_module_mtp/config.py:13-18); "
+    f"ref step-25, {_REF}",
+)
+def num_hash_lookahead_tokens(c: Mapping[str, Any]) -> RuleResult:
+    """An EAGLE/EAGLE3/MTP drafter's KV at a block's last position reads the next token, so prefix-cache hashes
+    cover that far ahead: one token (a chain of MTP modules: all the speculative tokens) — where the cache is
+    hashed: prefix caching on, or a KV connector that supports lookahead hashes."""
+    n = 0
+    if c["speculative_config"] and c[_SC + "method"] in _BLOCK_DROP_METHODS \
+            and not c[_SC + "disable_eagle_block_drop"] and not c[_SC + "disable_lookahead_block_hashes"]:
+        # a KV connector hashes blocks where it supports lookahead hashes; otherwise the prefix cache does
+        hashed = _connector_supports_lookahead(c) if c["kv_transfer_config"] else bool(c[_APC])
+        if hashed:
+            n = int(c[_SC + "num_speculative_tokens"] or 0) if _multi_module_mtp(c) else 1
+    return None if c["num_hash_lookahead_tokens"] == n else {"num_hash_lookahead_tokens": n}
+
+
+def _connector_supports_lookahead(c: Mapping[str, Any]) -> bool:
+    name = c[_KV + "kv_connector"]
+    if name == "MultiConnector":
+        children = (c[_KV + "kv_connector_extra_config"] or {}).get("connectors", [])
+        return bool(children) and all(isinstance(ch, Mapping) and ch.get("kv_connector") in LOOKAHEAD_CONNECTORS
+                                      for ch in children)
+    return name in LOOKAHEAD_CONNECTORS
+
+
 # =========================================================================== MambaModelConfig (phase model, step 2)
 
 _MAMBA_READS = (*models.ON_READS, _M + "is_hybrid")
@@ -663,11 +865,12 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 
 DELTA = Delta(
     facts={"model_registry": "model-registry-0.34.0.json"},
-    patch=(*_RUNNER, *_HOOKS_IN_MODEL_CONFIG),
+    patch=(*_RUNNER, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
     replace=(class_interfaces, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default),
-    add=(pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
+    add=(deprecated_quantization, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
          mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
+         draft_decode_context_parallel_size, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
          mamba_chunked_prefill_required),
     drop={**_POOLER_DROPS, **_STEP_14_DROPS, **_MAMBA_STEP_DROPS},
     groups=(TRY_VERIFY_AND_UPDATE_MODEL_CONFIG, TRY_VERIFY_AND_UPDATE_CONFIG),

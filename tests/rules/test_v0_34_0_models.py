@@ -316,3 +316,91 @@ def test_a_kv_consumer_accepts_embedding_inputs() -> None:
                                                                "allow_missing_mm_embeddings": True}
     producer = m.mm_embedding_inputs(state({**base, "kv_transfer_config.kv_role": "kv_producer"}, version=V))
     assert changes(producer)["model_config.multimodal_config"]["allow_missing_mm_embeddings"] is False
+
+
+# ---------------------------------------------------------------- speculative decoding
+
+
+def test_a_draft_model_shards_its_kv_cache_like_the_target() -> None:
+    """EAGLE / MTP drafts take the target's decode context parallelism; n-gram has no draft to shard; a size that is
+    neither 1 nor the target's is refused."""
+    spec = {"speculative_config": True, "speculative_config.method": "eagle", "speculative_config.model": "d",
+            "parallel_config.decode_context_parallel_size": 2}
+    assert changes(m.draft_decode_context_parallel_size(state(spec, version=V))) == {
+        "speculative_config.draft_decode_context_parallel_size": 2}
+    bad = m.draft_decode_context_parallel_size(state({**spec, "speculative_config.draft_decode_context_parallel_size": 4},
+                                                     version=V))
+    assert isinstance(bad, Violation) and bad.message == "draft_dcp=4 must be 1 or 2."
+    assert m.draft_decode_context_parallel_size(state({**spec, "speculative_config.method": "ngram"}, version=V)) is None
+    r = cfg034({"speculative_config": {"method": "eagle", "model": fixture_path("llama_draft"),
+                                       "num_speculative_tokens": 2}})
+    assert r.state["speculative_config.draft_decode_context_parallel_size"] == 1
+
+
+def test_hash_lookahead_for_eagle_style_drafters() -> None:
+    """EAGLE with prefix caching hashes one token ahead; without prefix caching, with n-gram, or with block drop
+    disabled, none; a KV connector decides by its own support instead of prefix caching."""
+    base = {"speculative_config": True, "speculative_config.method": "eagle", "speculative_config.num_speculative_tokens": 3,
+            "cache_config.enable_prefix_caching": True}
+    assert changes(m.num_hash_lookahead_tokens(state(base, version=V))) == {"num_hash_lookahead_tokens": 1}
+    for other in ({"cache_config.enable_prefix_caching": False}, {"speculative_config.method": "ngram"},
+                  {"speculative_config.disable_eagle_block_drop": True}):
+        assert m.num_hash_lookahead_tokens(state({**base, **other}, version=V)) is None
+    nixl = {**base, "cache_config.enable_prefix_caching": False, "kv_transfer_config": True,
+            "kv_transfer_config.kv_connector": "NixlConnector"}
+    assert changes(m.num_hash_lookahead_tokens(state(nixl, version=V))) == {"num_hash_lookahead_tokens": 1}
+    example = {**base, "kv_transfer_config": True, "kv_transfer_config.kv_connector": "ExampleConnector"}
+    assert m.num_hash_lookahead_tokens(state(example, version=V)) is None
+    chained = {**base, "speculative_config.method": "mtp", "model_config.hf_text_config.num_nextn_predict_layers": 3}
+    assert changes(m.num_hash_lookahead_tokens(state(chained, version=V))) == {"num_hash_lookahead_tokens": 3}
+
+
+def test_dynamic_speculative_decoding_is_off_with_data_parallelism() -> None:
+    """A per-batch-size token schedule with DP > 1 falls back to num_speculative_tokens, with vLLM's warning."""
+    base = {"speculative_config": True, "speculative_config.num_speculative_tokens": 3,
+            "speculative_config.num_speculative_tokens_per_batch_size": [[1, 3]],
+            "parallel_config.data_parallel_size": 2}
+    out = m.dynamic_speculative_decoding_data_parallel(state(base, version=V))
+    assert changes(out) == {"speculative_config.num_speculative_tokens_per_batch_size": None}
+    assert m.dynamic_speculative_decoding_data_parallel(
+        state({**base, "parallel_config.data_parallel_size": 1}, version=V)) is None
+
+
+# ---------------------------------------------------------------- quantization
+
+
+def test_fp8_runs_on_turing_in_0_34_0() -> None:
+    """Fp8Config's minimum capability is 75 in 0.34.0 (80 in 0.11.1): an FP8 checkpoint resolves on a T4."""
+    assert r034("llama_fp8_block", platform="t4").ok
+    old = postinit.resolve(model=fixture_path("llama_fp8_block"), platform="t4", vllm_version="0.11.1")
+    assert not old.ok and old.violations[0].rule == "verify.quant-capability"
+
+
+def test_awq_and_gptq_checkpoints_become_auto_methods() -> None:
+    """0.34.0's AutoAWQ / AutoGPTQ configs claim AWQ (not on CPU) and GPTQ checkpoints."""
+    assert r034("llama_awq").state["model_config.quantization"] == "auto_awq"
+    assert r034("llama_awq", platform="rocm").state["model_config.quantization"] == "auto_awq"
+    gptq = {"model_config": True, "model_config.hf_config.quantization_config": {"quant_method": "gptq"}}
+    from postinit.rules import model_config as mcfg
+
+    assert changes(mcfg.quantization(state(gptq, version=V), methods=m.QUANTIZATION_METHODS, auto=True,
+                                     cpu_override=None)) == {"model_config.quantization": "auto_gptq"}
+
+
+def test_bitsandbytes_is_no_0_34_0_method() -> None:
+    """bitsandbytes left QUANTIZATION_METHODS: the checkpoint is refused while ModelConfig is built."""
+    r = r034("llama_bnb8")
+    assert not r.ok and r.violations[0].message.startswith("Unknown quantization method: bitsandbytes. Must be one of "
+                                                            "['awq', 'auto_awq', 'fp8',")
+
+
+def test_a_deprecated_method_needs_the_opt_in() -> None:
+    """fbgemm_fp8 is refused (vLLM's ValueError carries the method as a second argument) unless
+    --allow-deprecated-quantization, which logs a warning instead."""
+    base = {"model_config": True, "model_config.quantization": "fbgemm_fp8"}
+    out = m.deprecated_quantization(state(base, version=V))
+    assert isinstance(out, Violation) and out.message.startswith("('The quantization method %s is deprecated")
+    assert out.message.endswith("'fbgemm_fp8')")
+    ok = m.deprecated_quantization(state({**base, "model_config.allow_deprecated_quantization": True}, version=V))
+    assert isinstance(ok, Outcome)
+    assert m.deprecated_quantization(state({**base, "model_config.quantization": "fp8"}, version=V)) is None
