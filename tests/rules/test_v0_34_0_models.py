@@ -230,6 +230,8 @@ def test_whisper_gets_0_34_0s_multimodal_config_without_a_processor_cache() -> N
     assert {"Encoder-decoder model detected, disabling mm processor cache.",
             "mm_device_do_normalize is disabled by default."} <= set(texts(r))
     assert r034().state["model_config.multimodal_config"] is None
+    assert r.why("model_config.mm_processor_cache_gb").rule == "model.encoder-decoder-mm-cache"
+    assert m.encoder_decoder_mm_cache(state({"model_config": True}, version=V)) is None
 
 
 def test_multimodal_options_are_the_model_configs_initvars() -> None:
@@ -269,6 +271,9 @@ def test_language_model_only_runs_text_only() -> None:
     assert "All limits of multimodal modalities supported by the model are set to 0, running in text-only mode." \
         in "\n".join(texts(r))
     assert not any("text-only" in t for t in texts(r034("whisper")))
+    embeds = {"model_config": True, "model_config.is_multimodal_model": True,
+              "model_config.multimodal_config": {"language_model_only": True, "enable_mm_embeds": True}}
+    assert m.mm_text_only(state(embeds, version=V)) is None  # embedding inputs still need the MM machinery
 
 
 def test_language_model_only_refuses_encoder_cuda_graphs() -> None:
