@@ -96,6 +96,12 @@ class Delta:
     """``VllmConfig.compute_hash()`` over a resolved flat state with this version's factors (None: the parent's).
     The version string factor is the fact ``version.vllm_version``: a version whose factors are its parent's
     needs no hash function of its own."""
+    sub_hashes: Callable[[Mapping[str, Any]], Mapping[str, str | None]] | None = None
+    """Each sub-config's own hash as this version's vLLM computes it, keyed like the oracle's ``sub_hashes``
+    (None: the parent's)."""
+    hash_reason: Callable[[Mapping[str, Any]], str | None] | None = None
+    """Why ``hash`` is not this version's vLLM's value for a resolved state, or None when it is (None: the
+    parent's)."""
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """Dataclass defaults this version's vLLM declares differently from its parent: schema path -> value.
     Applied where the input does not set the field (its provenance says "vLLM <version>'s default")."""

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
+from postinit.rules import hashing_v0_34_0
 from postinit.rules.verify import num_experts
 from postinit.rules.versions import Delta
 from postinit.schema import CompilationMode, CUDAGraphMode
@@ -2453,6 +2454,10 @@ _DROP_GROUPS = {
 
 
 DELTA = Delta(
+    facts={"vllm_version": "0.34.0", "transformers": hashing_v0_34_0.FACTS["transformers"]},
+    hash=hashing_v0_34_0.compute_hash,
+    sub_hashes=hashing_v0_34_0.sub_hashes,
+    hash_reason=hashing_v0_34_0.inexact_reason,
     defaults=DEFAULTS,
     config_defaults=CONFIG_DEFAULTS,
     replace=(chunked_prefill_default, pooling_chunked_prefill_warning, prefix_caching_default,
