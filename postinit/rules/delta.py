@@ -37,7 +37,7 @@ class Patch:
     params: Mapping[str, Any] = field(default_factory=dict)
     """Parameter name -> this version's value (the rule function's keyword-only arguments)."""
     header: Mapping[str, Any] = field(default_factory=dict)
-    """Header field -> this version's value (``source``, ``message``, ``title``, ``level``)."""
+    """Header field -> this version's value (``source``, ``message``, ``title``, ``level``, ``phase``)."""
     why: str = ""
     """What changed and where vLLM changed it, for docs/versions.md (optional: the values speak)."""
 
@@ -51,15 +51,19 @@ def patch(
     message: str | None = None,
     title: str | None = None,
     level: Level | str | None = None,
+    phase: str | None = None,
     **params: Any,
 ) -> Patch:
     """The parent's rule ``rule`` as this version has it: ``params`` are its parameters' new values.
 
     ``patch("cpu.env-shared-experts-stream", value="1", source="vllm/platforms/cpu.py ...; v0.11.1")``:
     vLLM 0.11.1 writes "1" where the seed wrote "0"; the rule's function is the seed's.
+    ``phase``: the step where this version takes the same decision (vLLM 0.34.0 runs several model hooks at the
+    end of ``ModelConfig.__post_init__`` instead of in ``VllmConfig``'s step 2).
     """
     header = {k: v for k, v in (("source", source), ("message", message), ("title", title),
-                                ("level", Level(level) if level is not None else None)) if v is not None}
+                                ("level", Level(level) if level is not None else None), ("phase", phase))
+              if v is not None}
     return Patch(rule=rule, params=params, header=header, why=why)
 
 

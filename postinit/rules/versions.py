@@ -314,7 +314,8 @@ class Version:
                 raise RuleDeclarationError(f"{where} patches rule '{p.rule}', which {parent} does not have"
                                            f"{did_you_mean(p.rule, rules)}", rule=p.rule)
             r = with_params(rules[p.rule], **p.params) if p.params else rules[p.rule]
-            rules[p.rule] = dataclasses.replace(r, **p.header) if p.header else r
+            r = dataclasses.replace(r, **p.header) if p.header else r
+            rules[p.rule] = staged(r) if "phase" in p.header else r  # another step: where vLLM raises moves too
         for fn in d.replace:
             r = header(fn, "replace")
             if r.id not in rules:

@@ -517,6 +517,9 @@ class ModelConfig(BaseModel):
     is_moe: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_moe (a property)")
     is_quantized: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_quantized (a property)")
     is_mm_prefix_lm: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_mm_prefix_lm")
+    attn_type: Literal["decoder", "encoder", "encoder_only", "encoder_decoder", "attention_free", "hybrid"] = since(
+        "0.34.0", "decoder", derived=True,
+        description="ModelConfig.attn_type (a property): what chunked prefill and prefix caching support depends on")
 
 
 class CacheConfig(BaseModel):
