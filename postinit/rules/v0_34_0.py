@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
+from postinit.rules import hashing_v0_34_0
 from postinit.rules.delta import patch
 from postinit.rules.models import PAGE_READS, head_size, total_num_kv_heads
 from postinit.rules.verify import num_experts
@@ -2900,6 +2901,10 @@ PATCHES = (
 """0.11.1 rules 0.34.0 keeps with other values (``patch``: the logic is the parent's)."""
 
 DELTA = Delta(
+    facts={"vllm_version": "0.34.0", "transformers": hashing_v0_34_0.FACTS["transformers"]},
+    hash=hashing_v0_34_0.compute_hash,
+    sub_hashes=hashing_v0_34_0.sub_hashes,
+    hash_reason=hashing_v0_34_0.inexact_reason,
     defaults=DEFAULTS,
     patch=PATCHES,
     config_defaults=CONFIG_DEFAULTS,
