@@ -820,7 +820,7 @@ _M = "model_config."
     title="hybrid / attention-free / inner-state flags of the model class",
     phase="model_config",
     kind="derive",
-    reads=(*_INFO_READS, "version.model_registry", _M + "hf_config.layer_types"),
+    reads=(*_INFO_READS, _M + "hf_config.layer_types"),
     writes=(_M + "is_hybrid", _M + "is_attention_free", _M + "has_inner_state", _M + "supports_mamba_prefix_caching"),
     source="vllm/model_executor/models/registry.py _ModelInfo; ref 2.1.1, v0.11.1",
 )
@@ -1552,6 +1552,7 @@ DELTA = Delta(
     ),
     flags_removed=("rope_scaling", "rope_theta"),
     hash=compute_hash,
+    sub_hashes=sub_hashes,
     notes=(
         "VLLM_USE_V1 is gone: 0.11.1's envs.py does not define it, so env.VLLM_USE_V1 keeps its default (true) and "
         "every V1-gated rule of the seed takes the branch 0.11.1 runs unconditionally.",

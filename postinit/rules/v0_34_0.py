@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from postinit.engine import Outcome, RuleResult, Violation, first_match, rule, sequence
+from postinit.rules import hashing_v0_34_0
 from postinit.rules.delta import patch
 from postinit.rules.models import PAGE_READS, head_size, total_num_kv_heads
 from postinit.rules.verify import num_experts
@@ -445,18 +446,9 @@ DROPS: dict[str, str] = {
     "engine-args.unsupported-feature": "the features it refused (logits_processor_pattern, partial prefills) were "
     "removed in 0.34.0",
     # moved or reshaped in 0.34.0: a replacement is still to be written
-    "model.class-interfaces": _TODO + "supports_mamba_prefix_caching is no ModelConfig field in 0.34.0",
-    "models.mamba-prefix-caching": _TODO + "mamba prefix caching is mamba_cache_mode in 0.34.0",
-    "model.pooler-config": _TODO + "PoolerConfig's normalize/softmax/activation/logit_bias became use_activation "
-    "and seq/tok pooling types in 0.34.0",
-    "model.pooler-use-activation": _TODO + "PoolerConfig's fields were reshaped in 0.34.0",
-    "models.qwen2-rm-softmax": _TODO + "PoolerConfig.softmax is gone in 0.34.0",
-    "models.jinavl-ranking": _TODO + "PoolerConfig.logit_bias is gone in 0.34.0",
-    "models.nomic-bert-max-model-len": _TODO + "SchedulerConfig.max_model_len is gone in 0.34.0",
     "scheduler.max-model-len-from-model": "SchedulerConfig has no max_model_len in 0.34.0 (it reads ModelConfig's)",
     "scheduler.max-model-len-default": "SchedulerConfig has no max_model_len in 0.34.0",
     "scheduler.is-encoder-decoder-from-model": "SchedulerConfig has no is_encoder_decoder in 0.34.0",
-    "scheduler.encoder-decoder-no-chunked-prefill": _TODO + "SchedulerConfig.is_encoder_decoder is gone in 0.34.0",
     "scheduler.long-prefill-threshold-default": _TODO + "the partial-prefill fields are gone in 0.34.0",
     "quirk.budget-below-max-model-len": _TODO + "SchedulerConfig.max_model_len is gone in 0.34.0",
     "compilation.fusion-without-noop": _TODO + "the pass_config keys are fuse_* / eliminate_noops in 0.34.0",
@@ -531,39 +523,23 @@ _CTX = "usage.usage_context"
 _RUNNER = "model_config.runner_type"
 _ECP = "scheduler_config.enable_chunked_prefill"
 _APC = "cache_config.enable_prefix_caching"
-_ATTN_READS = (_MC, "model_config.pooler_config", "model_config.pooler_config.pooling_type",
-               "model_config.hf_config.is_causal", "model_config.is_hybrid", "model_config.is_attention_free",
-               "model_config.is_encoder_decoder")
+_PT = "model_config.pooler_config."
+_ATTN_READS = (_MC, "model_config.attn_type", "model_config.pooler_config", _PT + "seq_pooling_type",
+               _PT + "tok_pooling_type")
 
 
-def _attn_type(c: Mapping[str, Any]) -> str:
-    """``ModelConfig.attn_type``. Partial model for pooling models: a pooler whose type is CLS, or a model
-    that is not causal, is encoder-only; other pooling models are treated as decoders."""
-    if c["model_config.pooler_config"]:
-        ptype = c["model_config.pooler_config.pooling_type"]
-        causal = c["model_config.hf_config.is_causal"]
-        if (ptype or "").upper() == "CLS" or causal is False:
-            return "encoder_only"
-        return "decoder"
-    if c["model_config.is_hybrid"]:
-        return "hybrid"
-    if c["model_config.is_attention_free"]:
-        return "attention_free"
-    if c["model_config.is_encoder_decoder"]:
-        return "encoder_decoder"
-    return "decoder"
-
-
-def _support(c: Mapping[str, Any]) -> tuple[bool, str, bool, str]:
-    """``is_chunked_prefill_supported`` / ``is_prefix_caching_supported`` with the debug record each logs."""
-    kind = _attn_type(c)
+def _support(c: Mapping[str, Any]) -> tuple[bool, str | None, bool, str | None]:
+    """``is_chunked_prefill_supported`` / ``is_prefix_caching_supported`` with the debug record each logs
+    (None: it logs none), by ``ModelConfig.attn_type`` (``model.attn-type``)."""
+    kind = c["model_config.attn_type"]
     if c["model_config.pooler_config"]:
         if kind == "encoder_only":
             return (False, "Pooling models with bidirectional attn do not support chunked prefill.", False,
                     "Pooling models with bidirectional attn do not support prefix caching.")
-        ptype = (c["model_config.pooler_config.pooling_type"] or "LAST").upper()
-        ok = ptype not in ("MEAN", "CLS", "STEP")
-        seq, tok = (ptype, None) if ptype != "STEP" else (None, ptype)
+        if kind != "decoder":
+            return kind != "encoder_decoder", None, False, None
+        seq, tok = c[_PT + "seq_pooling_type"], c[_PT + "tok_pooling_type"]
+        ok = seq not in ("MEAN", "CLS") and tok != "STEP"
         verb = "support" if ok else "do not support"
         return (ok, f"Pooling models with causal attn and {seq}/{tok} pooling {verb} chunked prefill.", ok,
                 f"Pooling models with causal attn and {seq}/{tok} pooling {verb} prefix caching.")
@@ -595,7 +571,7 @@ def chunked_prefill_prefix_caching_support(c: Mapping[str, Any]) -> RuleResult:
     if not c[_EA] or c[_MC] is None:
         return None
     _, chunk_msg, _, cache_msg = _support(c)
-    return Outcome(message=f"{chunk_msg}\n{cache_msg}")
+    return Outcome(message="\n".join(m for m in (chunk_msg, cache_msg) if m))
 
 
 @rule(
@@ -3772,6 +3748,10 @@ PATCHES = (
 """0.11.1 rules 0.34.0 keeps with other values (``patch``: the logic is the parent's)."""
 
 DELTA = Delta(
+    facts={"vllm_version": "0.34.0", "transformers": hashing_v0_34_0.FACTS["transformers"]},
+    hash=hashing_v0_34_0.compute_hash,
+    sub_hashes=hashing_v0_34_0.sub_hashes,
+    hash_reason=hashing_v0_34_0.inexact_reason,
     defaults=DEFAULTS,
     patch=PATCHES,
     config_defaults=CONFIG_DEFAULTS,

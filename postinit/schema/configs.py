@@ -526,6 +526,34 @@ class ModelConfig(BaseModel):
     is_moe: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_moe (a property)")
     is_quantized: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_quantized (a property)")
     is_mm_prefix_lm: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_mm_prefix_lm")
+    # vLLM 0.34.0's ModelConfig InitVars of its MultiModalConfig (vllm/config/model.py:450-473): arguments of the
+    # constructor, not attributes; a multimodal model's MultiModalConfig is built from the ones given.
+    language_model_only: bool = since("0.34.0", False, description="InitVar: MultiModalConfig.language_model_only")
+    limit_mm_per_prompt: dict[str, Any] | None = since("0.34.0", None, description="InitVar: limit_per_prompt")
+    enable_mm_embeds: bool | None = since("0.34.0", None, description="InitVar")
+    media_io_kwargs: dict[str, Any] | None = since("0.34.0", None, description="InitVar")
+    mm_processor_kwargs: dict[str, Any] | None = since("0.34.0", None, description="InitVar")
+    mm_processor_cache_gb: float | None = since("0.34.0", None, ge=0, description="InitVar")
+    mm_processor_cache_type: Literal["shm", "lru"] | None = since("0.34.0", None, description="InitVar")
+    mm_hasher_algorithm: Literal["blake3", "sha256", "sha512"] | None = since("0.34.0", None, description="InitVar")
+    mm_shm_cache_max_object_size_mb: int | None = since("0.34.0", None, ge=0, description="InitVar")
+    mm_encoder_only: bool | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_tp_mode: Literal["weights", "data"] | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_attn_backend: str | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_attn_dtype: Literal["fp8"] | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_fp8_scale_path: str | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_fp8_scale_save_path: str | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_fp8_scale_save_margin: float | None = since("0.34.0", None, gt=0, description="InitVar")
+    interleave_mm_strings: bool | None = since("0.34.0", None, description="InitVar")
+    skip_mm_profiling: bool | None = since("0.34.0", None, description="InitVar")
+    video_pruning_method: Literal["evs", "vidcom2"] | None = since("0.34.0", None, description="InitVar")
+    mm_tensor_ipc: Literal["direct_rpc", "torch_shm"] | None = since("0.34.0", None, description="InitVar")
+    mm_ipc_gpu_memory_gb: float | None = since("0.34.0", None, ge=0, description="InitVar")
+    mm_device_do_normalize: bool | None = since("0.34.0", None, description="InitVar")
+    mm_processor_device: str | None = since("0.34.0", None, description="InitVar")
+    attn_type: Literal["decoder", "encoder", "encoder_only", "encoder_decoder", "attention_free", "hybrid"] = since(
+        "0.34.0", "decoder", derived=True,
+        description="ModelConfig.attn_type (a property): what chunked prefill and prefix caching support depends on")
 
 
 class CacheConfig(BaseModel):

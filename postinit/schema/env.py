@@ -127,6 +127,7 @@ class Env(BaseModel):
     VLLM_USE_SIMPLE_KV_OFFLOAD: bool = since("0.34.0", False)
     VLLM_USE_BREAKABLE_CUDAGRAPH: str | None = since("0.34.0", None, description="raw text; None = unset")
     VLLM_USE_OINK_OPS: bool = since("0.34.0", False)
+    VLLM_USE_RUST_FRONTEND: bool = since("0.34.0", False)
     TORCH_COMPILE_DISABLE: str | None = since("0.34.0", None, description="torch's switch; vLLM compares with '1'")
     VLLM_RELOAD_MODE: Literal["layerwise", "direct"] = since("0.34.0", "layerwise")
     VLLM_DEBUG_DUMP_PATH: str | None = unhashed(None)

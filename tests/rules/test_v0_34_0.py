@@ -292,7 +292,8 @@ def test_engine_args_support_and_defaults() -> None:
     assert fast == {"scheduler_config.max_num_batched_tokens": 4096, "scheduler_config.max_num_seqs": 512}
     cpu = changes(v.batch_defaults_cpu(state(ea, platform="cpu")))
     assert cpu == {"scheduler_config.max_num_batched_tokens": 2048, "scheduler_config.max_num_seqs": 128}
-    hybrid = {**ea, "model_config": True, "model_config.is_hybrid": True, "cache_config.enable_prefix_caching": None}
+    hybrid = {**ea, "model_config": True, "model_config.is_hybrid": True, "model_config.attn_type": "hybrid",
+              "cache_config.enable_prefix_caching": None}
     assert changes(v.prefix_caching_default(state(hybrid))) == {"cache_config.enable_prefix_caching": True}
     assert "Generative hybrid models support prefix caching." in (
         v.chunked_prefill_prefix_caching_support(state(hybrid)).message or "")
@@ -301,7 +302,8 @@ def test_engine_args_support_and_defaults() -> None:
     assert "does not officially support disabling chunked prefill" in (
         v.pooling_chunked_prefill_warning(state(off)).message or "")
     pool = {**ea, "model_config": True, "model_config.runner_type": "pooling", "model_config.pooler_config": True,
-            "model_config.pooler_config.pooling_type": "CLS", "scheduler_config.enable_chunked_prefill": None}
+            "model_config.pooler_config.seq_pooling_type": "CLS", "model_config.attn_type": "encoder_only",
+            "scheduler_config.enable_chunked_prefill": None}
     assert changes(v.chunked_prefill_default(state(pool))) == {"scheduler_config.enable_chunked_prefill": False}
     assert v.pooling_prefix_caching_warning(state({**pool, "cache_config.enable_prefix_caching": True})) is not None
 
