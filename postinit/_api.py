@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -115,6 +115,11 @@ class _FastPaths:
             )
             flat = self.usages[usage] = paths().flatten_model(obj, "usage")
         return flat
+
+
+SERVICE_CWD = "$PWD"
+"""The working directory a relative debug dump path is joined to when files are off (the service, ``catalog_only``):
+vLLM's own, which the server does not know; the server's is never shown."""
 
 
 @functools.cache
@@ -259,8 +264,12 @@ def _json_key(value: Any) -> str | None:
 
 @functools.cache
 def _field_adapter(name: str) -> TypeAdapter[Any]:
-    """The validator of one ``VllmConfig`` field (a sub-config model, or a plain value)."""
-    return TypeAdapter(VllmConfig.__pydantic_fields__[name].annotation)  # type: ignore[attr-defined]
+    """The validator of one ``VllmConfig`` field (a sub-config model, or a plain value), its constraints and
+    validators (the field's ``Annotated`` metadata) included."""
+    info = VllmConfig.__pydantic_fields__[name]  # type: ignore[attr-defined]
+    if info.metadata:
+        return TypeAdapter(Annotated[(info.annotation, *info.metadata)])  # type: ignore[arg-type]
+    return TypeAdapter(info.annotation)
 
 
 _FACTS = ("hf_config", "hf_text_config")
@@ -452,6 +461,8 @@ class _Front:
     """Input path -> the flag (or ``--set``) that set it."""
     loader: frozenset[str]
     """The paths the model loader set (their provenance is the loader's)."""
+    extra: frozenset[str] = frozenset()
+    """The flags given that no ``VllmConfig`` field holds (EngineArgs-only values, by destination)."""
 
 
 _NOT_INCREMENTAL = ("env", "platform", "usage")
@@ -513,7 +524,7 @@ def _prepare_changes(
         for q in users:
             if q not in front.loader:
                 prov[q] = Provenance(Source.USER, flags.get(q, "config"))
-    return state, prov, touched, _Front(data, flags, front.loader)
+    return state, prov, touched, _Front(data, flags, front.loader, front.extra)
 
 
 def _prepare(
@@ -522,9 +533,10 @@ def _prepare(
     """The engine's input for one request: ``(flat_state, provenance, inputs, notes, model facts)``."""
     data: dict[str, Any] = dict(request.config or {})
     flags: dict[str, str] = {}
+    extra: frozenset[str] = frozenset()
     notes: list[Note] = []
     flag_model: str | None = None
-    extra: dict[str, Any] = {}
+    extras: dict[str, Any] = {}
     usage = request.effective_usage
     version = request.version
     if isinstance(request.platform, str) and request.platform.strip().lower() == "auto" and not allow_files:
@@ -544,8 +556,9 @@ def _prepare(
                                  absent=version.absent_flags, version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"))
         data = _deep_merge(data, parsed.config)
         flags = dict(parsed.flags)
+        extra = frozenset(parsed.extra)
         flag_model = parsed.model
-        extra = parsed.extra
+        extras = parsed.extra
         notes.extend(Note("flag", "argv", w) for w in parsed.warnings)
         notes.extend(Note("quirk", "argv", q) for q in parsed.quirks)
         notes.extend(Note("advice", "argv", a) for a in parsed.advice)
@@ -554,6 +567,11 @@ def _prepare(
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
     notes.extend(_drop_absent(data, version))
+    if usage is None:
+        notes.append(Note("mode", "config mode", "a nested config without flags is built as VllmConfig(...) builds "
+                                                 "it, not through EngineArgs as vllm serve does (EngineArgs' defaults "
+                                                 "for max_num_batched_tokens, max_num_seqs, chunked prefill, ... do "
+                                                 "not apply); usage 'serve' (--usage serve) resolves it as vllm serve"))
     status = version.status
     if status is not None:
         notes.append(Note("partial_version", version.name, f"vLLM {version} is modelled partially ({status}): "
@@ -613,17 +631,23 @@ def _prepare(
     # usage.config_updated_on_input stays False: the input's model_config.config_updated never
     # reaches step 2, because ModelConfig.__post_init__ resets it (vllm/config/model.py)
     state.update(fast.usage(usage))
+    if not allow_files:  # the server's own working directory is not the answer's business
+        state["usage.cwd"] = SERVICE_CWD
     if usage is not None:  # what EngineArgs was given, where its None default tells "unset" apart
         ea_given = tuple(p for p in ENGINE_ARGS_NONE_DEFAULTS if p in user_paths)
         if ea_given:
             state["usage.given"] = ea_given
-        if extra.get("data_parallel_start_rank"):
-            state["usage.data_parallel_start_rank"] = int(extra["data_parallel_start_rank"])
-        if extra.get("headless"):
+        if extras.get("data_parallel_start_rank"):
+            state["usage.data_parallel_start_rank"] = int(extras["data_parallel_start_rank"])
+        if extras.get("headless"):
             state["usage.headless"] = True
     state.update(version.fact_state)
     prov: dict[str, Provenance] = {}
     for p in user_paths:
+        if p not in flags:
+            where = request.source_of(p)  # a config read from a file: its line
+            if where is not None:
+                flags[p] = where
         if p in loader_sources:
             continue
         prov[p] = Provenance(Source.USER, flags.get(p, "config"))
@@ -644,7 +668,7 @@ def _prepare(
     inputs = {"platform": plat_detail, "usage": usage, "semantics": request.semantics,
               "model": model_name, "vllm_version": version.name}
     if keep is not None:
-        keep.append(_Front(data, flags, frozenset(loader_sources)))
+        keep.append(_Front(data, flags, frozenset(loader_sources), extra))
     return state, prov, inputs, tuple(notes), loaded
 
 
@@ -926,7 +950,10 @@ class Resolution:
         # a resolution built from a flat state (no request): the state names its model
         if self.request is None:
             return contextlib.nullcontext()
-        return hashing.model_facts(self.model_facts, allow_files=self.allow_files)
+        front = self.front
+        return hashing.model_facts(self.model_facts, allow_files=self.allow_files,
+                                   paths=frozenset(front.flags) if front else frozenset(),
+                                   extra=front.extra if front else frozenset())
 
     @property
     def hash_exact(self) -> bool:
@@ -944,7 +971,7 @@ class Resolution:
         from postinit.rules import hashing
 
         with self._hash_context(hashing):
-            return hashing.hash_inexact_reason(self.engine.state)
+            return self.version.hash_reason(self.engine.state)
 
     def raise_for_violations(self) -> None:
         """Raise :class:`ViolationError` if the config is invalid."""

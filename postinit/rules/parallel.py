@@ -154,6 +154,8 @@ def data_parallel_from_env(c: Mapping[str, Any]) -> RuleResult:
            "parallel_config.distributed_executor_backend", "parallel_config.world_size", "env.RANK"),
     writes=("parallel_config.data_parallel_rank",),
     after=("parallel.world-size",),
+    # vLLM reads the backend as given, before it defaults one (which is never external_launcher)
+    feedback=("parallel.executor-backend-multi", "parallel.executor-backend-uni"),
     source=f"{_PAR}.__post_init__; ref 2.3",
     message="Set data_parallel_rank to {rank} automatically.",
     level="info",

@@ -31,9 +31,10 @@ ignore unknown keywords) and no rule of that version reads it.
 # No ``from __future__ import annotations`` here: pydantic would have to compile and evaluate
 # ~460 string annotations at import (~15 ms of every start-up); every class only refers to
 # classes defined above it.
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, model_validator
 from pydantic.dataclasses import dataclass
 
 from postinit.schema._configs_0340 import (
@@ -87,8 +88,14 @@ RunnerOption = Literal["auto", "generate", "pooling", "draft"]
 RunnerType = Literal["generate", "pooling", "draft"]
 ConvertOption = Literal["auto", "none", "embed", "classify", "reward"]
 ConvertType = Literal["none", "embed", "classify", "reward"]
-CacheDType = Literal["auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla"]
-MambaDType = Literal["auto", "float32"]
+CacheDType = Literal[
+    "auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla",
+    # vLLM 0.34.0's (vllm/config/cache.py:44)
+    "float16", "nvfp4_ds_mla", "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc", "turboquant_3bit_nc",
+    "octave_k3v4", "octave_k3v3", "octave_k3v3_compact", "ultraquant_4bit", "int4_per_token_head",
+    "int8_per_token_head", "fp8_per_token_head", "nvfp4", "nvfp4_4over6",
+]
+MambaDType = Literal["auto", "float32", "float16", "bfloat16"]  # the half types: vLLM 0.34.0's
 All2AllBackend = Literal[
     "naive",
     "pplx",
@@ -96,6 +103,9 @@ All2AllBackend = Literal[
     "deepep_low_latency",
     "allgather_reducescatter",
     "flashinfer_all2allv",
+    # vLLM 0.34.0's (vllm/config/parallel.py:45)
+    "deepep_v2", "mori_high_throughput", "mori_low_latency", "moonep", "mori", "nixl_ep",
+    "flashinfer_nvlink_two_sided", "flashinfer_nvlink_one_sided", "passthrough",
 ]
 DistributedExecutorBackend = Literal["ray", "mp", "uni", "external_launcher"]
 SpeculativeMethod = Literal[
@@ -147,6 +157,27 @@ def _capture_size(n: int) -> int:
 
 
 SpecTokens = Annotated[int | None, AfterValidator(_spec_tokens)]
+
+_LEVEL_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?")
+
+
+def _optimization_level(value: Any) -> Any:
+    """vLLM's ``OptimizationLevel`` (an ``IntEnum``) as pydantic's lax mode reads it: ``3``, ``"03"``,
+    ``" 3"``, ``"3.0"`` and ``3.0`` are the level 3. Anything else is kept as given: VllmConfig refuses it
+    (``vllm.optimization-level``), after the sub-configs were built, as vLLM does."""
+    if isinstance(value, bool):
+        return int(value)
+    text = value.strip() if isinstance(value, str) else None
+    if text is not None and _LEVEL_TEXT.fullmatch(text) and len(text) < 32:
+        number = float(text)
+        return int(number) if number in (0, 1, 2, 3) else value
+    if isinstance(value, float) and value in (0, 1, 2, 3):
+        return int(value)
+    return value
+
+
+OptimizationLevelValue = Annotated[int | float | str | None, BeforeValidator(_optimization_level)]
+"""``VllmConfig.optimization_level``: 0-3, or what vLLM's pydantic refuses (a check reports it, at vLLM's stage)."""
 CaptureSize = Annotated[int, AfterValidator(_capture_size)]
 
 MAX_HF_LABELS = 16_384
@@ -454,9 +485,9 @@ class ModelConfig(BaseModel):
     enable_mm_embeds: bool | None = unhashed(None, description="InitVar (MultiModalConfig)")
     media_io_kwargs: dict[str, Any] | None = unhashed(None, description="InitVar (MultiModalConfig)")
     mm_processor_kwargs: dict[str, Any] | None = unhashed(None, description="InitVar (MultiModalConfig)")
-    mm_processor_cache_gb: float | None = unhashed(None, description="InitVar (MultiModalConfig)")
+    mm_processor_cache_gb: float | None = unhashed(None, ge=0, description="InitVar (MultiModalConfig)")
     mm_processor_cache_type: Literal["lru", "shm"] | None = unhashed(None, description="InitVar (MultiModalConfig)")
-    mm_shm_cache_max_object_size_mb: int | None = unhashed(None, description="InitVar (MultiModalConfig)")
+    mm_shm_cache_max_object_size_mb: int | None = unhashed(None, ge=0, description="InitVar (MultiModalConfig)")
     mm_encoder_tp_mode: Literal["weights", "data"] | None = unhashed(None, description="InitVar (MultiModalConfig)")
     mm_encoder_attn_backend: str | None = unhashed(
         None, description="InitVar (MultiModalConfig): an attention backend name for the vision encoder")
@@ -509,6 +540,24 @@ class ModelConfig(BaseModel):
     is_moe: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_moe (a property)")
     is_quantized: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_quantized (a property)")
     is_mm_prefix_lm: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_mm_prefix_lm")
+    # vLLM 0.34.0's ModelConfig InitVars of its MultiModalConfig (vllm/config/model.py:450-473): arguments of the
+    # constructor, not attributes; a multimodal model's MultiModalConfig is built from the ones given (the ones
+    # every version has are above, with the seed's)
+    language_model_only: bool = since("0.34.0", False, description="InitVar: MultiModalConfig.language_model_only")
+    mm_hasher_algorithm: Literal["blake3", "sha256", "sha512"] | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_only: bool | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_attn_dtype: Literal["fp8"] | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_fp8_scale_path: str | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_fp8_scale_save_path: str | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_fp8_scale_save_margin: float | None = since("0.34.0", None, gt=0, description="InitVar")
+    video_pruning_method: Literal["evs", "vidcom2"] | None = since("0.34.0", None, description="InitVar")
+    mm_tensor_ipc: Literal["direct_rpc", "torch_shm"] | None = since("0.34.0", None, description="InitVar")
+    mm_ipc_gpu_memory_gb: float | None = since("0.34.0", None, ge=0, description="InitVar")
+    mm_device_do_normalize: bool | None = since("0.34.0", None, description="InitVar")
+    mm_processor_device: str | None = since("0.34.0", None, description="InitVar")
+    attn_type: Literal["decoder", "encoder", "encoder_only", "encoder_decoder", "attention_free", "hybrid"] = since(
+        "0.34.0", "decoder", derived=True,
+        description="ModelConfig.attn_type (a property): what chunked prefill and prefix caching support depends on")
 
 
 class CacheConfig(BaseModel):
@@ -524,7 +573,7 @@ class CacheConfig(BaseModel):
     num_gpu_blocks_override: int | None = unhashed(None)
     sliding_window: int | None = unhashed(None)
     enable_prefix_caching: bool | None = unhashed(None)
-    prefix_caching_hash_algo: Literal["sha256", "sha256_cbor"] = unhashed("sha256")
+    prefix_caching_hash_algo: Literal["sha256", "sha256_cbor", "xxhash", "xxhash_cbor"] = unhashed("sha256")
     cpu_offload_gb: float = unhashed(0, ge=0, until="0.11.1")
     calculate_kv_scales: bool = unhashed(False, until="0.11.1")
     cpu_kvcache_space_bytes: int | None = unhashed(None, until="0.11.1")
@@ -1002,7 +1051,7 @@ class VllmConfig:
     weight_transfer_config: WeightTransferConfig | None = since("0.34.0", None)
     watchdog_config: WatchdogConfig = since("0.34.0", default_factory=WatchdogConfig)
     offload_config: OffloadConfig = since("0.34.0", default_factory=OffloadConfig)
-    optimization_level: int = since("0.34.0", 2, ge=0, le=3, description="-O<n>: O0..O3 default tables")
+    optimization_level: OptimizationLevelValue = since("0.34.0", 2, description="-O<n>: O0..O3 default tables")
     performance_mode: Literal["balanced", "interactivity", "throughput"] = since("0.34.0", "balanced")
     shutdown_timeout: int = since("0.34.0", 0)
     num_hash_lookahead_tokens: int = since("0.34.0", 0, derived=True)

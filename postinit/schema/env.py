@@ -127,7 +127,9 @@ class Env(BaseModel):
     VLLM_USE_SIMPLE_KV_OFFLOAD: bool = since("0.34.0", False)
     VLLM_USE_BREAKABLE_CUDAGRAPH: str | None = since("0.34.0", None, description="raw text; None = unset")
     VLLM_USE_OINK_OPS: bool = since("0.34.0", False)
+    VLLM_USE_RUST_FRONTEND: bool = since("0.34.0", False)
     TORCH_COMPILE_DISABLE: str | None = since("0.34.0", None, description="torch's switch; vLLM compares with '1'")
+    VLLM_RELOAD_MODE: Literal["layerwise", "direct"] = since("0.34.0", "layerwise")
     RANK: str | None = unhashed(None, description="torch.distributed's global rank (raw text; None = unset): "
                                 "ParallelConfig reads it for an external launcher with data parallelism")
     VLLM_DEBUG_DUMP_PATH: str | None = unhashed(None)
