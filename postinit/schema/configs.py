@@ -89,7 +89,10 @@ RunnerType = Literal["generate", "pooling", "draft"]
 ConvertOption = Literal["auto", "none", "embed", "classify", "reward"]
 ConvertType = Literal["none", "embed", "classify", "reward"]
 CacheDType = Literal["auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla"]
-MambaDType = Literal["auto", "float32"]
+MambaDType = Literal["auto", "float32", "float16", "bfloat16"]
+_MAMBA_DTYPES = {"choices_from": (("d7fb10c57", ("auto", "float32")), ("0.34.0", ("auto", "float32", "float16",
+                                                                                   "bfloat16")))}
+"""vLLM 0.34.0's MambaDType also has float16 and bfloat16 (the version-dependent values: ``choices_from``)."""
 All2AllBackend = Literal[
     "naive",
     "pplx",
@@ -566,8 +569,8 @@ class CacheConfig(BaseModel):
     cpu_kvcache_space_bytes: int | None = unhashed(None, until="0.11.1")
     mamba_page_size_padded: int | None = unhashed(None)
     mamba_block_size: int | None = unhashed(None, gt=0)
-    mamba_cache_dtype: MambaDType = hashed("auto")
-    mamba_ssm_cache_dtype: MambaDType = hashed("auto")
+    mamba_cache_dtype: MambaDType = hashed("auto", json_schema_extra=_MAMBA_DTYPES)
+    mamba_ssm_cache_dtype: MambaDType = hashed("auto", json_schema_extra=_MAMBA_DTYPES)
     kv_sharing_fast_prefill: bool = unhashed(False)
     kv_cache_memory_bytes: int | None = unhashed(None)
     kv_offloading_size: float | None = since("0.11.1", None, description="GiB of CPU KV offloading buffer")
