@@ -184,6 +184,13 @@ _RUNNER = (
           f"runner_converts); {_REF}"),
 )
 
+_MAX_LEN = (
+    patch("model.max-model-len",
+          no_key_message="The model's config.json does not contain any of the keys to determine the original maximum "
+          "length of the model. Assuming the model's maximum length is 2048.",
+          source=f"vllm/config/model.py _get_and_verify_max_len (2589-2700); {_REF}"),
+)
+
 _HOOKS_IN_MODEL_CONFIG = (
     patch("models.gemma3-text-is-causal", phase="model_config",
           source=f"{_MODEL_HOOK} Gemma3TextModelConfig.verify_and_update_model_config; {_REF}"),
@@ -391,45 +398,68 @@ def mm_encoder_tp_mode(c: Mapping[str, Any]) -> RuleResult:
     return {_M + "mm_encoder_tp_mode": "weights"}
 
 
+def _mm_normalize_supported(c: Mapping[str, Any]) -> bool:
+    info = mc.resolved_info(c)
+    return info is not None and "mm_device_do_normalize" in info.interfaces
+
+
+_FORCED = "forcing mm_device_do_normalize = False."
+
+
+@rule(
+    "model.mm-device-do-normalize-forced-off",
+    title="An asked-for mm_device_do_normalize the Rust frontend or the model cannot honour is turned off",
+    phase="model_config",
+    kind="override",
+    reads=(_M + "is_multimodal_model", *mc.INFO_READS, _M + "mm_device_do_normalize", "env.VLLM_USE_RUST_FRONTEND"),
+    writes=(_M + "mm_device_do_normalize",),
+    source=f"{_MODEL}._resolve_mm_device_do_normalize (vllm/config/model.py:1123-1141); {_REF}",
+    message=f"VLLM_USE_RUST_FRONTEND is set. Rust frontend does not currently support mm_device_do_normalize, "
+    f"{_FORCED} | Model does not support mm_device_do_normalize, {_FORCED}",
+    level="warning",
+)
+def mm_device_do_normalize_forced_off(c: Mapping[str, Any]) -> RuleResult:
+    """Device-side image normalization is what the user asked for, unless the Rust frontend or the model lacks it
+    (each reason warns)."""
+    if not _multimodal(c) or not c[_M + "mm_device_do_normalize"]:
+        return None
+    warnings = []
+    if c["env.VLLM_USE_RUST_FRONTEND"]:
+        warnings.append("VLLM_USE_RUST_FRONTEND is set. Rust frontend does not currently support "
+                        f"mm_device_do_normalize, {_FORCED}")
+    elif not _mm_normalize_supported(c):
+        warnings.append(f"Model does not support mm_device_do_normalize, {_FORCED}")
+    if not warnings:
+        return None
+    return Outcome({_M + "mm_device_do_normalize": False}, message="\n".join(warnings))
+
+
 @rule(
     "model.mm-device-do-normalize",
-    title="mm_device_do_normalize: the class's support, unless the Rust frontend is on",
+    title="mm_device_do_normalize: the class's support by default, unless the Rust frontend is on",
     phase="model_config",
     kind="derive",
     reads=(_M + "is_multimodal_model", *mc.INFO_READS, _M + "mm_device_do_normalize", "env.VLLM_USE_RUST_FRONTEND"),
     writes=(_M + "mm_device_do_normalize",),
+    after=("model.mm-device-do-normalize-forced-off",),
     source=f"{_MODEL}._resolve_mm_device_do_normalize (vllm/config/model.py:1104-1147); {_REF}",
-    message="mm_device_do_normalize is (enabled|disabled)( by default). | (the Rust frontend / model does not support "
-    "it) forcing mm_device_do_normalize = False.",
+    message="mm_device_do_normalize is (enabled|disabled)( by default). | VLLM_USE_RUST_FRONTEND is set. Rust frontend "
+    f"does not currently support mm_device_do_normalize, {_FORCED}",
     level="debug",
 )
 def mm_device_do_normalize(c: Mapping[str, Any]) -> RuleResult:
-    """Image normalization runs on the device only where the model supports it; the Rust frontend cannot."""
+    """Image normalization runs on the device where the model supports it (debug-logged either way)."""
     if not _multimodal(c):
         return None
-    info = mc.resolved_info(c)
-    supported = info is not None and "mm_device_do_normalize" in info.interfaces
-    rust, asked = bool(c["env.VLLM_USE_RUST_FRONTEND"]), c[_M + "mm_device_do_normalize"]
-    forced = ("forcing mm_device_do_normalize = False.")
-    if asked is None:
-        if rust:
-            return Outcome({_M + "mm_device_do_normalize": False}, message="VLLM_USE_RUST_FRONTEND is set. Rust "
-                           f"frontend does not currently support mm_device_do_normalize, {forced}")
-        state_ = "enabled" if supported else "disabled"
-        return Outcome({_M + "mm_device_do_normalize": supported},
-                       message=f"mm_device_do_normalize is {state_} by default.")
-    value, warnings = bool(asked), []
-    if value and rust:
-        warnings.append("VLLM_USE_RUST_FRONTEND is set. Rust frontend does not currently support "
-                        f"mm_device_do_normalize, {forced}")
-        value = False
-    if value and not supported:
-        warnings.append(f"Model does not support mm_device_do_normalize, {forced}")
-        value = False
-    debug = f"mm_device_do_normalize is {'enabled' if value else 'disabled'}."
-    if warnings:
-        return Outcome({_M + "mm_device_do_normalize": value}, message="\n".join(warnings), level="warning")
-    return Outcome({_M + "mm_device_do_normalize": value}, message=debug)
+    asked = c[_M + "mm_device_do_normalize"]
+    if asked is not None:
+        return Outcome(message=f"mm_device_do_normalize is {'enabled' if asked else 'disabled'}.")
+    if c["env.VLLM_USE_RUST_FRONTEND"]:
+        return Outcome({_M + "mm_device_do_normalize": False}, message="VLLM_USE_RUST_FRONTEND is set. Rust frontend "
+                       f"does not currently support mm_device_do_normalize, {_FORCED}")
+    supported = _mm_normalize_supported(c)
+    return Outcome({_M + "mm_device_do_normalize": supported},
+                   message=f"mm_device_do_normalize is {'enabled' if supported else 'disabled'} by default.")
 
 
 @rule(
@@ -1047,17 +1077,18 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 
 DELTA = Delta(
     facts={"model_registry": "model-registry-0.34.0.json"},
-    patch=(*_RUNNER, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
+    patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
     replace=(class_interfaces, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default),
     add=(deprecated_quantization, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
-         mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
+         mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
          draft_decode_context_parallel_size, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
          speculative_lookahead_slots, watermark_speculative,
          mamba_chunked_prefill_required, mamba_stochastic_rounding_needs_fp16, kda_recoverssm, replayssm_supported),
     drop={**_POOLER_DROPS, **_STEP_14_DROPS, **_SPEC_DROPS, **_MAMBA_STEP_DROPS},
     groups=(TRY_VERIFY_AND_UPDATE_MODEL_CONFIG, TRY_VERIFY_AND_UPDATE_CONFIG),
-    flags_added=("mamba_cache_mode",),
+    flags_added=("mamba_cache_mode", "mamba_backend", "mamba_ssu_algorithm", "enable_mamba_cache_stochastic_rounding",
+                 "mamba_cache_philox_rounds"),
     fields_added=("model_config.attn_type", *(_M + k for k in _MM_OPTIONS), _M + "mm_processor_device",
                   "env.VLLM_USE_RUST_FRONTEND"),
 )

@@ -244,6 +244,9 @@ def test_multimodal_options_are_the_model_configs_initvars() -> None:
     assert mm["mm_hasher_algorithm"] == "sha256" and mm["mm_processor_kwargs"] == {"device": "cpu"}
     assert mm["mm_device_do_normalize"] is False
     assert "Model does not support mm_device_do_normalize, forcing mm_device_do_normalize = False." in texts(r)
+    assert r.why("model_config.mm_device_do_normalize").rule in ("model.mm-device-do-normalize-forced-off",
+                                                                 "model.mm-device-do-normalize")
+    assert m.mm_device_do_normalize_forced_off(state({"model_config": True}, version=V)) is None
 
 
 def test_data_parallel_encoder_falls_back_where_unsupported() -> None:

@@ -313,6 +313,12 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--mamba-ssm-cache-dtype",), "cache_config.mamba_ssm_cache_dtype",
        choices=("auto", "float32"), choices_from=(("0.34.0", _MAMBA_DTYPES_0340),)),
     _F(("--mamba-block-size",), "cache_config.mamba_block_size", "int", optional=True),
+    _F(("--mamba-backend",), "mamba_config.backend", choices=("triton", "flashinfer", "cpu"), since="0.34.0"),
+    _F(("--mamba-ssu-algorithm",), "mamba_config.ssu_algorithm", choices=("auto", "simple", "vertical", "horizontal"),
+       optional=True, since="0.34.0"),
+    _F(("--enable-mamba-cache-stochastic-rounding",), "mamba_config.enable_stochastic_rounding", "bool",
+       since="0.34.0"),
+    _F(("--mamba-cache-philox-rounds",), "mamba_config.stochastic_rounding_philox_rounds", "int", since="0.34.0"),
     _F(("--mamba-cache-mode",), "extra.mamba_cache_mode", choices=("align", "none"), since="0.34.0",
        warning="--mamba-cache-mode is deprecated and will be removed in v0.34.0. It has no effect: Mamba prefix "
        "caching follows --enable-prefix-caching."),
