@@ -88,11 +88,17 @@ RunnerOption = Literal["auto", "generate", "pooling", "draft"]
 RunnerType = Literal["generate", "pooling", "draft"]
 ConvertOption = Literal["auto", "none", "embed", "classify", "reward"]
 ConvertType = Literal["none", "embed", "classify", "reward"]
-CacheDType = Literal["auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla"]
-MambaDType = Literal["auto", "float32", "float16", "bfloat16"]
+CacheDType = Literal[
+    "auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla",
+    # vLLM 0.34.0's (vllm/config/cache.py:44)
+    "float16", "nvfp4_ds_mla", "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc", "turboquant_3bit_nc",
+    "octave_k3v4", "octave_k3v3", "octave_k3v3_compact", "ultraquant_4bit", "int4_per_token_head",
+    "int8_per_token_head", "fp8_per_token_head", "nvfp4", "nvfp4_4over6",
+]
+MambaDType = Literal["auto", "float32", "float16", "bfloat16"]  # the half types: vLLM 0.34.0's
 _MAMBA_DTYPES = {"choices_from": (("d7fb10c57", ("auto", "float32")), ("0.34.0", ("auto", "float32", "float16",
                                                                                    "bfloat16")))}
-"""vLLM 0.34.0's MambaDType also has float16 and bfloat16 (the version-dependent values: ``choices_from``)."""
+"""Which MambaDType values each version takes (``choices_from``: the door refuses the others, as vLLM does)."""
 All2AllBackend = Literal[
     "naive",
     "pplx",
@@ -100,6 +106,9 @@ All2AllBackend = Literal[
     "deepep_low_latency",
     "allgather_reducescatter",
     "flashinfer_all2allv",
+    # vLLM 0.34.0's (vllm/config/parallel.py:45)
+    "deepep_v2", "mori_high_throughput", "mori_low_latency", "moonep", "mori", "nixl_ep",
+    "flashinfer_nvlink_two_sided", "flashinfer_nvlink_one_sided", "passthrough",
 ]
 DistributedExecutorBackend = Literal["ray", "mp", "uni", "external_launcher"]
 SpeculativeMethod = Literal[
@@ -563,7 +572,7 @@ class CacheConfig(BaseModel):
     num_gpu_blocks_override: int | None = unhashed(None)
     sliding_window: int | None = unhashed(None)
     enable_prefix_caching: bool | None = unhashed(None)
-    prefix_caching_hash_algo: Literal["sha256", "sha256_cbor"] = unhashed("sha256")
+    prefix_caching_hash_algo: Literal["sha256", "sha256_cbor", "xxhash", "xxhash_cbor"] = unhashed("sha256")
     cpu_offload_gb: float = unhashed(0, ge=0, until="0.11.1")
     calculate_kv_scales: bool = unhashed(False, until="0.11.1")
     cpu_kvcache_space_bytes: int | None = unhashed(None, until="0.11.1")

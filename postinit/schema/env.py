@@ -129,6 +129,7 @@ class Env(BaseModel):
     VLLM_USE_OINK_OPS: bool = since("0.34.0", False)
     VLLM_USE_RUST_FRONTEND: bool = since("0.34.0", False)
     TORCH_COMPILE_DISABLE: str | None = since("0.34.0", None, description="torch's switch; vLLM compares with '1'")
+    VLLM_RELOAD_MODE: Literal["layerwise", "direct"] = since("0.34.0", "layerwise")
     VLLM_DEBUG_DUMP_PATH: str | None = unhashed(None)
     VLLM_TRACE_FUNCTION: int = unhashed(0)
     VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE: bool = unhashed(False)
