@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
 
@@ -251,8 +251,12 @@ def _json_key(value: Any) -> str | None:
 
 @functools.cache
 def _field_adapter(name: str) -> TypeAdapter[Any]:
-    """The validator of one ``VllmConfig`` field (a sub-config model, or a plain value)."""
-    return TypeAdapter(VllmConfig.__pydantic_fields__[name].annotation)  # type: ignore[attr-defined]
+    """The validator of one ``VllmConfig`` field (a sub-config model, or a plain value), its constraints and
+    validators (the field's ``Annotated`` metadata) included."""
+    info = VllmConfig.__pydantic_fields__[name]  # type: ignore[attr-defined]
+    if info.metadata:
+        return TypeAdapter(Annotated[(info.annotation, *info.metadata)])  # type: ignore[arg-type]
+    return TypeAdapter(info.annotation)
 
 
 _FACTS = ("hf_config", "hf_text_config")

@@ -266,6 +266,30 @@ def test_a_delta_must_agree_with_the_schema_marks(fake_version: Callable[[Delta]
     assert versions.VERSIONS["0.11.1"].problems() == []
 
 
+def test_a_delta_in_parts_is_one_delta() -> None:
+    """A version's delta declared in several modules (delta_parts) is their union; two parts editing one rule,
+    or giving one default twice, is a declaration error naming both; ordering hints of one rule are joined."""
+    from postinit.rules import engine_args
+    from postinit.rules.delta import combine
+
+    a = Delta(drop={"verify.swap-space": "gone"}, defaults={"model_config.seed": 0},
+              after={"cache.fast-prefill-eagle": ("a",)}, fields_added=("x.y",))
+    b = Delta(patch=(patch("cache.fast-prefill-eagle", error="KeyError"),), after={"cache.fast-prefill-eagle": ("b",)},
+              fields_added=("x.y", "x.z"))
+    both = combine(a, b)
+    assert dict(both.drop) == {"verify.swap-space": "gone"} and [p.rule for p in both.patch] == ["cache.fast-prefill-eagle"]
+    assert both.after == {"cache.fast-prefill-eagle": ("a", "b")} and both.fields_added == ("x.y", "x.z")
+    assert combine(a) is a
+    with pytest.raises(ValueError, match=r"parts 0 and 1 both edit rule 'verify\.swap-space'"):
+        combine(a, Delta(drop={"verify.swap-space": "again"}))
+    with pytest.raises(ValueError, match=r"parts 0 and 1 both edit rule 'engine-args\.chunked-prefill-forced'"):
+        combine(Delta(replace=(engine_args.chunked_prefill_forced,)), Delta(drop={"engine-args.chunked-prefill-forced": "x"}))
+    with pytest.raises(ValueError, match=r"parts 0 and 1 both declare default 'model_config\.seed'"):
+        combine(a, Delta(defaults={"model_config.seed": 1}))
+    v034 = versions.VERSIONS["0.34.0"]
+    assert v034.delta_parts and v034.delta.add  # 0.34.0's delta: its core module and its model-specific part
+
+
 def test_a_second_child_keeps_what_its_sibling_removed(monkeypatch: pytest.MonkeyPatch) -> None:
     """until=<parent> marks a removal by the child that declares it: another child of the same parent keeps the
     field and the flag, and its delta need not declare the sibling's removals."""

@@ -34,6 +34,11 @@ def _codes(items: list[str] | tuple[str, ...] | set[str]) -> str:
     return ", ".join(f"`{i}`" for i in sorted(items)) if items else "—"
 
 
+def _modules(v: versions.Version) -> str:
+    """The files declaring the version's delta: its module and its parts."""
+    return " and ".join(f"`{m.replace('.', '/')}.py`" for m in (v.delta_module or "", *v.delta_parts))
+
+
 def _version(v: versions.Version) -> list[str]:
     if v.parent is None:
         return []
@@ -44,7 +49,7 @@ def _version(v: versions.Version) -> list[str]:
     out = [
         f"## vLLM {name}", "",
         f"{v.title}. Parent: `{v.parent.name}`. Checked against {v.oracle}.", "",
-        f"Declared in `{(v.delta_module or '').replace('.', '/')}.py`: {len(d.patch)} rules patched, "
+        f"Declared in {_modules(v)}: {len(d.patch)} rules patched, "
         f"{len(d.add)} added, {len(d.replace)} replaced, "
         f"{len(d.drop)} dropped ({len(parent)} → {len(book)} rules); {len(d.fields_added)} schema fields added, "
         f"{len(d.fields_removed)} removed.", "",

@@ -23,9 +23,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from postinit.engine import Group, Level
+from postinit.engine import Group, Level, rule_of
 
-__all__ = ["Delta", "Patch", "patch"]
+__all__ = ["Delta", "Patch", "combine", "patch"]
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Patch:
     params: Mapping[str, Any] = field(default_factory=dict)
     """Parameter name -> this version's value (the rule function's keyword-only arguments)."""
     header: Mapping[str, Any] = field(default_factory=dict)
-    """Header field -> this version's value (``source``, ``message``, ``title``, ``level``)."""
+    """Header field -> this version's value (``source``, ``message``, ``title``, ``level``, ``phase``)."""
     why: str = ""
     """What changed and where vLLM changed it, for docs/versions.md (optional: the values speak)."""
 
@@ -51,15 +51,19 @@ def patch(
     message: str | None = None,
     title: str | None = None,
     level: Level | str | None = None,
+    phase: str | None = None,
     **params: Any,
 ) -> Patch:
     """The parent's rule ``rule`` as this version has it: ``params`` are its parameters' new values.
 
     ``patch("cpu.env-shared-experts-stream", value="1", source="vllm/platforms/cpu.py ...; v0.11.1")``:
     vLLM 0.11.1 writes "1" where the seed wrote "0"; the rule's function is the seed's.
+    ``phase``: the step where this version takes the same decision (vLLM 0.34.0 runs several model hooks at the
+    end of ``ModelConfig.__post_init__`` instead of in ``VllmConfig``'s step 2).
     """
     header = {k: v for k, v in (("source", source), ("message", message), ("title", title),
-                                ("level", Level(level) if level is not None else None)) if v is not None}
+                                ("level", Level(level) if level is not None else None), ("phase", phase))
+              if v is not None}
     return Patch(rule=rule, params=params, header=header, why=why)
 
 
@@ -105,3 +109,68 @@ class Delta:
     notes: tuple[str, ...] = ()
     """Differences that are no rule's (facts every rule of the parent already handles the same way), for docs."""
 
+
+
+def _rule_id(fn: Callable[..., Any]) -> str:
+    r = rule_of(fn)
+    return r.id if r is not None else repr(fn)
+
+
+def combine(*parts: Delta, where: str = "the delta") -> Delta:
+    """One version's delta declared in several modules (``delta_parts`` in versions.json), as one :class:`Delta`.
+
+    The parts are areas of one version written side by side (e.g. vLLM 0.34.0's core configs and its
+    model-specific configs): each declares what it changes, and no two may declare the same thing — a rule
+    id patched, added, replaced or dropped twice, a group, a fact or a default given twice, two hash
+    functions — which is refused with a :class:`ValueError` naming both (``where``: the version, for the
+    message). ``after`` hints of one rule are joined; names (fields, flags) are joined without repeats.
+    """
+    if len(parts) == 1:
+        return parts[0]
+    seen: dict[str, int] = {}
+
+    def claim(kind: str, key: str, i: int) -> None:
+        k = f"{kind} {key!r}"
+        if k in seen and seen[k] != i:
+            raise ValueError(f"{where}: parts {seen[k]} and {i} both declare {k}")
+        seen[k] = i
+
+    rules_of: dict[str, int] = {}
+    for i, d in enumerate(parts):
+        for rid in ([p.rule for p in d.patch] + [_rule_id(f) for f in (*d.add, *d.replace)] + list(d.drop)):
+            if rid in rules_of and rules_of[rid] != i:
+                raise ValueError(f"{where}: parts {rules_of[rid]} and {i} both edit rule {rid!r}")
+            rules_of[rid] = i
+        for kind, keys in (("group", [g.id for g in d.groups]), ("dropped group", list(d.drop_groups)),
+                           ("fact", list(d.facts)), ("default", list(d.defaults)),
+                           ("config default", list(d.config_defaults))):
+            for key in keys:
+                claim(kind, key, i)
+        if d.hash is not None:
+            claim("hash", "function", i)
+
+    def names(attr: str) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(n for d in parts for n in getattr(d, attr)))
+
+    after: dict[str, tuple[str, ...]] = {}
+    for d in parts:
+        for rid, extra in d.after.items():
+            after[rid] = (*after.get(rid, ()), *extra)
+    return Delta(
+        facts={k: v for d in parts for k, v in d.facts.items()},
+        patch=tuple(p for d in parts for p in d.patch),
+        add=tuple(f for d in parts for f in d.add),
+        replace=tuple(f for d in parts for f in d.replace),
+        drop={k: v for d in parts for k, v in d.drop.items()},
+        groups=tuple(g for d in parts for g in d.groups),
+        drop_groups={k: v for d in parts for k, v in d.drop_groups.items()},
+        after=after,
+        fields_added=names("fields_added"),
+        fields_removed=names("fields_removed"),
+        flags_added=names("flags_added"),
+        flags_removed=names("flags_removed"),
+        hash=next((d.hash for d in parts if d.hash is not None), None),
+        defaults={k: v for d in parts for k, v in d.defaults.items()},
+        config_defaults={k: v for d in parts for k, v in d.config_defaults.items()},
+        notes=tuple(n for d in parts for n in d.notes),
+    )

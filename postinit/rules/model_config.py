@@ -26,8 +26,8 @@ from typing import Any
 
 from postinit.engine import Outcome, Rule, RuleResult, Violation, make_rule, rule, sequence
 
-__all__ = ["HEAD_DTYPE_READS", "REGISTRY", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER", "ModelInfo", "head_dtype_for", "model_info",
-           "registry"]
+__all__ = ["HEAD_DTYPE_READS", "INFO_READS", "REGISTRY", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER", "ModelInfo", "head_dtype_for", "model_info",
+           "registry", "registry_of", "resolved_info"]
 
 M = "model_config."
 H = "model_config.hf_config."
@@ -42,7 +42,7 @@ order with the interfaces of the class it loads, and the architecture-suffix def
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """The ``_ModelInfo`` flags of one registered class."""
+    """The ``_ModelInfo`` facts of one registered class (the interfaces a version's registry lists)."""
 
     generate: bool
     pooling: bool
@@ -52,33 +52,72 @@ class ModelInfo:
     inner_state: bool
     mamba_prefix_caching: bool
     pooling_type: str
+    """The class's default pooling type (up to 0.11.1: one; 0.34.0: its ``seq_pooling_type``, STEP for a
+    class whose token pooling is STEP)."""
+    interfaces: frozenset[str] = frozenset()
+    """Every interface the registry lists for the class (0.34.0 adds ``pp``, ``lora``, ``replayssm``, ...)."""
+    attn_type: str = "decoder"
+    """``_ModelInfo.attn_type`` (vLLM 0.34.0): ``decoder`` or ``encoder_only``."""
+    seq_pooling_type: str | None = None
+    """``_ModelInfo.default_seq_pooling_type`` (vLLM 0.34.0)."""
+    tok_pooling_type: str | None = None
+    """``_ModelInfo.default_tok_pooling_type`` (vLLM 0.34.0)."""
+    error: str | None = None
+    """Why the class could not be inspected where the registry was read (its module does not import):
+    vLLM logs "Error in loading model architecture" and finds no class for it."""
 
 
 _INTERFACES = ("generate", "pooling", "multimodal", "hybrid", "attention_free", "inner_state",
                "mamba_prefix_caching")
+_MORE_INTERFACES = ("pp", "lora", "replayssm", "transcription", "multimodal_encoder_tp_data", "noops",
+                    "kv_cache_grouping", "raw_input_only", "mm_device_do_normalize")
+"""Interfaces a registry may list beyond the seed's seven (vLLM 0.34.0's ``_ModelInfo``)."""
+_DEFAULT_CONVERTS: dict[str, tuple[str, ...]] = {"generate": (), "pooling": ("embed", "classify", "reward"),
+                                                  "draft": ()}
+"""vLLM's ``_RUNNER_CONVERTS`` up to 0.11.1 (a registry file may give its version's)."""
 
 
-def _load_registry(file: str = _REGISTRY_FILE) -> tuple[dict[str, ModelInfo], tuple[tuple[str, str, str], ...]]:
+@dataclass(frozen=True)
+class Registry:
+    """A version's model registry (``version.model_registry``: a file of ``postinit/rules/data/``)."""
+
+    classes: Mapping[str, ModelInfo]
+    """Registered architecture -> its class's facts, in registration order."""
+    suffixes: tuple[tuple[str, str, str], ...]
+    """vLLM's ``_SUFFIX_TO_DEFAULTS``: ``(suffix, runner_type, convert_type)``, first match wins."""
+    runner_converts: Mapping[str, tuple[str, ...]]
+    """vLLM's ``_RUNNER_CONVERTS``: the converters that adapt a class to each runner."""
+
+
+def _load_registry(file: str = _REGISTRY_FILE) -> Registry:
     """Read and check a registry file (another version's: ``file``): known interfaces, runner and convert
     types, no duplicates."""
     raw = json.loads(resources.files("postinit.rules").joinpath("data", file).read_text("utf-8"))
-    registry: dict[str, ModelInfo] = {}
+    classes: dict[str, ModelInfo] = {}
+    known = set(_INTERFACES) | set(_MORE_INTERFACES)
     for entry in raw["architectures"]:
         name, interfaces = entry["architecture"], set(entry["interfaces"])
-        if name in registry or not interfaces <= set(_INTERFACES):
-            raise ValueError(f"{file}: {name}: duplicate, or unknown interfaces {sorted(interfaces)}")
+        if name in classes or not interfaces <= known:
+            raise ValueError(f"{file}: {name}: duplicate, or unknown interfaces {sorted(interfaces - known)}")
         flags = {i: i in interfaces for i in _INTERFACES}
-        registry[name] = ModelInfo(**flags, pooling_type=entry.get("pooling_type", "LAST"))
+        seq, tok = entry.get("seq_pooling_type"), entry.get("tok_pooling_type")
+        pooling_type = entry.get("pooling_type") or ("STEP" if tok == "STEP" else seq) or "LAST"
+        classes[name] = ModelInfo(**flags, pooling_type=pooling_type, interfaces=frozenset(interfaces),
+                                  attn_type=entry.get("attn_type", "decoder"), seq_pooling_type=seq,
+                                  tok_pooling_type=tok, error=entry.get("error"))
+    converts = {k: tuple(v) for k, v in raw.get("runner_converts", _DEFAULT_CONVERTS).items()}
     suffixes = tuple((e["suffix"], e["runner_type"], e["convert_type"]) for e in raw["suffix_defaults"])
-    if any(r not in ("generate", "pooling") or cv not in ("none", *POOLING_CONVERTS) for _, r, cv in suffixes):
+    all_converts = {cv for cvs in converts.values() for cv in cvs}
+    if any(r not in ("generate", "pooling") or cv not in ("none", *all_converts) for _, r, cv in suffixes):
         raise ValueError(f"{file}: a suffix default names an unknown runner or convert type")
-    return registry, suffixes
+    return Registry(classes, suffixes, converts)
 
 
-POOLING_CONVERTS = ("embed", "classify", "reward")
-REGISTRY, SUFFIX_DEFAULTS = _load_registry()
+POOLING_CONVERTS = _DEFAULT_CONVERTS["pooling"]
+_SEED = _load_registry()
+REGISTRY, SUFFIX_DEFAULTS = _SEED.classes, _SEED.suffixes
 """Registered architecture -> :class:`ModelInfo` (in vLLM's registration order); vLLM's ``_SUFFIX_TO_DEFAULTS``:
-``(suffix, runner_type, convert_type)``, first match wins."""
+``(suffix, runner_type, convert_type)``, first match wins (the seed's; a version's: :func:`registry_of`)."""
 SUPPORTED_ARCHS_ORDER: tuple[str, ...] = tuple(REGISTRY)
 """``ModelRegistry.get_supported_archs()`` in registration order (vLLM's unsupported-architecture error lists
 them so, golden t084-unknown-arch)."""
@@ -108,10 +147,14 @@ def model_info(arch: str) -> ModelInfo | None:
 
 
 @functools.cache
+def registry_of(file: str) -> Registry:
+    """The registry a version names (``version.model_registry``: a file of ``postinit/rules/data/``)."""
+    return _SEED if file == _REGISTRY_FILE else _load_registry(file)
+
+
 def registry(file: str) -> Mapping[str, ModelInfo]:
-    """The registry a version names (``version.model_registry``: a file of ``postinit/rules/data/``), in
-    registration order (the seed's is :data:`REGISTRY`)."""
-    return REGISTRY if file == _REGISTRY_FILE else _load_registry(file)[0]
+    """The classes of the registry a version names, in registration order (the seed's is :data:`REGISTRY`)."""
+    return registry_of(file).classes
 
 
 _REG = "version.model_registry"
@@ -129,29 +172,31 @@ def _archs(c: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 @functools.cache
-def _match(arch: str, runner: str | None = None, convert: str | None = None) -> tuple[str, str, str] | None:
-    """vLLM's ``try_match_architecture_defaults`` (pure over the suffix table: cached)."""
-    for suffix, r, cv in SUFFIX_DEFAULTS:
+def _match(arch: str, runner: str | None = None, convert: str | None = None,
+           file: str = _REGISTRY_FILE) -> tuple[str, str, str] | None:
+    """vLLM's ``try_match_architecture_defaults`` (pure over the version's suffix table: cached)."""
+    for suffix, r, cv in registry_of(file).suffixes:
         if (runner is None or runner == r) and (convert is None or convert == cv) and arch.endswith(suffix):
             return suffix, r, cv
     return None
 
 
 @functools.cache
-def _normalize(arch: str, runner: str | None, convert: str | None) -> str:
+def _normalize(arch: str, runner: str | None, convert: str | None, file: str = _REGISTRY_FILE) -> str:
     """vLLM's ``_normalize_arch``: an unregistered ``XFor<Task>`` maps to a registered ``XFor<Other>`` (cached)."""
-    if arch in REGISTRY:
+    reg = registry_of(file)
+    if arch in reg.classes:
         return arch
-    hit = _match(arch, runner, convert)
+    hit = _match(arch, runner, convert, file)
     if hit:
-        for repl, _, _ in SUFFIX_DEFAULTS:
+        for repl, _, _ in reg.suffixes:
             base = arch.replace(hit[0], repl)
-            if base in REGISTRY:
+            if base in reg.classes:
                 return base
     return arch
 
 
-_BACKEND_READS = (M + "runner", H + "architectures", H + "text_config", *(T + k for k in NUM_EXPERT_KEYS))
+_BACKEND_READS = (M + "runner", H + "architectures", H + "text_config", *(T + k for k in NUM_EXPERT_KEYS), _REG)
 
 
 def _num_experts(c: Mapping[str, Any]) -> int:
@@ -166,7 +211,7 @@ def _backend_cls(c: Mapping[str, Any]) -> str:
     """vLLM's ``_get_transformers_backend_cls``."""
     name = "Transformers" + ("MultiModal" if c[H + "text_config"] is not None else "")
     name += "MoE" if _num_experts(c) > 1 else ""
-    hit = _match(_archs(c)[0])
+    hit = _match(_archs(c)[0], file=c[_REG])
     runner, task = (hit[1], hit[2]) if hit else (None, None)
     if c[M + "runner"] != "auto":
         runner = c[M + "runner"]
@@ -190,12 +235,13 @@ def _inspect(c: Mapping[str, Any], runner: str | None, convert: str | None) -> t
         return _backend_cls(c), _backend_cls(c)
     if impl == "terratorch":
         return "Terratorch", "Terratorch"
-    unregistered = all(a not in REGISTRY for a in archs)
+    classes = registry(c[_REG])
+    unregistered = all(a not in classes for a in archs)
     if unregistered and impl == "auto" and (convert or "none") == "none":
         return _backend_cls(c), _backend_cls(c)
     for arch in archs:
-        name = _normalize(arch, runner, convert)
-        if name in REGISTRY:
+        name = _normalize(arch, runner, convert, c[_REG])
+        if name in classes:
             return name, arch
     if unregistered and impl == "auto":
         return _backend_cls(c), _backend_cls(c)
@@ -204,7 +250,7 @@ def _inspect(c: Mapping[str, Any], runner: str | None, convert: str | None) -> t
 
 def _info_of(c: Mapping[str, Any], runner: str | None, convert: str | None) -> ModelInfo | None:
     hit = _inspect(c, runner, convert)
-    return model_info(hit[0]) if hit else None
+    return registry(c[_REG]).get(hit[0]) if hit else None
 
 
 def _st_pooling(c: Mapping[str, Any]) -> bool:
@@ -360,7 +406,7 @@ def _default_pooling_task(c: Mapping[str, Any]) -> str:
     if any(arch.endswith("ForSequenceClassification") for arch in archs):
         return "classify"
     for arch in archs:
-        hit = _match(arch, "pooling")
+        hit = _match(arch, "pooling", file=c[_REG])
         if hit:
             return hit[2]
     return "embed"
@@ -412,12 +458,12 @@ def _default_runner(c: Mapping[str, Any]) -> str:
         return "pooling"
     info = _info_of(c, None, None)
     for arch in _archs(c):
-        if arch in REGISTRY and info is not None:
+        if arch in registry(c[_REG]) and info is not None:
             if info.pooling:
                 return "pooling"
             if info.generate:
                 return "generate"
-        hit = _match(arch)
+        hit = _match(arch, file=c[_REG])
         if hit:
             return hit[1]
     return "generate"
@@ -432,18 +478,24 @@ CONVERT_MESSAGE = "Resolved `--convert auto` to `--convert {}`. Pass the value e
     title="runner_type from --runner or the architecture",
     phase=PHASE,
     kind="derive",
-    reads=("model_config", H + "st_pooling_type", *_INSPECT_READS),
+    reads=("model_config", H + "st_pooling_type", M + "convert", *_INSPECT_READS),
     writes=(M + "runner_type",),
     source=f"{SRC}._get_runner_type; ref 2.1.2",
     level="info",
 )
-def runner_type(c: Mapping[str, Any]) -> RuleResult:
-    """`--runner auto` picks pooling for sentence-transformers and pooling classes, else by suffix."""
+def runner_type(c: Mapping[str, Any], *, convert_means_pooling: bool = False) -> RuleResult:
+    """`--runner auto` picks pooling for sentence-transformers and pooling classes, else by suffix.
+
+    ``convert_means_pooling``: a ``--convert`` other than auto/none asks for the pooling runner (vLLM 0.34.0).
+    """
     if not _present(c):
         return None
     if c[M + "runner"] != "auto":
         return {M + "runner_type": c[M + "runner"]}
-    value = _default_runner(c)
+    if convert_means_pooling and c[M + "convert"] not in ("auto", "none"):
+        value = "pooling"
+    else:
+        value = _default_runner(c)
     message = RUNNER_MESSAGE.format(value) if value != "generate" else None
     return Outcome({M + "runner_type": value}, message=message)
 
@@ -453,9 +505,9 @@ def _default_convert(c: Mapping[str, Any], runner: str) -> str:
     info = _info_of(c, runner, None)
     for arch in _archs(c):
         native = info is not None and ((runner == "generate" and info.generate) or (runner == "pooling" and info.pooling))
-        if arch in REGISTRY and native:
+        if arch in registry(c[_REG]) and native:
             return "none"
-        hit = _match(arch, runner)
+        hit = _match(arch, runner, file=c[_REG])
         if hit:
             return hit[2]
     return "embed" if runner == "pooling" else "none"
@@ -490,18 +542,25 @@ def convert_type(c: Mapping[str, Any]) -> RuleResult:
     reads=("model_config", M + "runner_type", M + "convert_type", *_INSPECT_READS),
     source=f"{SRC}.__post_init__; ref 2.1.2",
 )
-def runner_supported(c: Mapping[str, Any]) -> RuleResult:
-    """A runner needs a class that implements it or a converter that adapts the class to it."""
+def runner_supported(c: Mapping[str, Any], *, pooling_only: str | None = None) -> RuleResult:
+    """A runner needs a class that implements it or a converter that adapts the class to it.
+
+    ``pooling_only``: the text of the check vLLM 0.34.0 makes first, a pooling-only class asked to generate or
+    draft (``{runner}``: the runner); None where vLLM does not make it.
+    """
     info = _info_of(c, None, None) if _present(c) else None
     if info is None:
         return None
     runner, convert = c[M + "runner_type"], c[M + "convert_type"]
-    if runner == "generate" and not info.generate:
+    if pooling_only is not None and info.pooling and not info.generate and runner in ("draft", "generate"):
+        return Violation(pooling_only.format(runner=runner))
+    converts = registry_of(c[_REG]).runner_converts
+    if runner == "generate" and not info.generate and convert not in converts["generate"]:
         return Violation("This model does not support `--runner generate`.")
-    if runner == "pooling" and not info.pooling and convert not in POOLING_CONVERTS:
+    if runner == "pooling" and not info.pooling and convert not in converts["pooling"]:
         return Violation(
             "This model does not support `--runner pooling`. You can pass "
-            "`--convert <embed|classify|reward> to adapt it into a pooling model."
+            f"`--convert <{'|'.join(converts['pooling'])}> to adapt it into a pooling model."
         )
     return None
 
@@ -535,15 +594,13 @@ def architecture(c: Mapping[str, Any]) -> RuleResult:
     title="some architecture is supported",
     phase=PHASE,
     kind="check",
-    reads=("model_config", M + "runner_type", M + "convert_type", *_INSPECT_READS, _REG),
+    reads=("model_config", M + "runner_type", M + "convert_type", *_INSPECT_READS),
     source="vllm/model_executor/models/registry.py _raise_for_unsupported; ref 2.1.1",
 )
 def architecture_supported(c: Mapping[str, Any]) -> RuleResult:
     """vLLM refuses a config.json whose architectures it cannot load.
 
-    The error lists the version's registry (``version.model_registry``) in registration order. An
-    architecture that registry has and the seed's does not is accepted (and otherwise treated as
-    unregistered: postinit models the seed's classes).
+    The error lists the version's registry (``version.model_registry``) in registration order.
     """
     if not _present(c):
         return None
@@ -551,8 +608,7 @@ def architecture_supported(c: Mapping[str, Any]) -> RuleResult:
     if not archs:
         return Violation("No model architectures are specified")
     known = registry(c[_REG])
-    if any(a in known and a not in REGISTRY for a in archs) \
-            or _inspect(c, c[M + "runner_type"], c[M + "convert_type"]) is not None:
+    if _inspect(c, c[M + "runner_type"], c[M + "convert_type"]) is not None:
         return None
     return Violation(
         f"Model architectures {archs} are not supported for now. Supported architectures: "
@@ -561,14 +617,17 @@ def architecture_supported(c: Mapping[str, Any]) -> RuleResult:
     )
 
 
-def _resolved_info(c: Mapping[str, Any]) -> ModelInfo | None:
+def resolved_info(c: Mapping[str, Any]) -> ModelInfo | None:
+    """The registry facts of the class of the resolved architecture (None before it is resolved)."""
     arch = c[M + "architecture"]
     if arch is None:
         return None
-    return model_info(_normalize(arch, c[M + "runner_type"], c[M + "convert_type"]))
+    return registry(c[_REG]).get(_normalize(arch, c[M + "runner_type"], c[M + "convert_type"], c[_REG]))
 
 
-_INFO_READS = ("model_config", M + "architecture", M + "runner_type", M + "convert_type")
+_INFO_READS = ("model_config", M + "architecture", M + "runner_type", M + "convert_type", _REG)
+INFO_READS = _INFO_READS
+"""What :func:`resolved_info` reads."""
 
 
 @rule(
@@ -576,7 +635,7 @@ _INFO_READS = ("model_config", M + "architecture", M + "runner_type", M + "conve
     title="hybrid / attention-free / inner-state flags of the model class",
     phase=PHASE,
     kind="derive",
-    reads=(*_INFO_READS, _REG),
+    reads=_INFO_READS,
     writes=(M + "is_hybrid", M + "is_attention_free", M + "has_inner_state", M + "supports_mamba_prefix_caching"),
     source="vllm/model_executor/models/registry.py _ModelInfo; ref 2.1.1",
 )
@@ -586,7 +645,7 @@ def class_interfaces(c: Mapping[str, Any]) -> RuleResult:
     if not _present(c) or c[M + "architecture"] is None:
         return None
     known, name = registry(c[_REG]), c[M + "architecture"]
-    info = known.get(name if name in known else _normalize(name, c[M + "runner_type"], c[M + "convert_type"]))
+    info = known.get(name if name in known else _normalize(name, c[M + "runner_type"], c[M + "convert_type"], c[_REG]))
     if info is None:
         return None
     return {
@@ -608,7 +667,7 @@ def class_interfaces(c: Mapping[str, Any]) -> RuleResult:
 )
 def is_multimodal(c: Mapping[str, Any]) -> RuleResult:
     """vLLM creates a MultiModalConfig exactly when the class implements SupportsMultiModal (Whisper too)."""
-    info = _resolved_info(c) if _present(c) else None
+    info = resolved_info(c) if _present(c) else None
     if info is None:
         return None
     return {M + "is_multimodal_model": info.multimodal}
@@ -657,7 +716,7 @@ def pooler_config(c: Mapping[str, Any]) -> RuleResult:
     """Pooling runners need a pooler: user values first, then sentence-transformers, then the class default."""
     if not _present(c) or c[M + "runner_type"] != "pooling":
         return None
-    info = _resolved_info(c)
+    info = resolved_info(c)
     pooling_type, normalize = c[M + "pooler_config.pooling_type"], c[M + "pooler_config.normalize"]
     if _st_pooling(c):
         pooling_type = pooling_type if pooling_type is not None else c[H + "st_pooling_type"]

@@ -38,6 +38,12 @@ def _on(c: Mapping[str, Any], *archs: str) -> bool:
     return not archs or c["model_config.architecture"] in archs
 
 
+ON_READS = _ON
+"""What :func:`step2_on` reads."""
+step2_on = _on
+"""The step-2 guard (``try_verify_and_update_config`` runs for this model config), for other versions' rules."""
+
+
 def _hf(c: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
     """Writes to ``hf_config.<key>``, mirrored to ``hf_text_config`` when vLLM's two are one object."""
     out = {f"model_config.hf_config.{k}": v for k, v in values.items()}
@@ -48,6 +54,12 @@ def _hf(c: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
 
 def _hf_writes(*keys: str) -> tuple[str, ...]:
     return tuple(f"model_config.{cfg}.{k}" for k in keys for cfg in ("hf_config", "hf_text_config"))
+
+
+hf_set = _hf
+"""Writes to ``hf_config.<key>``, mirrored to ``hf_text_config`` when vLLM's two are one object."""
+hf_writes = _hf_writes
+"""The paths :func:`hf_set` may write for ``keys``."""
 
 
 # ---------------------------------------------------------------------------
@@ -289,15 +301,20 @@ def _pooler_default(c: Mapping[str, Any], arch: str, field: str, value: Any) -> 
     return None
 
 
-def pooler_default_rule(rule_id: str, arch: str, field: str, value: Any, source: str, doc: str) -> Rule:
-    """A ``MODELS_CONFIG_MAP`` hook that defaults one pooler field of ``arch`` (see :func:`_pooler_default`)."""
+def pooler_default_rule(rule_id: str, arch: str, field: str, value: Any, source: str, doc: str,
+                        phase: str = "model") -> Rule:
+    """A ``MODELS_CONFIG_MAP`` hook that defaults one pooler field of ``arch`` (see :func:`_pooler_default`).
+
+    ``phase``: ``model`` for a ``verify_and_update_config`` hook (VllmConfig step 2), ``model_config`` for a
+    ``verify_and_update_model_config`` one (the end of ``ModelConfig.__post_init__``, vLLM 0.34.0).
+    """
 
     def pooler_default(c: Mapping[str, Any]) -> RuleResult:
         return _pooler_default(c, arch, field, value)
 
     pooler_default.__doc__ = doc
     path = f"model_config.pooler_config.{field}"
-    return make_rule(pooler_default, rule_id, title=f"{arch}: pooler {field} defaults to {value}", phase="model",
+    return make_rule(pooler_default, rule_id, title=f"{arch}: pooler {field} defaults to {value}", phase=phase,
                      kind="default", reads=(*_ON, "model_config.pooler_config", path), writes=(path,), source=source)
 
 
@@ -327,15 +344,17 @@ jamba_cls_activation = pooler_default_rule(
     writes=_hf_writes("method"),
     source=f"{_SRC} Qwen3ForSequenceClassificationConfig; ref 8.1:Qwen3ForSequenceClassification",
 )
-def qwen3_reranker_method(c: Mapping[str, Any]) -> RuleResult:
-    """The original Qwen3 reranker scores yes/no logits with a two-way softmax."""
+def qwen3_reranker_method(c: Mapping[str, Any], *,
+                          example: str = "offline_inference/qwen3_reranker.py") -> RuleResult:
+    """The original Qwen3 reranker scores yes/no logits with a two-way softmax (``example``: the path under
+    vLLM's examples/ that its error points to)."""
     if not _on(c, "Qwen3ForSequenceClassification") or not c["model_config.hf_config.is_original_qwen3_reranker"]:
         return None
     tokens = c["model_config.hf_config.classifier_from_token"]
     if tokens is None or len(tokens) != 2:
         return Violation(
             "Try loading the original Qwen3 Reranker?, see: "
-            "https://github.com/vllm-project/vllm/tree/main/examples/offline_inference/qwen3_reranker.py",
+            f"https://github.com/vllm-project/vllm/tree/main/examples/{example}",
             error="AssertionError",
         )
     return _hf(c, {"method": "from_2_way_softmax"})

@@ -820,7 +820,7 @@ _M = "model_config."
     title="hybrid / attention-free / inner-state flags of the model class",
     phase="model_config",
     kind="derive",
-    reads=(*_INFO_READS, "version.model_registry", _M + "hf_config.layer_types"),
+    reads=(*_INFO_READS, _M + "hf_config.layer_types"),
     writes=(_M + "is_hybrid", _M + "is_attention_free", _M + "has_inner_state", _M + "supports_mamba_prefix_caching"),
     source="vllm/model_executor/models/registry.py _ModelInfo; ref 2.1.1, v0.11.1",
 )
@@ -882,25 +882,31 @@ def structured_outputs_revalidated(c: Mapping[str, Any]) -> RuleResult:
     after=("verify.pipeline-parallel-supported",),
     source="vllm/config/model.py ModelConfig.verify_with_parallel_config; ref step-3, 9:dcp, v0.11.1",
 )
-def dcp_kv_heads(c: Mapping[str, Any]) -> RuleResult:
-    """DCP shards the KV cache of replicated KV heads, so TP must exceed the KV heads by the DCP factor, and the query heads per KV head must split evenly (new in 0.11.1)."""
+def dcp_kv_heads(
+    c: Mapping[str, Any], *, error: str = "AssertionError",
+    too_few: str = ("tensor parallel size {tp} must be greater than total num kv heads {kv} when enable decode context "
+                    "parallel for GQA/MQA"),
+    too_many: str = ("decode context parallel size must less than or equal to (tensor parallel size {tp} // total num "
+                     "kv heads {kv}) = {max_dcp}, but got {dcp}"),
+    uneven: str = ("Total number of q per kv attn heads ({q_per_kv}) must be divisible by dcp world size when enable "
+                   "decode context parallel for GQA ({dcp})."),
+) -> RuleResult:
+    """DCP shards the KV cache of replicated KV heads, so TP must exceed the KV heads by the DCP factor, and the query
+    heads per KV head must split evenly (new in 0.11.1). ``error`` and the three texts are what vLLM raises."""
     dcp, tp = c["parallel_config.decode_context_parallel_size"], c["parallel_config.tensor_parallel_size"]
     if not c["model_config"] or dcp <= 1 or c["model_config.use_mla"]:
         return None
     kv = total_num_kv_heads(c)
     if tp <= kv:
-        return Violation(f"tensor parallel size {tp} must be greater than total num kv heads {kv} when enable "
-                         "decode context parallel for GQA/MQA", error="AssertionError")
+        return Violation(too_few.format(tp=tp, kv=kv), error=error)
     if kv == 0:
         return Violation("integer division or modulo by zero", error="ZeroDivisionError",
                          hint="the model config has no attention/KV head count")
     if dcp > tp // kv:
-        return Violation(f"decode context parallel size must less than or equal to (tensor parallel size {tp} "
-                         f"// total num kv heads {kv}) = {tp // kv}, but got {dcp}", error="AssertionError")
+        return Violation(too_many.format(tp=tp, kv=kv, max_dcp=tp // kv, dcp=dcp), error=error)
     q_per_kv = (c["model_config.hf_text_config.num_attention_heads"] or 0) // kv
     if q_per_kv % dcp != 0:
-        return Violation(f"Total number of q per kv attn heads ({q_per_kv}) must be divisible by dcp world size when "
-                         f"enable decode context parallel for GQA ({dcp}).", error="AssertionError")
+        return Violation(uneven.format(q_per_kv=q_per_kv, dcp=dcp), error=error)
     return None
 
 

@@ -25,6 +25,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
+from postinit.rules.delta import patch
+from postinit.rules.models import PAGE_READS, head_size, total_num_kv_heads
 from postinit.rules.verify import num_experts
 from postinit.rules.versions import Delta
 from postinit.schema import CompilationMode, CUDAGraphMode
@@ -32,6 +34,13 @@ from postinit.schema import CompilationMode, CUDAGraphMode
 __all__ = ["DELTA", "DROPS", "FIELDS_ADDED", "FIELDS_REMOVED"]
 
 _MC = "model_config"
+
+
+def _uniq(*paths: str) -> tuple[str, ...]:
+    """A rule's reads, each path once (helpers that several rules share read overlapping paths)."""
+    return tuple(dict.fromkeys(paths))
+
+
 _TOK = "scheduler_config.max_num_batched_tokens"
 _SEQ = "scheduler_config.max_num_seqs"
 _TP = "parallel_config.tensor_parallel_size"
@@ -397,6 +406,12 @@ FIELDS_REMOVED = (
 _TODO = "not yet modelled for 0.34.0 (partial model): "
 
 DROPS: dict[str, str] = {
+    "parallel.all2all-backend-default": "VLLM_ALL2ALL_BACKEND is gone in 0.34.0 (envs.py); all2all_backend "
+    "defaults to allgather_reducescatter (vllm/config/parallel.py:229)",
+    "parallel.batch-invariant-custom-allreduce": "ParallelConfig no longer reads VLLM_BATCH_INVARIANT in 0.34.0 "
+    "(only the platform's use_custom_allreduce, vllm/config/parallel.py:1259)",
+    "verify.external-launcher-seed": "ModelConfig.verify_with_parallel_config no longer checks the seed for "
+    "external_launcher in 0.34.0 (vllm/config/model.py:1565; the seed defaults to 0)",
     # removed in 0.34.0: the fields these rules decide are gone from its configs
     "model.config-updated": "ModelConfig.config_updated is gone in 0.34.0 (vllm/config/model.py has no such field)",
     "models.config-updated": "ModelConfig.config_updated is gone in 0.34.0; the model hooks no longer flag it",
@@ -418,21 +433,10 @@ DROPS: dict[str, str] = {
     "engine-args.unsupported-feature": "the features it refused (logits_processor_pattern, partial prefills) were "
     "removed in 0.34.0",
     # moved or reshaped in 0.34.0: a replacement is still to be written
-    "model.class-interfaces": _TODO + "supports_mamba_prefix_caching is no ModelConfig field in 0.34.0",
-    "models.mamba-prefix-caching": _TODO + "mamba prefix caching is mamba_cache_mode in 0.34.0",
-    "model.pooler-config": _TODO + "PoolerConfig's normalize/softmax/activation/logit_bias became use_activation "
-    "and seq/tok pooling types in 0.34.0",
-    "model.pooler-use-activation": _TODO + "PoolerConfig's fields were reshaped in 0.34.0",
-    "models.qwen2-rm-softmax": _TODO + "PoolerConfig.softmax is gone in 0.34.0",
-    "models.jinavl-ranking": _TODO + "PoolerConfig.logit_bias is gone in 0.34.0",
-    "models.nomic-bert-max-model-len": _TODO + "SchedulerConfig.max_model_len is gone in 0.34.0",
     "scheduler.max-model-len-from-model": "SchedulerConfig has no max_model_len in 0.34.0 (it reads ModelConfig's)",
     "scheduler.max-model-len-default": "SchedulerConfig has no max_model_len in 0.34.0",
     "scheduler.is-encoder-decoder-from-model": "SchedulerConfig has no is_encoder_decoder in 0.34.0",
-    "scheduler.encoder-decoder-no-chunked-prefill": _TODO + "SchedulerConfig.is_encoder_decoder is gone in 0.34.0",
     "scheduler.long-prefill-threshold-default": _TODO + "the partial-prefill fields are gone in 0.34.0",
-    "scheduler.budget-below-max-model-len": _TODO + "SchedulerConfig.max_model_len is gone in 0.34.0",
-    "scheduler.budget-exceeds-seqs-times-len": _TODO + "SchedulerConfig.max_model_len is gone in 0.34.0",
     "quirk.budget-below-max-model-len": _TODO + "SchedulerConfig.max_model_len is gone in 0.34.0",
     "compilation.fusion-without-noop": _TODO + "the pass_config keys are fuse_* / eliminate_noops in 0.34.0",
     "compilation.attn-fusion-forces-full": _TODO + "enable_attn_fusion is fuse_attn_quant in 0.34.0",
@@ -507,39 +511,23 @@ _CTX = "usage.usage_context"
 _RUNNER = "model_config.runner_type"
 _ECP = "scheduler_config.enable_chunked_prefill"
 _APC = "cache_config.enable_prefix_caching"
-_ATTN_READS = (_MC, "model_config.pooler_config", "model_config.pooler_config.pooling_type",
-               "model_config.hf_config.is_causal", "model_config.is_hybrid", "model_config.is_attention_free",
-               "model_config.is_encoder_decoder")
+_PT = "model_config.pooler_config."
+_ATTN_READS = (_MC, "model_config.attn_type", "model_config.pooler_config", _PT + "seq_pooling_type",
+               _PT + "tok_pooling_type")
 
 
-def _attn_type(c: Mapping[str, Any]) -> str:
-    """``ModelConfig.attn_type``. Partial model for pooling models: a pooler whose type is CLS, or a model
-    that is not causal, is encoder-only; other pooling models are treated as decoders."""
-    if c["model_config.pooler_config"]:
-        ptype = c["model_config.pooler_config.pooling_type"]
-        causal = c["model_config.hf_config.is_causal"]
-        if (ptype or "").upper() == "CLS" or causal is False:
-            return "encoder_only"
-        return "decoder"
-    if c["model_config.is_hybrid"]:
-        return "hybrid"
-    if c["model_config.is_attention_free"]:
-        return "attention_free"
-    if c["model_config.is_encoder_decoder"]:
-        return "encoder_decoder"
-    return "decoder"
-
-
-def _support(c: Mapping[str, Any]) -> tuple[bool, str, bool, str]:
-    """``is_chunked_prefill_supported`` / ``is_prefix_caching_supported`` with the debug record each logs."""
-    kind = _attn_type(c)
+def _support(c: Mapping[str, Any]) -> tuple[bool, str | None, bool, str | None]:
+    """``is_chunked_prefill_supported`` / ``is_prefix_caching_supported`` with the debug record each logs
+    (None: it logs none), by ``ModelConfig.attn_type`` (``model.attn-type``)."""
+    kind = c["model_config.attn_type"]
     if c["model_config.pooler_config"]:
         if kind == "encoder_only":
             return (False, "Pooling models with bidirectional attn do not support chunked prefill.", False,
                     "Pooling models with bidirectional attn do not support prefix caching.")
-        ptype = (c["model_config.pooler_config.pooling_type"] or "LAST").upper()
-        ok = ptype not in ("MEAN", "CLS", "STEP")
-        seq, tok = (ptype, None) if ptype != "STEP" else (None, ptype)
+        if kind != "decoder":
+            return kind != "encoder_decoder", None, False, None
+        seq, tok = c[_PT + "seq_pooling_type"], c[_PT + "tok_pooling_type"]
+        ok = seq not in ("MEAN", "CLS") and tok != "STEP"
         verb = "support" if ok else "do not support"
         return (ok, f"Pooling models with causal attn and {seq}/{tok} pooling {verb} chunked prefill.", ok,
                 f"Pooling models with causal attn and {seq}/{tok} pooling {verb} prefix caching.")
@@ -571,7 +559,7 @@ def chunked_prefill_prefix_caching_support(c: Mapping[str, Any]) -> RuleResult:
     if not c[_EA] or c[_MC] is None:
         return None
     _, chunk_msg, _, cache_msg = _support(c)
-    return Outcome(message=f"{chunk_msg}\n{cache_msg}")
+    return Outcome(message="\n".join(m for m in (chunk_msg, cache_msg) if m))
 
 
 @rule(
@@ -908,6 +896,215 @@ def nnodes_needs_mp(c: Mapping[str, Any]) -> RuleResult:
 
 
 @rule(
+    "parallel.world-size",
+    title="world_size = pipeline x tensor x prefill-context parallel sizes (x DP under an external launcher)",
+    phase="sub_configs",
+    kind="derive",
+    reads=("parallel_config.pipeline_parallel_size", _TP, _PCP, _DP, "parallel_config.distributed_executor_backend"),
+    writes=("parallel_config.world_size",),
+    source=f"{_PAR}.__post_init__ (vllm/config/parallel.py:1057-1065); ref v0.34.0",
+    message="Using external launcher for distributed inference.",
+    level="info",
+)
+def world_size(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 counts prefill context parallelism; an external launcher also runs every DP rank itself."""
+    ws = c["parallel_config.pipeline_parallel_size"] * c[_TP] * c[_PCP]
+    if c["parallel_config.distributed_executor_backend"] == "external_launcher":
+        return Outcome.log({"parallel_config.world_size": ws * c[_DP]})
+    return Outcome({"parallel_config.world_size": ws}, message="")
+
+
+@rule(
+    "parallel.elastic-ep-requirements",
+    title="Elastic EP needs EPLB, no pipeline parallelism and no hybrid DP load balancing",
+    phase="sub_configs",
+    kind="check",
+    reads=("parallel_config.enable_elastic_ep", "parallel_config.enable_eplb", "parallel_config.pipeline_parallel_size",
+           "parallel_config.data_parallel_hybrid_lb", "parallel_config.eplb_config.use_async"),
+    source=f"{_PAR}.__post_init__ (vllm/config/parallel.py:1067-1089); ref v0.34.0",
+    message="Elastic EP is only supported with enable_eplb=True.",
+)
+def elastic_ep_requirements(c: Mapping[str, Any]) -> RuleResult:
+    """Scaling experts elastically moves them with EPLB's machinery. Async EPLB needs NIXL, which postinit takes
+    as not installed (the oracle's environment)."""
+    if not c["parallel_config.enable_elastic_ep"]:
+        return None
+    pp = c["parallel_config.pipeline_parallel_size"]
+    if not c["parallel_config.enable_eplb"]:
+        return Violation("Elastic EP is only supported with enable_eplb=True.")
+    if pp > 1:
+        return Violation(f"Elastic EP is not supported with pipeline parallelism (pipeline_parallel_size={pp}).")
+    if c["parallel_config.data_parallel_hybrid_lb"]:
+        return Violation("Elastic EP is not compatible with data_parallel_hybrid_lb. Elastic EP supports a single API "
+                         "server/core client path or data_parallel_external_lb, but not hybrid load balancing.",
+                         error="NotImplementedError")
+    if c["parallel_config.eplb_config.use_async"]:
+        return Violation("Elastic EP with async EPLB requires the NIXL package. Either install NIXL or set "
+                         "--eplb-config.use_async=false.")
+    return None
+
+
+_REMOVED_A2A = ("pplx", "naive")
+
+
+@rule(
+    "parallel.all2all-removed-backends",
+    title="The removed 'naive' and 'pplx' all2all backends fall back to allgather_reducescatter",
+    phase="sub_configs",
+    kind="override",
+    reads=("parallel_config.all2all_backend",),
+    writes=("parallel_config.all2all_backend",),
+    source=f"{_PAR}._validate_parallel_config (vllm/config/parallel.py:575); ref v0.34.0",
+    message="The '<backend>' all2all backend has been removed. Falling back to 'allgather_reducescatter'.",
+    level="warning",
+)
+def all2all_removed_backends(c: Mapping[str, Any]) -> RuleResult:
+    """argparse still lists them; the config replaces them."""
+    backend = c["parallel_config.all2all_backend"]
+    if backend in _REMOVED_A2A:
+        return Outcome({"parallel_config.all2all_backend": "allgather_reducescatter"},
+                       message=f"The '{backend}' all2all backend has been removed. Falling back to "
+                               "'allgather_reducescatter'.")
+    return None
+
+
+_NUMA = "parallel_config.numa_bind"
+_NUMACTL_CPUSET = __import__("re").compile(r"^\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*$")
+
+
+@rule(
+    "parallel.numa-bind",
+    title="NUMA binding lists imply numa_bind (and cannot go with numa_bind=False)",
+    phase="sub_configs",
+    kind="override",
+    reads=(_NUMA, "parallel_config.numa_bind_nodes", "parallel_config.numa_bind_cpus"),
+    writes=(_NUMA,),
+    source=f"{_PAR}._validate_parallel_config (vllm/config/parallel.py:593-598); ref v0.34.0",
+    message="NUMA binding lists cannot be combined with numa_bind=False.",
+)
+def numa_bind(c: Mapping[str, Any]) -> RuleResult:
+    """Giving the nodes or CPUs to bind to asks for binding."""
+    if c["parallel_config.numa_bind_nodes"] is None and c["parallel_config.numa_bind_cpus"] is None:
+        return None
+    if c[_NUMA] is False:
+        return Violation("NUMA binding lists cannot be combined with numa_bind=False.")
+    return Outcome({_NUMA: True}, message="")
+
+
+@rule(
+    "parallel.numa-bind-lists",
+    title="numa_bind_nodes are non-negative node ids; numa_bind_cpus are numactl CPU lists",
+    phase="sub_configs",
+    kind="check",
+    reads=("parallel_config.numa_bind_nodes", "parallel_config.numa_bind_cpus"),
+    source=f"{_PAR}._validate_numa_bind_nodes, _validate_numa_bind_cpus (vllm/config/parallel.py:522-557, field "
+    "validators); ref v0.34.0",
+    message="numa_bind_nodes must not be empty.",
+)
+def numa_bind_lists(c: Mapping[str, Any]) -> RuleResult:
+    """Field validators: they run before ParallelConfig's __post_init__."""
+    nodes, cpus = c["parallel_config.numa_bind_nodes"], c["parallel_config.numa_bind_cpus"]
+    if nodes is not None:
+        if not nodes:
+            return Violation("numa_bind_nodes must not be empty.")
+        if any(n < 0 for n in nodes):
+            return Violation("numa_bind_nodes must contain non-negative integers.")
+    if cpus is not None:
+        if not cpus:
+            return Violation("numa_bind_cpus must not be empty.")
+        for cpuset in cpus:
+            if not cpuset:
+                return Violation("numa_bind_cpus entries must not be empty.")
+            if not _NUMACTL_CPUSET.fullmatch(cpuset):
+                return Violation("numa_bind_cpus entries must use numactl CPU list syntax, for example '0-3' or "
+                                 "'0,2,4-7'.")
+            for part in cpuset.split(","):
+                start, _, end = part.partition("-")
+                if end and int(start) > int(end):
+                    return Violation(f"numa_bind_cpus ranges must be ascending, but got '{cpuset}'.")
+    return None
+
+
+@rule(
+    "parallel.eplb-communicator",
+    title="EPLB's weight communicator defaults to torch_gloo (pynccl with elastic EP; NIXL is not installed)",
+    phase="sub_configs",
+    kind="default",
+    reads=("parallel_config.enable_eplb", "parallel_config.eplb_config.communicator",
+           "parallel_config.enable_elastic_ep"),
+    writes=("parallel_config.eplb_config.communicator",),
+    source=f"{_PAR}.__post_init__ (vllm/config/parallel.py:1209-1227); ref v0.34.0",
+)
+def eplb_communicator(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM prefers NIXL when importable; postinit takes it as absent (the oracle's environment)."""
+    if not c["parallel_config.enable_eplb"] or c["parallel_config.eplb_config.communicator"] is not None:
+        return None
+    return {"parallel_config.eplb_config.communicator": "pynccl" if c["parallel_config.enable_elastic_ep"]
+            else "torch_gloo"}
+
+
+_RAY_MISSING = "Failed to import Ray: No module named 'ray'.Please install Ray with `pip install ray`."
+
+
+@rule(
+    "parallel.ray-available",
+    title="The ray executor needs Ray (postinit takes it as not installed)",
+    phase="sub_configs",
+    kind="check",
+    reads=(_EXEC, "parallel_config.ray_workers_use_nsight"),
+    source=f"{_PAR}._verify_args (vllm/config/parallel.py:1254-1271), vllm/v1/executor/ray_utils.py:46 "
+    "assert_ray_available; ref v0.34.0",
+    message=_RAY_MISSING,
+)
+def ray_available(c: Mapping[str, Any]) -> RuleResult:
+    """The oracle's environment (and a plain pip install of vLLM) has no Ray; nsight profiling needs Ray workers."""
+    if c[_EXEC] == "ray":
+        return Violation(_RAY_MISSING)
+    if c["parallel_config.ray_workers_use_nsight"]:
+        return Violation("Unable to use nsight profiling unless workers run with Ray.")
+    return None
+
+
+@rule(
+    "parallel.dbo-thresholds",
+    title="Microbatching needs DBO thresholds of at least the number of microbatches",
+    phase="sub_configs",
+    kind="check",
+    reads=("parallel_config.enable_dbo", "parallel_config.ubatch_size", "parallel_config.dbo_decode_token_threshold",
+           "parallel_config.dbo_prefill_token_threshold"),
+    source=f"{_PAR}._verify_args (vllm/config/parallel.py:1273-1281); ref v0.34.0",
+    message="dbo_decode_token_threshold and dbo_prefill_token_threshold must be at least the number of "
+    "microbatches (<n>).",
+)
+def dbo_thresholds(c: Mapping[str, Any]) -> RuleResult:
+    """A batch below one token per microbatch cannot be split."""
+    dbo, ubatch = c["parallel_config.enable_dbo"], c["parallel_config.ubatch_size"]
+    if not (dbo or ubatch > 1):
+        return None
+    n = 2 if dbo else ubatch
+    if min(c["parallel_config.dbo_decode_token_threshold"], c["parallel_config.dbo_prefill_token_threshold"]) < n:
+        return Violation("dbo_decode_token_threshold and dbo_prefill_token_threshold must be at least the number of "
+                         f"microbatches ({n}).")
+    return None
+
+
+PARALLEL_POST_INIT = sequence(
+    "parallel.post-init",
+    "parallel.numa-bind-lists", "parallel.world-size", "parallel.elastic-ep-requirements",
+    "parallel.data-parallel-from-env", "parallel.data-parallel-rank-range", "parallel.elastic-ep-max-dp-size",
+    "parallel.data-parallel-index", "parallel.external-launcher-disables-multiprocessing",
+    "parallel.executor-backend-multi", "parallel.executor-backend-uni", "parallel.max-parallel-loading-workers-ignored",
+    "parallel.nnodes-needs-mp", "parallel.eplb-communicator", "parallel.all2all-removed-backends",
+    "parallel.data-parallel-size-local-range", "parallel.external-lb-needs-dp", "parallel.numa-bind",
+    "parallel.eplb-requirements", "parallel.eplb-no-redundant-experts", "parallel.dcp-divides-tp",
+    "parallel.ray-available", "parallel.platform-disables-custom-all-reduce", "parallel.dbo-thresholds",
+    title="ParallelConfig of 0.34.0 in vLLM's order: field validators, __post_init__, then the model validators "
+    "_validate_parallel_config and _verify_args (the first failing check is raised)",
+    source=f"{_PAR} (vllm/config/parallel.py:514-1282)",
+)
+
+
+@rule(
     "kv-transfer.buffer-device-default",
     title="The KV buffer device defaults to the platform's device type",
     phase="sub_configs",
@@ -922,6 +1119,107 @@ def kv_buffer_device_default(c: Mapping[str, Any]) -> RuleResult:
         return None
     return {"kv_transfer_config.kv_buffer_device": c["platform.device_type"]}
 
+
+
+# =========================================================================== SchedulerConfig (phase sub_configs)
+
+_SCH = "vllm/config/scheduler.py SchedulerConfig"
+_ACTIVE = "scheduler_config.max_num_active_seqs"
+_LPT = "scheduler_config.long_prefill_token_threshold"
+
+
+def _sched_len(c: Mapping[str, Any]) -> int:
+    """The ``max_model_len`` SchedulerConfig receives (an InitVar): the model's, else ``default_factory``'s 8192."""
+    return int(c["model_config.max_model_len"]) if c[_MC] is not None else 8192
+
+
+@rule(
+    "scheduler.budget-below-max-model-len",
+    title="Without chunked prefill the token budget must cover max_model_len",
+    phase="sub_configs",
+    kind="check",
+    reads=(_TOK, _MC, "model_config.max_model_len", _ECP),
+    source=f"{_SCH}.verify_max_model_len (vllm/config/scheduler.py:362); ref v0.34.0",
+    message="max_num_batched_tokens (<n>) is smaller than max_model_len (<len>). This effectively limits the "
+    "maximum sequence length to max_num_batched_tokens and makes vLLM reject longer sequences. Please increase "
+    "max_num_batched_tokens or decrease max_model_len.",
+)
+def budget_below_max_model_len(c: Mapping[str, Any]) -> RuleResult:
+    """A prompt that cannot be chunked must fit into one step's token budget (the model's max_model_len is read:
+    SchedulerConfig has no field of its own in 0.34.0)."""
+    tok, length = c[_TOK], _sched_len(c)
+    if tok < length and not c[_ECP]:
+        return Violation(
+            f"max_num_batched_tokens ({tok}) is smaller than max_model_len ({length}). This effectively limits the "
+            "maximum sequence length to max_num_batched_tokens and makes vLLM reject longer sequences. Please "
+            "increase max_num_batched_tokens or decrease max_model_len.",
+            hint="enable chunked prefill, raise --max-num-batched-tokens or lower --max-model-len")
+    return None
+
+
+@rule(
+    "scheduler.max-num-active-seqs",
+    title="max_num_active_seqs cannot exceed max_num_seqs",
+    phase="sub_configs",
+    kind="check",
+    reads=(_ACTIVE, _SEQ),
+    source=f"{_SCH}.verify_max_model_len (vllm/config/scheduler.py:381); ref v0.34.0",
+    message="max_num_active_seqs (<a>) cannot be greater than max_num_seqs (<s>).",
+)
+def max_num_active_seqs(c: Mapping[str, Any]) -> RuleResult:
+    """The admission limit lowers the running requests below the runner's size, never above it."""
+    active = c[_ACTIVE]
+    if active is not None and active > c[_SEQ]:
+        return Violation(f"max_num_active_seqs ({active}) cannot be greater than max_num_seqs ({c[_SEQ]}).")
+    return None
+
+
+@rule(
+    "scheduler.budget-exceeds-seqs-times-len",
+    title="Warn when the token budget exceeds max_num_seqs x max_model_len",
+    phase="sub_configs",
+    kind="check",
+    reads=(_TOK, _SEQ, _MC, "model_config.max_model_len"),
+    source=f"{_SCH}.verify_max_model_len (vllm/config/scheduler.py:391); ref v0.34.0",
+    message="max_num_batched_tokens (<n>) exceeds max_num_seqs * max_model_len (<cap>). This may lead to "
+    "unexpected behavior.",
+    level="warning",
+)
+def budget_exceeds_seqs_times_len(c: Mapping[str, Any]) -> RuleResult:
+    """A budget no batch can fill is suspicious."""
+    cap = c[_SEQ] * _sched_len(c)
+    if c[_TOK] > cap:
+        return Outcome(message=f"max_num_batched_tokens ({c[_TOK]}) exceeds max_num_seqs * max_model_len ({cap}). "
+                               "This may lead to unexpected behavior.")
+    return None
+
+
+@rule(
+    "scheduler.long-prefill-threshold-max",
+    title="long_prefill_token_threshold cannot exceed max_model_len",
+    phase="sub_configs",
+    kind="check",
+    reads=(_LPT, _MC, "model_config.max_model_len"),
+    source=f"{_SCH}.verify_max_model_len (vllm/config/scheduler.py:399); ref v0.34.0",
+    message="long_prefill_token_threshold (<t>) cannot be greater than the max_model_len (<len>).",
+)
+def long_prefill_threshold_max(c: Mapping[str, Any]) -> RuleResult:
+    """A long prefill is one longer than the threshold: a threshold above any sequence means nothing."""
+    threshold, length = c[_LPT], _sched_len(c)
+    if threshold > length:
+        return Violation(f"long_prefill_token_threshold ({threshold}) cannot be greater than the max_model_len "
+                         f"({length}).")
+    return None
+
+
+SCHEDULER_POST_INIT = sequence(
+    "scheduler.post-init",
+    "scheduler.chunked-prefill-enabled", "scheduler.budget-below-max-model-len", "scheduler.budget-below-max-num-seqs",
+    "scheduler.max-num-active-seqs", "scheduler.budget-exceeds-seqs-times-len", "scheduler.long-prefill-threshold-max",
+    title="SchedulerConfig.__post_init__ and verify_max_model_len of 0.34.0, in order (the first failing check is "
+    "raised)",
+    source=f"{_SCH}.__post_init__ (vllm/config/scheduler.py:339)",
+)
 
 
 # =========================================================================== VllmConfig.__post_init__ (phase core)
@@ -1161,29 +1459,131 @@ def enforce_eager(c: Mapping[str, Any]) -> RuleResult:
 )
 def torch_compile_disable(c: Mapping[str, Any]) -> RuleResult:
     """torch's own switch, honoured by vLLM's compilation mode."""
-    return Outcome.log({_MODE: CompilationMode.NONE}) if c["env.TORCH_COMPILE_DISABLE"] else None
+    return Outcome.log({_MODE: CompilationMode.NONE}) if c["env.TORCH_COMPILE_DISABLE"] == "1" else None
+
+
+_QWEN3_5_ARCHITECTURES = frozenset({
+    "Qwen3_5ForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MTP", "Qwen3_5MoeForCausalLM",
+    "Qwen3_5MoeForConditionalGeneration", "Qwen3_5MoeMTP",
+})
+"""``_QWEN3_5_ARCHITECTURES`` (vllm/config/vllm.py:88): breakable CUDA graphs by default on NVIDIA only."""
+
+BREAKABLE_ARCHITECTURES = frozenset({
+    "AliceAIForCausalLM", "BeamForCausalLM", "DeepseekV32MTPModel", "DeepseekV32ForCausalLM", "DeepseekV4ForCausalLM",
+    "DeepseekV4ForConditionalGeneration", "DeepSeekV4MTPModel", "DeepseekV41ForCausalLM", "Dots3NoteForCausalLM",
+    "Dots3NoteMTPModel", "Glm5NextForCausalLM", "Glm5NextForConditionalGeneration", "Glm5NextMTPModel",
+    "GlmMoeDsaForCausalLM", "HYV4ForCausalLM", "HYV4MTPModel", "InklingForCausalLM",
+    "InklingForConditionalGeneration", "KimiK3ForConditionalGeneration", "KimiK3MTPModel",
+    "KimiK31ForConditionalGeneration", "KimiLinearForCausalLM", "MiniMaxM3SparseForCausalLM",
+    "MiniMaxM3SparseForConditionalGeneration", "MistralLarge4ForCausalLM", "MuseSparkForCausalLM",
+    "MuseSparkForConditionalGeneration", "Qwen4ExpForCausalLM", "Qwen4ExpForConditionalGeneration", "Qwen4ExpMTP",
+    "Step5ForCausalLM", "Step5ForConditionalGeneration",
+})
+"""``DEFAULT_BREAKABLE_CUDAGRAPH_ARCHITECTURES`` (vllm/config/vllm.py:99)."""
+
+ROCM_BREAKABLE_ARCHITECTURES = frozenset({"DeepseekV41ForCausalLM", "HYV4ForCausalLM", "HYV4MTPModel"})
+"""What ``default_breakable_cudagraph_architectures`` answers on ROCm (vllm/config/vllm.py:139)."""
+
+BATCH_INVARIANT_TUNED_SHAPES: Mapping[str, frozenset[tuple[int, int]]] = {
+    "ada": frozenset({(2048, 2048), (2048, 6144), (4096, 2048), (12288, 2048), (151936, 2048)}),
+    "hopper": frozenset({(2048, 2048), (2048, 6144), (4096, 2048), (4096, 4096), (4096, 12288), (4096, 14336),
+                         (6144, 4096), (12288, 2048), (24576, 4096), (28672, 4096), (128256, 4096), (151936, 2048),
+                         (151936, 4096)}),
+    "blackwell": frozenset({(2048, 2048), (2048, 6144), (4096, 2048), (12288, 2048), (151936, 2048)}),
+    "sm120": frozenset({
+        (512, 2048), (768, 2560), (768, 4096), (1024, 2048), (1536, 2048), (1536, 2560), (1536, 4096), (2048, 256),
+        (2048, 512), (2048, 768), (2048, 1024), (2048, 1536), (2048, 2048), (2048, 3072), (2048, 6144),
+        (2432, 2560), (2560, 512), (2560, 1024), (2560, 1216), (2560, 2048), (2560, 2432), (2560, 4096),
+        (2560, 4864), (2560, 9728), (3072, 2048), (3072, 2560), (3072, 4096), (4096, 512), (4096, 1024),
+        (4096, 1536), (4096, 2048), (4096, 3072), (4096, 4096), (4096, 6144), (4096, 12288), (4864, 2560),
+        (6144, 2048), (6144, 2560), (6144, 4096), (9728, 2560), (12288, 2048), (12288, 4096), (18992, 2048),
+        (18992, 2560), (18992, 4096), (19456, 2560), (24576, 4096), (37984, 2048), (37984, 2560), (37984, 4096),
+        (75968, 2048), (75968, 2560), (75968, 4096), (151936, 2048), (151936, 2560), (151936, 4096)}),
+}
+"""The (N, K) weight shapes of ``_BATCH_INVARIANT_MATMUL_TUNED_CONFIGS`` per architecture family
+(vllm/model_executor/determinism/batch_invariant_configs.py:23; the tile values are not needed)."""
+
+_ARCH_READS = ("model_config.architectures", "model_config.hf_text_config.architectures")
+_BI_READS = tuple(dict.fromkeys((
+    "env.VLLM_BATCH_INVARIANT", _EAGER, "model_config.dtype", "model_config.quantization", "platform.capability",
+    "model_config.hf_text_config.intermediate_size", "model_config.hf_text_config.num_attention_heads",
+    *PAGE_READS)))
+
+
+def _tuned_family(capability: int | None) -> str | None:
+    """``_get_tuned_matmul_arch_family`` (batch_invariant_configs.py:1227)."""
+    if capability is None:
+        return None
+    major, minor = divmod(capability, 10)
+    return {12: "sm120", 10: "blackwell", 9: "hopper"}.get(major) or ("ada" if (major, minor) == (8, 9) else None)
+
+
+def _breakable_for_batch_invariance(c: Mapping[str, Any]) -> bool:
+    """``VllmConfig._uses_breakable_cudagraph_for_batch_invariance`` (vllm/config/vllm.py:775): a bf16,
+    unquantized model on CUDA whose attention or MLP weight shapes have tuned batch-invariant tiles."""
+    if not c["env.VLLM_BATCH_INVARIANT"] or c[_MC] is None or c[_EAGER] or c["model_config.dtype"] != "bfloat16" \
+            or c["model_config.quantization"] is not None or c[_KIND] != "cuda":
+        return False
+    family = _tuned_family(c["platform.capability"])
+    if family is None:
+        return False
+    tp = c[_TP]
+    hidden = int(c[_HT + "hidden_size"] or 0)
+    head = head_size(c)
+    heads = int(c[_HT + "num_attention_heads"] or 0) // tp
+    kv_heads = max(1, total_num_kv_heads(c) // tp)
+    shapes = [((heads + 2 * kv_heads) * head, hidden), (hidden, heads * head)]
+    inter = c[_HT + "intermediate_size"]
+    if isinstance(inter, int) and not isinstance(inter, bool):
+        shapes += [(2 * inter // tp, hidden), (hidden, inter // tp)]
+    return any(shape in BATCH_INVARIANT_TUNED_SHAPES[family] for shape in shapes)
 
 
 @rule(
     "compilation.breakable-cudagraph",
-    title="Breakable CUDA graphs: VLLM_USE_BREAKABLE_CUDAGRAPH when set (partial: the per-architecture "
-    "defaults are not modelled)",
+    title="Breakable CUDA graphs: VLLM_USE_BREAKABLE_CUDAGRAPH when set, else on for the architectures that "
+    "default to them and, under VLLM_BATCH_INVARIANT, for tuned bf16 models",
     phase="core",
     kind="derive",
-    reads=("env.VLLM_USE_BREAKABLE_CUDAGRAPH", "env.explicit"),
+    reads=_uniq("env.VLLM_USE_BREAKABLE_CUDAGRAPH", "env.explicit", _MC, _KIND, *_ARCH_READS, *_BI_READS),
     writes=(_BREAKABLE, _MODE),
-    source=f"{_VLLM}._maybe_enable_breakable_cudagraph; ref V-BREAKABLE-CG, v0.34.0",
+    source=f"{_VLLM}._maybe_enable_breakable_cudagraph (vllm/config/vllm.py:810, called at :1724), "
+    "default_breakable_cudagraph_architectures (:138); ref V-BREAKABLE-CG, v0.34.0",
+    message="Auto-enabling VLLM_USE_BREAKABLE_CUDAGRAPH=1. Set VLLM_USE_BREAKABLE_CUDAGRAPH=0 to opt out.",
+    level="info",
 )
 def breakable_cudagraph(c: Mapping[str, Any]) -> RuleResult:
-    """Enabled breakable graphs replace compilation: the mode becomes NONE.
+    """Enabled breakable graphs replace compilation: the mode becomes NONE. A variable that is set decides
+    alone (only ``"1"`` enables), whatever the model."""
+    if "VLLM_USE_BREAKABLE_CUDAGRAPH" in c["env.explicit"]:
+        on, message = c["env.VLLM_USE_BREAKABLE_CUDAGRAPH"] == "1", ""
+    elif _breakable_by_default(c):
+        on, message = True, ("Auto-enabling VLLM_USE_BREAKABLE_CUDAGRAPH=1. Set VLLM_USE_BREAKABLE_CUDAGRAPH=0 to "
+                             "opt out.")
+    elif _breakable_for_batch_invariance(c):
+        on, message = True, ("VLLM_BATCH_INVARIANT=1: auto-enabling VLLM_USE_BREAKABLE_CUDAGRAPH=1. Set "
+                             "VLLM_USE_BREAKABLE_CUDAGRAPH=0 to opt out.")
+    else:
+        on, message = False, ""
+    return Outcome({_BREAKABLE: True, _MODE: CompilationMode.NONE} if on else {_BREAKABLE: False}, message=message)
 
-    Partial model: vLLM also auto-enables them for a fixed set of architectures (none of
-    the corpus fixtures) and under VLLM_BATCH_INVARIANT for tuned bf16 models.
-    """
-    on = "VLLM_USE_BREAKABLE_CUDAGRAPH" in c["env.explicit"] and bool(c["env.VLLM_USE_BREAKABLE_CUDAGRAPH"])
-    if on:
-        return {_BREAKABLE: True, _MODE: CompilationMode.NONE}
-    return {_BREAKABLE: False}
+
+def _breakable_by_default(c: Mapping[str, Any]) -> bool:
+    """``_uses_breakable_cudagraph_by_default`` (vllm/config/vllm.py:764): the model's or its text model's
+    architectures against the platform's list."""
+    if c[_MC] is None:
+        return False
+    archs = {*(c["model_config.architectures"] or ()), *(c["model_config.hf_text_config.architectures"] or ())}
+    table = (ROCM_BREAKABLE_ARCHITECTURES if c[_KIND] == "rocm" else
+             BREAKABLE_ARCHITECTURES | _QWEN3_5_ARCHITECTURES if c[_KIND] == "cuda" else BREAKABLE_ARCHITECTURES)
+    return bool(archs & table)
+
+
+def _breakable_enabled(c: Mapping[str, Any]) -> bool:
+    """Whether ``_maybe_enable_breakable_cudagraph`` enables them (what later steps test)."""
+    if "VLLM_USE_BREAKABLE_CUDAGRAPH" in c["env.explicit"]:
+        return bool(c["env.VLLM_USE_BREAKABLE_CUDAGRAPH"] == "1")
+    return _breakable_by_default(c) or _breakable_for_batch_invariance(c)
 
 
 @rule(
@@ -1191,8 +1591,8 @@ def breakable_cudagraph(c: Mapping[str, Any]) -> RuleResult:
     title="Inductor-only optimisation settings are ignored when the user turned Inductor off",
     phase="verify",
     kind="check",
-    reads=("env.VLLM_USE_BREAKABLE_CUDAGRAPH", "env.explicit", _BACKEND, _MODE, _MC, _EAGER,
-           "env.TORCH_COMPILE_DISABLE"),
+    reads=_uniq("env.VLLM_USE_BREAKABLE_CUDAGRAPH", "env.explicit", _BACKEND, _MODE, _MC, _EAGER,
+                "env.TORCH_COMPILE_DISABLE", _KIND, *_ARCH_READS, *_BI_READS),
     source=f"{_VLLM}.__post_init__; ref V-INDUCTOR-OFF-WARN, v0.34.0",
     message="Inductor compilation was disabled by user settings, optimizations settings that are only active "
     "during inductor compilation will be ignored.",
@@ -1202,7 +1602,7 @@ def inductor_off_warning(c: Mapping[str, Any]) -> RuleResult:
     """Backend 'eager', or a mode set below VLLM_COMPILE by then: the user's, enforce-eager's or
     TORCH_COMPILE_DISABLE's NONE (not the optimisation level's default, which comes later). Decided before the
     compilation steps run (phase verify) on the mode they will have set, so no later write re-decides it."""
-    if "VLLM_USE_BREAKABLE_CUDAGRAPH" in c["env.explicit"] and c["env.VLLM_USE_BREAKABLE_CUDAGRAPH"]:
+    if _breakable_enabled(c):
         return None
     mode = c[_MODE]
     if (c[_MC] is not None and c[_EAGER]) or c["env.TORCH_COMPILE_DISABLE"] == "1":
@@ -1453,8 +1853,10 @@ def sparse_mla_workspace_factor(c: Mapping[str, Any]) -> RuleResult:
 
 
 def _without_piecewise(mode: CUDAGraphMode) -> CUDAGraphMode:
+    """``CUDAGraphMode.without_piecewise`` (vllm/config/compilation.py:156): PIECEWISE -> NONE,
+    FULL_AND_PIECEWISE -> FULL_DECODE_ONLY (the full graphs it keeps are the decode ones)."""
     return {CUDAGraphMode.PIECEWISE: CUDAGraphMode.NONE,
-            CUDAGraphMode.FULL_AND_PIECEWISE: CUDAGraphMode.FULL}.get(mode, mode)
+            CUDAGraphMode.FULL_AND_PIECEWISE: CUDAGraphMode.FULL_DECODE_ONLY}.get(mode, mode)
 
 
 def _normalize(c: Mapping[str, Any]) -> RuleResult:
@@ -1483,7 +1885,8 @@ _NORMALIZE: dict[str, Any] = dict(
     **_NORMALIZE,
 )
 def normalize_piecewise(c: Mapping[str, Any]) -> RuleResult:
-    """PIECEWISE becomes NONE (and no capture sizes), FULL_AND_PIECEWISE becomes FULL (0.11.1 asserted)."""
+    """PIECEWISE becomes NONE (and no capture sizes), FULL_AND_PIECEWISE becomes FULL_DECODE_ONLY (0.11.1
+    asserted)."""
     return _normalize(c)
 
 
@@ -1889,6 +2292,34 @@ def model_is_quantized(c: Mapping[str, Any]) -> RuleResult:
     if c[_MC] is None or c["model_config.hf_config.quantization_config"] is None:
         return None
     return {"model_config.is_quantized": True}
+
+
+def _level_refusal(value: Any) -> str:
+    """pydantic's text for a VllmConfig whose ``optimization_level`` is not one of OptimizationLevel's values."""
+    from pydantic import ValidationError
+
+    return str(ValidationError.from_exception_data("VllmConfig", [{
+        "type": "enum", "loc": ("optimization_level",), "input": value, "ctx": {"expected": "0, 1, 2 or 3"}}]))
+
+
+@rule(
+    "vllm.optimization-level",
+    title="The optimization level is one of 0, 1, 2, 3 (pydantic refuses VllmConfig otherwise)",
+    phase="model",
+    kind="check",
+    reads=(_LEVEL,),
+    source=f"{_VLLM} (field optimization_level: OptimizationLevel, vllm/config/vllm.py:483), validated when "
+    "create_engine_config builds VllmConfig (vllm/engine/arg_utils.py:2920); ref step-1, v0.34.0",
+    message="1 validation error for VllmConfig\noptimization_level\n  Input should be 0, 1, 2 or 3 [type=enum, "
+    "input_value=<value>, input_type=<type>]",
+)
+def optimization_level(c: Mapping[str, Any]) -> RuleResult:
+    """``-O`` is the level in 0.34.0, typed as text by the parser: ``-O.mode=3`` (a 0.11 spelling) reaches
+    VllmConfig as the level ``".mode=3"``, refused after every sub-config was built."""
+    value = c[_LEVEL]
+    if isinstance(value, int) and value in (0, 1, 2, 3):
+        return None
+    return Violation(_level_refusal(value), error="ValidationError")
 
 
 @rule(
@@ -2452,26 +2883,44 @@ _DROP_GROUPS = {
 }
 
 
+_MODEL_PY = "vllm/config/model.py ModelConfig"
+
+PATCHES = (
+    patch("verify.dcp-kv-heads", error="ValueError",
+          too_few="Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` ({tp}) to be greater "
+          "than the model's total number of KV heads ({kv}). Increase `--tensor-parallel-size` or set "
+          "`--decode-context-parallel-size 1`.",
+          too_many="`--decode-context-parallel-size` ({dcp}) exceeds the maximum supported value ({max_dcp}) for "
+          "`--tensor-parallel-size` ({tp}) and {kv} model KV heads.",
+          uneven="The model's number of query heads per KV head ({q_per_kv}) must be divisible by "
+          "`--decode-context-parallel-size` ({dcp}) for GQA/MQA.",
+          source=f"{_MODEL_PY}.verify_with_parallel_config (vllm/config/model.py:1597-1627); ref step-3, v0.34.0",
+          why="0.34.0 raises ValueErrors with new texts (0.11.1: AssertionErrors)"),
+)
+"""0.11.1 rules 0.34.0 keeps with other values (``patch``: the logic is the parent's)."""
+
 DELTA = Delta(
     defaults=DEFAULTS,
+    patch=PATCHES,
     config_defaults=CONFIG_DEFAULTS,
-    replace=(chunked_prefill_default, pooling_chunked_prefill_warning, prefix_caching_default,
+    replace=(world_size, budget_below_max_model_len, budget_exceeds_seqs_times_len, chunked_prefill_default, pooling_chunked_prefill_warning, prefix_caching_default,
              pooling_prefix_caching_warning, batch_defaults_large_gpu, batch_defaults_other_device, batch_defaults_cpu,
              eplb_requirements, executor_backend_multi, nnodes_needs_mp, inductor_combo_kernels,
              cpu_compile_mode_dynamo_trace_once, cpu_executor_backend_mp, kv_offloading, default_mode, no_static_graph_support, pooling_forces_piecewise,
              encoder_decoder_forces_piecewise, eager_disables, warmups, capture_sizes, splitting_ops,
              piecewise_needs_vllm_compile, dbo_requires_deepep),
-    add=(chunked_prefill_prefix_caching_support, kv_buffer_device_default, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,
+    add=(elastic_ep_requirements, all2all_removed_backends, numa_bind, numa_bind_lists, eplb_communicator,
+         ray_available, dbo_thresholds, max_num_active_seqs, long_prefill_threshold_max, chunked_prefill_prefix_caching_support, kv_buffer_device_default, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,
          async_scheduling_default, async_scheduling_explicit, nccl_dp_sync_default, enforce_eager,
          torch_compile_disable, breakable_cudagraph, inductor_off_warning, ir_enable_torch_wrap,
          ir_op_priority, ir_op_priority_final, *LEVEL_RULES, sparse_mla_workspace_factor, normalize_piecewise,
          normalize_piecewise_after_platform, fast_moe_cold_start, extensible_kv_cache,
          batch_sharded_sampling_default, compile_ranges, hybrid_kv_cache_manager, connector_class_for_graphs,
          connector_class, blocked_fp8_adds_quant_fp8_early, rocm_config_platform_defaults, log_enabled_passes,
-         model_is_quantized, performance_mode, cpu_async_scheduling_off, cpu_kv_cache_memory_bytes,
+         model_is_quantized, optimization_level, performance_mode, cpu_async_scheduling_off, cpu_kv_cache_memory_bytes,
          cpu_profiler_no_cuda_time, cpu_mamba_ssm_cache_float32, max_num_scheduled_tokens),
     drop=DROPS,
-    groups=(CREATE_ENGINE_CONFIG, CORE, FINALIZE),
+    groups=(CREATE_ENGINE_CONFIG, PARALLEL_POST_INIT, SCHEDULER_POST_INIT, CORE, FINALIZE),
     drop_groups=_DROP_GROUPS,
     fields_added=FIELDS_ADDED,
     fields_removed=FIELDS_REMOVED,

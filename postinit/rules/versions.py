@@ -48,7 +48,7 @@ from postinit.errors import (
     show,
 )
 from postinit.rules import PHASES, SEMANTICS, paths, seed_groups, seed_rules, staged
-from postinit.rules.delta import Delta, Patch, patch
+from postinit.rules.delta import Delta, Patch, combine, patch
 from postinit.schema import VersionFacts
 from postinit.schema.loaders import argv as _argv
 
@@ -99,6 +99,9 @@ class Version:
     """Folder of ``tests/golden`` holding real vLLM's answers for this version."""
     delta_module: str | None = None
     """The module that declares ``DELTA`` (None for the root)."""
+    delta_parts: tuple[str, ...] = ()
+    """More modules declaring ``DELTA``s of this version, one per area, joined to the main one
+    (:func:`~postinit.rules.delta.combine`: no two parts may edit the same rule)."""
     aliases: tuple[str, ...] = ()
     """Other spellings a request may use (``v0.11.1``, the full commit hash)."""
     status: str | None = None
@@ -118,10 +121,16 @@ class Version:
         """The version's :class:`Delta` over its parent (an empty one for the root); imports its module."""
         if self.delta_module is None:
             return Delta()
-        found = importlib.import_module(self.delta_module).DELTA
-        if not isinstance(found, Delta):  # pragma: no cover - a declaration error
-            raise TypeError(f"{self.delta_module}.DELTA is not a Delta")
-        return found
+        parts = []
+        for module in (self.delta_module, *self.delta_parts):
+            found = importlib.import_module(module).DELTA
+            if not isinstance(found, Delta):  # pragma: no cover - a declaration error
+                raise TypeError(f"{module}.DELTA is not a Delta")
+            parts.append(found)
+        try:
+            return combine(*parts, where=f"version {self.name} ({', '.join((self.delta_module, *self.delta_parts))})")
+        except ValueError as e:
+            raise RuleDeclarationError(str(e)) from None
 
     @cached_property
     def chain(self) -> tuple[Version, ...]:
@@ -277,7 +286,8 @@ class Version:
                 raise RuleDeclarationError(f"{where} patches rule '{p.rule}', which {parent} does not have"
                                            f"{did_you_mean(p.rule, rules)}", rule=p.rule)
             r = with_params(rules[p.rule], **p.params) if p.params else rules[p.rule]
-            rules[p.rule] = dataclasses.replace(r, **p.header) if p.header else r
+            r = dataclasses.replace(r, **p.header) if p.header else r
+            rules[p.rule] = staged(r) if "phase" in p.header else r  # another step: where vLLM raises moves too
         for fn in d.replace:
             r = header(fn, "replace")
             if r.id not in rules:
@@ -372,7 +382,8 @@ def _load() -> dict[str, Version]:
         out[entry["name"]] = Version(
             name=entry["name"], title=entry["title"], parent=out[parent] if parent is not None else None,
             oracle=entry["oracle"], source=entry["source"], env_table=entry["env_table"], golden=entry["golden"],
-            delta_module=entry.get("delta_module"), aliases=tuple(entry.get("aliases", ())),
+            delta_module=entry.get("delta_module"), delta_parts=tuple(entry.get("delta_parts", ())),
+            aliases=tuple(entry.get("aliases", ())),
             status=entry.get("status"))
     return out
 

@@ -31,9 +31,10 @@ ignore unknown keywords) and no rule of that version reads it.
 # No ``from __future__ import annotations`` here: pydantic would have to compile and evaluate
 # ~460 string annotations at import (~15 ms of every start-up); every class only refers to
 # classes defined above it.
+import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, model_validator
 from pydantic.dataclasses import dataclass
 
 from postinit.schema._configs_0340 import (
@@ -147,6 +148,27 @@ def _capture_size(n: int) -> int:
 
 
 SpecTokens = Annotated[int | None, AfterValidator(_spec_tokens)]
+
+_LEVEL_TEXT = re.compile(r"[+-]?\d+(?:\.0*)?")
+
+
+def _optimization_level(value: Any) -> Any:
+    """vLLM's ``OptimizationLevel`` (an ``IntEnum``) as pydantic's lax mode reads it: ``3``, ``"03"``,
+    ``" 3"``, ``"3.0"`` and ``3.0`` are the level 3. Anything else is kept as given: VllmConfig refuses it
+    (``vllm.optimization-level``), after the sub-configs were built, as vLLM does."""
+    if isinstance(value, bool):
+        return int(value)
+    text = value.strip() if isinstance(value, str) else None
+    if text is not None and _LEVEL_TEXT.fullmatch(text) and len(text) < 32:
+        number = float(text)
+        return int(number) if number in (0, 1, 2, 3) else value
+    if isinstance(value, float) and value in (0, 1, 2, 3):
+        return int(value)
+    return value
+
+
+OptimizationLevelValue = Annotated[int | float | str | None, BeforeValidator(_optimization_level)]
+"""``VllmConfig.optimization_level``: 0-3, or what vLLM's pydantic refuses (a check reports it, at vLLM's stage)."""
 CaptureSize = Annotated[int, AfterValidator(_capture_size)]
 
 MAX_HF_LABELS = 16_384
@@ -495,6 +517,9 @@ class ModelConfig(BaseModel):
     is_moe: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_moe (a property)")
     is_quantized: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_quantized (a property)")
     is_mm_prefix_lm: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_mm_prefix_lm")
+    attn_type: Literal["decoder", "encoder", "encoder_only", "encoder_decoder", "attention_free", "hybrid"] = since(
+        "0.34.0", "decoder", derived=True,
+        description="ModelConfig.attn_type (a property): what chunked prefill and prefix caching support depends on")
 
 
 class CacheConfig(BaseModel):
@@ -988,7 +1013,7 @@ class VllmConfig:
     weight_transfer_config: WeightTransferConfig | None = since("0.34.0", None)
     watchdog_config: WatchdogConfig = since("0.34.0", default_factory=WatchdogConfig)
     offload_config: OffloadConfig = since("0.34.0", default_factory=OffloadConfig)
-    optimization_level: int = since("0.34.0", 2, ge=0, le=3, description="-O<n>: O0..O3 default tables")
+    optimization_level: OptimizationLevelValue = since("0.34.0", 2, description="-O<n>: O0..O3 default tables")
     performance_mode: Literal["balanced", "interactivity", "throughput"] = since("0.34.0", "balanced")
     shutdown_timeout: int = since("0.34.0", 0)
     num_hash_lookahead_tokens: int = since("0.34.0", 0, derived=True)

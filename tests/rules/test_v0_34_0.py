@@ -199,7 +199,8 @@ def test_cuda_graph_mode_rules() -> None:
     assert isinstance(out, Outcome) and changes(out)[f"{CC}.cudagraph_mode"] == CUDAGraphMode.NONE
     assert out.message == "Cudagraph mode PIECEWISE is not compatible with compilation mode 0. Overriding to NONE."
     both = state({f"{CC}.cudagraph_mode": CUDAGraphMode.FULL_AND_PIECEWISE, f"{CC}.mode": CompilationMode.NONE})
-    assert changes(v.normalize_piecewise_after_platform(both)) == {f"{CC}.cudagraph_mode": CUDAGraphMode.FULL}
+    assert changes(v.normalize_piecewise_after_platform(both)) == {
+        f"{CC}.cudagraph_mode": CUDAGraphMode.FULL_DECODE_ONLY}
     pool = state({"model_config": True, "model_config.pooler_config": True,
                   f"{CC}.cudagraph_mode": CUDAGraphMode.FULL_AND_PIECEWISE})
     assert changes(v.pooling_forces_piecewise(pool)) == {f"{CC}.cudagraph_mode": CUDAGraphMode.PIECEWISE}
@@ -291,7 +292,8 @@ def test_engine_args_support_and_defaults() -> None:
     assert fast == {"scheduler_config.max_num_batched_tokens": 4096, "scheduler_config.max_num_seqs": 512}
     cpu = changes(v.batch_defaults_cpu(state(ea, platform="cpu")))
     assert cpu == {"scheduler_config.max_num_batched_tokens": 2048, "scheduler_config.max_num_seqs": 128}
-    hybrid = {**ea, "model_config": True, "model_config.is_hybrid": True, "cache_config.enable_prefix_caching": None}
+    hybrid = {**ea, "model_config": True, "model_config.is_hybrid": True, "model_config.attn_type": "hybrid",
+              "cache_config.enable_prefix_caching": None}
     assert changes(v.prefix_caching_default(state(hybrid))) == {"cache_config.enable_prefix_caching": True}
     assert "Generative hybrid models support prefix caching." in (
         v.chunked_prefill_prefix_caching_support(state(hybrid)).message or "")
@@ -300,7 +302,8 @@ def test_engine_args_support_and_defaults() -> None:
     assert "does not officially support disabling chunked prefill" in (
         v.pooling_chunked_prefill_warning(state(off)).message or "")
     pool = {**ea, "model_config": True, "model_config.runner_type": "pooling", "model_config.pooler_config": True,
-            "model_config.pooler_config.pooling_type": "CLS", "scheduler_config.enable_chunked_prefill": None}
+            "model_config.pooler_config.seq_pooling_type": "CLS", "model_config.attn_type": "encoder_only",
+            "scheduler_config.enable_chunked_prefill": None}
     assert changes(v.chunked_prefill_default(state(pool))) == {"scheduler_config.enable_chunked_prefill": False}
     assert v.pooling_prefix_caching_warning(state({**pool, "cache_config.enable_prefix_caching": True})) is not None
 
@@ -386,3 +389,132 @@ def test_spec_scheduled_tokens_and_the_inductor_warning_timing() -> None:
     assert not [e for e in level0.messages() if e.rule == "compilation.inductor-off-warning"]
     eager = postinit.resolve(argv=[LLAMA, "--enforce-eager"], vllm_version="0.34.0")
     assert [e for e in eager.messages() if e.rule == "compilation.inductor-off-warning"]
+
+
+# ---------------------------------------------------------------- v034core: the optimization level, breakable graphs
+
+
+def test_optimization_level_text_is_refused_by_vllm_config() -> None:
+    """`-O.mode=3` (0.11's spelling) reaches VllmConfig as the level ".mode=3": pydantic's enum error, after the
+    sub-configs were built; `-O3` and "03" are the level 3."""
+    r = postinit.resolve(argv=["-O.mode=3"], vllm_version="0.34.0")
+    assert r.error is not None and r.error.type == "ValidationError" and r.error.stage == "vllm_config"
+    assert "Input should be 0, 1, 2 or 3 [type=enum, input_value='.mode=3', input_type=str]" in r.error.message
+    assert postinit.resolve(argv=["-O03"], vllm_version="0.34.0").state["optimization_level"] == 3
+    assert v.optimization_level(state({"optimization_level": 2})) is None
+    five = v.optimization_level(state({"optimization_level": 5}))
+    assert isinstance(five, Violation) and "input_value=5, input_type=int" in five.message
+
+
+def test_repeated_flags_warn_in_0_34_0() -> None:
+    """0.34.0's parser notes a --flag given twice (the last value wins)."""
+    r = postinit.resolve(argv=["-O1", "-O2"], vllm_version="0.34.0")
+    assert "Found duplicate keys --optimization-level" in [n.message for n in r.notes]
+    assert r.state["optimization_level"] == 2
+    assert not [n for n in postinit.resolve(argv=["-O2"], vllm_version="0.34.0").notes
+                if n.message.startswith("Found duplicate")]
+
+
+def test_breakable_cudagraph_defaults() -> None:
+    """Only VLLM_USE_BREAKABLE_CUDAGRAPH=1 enables them; unset, the model's architecture or tuned batch-invariant
+    shapes decide."""
+    off = v.breakable_cudagraph(state({"env.VLLM_USE_BREAKABLE_CUDAGRAPH": "0",
+                                       "env.explicit": ("VLLM_USE_BREAKABLE_CUDAGRAPH",)}))
+    assert changes(off) == {f"{CC}.use_breakable_cudagraph": False}
+    arch = state({"model_config": True, "model_config.architectures": ("KimiLinearForCausalLM",)}, platform="cuda:9.0")
+    out = v.breakable_cudagraph(arch)
+    assert changes(out)[f"{CC}.use_breakable_cudagraph"] is True and "Auto-enabling" in (out.message or "")
+    qwen35 = {"model_config": True, "model_config.architectures": ("Qwen3_5ForCausalLM",)}
+    assert changes(v.breakable_cudagraph(state(qwen35, platform="cuda:9.0")))[f"{CC}.use_breakable_cudagraph"]
+    assert changes(v.breakable_cudagraph(state(qwen35, platform="rocm"))) == {f"{CC}.use_breakable_cudagraph": False}
+    llama = {"model_config": True, "model_config.dtype": "bfloat16", "env.VLLM_BATCH_INVARIANT": 1,
+             "model_config.hf_text_config.hidden_size": 4096, "model_config.hf_text_config.num_attention_heads": 32,
+             "model_config.hf_text_config.num_key_value_heads": 8,
+             "model_config.hf_text_config.intermediate_size": 14336}
+    bi = v.breakable_cudagraph(state(llama, platform="cuda:9.0"))
+    assert changes(bi)[f"{CC}.use_breakable_cudagraph"] is True and "VLLM_BATCH_INVARIANT=1" in (bi.message or "")
+    assert changes(v.breakable_cudagraph(state(llama, platform="cuda:8.0"))) == {
+        f"{CC}.use_breakable_cudagraph": False}
+
+
+def test_torch_compile_disable_needs_1() -> None:
+    assert v.torch_compile_disable(state({"env.TORCH_COMPILE_DISABLE": "0"})) is None
+    assert changes(v.torch_compile_disable(state({"env.TORCH_COMPILE_DISABLE": "1"}))) == {
+        f"{CC}.mode": CompilationMode.NONE}
+
+
+def test_normalize_keeps_the_decode_full_graphs() -> None:
+    """FULL_AND_PIECEWISE without VLLM_COMPILE becomes FULL_DECODE_ONLY (CUDAGraphMode.without_piecewise)."""
+    out = v.normalize_piecewise(state({f"{CC}.cudagraph_mode": CUDAGraphMode.FULL_AND_PIECEWISE,
+                                       f"{CC}.mode": CompilationMode.DYNAMO_TRACE_ONCE}))
+    assert isinstance(out, Outcome) and changes(out) == {f"{CC}.cudagraph_mode": CUDAGraphMode.FULL_DECODE_ONLY}
+    assert out.message == ("Cudagraph mode FULL_AND_PIECEWISE is not compatible with compilation mode 2. "
+                           "Overriding to FULL_DECODE_ONLY.")
+    assert v.normalize_piecewise(state({f"{CC}.cudagraph_mode": CUDAGraphMode.FULL,
+                                        f"{CC}.mode": CompilationMode.NONE})) is None
+
+
+# ---------------------------------------------------------------- v034core: SchedulerConfig, ParallelConfig
+
+
+def test_scheduler_checks_read_the_models_max_model_len() -> None:
+    tight = {"model_config": True, "model_config.max_model_len": 4096, "scheduler_config.max_num_batched_tokens": 2048,
+             "scheduler_config.enable_chunked_prefill": False}
+    bad = v.budget_below_max_model_len(state(tight))
+    assert isinstance(bad, Violation) and bad.message.startswith(
+        "max_num_batched_tokens (2048) is smaller than max_model_len (4096).")
+    assert v.budget_below_max_model_len(state({**tight, "scheduler_config.enable_chunked_prefill": True})) is None
+    no_model = state({"scheduler_config.max_num_batched_tokens": 4096, "scheduler_config.enable_chunked_prefill": False})
+    assert isinstance(v.budget_below_max_model_len(no_model), Violation)  # default_factory's 8192
+    active = v.max_num_active_seqs(state({"scheduler_config.max_num_active_seqs": 300, "scheduler_config.max_num_seqs": 256}))
+    assert isinstance(active, Violation) and active.message == (
+        "max_num_active_seqs (300) cannot be greater than max_num_seqs (256).")
+    assert v.max_num_active_seqs(state({"scheduler_config.max_num_active_seqs": 8, "scheduler_config.max_num_seqs": 8})) is None
+    warn = v.budget_exceeds_seqs_times_len(state({"model_config": True, "model_config.max_model_len": 16,
+                                                  "scheduler_config.max_num_seqs": 2,
+                                                  "scheduler_config.max_num_batched_tokens": 64}))
+    assert isinstance(warn, Outcome) and warn.message == (
+        "max_num_batched_tokens (64) exceeds max_num_seqs * max_model_len (32). This may lead to unexpected behavior.")
+    assert v.budget_exceeds_seqs_times_len(state({"scheduler_config.max_num_batched_tokens": 2048,
+                                                  "scheduler_config.max_num_seqs": 128})) is None
+    long = v.long_prefill_threshold_max(state({"model_config": True, "model_config.max_model_len": 100,
+                                               "scheduler_config.long_prefill_token_threshold": 200}))
+    assert isinstance(long, Violation) and "cannot be greater than the max_model_len (100)" in long.message
+    assert v.long_prefill_threshold_max(state({"scheduler_config.long_prefill_token_threshold": 200})) is None
+
+
+def test_parallel_config_0_34_0() -> None:
+    pcp = state({"parallel_config.tensor_parallel_size": 2, "parallel_config.prefill_context_parallel_size": 2})
+    assert changes(v.world_size(pcp)) == {"parallel_config.world_size": 4}
+    ext = v.world_size(state({"parallel_config.distributed_executor_backend": "external_launcher",
+                              "parallel_config.data_parallel_size": 2}))
+    assert changes(ext) == {"parallel_config.world_size": 2} and isinstance(ext, Outcome) and ext.args is not None
+    naive = v.all2all_removed_backends(state({"parallel_config.all2all_backend": "naive"}))
+    assert changes(naive) == {"parallel_config.all2all_backend": "allgather_reducescatter"}
+    assert naive.message == "The 'naive' all2all backend has been removed. Falling back to 'allgather_reducescatter'."
+    assert v.all2all_removed_backends(state({"parallel_config.all2all_backend": "deepep_low_latency"})) is None
+    elastic = v.elastic_ep_requirements(state({"parallel_config.enable_elastic_ep": True}))
+    assert isinstance(elastic, Violation) and elastic.message == "Elastic EP is only supported with enable_eplb=True."
+    assert v.elastic_ep_requirements(state()) is None
+    assert isinstance(v.numa_bind(state({"parallel_config.numa_bind_nodes": (0,), "parallel_config.numa_bind": False})),
+                      Violation)
+    assert changes(v.numa_bind(state({"parallel_config.numa_bind_cpus": ("0-3",)}))) == {"parallel_config.numa_bind": True}
+    assert v.numa_bind(state()) is None
+    cpus = v.numa_bind_lists(state({"parallel_config.numa_bind_cpus": ("3-1",)}))
+    assert isinstance(cpus, Violation) and cpus.message == "numa_bind_cpus ranges must be ascending, but got '3-1'."
+    assert v.numa_bind_lists(state({"parallel_config.numa_bind_nodes": (0, 1)})) is None
+    assert changes(v.eplb_communicator(state({"parallel_config.enable_eplb": True}))) == {
+        "parallel_config.eplb_config.communicator": "torch_gloo"}
+    assert v.eplb_communicator(state()) is None
+    ray = v.ray_available(state({"parallel_config.distributed_executor_backend": "ray"}))
+    assert isinstance(ray, Violation) and ray.message.startswith("Failed to import Ray: No module named 'ray'.")
+    assert v.ray_available(state({"parallel_config.distributed_executor_backend": "mp"})) is None
+    low = v.dbo_thresholds(state({"parallel_config.enable_dbo": True, "parallel_config.dbo_decode_token_threshold": 1}))
+    assert isinstance(low, Violation) and "at least the number of microbatches (2)" in low.message
+    assert v.dbo_thresholds(state({"parallel_config.enable_dbo": True})) is None
+
+
+def test_dcp_checks_are_value_errors_in_0_34_0() -> None:
+    r = postinit.resolve(argv=["-tp", "2", "-dcp", "2"], model=LLAMA, vllm_version="0.34.0")
+    assert r.error is not None and r.error.type == "ValueError"
+    assert r.error.message.startswith("Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` (2)")

@@ -374,7 +374,8 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--ec-transfer-config",), "extra.ec_transfer_config", "json", optional=True, since="0.11.1"),
     _F(("--compilation-config", "-O"), "compilation_config", "json", builds="CompilationConfig",
        renamed=(("0.34.0", ("--compilation-config", "-cc")),)),
-    _F(("--optimization-level",), "optimization_level", choices=("0", "1", "2", "3"), since="0.34.0"),
+    # typed str in vLLM (OptimizationLevel is no builtin): argparse takes any text, VllmConfig refuses a bad one
+    _F(("--optimization-level",), "optimization_level", since="0.34.0"),
     _F(("--performance-mode",), "performance_mode", choices=("balanced", "interactivity", "throughput"),
        since="0.34.0"),
     _F(("--additional-config",), "additional_config", "json", dict_or_str=True),
@@ -615,14 +616,30 @@ class _Dotted:
     texts: dict[str, str] = field(default_factory=dict)  # leaf path (below flag) -> text
 
 
+def _repeated_flags(args: list[str]) -> list[str]:
+    """The ``--flags`` (no dotted key) given more than once, as vLLM 0.34.0's parser notes them: each
+    ``--name`` or ``--name=value`` argument is counted by its name (short flags and values are not)."""
+    seen: set[str] = set()
+    repeated: list[str] = []
+    for arg in args:
+        if arg.startswith("--") and "." not in arg:
+            name = arg.split("=", 1)[0]
+            if name in seen and name not in repeated:
+                repeated.append(name)
+            seen.add(name)
+    return repeated
+
+
 def _pull_dotted(
-    args: list[str], warnings: list[str], version: str = ""
+    args: list[str], warnings: list[str], version: str = "", repeated: Sequence[str] = ()
 ) -> tuple[list[str], dict[str, _Dotted], list[str]]:
-    """Collect ``-X.a.b=v`` / ``-X.a.b v`` arguments per flag; return the rest unchanged."""
+    """Collect ``-X.a.b=v`` / ``-X.a.b v`` arguments per flag; return the rest unchanged.
+
+    ``repeated``: the plain flags given more than once (vLLM 0.34.0 warns about them in the same record)."""
     rest: list[str] = []
     dotted: dict[str, _Dotted] = {}
     order: list[str] = []
-    duplicates: list[str] = []
+    duplicates: list[str] = list(repeated)
     skip = False
     for i, arg in enumerate(args):
         if skip:
@@ -935,7 +952,8 @@ def parse_vllm_args(
             args = args[:index] + args[index + 2 :]
 
     args = _normalise(args, _level_flag(version))
-    args, dotted, dotted_order = _pull_dotted(args, result.warnings, version)
+    repeated = _repeated_flags(args) if _level_flag(version) else []
+    args, dotted, dotted_order = _pull_dotted(args, result.warnings, version, repeated)
     by_dest = _by_dest(version)
 
     given: dict[str, _Given] = {}
