@@ -414,6 +414,8 @@ class _Front:
     """Input path -> the flag (or ``--set``) that set it."""
     loader: frozenset[str]
     """The paths the model loader set (their provenance is the loader's)."""
+    extra: frozenset[str] = frozenset()
+    """The flags given that no ``VllmConfig`` field holds (EngineArgs-only values, by destination)."""
 
 
 _NOT_INCREMENTAL = ("env", "platform", "usage")
@@ -524,7 +526,7 @@ def _prepare_changes(
             for q in users:
                 if q not in front.loader:
                     prov[q] = Provenance(Source.USER, flags.get(q, "config"))
-    return state, prov, touched, _Front(data, flags, front.loader)
+    return state, prov, touched, _Front(data, flags, front.loader, front.extra)
 
 
 def _prepare(
@@ -533,6 +535,7 @@ def _prepare(
     """The engine's input for one request: ``(flat_state, provenance, inputs, notes, model facts)``."""
     data: dict[str, Any] = dict(request.config or {})
     flags: dict[str, str] = {}
+    extra: frozenset[str] = frozenset()
     notes: list[Note] = []
     flag_model: str | None = None
     usage = request.effective_usage
@@ -553,6 +556,7 @@ def _prepare(
                                  absent=version.absent_flags, version=version.name)
         data = _deep_merge(data, parsed.config)
         flags = dict(parsed.flags)
+        extra = frozenset(parsed.extra)
         flag_model = parsed.model
         notes.extend(Note("flag", "argv", w) for w in parsed.warnings)
         notes.extend(Note("quirk", "argv", q) for q in parsed.quirks)
@@ -641,7 +645,7 @@ def _prepare(
     inputs = {"platform": plat_detail, "usage": usage, "semantics": request.semantics,
               "model": model_name, "vllm_version": version.name}
     if keep is not None:
-        keep.append(_Front(data, flags, frozenset(loader_sources)))
+        keep.append(_Front(data, flags, frozenset(loader_sources), extra))
     return state, prov, inputs, tuple(notes), loaded
 
 
@@ -922,7 +926,10 @@ class Resolution:
         # a resolution built from a flat state (no request): the state names its model
         if self.request is None:
             return contextlib.nullcontext()
-        return hashing.model_facts(self.model_facts, allow_files=self.allow_files)
+        front = self.front
+        return hashing.model_facts(self.model_facts, allow_files=self.allow_files,
+                                   paths=frozenset(front.flags) if front else frozenset(),
+                                   extra=front.extra if front else frozenset())
 
     @property
     def hash_exact(self) -> bool:
@@ -940,7 +947,7 @@ class Resolution:
         from postinit.rules import hashing
 
         with self._hash_context(hashing):
-            return hashing.hash_inexact_reason(self.engine.state)
+            return self.version.hash_reason(self.engine.state)
 
     def raise_for_violations(self) -> None:
         """Raise :class:`ViolationError` if the config is invalid."""

@@ -100,6 +100,12 @@ class Delta:
     """``VllmConfig.compute_hash()`` over a resolved flat state with this version's factors (None: the parent's).
     The version string factor is the fact ``version.vllm_version``: a version whose factors are its parent's
     needs no hash function of its own."""
+    sub_hashes: Callable[[Mapping[str, Any]], Mapping[str, str | None]] | None = None
+    """Each sub-config's own hash as this version's vLLM computes it, keyed like the oracle's ``sub_hashes``
+    (None: the parent's)."""
+    hash_reason: Callable[[Mapping[str, Any]], str | None] | None = None
+    """Why ``hash`` is not this version's vLLM's value for a resolved state, or None when it is (None: the
+    parent's)."""
     defaults: Mapping[str, Any] = field(default_factory=dict)
     """Dataclass defaults this version's vLLM declares differently from its parent: schema path -> value.
     Applied where the input does not set the field (its provenance says "vLLM <version>'s default")."""
@@ -146,8 +152,9 @@ def combine(*parts: Delta, where: str = "the delta") -> Delta:
                            ("config default", list(d.config_defaults))):
             for key in keys:
                 claim(kind, key, i)
-        if d.hash is not None:
-            claim("hash", "function", i)
+        for kind in ("hash", "sub_hashes", "hash_reason"):
+            if getattr(d, kind) is not None:
+                claim(kind, "function", i)
 
     def names(attr: str) -> tuple[str, ...]:
         return tuple(dict.fromkeys(n for d in parts for n in getattr(d, attr)))
@@ -170,6 +177,8 @@ def combine(*parts: Delta, where: str = "the delta") -> Delta:
         flags_added=names("flags_added"),
         flags_removed=names("flags_removed"),
         hash=next((d.hash for d in parts if d.hash is not None), None),
+        sub_hashes=next((d.sub_hashes for d in parts if d.sub_hashes is not None), None),
+        hash_reason=next((d.hash_reason for d in parts if d.hash_reason is not None), None),
         defaults={k: v for d in parts for k, v in d.defaults.items()},
         config_defaults={k: v for d in parts for k, v in d.config_defaults.items()},
         notes=tuple(n for d in parts for n in d.notes),

@@ -56,6 +56,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterator, Mapping
 from contextvars import ContextVar
 from pathlib import Path
@@ -296,25 +297,42 @@ _GIVEN: ContextVar[Any] = ContextVar("postinit_hashing_model", default=_UNSET)
 _FILES: ContextVar[bool] = ContextVar("postinit_hashing_files", default=True)
 """Whether the hash being computed may use the on-disk HF config JSON cache (see :func:`model_facts`)."""
 
+_GIVEN_INPUT: ContextVar[tuple[frozenset[str], frozenset[str]]] = ContextVar(
+    "postinit_hashing_given", default=(frozenset(), frozenset()))
+"""The schema paths the request set, and the flags it gave that no schema field holds (see :func:`given`)."""
+
+
+def given() -> tuple[frozenset[str], frozenset[str]]:
+    """``(paths, extra)`` the request being hashed set: schema paths, and flag destinations no field holds.
+
+    Some factors record whether an input was given rather than its value (vLLM 0.34.0's
+    ``ParallelConfig._allow_auto_resolve_cp_interleave_size``: EngineArgs passes None for a flag not
+    given). Empty outside :func:`model_facts`.
+    """
+    return _GIVEN_INPUT.get()
+
 
 @contextlib.contextmanager
-def model_facts(loaded: Any, *, allow_files: bool = True) -> Iterator[None]:
+def model_facts(loaded: Any, *, allow_files: bool = True, paths: frozenset[str] = frozenset(),
+                extra: frozenset[str] = frozenset()) -> Iterator[None]:
     """Hash with ``loaded`` (a :class:`~postinit.schema.loaders.model.LoadedModel`, or None) as the model's facts.
 
     ``Resolution.hash`` hashes inside this context with the facts its request was resolved from
     (a catalog entry, inline ``config_json``, or a local directory the caller allowed): no model
     file is read again, and a model the facts do not name has the stand-in hash. With
     ``allow_files=False`` (the request's own permission: the HTTP service) the on-disk cache of
-    :func:`hf_config_json` is neither read nor written either. Outside this context the state-level
+    :func:`hf_config_json` is neither read nor written either. ``paths`` / ``extra``: what the request
+    set (see :func:`given`). Outside this context the state-level
     functions (``compute_hash(state)``, ...) are library calls on a flat state: they read
     ``model_config.model`` as the library does (a local directory, else the catalog).
     """
-    token, files = _GIVEN.set(loaded), _FILES.set(allow_files)
+    token, files, inputs = _GIVEN.set(loaded), _FILES.set(allow_files), _GIVEN_INPUT.set((paths, extra))
     try:
         yield
     finally:
         _GIVEN.reset(token)
         _FILES.reset(files)
+        _GIVEN_INPUT.reset(inputs)
 
 
 def _loaded(model: str) -> Any:
@@ -349,13 +367,14 @@ def _load_catalog(model: str) -> Any:
 def _transformers() -> Any:
     """The ``transformers`` module, imported on first use, or None when the optional extra is absent.
 
-    Its import-time advice that no deep-learning framework is installed is filtered out (postinit
-    only uses its configuration classes).
+    Its import-time advice that no deep-learning framework is installed (4.x) or that PyTorch was
+    not found (5.x) is filtered out (postinit only uses its configuration classes).
     """
     import logging
 
     quiet = logging.Filter()
-    quiet.filter = lambda record: "None of PyTorch, TensorFlow" not in str(record.msg)  # type: ignore[method-assign]
+    quiet.filter = lambda record: not any(  # type: ignore[method-assign]
+        advice in str(record.msg) for advice in ("None of PyTorch, TensorFlow", "PyTorch was not found"))
     root = logging.getLogger("transformers")
     root.addFilter(quiet)
     try:
@@ -431,8 +450,13 @@ def _same_fact(value: Any, fact: Any) -> bool:
     return same
 
 
-def _hf_plan(state: Mapping[str, Any]) -> dict[str, Any] | str:
-    """What :func:`hf_config_json` rebuilds, as plain JSON (no transformers needed), or why it cannot."""
+def _hf_plan(state: Mapping[str, Any], config_classes: frozenset[str] = VLLM_CONFIG_CLASSES,
+             rope: bool = True) -> dict[str, Any] | str:
+    """What :func:`hf_config_json` rebuilds, as plain JSON (no transformers needed), or why it cannot.
+
+    ``config_classes``: the model types the version's vLLM builds with a config class of its own;
+    ``rope``: whether the version has the ``--rope-scaling`` / ``--rope-theta`` overrides.
+    """
     if not state.get("model_config"):
         return "no model_config"
     model = state["model_config.model"]
@@ -442,7 +466,7 @@ def _hf_plan(state: Mapping[str, Any]) -> dict[str, Any] | str:
     raw = loaded.raw
     overrides = _py(state["model_config.hf_overrides"]) or {}
     model_type = raw.get("model_type")
-    if model_type in VLLM_CONFIG_CLASSES:
+    if model_type in config_classes:
         return (f"vLLM builds the HF config of model_type {model_type!r} with its own config class "
                 "(vllm/transformers_utils/configs), which postinit does not rebuild")
     if "auto_map" in raw:
@@ -450,9 +474,9 @@ def _hf_plan(state: Mapping[str, Any]) -> dict[str, Any] | str:
     if any(isinstance(v, dict) for v in overrides.values()):
         return "hf_overrides with a nested (dict) value are not rebuilt"
     kw = dict(overrides)
-    if state["model_config.rope_scaling"]:
+    if rope and state["model_config.rope_scaling"]:
         kw["rope_scaling"] = _py(state["model_config.rope_scaling"])
-    if state["model_config.rope_theta"] is not None:
+    if rope and state["model_config.rope_theta"] is not None:
         kw["rope_theta"] = state["model_config.rope_theta"]
     # the HF attributes postinit's rules changed: final facts that differ from the loaded ones
     changed: dict[str, dict[str, Any]] = {"config": {}, "text": {}}
@@ -576,10 +600,57 @@ def _hf_json(state: Mapping[str, Any]) -> tuple[str | None, str | None]:
     plan = _hf_plan(state)
     if isinstance(plan, str):
         return None, plan
+    unfit = transformers_unfit(state)
+    if unfit:
+        return None, unfit
+    return built(plan, _build_hf_json, _HF_JSON_FORMAT)
+
+
+def _release(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", text.split("+")[0])[:3])
+
+
+def fits(requirement: str, version: str) -> bool:
+    """Whether ``version`` satisfies ``requirement``, a comma-separated list of ``>=``, ``>``, ``<=``, ``<``, ``==``."""
+    have = _release(version)
+    for part in requirement.split(","):
+        m = re.fullmatch(r"\s*(>=|<=|==|>|<)\s*([\w.]+)\s*", part)
+        if m is None:
+            raise ValueError(f"not a version requirement: {requirement!r}")
+        op, want = m.group(1), _release(m.group(2))
+        if not {">=": have >= want, "<=": have <= want, "==": have == want, ">": have > want,
+                "<": have < want}[op]:
+            return False
+    return True
+
+
+def transformers_unfit(state: Mapping[str, Any]) -> str | None:
+    """Why the installed transformers cannot give the modelled vLLM's HF config JSON (None when it can).
+
+    The JSON embeds transformers' version and its defaults: postinit's hash is that of the modelled
+    vLLM running beside the installed transformers, which exists only when the version fits the
+    wheel's requirement (``version.transformers``).
+    """
+    version = _transformers_version()
+    if version is None:
+        return _NO_TRANSFORMERS
+    requirement = str(state.get("version.transformers") or "")
+    if requirement and not fits(requirement, version):
+        return (f"vLLM {state.get('version.vllm_version')} runs with transformers {requirement}; transformers "
+                f"{version} is installed, whose HF config JSON (a hash factor) differs")
+    return None
+
+
+def built(plan: Mapping[str, Any], build: Any, fmt: Any) -> tuple[str | None, str | None]:
+    """``build(plan)`` (``(text, None)`` or ``(None, why not)``) through the process memo and the disk cache.
+
+    ``fmt`` names the builder and its version in the cache key (a version of vLLM whose HF config
+    JSON is built otherwise passes its own), with the installed transformers' version and the plan.
+    """
     version = _transformers_version()
     if version is None:
         return None, _NO_TRANSFORMERS
-    key = hashlib.sha256(json.dumps([_HF_JSON_FORMAT, version, plan], sort_keys=True, default=str).encode()).hexdigest()
+    key = hashlib.sha256(json.dumps([fmt, version, plan], sort_keys=True, default=str).encode()).hexdigest()
     hit = _MEMO.pop(key, None)
     if hit is not None:
         _MEMO[key] = hit  # most recently used last
@@ -595,7 +666,7 @@ def _hf_json(state: Mapping[str, Any]) -> tuple[str | None, str | None]:
         except (OSError, ValueError, KeyError, TypeError):  # missing, damaged or foreign: build again
             pass
     if entry is None:
-        entry = _build_hf_json(plan)
+        entry = build(plan)
         if entry[0] is not None and disk and len(entry[0]) <= DISK_ENTRY_BYTES:
             _write_cache(file, key, entry[0])
     _remember(key, entry)

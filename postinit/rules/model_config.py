@@ -903,11 +903,19 @@ def _parse_quant_cfg(cfg: Mapping[str, Any] | None, compression: Mapping[str, An
     return out, None
 
 
-def _override_method(cfg: Mapping[str, Any], c: Mapping[str, Any]) -> str | None:
-    """The override probes vLLM runs in order (only ModelOpt and IPEX are modelled)."""
+def _override_method(cfg: Mapping[str, Any], c: Mapping[str, Any], user: str | None, auto: bool,
+                     cpu_override: str | None) -> str | None:
+    """The override probes vLLM runs in order (only ModelOpt, IPEX and vLLM 0.34.0's AutoGPTQ / AutoAWQ are
+    modelled). ``auto``: GPTQ checkpoints become ``auto_gptq`` and AWQ ones ``auto_awq`` (not on CPU) unless the
+    user asked for another method; ``cpu_override``: what AWQ/GPTQ become on CPU (the seed: ``ipex``)."""
     method = str(cfg.get("quant_method", "")).lower()
-    if c["platform.kind"] == "cpu" and method in ("awq", "gptq"):
-        return "ipex"
+    if auto and method == "gptq" and user in (None, "gptq", "gptq_marlin", "auto_gptq", "marlin"):
+        return "auto_gptq"
+    if c["platform.kind"] == "cpu" and method in ("awq", "gptq") and cpu_override is not None:
+        return cpu_override
+    if auto and method == "awq" and c["platform.kind"] != "cpu" \
+            and user in (None, "awq", "awq_marlin", "auto_awq", "marlin"):
+        return "auto_awq"
     if method != "modelopt":
         return None
     inner = cfg.get("quantization")
@@ -930,8 +938,11 @@ def _override_method(cfg: Mapping[str, Any], c: Mapping[str, Any]) -> str | None
     writes=(M + "quantization",),
     source=f"{SRC}._verify_quantization, _parse_quant_hf_config; ref 2.1, 10",
 )
-def quantization(c: Mapping[str, Any]) -> RuleResult:
+def quantization(c: Mapping[str, Any], *, methods: tuple[str, ...] = QUANTIZATION_METHODS, auto: bool = False,
+                 cpu_override: str | None = "ipex") -> RuleResult:
     """A quantized checkpoint says how it was quantized; a conflicting --quantization is refused.
+
+    ``methods``: the version's ``QUANTIZATION_METHODS``; ``auto`` / ``cpu_override``: see ``_override_method``.
 
     ``quant_method`` is lower-cased (compressed_tensors -> compressed-tensors);
     the text config is consulted for multimodal models; ModelOpt checkpoints are
@@ -954,7 +965,7 @@ def quantization(c: Mapping[str, Any]) -> RuleResult:
     if cfg is not None:
         method: str | None = str(cfg.get("quant_method", "")).lower().replace("compressed_tensors", "compressed-tensors")
         cfg["quant_method"] = method
-        override = _override_method(cfg, c)
+        override = _override_method(cfg, c, user, auto, cpu_override)
         if override is not None:
             method = value = override
         method = method or None
@@ -965,8 +976,8 @@ def quantization(c: Mapping[str, Any]) -> RuleResult:
                 f"Quantization method specified in the model config ({method}) does not match the quantization "
                 f"method specified in the `quantization` argument ({value}).",
                 hint="drop --quantization or use the checkpoint's method", error="ValueError")
-    if value is not None and value not in QUANTIZATION_METHODS:
-        return Violation(f"Unknown quantization method: {value}. Must be one of {list(QUANTIZATION_METHODS)}.",
+    if value is not None and value not in methods:
+        return Violation(f"Unknown quantization method: {value}. Must be one of {list(methods)}.",
                          error="ValueError")
     return {M + "quantization": value} if value != c[M + "quantization"] else None
 

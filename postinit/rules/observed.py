@@ -56,19 +56,34 @@ __all__ = [
 VLLM_STAGES = (
     "parse",
     "engine_args",
+    "logging_config",
     "device_config",
     "model_config",
     "cache_config",
     "parallel_config",
     "speculative_config",
+    "diffusion_config",
+    "watermark_config",
     "scheduler_config",
     "lora_config",
+    "attention_config",
+    "mamba_config",
+    "kernel_config",
     "load_config",
     "structured_outputs_config",
     "observability_config",
     "compilation_config",
+    "offload_config",
+    "aux_output_config",
+    "engram_config",
     "kv_transfer_config",
     "kv_events_config",
+    "ec_transfer_config",
+    "ec_manager_config",
+    "reasoning_config",
+    "profiler_config",
+    "weight_transfer_config",
+    "watchdog_config",
     "create_engine_config",
     "vllm_config",
     "compute_hash",
@@ -93,6 +108,7 @@ STEPS: tuple[Step, ...] = (
          "in command-line order with the dotted keys last; the JSON-valued flags of PARSED_SUB_CONFIGS build their "
          "sub-config there; then the unknown flags"),
     Step("engine_args", "engine_args", "vllm/engine/arg_utils.py EngineArgs.__post_init__"),
+    Step("logging_config", "logging_config", f"{_ECC}: create_logging_config (vLLM 0.34.0)"),
     Step("device_config", "device_config", f"{_ECC}: DeviceConfig(...)"),
     Step("model_config", "model_config", f"{_ECC}: create_model_config, ModelConfig(...)"),
     Step("create_engine_config:v1-oracle", "create_engine_config", f"{_ECC}: _is_v1_supported_oracle"),
@@ -105,12 +121,17 @@ STEPS: tuple[Step, ...] = (
     Step("create_engine_config:after-parallel", "create_engine_config",
          f"{_ECC}: async scheduling's executor backend, create_speculative_config's arguments"),
     Step("speculative_config", "speculative_config", f"{_ECC}: SpeculativeConfig(...)"),
+    Step("diffusion_config", "diffusion_config", f"{_ECC}: create_diffusion_config (vLLM 0.34.0)"),
+    Step("watermark_config", "watermark_config", f"{_ECC}: create_watermark_config (vLLM 0.34.0)"),
     Step("create_engine_config:before-scheduler", "create_engine_config",
          f"{_ECC}: num_lookahead_slots and the model facts SchedulerConfig gets"),
     Step("scheduler_config", "scheduler_config", f"{_ECC}: SchedulerConfig(...)"),
     Step("create_engine_config:before-lora", "create_engine_config",
          f"{_ECC}: default_mm_loras on a model that is not multimodal"),
     Step("lora_config", "lora_config", f"{_ECC}: LoRAConfig(...)"),
+    Step("attention_config", "attention_config", "AttentionConfig(...) (vLLM 0.34.0; with flags: built by argparse)"),
+    Step("mamba_config", "mamba_config", f"{_ECC}: MambaConfig.__post_init__ (vLLM 0.34.0)"),
+    Step("kernel_config", "kernel_config", "KernelConfig(...) (vLLM 0.34.0; with flags: built by argparse)"),
     Step("load_config", "load_config", f"{_ECC}: create_load_config"),
     Step("structured_outputs_config", "structured_outputs_config",
          "StructuredOutputsConfig(...) (with flags: built by argparse, step parse)"),
@@ -118,8 +139,17 @@ STEPS: tuple[Step, ...] = (
     Step("create_engine_config:compilation-overrides", "create_engine_config",
          f"{_ECC}: --cuda-graph-sizes, --cudagraph-capture-sizes, --max-cudagraph-capture-size against -O"),
     Step("compilation_config", "compilation_config", "CompilationConfig(...) (with flags: built by argparse)"),
+    Step("offload_config", "offload_config", f"{_ECC}: OffloadConfig(...) (vLLM 0.34.0)"),
+    Step("aux_output_config", "aux_output_config", "AuxOutputConfig(...) (vLLM 0.34.0)"),
+    Step("engram_config", "engram_config", "EngramConfig(...) (vLLM 0.34.0)"),
     Step("kv_transfer_config", "kv_transfer_config", "KVTransferConfig(...) (with flags: built by argparse)"),
     Step("kv_events_config", "kv_events_config", "KVEventsConfig(...) (with flags: built by argparse)"),
+    Step("ec_transfer_config", "ec_transfer_config", "ECTransferConfig(...) (vLLM 0.34.0)"),
+    Step("ec_manager_config", "ec_manager_config", "EncoderCacheManagerConfig(...) (vLLM 0.34.0)"),
+    Step("reasoning_config", "reasoning_config", "ReasoningConfig(...) (vLLM 0.34.0)"),
+    Step("profiler_config", "profiler_config", "ProfilerConfig(...) (vLLM 0.34.0; with flags: built by argparse)"),
+    Step("weight_transfer_config", "weight_transfer_config", "WeightTransferConfig(...) (vLLM 0.34.0)"),
+    Step("watchdog_config", "watchdog_config", "WatchdogConfig(...) (vLLM 0.34.0)"),
     *(Step(f"vllm_config:step-{n}", "vllm_config", f"vllm/config/vllm.py VllmConfig.__post_init__ step {n}")
       for n in range(1, 26)),
     Step("compute_hash", "compute_hash", "vllm/config/vllm.py VllmConfig.compute_hash"),
@@ -151,6 +181,13 @@ CONFIG_CLASSES: dict[str, str] = {
     "structured_outputs_config": "StructuredOutputsConfig", "observability_config": "ObservabilityConfig",
     "compilation_config": "CompilationConfig", "kv_transfer_config": "KVTransferConfig",
     "kv_events_config": "KVEventsConfig", "vllm_config": "VllmConfig",
+    # vLLM 0.34.0's
+    "logging_config": "LoggingConfig", "diffusion_config": "DiffusionConfig", "watermark_config": "WatermarkConfig",
+    "attention_config": "AttentionConfig", "mamba_config": "MambaConfig", "kernel_config": "KernelConfig",
+    "offload_config": "OffloadConfig", "aux_output_config": "AuxOutputConfig", "engram_config": "EngramConfig",
+    "ec_transfer_config": "ECTransferConfig", "ec_manager_config": "EncoderCacheManagerConfig",
+    "reasoning_config": "ReasoningConfig", "profiler_config": "ProfilerConfig",
+    "weight_transfer_config": "WeightTransferConfig", "watchdog_config": "WatchdogConfig",
 }
 """The pydantic dataclass built at each stage of that name."""
 
@@ -185,6 +222,10 @@ _ENGINE_ARGS_STEPS: dict[str, str] = {
     "scheduler.max-model-len-from-model": "create_engine_config:before-scheduler",
     "scheduler.runner-type-from-model": "create_engine_config:before-scheduler",
     "engine-args.observability-config": "create_engine_config:before-lora",
+    # vLLM 0.34.0 sets the batch defaults after ParallelConfig / SpeculativeConfig (phase sub_configs there)
+    "engine-args.batch-defaults-cpu": "create_engine_config:before-scheduler",
+    "engine-args.batch-defaults-large-gpu": "create_engine_config:before-scheduler",
+    "engine-args.batch-defaults-other-device": "create_engine_config:before-scheduler",
 }
 """Where in create_engine_config the rules sit that their source does not place (``_ENGINE_ARGS_BY_SOURCE``)."""
 
@@ -213,7 +254,9 @@ WITHIN_STEPS: dict[str, tuple[str, ...]] = {
                            "verify.expert-parallel-needs-experts", "verify.pipeline-parallel-supported",
                            "verify.dcp-kv-heads", "verify.dual-chunk-attention"),
     "vllm_config:step-5": ("verify.lora-cpu-offload-v0", "verify.lora-dtype"),
-    "vllm_config:step-6": ("verify.quant-config", "verify.quant-capability", "verify.quant-act-dtype"),
+    "vllm_config:step-4": ("vllm.sampling-replay", "kv-transfer.nixl-dcp"),
+    "vllm_config:step-6": ("verify.quant-config", "verify.quant-capability", "verify.quant-act-dtype",
+                           "vllm.direct-reload"),
 }
 """vLLM's statement order inside a step, for the rules whose order there decides which failure comes
 first (or which log a failure cuts off); the rules not listed come first."""
@@ -223,6 +266,9 @@ _STEP_REF = re.compile(r"\bstep-(\d+)")
 
 _VLLM_CONFIG_PHASES = frozenset({"model", "verify", "core", "platform", "finalize", "validate"})
 _CONFIG_FILE = re.compile(r"vllm/config/(\w+)\.py")
+_FILE_STAGES = {"watermarking": "watermark_config", "ec_manager_config": "ec_manager_config",
+                "watchdog_config": "watchdog_config"}
+"""vLLM 0.34.0's config modules whose stage is not ``<module>_config``."""
 
 EXPLANATIONS: frozenset[str] = frozenset({
     "vllm.instance-id",
@@ -251,7 +297,7 @@ def stage_of(rule: Rule) -> str:
     match = _CONFIG_FILE.search(where)
     if match is None or match.group(1) == "vllm":
         raise ValueError(f"rule '{rule.id}' ({rule.phase}): no vLLM stage follows from its source {where!r}")
-    return f"{match.group(1)}_config"
+    return _FILE_STAGES.get(match.group(1), f"{match.group(1)}_config")
 
 
 def step_of(rule: Rule) -> Step:

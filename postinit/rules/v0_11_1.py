@@ -1552,6 +1552,7 @@ DELTA = Delta(
     ),
     flags_removed=("rope_scaling", "rope_theta"),
     hash=compute_hash,
+    sub_hashes=sub_hashes,
     notes=(
         "VLLM_USE_V1 is gone: 0.11.1's envs.py does not define it, so env.VLLM_USE_V1 keeps its default (true) and "
         "every V1-gated rule of the seed takes the branch 0.11.1 runs unconditionally.",

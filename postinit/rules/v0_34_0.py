@@ -22,9 +22,10 @@ reference tag ``v0.34.0``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
-from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
+from postinit.engine import Outcome, RuleResult, Violation, first_match, rule, sequence
+from postinit.rules import hashing_v0_34_0
 from postinit.rules.delta import patch
 from postinit.rules.models import PAGE_READS, head_size, total_num_kv_heads
 from postinit.rules.verify import num_experts
@@ -154,6 +155,7 @@ FIELDS_ADDED = (
     "engram_config.use_thp",
     "env.TORCH_COMPILE_DISABLE",
     "env.VLLM_USE_BREAKABLE_CUDAGRAPH",
+    "env.VLLM_RELOAD_MODE",
     "env.VLLM_USE_OINK_OPS",
     "env.VLLM_USE_SIMPLE_KV_OFFLOAD",
     "kernel_config.enable_cutedsl_warmup",
@@ -406,6 +408,17 @@ FIELDS_REMOVED = (
 _TODO = "not yet modelled for 0.34.0 (partial model): "
 
 DROPS: dict[str, str] = {
+    "engine-args.tp-divisible-by-dcp": "create_engine_config no longer asserts it in 0.34.0; ParallelConfig's "
+    "_validate_parallel_config raises it (vllm/config/parallel.py:641, parallel.dcp-divides-tp)",
+    "cpu.block-size-default": "0.34.0's CPU hook picks no default block size (CacheConfig's 64 stays; "
+    "vllm/platforms/cpu.py:292-315 only overrides it for MLA and DeepSeek-V4)",
+    "cpu.fp8-kv-incompatible": "the CPU hook no longer checks the KV cache dtype in 0.34.0 (vllm/platforms/cpu.py:234)",
+    "cpu.kv-cache-quantization-fallback": "the CPU hook no longer rewrites the KV cache dtype in 0.34.0",
+    "cpu.disable-cascade-attn": "the CPU hook no longer touches cascade attention in 0.34.0 (disable_cascade_attn "
+    "defaults to True)",
+    "cuda.deepep-ht-disables-cudagraph": "CudaPlatform.check_and_update_config no longer disables CUDA graphs for "
+    "DeepEP high-throughput in 0.34.0 (vllm/platforms/cuda.py:367; set_splitting_ops_for_v1 still does, under "
+    "VLLM_COMPILE)",
     "parallel.all2all-backend-default": "VLLM_ALL2ALL_BACKEND is gone in 0.34.0 (envs.py); all2all_backend "
     "defaults to allgather_reducescatter (vllm/config/parallel.py:229)",
     "parallel.batch-invariant-custom-allreduce": "ParallelConfig no longer reads VLLM_BATCH_INVARIANT in 0.34.0 "
@@ -475,7 +488,6 @@ DEFAULTS: dict[str, object] = {
     "model_config.model_weights": "",
     "model_config.pooler_config.enable_chunked_processing": False,
     "cache_config.gpu_memory_utilization": None,
-    "cache_config.block_size": 64,
     "cache_config.kv_offloading_backend": "native",
     "parallel_config.all2all_backend": "allgather_reducescatter",
     "parallel_config.disable_nccl_for_dp_synchronization": None,
@@ -688,7 +700,7 @@ def _large_gpu(c: Mapping[str, Any]) -> bool:
 @rule(
     "engine-args.batch-defaults-large-gpu",
     title="Batch defaults for GPUs with >= 160 GiB, and for >= 70 GiB ones that are not A100s or GB10",
-    phase="engine_args",
+    phase="sub_configs",
     kind="default",
     reads=_BATCH_READS,
     writes=(_TOK, _SEQ),
@@ -712,7 +724,7 @@ def batch_defaults_large_gpu(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "engine-args.batch-defaults-other-device",
     title="Batch defaults for A100s, GB10 and devices with < 70 GiB",
-    phase="engine_args",
+    phase="sub_configs",
     kind="default",
     reads=_BATCH_READS,
     writes=(_TOK, _SEQ),
@@ -730,7 +742,7 @@ def batch_defaults_other_device(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "engine-args.batch-defaults-cpu",
     title="CPU batch defaults scale with the world size",
-    phase="engine_args",
+    phase="sub_configs",
     kind="default",
     reads=(*_BATCH_READS, "parallel_config.pipeline_parallel_size", _TP),
     writes=(_TOK, _SEQ),
@@ -747,12 +759,22 @@ def batch_defaults_cpu(c: Mapping[str, Any]) -> RuleResult:
                   {"LLM_CLASS": 256 * ws, "OPENAI_API_SERVER": 128 * ws})
 
 
+BATCH_DEFAULTS = first_match(
+    "engine-args.batch-defaults", "engine-args.batch-defaults-cpu", "engine-args.batch-defaults-large-gpu",
+    "engine-args.batch-defaults-other-device",
+    title="max_num_batched_tokens / max_num_seqs defaults by device, set after ParallelConfig and SpeculativeConfig "
+    "are built",
+    source=f"{_ARGS}._set_default_max_num_seqs_and_batched_tokens_args (vllm/engine/arg_utils.py:3188, called at "
+    ":2673)",
+)
+
+
 CREATE_ENGINE_CONFIG = sequence(
     "engine-args.create-engine-config",
     "engine-args.draft-model-unsupported", "engine-args.chunked-prefill-prefix-caching-support",
     "engine-args.chunked-prefill-default", "engine-args.pooling-chunked-prefill-warning",
-    "engine-args.prefix-caching-default", "engine-args.pooling-prefix-caching-warning", "engine-args.batch-defaults",
-    "engine-args.cpu-arch-overrides", "engine-args.tp-divisible-by-dcp",
+    "engine-args.prefix-caching-default", "engine-args.pooling-prefix-caching-warning",
+    "engine-args.cpu-arch-overrides",
     title="create_engine_config: what the model supports (logged), the chunked-prefill / prefix-caching defaults "
     "or warnings, the batch defaults, the CPU-architecture switch and the DCP check",
     source=f"{_ARGS}.create_engine_config",
@@ -1230,21 +1252,26 @@ _KVT = "kv_transfer_config"
 @rule(
     "kv-transfer.offloading",
     title="--kv-offloading-size configures a KV connector (native: OffloadingConnector; lmcache: LMCacheMPConnector)",
-    phase="core",
+    phase="finalize",
     kind="derive",
     reads=("cache_config.kv_offloading_backend", "cache_config.kv_offloading_size", _KVT,
-           f"{_KVT}.kv_connector_extra_config", "env.VLLM_USE_SIMPLE_KV_OFFLOAD"),
-    writes=(_KVT, f"{_KVT}.kv_connector", f"{_KVT}.kv_connector_extra_config", f"{_KVT}.kv_role"),
-    source=f"{_VLLM}._post_init_kv_transfer_config; ref v0.34.0",
+           f"{_KVT}.kv_connector_extra_config", f"{_KVT}.kv_buffer_device", "env.VLLM_USE_SIMPLE_KV_OFFLOAD",
+           "platform.device_type"),
+    writes=(_KVT, f"{_KVT}.kv_connector", f"{_KVT}.kv_connector_extra_config", f"{_KVT}.kv_role",
+            f"{_KVT}.kv_buffer_device"),
+    source=f"{_VLLM}._post_init_kv_transfer_config (vllm/config/vllm.py:1072, called at :2132); ref v0.34.0",
 )
 def kv_offloading(c: Mapping[str, Any]) -> RuleResult:
     """0.34.0 activates offloading by the size alone (the backend defaults to native) and hands the whole
-    buffer to the connector (``cpu_bytes_to_use``), before the hybrid KV cache manager is decided."""
+    buffer to the connector (``cpu_bytes_to_use``), after the splitting ops and before the hybrid KV cache
+    manager is decided. A KVTransferConfig it creates has the platform's buffer device."""
     size = c["cache_config.kv_offloading_size"]
     if size is None:
         return None
     backend = c["cache_config.kv_offloading_backend"]
     out: dict[str, Any] = {_KVT: True, f"{_KVT}.kv_role": "kv_both"}
+    if not c[_KVT]:
+        out[f"{_KVT}.kv_buffer_device"] = c["platform.device_type"]
     if backend == "native":
         extra = dict(c[f"{_KVT}.kv_connector_extra_config"] or {}) if c[_KVT] else {}
         extra["cpu_bytes_to_use"] = size * (1 << 30)
@@ -1358,14 +1385,24 @@ def parallel_is_moe_model(c: Mapping[str, Any]) -> RuleResult:
     return {"parallel_config.is_moe_model": bool(c["model_config.is_moe"])} if c[_MC] is not None else None
 
 
+def _rocm_deepep_ht_dbo(c: Mapping[str, Any]) -> bool:
+    """``uses_rocm_deepep_ht_dbo`` (vllm/config/vllm.py:1595)."""
+    return bool(c[_KIND] == "rocm" and c["parallel_config.enable_dbo"]
+                and c["parallel_config.all2all_backend"] == "deepep_high_throughput")
+
+
+_ASYNC_READS = (_ASYNC, _MC, "model_config.runner_type", "parallel_config.distributed_executor_backend", _KIND,
+                "parallel_config.enable_dbo", "parallel_config.all2all_backend")
+
+
 @rule(
     "scheduler.async-scheduling-default",
-    title="Async scheduling defaults on, except for pooling models and executors without support",
+    title="Async scheduling defaults on, except for pooling models, executors without support and ROCm DeepEP-HT DBO",
     phase="core",
     kind="default",
-    reads=(_ASYNC, _MC, "model_config.runner_type", "parallel_config.distributed_executor_backend"),
+    reads=_ASYNC_READS,
     writes=(_ASYNC,),
-    source=f"{_VLLM}.__post_init__; ref V-ASYNC-DEFAULT, v0.34.0",
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1615-1640); ref V-ASYNC-DEFAULT, v0.34.0",
     message="Disabling asynchronous scheduling by default for pooling model.",
     level="debug",
 )
@@ -1380,46 +1417,82 @@ def async_scheduling_default(c: Mapping[str, Any]) -> RuleResult:
         return Outcome({_ASYNC: False}, message=f"Async scheduling will be disabled because it is not supported "
                                                f"with the `{backend}` distributed executor backend. ",
                        level="warning")
+    if _rocm_deepep_ht_dbo(c):
+        return Outcome({_ASYNC: False}, message="Async scheduling is disabled for ROCm DeepEP high-throughput DBO "
+                                               "because that combination can corrupt DP+EP generation accuracy.",
+                       level="warning")
     return Outcome({_ASYNC: True}, message="")
 
 
 @rule(
     "scheduler.async-scheduling-explicit",
-    title="Async scheduling asked for needs an executor that supports it",
+    title="Async scheduling asked for needs an executor that supports it (and no ROCm DeepEP-HT DBO)",
     phase="core",
     kind="check",
-    reads=(_ASYNC, "parallel_config.distributed_executor_backend"),
-    source=f"{_VLLM}.__post_init__; ref V-ASYNC-EXPLICIT, v0.34.0",
+    reads=_ASYNC_READS,
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1601-1613); ref V-ASYNC-EXPLICIT, v0.34.0",
+    message="`<backend>` does not support async scheduling yet.",
 )
 def async_scheduling_explicit(c: Mapping[str, Any]) -> RuleResult:
     """The ray executor (the base Executor class) does not support async scheduling yet."""
+    if not c[_ASYNC]:
+        return None
+    if _rocm_deepep_ht_dbo(c):
+        return Violation("Async scheduling is not compatible with ROCm DeepEP high-throughput DBO. Please use "
+                         "--no-async-scheduling or select a different all2all backend.")
     backend = c["parallel_config.distributed_executor_backend"]
-    if c[_ASYNC] is True and backend not in (None, "mp", "uni", "external_launcher"):
+    if backend not in (None, "mp", "uni", "external_launcher"):
         return Violation(f"`{backend}` does not support async scheduling yet.")
     return None
 
 
+_NCCL = "parallel_config.disable_nccl_for_dp_synchronization"
+
+
 @rule(
     "parallel.nccl-dp-sync-default",
-    title="No NCCL for DP synchronization under async scheduling",
+    title="No NCCL for DP synchronization under async scheduling or with fault tolerance",
     phase="core",
     kind="default",
-    reads=("parallel_config.disable_nccl_for_dp_synchronization", _ASYNC, "parallel_config.data_parallel_size",
-           _MC, "model_config.is_moe"),
-    writes=("parallel_config.disable_nccl_for_dp_synchronization",),
-    source=f"{_VLLM}.__post_init__; ref V-NCCL-DP-SYNC, v0.34.0",
+    reads=(_NCCL, _ASYNC, _DP, _MC, "model_config.is_moe", "parallel_config.enable_fault_tolerance"),
+    writes=(_NCCL,),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1642-1665); ref V-NCCL-DP-SYNC, v0.34.0",
     message="Disabling NCCL for DP synchronization when using async scheduling.",
     level="info",
 )
 def nccl_dp_sync_default(c: Mapping[str, Any]) -> RuleResult:
-    """Logged only where it matters: DP > 1 with a MoE model (or none)."""
-    if c["parallel_config.disable_nccl_for_dp_synchronization"] is not None:
+    """Logged only where it matters: DP > 1 with a MoE model (or none). Fault tolerance rebuilds only the CPU
+    group, so it never syncs DP over NCCL."""
+    value = c[_NCCL]
+    messages: list[str] = []
+    if value is None:
+        value = bool(c[_ASYNC])
+        if value and c[_DP] > 1 and (c[_MC] is None or c["model_config.is_moe"]):
+            messages.append("Disabling NCCL for DP synchronization when using async scheduling.")
+    if c["parallel_config.enable_fault_tolerance"] and not value:
+        value = True
+        messages.append("Disabling NCCL for DP synchronization because fault tolerance is enabled.")
+    if value == c[_NCCL] and not messages:
         return None
-    if not c[_ASYNC]:
-        return Outcome({"parallel_config.disable_nccl_for_dp_synchronization": False}, message="")
-    out = {"parallel_config.disable_nccl_for_dp_synchronization": True}
-    moe_or_none = c[_MC] is None or c["model_config.is_moe"]
-    return Outcome.log(out) if c["parallel_config.data_parallel_size"] > 1 and moe_or_none else Outcome(out, message="")
+    return Outcome({_NCCL: value}, message="\n".join(messages))
+
+
+@rule(
+    "observability.spec-metrics-need-spec",
+    title="Per-request speculative decoding metrics need speculative decoding",
+    phase="core",
+    kind="check",
+    reads=("observability_config.per_request_spec_decode_metrics", _SPEC),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1667-1674); ref V-SPEC-METRICS, v0.34.0",
+    message="--per-request-spec-decode-metrics requires speculative decoding to be enabled (via "
+    "--speculative-config).",
+)
+def spec_metrics_need_spec(c: Mapping[str, Any]) -> RuleResult:
+    """There are no drafts to measure without a speculative config."""
+    if c["observability_config.per_request_spec_decode_metrics"] != "none" and not c[_SPEC]:
+        return Violation("--per-request-spec-decode-metrics requires speculative decoding to be enabled (via "
+                         "--speculative-config).")
+    return None
 
 
 @rule(
@@ -1593,7 +1666,8 @@ def _breakable_enabled(c: Mapping[str, Any]) -> bool:
     kind="check",
     reads=_uniq("env.VLLM_USE_BREAKABLE_CUDAGRAPH", "env.explicit", _BACKEND, _MODE, _MC, _EAGER,
                 "env.TORCH_COMPILE_DISABLE", _KIND, *_ARCH_READS, *_BI_READS),
-    source=f"{_VLLM}.__post_init__; ref V-INDUCTOR-OFF-WARN, v0.34.0",
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1726-1737, after the parallel/LoRA/quantization checks); "
+    "ref step-7, V-INDUCTOR-OFF-WARN, v0.34.0",
     message="Inductor compilation was disabled by user settings, optimizations settings that are only active "
     "during inductor compilation will be ignored.",
     level="warning",
@@ -2344,75 +2418,179 @@ _KVC = "kv_transfer_config.kv_connector"
 
 _CONNECTORS = frozenset({
     "ExampleConnector", "ExampleHiddenStatesConnector", "LMCacheConnectorV1", "LMCacheMPConnector", "NixlConnector",
-    "MultiConnector", "HiSparseConnector", "MoRIIOConnector", "OffloadingConnector", "DecodeBenchConnector",
-    "MooncakeConnector", "MooncakeStoreConnector", "UMBPStoreConnector", "FlexKVConnectorV1",
-    "SimpleCPUOffloadConnector", "HF3FSKVConnector",
+    "NixlPullConnector", "NixlPushConnector", "MultiConnector", "HiSparseConnector", "MoRIIOConnector",
+    "OffloadingConnector", "DecodeBenchConnector", "MooncakeConnector", "MooncakeStoreConnector",
+    "UMBPStoreConnector", "FlexKVConnectorV1", "SimpleCPUOffloadConnector", "HF3FSKVConnector",
 })
-"""The connectors ``KVConnectorFactory`` registers in vllm==0.34.0 (kv_connector/factory.py; no
+"""The connectors ``KVConnectorFactory`` registers in vllm==0.34.0 (kv_connector/factory.py:176-277; no
 ``SharedStorageConnector``: renamed ``ExampleConnector``)."""
 
+_HMA_CONNECTORS = frozenset({
+    "MultiConnector", "ExampleHiddenStatesConnector", "MooncakeConnector", "MooncakeStoreConnector",
+    "MoRIIOConnector", "SimpleCPUOffloadConnector", "HiSparseConnector", "OffloadingConnector",
+    "UMBPStoreConnector", "DecodeBenchConnector", "NixlPullConnector", "NixlPushConnector",
+})
+"""The connector classes that implement ``SupportsHMA`` in vllm==0.34.0 (kv_connector/v1/*.py)."""
 
-def _unknown_connector(c: Mapping[str, Any]) -> Violation | None:
-    name = c[_KVC]
-    if not c["kv_transfer_config"] or name is None or c["kv_transfer_config.kv_connector_module_path"]:
-        return None
-    if name in _CONNECTORS:
-        return None
-    return Violation(f"Unsupported connector type: {name}")
+_REGISTERS = frozenset({"MooncakeConnector", "MooncakeStoreConnector", "MoRIIOConnector", "UMBPStoreConnector"})
+"""Connectors whose ``kv_cache_access`` is ``REGISTERS`` (they register the KV cache with an RDMA engine)."""
+
+
+class _Connector(NamedTuple):
+    """One configured KV connector as vLLM's factory resolves it (a MultiConnector's children each)."""
+
+    name: str
+    """The class the factory returns (``NixlConnector`` is ``NixlPullConnector`` or ``NixlPushConnector``)."""
+    extra: Mapping[str, Any]
+    buffer_device: str | None
+
+
+def _connector(name: Any, extra: Any, device: Any, external: bool) -> _Connector | Violation:
+    """``KVConnectorFactory.get_connector_class`` (factory.py:96): an unregistered name is an error."""
+    extra = extra if isinstance(extra, Mapping) else {}
+    if name is None:
+        return Violation("Connector name is not set in KVTransferConfig")
+    if external:
+        return _Connector(str(name), extra, device)
+    if name not in _CONNECTORS:
+        return Violation(f"Unsupported connector type: {name}")
+    if name == "NixlConnector":
+        mode = extra.get("transfer_mode", "pull")
+        if mode not in ("pull", "push"):
+            return Violation(f"Invalid NixlConnector transfer_mode: {mode!r}")
+        name = f"Nixl{str(mode).capitalize()}Connector"
+    return _Connector(str(name), extra, device)
+
+
+def _connectors(c: Mapping[str, Any]) -> tuple[_Connector, list[_Connector]] | Violation:
+    """The configured connector and its children (MultiConnector's ``connectors``; itself otherwise)."""
+    top = _connector(c[_KVC], c[f"{_KVT}.kv_connector_extra_config"], c[f"{_KVT}.kv_buffer_device"],
+                     bool(c["kv_transfer_config.kv_connector_module_path"]))
+    if isinstance(top, Violation):
+        return top
+    if top.name != "MultiConnector":
+        return top, [top]
+    children: list[_Connector] = []
+    for child in top.extra.get("connectors", ()) or ():
+        child = child if isinstance(child, Mapping) else {}
+        one = _connector(child.get("kv_connector"), child.get("kv_connector_extra_config", {}),
+                         child.get("kv_buffer_device", c["platform.device_type"]),
+                         bool(child.get("kv_connector_module_path")))
+        if isinstance(one, Violation):
+            return one
+        children.append(one)
+    return top, children
+
+
+def _access(conn: _Connector) -> set[str]:
+    """``kv_cache_access`` of one connector class (KVCacheAccess flags by name)."""
+    if conn.name in ("NixlPullConnector", "NixlPushConnector"):
+        return set() if conn.buffer_device == "cpu" else {"REGISTERS", "EXPORTS_FABRIC"}
+    if conn.name in _REGISTERS:
+        return {"REGISTERS"}
+    if conn.name == "LMCacheMPConnector":
+        return {"LEGACY_IPC"}
+    return set()
+
+
+def _requires_piecewise(conn: _Connector, children: list[_Connector]) -> bool:
+    """``requires_piecewise_for_cudagraph``: LMCache's layerwise mode (MultiConnector: any child's)."""
+    if conn.name == "MultiConnector":
+        return any(_requires_piecewise(child, []) for child in children)
+    return conn.name == "LMCacheConnectorV1" and bool(conn.extra.get("use_layerwise", False))
+
+
+def _supports_hma(conn: _Connector, children: list[_Connector]) -> bool:
+    """``KVConnectorFactory.supports_hma_config``: MultiConnector needs children, all of them supporting it."""
+    if conn.name == "MultiConnector":
+        return bool(children) and all(child.name in _HMA_CONNECTORS for child in children)
+    return conn.name in _HMA_CONNECTORS
+
+
+def _supports_sleep(conn: _Connector, children: list[_Connector]) -> bool:
+    """``supports_sleep_mode``: push NIXL and MoRIIO do not; pull NIXL only over UCX; Mooncake only over RDMA
+    (its MC_* variables are taken as unset)."""
+    if conn.name == "MultiConnector":
+        return bool(children) and all(_supports_sleep(child, []) for child in children)
+    if conn.name in ("NixlPushConnector", "MoRIIOConnector"):
+        return False
+    if conn.name == "NixlPullConnector":
+        return list(conn.extra.get("backends", ["UCX"])) == ["UCX"]
+    if conn.name == "MooncakeConnector":
+        return bool(conn.extra.get("mooncake_protocol", "rdma") == "rdma")
+    return True
+
+
+_KVT_READS = (_KVT, _KVC, f"{_KVT}.kv_connector_extra_config", f"{_KVT}.kv_buffer_device",
+              "kv_transfer_config.kv_connector_module_path", "platform.device_type")
 
 
 @rule(
     "kv-transfer.connector-class-for-graphs",
-    title="A KV-transfer instance with full CUDA graphs looks its connector class up (an unknown name is an error)",
+    title="A KV connector with layerwise async operations forces PIECEWISE CUDA graphs",
     phase="core",
-    kind="check",
-    reads=("kv_transfer_config", _KVC, "kv_transfer_config.kv_role", "kv_transfer_config.kv_connector_module_path",
-           _CG, _STATIC),
-    source="vllm/distributed/kv_transfer/kv_connector/factory.py KVConnectorFactory.get_connector_class (from "
-    f"{_VLLM}.__post_init__'s requires_piecewise_for_cudagraph test); ref V-KV-CONNECTOR-PIECEWISE, v0.34.0",
+    kind="override",
+    reads=(*_KVT_READS, "kv_transfer_config.kv_role", _CG, _STATIC),
+    writes=(_CG,),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1892-1919), KVConnectorFactory.get_connector_class "
+    "(kv_connector/factory.py:96), requires_piecewise_for_cudagraph (v1/lmcache_connector.py:70, "
+    "v1/multi_connector.py:143); ref V-KV-CONNECTOR-PIECEWISE, v0.34.0",
+    message="KV connector <cls> requires PIECEWISE CUDA graph mode due to layerwise async operations that cannot "
+    "be captured in CUDA graphs. Overriding cudagraph_mode from <mode> to PIECEWISE.",
+    level="warning",
 )
 def connector_class_for_graphs(c: Mapping[str, Any]) -> RuleResult:
-    """Partial model: which known connectors require PIECEWISE is not modelled (none in the corpus)."""
+    """Only a KV-transfer instance (a connector and a role) with full graphs looks its class up; an unknown
+    connector name fails here."""
     mode = c[_CG]
-    if not c[_STATIC] or c["kv_transfer_config.kv_role"] is None or mode is None or not mode.has_full_cudagraphs():
+    if not c[_STATIC] or not c[_KVT] or c[_KVC] is None or c["kv_transfer_config.kv_role"] is None \
+            or mode is None or not mode.has_full_cudagraphs():
         return None
-    return _unknown_connector(c)
+    found = _connectors(c)
+    if isinstance(found, Violation):
+        return found
+    conn, children = found
+    if not _requires_piecewise(conn, children):
+        return None
+    return Outcome({_CG: CUDAGraphMode.PIECEWISE}, message=f"KV connector {conn.name} requires PIECEWISE CUDA graph "
+                   "mode due to layerwise async operations that cannot be captured in CUDA graphs. Overriding "
+                   f"cudagraph_mode from {mode.name} to PIECEWISE.")
 
 
-@rule(
-    "kv-transfer.connector-class",
-    title="The KV connector is looked up when the cache access is settled (an unknown name is an error)",
-    phase="finalize",
-    kind="check",
-    reads=("kv_transfer_config", _KVC, "kv_transfer_config.kv_connector_module_path"),
-    source="vllm/distributed/kv_transfer/kv_connector/factory.py KVConnectorFactory.get_connector_class (from "
-    f"{_VLLM}._resolve_extensible_kv_cache); ref V-EXTENSIBLE-KV, v0.34.0",
-)
-def connector_class(c: Mapping[str, Any]) -> RuleResult:
-    """0.34.0 renamed SharedStorageConnector to ExampleConnector: the old name fails here."""
-    return _unknown_connector(c)
-_HMA_CONNECTORS = frozenset({
-    "MultiConnector", "ExampleHiddenStatesConnector", "MooncakeConnector", "MooncakeStoreConnector",
-    "MoRIIOConnector", "SimpleCPUOffloadConnector", "HiSparseConnector", "OffloadingConnector",
-    "UMBPStoreConnector", "DecodeBenchConnector", "NixlConnector",
-})
-"""The KV connectors that implement ``SupportsHMA`` in vllm==0.34.0 (kv_connector/v1/*.py; MultiConnector's
-children are not inspected here)."""
+_EXTENSIBLE = "cache_config.enable_extensible_kv_cache"
+_NO_IMEX = ("Extensible KV cache off: without an IMEX channel, KV transfers within a host (e.g. NIXL) would lose "
+            "NVLink and fall back to RDMA or TCP. If transfers only cross hosts, pass --enable-extensible-kv-cache.")
 
 
 @rule(
     "cache.extensible-kv-cache",
-    title="The extensible KV cache is on where supported (CUDA/ROCm, measured memory, no elastic EP)",
+    title="The extensible KV cache is on where supported (CUDA/ROCm, measured memory, no elastic EP, connectors "
+    "that can use driver-mapped memory, an IMEX channel for FABRIC exports)",
     phase="finalize",
     kind="default",
-    reads=("cache_config.enable_extensible_kv_cache", "platform.is_cuda_alike", "cache_config.kv_cache_memory_bytes",
-           "cache_config.num_gpu_blocks_override", "parallel_config.enable_elastic_ep", "kv_transfer_config"),
-    writes=("cache_config.enable_extensible_kv_cache",),
-    source=f"{_VLLM}._resolve_extensible_kv_cache; ref V-EXTENSIBLE-KV, v0.34.0",
+    reads=(_EXTENSIBLE, "platform.is_cuda_alike", _KIND, "cache_config.kv_cache_memory_bytes",
+           "cache_config.num_gpu_blocks_override", "parallel_config.enable_elastic_ep", *_KVT_READS),
+    writes=(_EXTENSIBLE,),
+    source=f"{_VLLM}._resolve_extensible_kv_cache (vllm/config/vllm.py:3180, called at :2006), "
+    "KVCacheAccess (vllm/config/kv_transfer.py:50); ref V-EXTENSIBLE-KV, v0.34.0",
+    message=_NO_IMEX,
+    level="info",
 )
 def extensible_kv_cache(c: Mapping[str, Any]) -> RuleResult:
-    """Partial model: a KV connector's cache-access kinds (legacy IPC, file descriptors, fabric handles, custom
-    memory pools) are not modelled; with a connector the default is left to vLLM's in-process answer."""
+    """Connectors that export the cache through FABRIC handles (NIXL on the GPU) need an IMEX channel, which
+    postinit takes as absent (the oracle's environment): the default is then off, with vLLM's info record.
+    An unknown connector name fails here (the connector class is looked up)."""
+    access: set[str] = set()
+    custom_pool = False
+    if c[_KVT] and c[_KVC] is not None:
+        found = _connectors(c)
+        if isinstance(found, Violation):
+            return found
+        conn, children = found
+        for child in children:
+            access |= _access(child)
+        pools = [conn.extra, *(child.extra for child in children if conn.name == "MultiConnector")]
+        custom_pool = any(pool.get("custom_mem_pool") for pool in pools)
     unsupported = None
     if not c["platform.is_cuda_alike"]:
         unsupported = "it is only supported on CUDA and ROCm"
@@ -2423,51 +2601,364 @@ def extensible_kv_cache(c: Mapping[str, Any]) -> RuleResult:
     elif c["parallel_config.enable_elastic_ep"]:
         unsupported = ("elastic EP scale-up skips warmup and reuses the profiled KV cache size, so no measurement "
                        "would size the cache")
-    requested = c["cache_config.enable_extensible_kv_cache"]
+    elif "LEGACY_IPC" in access:
+        unsupported = ("a KV connector (e.g. LMCacheMPConnector) shares the KV cache through legacy CUDA IPC, which "
+                       "cannot export driver-mapped memory")
+    elif custom_pool:
+        unsupported = ("custom_mem_pool allocates the KV cache from a connector's memory pool, which a driver-mapped "
+                       "cache cannot use")
+    elif c[_KIND] == "rocm" and access & {"REGISTERS", "EXPORTS_FD", "EXPORTS_FABRIC"}:
+        unsupported = ("on ROCm, UCX and RDMA cannot yet register driver-mapped memory, which connectors that "
+                       "register the KV cache (e.g. NIXL, Mooncake, MoRIIO, UMBP) require")
+    no_imex = "EXPORTS_FABRIC" in access
+    requested = c[_EXTENSIBLE]
     if requested is None:
-        return {"cache_config.enable_extensible_kv_cache": unsupported is None}
+        enabled = unsupported is None and not no_imex
+        message = _NO_IMEX if unsupported is None and not enabled else ""
+        return Outcome({_EXTENSIBLE: enabled}, message=message)
     if requested and unsupported is not None:
         return Violation(f"enable_extensible_kv_cache: {unsupported}.")
+    if requested and no_imex:
+        return Outcome(message="No IMEX channel: with the extensible KV cache, KV transfers within a host (e.g. NIXL) "
+                               "fall back to TCP. Transfers across hosts use RDMA.", level="warning")
+    return None
+
+
+@rule(
+    "cudagraph.stock-compile-disables",
+    title="Stock torch.compile (mode 2) captures no CUDA graphs",
+    phase="finalize",
+    kind="override",
+    reads=(_MODE, _CG),
+    writes=(_CG, _MAX, _SIZES),
+    source=f"{_VLLM}._disable_cudagraphs_for_stock_torch_compile (vllm/config/vllm.py:3439, called at :2004); "
+    "ref V-STOCK-COMPILE-CG, v0.34.0",
+    message="CUDA graphs are not supported with stock torch.compile. Overriding cudagraph_mode <mode> to NONE.",
+    level="info",
+)
+def stock_compile_disables(c: Mapping[str, Any]) -> RuleResult:
+    """The CUDA graph manager would otherwise capture around the stock-compiled model."""
+    mode = c[_CG]
+    if c[_MODE] != CompilationMode.STOCK_TORCH_COMPILE or mode is None or mode == CUDAGraphMode.NONE:
+        return None
+    return Outcome({_CG: CUDAGraphMode.NONE, _MAX: 0, _SIZES: ()},
+                   message=f"CUDA graphs are not supported with stock torch.compile. Overriding cudagraph_mode "
+                           f"{mode.name} to NONE.")
+
+
+def _mm_encoder_only(c: Mapping[str, Any]) -> bool:
+    """``VllmConfig.is_mm_encoder_only`` (vllm/config/vllm.py:551)."""
+    mm = c["model_config.multimodal_config"] if c[_MC] is not None else None
+    return bool(isinstance(mm, Mapping) and mm.get("mm_encoder_only"))
+
+
+_RUNNER_READS = (_EXEC, "parallel_config.pipeline_parallel_size", "parallel_config.enable_dbo",
+                 "parallel_config.ubatch_size", "lora_config", _PCP, _MC, "model_config.is_multimodal_model",
+                 "model_config.is_encoder_decoder", "model_config.is_hybrid", "model_config.multimodal_config", _CG,
+                 _KIND, "platform.triton_available", "platform.cpu_arch", _SPEC, "model_config.enable_prompt_embeds",
+                 "model_config.logits_processors", _DCP, "parallel_config.enable_batch_sharded_sampling",
+                 "parallel_config.enable_eplb", "aux_output_config.enable_return_routed_experts",
+                 "lora_config.enable_tower_connector_lora")
+
+
+@rule(
+    "vllm.model-runner",
+    title="The model runner refuses what it cannot run (PP under external_launcher, what DBO cannot split; the "
+    "standalone CPU runner's own list)",
+    phase="finalize",
+    kind="check",
+    reads=_RUNNER_READS,
+    source=f"{_VLLM}._validate_model_runner (vllm/config/vllm.py:3457, called at :2005), "
+    "_get_model_runner_unsupported_features (:3123), _get_dbo_unsupported_features (:3378), "
+    "_get_standalone_cpu_model_runner_unsupported_features (:3139); ref V-MODEL-RUNNER, v0.34.0",
+    message="The GPU model runner does not support: <features>",
+)
+def model_runner(c: Mapping[str, Any]) -> RuleResult:
+    """One ValueError listing every unsupported feature. The standalone CPU runner is the one of non-x86 CPUs
+    without Triton (``CpuPlatform.uses_standalone_cpu_model_runner``, platforms/cpu.py:652)."""
+    unsupported: list[str] = []
+    pp = c["parallel_config.pipeline_parallel_size"]
+    if c[_EXEC] == "external_launcher" and pp > 1:
+        unsupported.append("pipeline parallelism with external_launcher")
+    ubatching = bool(c["parallel_config.enable_dbo"]) or c["parallel_config.ubatch_size"] > 1
+    model = c[_MC] is not None
+    if ubatching:
+        if c["lora_config"]:
+            unsupported.append("dual batch overlap with LoRA")
+        if pp > 1:
+            unsupported.append("dual batch overlap with pipeline parallelism")
+        if c[_PCP] > 1:
+            unsupported.append("dual batch overlap with prefill context parallelism")
+        if model and (c["model_config.is_multimodal_model"] or c["model_config.is_encoder_decoder"]):
+            unsupported.append("dual batch overlap with multimodal models")
+        if model and c["model_config.is_hybrid"]:
+            unsupported.append("dual batch overlap with hybrid models")
+        if c[_CG] == CUDAGraphMode.PIECEWISE:
+            unsupported.append("dual batch overlap with PIECEWISE CUDA graphs")
+        if _mm_encoder_only(c):
+            unsupported.append("dual batch overlap with encoder only models")
+    if unsupported:
+        return Violation(f"The GPU model runner does not support: {', '.join(unsupported)}")
+    if c[_KIND] != "cpu" or c["platform.triton_available"] or c["platform.cpu_arch"] == "x86_64":
+        return None
+    checks = (
+        (_mm_encoder_only(c), "multimodal encoder-only instances"),
+        (bool(c[_SPEC]), "speculative decoding"),
+        (model and c["model_config.enable_prompt_embeds"], "prompt embeddings"),
+        (model and bool(c["model_config.logits_processors"]), "custom logits processors"),
+        (c[_DCP] > 1, "decode context parallelism"),
+        (c[_PCP] > 1, "prefill context parallelism"),
+        (bool(c["parallel_config.enable_batch_sharded_sampling"]), "batch-sharded sampling"),
+        (ubatching, "microbatching"),
+        (bool(c["parallel_config.enable_eplb"]), "expert parallel load balancing"),
+        (bool(c["aux_output_config.enable_return_routed_experts"]), "routed-expert auxiliary outputs"),
+        (bool(c["lora_config"]) and bool(c["lora_config.enable_tower_connector_lora"]),
+         "multimodal tower and connector LoRA"),
+    )
+    cpu = [name for hit, name in checks if hit]
+    if cpu:
+        return Violation(f"The CPU model runner without Triton does not yet support: {', '.join(cpu)}")
+    return None
+
+
+_PROF = "profiler_config."
+
+
+@rule(
+    "profiler.proton-checks",
+    title="The Proton profiler needs CUDA, and with CUDA graphs graph attribution and no PC sampling",
+    phase="finalize",
+    kind="check",
+    reads=(f"{_PROF}profiler", _KIND, _CG, f"{_CC}.cudagraph_mm_encoder", _MC, _EAGER, f"{_PROF}proton_mode",
+           f"{_PROF}proton_graph_attribution"),
+    source=f"{_VLLM}._validate_profiler_config (vllm/config/vllm.py:3410, called at :2008); ref V-PROFILER, v0.34.0",
+    message="The Proton profiler currently supports NVIDIA CUDA only",
+)
+def proton_checks(c: Mapping[str, Any]) -> RuleResult:
+    """Replayed graph kernels are only seen with graph attribution; PC sampling cannot run under graphs."""
+    if c[f"{_PROF}profiler"] != "proton":
+        return None
+    if c[_KIND] != "cuda":
+        return Violation("The Proton profiler currently supports NVIDIA CUDA only")
+    eager = c[_MC] is not None and c[_EAGER]
+    if not (c[_CG] != CUDAGraphMode.NONE or (c[f"{_CC}.cudagraph_mm_encoder"] and not eager)):
+        return None
+    mode = c[f"{_PROF}proton_mode"]
+    if mode and str(mode).split(":", 1)[0].lower() == "pcsampling":
+        return Violation("Proton PC sampling requires CUDA graphs to be disabled. Use --enforce-eager.")
+    if not c[f"{_PROF}proton_graph_attribution"]:
+        return Violation("Proton profiling with CUDA graphs requires proton_graph_attribution=True to capture "
+                         "replayed kernels. Enable attribution or use --enforce-eager.")
     return None
 
 
 @rule(
     "parallel.batch-sharded-sampling-default",
-    title="Batch-sharded sampling is off unless asked for",
+    title="Batch-sharded sampling is off unless asked for; asked for, it needs TP > 1 and enough sequences",
     phase="finalize",
     kind="default",
-    reads=("parallel_config.enable_batch_sharded_sampling",),
+    reads=("parallel_config.enable_batch_sharded_sampling", _TP, _SEQ, _MC, "model_config.max_logprobs",
+           "model_config.return_sampling_mask"),
     writes=("parallel_config.enable_batch_sharded_sampling",),
-    source=f"{_VLLM}._validate_batch_sharded_sampling; ref V-BATCH-SHARDED-SAMPLING, v0.34.0",
+    source=f"{_VLLM}._validate_batch_sharded_sampling (vllm/config/vllm.py:3316, called at :2009); "
+    "ref V-BATCH-SHARDED-SAMPLING, v0.34.0",
+    message="Batch-sharded sampling was explicitly enabled via the --enable-batch-sharded-sampling flag, but is not "
+    "supported in this configuration for the following reason(s): <reasons>.",
 )
 def batch_sharded_sampling_default(c: Mapping[str, Any]) -> RuleResult:
-    """Partial model: the blockers of an enabled one (TP 1, max_num_seqs < TP, ...) are not modelled."""
-    return {"parallel_config.enable_batch_sharded_sampling": False} if not c[
-        "parallel_config.enable_batch_sharded_sampling"] else None
+    """Requests are assigned to ranks whole; the logprobs gather has a fixed width; masks are not gathered."""
+    if not c["parallel_config.enable_batch_sharded_sampling"]:
+        return Outcome({"parallel_config.enable_batch_sharded_sampling": False}, message="")
+    blockers: list[str] = []
+    tp, seqs = c[_TP], c[_SEQ]
+    if tp <= 1:
+        blockers.append("tensor_parallel_size is 1, so there is nothing to shard")
+    elif seqs < tp:
+        blockers.append(f"max_num_seqs ({seqs}) is below tensor_parallel_size ({tp})")
+    if c[_MC] is not None and c["model_config.max_logprobs"] < 0:
+        blockers.append("max_logprobs is -1, allowing vocab-size logprob requests")
+    if c[_MC] is not None and c["model_config.return_sampling_mask"]:
+        blockers.append("return_sampling_mask is set and the batch-sharded gather does not forward sampling masks")
+    if blockers:
+        return Violation("Batch-sharded sampling was explicitly enabled via the --enable-batch-sharded-sampling flag, "
+                         "but is not supported in this configuration for the following reason(s): "
+                         f"{'; '.join(blockers)}.")
+    return None
+
+
+@rule(
+    "speculative.adaptive-verification",
+    title="Adaptive verification needs full CUDA graphs with decode graphs, and no LoRA or pipeline parallelism",
+    phase="finalize",
+    kind="check",
+    reads=(_SPEC, "speculative_config.enable_adaptive_verification", "lora_config", _CG,
+           f"{_CC}.decode_cudagraph_capture_request_sizes", "parallel_config.pipeline_parallel_size"),
+    source=f"{_VLLM}._validate_adaptive_verification (vllm/config/vllm.py:3271, called at :2010); "
+    "ref V-ADAPTIVE-VERIFY, v0.34.0",
+    message="Adaptive verification is not currently compatible with LoRA",
+)
+def adaptive_verification(c: Mapping[str, Any]) -> RuleResult:
+    """Its step costs are profiled by replaying the decode graphs."""
+    if not c[_SPEC] or not c["speculative_config.enable_adaptive_verification"]:
+        return None
+    if c["lora_config"]:
+        return Violation("Adaptive verification is not currently compatible with LoRA")
+    mode = c[_CG]
+    if mode is None or not mode.has_full_cudagraphs():
+        return Violation("Adaptive verification requires full CUDA graphs. Use cudagraph mode FULL, FULL_DECODE_ONLY, "
+                         "or FULL_AND_PIECEWISE, or disable adaptive verification.")
+    decode = c[f"{_CC}.decode_cudagraph_capture_request_sizes"]
+    if decode is not None and not decode and mode.separate_routine() and mode.decode_mode() == CUDAGraphMode.FULL:
+        return Violation("Adaptive verification needs decode CUDA graphs, but decode_cudagraph_capture_request_sizes "
+                         "is empty. Capture decode graphs, or disable adaptive verification (e.g. on a prefill-only "
+                         "kv_producer instance, which never verifies drafts).")
+    if c["parallel_config.pipeline_parallel_size"] > 1:
+        return Violation("Adaptive verification is not currently compatible with pipeline parallelism")
+    return None
+
+
+FI_ALLREDUCE_FUSION_MAX_SIZE_MB: Mapping[int, Mapping[int, float]] = {
+    90: {2: 64, 4: 2, 8: 0.5},
+    100: {2: 64, 4: 32, 8: 1, 16: 64},
+    103: {2: 64, 4: 64, 8: 4, 16: 64},
+    107: {2: 64, 4: 64, 8: 2},
+}
+"""FlashInfer's fused all-reduce size limits (MB) per capability and world size
+(vllm/compilation/passes/fusion/allreduce_rms_fusion.py:104)."""
+
+
+def _flashinfer_max_size(c: Mapping[str, Any]) -> int | None:
+    """``PassConfig.flashinfer_max_size(tp)`` (vllm/config/compilation.py:258), bytes."""
+    tp = c[_TP]
+    if tp not in (2, 4, 8, 16):
+        return None
+    mb = c[f"{_PC}.fi_allreduce_fusion_max_size_mb"]
+    if mb is None:
+        table = FI_ALLREDUCE_FUSION_MAX_SIZE_MB.get(c["platform.capability"] or -1, {}) if c[_KIND] == "cuda" else {}
+        mb = table.get(tp)
+    return int(mb * 1024 * 1024) if mb is not None else None
 
 
 @rule(
     "compilation.compile-ranges",
-    title="Compile ranges end at the token budget (plus the rope/KV fusion limit and the user's endpoints)",
+    title="Compile ranges end at the token budget, with the fusions' token limits and the user's endpoints below it",
     phase="finalize",
     kind="derive",
     reads=(_TOK, f"{_PC}.fuse_allreduce_rms", f"{_PC}.fuse_rope_kvcache", f"{_PC}.fuse_qk_norm_rope_kvcache",
-           f"{_PC}.rope_kvcache_fusion_max_token_num", f"{_CC}.compile_ranges_endpoints"),
+           f"{_PC}.rope_kvcache_fusion_max_token_num", f"{_CC}.compile_ranges_endpoints", _TP, _KIND,
+           "platform.capability", f"{_PC}.fi_allreduce_fusion_max_size_mb", _MC, _HT + "hidden_size",
+           "model_config.dtype"),
     writes=(f"{_CC}.compile_ranges_endpoints",),
-    source=f"{_VLLM}._set_compile_ranges; ref V-COMPILE-RANGES, v0.34.0",
+    source=f"{_VLLM}._set_compile_ranges (vllm/config/vllm.py:2739, called at :2014); ref V-COMPILE-RANGES, v0.34.0",
+    message="<the fusion-threshold debug records>",
+    level="debug",
 )
 def compile_ranges(c: Mapping[str, Any]) -> RuleResult:
-    """Partial model: the FlashInfer / AITER all-reduce size limit (with fuse_allreduce_rms) is not modelled."""
+    """The all-reduce + RMSNorm fusion stops at FlashInfer's size limit (``max_size // (hidden x dtype bytes)``
+    tokens); the RoPE + KV cache fusions at rope_kvcache_fusion_max_token_num. Partial model: AITER's custom
+    all-reduce limit (ROCm) is not modelled."""
+    from postinit.rules.models import dtype_bytes
+
     end = c[_TOK]
     points = [end] if end is not None else []
+    notes: list[str] = []
+    if c[f"{_PC}.fuse_allreduce_rms"] and c[_KIND] != "rocm":
+        size = _flashinfer_max_size(c)
+        if size is not None and c[_MC] is not None:
+            tokens = size // (int(c[_HT + "hidden_size"]) * dtype_bytes(c["model_config.dtype"]))
+            if end is not None and tokens < end:
+                points.append(tokens)
+            else:
+                notes.append("Max num batched tokens below allreduce-rms fusion threshold, allreduce-rms fusion will "
+                             "be enabled for all num_tokens.")
     limit = c[f"{_PC}.rope_kvcache_fusion_max_token_num"]
-    for fused in (f"{_PC}.fuse_rope_kvcache", f"{_PC}.fuse_qk_norm_rope_kvcache"):
-        if c[fused] and limit is not None and end is not None and limit < end:
-            points.append(limit)
+    for fused, note in ((f"{_PC}.fuse_rope_kvcache", "Max num batched tokens below rope+kvcache fusion threshold, "
+                         f"rope+kvcache fusion enabled for num_tokens <= {end}."),
+                        (f"{_PC}.fuse_qk_norm_rope_kvcache", "Max num batched tokens below qk_norm+rope+kvcache fusion "
+                         f"threshold, fusion enabled for num_tokens <= {end}.")):
+        if c[fused] and limit is not None:
+            if end is not None and limit < end:
+                points.append(limit)
+            else:
+                notes.append(note)
     for x in c[f"{_CC}.compile_ranges_endpoints"] or ():
+        if x <= 0:
+            return Violation(f"Invalid compile range endpoint: {x}", error="AssertionError")
         if end is not None and 1 < x < end:
             points.append(x)
-    return {f"{_CC}.compile_ranges_endpoints": tuple(sorted(points))}
+    return Outcome({f"{_CC}.compile_ranges_endpoints": tuple(sorted(points))}, message="\n".join(notes))
+
+
+def _use_all2all(c: Mapping[str, Any]) -> bool:
+    """``ParallelConfig.use_all2all`` (vllm/config/parallel.py:880)."""
+    sp_moe = c["parallel_config.all2all_backend"] in (
+        "allgather_reducescatter", "deepep_high_throughput", "deepep_low_latency", "deepep_v2",
+        "flashinfer_nvlink_one_sided", "passthrough", "mori_high_throughput", "mori_low_latency", "mori", "nixl_ep",
+    ) and c["parallel_config.enable_expert_parallel"] and c[_TP] > 1 and c[_DP] > 1
+    return bool(c[_DP] > 1 or sp_moe or (c["parallel_config.enable_expert_parallel"] and c[_PCP] > 1))
+
+
+@rule(
+    "parallel.moonep",
+    title="The moonep all2all backend: unquantized BF16 models, no EPLB, linear expert placement, eager only",
+    phase="finalize",
+    kind="override",
+    reads=("parallel_config.all2all_backend", _MC, "model_config.quantization", "model_config.dtype",
+           "parallel_config.enable_eplb", "parallel_config.expert_placement_strategy", _DP, _TP, _PCP,
+           "parallel_config.enable_expert_parallel", _CG),
+    writes=(_CG,),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:2016-2064); ref V-MOONEP, v0.34.0",
+    message="MoonEP: Disabling CUDA Graphs since the MoonEP integration is currently eager-only.",
+    level="info",
+)
+def moonep(c: Mapping[str, Any]) -> RuleResult:
+    """Checked after the compile ranges, before the splitting ops (which it leaves to see NONE)."""
+    if c["parallel_config.all2all_backend"] != "moonep":
+        return None
+    if c[_MC] is not None and c["model_config.quantization"] is not None:
+        return Violation("The moonep all2all backend currently supports unquantized BF16 models only; got "
+                         f"quantization={c['model_config.quantization']!r}. Use a different --all2all-backend for "
+                         "quantized models.")
+    if c[_MC] is not None and c["model_config.dtype"] != "bfloat16":
+        return Violation("The moonep all2all backend currently supports BF16 models only; got "
+                         f"dtype=torch.{c['model_config.dtype']}. Use a different --all2all-backend or --dtype "
+                         "bfloat16.")
+    if c["parallel_config.enable_eplb"]:
+        return Violation("The moonep all2all backend does not support EPLB yet: EPLB rearranges expert parameters in "
+                         "a layout MoonEP's replicated [E+B] weights do not follow. Disable --enable-eplb or use a "
+                         "different --all2all-backend.")
+    placement = c["parallel_config.expert_placement_strategy"]
+    if placement != "linear":
+        return Violation("The moonep all2all backend requires linear expert placement: its load-time all-gather "
+                         "assumes each rank holds a contiguous chunk of the global expert range. Got "
+                         f"--expert-placement-strategy {placement!r}.")
+    if _use_all2all(c) and c[_CG] != CUDAGraphMode.NONE:
+        return Outcome.log({_CG: CUDAGraphMode.NONE})
+    return None
+
+
+@rule(
+    "kv-transfer.sleep-mode",
+    title="Sleep mode needs a KV connector that follows the KV cache remap",
+    phase="finalize",
+    kind="check",
+    reads=(*_KVT_READS, _MC, "model_config.enable_sleep_mode"),
+    source=f"{_VLLM}._verify_kv_transfer_compat (vllm/config/vllm.py:1204, called at :2250), "
+    "supports_sleep_mode (kv_connector/v1/base.py:228, nixl/connector.py:159,387, mooncake_connector.py:904, "
+    "moriio_connector.py:287, multi_connector.py:254); ref V-KV-TRANSFER-COMPAT, v0.34.0",
+    message="<connector> does not support sleep mode.",
+)
+def kv_transfer_sleep_mode(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: the PYTORCH_CUDA_ALLOC_CONF=expandable_segments check is not modelled (that variable is
+    torch's, not in vLLM's envs.py table)."""
+    if not c[_KVT] or c[_KVC] is None or c[_MC] is None or not c["model_config.enable_sleep_mode"]:
+        return None
+    found = _connectors(c)
+    if isinstance(found, Violation):
+        return found
+    if not _supports_sleep(*found):
+        return Violation(f"{c[_KVC]} does not support sleep mode.")
+    return None
 
 
 _ATTENTION_OPS = (
@@ -2585,7 +3076,7 @@ _HMA = "scheduler_config.disable_hybrid_kv_cache_manager"
     phase="finalize",
     kind="derive",
     reads=(_HMA, _KIND, _MC, "model_config.attention_chunk_size", _SPEC, "speculative_config.method",
-           "env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE", "kv_transfer_config", _KVC),
+           "env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE", *_KVT_READS),
     writes=(_HMA,),
     source=f"{_VLLM}.__post_init__; ref V-HMA-*, v0.34.0",
     message="<the chunked-local-attention or KV-connector warning>",
@@ -2609,7 +3100,10 @@ def hybrid_kv_cache_manager(c: Mapping[str, Any]) -> RuleResult:
             need_off = True
     value = c[_HMA]
     if value is None:
-        if c["kv_transfer_config"] and c[_KVC] not in _HMA_CONNECTORS:
+        found = _connectors(c) if c["kv_transfer_config"] else None
+        if isinstance(found, Violation):
+            return found
+        if found is not None and not _supports_hma(*found):
             need_off = True
             warnings.append(
                 "Turning off hybrid kv cache manager because `--kv-transfer-config` selects a KV connector that does "
@@ -2782,21 +3276,22 @@ def cpu_executor_backend_mp(c: Mapping[str, Any]) -> RuleResult:
     title="CPUs with AVX512-BF16 keep SSM state in float32 (except the accelerated GDN backend's half types)",
     phase="platform",
     kind="override",
-    reads=(_KIND, "cache_config.mamba_ssm_cache_dtype", _MC, "model_config.has_inner_state",
-           "model_config.hf_text_config.model_type", "model_config.hf_text_config.layer_types", "model_config.architecture"),
+    reads=(_KIND, "platform.cpu_avx512_bf16", "cache_config.mamba_ssm_cache_dtype", _MC,
+           "model_config.has_inner_state", "model_config.hf_text_config.model_type",
+           "model_config.hf_text_config.layer_types", "model_config.architecture"),
     writes=("cache_config.mamba_ssm_cache_dtype",),
-    source=f"{_CPU}, _cpu_mamba_backend; ref P-CHECK-CPU, v0.34.0",
+    source=f"{_CPU} (vllm/platforms/cpu.py:317-337), _cpu_mamba_backend (:44); ref P-CHECK-CPU, v0.34.0",
     message="Reset SSM cache type to float32 for accelerated GDN mamba backend '<backend>'.",
     level="warning",
 )
 def cpu_mamba_ssm_cache_float32(c: Mapping[str, Any]) -> RuleResult:
     """Logged for every model, mamba or not (the backend is 'none' without inner state).
 
-    Partial model: the host is taken to support AVX512-BF16 (the oracle's Sapphire-Rapids-class default), and
-    the linear-attention backend names are not derived (the fallback name is used).
+    Partial model: a linear-attention model's backend is 'gdn' when its SSM cache dtype is a half type (vLLM
+    compares it with the model class's state dtype).
     """
     dtype = c["cache_config.mamba_ssm_cache_dtype"]
-    if c[_KIND] != "cpu" or dtype == "float32":
+    if c[_KIND] != "cpu" or not c["platform.cpu_avx512_bf16"] or dtype == "float32":
         return None
     layers = c["model_config.hf_text_config.layer_types"] if c[_MC] is not None else None
     linear = isinstance(layers, (list, tuple)) and "linear_attention" in layers
@@ -2804,12 +3299,93 @@ def cpu_mamba_ssm_cache_float32(c: Mapping[str, Any]) -> RuleResult:
         backend = "none"
     else:
         backend = str(c["model_config.hf_text_config.model_type"] or c["model_config.architecture"] or "unknown").lower()
+        if linear and dtype in ("float16", "bfloat16"):
+            backend = "gdn"
     if dtype in ("float16", "bfloat16") and backend == "gdn":
-        return None
+        return Outcome(message=f"Using {dtype} SSM state storage for the CPU accelerated GDN backend.", level="info")
     return Outcome({"cache_config.mamba_ssm_cache_dtype": "float32"},
                    message=f"Reset SSM cache type to float32 for accelerated GDN mamba backend '{backend}'.")
 
 
+@rule(
+    "cpu.triton-required",
+    title="vLLM on x86 CPUs requires Triton (triton-cpu)",
+    phase="platform",
+    kind="check",
+    reads=(_KIND, "platform.cpu_arch", "platform.triton_available"),
+    source=f"{_CPU} (vllm/platforms/cpu.py:239-243); ref P-CHECK-CPU, v0.34.0",
+    message="vLLM on x86 CPUs requires Triton (triton-cpu).",
+)
+def cpu_triton_required(c: Mapping[str, Any]) -> RuleResult:
+    """Non-x86 CPUs without Triton run the standalone CPU model runner instead."""
+    if c[_KIND] == "cpu" and c["platform.cpu_arch"] == "x86_64" and not c["platform.triton_available"]:
+        return Violation("vLLM on x86 CPUs requires Triton (triton-cpu).", error="RuntimeError")
+    return None
+
+
+_BS = "cache_config.block_size"
+_USER_BS = "cache_config.user_specified_block_size"
+_CPU_MLA_READS = (_KIND, _MC, "model_config.use_mla", "model_config.hf_config.model_type", "platform.cpu_arch",
+                  "platform.cpu_amx", "attention_config.backend")
+
+
+def _cpu_dsv4(c: Mapping[str, Any]) -> bool:
+    return c[_MC] is not None and c["model_config.hf_config.model_type"] == "deepseek_v4"
+
+
+def _cpu_amx_mla_or_dsv4(c: Mapping[str, Any]) -> tuple[bool, bool]:
+    """``(reference CPU MLA, AMX MLA or DeepSeek-V4)``: vllm/platforms/cpu.py:262-291."""
+    amx = c["platform.cpu_arch"] == "x86_64" and bool(c["platform.cpu_amx"])
+    mla = not _cpu_dsv4(c) and c[_MC] is not None and bool(c["model_config.use_mla"])
+    amx_mla = mla and amx and str(c["attention_config.backend"] or "").upper() != "CPU_MLA"
+    return mla and not amx_mla, amx_mla or (_cpu_dsv4(c) and amx)
+
+
+@rule(
+    "cpu.block-size-multiple-of-32",
+    title="CPU block sizes: 16 for the reference MLA kernel, 256 for DeepSeek-V4, else multiples of 32 preferred",
+    phase="platform",
+    kind="override",
+    reads=(*_CPU_MLA_READS, _BS, _USER_BS),
+    writes=(_BS,),
+    source=f"{_CPU} (vllm/platforms/cpu.py:292-315); ref P-CHECK-CPU, v0.34.0",
+    message="CPU backend prefers block_size is multiples of 32, otherwise the performance is not optimized.",
+    level="warning",
+)
+def cpu_block_size(c: Mapping[str, Any]) -> RuleResult:
+    """Only a block size the user gave is judged (the default, 64, is left)."""
+    if c[_KIND] != "cpu":
+        return None
+    reference_mla, _ = _cpu_amx_mla_or_dsv4(c)
+    size, given = c[_BS], c[_USER_BS]
+    if reference_mla or _cpu_dsv4(c):
+        need, who = (16, "CPU MLA backend") if reference_mla else (256, "DeepSeek-V4 CPU backend")
+        message = f"{who} requires block_size={need}, overriding user-specified block_size={size}." \
+            if given and size != need else ""
+        return Outcome({_BS: need}, message=message)
+    if given and size % 32 != 0:
+        return Outcome(message="CPU backend prefers block_size is multiples of 32, otherwise the performance is not "
+                               "optimized.")
+    return None
+
+
+@rule(
+    "cpu.mla-disables-chunked-prefill",
+    title="MLA on CPU without the AMX kernels disables chunked prefill and prefix caching",
+    phase="platform",
+    kind="override",
+    reads=(*_CPU_MLA_READS, "model_config.max_model_len"),
+    writes=(_ECP, _APC, _TOK),
+    source=f"{_CPU} (vllm/platforms/cpu.py:531-544); ref P-CHECK-CPU, v0.34.0",
+    message="MLA is enabled on a non-GPU platform; forcing chunked prefill and prefix caching to be disabled.",
+    level="info",
+)
+def cpu_mla_disables_chunked_prefill(c: Mapping[str, Any]) -> RuleResult:
+    """The AMX MLA and DeepSeek-V4 kernels chunk prefills; the reference kernel does not, so a whole prompt must
+    fit one batch."""
+    if c[_KIND] != "cpu" or c[_MC] is None or not c["model_config.use_mla"] or _cpu_amx_mla_or_dsv4(c)[1]:
+        return None
+    return Outcome.log({_ECP: False, _APC: False, _TOK: max(c["model_config.max_model_len"] or 0, 2048)})
 
 
 @rule(
@@ -2845,14 +3421,274 @@ def max_num_scheduled_tokens(c: Mapping[str, Any]) -> RuleResult:
 
 
 
+def _kv_quant_mode(dtype: str) -> str:
+    """``get_kv_quant_mode`` (vllm/v1/kv_cache_interface.py:110), by kind: none, per-token-head or other."""
+    if dtype in ("int4_per_token_head", "int8_per_token_head", "fp8_per_token_head"):
+        return "per_token_head"
+    if dtype.startswith(("nvfp4", "turboquant_", "octave_", "fp8")) or dtype == "ultraquant_4bit":
+        return "quantized"
+    return "none"
+
+
+@rule(
+    "cache.fp8-kv-cache-info",
+    title="A quantized KV cache saves memory (with scales per token head, or at an accuracy risk)",
+    phase="sub_configs",
+    kind="check",
+    reads=("cache_config.cache_dtype",),
+    source="vllm/config/cache.py CacheConfig._validate_cache_dtype (vllm/config/cache.py:503, a field validator); "
+    "ref v0.34.0",
+    message="Using <dtype> data type to store kv cache. It reduces the GPU memory footprint and boosts the "
+    "performance. Meanwhile, it may cause accuracy drop without a proper scaling factor",
+    level="info",
+)
+def quantized_kv_cache_info(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 names the dtype and covers every quantized KV cache dtype (0.11.1: fp8 only)."""
+    dtype = str(c["cache_config.cache_dtype"])
+    kind = _kv_quant_mode(dtype)
+    if kind == "per_token_head":
+        return Outcome(message=f"Using {dtype} data type to store kv cache. It reduces the GPU memory footprint and "
+                               "boosts the performance. Dynamic per-token-head scales will be computed at runtime.")
+    if kind == "quantized":
+        return Outcome(message=f"Using {dtype} data type to store kv cache. It reduces the GPU memory footprint and "
+                               "boosts the performance. Meanwhile, it may cause accuracy drop without a proper "
+                               "scaling factor")
+    return None
+
+
+@rule(
+    "cache.kv-float-mismatch",
+    title="An explicit float16/bfloat16 KV cache dtype must be the model's dtype",
+    phase="verify",
+    kind="check",
+    reads=(_MC, "cache_config.cache_dtype", "model_config.dtype"),
+    source=f"{_VLLM}._reject_mismatched_float_kv_cache (vllm/config/vllm.py:1431, called at :1484); "
+    "ref step-2, V-KV-FLOAT-MISMATCH, v0.34.0",
+    message='kv_cache_dtype="<c>" is incompatible with dtype="<m>". Please set `--kv-cache-dtype` to <allowed>.',
+)
+def kv_float_mismatch(c: Mapping[str, Any]) -> RuleResult:
+    """Checked right after the model hooks (equal dtypes pass)."""
+    cache = c["cache_config.cache_dtype"]
+    if c[_MC] is None or cache not in ("float16", "bfloat16"):
+        return None
+    model = c["model_config.dtype"]
+    if model == cache:
+        return None
+    allowed = f"`auto` or `{model}`" if model in ("float16", "bfloat16") else "`auto`"
+    return Violation(f'kv_cache_dtype="{cache}" is incompatible with dtype="{model}". Please set `--kv-cache-dtype` '
+                     f"to {allowed}.")
+
+
+@rule(
+    "vllm.sampling-replay",
+    title="Sampling distribution replay needs fixed verification boundaries, no custom logits processors and "
+    "processed logprobs",
+    phase="verify",
+    kind="check",
+    reads=(_MC, "model_config.return_sampling_mask", _SPEC, "speculative_config.enable_adaptive_verification",
+           "model_config.logits_processors", "model_config.logprobs_mode"),
+    source=f"{_VLLM}._verify_sampling_replay_config (vllm/config/vllm.py:1262, called at :1516); "
+    "ref step-4, V-SAMPLING-REPLAY, v0.34.0",
+    message="sampling distribution replay requires logprobs_mode='processed_logprobs' so that returned logprobs are "
+    "normalized over the same nucleus as the sampling mask",
+)
+def sampling_replay(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: diffusion models (is_diffusion) are not modelled."""
+    if c[_MC] is None or not c["model_config.return_sampling_mask"]:
+        return None
+    if c[_SPEC] and c["speculative_config.enable_adaptive_verification"]:
+        return Violation("sampling distribution replay with speculative decoding requires fixed verification "
+                         "boundaries; disable adaptive verification")
+    if c["model_config.logits_processors"]:
+        return Violation("sampling distribution replay does not support custom logits processors")
+    if c["model_config.logprobs_mode"] != "processed_logprobs":
+        return Violation("sampling distribution replay requires logprobs_mode='processed_logprobs' so that returned "
+                         "logprobs are normalized over the same nucleus as the sampling mask")
+    return None
+
+
+def _has_connector(c: Mapping[str, Any], name: str) -> bool:
+    """``KVTransferConfig.has_connector`` (vllm/config/kv_transfer.py:208): directly or in MultiConnector."""
+    if not c[_KVT]:
+        return False
+    if c[_KVC] == name:
+        return True
+    extra = c[f"{_KVT}.kv_connector_extra_config"] or {}
+    return c[_KVC] == "MultiConnector" and any(
+        isinstance(child, Mapping) and child.get("kv_connector") == name for child in extra.get("connectors", ()))
+
+
+@rule(
+    "kv-transfer.nixl-dcp",
+    title="NIXL P/D: DCP is 1 or the transfer parallel size, and only on MLA models",
+    phase="verify",
+    kind="check",
+    reads=(_KVT, _KVC, f"{_KVT}.kv_connector_extra_config", _DCP, _TP, _PCP, _MC, "model_config.use_mla"),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1519-1537); ref step-4, V-NIXL-DCP, v0.34.0",
+    message="decode_context_parallel_size=<dcp> must be 1 or equal to the NIXL transfer parallel size=<n>.",
+)
+def nixl_dcp(c: Mapping[str, Any]) -> RuleResult:
+    """A NIXL side is either fully replicated or fully DCP-sharded."""
+    if not _has_connector(c, "NixlConnector"):
+        return None
+    dcp, size = c[_DCP], max(c[_TP], c[_PCP])
+    if dcp not in (1, size):
+        return Violation(f"decode_context_parallel_size={dcp} must be 1 or equal to the NIXL transfer parallel "
+                         f"size={size}.", error="AssertionError")
+    if c[_MC] is not None and not c["model_config.use_mla"] and dcp != 1:
+        return Violation("PD with decode_context_parallel_size > 1 is only supported for MLA models.",
+                         error="AssertionError")
+    return None
+
+
+@rule(
+    "vllm.direct-reload",
+    title="VLLM_RELOAD_MODE=direct refuses weight offloading, torchao, LoRA and a quantized draft lm-head",
+    phase="verify",
+    kind="check",
+    reads=("env.VLLM_RELOAD_MODE", "offload_config.offload_backend", "offload_config.prefetch.offload_group_size",
+           "offload_config.uva.cpu_offload_gb", _MC, "model_config.quantization", "lora_config", _SPEC,
+           "speculative_config.draft_lm_head_quantization", "weight_transfer_config",
+           "weight_transfer_config.backend"),
+    source=f"{_VLLM}._verify_direct_reload_compat (vllm/config/vllm.py:1155, called at :1558); "
+    "ref step-6, V-DIRECT-RELOAD, v0.34.0",
+    message="Direct reload does not support weight offloading.",
+)
+def direct_reload(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: online quantization configs are not modelled."""
+    if c["env.VLLM_RELOAD_MODE"] != "direct":
+        return None
+    if c["offload_config.offload_backend"] != "auto" or c["offload_config.prefetch.offload_group_size"] > 0 \
+            or c["offload_config.uva.cpu_offload_gb"] > 0:
+        return Violation("Direct reload does not support weight offloading.")
+    if c[_MC] is not None and c["model_config.quantization"] == "torchao":
+        return Violation("Direct reload does not support torchao quantization.")
+    if c["lora_config"]:
+        return Violation("Direct reload does not support LoRA.")
+    if c[_SPEC] and c["speculative_config.draft_lm_head_quantization"] is not None:
+        return Violation("Direct reload does not support draft_lm_head_quantization.")
+    if c["weight_transfer_config"] and c["weight_transfer_config.backend"] == "sharded_rdt":
+        return Violation("Direct reload does not support the sharded_rdt weight-transfer backend. Use "
+                         "VLLM_RELOAD_MODE=layerwise or another backend.")
+    return None
+
+
+@rule(
+    "aux-output.compatibility",
+    title="Routed-expert auxiliary outputs need a generating MoE model with prefix caching, no PP, CP or P/D "
+    "connectors",
+    phase="finalize",
+    kind="check",
+    reads=("aux_output_config.enable_return_routed_experts", _MC, "model_config.runner_type", "model_config.is_moe",
+           _APC, _SPEC, "speculative_config.enable_adaptive_verification", "parallel_config.pipeline_parallel_size",
+           _DCP, _PCP, _KVT, _KVC, f"{_KVT}.kv_connector_extra_config"),
+    source=f"{_VLLM}._verify_aux_output_compatibility (vllm/config/vllm.py:1108, called at :2142); "
+    "ref V-AUX-OUTPUT, v0.34.0",
+    message="AuxOutput Connector only supports MoE models.",
+)
+def aux_output_compatibility(c: Mapping[str, Any]) -> RuleResult:
+    """Without a model vLLM fails on ``None.runner_type`` (an AttributeError)."""
+    if not c["aux_output_config.enable_return_routed_experts"]:
+        return None
+    if c[_MC] is None:
+        return Violation("'NoneType' object has no attribute 'runner_type'", error="AttributeError")
+    if c["model_config.runner_type"] != "generate":
+        return Violation("AuxOutput Connector only supports generate runners.")
+    if not c["model_config.is_moe"]:
+        return Violation("AuxOutput Connector only supports MoE models.")
+    if not c[_APC]:
+        return Violation("AuxOutput Connector requires prefix caching.")
+    if c[_SPEC] and c["speculative_config.enable_adaptive_verification"]:
+        return Violation("--enable-return-routed-experts is incompatible with adaptive speculative verification.")
+    if c["parallel_config.pipeline_parallel_size"] > 1:
+        return Violation("--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).")
+    if c[_DCP] > 1 or c[_PCP] > 1:
+        return Violation("--enable-return-routed-experts is incompatible with context parallelism (DCP/PCP > 1).")
+    for name in ("NixlConnector", "NixlPullConnector", "NixlPushConnector", "MoRIIOConnector", "MooncakeConnector"):
+        if _has_connector(c, name):
+            return Violation(f"--enable-return-routed-experts is incompatible with {name}; PD auxiliary output is "
+                             "not supported.")
+    return None
+
+
+_HISPARSE = "attention_config.hisparse_config"
+
+
+def _hisparse(c: Mapping[str, Any]) -> bool:
+    """A HiSparse config given, or implied by a HiSparseConnector (vllm/config/vllm.py:1807-1812)."""
+    return bool(c[_HISPARSE]) or _has_connector(c, "HiSparseConnector")
+
+
+@rule(
+    "attention.hisparse",
+    title="HiSparse needs CUDA, no PP or DCP, no FULL-only graphs, reserved full ISL and a DSA model",
+    phase="core",
+    kind="derive",
+    reads=(_HISPARSE, _KVT, _KVC, f"{_KVT}.kv_connector_extra_config", _KIND, "parallel_config.pipeline_parallel_size",
+           _DCP, _CG, "scheduler_config.scheduler_reserve_full_isl", _MC, "model_config.hf_config.index_topk"),
+    writes=(_HISPARSE,),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1807-1842), get_hisparse_backend_cls "
+    "(vllm/platforms/cuda.py:274); ref V-HISPARSE, v0.34.0",
+    message="The current platform does not support HiSparse.",
+)
+def hisparse(c: Mapping[str, Any]) -> RuleResult:
+    """Decided after the optimisation level's CUDA-graph mode, before the piecewise normalisation."""
+    if not _hisparse(c):
+        return None
+    out = {} if c[_HISPARSE] else {_HISPARSE: True}
+    if c[_KIND] != "cuda":
+        return Violation("The current platform does not support HiSparse.")
+    if c["parallel_config.pipeline_parallel_size"] > 1:
+        return Violation("HiSparse does not support pipeline parallelism.")
+    if c[_DCP] > 1:
+        return Violation("HiSparse does not support decode context parallelism.")
+    if c[_CG] == CUDAGraphMode.FULL:
+        return Violation("HiSparse does not support cudagraph_mode=FULL; use FULL_AND_PIECEWISE (the default), which "
+                         "captures FULL graphs for decode batches.")
+    if not c["scheduler_config.scheduler_reserve_full_isl"]:
+        return Violation("HiSparse requires --scheduler-reserve-full-isl; remove --no-scheduler-reserve-full-isl.")
+    if c[_MC] is not None and c["model_config.hf_config.index_topk"] is None:
+        return Violation("HiSparse is only supported for DSA models with index_topk.")
+    return Outcome(out, message="") if out else None
+
+
+CPU_CHECK_AND_UPDATE = sequence(
+    "cpu.check-and-update-config",
+    "cpu.triton-required", "cpu.block-size-multiple-of-32", "cpu.mamba-ssm-cache-float32", "cpu.kv-cache-memory-bytes",
+    "cpu.async-scheduling-off", "cpu.executor-backend-mp", "cpu.dbo-off", "cpu.capture-sizes-empty",
+    "cpu.compile-mode-dynamo-trace-once", "cpu.lora-disables-compile", "cpu.profiler-no-cuda-time", "cpu.device-type",
+    "cpu.mla-disables-chunked-prefill",
+    title="CpuPlatform.check_and_update_config of 0.34.0, in its statement order",
+    source=f"{_CPU} (vllm/platforms/cpu.py:234-544)",
+)
+
+
+@rule(
+    "cache.block-size-default",
+    title="The KV cache block size defaults to 64 (DEFAULT_BLOCK_SIZE); a given one is marked user-specified",
+    phase="sub_configs",
+    kind="default",
+    reads=(_BS,),
+    writes=(_BS, _USER_BS),
+    source="vllm/config/cache.py CacheConfig._apply_block_size_default (vllm/config/cache.py:481, a model "
+    "validator); ref v0.34.0",
+)
+def cache_block_size_default(c: Mapping[str, Any]) -> RuleResult:
+    """The platform may pick another size at worker start-up (update_block_size_for_backend), not here."""
+    if c[_BS] is None:
+        return {_BS: 64, _USER_BS: False}
+    return {_USER_BS: True}
+
+
 CORE = sequence(
     "vllm.post-init-0340",
     "vllm.performance-mode", "parallel.dcp-defaults", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
-    "scheduler.async-scheduling-default", "parallel.nccl-dp-sync-default", "compilation.enforce-eager",
+    "scheduler.async-scheduling-default", "parallel.nccl-dp-sync-default", "observability.spec-metrics-need-spec",
+    "compilation.enforce-eager",
     "compilation.torch-compile-disable", "compilation.breakable-cudagraph",
     "compilation.blocked-fp8-adds-quant-fp8-early", "rocm.config-platform-defaults", "compilation.default-mode", "compilation.ir-enable-torch-wrap", "compilation.default-custom-ops",
     "kernel.ir-op-priority", "kernel.ir-op-priority-final", *(r.id for r in LEVEL_RULES),
-    "attention.sparse-mla-workspace-factor", "cudagraph.normalize-piecewise", "compilation.fast-moe-cold-start",
+    "attention.sparse-mla-workspace-factor", "attention.hisparse", "cudagraph.normalize-piecewise", "compilation.fast-moe-cold-start",
     "scheduler.max-num-scheduled-tokens", "cudagraph.pooling-forces-piecewise", "kv-transfer.connector-class-for-graphs", "cudagraph.encoder-decoder-forces-piecewise", "cudagraph.eager-disables",
     "cudagraph.warmups", "cudagraph.capture-sizes", "cudagraph.no-static-graph-support",
     title="VllmConfig.__post_init__ of 0.34.0 up to the platform hook, in its statement order",
@@ -2860,10 +3696,13 @@ CORE = sequence(
 )
 FINALIZE = sequence(
     "vllm.finalize-0340",
-    "cudagraph.normalize-piecewise-after-platform", "kv-transfer.connector-class", "cache.extensible-kv-cache",
-    "parallel.batch-sharded-sampling-default", "compilation.compile-ranges", "compilation.splitting-ops",
-    "cudagraph.piecewise-needs-vllm-compile", "parallel.dbo-requires-deepep", "scheduler.hma", "compilation.debug-dump-path",
-    "compilation.debug-dump-path-env", "compilation.blocked-fp8-adds-quant-fp8",
+    "cudagraph.normalize-piecewise-after-platform", "cudagraph.stock-compile-disables", "vllm.model-runner",
+    "cache.extensible-kv-cache", "profiler.proton-checks", "parallel.batch-sharded-sampling-default",
+    "speculative.adaptive-verification", "compilation.compile-ranges", "parallel.moonep", "compilation.splitting-ops",
+    "cudagraph.piecewise-needs-vllm-compile", "parallel.dbo-requires-deepep", "kv-transfer.offloading",
+    "aux-output.compatibility", "scheduler.hma",
+    "compilation.debug-dump-path", "compilation.debug-dump-path-env", "compilation.blocked-fp8-adds-quant-fp8",
+    "kv-transfer.sleep-mode",
     title="VllmConfig.__post_init__ of 0.34.0 after the platform hook, in its statement order",
     source=_VLLM,
 )
@@ -2886,6 +3725,15 @@ _DROP_GROUPS = {
 _MODEL_PY = "vllm/config/model.py ModelConfig"
 
 PATCHES = (
+    patch("kv-events.events-without-prefix-caching",
+          message="KV cache events are on, but prefix caching is not enabled. Use --enable-prefix-caching to enable.",
+          source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1940-1948); ref step-16, v0.34.0",
+          why="0.34.0 fixed the missing space in the text"),
+    patch("kv-events.publisher-without-events",
+          message="KV cache events are disabled, but the scheduler is configured to publish them. Modify "
+          "KVEventsConfig.enable_kv_cache_events to True to enable.",
+          source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1949-1958); ref step-16, v0.34.0",
+          why="0.34.0 fixed the missing spaces in the text"),
     patch("verify.dcp-kv-heads", error="ValueError",
           too_few="Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` ({tp}) to be greater "
           "than the model's total number of KV heads ({kv}). Increase `--tensor-parallel-size` or set "
@@ -2900,28 +3748,37 @@ PATCHES = (
 """0.11.1 rules 0.34.0 keeps with other values (``patch``: the logic is the parent's)."""
 
 DELTA = Delta(
+    facts={"vllm_version": "0.34.0", "transformers": hashing_v0_34_0.FACTS["transformers"]},
+    hash=hashing_v0_34_0.compute_hash,
+    sub_hashes=hashing_v0_34_0.sub_hashes,
+    hash_reason=hashing_v0_34_0.inexact_reason,
     defaults=DEFAULTS,
     patch=PATCHES,
     config_defaults=CONFIG_DEFAULTS,
-    replace=(world_size, budget_below_max_model_len, budget_exceeds_seqs_times_len, chunked_prefill_default, pooling_chunked_prefill_warning, prefix_caching_default,
+    replace=(quantized_kv_cache_info, cpu_block_size, cpu_mla_disables_chunked_prefill, world_size, budget_below_max_model_len, budget_exceeds_seqs_times_len, chunked_prefill_default, pooling_chunked_prefill_warning, prefix_caching_default,
              pooling_prefix_caching_warning, batch_defaults_large_gpu, batch_defaults_other_device, batch_defaults_cpu,
              eplb_requirements, executor_backend_multi, nnodes_needs_mp, inductor_combo_kernels,
              cpu_compile_mode_dynamo_trace_once, cpu_executor_backend_mp, kv_offloading, default_mode, no_static_graph_support, pooling_forces_piecewise,
              encoder_decoder_forces_piecewise, eager_disables, warmups, capture_sizes, splitting_ops,
              piecewise_needs_vllm_compile, dbo_requires_deepep),
-    add=(elastic_ep_requirements, all2all_removed_backends, numa_bind, numa_bind_lists, eplb_communicator,
+    add=(sampling_replay, nixl_dcp, direct_reload, aux_output_compatibility, hisparse, spec_metrics_need_spec, kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
+         elastic_ep_requirements, all2all_removed_backends, numa_bind, numa_bind_lists, eplb_communicator,
          ray_available, dbo_thresholds, max_num_active_seqs, long_prefill_threshold_max, chunked_prefill_prefix_caching_support, kv_buffer_device_default, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,
          async_scheduling_default, async_scheduling_explicit, nccl_dp_sync_default, enforce_eager,
          torch_compile_disable, breakable_cudagraph, inductor_off_warning, ir_enable_torch_wrap,
          ir_op_priority, ir_op_priority_final, *LEVEL_RULES, sparse_mla_workspace_factor, normalize_piecewise,
          normalize_piecewise_after_platform, fast_moe_cold_start, extensible_kv_cache,
          batch_sharded_sampling_default, compile_ranges, hybrid_kv_cache_manager, connector_class_for_graphs,
-         connector_class, blocked_fp8_adds_quant_fp8_early, rocm_config_platform_defaults, log_enabled_passes,
+         blocked_fp8_adds_quant_fp8_early, rocm_config_platform_defaults, log_enabled_passes,
          model_is_quantized, optimization_level, performance_mode, cpu_async_scheduling_off, cpu_kv_cache_memory_bytes,
          cpu_profiler_no_cuda_time, cpu_mamba_ssm_cache_float32, max_num_scheduled_tokens),
     drop=DROPS,
-    groups=(CREATE_ENGINE_CONFIG, PARALLEL_POST_INIT, SCHEDULER_POST_INIT, CORE, FINALIZE),
+    groups=(CREATE_ENGINE_CONFIG, BATCH_DEFAULTS, CPU_CHECK_AND_UPDATE, PARALLEL_POST_INIT, SCHEDULER_POST_INIT, CORE, FINALIZE),
     drop_groups=_DROP_GROUPS,
+    after={  # SchedulerConfig's own field defaults apply only where EngineArgs set none (it is built after them)
+        rid: ("engine-args.batch-defaults-cpu", "engine-args.batch-defaults-large-gpu",
+              "engine-args.batch-defaults-other-device")
+        for rid in ("scheduler.max-num-batched-tokens-default", "scheduler.max-num-seqs-default")},
     fields_added=FIELDS_ADDED,
     fields_removed=FIELDS_REMOVED,
     flags_added=("optimization_level", "performance_mode"),

@@ -231,6 +231,373 @@ _POOLER_DROPS = {
 }
 
 
+# =========================================================================== quantization
+
+_BF16, _FP16, _FP32 = "torch.bfloat16", "torch.float16", "torch.float32"
+QUANTIZATION_METHODS = (
+    "awq", "auto_awq", "fp8", "w4afp8", "fbgemm_fp8", "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed",
+    "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming", "compressed-tensors", "experts_int8", "quark",
+    "moe_wna16", "torchao", "inc", "mxfp4", "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor",
+    "fp8_per_block", "fp8_per_channel", "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8", "lut_b_moe",
+    "mxfp4_hadamard32",
+)
+"""``vllm.model_executor.layers.quantization.QUANTIZATION_METHODS`` of vLLM 0.34.0 (bitsandbytes, gguf, ipex, ... are
+gone)."""
+_ONLINE = ("OnlineQuantizationConfig", 75, (_BF16, _FP16))
+QUANT_METHODS: dict[str, tuple[str, int, tuple[str, ...]]] = {
+    "awq": ("AutoAWQConfig", 75, (_FP16, _BF16)), "auto_awq": ("AutoAWQConfig", 75, (_FP16, _BF16)),
+    "awq_marlin": ("AutoAWQConfig", 75, (_FP16, _BF16)),
+    "gptq": ("AutoGPTQConfig", 60, (_FP16, _BF16)), "auto_gptq": ("AutoGPTQConfig", 60, (_FP16, _BF16)),
+    "gptq_marlin": ("AutoGPTQConfig", 60, (_FP16, _BF16)),
+    "fp8": ("Fp8Config", 75, (_BF16, _FP16)), "w4afp8": ("W4AFP8Config", 75, (_BF16, _FP16)),
+    "fbgemm_fp8": ("FBGEMMFp8Config", 80, (_BF16, _FP16)), "humming": ("HummingConfig", 75, (_BF16, _FP16)),
+    "experts_int8": ("ExpertsInt8Config", 80, (_BF16, _FP16)), "moe_wna16": ("MoeWNA16Config", 70, (_BF16, _FP16)),
+    "inc": ("INCConfig", 60, (_FP16, _BF16)), "mxfp4": ("Mxfp4Config", 80, (_BF16,)),
+    "gpt_oss_mxfp4": ("GptOssMxfp4Config", 80, (_BF16,)),
+    "deepseek_v4_fp8": ("DeepseekV4FP8Config", 75, (_BF16, _FP16)),
+    "modelopt": ("ModelOptFp8Config", 89, (_BF16, _FP16)),
+    "modelopt_fp4": ("ModelOptNvFp4Config", 80, (_BF16, _FP16, "torch.float8_e4m3fn")),
+    "compressed-tensors": ("CompressedTensorsConfig", 70, (_FP32, _FP16, _BF16)),
+    **{m: _ONLINE for m in ("online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel",
+                            "int8_per_channel_weight_only", "nvfp4_per_token", "lut_b_moe", "mxfp4_hadamard32")},
+}
+"""method -> (vLLM class, ``get_min_capability()``, ``get_supported_act_dtypes()``) of vLLM 0.34.0 (the classes'
+own answers, read in the oracle's venv; ModelOpt and compressed-tensors answer per instance: their 0.11.1 values)."""
+DEPRECATED_QUANTIZATION_METHODS = ("fbgemm_fp8",)
+"""``vllm.model_executor.layers.quantization.DEPRECATED_QUANTIZATION_METHODS`` of vLLM 0.34.0."""
+
+ROCM_QUANT = ("awq", "auto_awq", "awq_marlin", "gptq", "auto_gptq", "fp8", "deepseek_v4_fp8", "compressed-tensors",
+              "fbgemm_fp8", "inc", "quark", "mxfp4", "mxfp8", "torchao", "modelopt", "modelopt_fp4", "modelopt_mxfp8",
+              "modelopt_mixed", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel", "mxfp4_hadamard32", "online",
+              "gpt_oss_mxfp4")
+"""``RocmPlatform.supported_quantization`` of vLLM 0.34.0 (vllm/platforms/rocm.py:676-701)."""
+
+_QUANT = (
+    patch("verify.rocm-quant-allowlist", allowed=ROCM_QUANT,
+          source=f"vllm/platforms/interface.py Platform.verify_quantization (RocmPlatform.supported_quantization); "
+          f"{_REF}"),
+    patch("verify.rocm-triton-awq", allowed=ROCM_QUANT,
+          source=f"vllm/platforms/rocm.py RocmPlatform.verify_quantization (1260-1267); {_REF}"),
+    patch("model.quantization", methods=QUANTIZATION_METHODS, auto=True, cpu_override=None,
+          source=f"{_MODEL}._verify_quantization (vllm/config/model.py:1403-1487; AutoGPTQConfig / AutoAWQConfig "
+          f".override_quantization_method); {_REF}"),
+    patch("verify.quant-config", methods=QUANT_METHODS,
+          source=f"vllm/config/vllm.py VllmConfig._get_quantization_config (880-...); ref step-6, {_REF}"),
+    patch("verify.quant-act-dtype", methods=QUANT_METHODS,
+          source=f"vllm/config/vllm.py VllmConfig._get_quantization_config; ref step-6, {_REF}"),
+)
+
+
+@rule(
+    "model.deprecated-quantization",
+    title="A deprecated quantization method needs --allow-deprecated-quantization",
+    phase="model_config",
+    kind="check",
+    reads=("model_config", _M + "quantization", _M + "allow_deprecated_quantization"),
+    after=("model.quantization",),
+    source=f"{_MODEL}._verify_quantization (vllm/config/model.py:1489-1504); {_REF}",
+    message="The quantization method {q} is deprecated and will be removed in future versions of vLLM.",
+    level="warning",
+)
+def deprecated_quantization(c: Mapping[str, Any], *, deprecated: tuple[str, ...] = DEPRECATED_QUANTIZATION_METHODS
+                            ) -> RuleResult:
+    """A method on its way out is refused unless the user accepts it (then a warning). vLLM passes the method as
+    a second argument of its ValueError instead of formatting it into the text, so the error reads as a tuple."""
+    method = c[_M + "quantization"] if c["model_config"] else None
+    if method not in deprecated:
+        return None
+    if c[_M + "allow_deprecated_quantization"]:
+        return Outcome.log(q=method)
+    text = ("The quantization method %s is deprecated and will be removed in future versions of vLLM. To bypass, "
+            "set `--allow-deprecated-quantization`.")
+    return Violation(str((text, method)))
+
+
+# =========================================================================== the multimodal config (phase model_config)
+
+_MM_OPTIONS = {
+    "language_model_only": "language_model_only", "limit_mm_per_prompt": "limit_per_prompt",
+    "enable_mm_embeds": "enable_mm_embeds", "media_io_kwargs": "media_io_kwargs",
+    "mm_processor_kwargs": "mm_processor_kwargs", "mm_processor_cache_gb": "mm_processor_cache_gb",
+    "mm_processor_cache_type": "mm_processor_cache_type", "mm_hasher_algorithm": "mm_hasher_algorithm",
+    "mm_shm_cache_max_object_size_mb": "mm_shm_cache_max_object_size_mb", "mm_encoder_only": "mm_encoder_only",
+    "mm_encoder_tp_mode": "mm_encoder_tp_mode", "mm_encoder_attn_backend": "mm_encoder_attn_backend",
+    "mm_encoder_attn_dtype": "mm_encoder_attn_dtype", "mm_encoder_fp8_scale_path": "mm_encoder_fp8_scale_path",
+    "mm_encoder_fp8_scale_save_path": "mm_encoder_fp8_scale_save_path",
+    "mm_encoder_fp8_scale_save_margin": "mm_encoder_fp8_scale_save_margin",
+    "interleave_mm_strings": "interleave_mm_strings", "skip_mm_profiling": "skip_mm_profiling",
+    "video_pruning_method": "video_pruning_method", "mm_tensor_ipc": "mm_tensor_ipc",
+    "mm_ipc_gpu_memory_gb": "mm_ipc_gpu_memory_gb", "mm_device_do_normalize": "mm_device_do_normalize",
+}
+"""ModelConfig's multimodal InitVars -> the MultiModalConfig field each one sets (vllm/config/model.py:867-895)."""
+
+MULTIMODAL_DEFAULTS: dict[str, Any] = {
+    "language_model_only": False, "limit_per_prompt": {}, "enable_mm_embeds": False, "media_io_kwargs": {},
+    "mm_processor_kwargs": None, "mm_device_do_normalize": True, "mm_processor_cache_gb": 4,
+    "mm_processor_cache_type": "lru", "mm_hasher_algorithm": "blake3", "mm_shm_cache_max_object_size_mb": 128,
+    "mm_encoder_only": False, "mm_encoder_tp_mode": "weights", "mm_encoder_attn_backend": None,
+    "mm_encoder_attn_dtype": None, "mm_encoder_fp8_scale_path": None, "mm_encoder_fp8_scale_save_path": None,
+    "mm_encoder_fp8_scale_save_margin": 1.5, "interleave_mm_strings": False, "skip_mm_profiling": False,
+    "video_pruning_rate": None, "video_pruning_method": "evs", "mm_tensor_ipc": "direct_rpc",
+    "allow_missing_mm_embeddings": False, "mm_ipc_gpu_memory_gb": 0,
+}
+"""``vllm/config/multimodal.py MultiModalConfig`` field defaults of vLLM 0.34.0 (lines 300-460)."""
+
+_MMC = "model_config.multimodal_config"
+_MM_READS = ("model_config", _M + "is_multimodal_model")
+
+
+def _multimodal(c: Mapping[str, Any]) -> bool:
+    return bool(c["model_config"] and c[_M + "is_multimodal_model"])
+
+
+@rule(
+    "model.encoder-decoder-mm-cache",
+    title="Encoder-decoder models: no multimodal processor cache",
+    phase="model_config",
+    kind="override",
+    reads=("model_config", _M + "is_encoder_decoder", _M + "mm_processor_cache_gb"),
+    writes=(_M + "mm_processor_cache_gb",),
+    source=f"{_MODEL}.__post_init__ (vllm/config/model.py:842-844); {_REF}",
+    message="Encoder-decoder model detected, disabling mm processor cache.",
+    level="info",
+)
+def encoder_decoder_mm_cache(c: Mapping[str, Any]) -> RuleResult:
+    """The processor cache is sized 0 for every encoder-decoder model, whatever was asked (logged even when the
+    model is not multimodal, which then builds no MultiModalConfig)."""
+    if c["model_config"] and c[_M + "is_encoder_decoder"]:
+        return Outcome.log({_M + "mm_processor_cache_gb": 0})
+    return None
+
+
+@rule(
+    "model.mm-encoder-tp-mode",
+    title="--mm-encoder-tp-mode data only where the model's encoder supports it",
+    phase="model_config",
+    kind="override",
+    reads=(_M + "is_multimodal_model", *mc.INFO_READS, _M + "mm_encoder_tp_mode"),
+    writes=(_M + "mm_encoder_tp_mode",),
+    source=f"{_MODEL}.__post_init__ (vllm/config/model.py:851-859); {_REF}",
+    message="This model does not support `--mm-encoder-tp-mode data`. Falling back to `--mm-encoder-tp-mode weights`.",
+    level="warning",
+)
+def mm_encoder_tp_mode(c: Mapping[str, Any]) -> RuleResult:
+    """Data-parallel encoders need the class's SupportsMultiModal ``supports_encoder_tp_data``."""
+    if not _multimodal(c) or c[_M + "mm_encoder_tp_mode"] != "data":
+        return None
+    info = mc.resolved_info(c)
+    if info is None or "multimodal_encoder_tp_data" in info.interfaces:
+        return None
+    return {_M + "mm_encoder_tp_mode": "weights"}
+
+
+@rule(
+    "model.mm-device-do-normalize",
+    title="mm_device_do_normalize: the class's support, unless the Rust frontend is on",
+    phase="model_config",
+    kind="derive",
+    reads=(_M + "is_multimodal_model", *mc.INFO_READS, _M + "mm_device_do_normalize", "env.VLLM_USE_RUST_FRONTEND"),
+    writes=(_M + "mm_device_do_normalize",),
+    source=f"{_MODEL}._resolve_mm_device_do_normalize (vllm/config/model.py:1104-1147); {_REF}",
+    message="mm_device_do_normalize is (enabled|disabled)( by default). | (the Rust frontend / model does not support "
+    "it) forcing mm_device_do_normalize = False.",
+    level="debug",
+)
+def mm_device_do_normalize(c: Mapping[str, Any]) -> RuleResult:
+    """Image normalization runs on the device only where the model supports it; the Rust frontend cannot."""
+    if not _multimodal(c):
+        return None
+    info = mc.resolved_info(c)
+    supported = info is not None and "mm_device_do_normalize" in info.interfaces
+    rust, asked = bool(c["env.VLLM_USE_RUST_FRONTEND"]), c[_M + "mm_device_do_normalize"]
+    forced = ("forcing mm_device_do_normalize = False.")
+    if asked is None:
+        if rust:
+            return Outcome({_M + "mm_device_do_normalize": False}, message="VLLM_USE_RUST_FRONTEND is set. Rust "
+                           f"frontend does not currently support mm_device_do_normalize, {forced}")
+        state_ = "enabled" if supported else "disabled"
+        return Outcome({_M + "mm_device_do_normalize": supported},
+                       message=f"mm_device_do_normalize is {state_} by default.")
+    value, warnings = bool(asked), []
+    if value and rust:
+        warnings.append("VLLM_USE_RUST_FRONTEND is set. Rust frontend does not currently support "
+                        f"mm_device_do_normalize, {forced}")
+        value = False
+    if value and not supported:
+        warnings.append(f"Model does not support mm_device_do_normalize, {forced}")
+        value = False
+    debug = f"mm_device_do_normalize is {'enabled' if value else 'disabled'}."
+    if warnings:
+        return Outcome({_M + "mm_device_do_normalize": value}, message="\n".join(warnings), level="warning")
+    return Outcome({_M + "mm_device_do_normalize": value}, message=debug)
+
+
+@rule(
+    "model.multimodal-config",
+    title="MultiModalConfig of a multimodal model: 0.34.0's defaults under the options given",
+    phase="model_config",
+    kind="derive",
+    reads=(*_MM_READS, _MMC, *(_M + k for k in _MM_OPTIONS), _M + "mm_processor_device", "platform.device_type"),
+    writes=(_MMC,),
+    source=f"{_MODEL}.__post_init__ (Init multimodal config if needed, vllm/config/model.py:846-901); "
+    f"vllm/config/multimodal.py MultiModalConfig.fold_mm_processor_device; {_REF}",
+)
+def multimodal_config(c: Mapping[str, Any]) -> RuleResult:
+    """A class implementing SupportsMultiModal gets a MultiModalConfig built from the InitVars given (None means
+    the field's default); ``--mm-processor-device`` folds into ``mm_processor_kwargs["device"]``."""
+    if not _multimodal(c):
+        return None
+    given = {field: c[_M + opt] for opt, field in _MM_OPTIONS.items() if c[_M + opt] is not None}
+    device, kwargs = c[_M + "mm_processor_device"], c[_M + "mm_processor_kwargs"]
+    if device not in (None, "auto") and (kwargs or {}).get("device") is None:
+        target = "cpu" if device == "cpu" else (c["platform.device_type"] or "cpu")
+        given["mm_processor_kwargs"] = {**(kwargs or {}), "device": target}
+    return {_MMC: {**MULTIMODAL_DEFAULTS, **dict(c[_MMC] or {}), **given}}
+
+
+@rule(
+    "model.mm-text-only",
+    title="A multimodal model limited to language only runs in text-only mode",
+    phase="model_config",
+    kind="check",
+    reads=(*_MM_READS, _MMC),
+    source=f"{_MODEL}._supports_multimodal_inputs, _supports_multimodal_for_mm_prefix (vllm/config/model.py:"
+    f"945-1046, called by get_model_arch_config once the MultiModalConfig exists); {_REF}",
+    message="All limits of multimodal modalities supported by the model are set to 0, running in text-only mode.\n"
+    "Disabled mm_prefix attention mode because multimodal inputs are configuration-disabled. Attention backends "
+    "without mm_prefix support may now be selected.",
+    level="info",
+)
+def mm_text_only(c: Mapping[str, Any]) -> RuleResult:
+    """``--language-model-only`` sets every modality's limit to 0; without embedding inputs the model takes text
+    only. (A ``--limit-mm-per-prompt`` of 0 for each modality does too; which modalities a model has is its
+    multimodal processor's, which postinit does not model.)"""
+    mm = c[_MMC] if _multimodal(c) else None
+    if mm and mm.get("language_model_only") and not mm.get("enable_mm_embeds"):
+        return Outcome.log()
+    return None
+
+
+# =========================================================================== the multimodal config in VllmConfig
+
+_VLLM = "vllm/config/vllm.py VllmConfig"
+_EC = "ec_transfer_config."
+_KV = "kv_transfer_config."
+
+
+def _ec_role(c: Mapping[str, Any], *roles: str) -> bool:
+    return bool(c["ec_transfer_config"]) and c[_EC + "ec_connector"] is not None and c[_EC + "ec_role"] in roles
+
+
+def _kv_consumer(c: Mapping[str, Any]) -> bool:
+    """``KVTransferConfig.is_kv_consumer``: the role of the connector, or of each of a MultiConnector's."""
+    if not c["kv_transfer_config"] or c[_KV + "kv_connector"] is None:
+        return False
+    if c[_KV + "kv_connector"] == "MultiConnector":
+        children = (c[_KV + "kv_connector_extra_config"] or {}).get("connectors", [])
+        roles = [child.get("kv_role") for child in children if isinstance(child, Mapping)]
+    else:
+        roles = [c[_KV + "kv_role"]]
+    return any(role in ("kv_consumer", "kv_both") for role in roles)
+
+
+_EC_READS = ("ec_transfer_config", _EC + "ec_connector", _EC + "ec_role")
+
+
+@rule(
+    "vllm.mm-encoder-only",
+    title="An encoder-only instance (EC producer) runs the multimodal encoder only: no prefix caching",
+    phase="model",
+    kind="override",
+    reads=("model_config", _MMC, _APC, *_EC_READS),
+    writes=(_MMC, _APC),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1462-1475), _resolve_mm_encoder_only (2970-2983); "
+    f"ref step-2, {_REF}",
+    message="Disabling prefix caching: this instance runs the multi-modal encoder only.",
+    level="info",
+)
+def mm_encoder_only(c: Mapping[str, Any]) -> RuleResult:
+    """An EC producer that is no consumer publishes encoder embeddings and holds no KV cache, so prefix caching has
+    nothing to reuse (decided before the model hooks, which then see it off)."""
+    mm = c[_MMC] if c["model_config"] else None
+    out: dict[str, Any] = {}
+    if _ec_role(c, "ec_producer", "ec_both") and not _ec_role(c, "ec_consumer", "ec_both"):
+        if mm is None:
+            return Violation("An EC producer-only instance requires a multimodal model.")
+        mm = {**mm, "mm_encoder_only": True}
+        out[_MMC] = mm
+    if mm is not None and mm.get("mm_encoder_only") and c[_APC]:
+        return Outcome.log({**out, _APC: False})
+    return out or None
+
+
+@rule(
+    "vllm.language-model-only-mm-cudagraph",
+    title="--language-model-only and CUDA graphs of the multimodal encoder are exclusive",
+    phase="verify",
+    kind="check",
+    reads=("model_config", _MMC, "compilation_config.cudagraph_mm_encoder"),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1502-1514); ref step-3, {_REF}",
+)
+def language_model_only_mm_cudagraph(c: Mapping[str, Any]) -> RuleResult:
+    """A language-model-only instance never runs the multimodal encoder, so there is nothing to capture."""
+    mm = c[_MMC] if c["model_config"] else None
+    if mm and mm.get("language_model_only") and c["compilation_config.cudagraph_mm_encoder"]:
+        return Violation("--language-model-only is incompatible with cudagraph_mm_encoder=True, since it disables all "
+                         "multimodal inputs and the multimodal encoder is never run. Please disable one of them.")
+    return None
+
+
+@rule(
+    "vllm.torch-shm-needs-spawn",
+    title="mm_tensor_ipc torch_shm needs spawned workers",
+    phase="verify",
+    kind="check",
+    reads=("model_config", _MMC, "env.VLLM_WORKER_MULTIPROC_METHOD"),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1674-1683, os.environ as it is); ref step-6, {_REF}",
+)
+def torch_shm_needs_spawn(c: Mapping[str, Any]) -> RuleResult:
+    """Shared-memory tensors cannot cross a fork."""
+    mm = c[_MMC] if c["model_config"] else None
+    if mm and mm.get("mm_tensor_ipc") == "torch_shm" and c["env.VLLM_WORKER_MULTIPROC_METHOD"] != "spawn":
+        return Violation("torch_shm is known to fail without VLLM_WORKER_MULTIPROC_METHOD set to spawn")
+    return None
+
+
+@rule(
+    "vllm.mm-embedding-inputs",
+    title="Disaggregated consumers accept embedding inputs without the tensor",
+    phase="core",
+    kind="derive",
+    reads=("model_config", _MMC, *_EC_READS, "kv_transfer_config", _KV + "kv_connector", _KV + "kv_role",
+           _KV + "kv_connector_extra_config"),
+    writes=(_MMC,),
+    source=f"{_VLLM}._resolve_mm_embedding_inputs (vllm/config/vllm.py:2927-2969); ref step-16, {_REF}",
+    message="EC/KV consumer: accepting pre-computed-embedding inputs, which this role is sent by definition. | "
+    "EC/KV consumer: pre-computed-embedding inputs may omit the embedding tensor.",
+    level="info",
+)
+def mm_embedding_inputs(c: Mapping[str, Any]) -> RuleResult:
+    """An EC consumer loads embeddings from its connector and a KV consumer receives the KV they produced: their
+    requests carry only the metadata (a language-model-only KV consumer stays text-only unless it allows
+    embeddings). Derived: a value set by hand is overwritten."""
+    mm = c[_MMC] if c["model_config"] else None
+    if mm is None:
+        return None
+    allow = _ec_role(c, "ec_consumer", "ec_both") or (
+        _kv_consumer(c) and (not mm.get("language_model_only") or bool(mm.get("enable_mm_embeds"))))
+    new, msgs = {**mm, "allow_missing_mm_embeddings": allow}, []
+    if allow:
+        if not mm.get("enable_mm_embeds"):
+            new["enable_mm_embeds"] = True
+            msgs.append("EC/KV consumer: accepting pre-computed-embedding inputs, which this role is sent by "
+                        "definition.")
+        msgs.append("EC/KV consumer: pre-computed-embedding inputs may omit the embedding tensor.")
+    if new == dict(mm):
+        return Outcome(message="\n".join(msgs)) if msgs else None
+    return Outcome({_MMC: new}, message="\n".join(msgs) or "")
+
+
 # =========================================================================== encoder-decoder models (phase sub_configs)
 
 _SCH = "vllm/config/scheduler.py SchedulerConfig"
@@ -270,6 +637,126 @@ _STEP_14_DROPS = {
     "scheduler.cp-off-switch": "0.34.0's VllmConfig no longer turns chunked prefill and prefix caching off "
     "(encoder-decoder models: SchedulerConfig.__post_init__; the rest: EngineArgs' defaults)",
 }
+
+
+# =========================================================================== speculative decoding
+
+_SC = "speculative_config."
+_SPEC = "vllm/config/speculative.py SpeculativeConfig"
+_DRAFT_MODEL_METHODS = ("eagle", "eagle3", "mtp", "draft_model", "dflash", "dspark")
+"""Methods whose speculator is a ``DraftModelSpeculatorConfig`` (vllm/v1/worker/gpu/spec_decode/*/config.py): a
+draft checkpoint with a ModelConfig and parallel config of its own."""
+_BLOCK_DROP_METHODS = ("eagle", "eagle3", "mtp")
+"""``SpeculativeConfig.needs_eagle_block_drop``: draft KV at a position depends on the next token (not DFlash/DSpark)."""
+LOOKAHEAD_CONNECTORS = frozenset({"NixlConnector", "NixlPullConnector", "NixlPushConnector", "MooncakeConnector",
+                                  "MooncakeStoreConnector", "OffloadingConnector", "SimpleCPUOffloadConnector"})
+"""KV connectors whose ``supports_lookahead_block_hashes`` is True (vllm/distributed/kv_transfer/kv_connector/v1;
+the base class says False, a MultiConnector asks each of its connectors)."""
+
+
+@rule(
+    "speculative.draft-decode-context-parallel-size",
+    title="The draft's decode context parallelism: the target's, or 1",
+    phase="sub_configs",
+    kind="default",
+    reads=("speculative_config", _SC + "method", _SC + "model", _SC + "draft_decode_context_parallel_size",
+           "parallel_config.decode_context_parallel_size"),
+    writes=(_SC + "draft_decode_context_parallel_size",),
+    source=f"{_SPEC}._verify_and_get_draft_dcp (vllm/config/speculative.py:1554-1564), called by "
+    "DraftModelSpeculatorConfig.configure (vllm/v1/worker/gpu/spec_decode/speculator_config.py:232-239); "
+    f"{_REF}",
+)
+def draft_decode_context_parallel_size(c: Mapping[str, Any]) -> RuleResult:
+    """A draft checkpoint shards its KV cache like the target unless told otherwise (a DFlash/DSpark draft, not
+    MLA in the drafts postinit knows of, stays replicated); any size but 1 or the target's is refused. Speculators
+    without a draft model (n-gram, suffix) leave it unset."""
+    if not c["speculative_config"] or c[_SC + "method"] not in _DRAFT_MODEL_METHODS or c[_SC + "model"] is None:
+        return None
+    target, draft = c["parallel_config.decode_context_parallel_size"], c[_SC + "draft_decode_context_parallel_size"]
+    if draft is None:
+        return {_SC + "draft_decode_context_parallel_size": 1 if c[_SC + "method"] in ("dflash", "dspark") else target}
+    if draft not in (1, target):
+        return Violation(f"draft_dcp={draft} must be 1 or {target}.")
+    return None
+
+
+@rule(
+    "vllm.dynamic-speculative-decoding-data-parallel",
+    title="Dynamic speculative decoding is off with data parallelism",
+    phase="core",
+    kind="override",
+    reads=("speculative_config", _SC + "num_speculative_tokens_per_batch_size", _SC + "num_speculative_tokens",
+           "parallel_config.data_parallel_size"),
+    writes=(_SC + "num_speculative_tokens_per_batch_size",),
+    source=f"{_VLLM}._maybe_disable_dynamic_sd_for_data_parallel (vllm/config/vllm.py:1031-1048); ref step-7, "
+    f"{_REF}",
+    message="Dynamic speculative decoding is not supported with data parallelism because data-parallel ranks can "
+    "select different speculative-token counts, causing DP divergence and deadlocks. Disabling "
+    "num_speculative_tokens_per_batch_size and falling back to static num_speculative_tokens={n}.",
+    level="warning",
+)
+def dynamic_speculative_decoding_data_parallel(c: Mapping[str, Any]) -> RuleResult:
+    """Data-parallel ranks must run the same number of draft tokens, so a per-batch-size schedule is dropped."""
+    if not c["speculative_config"] or c[_SC + "num_speculative_tokens_per_batch_size"] is None \
+            or c["parallel_config.data_parallel_size"] <= 1:
+        return None
+    return Outcome.log({_SC + "num_speculative_tokens_per_batch_size": None}, n=c[_SC + "num_speculative_tokens"])
+
+
+_HT = "model_config.hf_text_config."
+
+
+def _multi_module_mtp(c: Mapping[str, Any]) -> bool:
+    """``SpeculativeConfig.use_multi_module_mtp``: an MTP draft with several modules, chained (not index-shared,
+    not MiniMax-M3's). The draft config is the target's checkpoint: its ``n_predict`` / ``num_nextn_predict_layers``."""
+    if c[_SC + "method"] != "mtp":
+        return False
+    other = c[_HT + "other"] or {}
+    modules = other.get("n_predict") or c[_HT + "num_nextn_predict_layers"] or 1
+    if min(int(modules), c[_SC + "num_speculative_tokens"] or 0) <= 1:
+        return False
+    share = c[_SC + "index_share_for_mtp_iteration"]
+    if share is None:
+        share = bool(other.get("index_share_for_mtp_iteration"))
+    return not share and c[_HT + "model_type"] != "minimax_m3"
+
+
+@rule(
+    "vllm.num-hash-lookahead-tokens",
+    title="Prefix-cache hashes look ahead for EAGLE-style drafters that drop the trailing block",
+    phase="finalize",
+    kind="derive",
+    reads=("speculative_config", _SC + "method", _SC + "disable_eagle_block_drop",
+           _SC + "disable_lookahead_block_hashes", _SC + "num_speculative_tokens",
+           _SC + "index_share_for_mtp_iteration", _HT + "other", _HT + "num_nextn_predict_layers",
+           _HT + "model_type", "kv_transfer_config",
+           _KV + "kv_connector", _KV + "kv_connector_extra_config", _APC, "num_hash_lookahead_tokens"),
+    writes=("num_hash_lookahead_tokens",),
+    source=f"{_VLLM}._resolve_num_hash_lookahead_tokens (vllm/config/vllm.py:633-656; num_prefill_lookahead_tokens: "
+    f"vllm/v1/worker/gpu/spec_decode/speculator_config.py:127-131, multi_module_mtp/config.py:13-18); "
+    f"ref step-25, {_REF}",
+)
+def num_hash_lookahead_tokens(c: Mapping[str, Any]) -> RuleResult:
+    """An EAGLE/EAGLE3/MTP drafter's KV at a block's last position reads the next token, so prefix-cache hashes
+    cover that far ahead: one token (a chain of MTP modules: all the speculative tokens) — where the cache is
+    hashed: prefix caching on, or a KV connector that supports lookahead hashes."""
+    n = 0
+    if c["speculative_config"] and c[_SC + "method"] in _BLOCK_DROP_METHODS \
+            and not c[_SC + "disable_eagle_block_drop"] and not c[_SC + "disable_lookahead_block_hashes"]:
+        # a KV connector hashes blocks where it supports lookahead hashes; otherwise the prefix cache does
+        hashed = _connector_supports_lookahead(c) if c["kv_transfer_config"] else bool(c[_APC])
+        if hashed:
+            n = int(c[_SC + "num_speculative_tokens"] or 0) if _multi_module_mtp(c) else 1
+    return None if c["num_hash_lookahead_tokens"] == n else {"num_hash_lookahead_tokens": n}
+
+
+def _connector_supports_lookahead(c: Mapping[str, Any]) -> bool:
+    name = c[_KV + "kv_connector"]
+    if name == "MultiConnector":
+        children = (c[_KV + "kv_connector_extra_config"] or {}).get("connectors", [])
+        return bool(children) and all(isinstance(ch, Mapping) and ch.get("kv_connector") in LOOKAHEAD_CONNECTORS
+                                      for ch in children)
+    return name in LOOKAHEAD_CONNECTORS
 
 
 # =========================================================================== MambaModelConfig (phase model, step 2)
@@ -378,12 +865,16 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 
 DELTA = Delta(
     facts={"model_registry": "model-registry-0.34.0.json"},
-    patch=(*_RUNNER, *_HOOKS_IN_MODEL_CONFIG),
-    replace=(class_interfaces, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
+    patch=(*_RUNNER, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
+    replace=(class_interfaces, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default),
-    add=(pooler_pooling_type, attn_type, mamba_chunked_prefill_required),
+    add=(deprecated_quantization, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
+         mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
+         draft_decode_context_parallel_size, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
+         mamba_chunked_prefill_required),
     drop={**_POOLER_DROPS, **_STEP_14_DROPS, **_MAMBA_STEP_DROPS},
     groups=(TRY_VERIFY_AND_UPDATE_MODEL_CONFIG, TRY_VERIFY_AND_UPDATE_CONFIG),
-    fields_added=("model_config.attn_type",),
+    fields_added=("model_config.attn_type", *(_M + k for k in _MM_OPTIONS), _M + "mm_processor_device",
+                  "env.VLLM_USE_RUST_FRONTEND"),
 )
 """The model-specific part of vLLM 0.34.0's delta over 0.11.1."""

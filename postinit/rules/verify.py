@@ -310,7 +310,8 @@ def quant_method(c: Mapping[str, Any]) -> str | None:
             "quant_config.weight_block_size"),
     source=f"{_VLLM}._get_quantization_config; ref step-6, 10",
 )
-def quant_config(c: Mapping[str, Any]) -> RuleResult:
+def quant_config(c: Mapping[str, Any], *,
+                 methods: Mapping[str, tuple[str, int, tuple[str, ...]]] = QUANT_METHODS) -> RuleResult:
     """A quantized checkpoint needs its method's config object to build the layers.
 
     Only when no quant_config was given; ``weight_block_size`` is the FP8
@@ -321,7 +322,7 @@ def quant_config(c: Mapping[str, Any]) -> RuleResult:
     method = quant_method(c)
     if method is None:
         return None
-    cls, cap, _ = QUANT_METHODS.get(method, (None, None, ()))
+    cls, cap, _ = methods.get(method, (None, None, ()))
     cfg = _hf_quant_cfg(c) or {}
     block = cfg.get("weight_block_size") if method == "fp8" else None
     return {"quant_config": True, "quant_config.method": method, "quant_config.class_name": cls,
@@ -356,16 +357,17 @@ def quant_capability(c: Mapping[str, Any]) -> RuleResult:
     reads=("quant_config", "quant_config.method", "model_config.dtype"),
     source=f"{_VLLM}._get_quantization_config; ref step-6, 10, 13.1:O7",
 )
-def quant_act_dtype(c: Mapping[str, Any]) -> RuleResult:
+def quant_act_dtype(c: Mapping[str, Any], *,
+                    methods: Mapping[str, tuple[str, int, tuple[str, ...]]] = QUANT_METHODS) -> RuleResult:
     """Quantized kernels support only some activation dtypes.
 
     Checked on the dtype before the platform hook; the CPU hook may change it
     later (reference O7), which is then a stale read of this rule.
     """
     method = c["quant_config.method"]
-    if not c["quant_config"] or method not in QUANT_METHODS:
+    if not c["quant_config"] or method not in methods:
         return None
-    supported = QUANT_METHODS[method][2]
+    supported = methods[method][2]
     dtype = _TORCH.get(c["model_config.dtype"], c["model_config.dtype"])
     if dtype not in supported:
         return Violation(f"{dtype} is not supported for quantization method {method}. Supported dtypes: "
@@ -389,7 +391,7 @@ QUANTIZATION_CONFIG = sequence(
     reads=(*_QREADS, "platform.is_rocm"),
     source="vllm/platforms/interface.py Platform.verify_quantization; ref 10",
 )
-def rocm_quant_allowlist(c: Mapping[str, Any]) -> RuleResult:
+def rocm_quant_allowlist(c: Mapping[str, Any], *, allowed: tuple[str, ...] = ROCM_QUANT) -> RuleResult:
     """Only these methods have ROCm kernels.
 
     ``ModelConfig._verify_quantization`` asks the platform, so the check runs while the
@@ -400,7 +402,7 @@ def rocm_quant_allowlist(c: Mapping[str, Any]) -> RuleResult:
     if not c["platform.is_rocm"] or not c["model_config"]:
         return None
     method = quant_method(c)
-    if method is not None and method not in ROCM_QUANT:
+    if method is not None and method not in allowed:
         return Violation(f"{method} quantization is currently not supported in rocm.")
     return None
 
@@ -416,12 +418,13 @@ def rocm_quant_allowlist(c: Mapping[str, Any]) -> RuleResult:
     message="Using AWQ quantization with ROCm, but VLLM_USE_TRITON_AWQ is not set, enabling VLLM_USE_TRITON_AWQ.",
     level="warning",
 )
-def rocm_triton_awq(c: Mapping[str, Any]) -> RuleResult:
-    """AWQ on ROCm runs the Triton kernels; vLLM sets the variable for every quantized model, not only AWQ."""
+def rocm_triton_awq(c: Mapping[str, Any], *, allowed: tuple[str, ...] = ROCM_QUANT) -> RuleResult:
+    """AWQ on ROCm runs the Triton kernels; vLLM sets the variable for every quantized model, not only AWQ
+    (``allowed``: the platform's ``supported_quantization``)."""
     if not c["platform.is_rocm"] or not c["model_config"]:
         return None
     method = quant_method(c)
-    if method is None or method not in ROCM_QUANT:
+    if method is None or method not in allowed:
         return None
     before = c["env.VLLM_USE_TRITON_AWQ"]
     if method == "awq" and before in (None, "", "0"):

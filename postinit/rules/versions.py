@@ -229,6 +229,34 @@ class Version:
         """``VllmConfig.compute_hash()`` of a resolved flat state (its ``version.*`` facts are this version's)."""
         return str(self.hash_function(state))
 
+    @cached_property
+    def sub_hash_function(self) -> Callable[[Mapping[str, Any]], Mapping[str, str | None]]:
+        """Each sub-config's hash in this version: the nearest delta's function on the chain, else the seed's."""
+        for v in reversed(self.chain):
+            if v.delta.sub_hashes is not None:
+                return v.delta.sub_hashes
+        from postinit.rules import hashing
+
+        return hashing.sub_hashes
+
+    def sub_hashes(self, state: Mapping[str, Any]) -> dict[str, str | None]:
+        """Each sub-config's own hash of a resolved flat state, keyed like the oracle's ``sub_hashes``."""
+        return dict(self.sub_hash_function(state))
+
+    @cached_property
+    def hash_reason_function(self) -> Callable[[Mapping[str, Any]], str | None]:
+        """Why the hash is not this version's vLLM's: the nearest delta's function on the chain, else the seed's."""
+        for v in reversed(self.chain):
+            if v.delta.hash_reason is not None:
+                return v.delta.hash_reason
+        from postinit.rules import hashing
+
+        return hashing.hash_inexact_reason
+
+    def hash_reason(self, state: Mapping[str, Any]) -> str | None:
+        """Why :meth:`hash` is postinit's stand-in rather than this vLLM's value for ``state`` (None: it is vLLM's)."""
+        return self.hash_reason_function(state)
+
     # -- rules ---------------------------------------------------------------------------
 
     def problems(self) -> list[str]:

@@ -88,8 +88,14 @@ RunnerOption = Literal["auto", "generate", "pooling", "draft"]
 RunnerType = Literal["generate", "pooling", "draft"]
 ConvertOption = Literal["auto", "none", "embed", "classify", "reward"]
 ConvertType = Literal["none", "embed", "classify", "reward"]
-CacheDType = Literal["auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla"]
-MambaDType = Literal["auto", "float32"]
+CacheDType = Literal[
+    "auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla",
+    # vLLM 0.34.0's (vllm/config/cache.py:44)
+    "float16", "nvfp4_ds_mla", "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc", "turboquant_3bit_nc",
+    "octave_k3v4", "octave_k3v3", "octave_k3v3_compact", "ultraquant_4bit", "int4_per_token_head",
+    "int8_per_token_head", "fp8_per_token_head", "nvfp4", "nvfp4_4over6",
+]
+MambaDType = Literal["auto", "float32", "float16", "bfloat16"]  # the half types: vLLM 0.34.0's
 All2AllBackend = Literal[
     "naive",
     "pplx",
@@ -97,6 +103,9 @@ All2AllBackend = Literal[
     "deepep_low_latency",
     "allgather_reducescatter",
     "flashinfer_all2allv",
+    # vLLM 0.34.0's (vllm/config/parallel.py:45)
+    "deepep_v2", "mori_high_throughput", "mori_low_latency", "moonep", "mori", "nixl_ep",
+    "flashinfer_nvlink_two_sided", "flashinfer_nvlink_one_sided", "passthrough",
 ]
 DistributedExecutorBackend = Literal["ray", "mp", "uni", "external_launcher"]
 SpeculativeMethod = Literal[
@@ -517,6 +526,31 @@ class ModelConfig(BaseModel):
     is_moe: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_moe (a property)")
     is_quantized: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_quantized (a property)")
     is_mm_prefix_lm: bool = since("0.34.0", False, derived=True, description="ModelConfig.is_mm_prefix_lm")
+    # vLLM 0.34.0's ModelConfig InitVars of its MultiModalConfig (vllm/config/model.py:450-473): arguments of the
+    # constructor, not attributes; a multimodal model's MultiModalConfig is built from the ones given.
+    language_model_only: bool = since("0.34.0", False, description="InitVar: MultiModalConfig.language_model_only")
+    limit_mm_per_prompt: dict[str, Any] | None = since("0.34.0", None, description="InitVar: limit_per_prompt")
+    enable_mm_embeds: bool | None = since("0.34.0", None, description="InitVar")
+    media_io_kwargs: dict[str, Any] | None = since("0.34.0", None, description="InitVar")
+    mm_processor_kwargs: dict[str, Any] | None = since("0.34.0", None, description="InitVar")
+    mm_processor_cache_gb: float | None = since("0.34.0", None, ge=0, description="InitVar")
+    mm_processor_cache_type: Literal["shm", "lru"] | None = since("0.34.0", None, description="InitVar")
+    mm_hasher_algorithm: Literal["blake3", "sha256", "sha512"] | None = since("0.34.0", None, description="InitVar")
+    mm_shm_cache_max_object_size_mb: int | None = since("0.34.0", None, ge=0, description="InitVar")
+    mm_encoder_only: bool | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_tp_mode: Literal["weights", "data"] | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_attn_backend: str | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_attn_dtype: Literal["fp8"] | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_fp8_scale_path: str | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_fp8_scale_save_path: str | None = since("0.34.0", None, description="InitVar")
+    mm_encoder_fp8_scale_save_margin: float | None = since("0.34.0", None, gt=0, description="InitVar")
+    interleave_mm_strings: bool | None = since("0.34.0", None, description="InitVar")
+    skip_mm_profiling: bool | None = since("0.34.0", None, description="InitVar")
+    video_pruning_method: Literal["evs", "vidcom2"] | None = since("0.34.0", None, description="InitVar")
+    mm_tensor_ipc: Literal["direct_rpc", "torch_shm"] | None = since("0.34.0", None, description="InitVar")
+    mm_ipc_gpu_memory_gb: float | None = since("0.34.0", None, ge=0, description="InitVar")
+    mm_device_do_normalize: bool | None = since("0.34.0", None, description="InitVar")
+    mm_processor_device: str | None = since("0.34.0", None, description="InitVar")
     attn_type: Literal["decoder", "encoder", "encoder_only", "encoder_decoder", "attention_free", "hybrid"] = since(
         "0.34.0", "decoder", derived=True,
         description="ModelConfig.attn_type (a property): what chunked prefill and prefix caching support depends on")
@@ -535,7 +569,7 @@ class CacheConfig(BaseModel):
     num_gpu_blocks_override: int | None = unhashed(None)
     sliding_window: int | None = unhashed(None)
     enable_prefix_caching: bool | None = unhashed(None)
-    prefix_caching_hash_algo: Literal["sha256", "sha256_cbor"] = unhashed("sha256")
+    prefix_caching_hash_algo: Literal["sha256", "sha256_cbor", "xxhash", "xxhash_cbor"] = unhashed("sha256")
     cpu_offload_gb: float = unhashed(0, ge=0, until="0.11.1")
     calculate_kv_scales: bool = unhashed(False, until="0.11.1")
     cpu_kvcache_space_bytes: int | None = unhashed(None, until="0.11.1")

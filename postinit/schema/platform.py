@@ -120,6 +120,10 @@ class Platform(BaseModel):
     cpu_count: int | None = unhashed(
         None, ge=1, description="CPU: len(os.sched_getaffinity(0)), the NUMEXPR_MAX_THREADS the CPU hook sets; None = unknown"
     )
+    triton_available: bool = unhashed(
+        True, description="Triton is importable (vLLM's HAS_TRITON): on a GPU host, and triton-cpu on an x86 CPU host")
+    cpu_amx: bool = unhashed(True, description="CPU: AMX tiles (torch.cpu._is_amx_tile_supported), e.g. Sapphire Rapids")
+    cpu_avx512_bf16: bool = unhashed(True, description="CPU: AVX-512 BF16 (torch.cpu._is_avx512_bf16_supported)")
     torch_num_threads: int | None = unhashed(
         None, ge=1, description="CPU: torch.get_num_threads(), the OMP_NUM_THREADS the CPU hook sets; None = unknown"
     )

@@ -31,3 +31,7 @@ class VersionFacts(BaseModel):
     capture_sizes_clip: bool = unhashed(
         False, description="whether a user's cudagraph_capture_sizes lose the sizes above max_num_batched_tokens "
         "(VllmConfig._set_cudagraph_sizes; vLLM 0.11.1 clips, the seed keeps them)")
+    transformers: str = unhashed(
+        ">=4.56.0,<5", description="the transformers versions the modelled vLLM runs with (its wheel's "
+        "requirement; the seed ran over the 0.11.1 wheel): the hash includes transformers' HF config JSON, so "
+        "postinit's hash is vLLM's only beside such a transformers")

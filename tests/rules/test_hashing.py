@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import os
@@ -13,10 +14,11 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.rules import hashing, v0_11_1
+from postinit.errors import InputError
+from postinit.rules import hashing, hashing_v0_34_0, v0_11_1
 from postinit.rules._kit import state
 from tests.golden.corpus import load_cases
-from tests.golden.parity import run
+from tests.golden.parity import compare, divergences, run
 
 EXACT = (
     "cache_config",
@@ -274,3 +276,142 @@ def test_the_hash_sees_a_rule_changed_nested_fact() -> None:
     again = postinit.resolve(model="meta-llama/Llama-3.1-8B-Instruct", platform="h100")
     assert base.hash == again.hash
     assert other.ok and other.hash != base.hash
+
+
+# ---------------------------------------------------------------------------- vLLM 0.34.0's hash
+
+CASES_0_34_0 = [gc for gc in load_cases("0.34.0") if gc.expected.get("hash")]
+DIVERGENT_0_34_0 = divergences("0.34.0")
+"""The 0.34.0 cases real vLLM resolved: each carries the wheel's ``compile_factors()``, ``hash`` and ``sub_hashes``."""
+_MODES = {"NONE": 0, "STOCK_TORCH_COMPILE": 1, "DYNAMO_TRACE_ONCE": 2, "VLLM_COMPILE": 3}
+_MM_FACTORS = frozenset({"language_model_only", "video_pruning", "mm_limit_per_prompt", "mm_enable_mm_embeds"})
+
+
+def _wheel_factors(gc: Any) -> dict[str, Any]:
+    """The oracle's ``compile_factors`` as ``hash_factors`` dumped them.
+
+    The oracle serialises enums by name; ``CompilationMode`` is an IntEnum that ``normalize_value``
+    keeps as it is and JSON writes as its int. With that one repair, the SHA-256 of the oracle's
+    factors is the wheel's ``hash`` in every case (asserted below).
+    """
+    factors = copy.deepcopy(gc.expected["compile_factors"])
+    mode = factors["compilation"].get("mode")
+    if isinstance(mode, str):
+        factors["compilation"]["mode"] = _MODES[mode]
+    return dict(factors)
+
+
+def _source(key: str, factor: str) -> str:
+    """The schema path a factor is computed from (what the parity comparison reports a mismatch at)."""
+    sub = {k: s for k, s, _ in hashing_v0_34_0._SUBS}.get(key, key)
+    if (key == "model" and factor in _MM_FACTORS) or key == "multimodal":
+        return "model_config.multimodal_config"
+    return f"{sub}.{factor}"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)  # 0 and 0.0, 1 and True differ here, as in vLLM's hash
+
+
+@pytest.mark.parametrize("gc", CASES_0_34_0, ids=lambda gc: gc.name)
+def test_0_34_0_compile_factors_equal_the_wheels(gc: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resolved as vLLM 0.34.0, every ``compile_factors()`` entry computed from fields postinit resolves as the wheel
+    does equals the wheel's; where every field matches, so do the sub-hashes and ``hash_factors`` of the whole.
+
+    The HF config JSONs (``hf_config``, ``hf_text_config``) are the wheel's here: they are
+    transformers 5.x's, and the dev extra pins 4.57.1 (see the next tests). Fields the partial 0.34.0
+    model does not resolve as vLLM yet are the parity comparison's mismatches (divergences-0.34.0.json).
+    """
+    wheel = _wheel_factors(gc)
+    assert hashing_v0_34_0.hash_factors(wheel) == gc.expected["hash"]  # the reference is the wheel's own
+    monkeypatch.chdir(GOLDEN)
+    try:
+        r = run(gc, models="models", vllm_version="0.34.0")
+    except InputError:
+        assert gc.name in DIVERGENT_0_34_0  # postinit refuses a case vLLM resolves: a recorded divergence
+        return
+    if not r.ok:
+        assert gc.name in DIVERGENT_0_34_0
+        return
+    mismatched = compare(gc, "0.34.0").mismatches
+    hf = (wheel["model"]["hf_config"], wheel["model"]["hf_text_config"]) if wheel["model"] else None
+    ours = json.loads(json.dumps(hashing_v0_34_0.compile_factors(r.state, hf)))
+    draft = bool(r.state.get("speculative_config")) and r.state["speculative_config.method"] not in \
+        hashing_v0_34_0._NO_DRAFT
+    assert set(ours) == set(wheel)
+    for key, theirs in wheel.items():
+        mine = ours[key]
+        if not isinstance(theirs, dict):
+            assert mine == theirs, key
+            continue
+        assert set(mine) == set(theirs), key
+        for factor in theirs:
+            path = _source(key, factor)
+            if any(m == path or m.startswith(path + ".") for m in mismatched):
+                continue
+            if draft and (key, factor) == ("speculative", "draft_model_config"):
+                assert "draft model" in (r.hash_reason or "")  # vLLM hashes the draft's own ModelConfig
+                continue
+            assert _json(mine[factor]) == _json(theirs[factor]), (key, factor)
+    if not mismatched and not draft:
+        assert hashing_v0_34_0.hash_factors(ours) == gc.expected["hash"]
+        assert hashing_v0_34_0.sub_hashes(r.state, hf) == gc.expected["sub_hashes"]
+        if hashing_v0_34_0.transformers_fits():  # postinit rebuilds the HF config JSONs itself: the hash is vLLM's
+            assert r.hash_exact and r.hash == gc.expected["hash"]
+            assert r.version.sub_hashes(r.state) == gc.expected["sub_hashes"]
+    if not hashing_v0_34_0.transformers_fits() and wheel["model"]:
+        assert not r.hash_exact  # another transformers' JSON: said on every face
+
+
+def test_0_34_0_hash_factor_checks_are_not_vacuous() -> None:
+    """Most 0.34.0 cases resolve field for field as the wheel does, so their whole hash is compared above."""
+    whole = [gc for gc in CASES_0_34_0 if gc.name not in DIVERGENT_0_34_0]
+    assert len(whole) >= 150, len(whole)
+
+
+@pytest.mark.parametrize("name", ["f004-defaults-cuda90", "a022-rand", "f189-spec-eagle"])
+def test_0_34_0_hash_exactness_is_said(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Resolution.hash is hash_factors(compile_factors()); it is vLLM 0.34.0's exactly beside a transformers of
+    0.34.0's range (>=5.16.1,<5.23.0), and otherwise says why not: another transformers writes another HF config
+    JSON, and a speculative method with a draft model hashes the draft's own ModelConfig.
+    """
+    gc = next(gc for gc in CASES_0_34_0 if gc.name == name)
+    monkeypatch.chdir(GOLDEN)
+    r = run(gc, models="models", vllm_version="0.34.0")
+    assert r.hash == hashing_v0_34_0.compute_hash(r.state) != hashing.compute_hash(r.state)
+    assert len(r.hash) == 64 and r.version.sub_hashes(r.state).keys() == gc.expected["sub_hashes"].keys()
+    draft = name == "f189-spec-eagle"
+    if hashing_v0_34_0.transformers_fits() and not draft:
+        assert r.hash_exact and r.hash == gc.expected["hash"]
+        return
+    assert not r.hash_exact and r.hash != gc.expected["hash"]
+    reason = r.hash_reason or ""
+    assert ("draft model's own ModelConfig" in reason) if draft else (
+        "vLLM 0.34.0 runs with transformers >=5.16.1,<5.23.0" in reason or "not installed" in reason)
+
+
+def test_0_34_0_inexact_hash_on_every_face(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the 0.34.0 hash is postinit's, the text, the JSON and the HTML report say so, with the reason."""
+    monkeypatch.setattr(hashing, "_transformers_version", lambda: "4.57.1")  # as the dev extra pins it
+    monkeypatch.setattr(hashing, "_MEMO", {})
+    r = postinit.resolve(model="fixtures/llama", vllm_version="0.34.0")
+    assert not r.hash_exact and "transformers 4.57.1 is installed" in (r.hash_reason or "")
+    assert r.to_dict()["hash_exact"] is False and r.to_dict()["hash_reason"] == r.hash_reason
+    from postinit.engine._show import plain
+    from postinit.report import html_report
+
+    text = " ".join(plain(r.__rich__()).split())
+    assert f"hash {r.hash} (postinit's, not vLLM's)" in text and " ".join((r.hash_reason or "?").split()) in text
+    page = html_report(r)
+    assert "hash-inexact" in page and "transformers 4.57.1 is installed" in page
+    seed = postinit.resolve(model="fixtures/llama")
+    assert seed.hash_reason is None or "4.57.1" not in seed.hash_reason  # the seed's range is 4.x
+
+
+def test_transformers_requirements() -> None:
+    """Version requirements are read as pip reads the wheel's: every clause must hold."""
+    assert hashing.fits(">=5.16.1,<5.23.0", "5.22.2") and not hashing.fits(">=5.16.1,<5.23.0", "5.23.0")
+    assert not hashing.fits(">=5.16.1,<5.23.0", "4.57.1") and hashing.fits(">=4.56.0,<5", "4.57.1")
+    assert hashing.fits(">=4.56.0,<5", "4.57.1.dev0+g123") and not hashing.fits(">=4.56.0,<5", "5.0.0rc1")
+    with pytest.raises(ValueError, match="not a version requirement"):
+        hashing.fits("~=5", "5.1")

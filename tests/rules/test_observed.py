@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 import postinit
@@ -106,12 +108,15 @@ def test_every_rule_has_a_step_and_a_rank() -> None:
 
 
 def test_within_step_tables_name_real_rules_of_that_step() -> None:
-    """The statement-order tables inside a step list rules that exist and belong to it."""
-    book = rulebook()
+    """The statement-order tables inside a step list rules that exist (in some modelled version) and belong to it."""
+    from postinit.rules.versions import VERSIONS
+
+    books = [rulebook(), *(v.rulebook for v in VERSIONS.values())]
     for step, ids in WITHIN_STEPS.items():
         for rid in ids:
-            assert rid in book.rules, rid
-            assert step_of(book.rules[rid]).name == step, rid
+            found = [book.rules[rid] for book in books if rid in book.rules]
+            assert found, rid
+            assert all(step_of(r).name == step for r in found), rid
 
 
 @pytest.mark.parametrize("stage, error, wrapper", [
@@ -127,6 +132,17 @@ def test_pydantic_wraps_value_and_assertion_errors_of_configs(stage: str, error:
 
 
 def test_within_step_tables_agree_with_the_compiled_order() -> None:
-    """No declared sequence contradicts vLLM's statement order inside a step (the tables are vLLM's)."""
-    for ids in WITHIN_STEPS.values():
-        assert sorted(ids, key=_order) == list(ids), ids
+    """No declared sequence contradicts vLLM's statement order inside a step (the tables are vLLM's), in any
+    modelled version (each table's rules that the version has)."""
+    from postinit.rules.versions import VERSIONS
+
+    for version in VERSIONS.values():
+        book = version.rulebook
+        for ids in WITHIN_STEPS.values():
+            present = [rid for rid in ids if rid in book.rules]
+
+            def order(rid: str, book: Any = book) -> tuple[int, int]:
+                r = book.rules[rid]
+                return book.phases.index(r.phase), book.order[r.phase].index(rid)
+
+            assert sorted(present, key=order) == present, (version.name, present)

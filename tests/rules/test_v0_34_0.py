@@ -162,7 +162,7 @@ def test_async_scheduling_and_nccl() -> None:
     dp = v.nccl_dp_sync_default(state({"scheduler_config.async_scheduling": True,
                                        "parallel_config.disable_nccl_for_dp_synchronization": None,
                                        "parallel_config.data_parallel_size": 2}))
-    assert isinstance(dp, Outcome) and dp.args is not None
+    assert isinstance(dp, Outcome) and dp.message == "Disabling NCCL for DP synchronization when using async scheduling."
     assert changes(v.nccl_dp_sync_default(state({"scheduler_config.async_scheduling": False,
                                                  "parallel_config.disable_nccl_for_dp_synchronization": None}))) == {
         "parallel_config.disable_nccl_for_dp_synchronization": False}
@@ -313,8 +313,9 @@ def test_connectors_custom_ops_and_logs() -> None:
               "kv_transfer_config.kv_role": "kv_both", f"{CC}.cudagraph_mode": CUDAGraphMode.FULL}
     bad = v.connector_class_for_graphs(state(shared))
     assert isinstance(bad, Violation) and bad.message == "Unsupported connector type: SharedStorageConnector"
-    assert isinstance(v.connector_class(state(shared)), Violation)
-    assert v.connector_class(state({**shared, "kv_transfer_config.kv_connector": "ExampleConnector"})) is None
+    ext = {**shared, "cache_config.enable_extensible_kv_cache": None}
+    assert isinstance(v.extensible_kv_cache(state(ext)), Violation)  # the lookup of cache access fails too
+    assert v.connector_class_for_graphs(state({**shared, "kv_transfer_config.kv_connector": "ExampleConnector"})) is None
     blocked = {"quant_config": True, "quant_config.method": "fp8", "quant_config.weight_block_size": (128, 128),
                f"{CC}.custom_ops": ("none",)}
     assert changes(v.blocked_fp8_adds_quant_fp8_early(state(blocked))) == {f"{CC}.custom_ops": ("none", "+quant_fp8")}
@@ -518,3 +519,167 @@ def test_dcp_checks_are_value_errors_in_0_34_0() -> None:
     r = postinit.resolve(argv=["-tp", "2", "-dcp", "2"], model=LLAMA, vllm_version="0.34.0")
     assert r.error is not None and r.error.type == "ValueError"
     assert r.error.message.startswith("Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` (2)")
+
+
+# ---------------------------------------------------------------- v034core: finalize steps, connectors, CPU
+
+
+def test_stock_compile_and_model_runner() -> None:
+    stock = state({f"{CC}.mode": CompilationMode.STOCK_TORCH_COMPILE, f"{CC}.cudagraph_mode": CUDAGraphMode.FULL})
+    out = v.stock_compile_disables(stock)
+    assert changes(out)[f"{CC}.cudagraph_mode"] == CUDAGraphMode.NONE and out.message == (
+        "CUDA graphs are not supported with stock torch.compile. Overriding cudagraph_mode FULL to NONE.")
+    assert v.stock_compile_disables(state({f"{CC}.mode": CompilationMode.DYNAMO_TRACE_ONCE,
+                                           f"{CC}.cudagraph_mode": CUDAGraphMode.FULL})) is None
+    dbo = state({"parallel_config.enable_dbo": True, "model_config": True, "model_config.is_hybrid": True,
+                 f"{CC}.cudagraph_mode": CUDAGraphMode.PIECEWISE})
+    bad = v.model_runner(dbo)
+    assert isinstance(bad, Violation) and bad.message == (
+        "The GPU model runner does not support: dual batch overlap with hybrid models, dual batch overlap with "
+        "PIECEWISE CUDA graphs")
+    assert v.model_runner(state({"parallel_config.enable_dbo": True})) is None
+    arm = state({"speculative_config": True, "platform.triton_available": False, "platform.cpu_arch": "aarch64"},
+                platform="cpu")
+    cpu = v.model_runner(arm)
+    assert isinstance(cpu, Violation) and cpu.message == (
+        "The CPU model runner without Triton does not yet support: speculative decoding")
+
+
+def test_cpu_hook_0_34_0() -> None:
+    no_triton = v.cpu_triton_required(state({"platform.triton_available": False}, platform="cpu"))
+    assert isinstance(no_triton, Violation) and no_triton.error == "RuntimeError"
+    assert v.cpu_triton_required(state(platform="cpu")) is None
+    mla = {"model_config": True, "model_config.use_mla": True, "model_config.max_model_len": 4096}
+    assert v.cpu_mla_disables_chunked_prefill(state(mla, platform="cpu")) is None  # AMX MLA chunks prefills
+    ref = v.cpu_mla_disables_chunked_prefill(state({**mla, "platform.cpu_amx": False}, platform="cpu"))
+    assert changes(ref) == {"scheduler_config.enable_chunked_prefill": False,
+                            "cache_config.enable_prefix_caching": False,
+                            "scheduler_config.max_num_batched_tokens": 4096}
+    block = v.cpu_block_size(state({**mla, "platform.cpu_amx": False, "cache_config.block_size": 64,
+                                    "cache_config.user_specified_block_size": True}, platform="cpu"))
+    assert changes(block) == {"cache_config.block_size": 16} and "overriding user-specified block_size=64" in (
+        block.message or "")
+    odd = v.cpu_block_size(state({"cache_config.block_size": 48, "cache_config.user_specified_block_size": True},
+                                 platform="cpu"))
+    assert isinstance(odd, Outcome) and not odd.changes and "multiples of 32" in (odd.message or "")
+    assert v.cpu_block_size(state({"cache_config.block_size": 48}, platform="cpu")) is None  # not the user's
+    assert changes(v.cache_block_size_default(state())) == {"cache_config.block_size": 64,
+                                                           "cache_config.user_specified_block_size": False}
+    assert changes(v.cache_block_size_default(state({"cache_config.block_size": 16}))) == {
+        "cache_config.user_specified_block_size": True}
+    assert v.cpu_mamba_ssm_cache_float32(state({"platform.cpu_avx512_bf16": False}, platform="cpu")) is None
+
+
+def test_kv_connectors() -> None:
+    kvt = {"kv_transfer_config": True, "kv_transfer_config.kv_role": "kv_both"}
+    lm = state({**kvt, "kv_transfer_config.kv_connector": "LMCacheConnectorV1",
+                "kv_transfer_config.kv_connector_extra_config": {"use_layerwise": True},
+                f"{CC}.cudagraph_mode": CUDAGraphMode.FULL_AND_PIECEWISE})
+    out = v.connector_class_for_graphs(lm)
+    assert changes(out) == {f"{CC}.cudagraph_mode": CUDAGraphMode.PIECEWISE}
+    assert "KV connector LMCacheConnectorV1 requires PIECEWISE" in (out.message or "")
+    unknown = v.connector_class_for_graphs(state({**kvt, "kv_transfer_config.kv_connector": "SharedStorageConnector",
+                                                  f"{CC}.cudagraph_mode": CUDAGraphMode.FULL}))
+    assert isinstance(unknown, Violation) and unknown.message == "Unsupported connector type: SharedStorageConnector"
+    assert v.connector_class_for_graphs(state({**kvt, "kv_transfer_config.kv_connector": "NixlConnector",
+                                               f"{CC}.cudagraph_mode": CUDAGraphMode.FULL})) is None
+    nixl = v.extensible_kv_cache(state({**kvt, "kv_transfer_config.kv_connector": "NixlConnector",
+                                        "kv_transfer_config.kv_buffer_device": "cuda",
+                                        "cache_config.enable_extensible_kv_cache": None}))
+    assert changes(nixl) == {"cache_config.enable_extensible_kv_cache": False}
+    assert (nixl.message or "").startswith("Extensible KV cache off: without an IMEX channel")
+    lmcache = v.extensible_kv_cache(state({**kvt, "kv_transfer_config.kv_connector": "LMCacheMPConnector",
+                                           "cache_config.enable_extensible_kv_cache": True}))
+    assert isinstance(lmcache, Violation) and "legacy CUDA IPC" in lmcache.message
+    assert changes(v.extensible_kv_cache(state({"cache_config.enable_extensible_kv_cache": None}))) == {
+        "cache_config.enable_extensible_kv_cache": True}
+    sleep = state({**kvt, "kv_transfer_config.kv_connector": "MoRIIOConnector", "model_config": True,
+                   "model_config.enable_sleep_mode": True})
+    assert isinstance(v.kv_transfer_sleep_mode(sleep), Violation)
+    assert v.kv_transfer_sleep_mode(state({**kvt, "kv_transfer_config.kv_connector": "OffloadingConnector",
+                                           "model_config": True, "model_config.enable_sleep_mode": True})) is None
+    multi = {**kvt, "kv_transfer_config.kv_connector": "MultiConnector", "scheduler_config.disable_hybrid_kv_cache_manager": None,
+             "kv_transfer_config.kv_connector_extra_config": {"connectors": [{"kv_connector": "NixlConnector"},
+                                                                             {"kv_connector": "ExampleConnector"}]}}
+    hma = v.hybrid_kv_cache_manager(state(multi))
+    assert changes(hma) == {"scheduler_config.disable_hybrid_kv_cache_manager": True}
+    nixl_dcp = v.nixl_dcp(state({**kvt, "kv_transfer_config.kv_connector": "NixlConnector",
+                                 "parallel_config.decode_context_parallel_size": 2,
+                                 "parallel_config.tensor_parallel_size": 4}))
+    assert isinstance(nixl_dcp, Violation) and nixl_dcp.error == "AssertionError"
+    assert v.nixl_dcp(state({**kvt, "kv_transfer_config.kv_connector": "NixlConnector"})) is None
+
+
+def test_kv_offloading_runs_after_the_splitting_ops() -> None:
+    r = postinit.resolve(argv=["--kv-offloading-size", "4"], model=LLAMA, vllm_version="0.34.0", platform="cpu")
+    assert r.state["kv_transfer_config.kv_connector"] == "OffloadingConnector"
+    assert r.state["kv_transfer_config.kv_buffer_device"] == "cpu"
+    assert v.kv_offloading(state()) is None
+
+
+def test_compile_ranges_with_flashinfer_limits() -> None:
+    base = {"scheduler_config.max_num_batched_tokens": 8192, "model_config": True, "model_config.dtype": "bfloat16",
+            "model_config.hf_text_config.hidden_size": 4096, "parallel_config.tensor_parallel_size": 8,
+            f"{PC}.fuse_allreduce_rms": True}
+    out = v.compile_ranges(state(base, platform="cuda:9.0"))
+    assert changes(out) == {f"{CC}.compile_ranges_endpoints": (64, 8192)}  # 0.5 MiB / (4096 x 2 bytes)
+    two = v.compile_ranges(state({**base, "parallel_config.tensor_parallel_size": 2}, platform="cuda:9.0"))
+    assert changes(two) == {f"{CC}.compile_ranges_endpoints": (8192,)}
+    assert "allreduce-rms fusion will be enabled for all num_tokens" in (two.message or "")
+    bad = v.compile_ranges(state({**base, f"{CC}.compile_ranges_endpoints": (0,)}))
+    assert isinstance(bad, Violation) and bad.message == "Invalid compile range endpoint: 0"
+
+
+def test_checks_of_vllm_config_0_34_0() -> None:
+    assert isinstance(v.spec_metrics_need_spec(state({
+        "observability_config.per_request_spec_decode_metrics": "summary"})), Violation)
+    assert v.spec_metrics_need_spec(state({"observability_config.per_request_spec_decode_metrics": "none"})) is None
+    replay = {"model_config": True, "model_config.return_sampling_mask": True}
+    assert isinstance(v.sampling_replay(state({**replay, "model_config.logprobs_mode": "raw_logprobs"})), Violation)
+    assert v.sampling_replay(state({**replay, "model_config.logprobs_mode": "processed_logprobs"})) is None
+    reload = v.direct_reload(state({"env.VLLM_RELOAD_MODE": "direct", "lora_config": True}))
+    assert isinstance(reload, Violation) and reload.message == "Direct reload does not support LoRA."
+    assert v.direct_reload(state({"lora_config": True})) is None
+    aux = v.aux_output_compatibility(state({"aux_output_config.enable_return_routed_experts": True,
+                                            "model_config": True, "model_config.runner_type": "generate",
+                                            "model_config.is_moe": False}))
+    assert isinstance(aux, Violation) and aux.message == "AuxOutput Connector only supports MoE models."
+    assert v.aux_output_compatibility(state()) is None
+    hisparse = v.hisparse(state({"attention_config.hisparse_config": True, "model_config": True}, platform="cuda:9.0"))
+    assert isinstance(hisparse, Violation) and hisparse.message == (
+        "HiSparse is only supported for DSA models with index_topk.")
+    assert isinstance(v.hisparse(state({"attention_config.hisparse_config": True}, platform="cpu")), Violation)
+    assert v.hisparse(state()) is None
+    assert isinstance(v.kv_float_mismatch(state({"model_config": True, "model_config.dtype": "bfloat16",
+                                                 "cache_config.cache_dtype": "float16"})), Violation)
+    assert v.kv_float_mismatch(state({"model_config": True, "model_config.dtype": "float16",
+                                      "cache_config.cache_dtype": "float16"})) is None
+    info = v.quantized_kv_cache_info(state({"cache_config.cache_dtype": "fp8_e5m2"}))
+    assert isinstance(info, Outcome) and (info.message or "").startswith("Using fp8_e5m2 data type")
+    assert v.quantized_kv_cache_info(state({"cache_config.cache_dtype": "auto"})) is None
+    sharded = v.batch_sharded_sampling_default(state({"parallel_config.enable_batch_sharded_sampling": True,
+                                                      "scheduler_config.max_num_seqs": 128}))
+    assert isinstance(sharded, Violation) and "tensor_parallel_size is 1" in sharded.message
+    proton = v.proton_checks(state({"profiler_config.profiler": "proton",
+                                    f"{CC}.cudagraph_mode": CUDAGraphMode.FULL}, platform="cuda:9.0"))
+    assert isinstance(proton, Violation) and "proton_graph_attribution=True" in proton.message
+    assert v.proton_checks(state()) is None
+    adaptive = v.adaptive_verification(state({"speculative_config": True,
+                                              "speculative_config.enable_adaptive_verification": True,
+                                              f"{CC}.cudagraph_mode": CUDAGraphMode.PIECEWISE}))
+    assert isinstance(adaptive, Violation) and "requires full CUDA graphs" in adaptive.message
+    moon = v.moonep(state({"parallel_config.all2all_backend": "moonep", "parallel_config.expert_placement_strategy":
+                           "round_robin"}))
+    assert isinstance(moon, Violation) and "linear expert placement" in moon.message
+    assert v.moonep(state()) is None
+
+
+def test_rocm_deepep_ht_dbo_and_async_scheduling() -> None:
+    ht = {"parallel_config.enable_dbo": True, "parallel_config.all2all_backend": "deepep_high_throughput"}
+    off = v.async_scheduling_default(state({**ht, "scheduler_config.async_scheduling": None}, platform="rocm"))
+    assert changes(off) == {"scheduler_config.async_scheduling": False}
+    asked = v.async_scheduling_explicit(state({**ht, "scheduler_config.async_scheduling": True}, platform="rocm"))
+    assert isinstance(asked, Violation) and "ROCm DeepEP high-throughput DBO" in asked.message
+    ft = v.nccl_dp_sync_default(state({"parallel_config.disable_nccl_for_dp_synchronization": False,
+                                       "parallel_config.enable_fault_tolerance": True}))
+    assert changes(ft) == {"parallel_config.disable_nccl_for_dp_synchronization": True}

@@ -214,3 +214,198 @@ def test_an_embedding_model_refuses_the_generate_runner() -> None:
     assert r034("bert").ok
     seq_cls = r034("gemma3_text", ["--runner", "pooling", "--convert", "none"])
     assert not seq_cls.ok and "`--convert <embed|classify>" in seq_cls.violations[0].message
+
+
+# ---------------------------------------------------------------- multimodal models
+
+
+def test_whisper_gets_0_34_0s_multimodal_config_without_a_processor_cache() -> None:
+    """Whisper (encoder-decoder): the cache is 0 (logged), device normalization off by default (logged), the rest
+    MultiModalConfig's 0.34.0 defaults; Llama builds no MultiModalConfig."""
+    r = r034("whisper")
+    mm = r.state["model_config.multimodal_config"]
+    assert mm["mm_processor_cache_gb"] == 0 and mm["mm_device_do_normalize"] is False
+    assert mm["mm_hasher_algorithm"] == "blake3" and mm["mm_tensor_ipc"] == "direct_rpc"
+    assert mm["allow_missing_mm_embeddings"] is False and mm["video_pruning_method"] == "evs"
+    assert {"Encoder-decoder model detected, disabling mm processor cache.",
+            "mm_device_do_normalize is disabled by default."} <= set(texts(r))
+    assert r034().state["model_config.multimodal_config"] is None
+    assert r.why("model_config.mm_processor_cache_gb").rule == "model.encoder-decoder-mm-cache"
+    assert m.encoder_decoder_mm_cache(state({"model_config": True}, version=V)) is None
+
+
+def test_multimodal_options_are_the_model_configs_initvars() -> None:
+    """ModelConfig(mm_hasher_algorithm=..., mm_processor_device="cpu") reach the MultiModalConfig; an explicit
+    mm_device_do_normalize the model cannot honour is turned off with a warning."""
+    r = cfg034({"model_config": {"mm_hasher_algorithm": "sha256", "mm_processor_device": "cpu",
+                                 "mm_device_do_normalize": True}}, model="whisper")
+    mm = r.state["model_config.multimodal_config"]
+    assert mm["mm_hasher_algorithm"] == "sha256" and mm["mm_processor_kwargs"] == {"device": "cpu"}
+    assert mm["mm_device_do_normalize"] is False
+    assert "Model does not support mm_device_do_normalize, forcing mm_device_do_normalize = False." in texts(r)
+
+
+def test_data_parallel_encoder_falls_back_where_unsupported() -> None:
+    """--mm-encoder-tp-mode data on a model whose encoder does not support it: weights, with vLLM's warning."""
+    base = {"model_config": True, "model_config.is_multimodal_model": True,
+            "model_config.architecture": "WhisperForConditionalGeneration", "model_config.runner_type": "generate",
+            "model_config.convert_type": "none", "model_config.mm_encoder_tp_mode": "data"}
+    assert changes(m.mm_encoder_tp_mode(state(base, version=V))) == {"model_config.mm_encoder_tp_mode": "weights"}
+    assert m.mm_encoder_tp_mode(state({**base, "model_config.mm_encoder_tp_mode": "weights"}, version=V)) is None
+
+
+def test_rust_frontend_turns_device_normalization_off() -> None:
+    """VLLM_USE_RUST_FRONTEND: mm_device_do_normalize is False (debug by default, a warning when asked for)."""
+    base = {"model_config": True, "model_config.is_multimodal_model": True,
+            "model_config.architecture": "WhisperForConditionalGeneration", "model_config.runner_type": "generate",
+            "model_config.convert_type": "none"}
+    out = m.mm_device_do_normalize(state({**base, "env.VLLM_USE_RUST_FRONTEND": True}, version=V))
+    assert isinstance(out, Outcome) and changes(out) == {"model_config.mm_device_do_normalize": False}
+    assert "Rust frontend does not currently support" in (out.message or "")
+    assert m.mm_device_do_normalize(state({**base, "model_config.is_multimodal_model": False}, version=V)) is None
+
+
+def test_language_model_only_runs_text_only() -> None:
+    """--language-model-only: every modality's limit is 0, so the model runs text-only (both records logged)."""
+    r = cfg034({"model_config": {"language_model_only": True}}, model="whisper")
+    assert "All limits of multimodal modalities supported by the model are set to 0, running in text-only mode." \
+        in "\n".join(texts(r))
+    assert not any("text-only" in t for t in texts(r034("whisper")))
+    embeds = {"model_config": True, "model_config.is_multimodal_model": True,
+              "model_config.multimodal_config": {"language_model_only": True, "enable_mm_embeds": True}}
+    assert m.mm_text_only(state(embeds, version=V)) is None  # embedding inputs still need the MM machinery
+
+
+def test_language_model_only_refuses_encoder_cuda_graphs() -> None:
+    """--language-model-only with cudagraph_mm_encoder: the encoder never runs, vLLM refuses the pair."""
+    r = cfg034({"model_config": {"language_model_only": True},
+                "compilation_config": {"cudagraph_mm_encoder": True}}, model="whisper")
+    assert not r.ok and r.violations[0].rule == "vllm.language-model-only-mm-cudagraph"
+    assert cfg034({"compilation_config": {"cudagraph_mm_encoder": True}}, model="whisper").ok
+
+
+def test_torch_shm_needs_spawned_workers() -> None:
+    """mm_tensor_ipc torch_shm without VLLM_WORKER_MULTIPROC_METHOD=spawn is refused; with it, it resolves."""
+    cfg = {"model_config": {"mm_tensor_ipc": "torch_shm"}}
+    r = cfg034(dict(cfg), model="whisper")
+    assert not r.ok and r.violations[0].message == (
+        "torch_shm is known to fail without VLLM_WORKER_MULTIPROC_METHOD set to spawn")
+    assert cfg034(dict(cfg), model="whisper", env={"VLLM_WORKER_MULTIPROC_METHOD": "spawn"}).ok
+
+
+def test_an_encoder_only_instance_turns_prefix_caching_off() -> None:
+    """mm_encoder_only (or an EC producer that is no consumer): no KV cache, so no prefix caching, logged."""
+    r = cfg034({"model_config": {"mm_encoder_only": True}}, model="whisper")
+    assert r.state["cache_config.enable_prefix_caching"] is False
+    assert "Disabling prefix caching: this instance runs the multi-modal encoder only." in texts(r)
+    producer = state({"model_config": True, "model_config.multimodal_config": {"mm_encoder_only": False},
+                      "ec_transfer_config": True, "ec_transfer_config.ec_connector": "X",
+                      "ec_transfer_config.ec_role": "ec_producer", "cache_config.enable_prefix_caching": True},
+                     version=V)
+    out = changes(m.mm_encoder_only(producer))
+    assert out["cache_config.enable_prefix_caching"] is False
+    assert out["model_config.multimodal_config"]["mm_encoder_only"] is True
+    text_only = state({"model_config": True, "ec_transfer_config": True, "ec_transfer_config.ec_connector": "X",
+                       "ec_transfer_config.ec_role": "ec_producer"}, version=V)
+    assert isinstance(m.mm_encoder_only(text_only), Violation)
+
+
+def test_a_kv_consumer_accepts_embedding_inputs() -> None:
+    """A KV consumer's multimodal requests carry metadata only: embeddings allowed, the tensor optional."""
+    base = {"model_config": True, "model_config.multimodal_config": {"enable_mm_embeds": False},
+            "kv_transfer_config": True, "kv_transfer_config.kv_connector": "NixlConnector",
+            "kv_transfer_config.kv_role": "kv_consumer"}
+    out = m.mm_embedding_inputs(state(base, version=V))
+    assert isinstance(out, Outcome)
+    assert changes(out)["model_config.multimodal_config"] == {"enable_mm_embeds": True,
+                                                               "allow_missing_mm_embeddings": True}
+    producer = m.mm_embedding_inputs(state({**base, "kv_transfer_config.kv_role": "kv_producer"}, version=V))
+    assert changes(producer)["model_config.multimodal_config"]["allow_missing_mm_embeddings"] is False
+
+
+# ---------------------------------------------------------------- speculative decoding
+
+
+def test_a_draft_model_shards_its_kv_cache_like_the_target() -> None:
+    """EAGLE / MTP drafts take the target's decode context parallelism; n-gram has no draft to shard; a size that is
+    neither 1 nor the target's is refused."""
+    spec = {"speculative_config": True, "speculative_config.method": "eagle", "speculative_config.model": "d",
+            "parallel_config.decode_context_parallel_size": 2}
+    assert changes(m.draft_decode_context_parallel_size(state(spec, version=V))) == {
+        "speculative_config.draft_decode_context_parallel_size": 2}
+    bad = m.draft_decode_context_parallel_size(state({**spec, "speculative_config.draft_decode_context_parallel_size": 4},
+                                                     version=V))
+    assert isinstance(bad, Violation) and bad.message == "draft_dcp=4 must be 1 or 2."
+    assert m.draft_decode_context_parallel_size(state({**spec, "speculative_config.method": "ngram"}, version=V)) is None
+    r = cfg034({"speculative_config": {"method": "eagle", "model": fixture_path("llama_draft"),
+                                       "num_speculative_tokens": 2}})
+    assert r.state["speculative_config.draft_decode_context_parallel_size"] == 1
+
+
+def test_hash_lookahead_for_eagle_style_drafters() -> None:
+    """EAGLE with prefix caching hashes one token ahead; without prefix caching, with n-gram, or with block drop
+    disabled, none; a KV connector decides by its own support instead of prefix caching."""
+    base = {"speculative_config": True, "speculative_config.method": "eagle", "speculative_config.num_speculative_tokens": 3,
+            "cache_config.enable_prefix_caching": True}
+    assert changes(m.num_hash_lookahead_tokens(state(base, version=V))) == {"num_hash_lookahead_tokens": 1}
+    for other in ({"cache_config.enable_prefix_caching": False}, {"speculative_config.method": "ngram"},
+                  {"speculative_config.disable_eagle_block_drop": True}):
+        assert m.num_hash_lookahead_tokens(state({**base, **other}, version=V)) is None
+    nixl = {**base, "cache_config.enable_prefix_caching": False, "kv_transfer_config": True,
+            "kv_transfer_config.kv_connector": "NixlConnector"}
+    assert changes(m.num_hash_lookahead_tokens(state(nixl, version=V))) == {"num_hash_lookahead_tokens": 1}
+    example = {**base, "kv_transfer_config": True, "kv_transfer_config.kv_connector": "ExampleConnector"}
+    assert m.num_hash_lookahead_tokens(state(example, version=V)) is None
+    chained = {**base, "speculative_config.method": "mtp", "model_config.hf_text_config.num_nextn_predict_layers": 3}
+    assert changes(m.num_hash_lookahead_tokens(state(chained, version=V))) == {"num_hash_lookahead_tokens": 3}
+
+
+def test_dynamic_speculative_decoding_is_off_with_data_parallelism() -> None:
+    """A per-batch-size token schedule with DP > 1 falls back to num_speculative_tokens, with vLLM's warning."""
+    base = {"speculative_config": True, "speculative_config.num_speculative_tokens": 3,
+            "speculative_config.num_speculative_tokens_per_batch_size": [[1, 3]],
+            "parallel_config.data_parallel_size": 2}
+    out = m.dynamic_speculative_decoding_data_parallel(state(base, version=V))
+    assert changes(out) == {"speculative_config.num_speculative_tokens_per_batch_size": None}
+    assert m.dynamic_speculative_decoding_data_parallel(
+        state({**base, "parallel_config.data_parallel_size": 1}, version=V)) is None
+
+
+# ---------------------------------------------------------------- quantization
+
+
+def test_fp8_runs_on_turing_in_0_34_0() -> None:
+    """Fp8Config's minimum capability is 75 in 0.34.0 (80 in 0.11.1): an FP8 checkpoint resolves on a T4."""
+    assert r034("llama_fp8_block", platform="t4").ok
+    old = postinit.resolve(model=fixture_path("llama_fp8_block"), platform="t4", vllm_version="0.11.1")
+    assert not old.ok and old.violations[0].rule == "verify.quant-capability"
+
+
+def test_awq_and_gptq_checkpoints_become_auto_methods() -> None:
+    """0.34.0's AutoAWQ / AutoGPTQ configs claim AWQ (not on CPU) and GPTQ checkpoints."""
+    assert r034("llama_awq").state["model_config.quantization"] == "auto_awq"
+    assert r034("llama_awq", platform="rocm").state["model_config.quantization"] == "auto_awq"
+    gptq = {"model_config": True, "model_config.hf_config.quantization_config": {"quant_method": "gptq"}}
+    from postinit.rules import model_config as mcfg
+
+    assert changes(mcfg.quantization(state(gptq, version=V), methods=m.QUANTIZATION_METHODS, auto=True,
+                                     cpu_override=None)) == {"model_config.quantization": "auto_gptq"}
+
+
+def test_bitsandbytes_is_no_0_34_0_method() -> None:
+    """bitsandbytes left QUANTIZATION_METHODS: the checkpoint is refused while ModelConfig is built."""
+    r = r034("llama_bnb8")
+    assert not r.ok and r.violations[0].message.startswith("Unknown quantization method: bitsandbytes. Must be one of "
+                                                            "['awq', 'auto_awq', 'fp8',")
+
+
+def test_a_deprecated_method_needs_the_opt_in() -> None:
+    """fbgemm_fp8 is refused (vLLM's ValueError carries the method as a second argument) unless
+    --allow-deprecated-quantization, which logs a warning instead."""
+    base = {"model_config": True, "model_config.quantization": "fbgemm_fp8"}
+    out = m.deprecated_quantization(state(base, version=V))
+    assert isinstance(out, Violation) and out.message.startswith("('The quantization method %s is deprecated")
+    assert out.message.endswith("'fbgemm_fp8')")
+    ok = m.deprecated_quantization(state({**base, "model_config.allow_deprecated_quantization": True}, version=V))
+    assert isinstance(ok, Outcome)
+    assert m.deprecated_quantization(state({**base, "model_config.quantization": "fp8"}, version=V)) is None
