@@ -109,6 +109,11 @@ class _FastPaths:
         return flat
 
 
+SERVICE_CWD = "$PWD"
+"""The working directory a relative debug dump path is joined to when files are off (the service, ``catalog_only``):
+vLLM's own, which the server does not know; the server's is never shown."""
+
+
 @functools.cache
 def _fast_paths() -> _FastPaths:
     space = paths()
@@ -564,6 +569,11 @@ def _prepare(
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
     notes.extend(_drop_absent(data, version))
+    if usage is None:
+        notes.append(Note("mode", "config mode", "a nested config without flags is built as VllmConfig(...) builds "
+                                                 "it, not through EngineArgs as vllm serve does (EngineArgs' defaults "
+                                                 "for max_num_batched_tokens, max_num_seqs, chunked prefill, ... do "
+                                                 "not apply); usage 'serve' (--usage serve) resolves it as vllm serve"))
     status = version.status
     if status is not None:
         notes.append(Note("partial_version", version.name, f"vLLM {version} is modelled partially ({status}): "
@@ -622,9 +632,15 @@ def _prepare(
     # usage.config_updated_on_input stays False: the input's model_config.config_updated never
     # reaches step 2, because ModelConfig.__post_init__ resets it (vllm/config/model.py)
     state.update(fast.usage(usage))
+    if not allow_files:  # the server's own working directory is not the answer's business
+        state["usage.cwd"] = SERVICE_CWD
     state.update(version.fact_state)
     prov: dict[str, Provenance] = {}
     for p in user_paths:
+        if p not in flags:
+            where = request.source_of(p)  # a config read from a file: its line
+            if where is not None:
+                flags[p] = where
         if p in loader_sources:
             continue
         prov[p] = Provenance(Source.USER, flags.get(p, "config"))

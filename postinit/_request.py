@@ -37,7 +37,9 @@ from pydantic import (
     StringConstraints,
     TypeAdapter,
     ValidationError,
+    WithJsonSchema,
     field_validator,
+    model_validator,
 )
 
 from postinit.errors import InvalidValueError, show
@@ -53,7 +55,7 @@ from postinit.schema.limits import (
     check_text,
     plain_copy,
 )
-from postinit.schema.loaders.argv import as_argv
+from postinit.schema.loaders.argv import as_argv, env_prefix, postinit_options
 from postinit.schema.loaders.nested import format_validation_error
 
 __all__ = ["DEFAULT_MODEL", "DEFAULT_PLATFORM", "Request", "Semantics", "UsageSpec"]
@@ -124,10 +126,14 @@ class Request(BaseModel):
     tokenizer_config_json: JsonObject | None = Field(
         None, description="The model's tokenizer_config.json content (model_max_length), with config_json.",
     )
-    argv: list[Arg] | None = Field(
+    argv: Annotated[list[Arg], WithJsonSchema({"anyOf": [
+        {"type": "array", "items": {"type": "string", "maxLength": MAX_STRING}, "maxItems": MAX_ARGS},
+        {"type": "string", "maxLength": MAX_STRING}]})] | None = Field(
         None, max_length=MAX_ARGS,
-        description="`vllm serve` flags, e.g. [\"--max-model-len\", \"32k\"] (a leading `vllm serve MODEL` is "
-        "dropped); with flags the config is built as EngineArgs builds it.",
+        description="`vllm serve` flags as a list, e.g. [\"--max-model-len\", \"32k\"], or as one string split as a "
+        "shell splits it (\"--max-model-len 32k\"). A pasted line is taken as typed: a leading `vllm serve MODEL` "
+        "or `python -m vllm.entrypoints.openai.api_server` is dropped and leading NAME=VALUE words go to env "
+        "(they win over env). With flags the config is built as EngineArgs builds it.",
     )
     platform: Annotated[str, StringConstraints(min_length=1, max_length=MAX_NAME)] | Platform = Field(
         DEFAULT_PLATFORM,
@@ -154,6 +160,7 @@ class Request(BaseModel):
         DEFAULT_VERSION, description=f"The vLLM version to resolve as: {versions.listed()} (GET /v1/versions).",
     )
     _version: Version = PrivateAttr()
+    _sources: dict[str, str] = PrivateAttr(default_factory=dict)
 
     def model_post_init(self, context: Any, /) -> None:
         # the door: ``_known_version`` looked the spelling up (or kept the version of the request this one
@@ -165,6 +172,16 @@ class Request(BaseModel):
             found = versions.VERSIONS.get(self.vllm_version)
             self._version = found if found is not None else versions.get(self.vllm_version)
 
+    def source_of(self, path: str) -> str | None:
+        """Where the user's file sets ``path`` (``serve.yaml:4 (max_num_seqs: 64)``), for a ``config`` read from
+        a file (the CLI's ``--config``); None otherwise."""
+        parts = path.split(".")
+        for n in range(len(parts), 0, -1):
+            found = self._sources.get(".".join(parts[:n]))
+            if found is not None:
+                return found
+        return None
+
     @property
     def version(self) -> Version:
         """The vLLM version this request resolves as: its rulebook, facts, env table, flags, paths and hash."""
@@ -173,6 +190,28 @@ class Request(BaseModel):
         return found
 
     # -- validation at the door ------------------------------------------------------
+
+    @model_validator(mode="before")
+    @classmethod
+    def _pasted_line(cls, data: Any) -> Any:
+        """``argv`` as one string is split as a shell splits it; a pasted line's ``NAME=VALUE`` prefix is env,
+        and postinit's own options in it (``--platform``, ``--env``, ``--usage``, ``--semantics``,
+        ``--vllm-version``) are the request's: the line wins over the request's other fields."""
+        if not isinstance(data, Mapping) or data.get("argv") is None:
+            return data
+        argv = data["argv"]
+        if not isinstance(argv, (str, list, tuple)):
+            return data  # refused by the field's own type, with its path
+        args = as_argv(argv)
+        assigned, args = env_prefix(args)
+        options, args = postinit_options(args)
+        assigned.update(options.pop("env", {}))
+        out = {**data, **options, "argv": args}
+        if assigned:
+            env = data.get("env")
+            if env is None or isinstance(env, Mapping):
+                out["env"] = {**(env or {}), **assigned}
+        return out
 
     @field_validator("config", "config_json", "tokenizer_config_json", mode="after")
     @classmethod
@@ -230,6 +269,7 @@ class Request(BaseModel):
         semantics: Semantics = "vllm",
         overrides: Mapping[str, Any] | None = None,
         vllm_version: str | None = None,
+        sources: Mapping[str, str] | None = None,
     ) -> Request:
         """A request from the library's arguments: objects become plain data, every bound is checked.
 
@@ -262,7 +302,10 @@ class Request(BaseModel):
                 raise InvalidValueError(f"overrides: a mapping of dotted paths to values is expected, got "
                                         f"{type(overrides).__name__}", path="overrides")
             data["overrides"] = dict(overrides)
-        return cls.parse(data)
+        request = cls.parse(data)
+        if sources:
+            request._sources = dict(sources)
+        return request
 
     @classmethod
     def parse(cls, data: Any, *, keep: Version | None = None) -> Request:
@@ -279,7 +322,9 @@ class Request(BaseModel):
 
     def replace(self, **changes: Any) -> Request:
         """A plain :class:`Request` with ``changes`` (validated) over this request's fields."""
-        return Request.parse({**{k: getattr(self, k) for k in Request.model_fields}, **changes}, keep=self.version)
+        out = Request.parse({**{k: getattr(self, k) for k in Request.model_fields}, **changes}, keep=self.version)
+        out._sources = self._sources
+        return out
 
     def changed(self, set: Mapping[str, Any]) -> Request:
         """This request with ``set`` applied last: dotted paths to values (``env.NAME`` sets a variable).
@@ -329,7 +374,9 @@ class Request(BaseModel):
         """This request as a plain :class:`Request` (an HTTP body subclass carries more fields)."""
         if type(self) is Request:
             return self
-        return Request.model_construct(**{k: getattr(self, k) for k in Request.model_fields})
+        out = Request.model_construct(**{k: getattr(self, k) for k in Request.model_fields})
+        out._version = self._version
+        return out
 
     # -- what the request means ------------------------------------------------------
 

@@ -15,11 +15,12 @@ import io
 import json
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
+import typer.core
 from pydantic import TypeAdapter, ValidationError
 
 import postinit
@@ -92,8 +93,50 @@ class LogFormat(enum.StrEnum):
     json = "json"
 
 
+try:  # typer vendors click (typer._click); older typer used click itself
+    from typer._click import exceptions as _click_errors
+except ImportError:  # pragma: no cover
+    from click import exceptions as _click_errors  # type: ignore[no-redef]
+
+
+class _OneLineErrors(typer.core.TyperGroup):
+    """Typer's own usage errors (a missing argument, a bad ``--format``) as one ``error:`` line, exit 2.
+
+    Typer draws them in a box under the usage text; every other bad input is one line, and so are these.
+    ``postinit`` alone still prints the help (and exits 2).
+    """
+
+    def main(self, args: "Sequence[str] | None" = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True, windows_expand_args: bool = True,
+             **extra: Any) -> Any:
+        try:
+            rv = super().main(args=args, prog_name=prog_name, complete_var=complete_var, standalone_mode=False,
+                              windows_expand_args=windows_expand_args, **extra)
+        except _click_errors.NoArgsIsHelpError as e:
+            if not standalone_mode:
+                raise
+            typer.echo(e.ctx.get_help() if e.ctx is not None else "", err=False)
+            sys.exit(2)
+        except _click_errors.UsageError as e:
+            if not standalone_mode:
+                raise
+            where = e.ctx.command_path if e.ctx is not None else "postinit"
+            text = " ".join(e.format_message().split()).replace("Value error, ", "").rstrip(".")
+            typer.echo(f"error: {text[:1].lower() + text[1:]} (see {where} --help)", err=True)
+            sys.exit(2)
+        except typer.Abort:
+            if not standalone_mode:
+                raise
+            typer.echo("error: aborted", err=True)
+            sys.exit(1)
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
 app = typer.Typer(
     name="postinit",
+    cls=_OneLineErrors,
     help=(
         "See [bold]why[/] your vLLM config ends up the way it does — offline, with the flags you pass "
         "to [cyan]vllm serve[/].\n\n"
@@ -207,17 +250,28 @@ def _inputs(
     flags first, the command line wins).
     """
     argv = list(extra)
+    if argv and any(ch.isspace() for ch in argv[0]) and not _exists(argv[0]):
+        argv[:1] = as_argv(argv[0], "the pasted command line")  # a whole line pasted in quotes
     nested: dict[str, Any] | None = None
+    sources: dict[str, str] = {}
     if config is not None:
         loaded = read_config_file(config)
         if loaded.nested is not None:
             nested = loaded.nested
+            sources = {p: s for p in loaded.lines if (s := loaded.source(p)) is not None}
         else:
             argv += ["--config", str(config)]
     return Request.build(
         nested, model=model, argv=argv, platform=platform, env=_env(env), semantics=semantics.value,
-        usage=usage.value if usage else None, vllm_version=vllm_version,
+        usage=usage.value if usage else None, vllm_version=vllm_version, sources=sources,
     )
+
+
+def _exists(path: str) -> bool:
+    try:
+        return Path(path).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _depth(text: str | None) -> int | None:

@@ -85,6 +85,8 @@ def _headline(r: Resolution) -> str:
     bits = [f"platform {str(inp.get('platform', '?')).removeprefix('platform ')}"]
     if inp.get("usage"):
         bits.append(f"usage {inp['usage']}")
+    else:
+        bits.append("config mode")
     if inp.get("semantics") and inp["semantics"] != "vllm":
         bits.append(f"semantics {inp['semantics']}")
     if r.rules:

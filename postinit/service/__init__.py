@@ -61,6 +61,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
     """
     import uvicorn
 
+    from postinit.service._protocol import uvicorn_options
+
     _configure_logging()
     base = settings or Settings()
     update: dict[str, Any] = {"host": host, "port": port, "workers": workers}
@@ -73,9 +75,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, workers: int = 1,
         _announce(host, port, workers)
         os.environ[_SETTINGS_ENV] = settings.model_dump_json()
         uvicorn.run("postinit.service:_worker_app", factory=True, host=host, port=port,
-                    workers=workers, access_log=False, log_level="warning")
+                    workers=workers, access_log=False, log_level="warning", **uvicorn_options())
     else:
-        config = uvicorn.Config(create_app(settings), host=host, port=port, access_log=False, log_level="warning")
+        config = uvicorn.Config(create_app(settings), host=host, port=port, access_log=False, log_level="warning",
+                                **uvicorn_options())
         _server_class()(config).run()
 
 

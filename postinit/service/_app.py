@@ -41,10 +41,9 @@ import postinit
 from postinit import _api, graphs
 from postinit._api import Resolution
 from postinit.engine import Rulebook
-from postinit.errors import InputError, InvalidValueError, NoFixedPoint, did_you_mean
+from postinit.errors import InputError, InvalidValueError, NoFixedPoint, did_you_mean, show
 from postinit.rules.versions import DEFAULT_VERSION, listed, version_name
 from postinit.schema.loaders import list_catalog
-from postinit.schema.loaders.argv import as_argv
 from postinit.service._edge import Edge, Metrics, error_body
 from postinit.service._models import (
     CatalogModel,
@@ -80,6 +79,7 @@ class Settings(BaseModel):
     max_body_bytes: int = Field(1 << 20, ge=1, description="Larger request bodies get 413.")
     max_response_bytes: int = Field(16 << 20, ge=1, description="A larger answer is refused with 422.")
     request_timeout_s: float = Field(10.0, gt=0, description="A resolution taking longer gets 504.")
+    body_timeout_s: float = Field(10.0, gt=0, description="A request body not complete within this gets 408.")
     threads: int = Field(1, ge=1, description="Worker threads that run resolutions (one per process: the work holds the GIL, and more threads only contend for it).")
     max_in_flight: int = Field(64, ge=1, description="Requests being worked on or waiting; more get 503.")
     rules: tuple[str, ...] = Field((), description="Site policy modules or .py files, loaded at start and resolved "
@@ -129,6 +129,18 @@ def parse_body(raw: bytes) -> Any:
     if not isinstance(data, dict):
         raise InvalidValueError(f"body: a JSON object is expected, got {type(data).__name__}", path="body")
     return data
+
+
+def json_media_type(request: HTTPRequest) -> None:
+    """A body declared as anything but JSON (a form, ``text/plain``) is a 415; no declaration is taken as JSON."""
+    declared = request.headers.get("content-type")
+    if declared is None:
+        return
+    media = declared.split(";", 1)[0].strip().lower()
+    if media == "application/json" or (media.startswith("application/") and media.endswith("+json")):
+        return
+    raise ServiceError(415, "unsupported_media_type",
+                       f"the body is declared as {show(media, 60)}; send JSON with Content-Type: application/json")
 
 
 def render_json(payload: Any, limit: int) -> bytes:
@@ -204,11 +216,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.metrics = metrics
-    app.add_middleware(Edge, metrics=metrics, max_body_bytes=settings.max_body_bytes)
+    app.add_middleware(Edge, metrics=metrics, max_body_bytes=settings.max_body_bytes,
+                       body_timeout_s=settings.body_timeout_s)
 
     errors: dict[int | str, dict[str, Any]] = {
         422: {"model": ErrorBody, "description": "Invalid input; the message is the one the CLI prints."},
+        408: {"model": ErrorBody, "description": "The request body did not arrive within the time limit."},
         413: {"model": ErrorBody, "description": "Request body over the limit."},
+        415: {"model": ErrorBody, "description": "A body that is not declared as JSON (form, text/plain, ...)."},
         500: {"model": ErrorBody, "description": "Internal error (generic message and request id)."},
         503: {"model": ErrorBody, "description": "Too many requests in flight; retry."},
         504: {"model": ErrorBody, "description": "The resolution took longer than the time limit."},
@@ -293,6 +308,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             return render_json(answer(parse(parse_body(raw))), settings.max_response_bytes)
 
         async def endpoint(request: HTTPRequest) -> Response:
+            json_media_type(request)
             raw = await request.body()
             return Response(await run(lambda: work(raw)), media_type="application/json")
 
@@ -382,6 +398,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     bodies[ResolveRequest.__name__] = ResolveRequest
 
     async def report_post(request: HTTPRequest) -> Response:
+        json_media_type(request)
         raw = await request.body()
         data = await run(lambda: report(ResolveRequest.parse(parse_body(raw))))
         return Response(data, media_type="text/html; charset=utf-8")
@@ -397,7 +414,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def report_get(
         model: str | None = Query(None, max_length=512, description="A catalog model id."),
         platform: str | None = Query(None, max_length=64, description="h100, b200, cpu, cuda:9.0, ..."),
-        argv: str | None = Query(None, max_length=16384, description="`vllm serve` flags as one string."),
+        argv: Annotated[list[str] | None, Query(
+            max_length=1024, description="`vllm serve` flags: one string (`argv=-tp 4`, split as a shell "
+            "splits it) or one parameter per argument (`argv=-tp&argv=4`).")] = None,
         env: Annotated[list[str] | None, Query(max_length=256, description="NAME=VALUE (repeatable).")] = None,
         usage: Literal["serve", "llm"] | None = Query(None, description="serve or llm."),
         semantics: Literal["vllm", "consistent"] | None = Query(None, description="vllm or consistent."),
@@ -407,8 +426,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         data: dict[str, Any] = {k: v for k, v in (("model", model), ("platform", platform), ("usage", usage),
                                                   ("semantics", semantics), ("vllm_version", vllm_version))
                                 if v is not None}
-        if argv is not None:
-            data["argv"] = as_argv(argv, "argv")
+        if argv:
+            data["argv"] = argv[0] if len(argv) == 1 else argv
         for item in env or ():
             name, eq, value = item.partition("=")
             if not eq or not name:

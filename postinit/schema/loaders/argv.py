@@ -44,9 +44,11 @@ __all__ = [
     "FlagSpec",
     "ParsedArgs",
     "as_argv",
+    "env_prefix",
     "human_readable_int",
     "known_flags",
     "parse_vllm_args",
+    "postinit_options",
     "strip_invocation",
 ]
 
@@ -869,6 +871,64 @@ def strip_invocation(args: Sequence[str]) -> list[str]:
     return out
 
 
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def env_prefix(args: Sequence[str]) -> tuple[dict[str, str], list[str]]:
+    """A pasted line's leading environment assignments, as a shell reads them, and the rest.
+
+    ``VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve M --max-model-len 200k`` (or ``env VLLM_X=1 vllm
+    serve ...``) gives ``({"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}, ["vllm", "serve", "M", ...])``.
+    Only words before the first one that is not an assignment count: a flag's value never does.
+    """
+    rest = list(args)
+    if len(rest) > 1 and rest[0] == "env" and _ASSIGNMENT.match(rest[1]):
+        rest = rest[1:]
+    env: dict[str, str] = {}
+    while rest and _ASSIGNMENT.match(rest[0]):
+        name, _, value = rest.pop(0).partition("=")
+        env[name] = value
+    return env, rest
+
+
+POSTINIT_OPTIONS = {"--platform": "platform", "--env": "env", "--usage": "usage", "--semantics": "semantics",
+                    "--vllm-version": "vllm_version"}
+"""postinit's own options that may appear inside a pasted ``vllm serve`` line (vLLM has none of them)."""
+
+
+def postinit_options(args: Sequence[str], where: str = "argv") -> tuple[dict[str, Any], list[str]]:
+    """postinit's own options inside a pasted line (``--platform b200``, ``--env K=V``, ...) and the other words.
+
+    ``--env`` may repeat (its ``NAME=VALUE`` pairs are collected); the others give one value each.
+    Both ``--platform b200`` and ``--platform=b200`` are read.
+    """
+    found: dict[str, Any] = {}
+    rest: list[str] = []
+    i = 0
+    while i < len(args):
+        word = args[i]
+        name, eq, inline = word.partition("=")
+        key = POSTINIT_OPTIONS.get(name) if name.startswith("--") else None
+        if key is None:
+            rest.append(word)
+            i += 1
+            continue
+        if eq:
+            value, i = inline, i + 1
+        elif i + 1 < len(args):
+            value, i = args[i + 1], i + 2
+        else:
+            raise InvalidValueError(f"{where}: {name} (postinit's option) needs a value", path=where, value=None)
+        if key == "env":
+            var, eq2, val = value.partition("=")
+            if not eq2 or not var:
+                raise InvalidValueError(f"{where}: --env {show(value)}: expected NAME=VALUE", path=where, value=value)
+            found.setdefault("env", {})[var] = val
+        else:
+            found[key] = value
+    return found, rest
+
+
 def as_argv(argv: str | Sequence[str], where: str = "argv") -> list[str]:
     """A command line as a list: a string is split as a POSIX shell would (``shlex``)."""
     if isinstance(argv, str):
@@ -932,6 +992,9 @@ def parse_vllm_args(
         raise InputError("more than one --config file given; vLLM accepts one")
     nested_from_file: dict[str, Any] = {}
     file_name: str | None = None
+    from_file: dict[str, str] = {}
+    """Flags (argparse destinations) whose value is the config file's: where the file sets them."""
+    loaded: Any = None
     if "--config" in args:
         from postinit.schema.loaders.files import read_config_file
 
@@ -946,6 +1009,7 @@ def parse_vllm_args(
         result.warnings.extend(loaded.warnings)
         if loaded.argv is not None:
             # the file's flags go first: the command line wins
+            from_file = _file_sources(loaded, args[:index] + args[index + 2 :], version)
             args = loaded.argv + args[:index] + args[index + 2 :]
         else:
             nested_from_file = loaded.nested or {}
@@ -1047,7 +1111,7 @@ def parse_vllm_args(
                 for n in range(1, len(parts)):
                     result.flags.setdefault(f"{target}.{'.'.join(parts[:n])}", leaf_text)
         else:
-            _record(result.flags, target, value, text)
+            _record(result.flags, target, value, from_file.get(dest, text))
         existing = _get(config, target)
         if isinstance(existing, dict) and isinstance(value, dict):
             merged = dict(value)
@@ -1060,20 +1124,41 @@ def parse_vllm_args(
 
     if model is not None:
         _set(config, "model_config.model", model)
-        result.flags["model_config.model"] = f"--model {model}" if "model" in given else model
+        result.flags["model_config.model"] = from_file.get("model") or (
+            f"--model {model}" if "model" in given else model)
 
     if nested_from_file:
         from postinit.schema.loaders.files import deep_merge
 
         merged_config = deep_merge(nested_from_file, config)
         for path in _leaf_paths(nested_from_file):
-            result.flags.setdefault(path, f"--config {file_name}")
+            result.flags.setdefault(path, loaded.source(path) or f"--config {file_name}")
         config = merged_config
         if result.model is None:
             file_model = _get(config, "model_config.model")
             result.model = file_model if isinstance(file_model, str) else None
     result.config = config
     return result
+
+
+def _file_sources(loaded: Any, command_line: list[str], version: str) -> dict[str, str]:
+    """Argparse destination → where a flag-shaped ``--config`` file sets it (``serve.yaml:3 (tensor-parallel-size:
+    4)``), for the flags the command line does not give again (the command line wins)."""
+    by_name = _by_name(version)
+    typed = {a.split("=", 1)[0] for a in command_line if a.startswith("-")}
+    typed |= {"--" + a[5:] for a in typed if a.startswith("--no-")}
+    typed |= {a.replace("_", "-") for a in typed}
+    out: dict[str, str] = {}
+    for key in loaded.data:
+        if not isinstance(key, str):
+            continue
+        flag = key if key.startswith("-") else "--" + key
+        spec = by_name.get(flag) or by_name.get(flag.replace("_", "-"))
+        where = loaded.source(key)
+        if spec is None or where is None or any(n in typed for n in spec.names):
+            continue
+        out[spec.dest] = where
+    return out
 
 
 def _refuse_unknown(unknown: list[str]) -> NoReturn:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,51 @@ class ConfigFile:
     nested: dict[str, Any] | None = None
     argv: list[str] | None = None
     warnings: tuple[str, ...] = ()
+    lines: dict[str, int] = field(default_factory=dict)
+    """The 1-based line of every mapping key, by dotted path (``scheduler_config.max_num_seqs``)."""
+
+    def source(self, path: str) -> str | None:
+        """``serve.yaml:4 (max-num-seqs: 128)``: where the file sets ``path`` (or the nearest key above it)."""
+        parts = path.split(".")
+        for n in range(len(parts), 0, -1):
+            key = ".".join(parts[:n])
+            line = self.lines.get(key)
+            if line is not None:
+                value: Any = self.data
+                for k in parts[:n]:
+                    value = value.get(k) if isinstance(value, dict) else None
+                return f"{self.path}:{line} ({parts[n - 1]}: {_as_written(value)})"
+        return None
+
+
+def _as_written(value: Any) -> str:
+    """A file's value as YAML/JSON writes it (``true``, ``null``, ``128``, ``{"a": 1}``), at most 60 characters."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _lines_of(text: str) -> dict[str, int]:
+    """Dotted path → line of every mapping key (YAML's composer: JSON is YAML too); empty when it cannot tell."""
+    import yaml
+
+    try:
+        root = yaml.compose(text, Loader=_budget_loader())
+    except (yaml.YAMLError, ValueError, RecursionError):
+        return {}
+    out: dict[str, int] = {}
+    seen: set[int] = set()
+    stack: list[tuple[Any, str, int]] = [(root, "", 0)]
+    while stack:
+        node, prefix, depth = stack.pop()
+        if not isinstance(node, yaml.MappingNode) or id(node) in seen or depth > MAX_DEPTH:
+            continue
+        seen.add(id(node))  # an alias is the node it names: walked once
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                path = f"{prefix}.{key.value}" if prefix else str(key.value)
+                out.setdefault(path, key.start_mark.line + 1)
+                stack.append((value, path, depth + 1))
+    return out
 
 
 def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
@@ -198,11 +243,28 @@ def read_config_file(path: str | Path) -> ConfigFile:
             f"{name}: the top level must be a mapping of settings, got {type(data).__name__}",
             value=name,
         )
+    _not_a_hf_config(name, data)
+    lines = _lines_of(text)
     if all(isinstance(k, str) and k in VLLM_CONFIG_FIELDS for k in data):  # an empty file too: no settings
-        return ConfigFile(name, data, nested=data)
+        return ConfigFile(name, data, nested=data, lines=lines)
     warnings: list[str] = []
     argv = _to_argv(name, data, warnings)
-    return ConfigFile(name, data, argv=argv, warnings=tuple(warnings))
+    return ConfigFile(name, data, argv=argv, warnings=tuple(warnings), lines=lines)
+
+
+_HF_KEYS = frozenset({"architectures", "model_type", "transformers_version", "hidden_size", "num_hidden_layers",
+                      "num_attention_heads", "vocab_size", "torch_dtype", "max_position_embeddings"})
+
+
+def _not_a_hf_config(name: str, data: dict[str, Any]) -> None:
+    """A model's HuggingFace ``config.json`` given as a vLLM config: say what it is and what to do instead."""
+    found = sorted(_HF_KEYS.intersection(data))
+    if "architectures" in data or "model_type" in data or len(found) >= 3:
+        folder = str(Path(name).parent) if Path(name).name == "config.json" else "its directory"
+        raise InputError(
+            f"{name} is a model's HuggingFace config.json ({', '.join(found[:3])}), not a vLLM config: pass the "
+            f"directory holding it as the model (postinit resolve {folder}); --config takes vLLM's settings "
+            "(tensor-parallel-size: 2, ...)", value=name)
 
 
 def load_config_file(path: str | Path) -> dict[str, Any]:

@@ -121,8 +121,11 @@ def _looks_like_tag(item: str) -> bool:
 
 
 def _join(parts: Sequence[str]) -> str:
+    """Dotted path of ``parts``; a key longer than 64 characters is cut (a client's key may be any length)."""
     out = ""
     for part in parts:
+        if len(part) > 64:
+            part = part[:63] + "…"
         out += part if part.startswith("[") or not out else "." + part
     return out
 
