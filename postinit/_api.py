@@ -569,6 +569,7 @@ def _prepare(
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
     notes.extend(_drop_absent(data, version))
+    _refuse_later_values(data, version)
     if usage is None:
         notes.append(Note("mode", "config mode", "a nested config without flags is built as VllmConfig(...) builds "
                                                  "it, not through EngineArgs as vllm serve does (EngineArgs' defaults "
@@ -708,6 +709,34 @@ def _drop_absent(data: dict[str, Any], version: versions.Version) -> list[Note]:
         notes.append(Note("absent_field", path, f"{path} is not a field of vLLM {version}: vLLM ignores it "
                                                     f"({_absent_why(path, version)})."))
     return notes
+
+
+@functools.cache
+def _version_choices(version: versions.Version) -> tuple[tuple[str, tuple[Any, ...]], ...]:
+    """The fields whose allowed values depend on the version (schema extra ``choices_from``), with ``version``'s."""
+    lineage = [v.name for v in version.chain]
+    out = []
+    for path, info in paths().info.items():
+        steps = info.extra.get("choices_from")
+        if steps:
+            allowed = next((c for v, c in reversed(steps) if v in lineage), steps[0][1])
+            out.append((path, tuple(allowed)))
+    return tuple(out)
+
+
+def _refuse_later_values(data: Mapping[str, Any], version: versions.Version) -> None:
+    """A value the schema allows because a later (or earlier) vLLM takes it, given to a version whose config class
+    refuses it: vLLM's pydantic literal error, as the door reports one."""
+    for path, allowed in _version_choices(version):
+        node: Any = data
+        for part in path.split("."):
+            node = node.get(part, _MISSING) if isinstance(node, Mapping) else _MISSING
+        if node is not _MISSING and node not in allowed:
+            raise InvalidValueError(f"{path}: {show(node)} is not allowed; allowed: {', '.join(map(str, allowed))}",
+                                    path=path, value=node)
+
+
+_MISSING = object()
 
 
 def _absent_why(path: str, version: versions.Version) -> str:

@@ -69,7 +69,7 @@ def test_versions_are_listed_on_every_face(http: TestClient) -> None:
     assert [v["name"] for v in lib] == ["d7fb10c57", "0.11.1", "0.34.0"] and lib[0]["default"]
     assert "vllm==0.11.1 wheel" in lib[1]["oracle"] and lib[1]["parent"] == "d7fb10c57"
     assert lib[1]["status"] == "complete" and lib[2]["parent"] == "0.11.1"
-    assert lib[2]["status"].startswith("partial: ") and "/516 golden cases" in lib[2]["status"]
+    assert lib[2]["status"].startswith("partial: ") and re.search(r"/\d+ golden cases", lib[2]["status"])
     out = runner.invoke(cli_app, ["versions", "--format", "json"])
     assert out.exit_code == 0 and json.loads(out.stdout)["versions"] == lib
     assert http.get("/v1/versions").json() == lib
@@ -92,7 +92,7 @@ def test_a_partial_version_says_so_in_every_answer(http: TestClient) -> None:
     for notes in (lib["notes"], json.loads(out.stdout)["notes"], r.json()["notes"]):
         partial = [n for n in notes if n["kind"] == "partial_version"]
         assert len(partial) == 1 and "modelled partially" in partial[0]["message"]
-        assert "/516 golden cases" in partial[0]["message"]
+        assert re.search(r"/\d+ golden cases", partial[0]["message"])
     assert not [n for n in postinit.resolve(model=LLAMA, vllm_version="0.11.1").notes if n.kind == "partial_version"]
 
 

@@ -1160,8 +1160,10 @@ def _final_len(c: Mapping[str, Any], user: int | None, derived: float) -> int:
     message="<the no-length-key warning or the VLLM_ALLOW_LONG_MAX_MODEL_LEN warning, if any>",
     level="warning",
 )
-def max_model_len(c: Mapping[str, Any]) -> RuleResult:
+def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESSAGE) -> RuleResult:
     """The model's context length caps max_model_len; a larger user value is refused unless explicitly allowed.
+
+    ``no_key_message``: the warning when config.json has no length key (``{}``: the keys vLLM looked for).
 
     Runs once: it reads the user's value (kept as original_max_model_len) and replaces it. With
     disable_sliding_window vLLM then clears the text config's sliding_window. Its message is
@@ -1178,7 +1180,7 @@ def max_model_len(c: Mapping[str, Any]) -> RuleResult:
     if derived == float("inf") and (user is not None or c[M + "spec_target_max_model_len"] is not None):
         value = user if user is not None else c[M + "spec_target_max_model_len"]
         return Outcome({**changes, M + "max_model_len": value}, message="")
-    warnings = [NO_LEN_KEY_MESSAGE.format(list(MAX_LEN_KEYS))] if derived == float("inf") else []
+    warnings = [no_key_message.format(list(MAX_LEN_KEYS))] if derived == float("inf") else []
     derived = 2048 if derived == float("inf") else derived
     problem = _rope_blocks_sliding_off(c, derived) or (
         _user_len_problem(c, user, _scaled_len(c, derived), key) if user is not None else None)

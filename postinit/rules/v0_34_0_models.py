@@ -184,6 +184,13 @@ _RUNNER = (
           f"runner_converts); {_REF}"),
 )
 
+_MAX_LEN = (
+    patch("model.max-model-len",
+          no_key_message="The model's config.json does not contain any of the keys to determine the original maximum "
+          "length of the model. Assuming the model's maximum length is 2048.",
+          source=f"vllm/config/model.py _get_and_verify_max_len (2589-2700); {_REF}"),
+)
+
 _HOOKS_IN_MODEL_CONFIG = (
     patch("models.gemma3-text-is-causal", phase="model_config",
           source=f"{_MODEL_HOOK} Gemma3TextModelConfig.verify_and_update_model_config; {_REF}"),
@@ -391,45 +398,68 @@ def mm_encoder_tp_mode(c: Mapping[str, Any]) -> RuleResult:
     return {_M + "mm_encoder_tp_mode": "weights"}
 
 
+def _mm_normalize_supported(c: Mapping[str, Any]) -> bool:
+    info = mc.resolved_info(c)
+    return info is not None and "mm_device_do_normalize" in info.interfaces
+
+
+_FORCED = "forcing mm_device_do_normalize = False."
+
+
+@rule(
+    "model.mm-device-do-normalize-forced-off",
+    title="An asked-for mm_device_do_normalize the Rust frontend or the model cannot honour is turned off",
+    phase="model_config",
+    kind="override",
+    reads=(_M + "is_multimodal_model", *mc.INFO_READS, _M + "mm_device_do_normalize", "env.VLLM_USE_RUST_FRONTEND"),
+    writes=(_M + "mm_device_do_normalize",),
+    source=f"{_MODEL}._resolve_mm_device_do_normalize (vllm/config/model.py:1123-1141); {_REF}",
+    message=f"VLLM_USE_RUST_FRONTEND is set. Rust frontend does not currently support mm_device_do_normalize, "
+    f"{_FORCED} | Model does not support mm_device_do_normalize, {_FORCED}",
+    level="warning",
+)
+def mm_device_do_normalize_forced_off(c: Mapping[str, Any]) -> RuleResult:
+    """Device-side image normalization is what the user asked for, unless the Rust frontend or the model lacks it
+    (each reason warns)."""
+    if not _multimodal(c) or not c[_M + "mm_device_do_normalize"]:
+        return None
+    warnings = []
+    if c["env.VLLM_USE_RUST_FRONTEND"]:
+        warnings.append("VLLM_USE_RUST_FRONTEND is set. Rust frontend does not currently support "
+                        f"mm_device_do_normalize, {_FORCED}")
+    elif not _mm_normalize_supported(c):
+        warnings.append(f"Model does not support mm_device_do_normalize, {_FORCED}")
+    if not warnings:
+        return None
+    return Outcome({_M + "mm_device_do_normalize": False}, message="\n".join(warnings))
+
+
 @rule(
     "model.mm-device-do-normalize",
-    title="mm_device_do_normalize: the class's support, unless the Rust frontend is on",
+    title="mm_device_do_normalize: the class's support by default, unless the Rust frontend is on",
     phase="model_config",
     kind="derive",
     reads=(_M + "is_multimodal_model", *mc.INFO_READS, _M + "mm_device_do_normalize", "env.VLLM_USE_RUST_FRONTEND"),
     writes=(_M + "mm_device_do_normalize",),
+    after=("model.mm-device-do-normalize-forced-off",),
     source=f"{_MODEL}._resolve_mm_device_do_normalize (vllm/config/model.py:1104-1147); {_REF}",
-    message="mm_device_do_normalize is (enabled|disabled)( by default). | (the Rust frontend / model does not support "
-    "it) forcing mm_device_do_normalize = False.",
+    message="mm_device_do_normalize is (enabled|disabled)( by default). | VLLM_USE_RUST_FRONTEND is set. Rust frontend "
+    f"does not currently support mm_device_do_normalize, {_FORCED}",
     level="debug",
 )
 def mm_device_do_normalize(c: Mapping[str, Any]) -> RuleResult:
-    """Image normalization runs on the device only where the model supports it; the Rust frontend cannot."""
+    """Image normalization runs on the device where the model supports it (debug-logged either way)."""
     if not _multimodal(c):
         return None
-    info = mc.resolved_info(c)
-    supported = info is not None and "mm_device_do_normalize" in info.interfaces
-    rust, asked = bool(c["env.VLLM_USE_RUST_FRONTEND"]), c[_M + "mm_device_do_normalize"]
-    forced = ("forcing mm_device_do_normalize = False.")
-    if asked is None:
-        if rust:
-            return Outcome({_M + "mm_device_do_normalize": False}, message="VLLM_USE_RUST_FRONTEND is set. Rust "
-                           f"frontend does not currently support mm_device_do_normalize, {forced}")
-        state_ = "enabled" if supported else "disabled"
-        return Outcome({_M + "mm_device_do_normalize": supported},
-                       message=f"mm_device_do_normalize is {state_} by default.")
-    value, warnings = bool(asked), []
-    if value and rust:
-        warnings.append("VLLM_USE_RUST_FRONTEND is set. Rust frontend does not currently support "
-                        f"mm_device_do_normalize, {forced}")
-        value = False
-    if value and not supported:
-        warnings.append(f"Model does not support mm_device_do_normalize, {forced}")
-        value = False
-    debug = f"mm_device_do_normalize is {'enabled' if value else 'disabled'}."
-    if warnings:
-        return Outcome({_M + "mm_device_do_normalize": value}, message="\n".join(warnings), level="warning")
-    return Outcome({_M + "mm_device_do_normalize": value}, message=debug)
+    asked = c[_M + "mm_device_do_normalize"]
+    if asked is not None:
+        return Outcome(message=f"mm_device_do_normalize is {'enabled' if asked else 'disabled'}.")
+    if c["env.VLLM_USE_RUST_FRONTEND"]:
+        return Outcome({_M + "mm_device_do_normalize": False}, message="VLLM_USE_RUST_FRONTEND is set. Rust frontend "
+                       f"does not currently support mm_device_do_normalize, {_FORCED}")
+    supported = _mm_normalize_supported(c)
+    return Outcome({_M + "mm_device_do_normalize": supported},
+                   message=f"mm_device_do_normalize is {'enabled' if supported else 'disabled'} by default.")
 
 
 @rule(
@@ -703,6 +733,80 @@ def dynamic_speculative_decoding_data_parallel(c: Mapping[str, Any]) -> RuleResu
     return Outcome.log({_SC + "num_speculative_tokens_per_batch_size": None}, n=c[_SC + "num_speculative_tokens"])
 
 
+def num_lookahead_tokens(c: Mapping[str, Any]) -> int:
+    """``VllmConfig.num_lookahead_tokens``: the KV slots a drafter reserves past the target's query (EAGLE/MTP,
+    draft models and anchor-sampling DSpark: the speculative tokens; DFlash one more; n-gram and suffix none)."""
+    if not c["speculative_config"]:
+        return 0
+    k, method = int(c[_SC + "num_speculative_tokens"] or 0), c[_SC + "method"]
+    if method == "dflash":
+        return k + 1
+    return k if method in ("eagle", "eagle3", "mtp", "draft_model", "dspark") else 0
+
+
+@rule(
+    "vllm.speculative-lookahead-slots",
+    title="The token budget must exceed the drafter's lookahead slots",
+    phase="core",
+    kind="check",
+    reads=("speculative_config", _SC + "num_speculative_tokens", _SC + "method",
+           "scheduler_config.max_num_batched_tokens"),
+    after=("scheduler.max-num-scheduled-tokens",),
+    source=f"{_VLLM}._set_max_num_scheduled_tokens (vllm/config/vllm.py:2291-2299; num_lookahead_tokens: "
+    f"vllm/v1/worker/gpu/spec_decode/*/config.py); ref step-12, {_REF}",
+)
+def speculative_lookahead_slots(c: Mapping[str, Any]) -> RuleResult:
+    """A step must schedule at least one token besides the KV slots the drafter reserves."""
+    budget, ahead = c["scheduler_config.max_num_batched_tokens"], num_lookahead_tokens(c)
+    if c["speculative_config"] and budget is not None and budget <= ahead:
+        return Violation("VllmConfig does not have enough slots to schedule a token and support the speculative "
+                         f"decoding settings. Got max_num_batched_tokens={budget} and num_lookahead_tokens={ahead}.")
+    return None
+
+
+_WM = "watermark_config."
+
+
+@rule(
+    "vllm.watermark-speculative",
+    title="Watermarking with speculative decoding: probabilistic drafts, standard rejection, a watermarking drafter",
+    phase="verify",
+    kind="check",
+    reads=("watermark_config", _WM + "algorithm", _WM + "allow_target_only_watermarking", _WM + "alpha",
+           "speculative_config", _SC + "method", _SC + "draft_sample_method", _SC + "rejection_sample_method"),
+    source=f"{_VLLM}._check_supports_watermarking (vllm/config/vllm.py:1296-1359); ref step-3, {_REF}",
+    message="Target-only watermarking leaves accepted draft tokens unwatermarked, weakening detectability in "
+    "proportion to the share of output tokens supplied by accepted drafts. | Speculative decoding selects the "
+    "watermark key by token role: draft tokens use key A, recovery and bonus tokens use key B. The configured "
+    "alpha=<a> is not used.",
+    level="warning",
+)
+def watermark_speculative(c: Mapping[str, Any]) -> RuleResult:
+    """Drafted tokens are watermarked only when they are sampled (not greedy) and verified by the standard
+    rejection sampler, by a drafter that supports it; only ``dual_key_gumbel`` watermarks drafts."""
+    if not c["watermark_config"] or not c["speculative_config"]:
+        return None
+    if c[_SC + "draft_sample_method"] != "probabilistic":
+        return Violation("Speculative decoding with watermarking requires draft_sample_method='probabilistic'.")
+    if c[_SC + "rejection_sample_method"] != "standard":
+        return Violation("Speculative decoding with watermarking requires rejection_sample_method='standard'.")
+    if c[_SC + "method"] not in ("eagle", "eagle3", "mtp", "dflash", "dspark"):
+        return Violation("Watermarking supports only dflash, dspark, eagle, eagle3 and mtp speculative decoding, and "
+                         "not DFlash2 and LiLiCorr candidate-head drafters yet.")
+    dual = c[_WM + "algorithm"] == "dual_key_gumbel"
+    if not dual and not c[_WM + "allow_target_only_watermarking"]:
+        return Violation(f"The '{c[_WM + 'algorithm']}' watermarking algorithm does not support speculative "
+                         "decoding. Set allow_target_only_watermarking=true to leave draft tokens unwatermarked.")
+    if not dual:
+        return Outcome(message="Target-only watermarking leaves accepted draft tokens unwatermarked, weakening "
+                               "detectability in proportion to the share of output tokens supplied by accepted drafts.")
+    if c[_WM + "alpha"] != 0.1:
+        return Outcome(message="Speculative decoding selects the watermark key by token role: draft tokens use key A, "
+                               f"recovery and bonus tokens use key B. The configured alpha={c[_WM + 'alpha']} is not "
+                               "used.")
+    return None
+
+
 _HT = "model_config.hf_text_config."
 
 
@@ -833,6 +937,114 @@ def mamba_block_size_default(c: Mapping[str, Any]) -> RuleResult:
     return {_MBS: c["cache_config.block_size"] if c[_APC] else c[_M + "max_model_len"]}
 
 
+@rule(
+    "vllm.mamba-stochastic-rounding-needs-fp16",
+    title="Stochastic rounding of the Mamba cache needs a float16 SSM cache",
+    phase="verify",
+    kind="check",
+    reads=("mamba_config.enable_stochastic_rounding", "cache_config.mamba_ssm_cache_dtype"),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1542-1553); ref step-5, {_REF}",
+)
+def mamba_stochastic_rounding_needs_fp16(c: Mapping[str, Any]) -> RuleResult:
+    """Stochastic rounding unbiases the rounding to float16; another SSM cache dtype has nothing to round to."""
+    if c["mamba_config.enable_stochastic_rounding"] and c["cache_config.mamba_ssm_cache_dtype"] != "float16":
+        return Violation("Stochastic rounding for Mamba cache requires the SSM cache to be float16. Please set it "
+                         "explicitly, by specifying `--mamba-ssm-cache-dtype float16`, or disable stochastic rounding "
+                         "by not specifying `--enable-mamba-cache-stochastic-rounding`.")
+    return None
+
+
+KDA_ARCHS = ("KimiLinearForCausalLM", "KimiK3ForConditionalGeneration", "KimiK31ForConditionalGeneration")
+"""Architectures whose ReplaySSM state is recovered (RecoverSSM) under speculative decoding (vllm/config/vllm.py:3603)."""
+_REPLAY = "cache_config.use_replayssm"
+
+
+def _mamba_backend(c: Mapping[str, Any]) -> str:
+    return str(c["mamba_config.backend"] or "TRITON").upper()
+
+
+@rule(
+    "vllm.kda-recoverssm",
+    title="RecoverSSM for KDA models that replay the SSM under speculative decoding",
+    phase="validate",
+    kind="derive",
+    reads=(_REPLAY, "cache_config.use_kda_recoverssm", "model_config", _M + "architecture",
+           _SC + "num_speculative_tokens", "speculative_config"),
+    writes=("cache_config.use_kda_recoverssm",),
+    source=f"{_VLLM}.validate_mamba_cached_kernel (vllm/config/vllm.py:3596-3614); {_REF}",
+)
+def kda_recoverssm(c: Mapping[str, Any]) -> RuleResult:
+    """Derived: on only with ReplaySSM, speculative tokens and a KDA architecture (a value set by hand is
+    overwritten)."""
+    spec = (c[_SC + "num_speculative_tokens"] or 0) if c["speculative_config"] else 0
+    kda = bool(c["model_config"]) and c[_M + "architecture"] in KDA_ARCHS
+    value = bool(c[_REPLAY]) and spec > 0 and kda
+    return None if c["cache_config.use_kda_recoverssm"] == value else {"cache_config.use_kda_recoverssm": value}
+
+
+@rule(
+    "vllm.replayssm-supported",
+    title="--use-replayssm: the architecture, the Mamba backend, the buffer and the parallel layout must allow it",
+    phase="validate",
+    kind="check",
+    reads=(_REPLAY, "cache_config.use_kda_recoverssm", "cache_config.replayssm_buffer_len", _MODE, *mc.INFO_READS,
+           "model_config.dtype", "mamba_config.backend", "mamba_config.enable_stochastic_rounding",
+           "parallel_config.pipeline_parallel_size", "parallel_config.enable_dbo", "speculative_config",
+           _SC + "num_speculative_tokens", "kv_transfer_config", _KV + "kv_connector", _KV + "kv_role",
+           _KV + "kv_connector_extra_config"),
+    after=("vllm.kda-recoverssm",),
+    source=f"{_VLLM}.validate_mamba_cached_kernel (vllm/config/vllm.py:3596-3688; a model_validator: pydantic "
+    f"wraps its ValueError); {_REF}",
+)
+def replayssm_supported(c: Mapping[str, Any]) -> RuleResult:
+    """ReplaySSM replays the SSM state from a ring of recent inputs: the model must implement it, the kernels
+    (Triton, FlashInfer) bound the ring, and KV connectors cannot transfer its state."""
+    if not c[_REPLAY]:
+        return None
+    spec = (c[_SC + "num_speculative_tokens"] or 0) if c["speculative_config"] else 0
+    kda = bool(c["cache_config.use_kda_recoverssm"])
+    backend, pp, buffer = _mamba_backend(c), c["parallel_config.pipeline_parallel_size"], \
+        c["cache_config.replayssm_buffer_len"]
+    info = mc.resolved_info(c) if c["model_config"] else None
+    if c["model_config"] and (info is None or "replayssm" not in info.interfaces):
+        return Violation(f"--use-replayssm is not supported for architecture {c[_M + 'architecture']!r}")
+    if backend == "FLASHINFER" and buffer > 16:
+        return Violation("FlashInfer ReplaySSM requires --replayssm-buffer-len <= 16")
+    if kda:
+        if c["mamba_config.enable_stochastic_rounding"]:
+            return Violation("RecoverSSM supports bfloat16/float32 SSM state caches, not "
+                             "--enable-mamba-cache-stochastic-rounding, which requires an explicit float16 cache")
+        if pp > 1:
+            return Violation("RecoverSSM currently requires pipeline_parallel_size=1")
+        if backend != "TRITON":
+            return Violation("RecoverSSM requires --mamba-backend triton")
+    elif backend == "FLASHINFER":
+        if c[_MODE] == "align" and c["model_config"] and c["model_config.dtype"] != "bfloat16":
+            return Violation("FlashInfer ReplaySSM align requires bfloat16 model inputs for its replay rings; SSM "
+                             "state cache dtype is independent")
+        if c["parallel_config.enable_dbo"]:
+            return Violation("FlashInfer ReplaySSM does not support microbatching")
+        if pp > 1:
+            return Violation("FlashInfer ReplaySSM currently requires pipeline_parallel_size=1")
+        if spec > 0 and buffer < 1 + spec:
+            return Violation("FlashInfer ReplaySSM speculative decoding requires --replayssm-buffer-len >= 1 + "
+                             f"num_speculative_tokens ({1 + spec}); got {buffer}")
+    elif spec > 0:
+        return Violation("Mamba2 ReplaySSM speculative decoding requires --mamba-backend flashinfer")
+    elif backend != "TRITON":
+        return Violation("--use-replayssm requires --mamba-backend triton or flashinfer")
+    if c["kv_transfer_config"] and c[_KV + "kv_connector"] is not None and c[_KV + "kv_role"] is not None \
+            and not kda:
+        return Violation("--use-replayssm is incompatible with KV connectors (P/D disaggregation, KV cache offload)")
+    return None
+
+
+_SPEC_DROPS = {
+    "engine-args.draft-model-unsupported": "vLLM 0.34.0 runs draft-model speculative decoding "
+    "(StandaloneARSpeculatorConfig, vllm/v1/worker/gpu/spec_decode/standalone_ar/config.py); EngineArgs no longer "
+    "refuses method draft_model",
+}
+
 _MAMBA_STEP_DROPS = {
     "models.mamba-cascade-off": f"{_MODELS} MambaModelConfig no longer touches cascade attention in 0.34.0 "
     "(disable_cascade_attn defaults to True)",
@@ -865,15 +1077,18 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 
 DELTA = Delta(
     facts={"model_registry": "model-registry-0.34.0.json"},
-    patch=(*_RUNNER, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
+    patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
     replace=(class_interfaces, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default),
     add=(deprecated_quantization, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
-         mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
+         mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
          draft_decode_context_parallel_size, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
-         mamba_chunked_prefill_required),
-    drop={**_POOLER_DROPS, **_STEP_14_DROPS, **_MAMBA_STEP_DROPS},
+         speculative_lookahead_slots, watermark_speculative,
+         mamba_chunked_prefill_required, mamba_stochastic_rounding_needs_fp16, kda_recoverssm, replayssm_supported),
+    drop={**_POOLER_DROPS, **_STEP_14_DROPS, **_SPEC_DROPS, **_MAMBA_STEP_DROPS},
     groups=(TRY_VERIFY_AND_UPDATE_MODEL_CONFIG, TRY_VERIFY_AND_UPDATE_CONFIG),
+    flags_added=("mamba_cache_mode", "mamba_backend", "mamba_ssu_algorithm", "enable_mamba_cache_stochastic_rounding",
+                 "mamba_cache_philox_rounds"),
     fields_added=("model_config.attn_type", *(_M + k for k in _MM_OPTIONS), _M + "mm_processor_device",
                   "env.VLLM_USE_RUST_FRONTEND"),
 )

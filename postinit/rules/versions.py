@@ -360,11 +360,11 @@ class Version:
             if gid in d.drop_groups:
                 continue
             if gid in declared:
-                out[gid] = declared[gid]
+                out[gid] = _without(declared[gid], gone)
                 continue
             # members by id only: the version's rules (replacements included) come from Version.rules
             out[gid] = dataclasses.replace(g, members=tuple(m for m in g.members if m not in gone), rules=())
-        out.update((gid, g) for gid, g in declared.items() if gid not in parent)
+        out.update((gid, _without(g, gone)) for gid, g in declared.items() if gid not in parent)
         while True:  # a group left with fewer than two members dissolves (and leaves the sequences holding it)
             small = {gid for gid, g in out.items() if len(g.members) < 2}
             if not small:
@@ -399,6 +399,15 @@ class Version:
         return Rulebook(list(self.checked_rules), paths=paths(), phases=PHASES,
                         name="vllm" if self.parent is None else f"vllm-{self.name}", cache=True,
                         groups=list(self.groups), semantics_aliases=SEMANTICS)
+
+
+def _without(g: Group, gone: set[str]) -> Group:
+    """``g`` without the members a delta drops (one part of a version's delta may drop a rule another part's group
+    names)."""
+    if not set(g.members) & gone:
+        return g
+    return dataclasses.replace(g, members=tuple(m for m in g.members if m not in gone),
+                               rules=tuple(r for r in g.rules if r.id not in gone))
 
 
 def _load() -> dict[str, Version]:

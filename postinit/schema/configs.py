@@ -96,6 +96,9 @@ CacheDType = Literal[
     "int8_per_token_head", "fp8_per_token_head", "nvfp4", "nvfp4_4over6",
 ]
 MambaDType = Literal["auto", "float32", "float16", "bfloat16"]  # the half types: vLLM 0.34.0's
+_MAMBA_DTYPES = {"choices_from": (("d7fb10c57", ("auto", "float32")), ("0.34.0", ("auto", "float32", "float16",
+                                                                                   "bfloat16")))}
+"""Which MambaDType values each version takes (``choices_from``: the door refuses the others, as vLLM does)."""
 All2AllBackend = Literal[
     "naive",
     "pplx",
@@ -575,8 +578,8 @@ class CacheConfig(BaseModel):
     cpu_kvcache_space_bytes: int | None = unhashed(None, until="0.11.1")
     mamba_page_size_padded: int | None = unhashed(None)
     mamba_block_size: int | None = unhashed(None, gt=0)
-    mamba_cache_dtype: MambaDType = hashed("auto")
-    mamba_ssm_cache_dtype: MambaDType = hashed("auto")
+    mamba_cache_dtype: MambaDType = hashed("auto", json_schema_extra=_MAMBA_DTYPES)
+    mamba_ssm_cache_dtype: MambaDType = hashed("auto", json_schema_extra=_MAMBA_DTYPES)
     kv_sharing_fast_prefill: bool = unhashed(False)
     kv_cache_memory_bytes: int | None = unhashed(None)
     kv_offloading_size: float | None = since("0.11.1", None, description="GiB of CPU KV offloading buffer")

@@ -363,7 +363,7 @@ def test_0_34_0_partial_parity_is_measured_and_stated() -> None:
     from postinit.rules import versions
 
     cases = CORPORA["0.34.0"]
-    assert len(cases) == 516
+    assert len(cases) >= 516  # the corpus the issue started from, and the cases added since
     known = divergences("0.34.0")
     results = {gc.name: comparison(gc.name, "0.34.0") for gc in cases}  # the parity block's, reused
     unexpected = sorted(n for n, c in results.items() if not c.matches and n not in known)

@@ -6,6 +6,7 @@ tests/golden/cases-0.34.0, m### among them for the decisions written here); thes
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -243,6 +244,9 @@ def test_multimodal_options_are_the_model_configs_initvars() -> None:
     assert mm["mm_hasher_algorithm"] == "sha256" and mm["mm_processor_kwargs"] == {"device": "cpu"}
     assert mm["mm_device_do_normalize"] is False
     assert "Model does not support mm_device_do_normalize, forcing mm_device_do_normalize = False." in texts(r)
+    assert r.why("model_config.mm_device_do_normalize").rule in ("model.mm-device-do-normalize-forced-off",
+                                                                 "model.mm-device-do-normalize")
+    assert m.mm_device_do_normalize_forced_off(state({"model_config": True}, version=V)) is None
 
 
 def test_data_parallel_encoder_falls_back_where_unsupported() -> None:
@@ -409,3 +413,87 @@ def test_a_deprecated_method_needs_the_opt_in() -> None:
     ok = m.deprecated_quantization(state({**base, "model_config.allow_deprecated_quantization": True}, version=V))
     assert isinstance(ok, Outcome)
     assert m.deprecated_quantization(state({**base, "model_config.quantization": "fp8"}, version=V)) is None
+
+
+def test_draft_model_speculative_decoding_is_accepted() -> None:
+    """0.34.0 runs a draft-model speculator; 0.11.1's EngineArgs refused method draft_model."""
+    spec = {"method": "draft_model", "model": fixture_path("llama_draft"), "num_speculative_tokens": 2}
+    argv = ["--speculative-config", json.dumps(spec)]
+    assert r034(argv=argv).ok
+    assert not postinit.resolve(model=fixture_path("llama"), argv=argv, vllm_version="0.11.1").ok
+
+
+def test_the_token_budget_must_exceed_the_lookahead_slots() -> None:
+    """EAGLE reserves num_speculative_tokens KV slots, DFlash one more, n-gram none: a budget at or below them is
+    refused."""
+    base = {"speculative_config": True, "speculative_config.method": "eagle",
+            "speculative_config.num_speculative_tokens": 3, "scheduler_config.max_num_batched_tokens": 3}
+    out = m.speculative_lookahead_slots(state(base, version=V))
+    assert isinstance(out, Violation) and out.message.endswith("Got max_num_batched_tokens=3 and num_lookahead_tokens=3.")
+    assert m.speculative_lookahead_slots(state({**base, "speculative_config.method": "ngram"}, version=V)) is None
+    assert m.num_lookahead_tokens(state({**base, "speculative_config.method": "dflash"}, version=V)) == 4
+
+
+def test_watermarking_with_speculative_decoding() -> None:
+    """Watermarked drafts need probabilistic draft sampling and a watermarking algorithm for drafts (or the
+    target-only opt-in, which warns)."""
+    base = {"watermark_config": True, "speculative_config": True, "speculative_config.method": "eagle"}
+    greedy = m.watermark_speculative(state(base, version=V))
+    assert isinstance(greedy, Violation) and "draft_sample_method='probabilistic'" in greedy.message
+    prob = {**base, "speculative_config.draft_sample_method": "probabilistic"}
+    assert isinstance(m.watermark_speculative(state(prob, version=V)), Violation)
+    target_only = m.watermark_speculative(state({**prob, "watermark_config.allow_target_only_watermarking": True},
+                                                version=V))
+    assert isinstance(target_only, Outcome) and "Target-only watermarking" in (target_only.message or "")
+    assert m.watermark_speculative(state({**prob, "watermark_config.algorithm": "dual_key_gumbel"}, version=V)) is None
+    assert m.watermark_speculative(state({"watermark_config": True}, version=V)) is None
+
+
+# ---------------------------------------------------------------- Mamba kernels
+
+
+def test_mamba_dtypes_of_0_34_0() -> None:
+    """float16 / bfloat16 SSM caches exist from 0.34.0 on: the seed's CacheConfig and parser refuse them."""
+    r = cfg034({"cache_config": {"mamba_ssm_cache_dtype": "float16"}}, model="jamba")
+    assert r.state["cache_config.mamba_ssm_cache_dtype"] == "float16"
+    with pytest.raises(postinit.InputError, match=r"'float16' is not allowed; allowed: auto, float32"):
+        postinit.resolve({"model_config": {"model": fixture_path("jamba")},
+                          "cache_config": {"mamba_ssm_cache_dtype": "float16"}})
+    assert r034("jamba", ["--mamba-ssm-cache-dtype", "bfloat16"]).ok
+    with pytest.raises(postinit.InputError, match=r"invalid choice|not allowed"):
+        postinit.resolve(model=fixture_path("jamba"), argv=["--mamba-ssm-cache-dtype", "bfloat16"])
+
+
+def test_stochastic_rounding_needs_a_float16_ssm_cache() -> None:
+    """Stochastic rounding without a float16 SSM cache is refused; with it, it resolves."""
+    bad = m.mamba_stochastic_rounding_needs_fp16(state({"mamba_config.enable_stochastic_rounding": True}, version=V))
+    assert isinstance(bad, Violation) and bad.message.startswith("Stochastic rounding for Mamba cache requires")
+    assert m.mamba_stochastic_rounding_needs_fp16(state({"mamba_config.enable_stochastic_rounding": True,
+                                                         "cache_config.mamba_ssm_cache_dtype": "float16"},
+                                                        version=V)) is None
+
+
+def test_replayssm_needs_a_model_that_implements_it() -> None:
+    """--use-replayssm on Llama is refused; RecoverSSM stays off without ReplaySSM."""
+    r = cfg034({"cache_config": {"use_replayssm": True}})
+    assert not r.ok and r.violations[0].message == "--use-replayssm is not supported for architecture 'LlamaForCausalLM'"
+    assert cfg034({}).state["cache_config.use_kda_recoverssm"] is False
+    kda = state({"cache_config.use_replayssm": True, "model_config": True,
+                 "model_config.architecture": "KimiLinearForCausalLM", "speculative_config": True,
+                 "speculative_config.num_speculative_tokens": 2}, version=V)
+    assert changes(m.kda_recoverssm(kda)) == {"cache_config.use_kda_recoverssm": True}
+    flashinfer = state({"cache_config.use_replayssm": True, "mamba_config.backend": "flashinfer",
+                        "cache_config.replayssm_buffer_len": 32}, version=V)
+    out = m.replayssm_supported(flashinfer)
+    assert isinstance(out, Violation) and out.message == "FlashInfer ReplaySSM requires --replayssm-buffer-len <= 16"
+
+
+def test_mamba_cache_mode_flag_is_deprecated_and_ignored() -> None:
+    """--mamba-cache-mode only warns in 0.34.0 (prefix caching decides the mode); a value outside align/none is
+    argparse's invalid choice."""
+    r = r034("jamba", ["--no-enable-prefix-caching", "--mamba-cache-mode", "align"])
+    assert r.state["cache_config.mamba_cache_mode"] == "none"
+    assert any(n.message.startswith("--mamba-cache-mode is deprecated") for n in r.notes)
+    with pytest.raises(postinit.InputError) as err:
+        r034("jamba", ["--mamba-cache-mode", "all"])
+    assert err.value.vllm_message == "argument --mamba-cache-mode: invalid choice: 'all' (choose from 'align', 'none')"

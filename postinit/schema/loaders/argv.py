@@ -99,7 +99,8 @@ class FlagSpec:
     """The argparse default (None unless the flag comes from an EngineArgs field); only the deprecation
     warning compares with it."""
     warning: str | None = None
-    """What vLLM logs when it applies the flag's value (``create_engine_config``/``create_model_config``)."""
+    """What vLLM logs when it applies the flag's value (``create_engine_config``/``create_model_config``): for a
+    ``deprecated`` flag when it differs from the default, for another whenever it is given."""
     since: str | None = None
     """The vLLM version that added the flag (the seed commit's parser does not know it)."""
     until: str | None = None
@@ -110,6 +111,9 @@ class FlagSpec:
     renamed: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """``(version, names)``: the spellings the flag has from that vLLM version on (0.34.0 moved ``-O`` from
     ``--compilation-config`` to ``--optimization-level``: ``--compilation-config/-cc`` there)."""
+    choices_from: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    """``(version, choices)``: the values the flag accepts from that vLLM version on (vLLM 0.34.0's
+    ``--mamba-ssm-cache-dtype`` also takes float16 and bfloat16)."""
     dict_or_str: bool = False
     """vLLM's ``union_dict_and_str``: a value that does not look like ``{...}`` is kept as a string
     (postinit asks for an object); one that does must be JSON."""
@@ -127,6 +131,7 @@ class FlagSpec:
 
 
 _DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
+_MAMBA_DTYPES_0340 = ("auto", "float32", "float16", "bfloat16")
 _CACHE_DTYPES = ("auto", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc")
 _ALL2ALL = (
     "naive",
@@ -305,10 +310,20 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--cpu-offload-gb",), "cache_config.cpu_offload_gb", "float"),
     _F(("--calculate-kv-scales",), "cache_config.calculate_kv_scales", "bool", until="0.11.1"),
     _F(("--kv-sharing-fast-prefill",), "cache_config.kv_sharing_fast_prefill", "bool"),
-    _F(("--mamba-cache-dtype",), "cache_config.mamba_cache_dtype", choices=("auto", "float32")),
+    _F(("--mamba-cache-dtype",), "cache_config.mamba_cache_dtype", choices=("auto", "float32"),
+       choices_from=(("0.34.0", _MAMBA_DTYPES_0340),)),
     _F(("--mamba-ssm-cache-dtype",), "cache_config.mamba_ssm_cache_dtype",
-       choices=("auto", "float32")),
+       choices=("auto", "float32"), choices_from=(("0.34.0", _MAMBA_DTYPES_0340),)),
     _F(("--mamba-block-size",), "cache_config.mamba_block_size", "int", optional=True),
+    _F(("--mamba-backend",), "mamba_config.backend", choices=("triton", "flashinfer", "cpu"), since="0.34.0"),
+    _F(("--mamba-ssu-algorithm",), "mamba_config.ssu_algorithm", choices=("auto", "simple", "vertical", "horizontal"),
+       optional=True, since="0.34.0"),
+    _F(("--enable-mamba-cache-stochastic-rounding",), "mamba_config.enable_stochastic_rounding", "bool",
+       since="0.34.0"),
+    _F(("--mamba-cache-philox-rounds",), "mamba_config.stochastic_rounding_philox_rounds", "int", since="0.34.0"),
+    _F(("--mamba-cache-mode",), "extra.mamba_cache_mode", choices=("align", "none"), since="0.34.0",
+       warning="--mamba-cache-mode is deprecated and will be removed in v0.34.0. It has no effect: Mamba prefix "
+       "caching follows --enable-prefix-caching."),
     _F(("--kv-offloading-size",), "cache_config.kv_offloading_size", "float", optional=True, since="0.11.1"),
     _F(("--kv-offloading-backend",), "cache_config.kv_offloading_backend", choices=("native", "lmcache"),
        optional=True, since="0.11.1"),
@@ -422,11 +437,15 @@ def flags_for(version: str = "") -> tuple[FlagSpec, ...]:
     lineage = _lineage(version)
     out = []
     for spec in FLAGS:
-        names = spec.names
+        names, choices = spec.names, spec.choices
         for since, renamed in spec.renamed:
             if since in lineage:
                 names = renamed
-        out.append(dataclasses.replace(spec, names=names) if names != spec.names else spec)
+        for since, later in spec.choices_from:
+            if since in lineage:
+                choices = later
+        out.append(dataclasses.replace(spec, names=names, choices=choices)
+                   if (names, choices) != (spec.names, spec.choices) else spec)
     return tuple(out)
 
 
@@ -746,6 +765,8 @@ def _scalar(spec: FlagSpec, option: str, raw: str) -> Any:
             value=raw,
             stage="parse",
             error="ArgumentError",
+            vllm_message=f"argument {spec.shown}: invalid choice: {value!r} (choose from "
+                         f"{', '.join(repr(c) for c in spec.choices)})",
         )
     return value
 
@@ -1094,6 +1115,8 @@ def parse_vllm_args(
             result.warnings.append(f"argument '{dest}' is deprecated")
             if spec.warning is not None:
                 later.append(spec.warning)
+        elif not spec.deprecated and spec.warning is not None and value is not None:
+            later.append(spec.warning)  # deprecated in words only: create_engine_config warns when it is given
         target = spec.target
         if target.startswith("extra."):
             result.extra[target[6:]] = value
