@@ -6,13 +6,13 @@ import contextlib
 import functools
 import json
 import types
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
 
 from postinit._request import DEFAULT_MODEL, DEFAULT_PLATFORM, Request, Semantics, UsageSpec
 from postinit._stages import (
@@ -472,24 +472,59 @@ _MODEL_LOADING = ("model_config.model", "model_config.hf_config", "model_config.
 """The ``model_config`` fields the model's facts are loaded from: a change of one goes through the whole door."""
 
 
+@functools.lru_cache(maxsize=1024)
+def _leaf_validator(path: str) -> Callable[[Any], Any] | None:
+    """What validating the input does to one leaf field's value, on its own (``path`` a dotted leaf path).
+
+    The field is validated by a model of that one field, with its model's configuration: what the
+    sub-config's validation does to it, as long as no model on the way to it validates across its
+    fields (a model or field validator): then None, and the whole part is validated instead.
+    """
+    space = paths()
+    info = space.info.get(path)
+    if info is None or info.presence:
+        return None
+    models = space.models_along(path)
+    for cls in models:
+        decorators = getattr(cls, "__pydantic_decorators__", None)
+        if decorators is None or decorators.model_validators or decorators.field_validators \
+                or decorators.root_validators:
+            return None
+    owner, name = space.owner(path)
+    if not (isinstance(owner, type) and issubclass(owner, BaseModel)) or name not in owner.model_fields:
+        return None
+    found = owner.model_fields[name]
+    alone = create_model(f"{owner.__name__}_{name}", __config__=owner.model_config,  # type: ignore[call-overload]
+                         **{name: (found.annotation, found)})
+    validate = alone.__pydantic_validator__.validate_python
+
+    def leaf(value: Any) -> Any:
+        return getattr(validate({name: value}), name)
+
+    return leaf
+
+
 def _prepare_changes(
     res: Resolution, changed: Request, changes: Mapping[str, Any],
 ) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, None], _Front] | None:
     """The front door for ``res``'s request with ``set`` applied, re-deriving only what ``set`` touches.
 
-    Each changed path's top-level field is validated and flattened again (:func:`_part`, as
-    :func:`_prepare` does), its paths replace the base's in a copy of its input state, and its
-    input paths' provenance is derived again; everything else is the base's. Returns ``(state,
-    provenance, the paths whose value or provenance may differ, the new front)``, or None when the
+    A changed leaf field is validated on its own (:func:`_leaf_validator`), and only its path's value and
+    provenance are set again in a copy of the base's input state; a changed sub-model (a dict value) has its
+    top-level field validated and flattened again (:func:`_part`, as :func:`_prepare` does). Returns
+    ``(state, provenance, the paths whose value or provenance may differ, the new front)``, or None when the
     change needs the whole front door: a path the model's facts are loaded from (``model_config.model``,
-    ``hf_config``), an environment, platform or usage path, an override
-    overlapping an earlier one, a field the version lacks, or a value the field refuses (whose
-    error the whole front door reports, in vLLM's order).
+    ``hf_config``), an environment, platform or usage path, an override overlapping another, a field the
+    version lacks, a leaf under a sub-model the input leaves out, a part the version has defaults in, or a
+    value the field refuses (whose error the whole front door reports, in vLLM's order).
     """
     front, base_request = res.front, res.request
     if front is None or base_request is None:
         return None
     absent = _absent_by_field(changed.version)
+    space = paths()
+    base_state = res.engine.initial
+    leaves: dict[str, Callable[[Any], Any]] = {}
     keys: dict[str, None] = {}
     for p in changes:
         top = p.split(".", 1)[0]
@@ -501,29 +536,46 @@ def _prepare_changes(
             return None
         if any(g == p or g.startswith(p + ".") for g in ENGINE_ARGS_NONE_DEFAULTS):
             return None  # usage.given follows the input: the whole front door
-        keys[top] = None
+        info = space.info.get(p)
+        leaf = _leaf_validator(p) if info is not None and (info.under is None or base_state[info.under]) else None
+        if leaf is not None:
+            leaves[p] = leaf
+        else:
+            keys[top] = None
     data = front.data
     for p, v in changes.items():
         data = _deep_merge(data, _nest(p, v))
     flags = {**front.flags, **{p: f"--set {p}" for p in changes}}
-    state = dict(res.engine.initial)
+    state = dict(base_state)
     prov = dict(res.engine.initial_provenance)
     touched: dict[str, None] = {}
-    for key in keys:
+    for p, leaf in leaves.items():
         try:
-            flat, users = _part(key, data[key], data)
-            old = _part(key, front.data[key], front.data)[1] if key in front.data else ()
+            state[p] = freeze(leaf(changes[p]))
         except (InputError, ValidationError):
             return None
-        state.update(flat)
-        touched.update(dict.fromkeys(flat))
-        for q in old:
-            if q not in front.loader:  # the loader's paths keep the loader's provenance
-                prov.pop(q, None)
-        touched.update(dict.fromkeys(old))
-        for q in users:
-            if q not in front.loader:
-                prov[q] = Provenance(Source.USER, flags.get(q, "config"))
+        touched[p] = None
+        if p not in front.loader:  # the loader's paths keep the loader's provenance
+            prov[p] = Provenance(Source.USER, flags[p])
+    if keys:
+        version_defaults = changed.version.defaults_for(engine_args=changed.effective_usage is not None)
+        for key in keys:
+            try:
+                flat, users = _part(key, data[key], data)
+                old = _part(key, front.data[key], front.data)[1] if key in front.data else ()
+            except (InputError, ValidationError):
+                return None
+            if not version_defaults.keys().isdisjoint(flat):
+                return None  # the version's defaults fill what the part leaves out: the whole door applies them
+            state.update(flat)
+            touched.update(dict.fromkeys(flat))
+            for q in old:
+                if q not in front.loader:
+                    prov.pop(q, None)
+            touched.update(dict.fromkeys(old))
+            for q in users:
+                if q not in front.loader:
+                    prov[q] = Provenance(Source.USER, flags.get(q, "config"))
     return state, prov, touched, _Front(data, flags, front.loader, front.extra)
 
 

@@ -36,6 +36,7 @@ from pydantic import (
     Field,
     PrivateAttr,
     StringConstraints,
+    TypeAdapter,
     ValidationError,
     WithJsonSchema,
     field_validator,
@@ -81,6 +82,8 @@ DottedPath = Annotated[
     str, StringConstraints(min_length=1, max_length=MAX_NAME, pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z0-9_]+)*$"),
 ]
 JsonObject = Annotated[dict[str, Any], Field(max_length=MAX_KEYS)]
+_OVERRIDES: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[DottedPath, Any])
+"""The validation of overrides a changed request adds (the rest of the request was validated already)."""
 
 _LIMITS = (
     f"Bounds: nesting ≤ 24 levels, strings ≤ {MAX_STRING} characters, lists ≤ 4096 items, "
@@ -189,7 +192,9 @@ class Request(BaseModel):
     @property
     def version(self) -> Version:
         """The vLLM version this request resolves as: its rulebook, facts, env table, flags, paths and hash."""
-        return self._version
+        # read from the private store directly: ``self._version`` goes through pydantic's ``__getattr__`` (~6 us)
+        found: Version = self.__pydantic_private__["_version"]  # type: ignore[index]
+        return found
 
     # -- validation at the door ------------------------------------------------------
 
@@ -359,6 +364,17 @@ class Request(BaseModel):
                     path=path, value=None)
             space.require(path)
             overrides[path] = value
+        if env == self.env and type(self) is Request:
+            # only overrides change: the new ones are validated here, the rest of the request already was
+            try:
+                added = _OVERRIDES.validate_python({p: v for p, v in set.items() if not p.startswith("env.")})
+                if len(overrides) <= MAX_KEYS:
+                    overrides.update({p: plain_copy(v, p) for p, v in added.items()})
+                    new = self.model_copy(update={"overrides": overrides})
+                    object.__setattr__(new, "__pydantic_fields_set__", {*Request.model_fields})  # as replace's
+                    return new
+            except (ValidationError, InvalidValueError):
+                pass  # the whole validation below reports it as it reports any request
         return self.replace(overrides=overrides, env=env)
 
     def plain(self) -> Request:

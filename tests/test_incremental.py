@@ -35,6 +35,10 @@ BASES = [
     {"model": LLAMA, "platform": "h100", "argv": ["--max-num-seqs", "32", "--no-enable-prefix-caching"],
      "overrides": {"scheduler_config.max_num_batched_tokens": 4096, "kv_transfer_config.kv_role": "kv_both",
                    "kv_transfer_config.kv_connector": "NixlConnector"}},
+    {"model": LLAMA, "platform": "h100", "vllm_version": "0.11.1"},
+    {"model": "deepseek-ai/DeepSeek-V3", "platform": "b200", "argv": ["-tp", "8"], "vllm_version": "0.34.0"},
+    {"config": {"model_config": {"model": LLAMA}, "scheduler_config": {"max_num_seqs": 8}}, "platform": "cpu",
+     "vllm_version": "0.34.0"},
 ]
 CHANGES: list[dict[str, Any]] = [
     {"model_config.enforce_eager": True},
@@ -58,6 +62,14 @@ CHANGES: list[dict[str, Any]] = [
     {"scheduler_config.max_num_seqs": "many"},
     {"compilation_config.pass_config": {"enable_fusion": False}},
     {"compilation_config": None},
+    {"cache_config.block_size": 32},
+    {"cache_config.gpu_memory_utilization": 0.8},
+    {"compilation_config.cudagraph_capture_sizes": [1, 2, 4, 8]},
+    {"compilation_config.max_cudagraph_capture_size": 64},
+    {"parallel_config.data_parallel_size": 2},
+    {"model_config.dtype": "float16"},
+    {"scheduler_config.max_num_seqs": True},
+    {"speculative_config.num_speculative_tokens": 2},
 ]
 OTHER = [{}, {"platform": "b200"}, {"platform": "cpu"}, {"model": "openai/gpt-oss-120b"}, {"usage": "llm"},
          {"argv": ["-O0"]}]
@@ -104,29 +116,81 @@ def test_what_if_uses_the_incremental_path() -> None:
 
 
 def test_phases_nothing_reaches_are_copied_whole(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A change no rule reads copies every phase whole, stale reads included: equal to a scratch resolve."""
-    from postinit.engine import _compiled
+    """A change no rule reads copies every phase whole and runs no rule, stale reads included: equal to a scratch
+    resolve; a change rules read re-runs only the evaluations that consulted what differs."""
+    from postinit.engine import _incremental
 
-    copied: list[str] = []
-    real = _compiled._PhaseCopy.copy_into
+    copied: list[tuple[str, int, int]] = []
+    compared: list[str] = []
+    real_copy, real_compare = _incremental._Replay.copy_events, _incremental._Replay.compare
 
-    def counting(self: Any, run: Any, phase: str, shift: int = 0) -> None:
-        copied.append(phase)
-        real(self, run, phase, shift)
+    def copying(self: Any, ix: Any, a: int, b: int, phase: str) -> None:
+        copied.append((phase, a, b))
+        real_copy(self, ix, a, b, phase)
 
-    monkeypatch.setattr(_compiled._PhaseCopy, "copy_into", counting)
+    def comparing(self: Any, ix: Any, j: int, c: Any, n: int, out: Any) -> bool:
+        compared.append(c.id)
+        return real_compare(self, ix, j, c, n, out)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(_incremental._Replay, "copy_events", copying)
+    monkeypatch.setattr(_incremental._Replay, "compare", comparing)
     cfg = {"compilation_config": {"splitting_ops": [], "cudagraph_mode": "PIECEWISE"}}  # a stale read (I1)
     base = postinit._api.resolve_request(postinit.Request.build(config=cfg, model=LLAMA, platform="h100"),
                                          record=True)
     assert base.stale_reads
+    rec = base.engine.recording
+    assert rec is not None
+    whole = [(phase, *rec.bounds[k]) for k, phase in enumerate(postinit.rulebook().phases) if rec.bounds[k][0] < rec.bounds[k][1]]
     change = {"load_config.download_dir": "/models"}
     got = base.with_changes(change)
-    assert copied == list(postinit.rulebook().phases)
+    assert copied == whole and not compared
     assert _everything(got) == _everything(postinit._api.resolve_request(base.request.changed(change)))
     copied.clear()
     real_change = {"scheduler_config.max_num_seqs": 64}  # read from the EngineArgs phase on
     got = base.with_changes(real_change)
-    # the phase before the first reader is copied whole; after the phases the change reaches left the
-    # schedule, the later phases it does not reach are copied whole again (renumbered)
-    assert copied[0] == "model_config" and "validate" in copied
+    # the phases before the first reader are copied whole, and the later phases the change does not reach
+    assert copied[0] == whole[0] and ("model", *rec.bounds[3]) in copied and ("platform", *rec.bounds[6]) in copied
+    assert 0 < len(compared) < 10, compared
     assert _everything(got) == _everything(postinit._api.resolve_request(base.request.changed(real_change)))
+
+
+# --------------------------------------------------------------------------- the incremental front door
+
+from postinit import _api  # noqa: E402
+from postinit.rules import paths  # noqa: E402
+
+_LEAVES = sorted(p for p in paths().paths
+                 if p.split(".", 1)[0] not in ("env", "platform", "usage", "version") and "." in p
+                 and not p.startswith(("model_config.hf_config", "model_config.hf_text_config"))
+                 and not paths().info[p].presence)
+_VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 70000), st.floats(allow_nan=False, width=32),
+                    st.sampled_from(["auto", "FULL", "piecewise", "float16", "", "x", "1", "32k", "mp", "none"]),
+                    st.lists(st.integers(-1, 600), max_size=4), st.dictionaries(st.sampled_from(["a", "b"]),
+                                                                                  st.integers(0, 3), max_size=2))
+
+
+def _whole(path: str, value: Any) -> Any:
+    """The value the input door's validation of the whole sub-config gives the leaf (or the error type)."""
+    top, rest = path.split(".", 1)
+    try:
+        obj = _api._field_adapter(top).validate_python(_api._nest(rest, value))
+    except Exception as e:  # any refusal
+        return ("refused", type(e).__name__)
+    for part in rest.split("."):
+        obj = getattr(obj, part)
+    return postinit.engine.freeze(obj)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(path=st.sampled_from(_LEAVES), value=_VALUES)
+def test_a_leaf_validated_alone_is_validated_as_its_sub_config_validates_it(path: str, value: Any) -> None:
+    """The incremental door validates a changed leaf alone: the same value (or a refusal) as the whole part gives."""
+    leaf = _api._leaf_validator(path)
+    if leaf is None:
+        return  # validated with its whole part
+    try:
+        alone = postinit.engine.freeze(leaf(value))
+    except Exception as e:  # any refusal
+        alone = ("refused", type(e).__name__)
+    whole = _whole(path, value)
+    assert alone == whole and type(alone) is type(whole)

@@ -10,9 +10,10 @@ state to a fixed point with :meth:`Rulebook.resolve`, which returns an
 from typing import TYPE_CHECKING
 
 from postinit.engine._effect import Decided, Decision, Effect, decide, effect_of
+from postinit.engine._incremental import replay
 from postinit.engine._lazy import lazy_getattr
 from postinit.engine._paths import FrozenDict, PathInfo, PathSpace, freeze, thaw
-from postinit.engine._resolve import replay, resolve_flat
+from postinit.engine._resolve import resolve_flat
 from postinit.engine._rule import (
     Group,
     GroupKind,

@@ -27,6 +27,8 @@ __all__ = ["OrderedRun"]
 class OrderedRun(Run):
     """One resolution in statement order."""
 
+    keeps_history = False  # every write is a traced change with no provenance detail: the trace gives the history
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.track_stale = self.full

@@ -270,6 +270,24 @@ class PathSpace:
                 f"unknown field '{path}'.{self.suggest(path)}", path=path
             ) from None
 
+    def owner(self, path: str) -> tuple[type, str]:
+        """The model class a leaf or presence path is a field of, and the field's name."""
+        self.require(path)
+        prefix, _, name = path.rpartition(".")
+        return self._find_plan(prefix).cls, name
+
+    def models_along(self, path: str) -> list[type]:
+        """The model classes from the root down to the one ``path`` is a field of (its mount's root first)."""
+        self.require(path)
+        parts = path.split(".")
+        out = []
+        for k in range(len(parts)):
+            try:
+                out.append(self._find_plan(".".join(parts[:k])).cls)
+            except UnknownFieldError:  # a mount's prefix above its root ("a" of a mount at "a.b")
+                continue
+        return out
+
     # -- flatten / unflatten -----------------------------------------------------------
 
     def flatten_model(self, obj: Any, prefix: str = "") -> dict[str, Any]:

@@ -1,9 +1,10 @@
-"""Resolving a flat state: the choice of run loop, and replaying a recorded resolution.
+"""Resolving a flat state: the choice of run loop.
 
-The top of the engine's house: the run state (:mod:`._run`: :class:`Run`, :class:`EngineResult`)
-is at the bottom, the loops above it — statement order interpreted (:mod:`._ordered`) and
+The run state (:mod:`._run`: :class:`Run`, :class:`EngineResult`) is at the bottom of the
+engine's house, the loops above it — statement order interpreted (:mod:`._ordered`) and
 compiled (:mod:`._compiled`), one consistent fixed point (:mod:`._consistent`) — and
-:func:`resolve_flat` above them picks one for the semantics and the trace level.
+:func:`resolve_flat` above them picks one for the semantics and the trace level. Incremental
+re-resolution (:mod:`._incremental`) sits above this dispatcher.
 """
 
 from __future__ import annotations
@@ -14,18 +15,18 @@ from itertools import compress
 from operator import not_
 from typing import TYPE_CHECKING, Any
 
-from postinit.engine._compiled import Replay, run_compiled
+from postinit.engine._compiled import run_compiled
 from postinit.engine._consistent import ConsistentRun
 from postinit.engine._ordered import OrderedRun
 from postinit.engine._paths import freeze
-from postinit.engine._run import _ATOMIC, MAX_RUNS, EngineResult, Run, TraceLevel, differing, same
+from postinit.engine._run import _ATOMIC, MAX_RUNS, EngineResult, Run, TraceLevel
 from postinit.engine._trace import Fired, Provenance, StaleRead, Trace, ViolationEvent
 from postinit.errors import RuleDeclarationError
 
 if TYPE_CHECKING:
     from postinit.engine._rulebook import Rulebook
 
-__all__ = ["replay", "resolve_flat"]
+__all__ = ["emit", "resolve_flat"]
 
 
 def resolve_flat(
@@ -41,7 +42,6 @@ def resolve_flat(
     owned: bool = False,
     interpret: bool = False,
     record: bool = False,
-    replay: Replay | None = None,
     select: Collection[str] | None = None,
 ) -> EngineResult:
     """Resolve ``initial`` (a flat state over ``book.paths``) to a fixed point.
@@ -58,7 +58,7 @@ def resolve_flat(
     name the rulebook gives one of them (``Rulebook(semantics_aliases=...)``). Statement order
     at the ``minimal`` and ``full`` levels runs the compiled evaluator unless ``interpret`` is
     set; both give the same result. ``record`` keeps the compiled run's schedule
-    (``EngineResult.recording``, for :func:`replay`); ``replay`` follows one.
+    (``EngineResult.recording``: what :func:`~postinit.engine.replay` re-resolves another state from).
     ``select`` (rule ids) runs only those rules, in their phases and order, as if the others were
     absent: a part of the modelled system on its own (the interpreter runs it; a ``first_match`` /
     ``all_of`` statement runs whole when one of its members is selected).
@@ -101,7 +101,7 @@ def resolve_flat(
     run: Run
     if order == "ordered":
         if not (interpret or strict or trace == "debug" or chosen is not None):
-            compiled = run_compiled(book, state, provenance or {}, trace, max_runs, record=record, replay=replay)
+            compiled = run_compiled(book, state, provenance or {}, trace, max_runs, record=record)
             recording, run = compiled.recording, compiled
         else:
             run = OrderedRun(book, state, provenance or {}, trace, strict, max_runs, chosen)
@@ -117,53 +117,17 @@ def resolve_flat(
         provenance=run.prov,
         trace=Trace(tuple(run.events), trace),
         semantics=order,
-        history=run.history,
+        kept_history=run.history if run.keeps_history else None,
         recording=recording,
     )
-    _emit(result)
+    emit(result)
     return result
-
-
-def replay(base: EngineResult, initial: dict[str, Any], provenance: Mapping[str, Provenance] | None = None, *,
-           strict: bool = False, record: bool = False, changed: Collection[str] | None = None) -> EngineResult:
-    """Resolve another state of the same rulebook by following this (recorded) resolution.
-
-    Exactly ``resolve_flat(book, initial, provenance, semantics=..., trace=...)`` of the new
-    state — the same state, trace, provenance and history — computed from this one: in step
-    with its schedule, a rule none of whose reads the difference reaches returns the recorded
-    result without running, and its recorded events are reused. ``initial`` is taken over
-    (as ``owned=True``). Resolutions that cannot be replayed (consistent semantics, debug
-    traces, strict mode, no recording) are resolved from scratch. ``record`` keeps the new
-    resolution's own schedule (it costs every evaluation a call through a hook: a replay that
-    leaves the schedule early was ~15 % slower than a scratch resolution with it). ``changed``
-    (optional) names every path whose value or provenance may differ from ``base``'s input: only
-    those are compared (the incremental front door knows them).
-    """
-    prov = dict(provenance or {})
-    level: TraceLevel = base.trace.level  # type: ignore[assignment]
-    recording = base.recording
-    if (recording is None or base.semantics != "ordered" or strict or base.trace.level == "debug"
-            or recording.trace != base.trace.level):
-        return resolve_flat(base.rulebook, initial, prov, semantics=base.semantics,
-                            trace=level, strict=strict, owned=True, record=record)
-    base_prov = base.initial_provenance
-    if changed is None:
-        values = differing(initial, base.initial)
-        maybe: Collection[str] = prov.keys() | base_prov.keys()
-    else:  # the caller knows which paths can differ: only those are compared
-        before = base.initial
-        values = {p for p in changed if not same(initial[p], before[p])}
-        maybe = changed
-    provenance_differs = {p for p in maybe
-                          if (prov[p].source if p in prov else None) != (base_prov[p].source if p in base_prov else None)}
-    return resolve_flat(base.rulebook, initial, prov, semantics="ordered", trace=level, owned=True,
-                        record=record, replay=Replay(recording, values, provenance_differs, base.initial, base_prov))
 
 
 # --------------------------------------------------------------------------- logging
 
 
-def _emit(result: EngineResult) -> None:
+def emit(result: EngineResult) -> None:
     """Send the trace to structlog as events, when the application configured structlog.
 
     structlog is not imported here (it costs ~0.1 s of start-up): an application

@@ -87,9 +87,25 @@ def same(a: Any, b: Any) -> bool:
 def frozen(value: Any) -> Any:
     """:func:`freeze` with its common cases (scalars, tuples of scalars) answered inline."""
     t = type(value)
-    if t in _ATOMIC or (t is tuple and _ATOMIC.issuperset(map(type, value))):
+    if t in _ATOMIC or (t is tuple and (_SEEN.get(id(value)) is value or flat_tuple(value))):
         return value
     return freeze(value)
+
+
+_SEEN: dict[int, tuple[Any, ...]] = {}
+"""Long tuples of scalars already checked, by identity (a cached helper returns the same tuple for the same
+inputs: a 513-entry padding table is checked once, not at every write). Holds them, so an id stays theirs."""
+
+
+def flat_tuple(value: tuple[Any, ...]) -> bool:
+    """A tuple of scalars (frozen as it is); a long one is remembered by identity."""
+    if not _ATOMIC.issuperset(map(type, value)):
+        return False
+    if len(value) > 32:
+        if len(_SEEN) >= 1024:
+            _SEEN.clear()
+        _SEEN[id(value)] = value
+    return True
 
 
 # --------------------------------------------------------------------------- the result
@@ -107,8 +123,9 @@ class EngineResult:
     provenance: dict[str, Provenance]
     trace: Trace
     semantics: Semantics
-    history: dict[str, list[tuple[int, Any, Provenance]]] = field(default_factory=dict)
-    """Per changed path: (event seq, new value, provenance), in order."""
+    kept_history: dict[str, list[tuple[int, Any, Provenance]]] | None = field(default=None, repr=False)
+    """The history as the run kept it (consistent semantics, whose retractions the trace does not mark); None:
+    derived from the trace on first use (statement order: every write is a traced change). See ``history``."""
     recording: Recording | None = None
     """The schedule, when recorded (``resolve_flat(..., record=True)``): what :meth:`replay` follows."""
 
@@ -151,6 +168,25 @@ class EngineResult:
         initial, state = self.initial, self.state
         touched = {ch.path for ev in self.trace.events if type(ev) is Fired for ch in ev.changes}
         return {p: (initial[p], state[p]) for p in state if p in touched and not same(state[p], initial.get(p))}
+
+    @property
+    def history(self) -> dict[str, list[tuple[int, Any, Provenance]]]:
+        """Per changed path: (event seq, new value, provenance), in order (``full`` and ``debug`` traces)."""
+        kept = self.kept_history
+        if kept is None:
+            kept = {}
+            if self.trace.level != "minimal":
+                for ev in self.trace.events:
+                    if type(ev) is Fired:
+                        pv = _new(Provenance, (_RULE, None, ev.rule, ev.seq))
+                        for ch in ev.changes:
+                            found = kept.get(ch.path)
+                            if found is None:
+                                kept[ch.path] = [(ev.seq, ch.new, pv)]
+                            else:
+                                found.append((ev.seq, ch.new, pv))
+            self.kept_history = kept
+        return kept
 
     def provenance_of(self, path: str) -> Provenance:
         return self.provenance.get(path) or self.initial_provenance.get(path, DEFAULT_PROVENANCE)
@@ -207,6 +243,7 @@ class Run:
         self.initial_prov = provenance
         self.events: list[Event] = []
         self.history: dict[str, list[tuple[int, Any, Provenance]]] = {}
+        """Per changed path its writes, kept only where the trace cannot give them (``keeps_history``)."""
         self.full = trace != "minimal"
         self.debug = trace == "debug"
         self.strict = strict
@@ -218,6 +255,10 @@ class Run:
         self.detail: str | None = None
         """The provenance detail of the writes being recorded (consistent semantics' retractions)."""
         self.apply = self.recorder()
+
+    keeps_history = True
+    """The run keeps each path's history as it goes (a loop whose writes all carry no provenance detail
+    leaves it to :attr:`EngineResult.history`, which derives it from the trace)."""
 
     def run(self) -> None:
         """Resolve the whole state (the run loop of the semantics)."""
@@ -316,6 +357,8 @@ class Run:
         init_get = self.initial_prov.get
         history = self.history
         full, debug = self.full, self.debug
+        keep = full and self.keeps_history
+        seen = _SEEN.get
         vetoes = type(self).may_write is not Run.may_write
         may_write = self.may_write
         fired = None if type(self).fired is Run.fired else self.fired
@@ -341,7 +384,7 @@ class Run:
                         rule=c.id, path=path, value=new,
                     )
                 tn = type(new)
-                if tn not in _ATOMIC and not (tn is tuple and _ATOMIC.issuperset(map(type, new))):
+                if tn not in _ATOMIC and not (tn is tuple and (seen(id(new)) is new or flat_tuple(new))):
                     new = freeze(new)
                 old = state[path]
                 if old is new or (type(old) is type(new) and old == new):
@@ -361,7 +404,7 @@ class Run:
                 prov_of[path] = pv
                 made.append(_new(Change, (path, old, new, _DEFAULT if src is None else src.source)))
                 changed.append(path)
-                if full:
+                if keep:
                     hist = history.get(path)
                     if hist is None:
                         history[path] = [(seq, new, pv)]

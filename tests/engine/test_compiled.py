@@ -227,3 +227,50 @@ def test_replaying_with_groups_gives_the_from_scratch_answer(
         return
     assert (replayed.state, replayed.trace.to_dict(), replayed.provenance, replayed.history) == \
         _outcome(book, second, trace="full")
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
+@given(book=grouped_rulebooks(),
+       base=st.lists(st.integers(0, 4), min_size=N_PATHS, max_size=N_PATHS),
+       changed=st.dictionaries(st.integers(0, N_PATHS - 1), st.integers(0, 4), max_size=3),
+       trace=st.sampled_from(["minimal", "full"]), told=st.booleans())
+def test_replaying_with_the_changed_paths_named(
+    book: Rulebook, base: list[int], changed: dict[int, int], trace: Any, told: bool,
+) -> None:
+    """Naming the paths that may differ (``changed=``, what the incremental front door does) or not: the same."""
+    first = {f"x{i}": v for i, v in enumerate(base)}
+    second = {**first, **{f"x{i}": v for i, v in changed.items()}}
+    names = [f"x{i}" for i in changed] if told else None
+    try:
+        recorded = book.resolve(dict(first), trace=trace, record=True)
+    except NoFixedPoint:
+        return
+    try:
+        replayed = replay(recorded, dict(second), changed=names)
+    except NoFixedPoint as e:
+        assert _outcome(book, second, trace=trace) == ("no fixed point", str(e))
+        return
+    assert (replayed.state, replayed.trace.to_dict(), replayed.provenance, replayed.history) == \
+        _outcome(book, second, trace=trace)
+
+
+@pytest.mark.deep
+@settings(max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(book=grouped_rulebooks(),
+       base=st.lists(st.integers(0, 4), min_size=N_PATHS, max_size=N_PATHS),
+       changed=st.dictionaries(st.integers(0, N_PATHS - 1), st.integers(0, 4), max_size=3),
+       trace=st.sampled_from(["minimal", "full"]), told=st.booleans())
+def test_replaying_deep(book: Rulebook, base: list[int], changed: dict[int, int], trace: Any, told: bool) -> None:
+    """The same over 10,000 random rulebooks with groups, cycles and stale reads (``pytest -m deep``)."""
+    test_replaying_with_the_changed_paths_named.hypothesis.inner_test(book, base, changed, trace, told)  # type: ignore[attr-defined]
+
+
+@pytest.mark.deep
+@settings(max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(book=looping_rulebooks(),
+       base=st.lists(st.integers(0, 4), min_size=N_PATHS, max_size=N_PATHS),
+       changed=st.dictionaries(st.integers(0, N_PATHS - 1), st.integers(0, 4), max_size=3),
+       trace=st.sampled_from(["minimal", "full"]))
+def test_replaying_looping_rulebooks_deep(book: Rulebook, base: list[int], changed: dict[int, int], trace: Any) -> None:
+    """Replays of random rulebooks with feedback cycles and oscillations, 10,000 of them (``pytest -m deep``)."""
+    test_replaying_a_recording_gives_the_from_scratch_answer.hypothesis.inner_test(book, base, changed, trace)  # type: ignore[attr-defined]

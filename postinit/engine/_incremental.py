@@ -1,0 +1,665 @@
+"""Incremental re-resolution: another state of the same rulebook, computed from a recorded run.
+
+A recorded resolution (``resolve_flat(..., record=True)``) keeps its schedule: every evaluation of
+every phase, what it returned and the paths its rule body actually consulted
+(:class:`~postinit.engine._compiled.Recording`). :func:`replay` resolves another state of the
+same rulebook from it, equal in every respect (state, trace, provenance, history, stale reads,
+errors) to resolving that state from scratch:
+
+* it starts from the changed input paths: ``dirty`` holds each path whose value differs from the
+  recorded run's *at the same point of the schedule* (with the recorded value), ``sources`` each
+  path whose provenance source differs (a change records where the value it replaced came from);
+* per phase, a reverse index of the recorded evaluations (:class:`_PhaseIndex`: path -> the
+  evaluations that consulted it, path -> those whose result names it) gives the evaluations to
+  look at: those that consulted a dirty path run again; those that fired are reused (their
+  recorded events copied, renumbered when the number of events before them moved) unless what
+  they wrote or showed meets a dirty path, when their recorded result is recorded again;
+* after each evaluation that ran again, the paths either run wrote are compared with the recorded
+  run's values there: a path back to its recorded value is clean again (early cutoff, Salsa's
+  backdating), so the readers further on stay untouched; a phase none of whose paths is dirty is
+  copied whole;
+* the recorded schedule order is what keeps statement order exact: an evaluation runs at its
+  recorded place, so a stale read, a first-match chain or a fill-once default decides on the
+  state it met in the recorded run, changed only where the change reached. The schedule stays the
+  recorded one while what each evaluation changed wakes the same rules: in a phase's first sweep
+  only a changed path whose readers sit *before* its writer can re-queue a rule (a feedback), so
+  other differences leave the schedule as it was; when a difference does re-queue another rule
+  (or the recorded run stopped where this one goes on), the compiled sweep finishes the phase
+  from that point of the schedule and the next phases follow the recording again from what
+  differs at the phase's end.
+
+Consistent semantics, debug traces, strict mode and runs without a recording are resolved from
+scratch (:func:`~postinit.engine.resolve_flat`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Collection, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from postinit.engine._compiled import CompiledRun, Program, Recording, program_of
+from postinit.engine._effect import Effect, effect_of
+from postinit.engine._resolve import emit, resolve_flat
+from postinit.engine._rule import Matched
+from postinit.engine._run import MAX_RUNS, EngineResult, TraceLevel, differing, same
+from postinit.engine._trace import Fired, Provenance, Source, StaleRead, Trace, ViolationEvent
+from postinit.errors import PostinitError
+
+if TYPE_CHECKING:
+    from postinit.engine._rulebook import CompiledRule
+
+__all__ = ["replay"]
+
+_new = tuple.__new__
+_RULE = Source.RULE
+_DEFAULT = Source.DEFAULT
+_NOTHING: frozenset[str] = frozenset()
+
+
+def replay(base: EngineResult, initial: dict[str, Any], provenance: Mapping[str, Provenance] | None = None, *,
+           strict: bool = False, record: bool = False, changed: Collection[str] | None = None) -> EngineResult:
+    """Resolve another state of ``base``'s rulebook from ``base``'s recorded run (see the module docstring).
+
+    Exactly ``resolve_flat(book, initial, provenance, semantics=..., trace=...)`` of the new state —
+    the same state, trace, provenance and history — computed from the recorded one. ``initial`` is
+    taken over (as ``owned=True``: a fresh dict of frozen values). ``changed`` (optional) names every
+    path whose value or provenance may differ from ``base``'s input: only those are compared (the
+    incremental front door knows them). Resolutions that cannot be re-resolved incrementally
+    (consistent semantics, debug traces, strict mode, no recording) and ``record=True`` (a recorded
+    run keeps its own schedule) are resolved from scratch.
+    """
+    prov = dict(provenance or {})
+    level: TraceLevel = base.trace.level  # type: ignore[assignment]
+    rec = base.recording
+    if (rec is None or base.semantics != "ordered" or strict or level == "debug" or rec.trace != level
+            or record):
+        return resolve_flat(base.rulebook, initial, prov, semantics=base.semantics, trace=level, strict=strict,
+                            owned=True, record=record)
+    before = base.initial
+    base_prov = base.initial_provenance
+    maybe: Collection[str]
+    if changed is None:
+        maybe = differing(initial, before)
+        maybe_source: Collection[str] = prov.keys() | base_prov.keys()
+    else:  # the caller knows which paths can differ: only those are compared
+        maybe = maybe_source = changed
+    dirty = {p: before[p] for p in maybe if not same(initial[p], before[p])}
+    sources: dict[str, Source] = {}
+    for p in maybe_source:
+        now, was = prov.get(p), base_prov.get(p)
+        was_source = _DEFAULT if was is None else was.source
+        if (_DEFAULT if now is None else now.source) != was_source:
+            sources[p] = was_source
+    book = base.rulebook
+    run = CompiledRun(book, initial, prov, level, False, MAX_RUNS)
+    _Replay(run, rec, base, dirty, sources).run()
+    result = EngineResult(rulebook=book, given=None, initial_provenance=prov, state=run.state, provenance=run.prov,
+                          trace=Trace(tuple(run.events), level), semantics="ordered")
+    emit(result)
+    return result
+
+
+def _effects(c: CompiledRule, out: Any) -> list[tuple[CompiledRule, Effect]]:
+    """What a statement's result asks of the run, read by the effect kernel: (rule, effect) per deciding rule."""
+    if out is None:
+        return []
+    if type(out) is Matched:  # a group statement: each deciding member's result, under its own id
+        return [(m, eff) for m, result in out.results if (eff := effect_of(m, result)) is not None]
+    eff = effect_of(c, out)
+    return [] if eff is None else [(c, eff)]
+
+
+def _named(c: CompiledRule, out: Any) -> set[str]:
+    """The paths a statement's result asks to set."""
+    return {p for _, eff in _effects(c, out) for p in eff.changes}
+
+
+def _same_effects(c: CompiledRule, a: Any, b: Any) -> bool:
+    """Two results of one statement the engine records alike: the same rules, each with the same effect (values
+    compared with their types, as change detection compares them: True is not 1)."""
+    if a is b:
+        return True
+    ea, eb = _effects(c, a), _effects(c, b)
+    return len(ea) == len(eb) and all(
+        ma is mb and x.message == y.message and x.level == y.level and x.violation == y.violation
+        and x.changes.keys() == y.changes.keys() and all(same(v, y.changes[k]) for k, v in x.changes.items())
+        for (ma, x), (mb, y) in zip(ea, eb, strict=True))
+
+
+class _Step:
+    """What one recorded evaluation did, read from its events (made for the evaluations a replay looks at)."""
+
+    __slots__ = ("changes", "copyable", "fired", "named", "reads", "stale", "stale_writes", "violation")
+
+    def __init__(self, rec: Recording, c: CompiledRule, out: Any, a: int, b: int) -> None:
+        changes: dict[str, tuple[Any, Any, Source]] = {}
+        fired: list[str] = []
+        stale: set[tuple[str, str, str]] = set()
+        violation = False
+        reads: set[str] = set()
+        stale_writes: set[str] = set()
+        logged: set[str] = set()
+        for ev in rec.events[a:b]:
+            t = type(ev)
+            if t is Fired:
+                m = c.by_id.get(ev.rule, c)
+                fired.append(m.id)
+                reads.update(m.read_order)
+                for ch in ev.changes:
+                    first = changes.get(ch.path)
+                    changes[ch.path] = (ch.old if first is None else first[0], ch.new,
+                                        ch.old_source if first is None else first[2])
+                    if ch.path in m.stale_writes:
+                        stale_writes.add(ch.path)
+                logged.update(m.stale_log)
+            elif t is ViolationEvent:
+                violation = True
+                m = c.by_id.get(ev.rule, c)
+                reads.update(m.read_order)
+            elif t is StaleRead:
+                stale.add((ev.rule, ev.path, ev.by))
+        self.changes = changes
+        """Path -> (its first old value, its last new value, the old value's source)."""
+        self.fired = tuple(fired)
+        """The ids recorded as fired, in order."""
+        self.stale = stale
+        self.violation = violation
+        self.reads = frozenset(reads)
+        """The declared reads the events show (a copied event shows the values they hold now)."""
+        self.stale_writes = frozenset(stale_writes)
+        self.named = frozenset(_named(c, out))
+        # a copy logs what the firings read as the state holds it after the whole evaluation: not when one
+        # member of a statement logs a read another member writes
+        self.copyable = not violation and logged.isdisjoint(changes)
+
+
+class _PhaseIndex:
+    """One recorded phase, indexed for replays: computed once per recording and phase, on first use.
+
+    Reverse indexes from a path to the evaluations it can make differ — those that consulted it,
+    whose result names it, whose events show it (the declared reads of a firing: its trace entry and
+    the stale-read log), whose events record where its replaced value came from, or whose change of
+    it a stale read watches — so that a replay looks only at those; the recorded events between them
+    are copied as slices (renumbered, cached per slice and shift).
+    """
+
+    __slots__ = ("_details", "_slices", "by_value", "by_value_minimal", "changed", "end", "k", "member", "named",
+                 "order", "readers", "rec", "restart", "shows", "spans", "start", "steps", "unique", "watched")
+
+    def __init__(self, rec: Recording, k: int, order: tuple[CompiledRule, ...]) -> None:
+        self.rec = rec
+        self.k = k
+        self.order = order
+        steps = self.steps = rec.steps[k]
+        self.start, self.end = rec.bounds[k]
+        end = self.end
+        self.spans: list[tuple[int, int]] = [
+            (before, steps[j + 1][2] if j + 1 < len(steps) else end) for j, (_, _, before, _) in enumerate(steps)]
+        readers: dict[str, list[int]] = {}
+        named: dict[str, list[int]] = {}
+        restart = len(steps)
+        last = -1
+        for j, (pos, out, _, consulted) in enumerate(steps):
+            if pos <= last and restart == len(steps):
+                restart = j
+            last = pos
+            _note(readers, consulted, j)
+            if out is not None:
+                _note(named, _named(order[pos], out), j)
+        self.readers = readers
+        """Path -> the evaluations whose rule body consulted it, in order."""
+        self.named = named
+        """Path -> the evaluations whose result names it, in order."""
+        self.restart = restart
+        """The first evaluation after the phase's first sweep (the sweep went back to a rule behind)."""
+        self._details: dict[int, _Step] = {}
+        self._slices: dict[tuple[int, int, int], Any] = {}
+        shows: dict[str, list[int]] = {}
+        changed: dict[str, list[int]] = {}
+        watched: dict[str, list[int]] = {}
+        unique: list[int] = []
+        member: dict[int, CompiledRule] = {}
+        for j, (a, b) in enumerate(self.spans):
+            if a == b:
+                continue
+            d = self.detail(j)
+            c = order[steps[j][0]]
+            for i in range(a, b):
+                ev = rec.events[i]
+                if type(ev) is Fired or type(ev) is ViolationEvent:
+                    member[i] = c.by_id.get(ev.rule, c)
+            if not d.copyable:
+                unique.append(j)
+            _note(shows, d.reads, j)
+            _note(changed, d.changes, j)
+            _note(watched, d.stale_writes, j)
+        self.shows = shows
+        """Path -> the evaluations whose events show its value (the declared reads of what fired or raised)."""
+        self.changed = changed
+        """Path -> the evaluations whose events change it (and record where the value they replace came from)."""
+        self.watched = watched
+        """Path -> the evaluations whose change of it a stale read watches."""
+        self.unique = tuple(unique)
+        """The evaluations whose events are never copied (a violation; a member logging what another wrote)."""
+        self.by_value = _merged(readers, named, shows)
+        """Path -> every evaluation a different value of it can make differ (at ``full``: its events show it too)."""
+        self.by_value_minimal = _merged(readers, named)
+        """The same at the ``minimal`` trace level (no event shows a value)."""
+        self.member = member
+        """Event index -> the compiled rule (or member) that made it."""
+
+    def detail(self, j: int) -> _Step:
+        found = self._details.get(j)
+        if found is None:
+            pos, out, _, _ = self.steps[j]
+            found = self._details[j] = _Step(self.rec, self.order[pos], out, *self.spans[j])
+        return found
+
+    def slice(self, a: int, b: int, shift: int) -> tuple[tuple[Any, ...], dict[str, Any], dict[str, Provenance],
+                                                        tuple[Any, ...], tuple[tuple[str, str, str], ...]]:
+        """Recorded events ``a:b`` of the phase renumbered by ``shift``: the events, the writes they make, their
+        provenance, stale-read log entries and the stale reads they report (cached)."""
+        key = (a, b, shift)
+        found = self._slices.get(key)
+        if found is None:
+            events, values, provenance = _renumbered(self.rec.events[a:b], shift)
+            log: list[tuple[str, str, int, Any]] = []
+            stale: list[tuple[str, str, str]] = []
+            now: dict[str, Any] = {}
+            for i in range(a, b):
+                ev = self.rec.events[i]
+                t = type(ev)
+                if t is Fired:
+                    for ch in ev.changes:
+                        now[ch.path] = ch.new
+                    m = self.member[i]
+                    for p in m.stale_log:
+                        # the value it read: the slice's latest write of it, else what it holds at the slice's start
+                        log.append((p, m.id, m.phase_idx, now.get(p, _AT_START)))
+                elif t is StaleRead:
+                    stale.append((ev.rule, ev.path, ev.by))
+            if len(self._slices) > 4096:
+                self._slices.clear()
+            found = self._slices[key] = (events, values, provenance, tuple(log), tuple(stale))
+        return found
+
+
+_ABSENT = object()
+
+
+def _note(table: dict[str, list[int]], paths: Iterable[str], j: int) -> None:
+    """Add evaluation ``j`` under each of ``paths`` (the evaluations in order)."""
+    for p in paths:
+        found = table.get(p)
+        if found is None:
+            table[p] = [j]
+        else:
+            found.append(j)
+
+
+def _merged(*tables: dict[str, list[int]]) -> dict[str, tuple[int, ...]]:
+    """Path -> the sorted evaluations any of ``tables`` lists for it."""
+    out: dict[str, set[int]] = {}
+    for table in tables:
+        for p, js in table.items():
+            out.setdefault(p, set()).update(js)
+    return {p: tuple(sorted(js)) for p, js in out.items()}
+
+
+_AT_START = object()
+"""In a slice's log entries: the value the path holds when the slice starts."""
+
+
+def _renumbered(events: tuple[Any, ...], shift: int) -> tuple[tuple[Any, ...], dict[str, Any], dict[str, Provenance]]:
+    """Recorded events renumbered by ``shift``, with the writes they make and their provenance."""
+    if shift:
+        events = tuple(_new(type(ev), (ev[0] + shift, *ev[1:])) for ev in events)
+    values: dict[str, Any] = {}
+    provenance: dict[str, Provenance] = {}
+    for ev in events:
+        if type(ev) is Fired:
+            pv = _new(Provenance, (_RULE, None, ev.rule, ev.seq))
+            for ch in ev.changes:
+                values[ch.path] = ch.new
+                provenance[ch.path] = pv
+    return events, values, provenance
+
+
+class _Replay:
+    """One replay: the new run, the recording it follows and what differs from it at the current point."""
+
+    def __init__(self, run: CompiledRun, rec: Recording, base: EngineResult, dirty: dict[str, Any],
+                 sources: dict[str, Source]) -> None:
+        self.run_ = run
+        self.rec = rec
+        self.base = base
+        self.book = base.rulebook
+        self.program: Program = program_of(self.book)
+        self.dirty = dirty
+        """Path -> its value in the recorded run at this point, for each path whose value differs."""
+        self.sources = sources
+        """Path -> its provenance source in the recorded run at this point, where the sources differ."""
+        self.logs: set[str] = set()
+        """Paths whose stale-read log (who read them, what they read; stale reads reported) may differ."""
+        self.following = True
+        """The recording still describes the run (False once this run went on where the recorded one stopped)."""
+        self.phase_start = 0
+        """The number of this run's events when the phase being followed began."""
+        self.newly: tuple[list[str], list[str], list[str]] = ([], [], [])
+        """What the last evaluation compared made differ: paths in value, in provenance source, in the log."""
+        self.mine: dict[str, tuple[Any, Any, Source]] = {}
+        """The changes the last evaluation compared made: path -> (old, new, the old value's source)."""
+        self.aligned = True
+        """The schedule is still the recorded one after the last evaluation compared."""
+
+    # -- the phases ----------------------------------------------------------------------
+
+    def run(self) -> None:
+        run, rec, book = self.run_, self.rec, self.book
+        for k, phase in enumerate(book.phases):
+            if not self.following or k >= len(rec.bounds):
+                self.program.run(run, first=k)
+                return
+            if self.follow(k, phase):
+                return
+
+    def index(self, k: int) -> _PhaseIndex:
+        found: _PhaseIndex | None = self.rec.indexes.get(k)
+        if found is None:
+            found = self.rec.indexes[k] = _PhaseIndex(self.rec, k, self.book.compiled[self.book.phases[k]])
+        return found
+
+    def follow(self, k: int, phase: str) -> bool:
+        """Follow phase ``k`` of the recording; True when the run stopped (a violation)."""
+        ix = self.index(k)
+        run, dirty, sources, logs = self.run_, self.dirty, self.sources, self.logs
+        self.phase_start = len(run.events)
+        full = run.full
+        by_value = ix.by_value if full else ix.by_value_minimal
+        changed, watched = ix.changed, ix.watched
+        pending: list[int] = list(ix.unique)
+        for p in dirty.keys() & by_value.keys() if dirty else ():
+            pending += by_value[p]
+        for p in sources.keys() & changed.keys() if sources else ():
+            pending += changed[p]
+        if full and logs:
+            for p in logs & watched.keys():
+                pending += watched[p]
+        cursor = ix.start
+        if pending:
+            seen = set(pending)
+            pending = list(seen)
+            heapq.heapify(pending)
+            pop, push = heapq.heappop, heapq.heappush
+            steps, order, spans = ix.steps, ix.order, ix.spans
+            view, events, apply = run.view, run.events, run.apply
+            while pending:
+                j = pop(pending)
+                pos, recorded, _, consulted = steps[j]
+                a, b = spans[j]
+                if cursor < a:  # the events of the evaluations in between, as recorded
+                    self.copy_events(ix, cursor, a, phase)
+                cursor = b
+                c = order[pos]
+                if dirty and not dirty.keys().isdisjoint(consulted):
+                    run.current = c
+                    try:
+                        out = c.fn(view)
+                    except PostinitError:
+                        raise
+                    except Exception as e:  # a bug in a rule body: name the rule and what it read
+                        raise run.rule_failed(e) from e
+                    if out is None and recorded is None:
+                        continue
+                    if a < b and _same_effects(c, out, recorded) and self.holds(ix.detail(j)):
+                        self.copy_events(ix, a, b, phase)  # the same result: early cutoff
+                        continue
+                elif a == b:  # it recorded nothing: only a path it names that now differs can make a change
+                    if recorded is None or not dirty or dirty.keys().isdisjoint(_named(c, recorded)):
+                        continue
+                    out = recorded
+                elif self.holds(ix.detail(j)):
+                    self.copy_events(ix, a, b, phase)
+                    continue
+                else:
+                    out = recorded
+                n = len(events)
+                if out is not None:
+                    if isinstance(out, Matched):
+                        for m, result in out.results:
+                            apply(m, effect_of(m, result), phase, m.read_order)
+                            if run.stopped:
+                                break
+                    else:
+                        apply(c, effect_of(c, out), phase, c.read_order)
+                if self.compare(ix, j, c, n, out):
+                    return True
+                if not self.aligned:
+                    return self.leave(ix, j, cursor)
+                new_dirty, new_sources, new_logs = self.newly
+                for p in new_dirty:
+                    for jj in by_value.get(p, ()):
+                        if jj > j and jj not in seen:
+                            seen.add(jj)
+                            push(pending, jj)
+                for p in new_sources:
+                    for jj in changed.get(p, ()):
+                        if jj > j and jj not in seen:
+                            seen.add(jj)
+                            push(pending, jj)
+                for p in new_logs:
+                    for jj in watched.get(p, ()):
+                        if jj > j and jj not in seen:
+                            seen.add(jj)
+                            push(pending, jj)
+        if cursor < ix.end:
+            self.copy_events(ix, cursor, ix.end, phase)
+        return False
+
+    def holds(self, d: _Step) -> bool:
+        """The recorded events of an evaluation that returns its recorded result hold as they are here."""
+        if not d.copyable:
+            return False
+        dirty = self.dirty
+        if dirty and not (d.named.isdisjoint(dirty) and (not self.run_.full or d.reads.isdisjoint(dirty))):
+            return False
+        if self.sources and not self.sources.keys().isdisjoint(d.changes):
+            return False
+        return not (d.stale_writes and self.run_.full and not self.logs.isdisjoint(d.stale_writes))
+
+    def copy_events(self, ix: _PhaseIndex, a: int, b: int, phase: str) -> None:
+        """Repeat recorded events ``a:b`` (renumbered to follow this run's) and what they make: writes,
+        provenance and the stale-read log."""
+        run = self.run_
+        events, values, provenance, log, stale = ix.slice(a, b, len(run.events) - a)
+        state = run.state
+        if run.full:
+            readers_log = run.readers_log
+            for path, rid, idx, value in log:  # before the writes: _AT_START is the slice's start
+                readers_log[path][rid] = (idx, phase, state[path] if value is _AT_START else value)
+            if stale:
+                run.stale_seen.update(stale)
+        run.events.extend(events)
+        state.update(values)
+        run.prov.update(provenance)
+
+    def compare(self, ix: _PhaseIndex, j: int, c: CompiledRule, n: int, out: Any) -> bool:
+        """After evaluation ``j`` was recorded again (its events from ``n``): update what differs now.
+
+        Sets ``newly`` (the paths that began to differ: in value, in provenance source, in the
+        stale-read log) and ``aligned`` (the schedule is still the recorded one); True when the run
+        stopped."""
+        run, dirty, sources = self.run_, self.dirty, self.sources
+        state, d = run.state, ix.detail(j)
+        theirs = d.changes
+        mine: dict[str, tuple[Any, Any, Source]] = {}
+        fired: list[str] = []
+        stale: set[tuple[str, str, str]] = set()
+        events: list[Any] = run.events
+        if len(events) > n:
+            for ev in events[n:]:
+                t = type(ev)
+                if t is Fired:
+                    fired.append(ev.rule)
+                    for ch in ev.changes:
+                        first = mine.get(ch.path)
+                        mine[ch.path] = (ch[1], ch[2], ch[3]) if first is None else (first[0], ch[2], first[2])
+                elif t is StaleRead:
+                    stale.add((ev.rule, ev.path, ev.by))
+        new_logs: list[str] = []
+        if run.full and (fired or d.fired):  # the stale-read log: what fired in one run only, or read another value
+            logs, by_id = self.logs, c.by_id
+            maybe: set[str] = set()
+            if fired != list(d.fired):
+                for rid in set(fired).symmetric_difference(d.fired):
+                    maybe.update(by_id[rid].stale_log)
+            if dirty:
+                for rid in fired:
+                    maybe.update(p for p in by_id[rid].stale_log if p in dirty)
+            if stale != d.stale:
+                maybe.update(p for _, p, _ in stale.symmetric_difference(d.stale))
+            if maybe:
+                new_logs = [p for p in maybe if p not in logs]
+                logs.update(new_logs)
+        new_dirty: list[str] = []
+        new_sources: list[str] = []
+        touched = d.named.union(mine, theirs) if out is None else d.named.union(mine, theirs, _named(c, out))
+        prov_get, init_get = run.prov.get, run.initial_prov.get
+        for p in touched:
+            made, was = mine.get(p), theirs.get(p)  # this run's change of it here, and the recorded one
+            recorded = dirty.get(p, _ABSENT)
+            was_dirty = recorded is not _ABSENT
+            if was is not None:
+                recorded = was[1]
+            elif not was_dirty:
+                recorded = state[p] if made is None else made[0]
+            now = state[p]
+            if now is recorded or (type(now) is type(recorded) and now == recorded):
+                if was_dirty:
+                    del dirty[p]
+            else:
+                dirty[p] = recorded
+                if not was_dirty:
+                    new_dirty.append(p)
+            if made is not None:
+                mine_before = made[2]
+            else:
+                cur = prov_get(p) or init_get(p)
+                mine_before = _DEFAULT if cur is None else cur.source
+            theirs_after = _RULE if was is not None else sources.get(p, mine_before)
+            if (_RULE if made is not None else mine_before) == theirs_after:
+                if sources:
+                    sources.pop(p, None)
+            elif p not in sources:
+                sources[p] = theirs_after
+                new_sources.append(p)
+            else:
+                sources[p] = theirs_after
+        self.newly = (new_dirty, new_sources, new_logs)
+        self.mine = mine
+        if run.stopped:
+            return True
+        aligned = True
+        if mine.keys() != theirs.keys():
+            # the wakes differ; in the first sweep only a rule behind the writer (a feedback) can be re-queued
+            if j >= ix.restart:
+                aligned = False
+            else:
+                table = self.program.tables[ix.k][c.pos]
+                aligned = not any(table[p][0] for p in mine.keys() ^ theirs.keys())
+        if d.violation:
+            aligned = False  # the recorded run stopped here; this one goes on
+            self.following = False
+        self.aligned = aligned
+        return False
+
+    def leave(self, ix: _PhaseIndex, j: int, cursor: int) -> bool:
+        """Evaluation ``j`` woke other rules than it did in the recording: the compiled sweep finishes the phase
+        from there (the queue as the recording had it, with this evaluation's own wakes); then what differs at
+        the phase's end is worked out, for the next phases to follow the recording from."""
+        run, k = self.run_, ix.k
+        table = self.program.tables[k]
+        order_len = len(ix.order)
+        queued = [True] * order_len
+        runs = [0] * order_len
+        steps = ix.steps
+        for jj in range(j + 1):
+            pos = steps[jj][0]
+            queued[pos] = False
+            runs[pos] += 1
+            changed = self.mine if jj == j else (ix.detail(jj).changes if ix.spans[jj][0] < ix.spans[jj][1] else ())
+            for p in changed:
+                before, after, _ = table[pos][p]
+                for x in before:
+                    queued[x] = True
+                for x in after:
+                    queued[x] = True
+        pos = steps[j][0]
+        if self.program.sweep(run, k, queued, runs, pos + 1, any(queued[: pos + 1])):
+            return True
+        if self.following:
+            self.resync(ix)
+        return False
+
+    def resync(self, ix: _PhaseIndex) -> None:
+        """After the phase left the recorded schedule: exactly what differs from the recorded run at its end.
+
+        Every path either run changed in the phase, and every path that differed before it, is compared
+        with its value (and provenance source) at the end of the recorded phase: the latest recorded write
+        up to there, else the recorded input."""
+        run, k = self.run_, ix.k
+        state, prov, init_prov = run.state, run.prov, run.initial_prov
+        candidates = set(self.dirty).union(self.sources)
+        logs = self.logs
+        new: list[Any] = run.events[self.phase_start:]
+        for ev in new:
+            if type(ev) is Fired:
+                candidates.update(ch.path for ch in ev.changes)
+            elif type(ev) is StaleRead:
+                logs.add(ev.path)
+        a, b = self.rec.bounds[k]
+        for ev in self.rec.events[a:b]:
+            if type(ev) is Fired:
+                candidates.update(ch.path for ch in ev.changes)
+            elif type(ev) is StaleRead:
+                logs.add(ev.path)
+        for c in ix.order:  # who fired and logged what they read may differ anywhere in the phase
+            logs.update(c.stale_log)
+            for m in c.members:
+                logs.update(m.stale_log)
+        written = self.written_until(k)
+        base_initial, base_prov = self.base.initial, self.base.initial_provenance
+        dirty: dict[str, Any] = {}
+        sources: dict[str, Source] = {}
+        for p in candidates:
+            if p in written:
+                recorded, source = written[p], _RULE
+            else:
+                recorded = base_initial[p]
+                bp = base_prov.get(p)
+                source = _DEFAULT if bp is None else bp.source
+            now = state[p]
+            if not (now is recorded or (type(now) is type(recorded) and now == recorded)):
+                dirty[p] = recorded
+            cur = prov.get(p) or init_prov.get(p)
+            if (_DEFAULT if cur is None else cur.source) != source:
+                sources[p] = source
+        self.dirty.clear()
+        self.dirty.update(dirty)
+        self.sources.clear()
+        self.sources.update(sources)
+
+    def written_until(self, k: int) -> dict[str, Any]:
+        """Every path the recorded run wrote up to the end of phase ``k``, with its latest value there."""
+        key = ("written", k)
+        found: dict[str, Any] | None = self.rec.indexes.get(key)
+        if found is None:
+            found = dict(self.written_until(k - 1)) if k > 0 else {}
+            a, b = self.rec.bounds[k]
+            for ev in self.rec.events[a:b]:
+                if type(ev) is Fired:
+                    for ch in ev.changes:
+                        found[ch.path] = ch.new
+            self.rec.indexes[key] = found
+        return found
