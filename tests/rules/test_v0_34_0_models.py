@@ -375,6 +375,45 @@ def test_dynamic_speculative_decoding_is_off_with_data_parallelism() -> None:
         state({**base, "parallel_config.data_parallel_size": 1}, version=V)) is None
 
 
+def test_decode_query_lens_tier_dynamic_speculative_decoding() -> None:
+    """One tier of 1 + k tokens up to max_num_seqs; a per-batch-size schedule gives each draft width its widest
+    batch (a gap carries the previous width, k caps every width); an invalid schedule keeps the static width;
+    a diffusion model's canvas length counts as its speculative tokens."""
+    base = {"speculative_config": True, "speculative_config.num_speculative_tokens": 3,
+            "scheduler_config.max_num_seqs": 64}
+    assert m.decode_query_lens(state(base, version=V)) == {4: 64}
+    dyn = {**base, "speculative_config.num_speculative_tokens_per_batch_size": ((1, 8, 5), (16, 32, 2), (40, 64, 1))}
+    assert m.decode_query_lens(state(dyn, version=V)) == {4: 15, 3: 39, 2: 64}
+    bad = {**base, "speculative_config.num_speculative_tokens_per_batch_size": ((2, 8, 2),)}
+    assert m.decode_query_lens(state(bad, version=V)) == {4: 64}
+    canvas = {"diffusion_config": True, "diffusion_config.canvas_length": 64, "scheduler_config.max_num_seqs": 8}
+    assert m.num_speculative_tokens(state(canvas, version=V)) == 64
+    assert m.decode_query_lens(state(canvas, version=V)) == {65: 8}
+
+
+def test_gpt_oss_captures_the_legacy_1024_token_range() -> None:
+    """gpt-oss: prefill token sizes of the old 1024-token grid below the budget plus the budget, and 1024 tokens'
+    worth of decode requests at the narrowest query length; not on SM 10.x, nor over a size the user set."""
+    base = {"model_config": True, "model_config.architecture": "GptOssForCausalLM",
+            "scheduler_config.max_num_batched_tokens": 2048, "scheduler_config.max_num_seqs": 256}
+    out = changes(m.gptoss_max_capture_size(state(base, platform="cuda:9.0", version=V)))
+    prefill = out["compilation_config.prefill_cudagraph_capture_token_sizes"]
+    assert prefill[:4] == (1, 2, 4, 8) and prefill[-2:] == (1008, 1024) and len(prefill) == 83
+    assert out["compilation_config.max_decode_cudagraph_capture_requests"] == 1024
+    small = changes(m.gptoss_max_capture_size(state({**base, "scheduler_config.max_num_batched_tokens": 300,
+                                                     "speculative_config": True,
+                                                     "speculative_config.num_speculative_tokens": 3}, version=V)))
+    assert small["compilation_config.prefill_cudagraph_capture_token_sizes"][-3:] == (272, 288, 300)
+    assert small["compilation_config.max_decode_cudagraph_capture_requests"] == 256
+    assert m.gptoss_max_capture_size(state(base, platform="cuda:10.0", version=V)) is None
+    assert m.gptoss_max_capture_size(state({**base, "compilation_config.max_decode_cudagraph_capture_requests": 8},
+                                           version=V)) is None
+    assert changes(m.gptoss_max_capture_size(state(base, platform="cpu", version=V)))
+    r = r034("gpt_oss_0340", platform="cpu", env={"VLLM_CPU_KVCACHE_SPACE": "4"})
+    assert r.state["compilation_config.max_decode_cudagraph_capture_requests"] == 1024
+    assert r.state["compilation_config.max_cudagraph_capture_size"] is None
+
+
 # ---------------------------------------------------------------- quantization
 
 
