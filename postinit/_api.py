@@ -42,7 +42,7 @@ from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmCon
 from postinit.schema.env import read_env
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
-from postinit.schema.loaders.model import LoadedModel, catalog_id, with_hf_overrides
+from postinit.schema.loaders.model import LoadedModel, catalog_id, standardized_rope_override, with_hf_overrides
 from postinit.schema.usage import ENGINE_ARGS_NONE_DEFAULTS
 from postinit.site import NO_RULES, RulesSpec, SiteRules, site_rulebook
 from postinit.site import load as load_rules
@@ -432,10 +432,16 @@ def _model_facts(
     return named, _load(named, allow_files=allow_files)
 
 
-def _overridden(loaded: LoadedModel, mc: Mapping[str, Any], flags: Mapping[str, str]) -> LoadedModel:
+def _overridden(loaded: LoadedModel, mc: dict[str, Any], flags: Mapping[str, str], *,
+                standardize_rope: bool = False) -> LoadedModel:
     """The model's facts with ``model_config.hf_overrides`` (and the seed's ``rope_scaling``/``rope_theta``)
-    applied, as ``ModelConfig`` applies them when it loads the HF config (schema.loaders.model.with_hf_overrides)."""
+    applied, as ``ModelConfig`` applies them when it loads the HF config (schema.loaders.model.with_hf_overrides).
+
+    ``standardize_rope`` (the version fact ``rope_override_standardized``): a dict-valued ``rope_scaling``
+    override is standardized in place as it is set, so ``mc["hf_overrides"]`` becomes the dict vLLM keeps."""
     overrides = mc.get("hf_overrides")
+    if standardize_rope and isinstance(overrides, Mapping) and isinstance(overrides.get("rope_scaling"), Mapping):
+        overrides = mc["hf_overrides"] = standardized_rope_override(overrides, loaded.raw)
     scaling, theta = mc.get("rope_scaling"), mc.get("rope_theta")
     if not isinstance(overrides, Mapping):
         overrides = None
@@ -634,8 +640,8 @@ def _prepare(
     model_name, loaded = _model_facts(request, data, flag_model, allow_files)
     loader_sources: dict[str, str] = {}
     if loaded is not None:
-        loaded = _overridden(loaded, data.get("model_config") or {}, flags)
         mc = dict(data.get("model_config") or {})
+        loaded = _overridden(loaded, mc, flags, standardize_rope=version.facts.rope_override_standardized)
         mc.pop("hf_config", None)
         mc.pop("hf_text_config", None)
         mc["model"] = model_name = loaded.name  # a catalog id in its catalog spelling

@@ -1121,12 +1121,17 @@ def _config_len(c: Mapping[str, Any]) -> tuple[float, str | None]:
     return derived, key
 
 
-def _scaled_len(c: Mapping[str, Any], derived: float) -> float:
-    """Steps 5-6: RoPE scaling (not for gemma3, su/longrope/llama3) and sentence-transformers max_seq_length."""
+UNSCALED_ROPE = ("su", "longrope", "llama3")
+"""Rope types whose max_position_embeddings is already the scaled length (the seed's list)."""
+
+
+def _scaled_len(c: Mapping[str, Any], derived: float, unscaled: tuple[str, ...] = UNSCALED_ROPE) -> float:
+    """Steps 5-6: RoPE scaling (not for gemma3, nor the ``unscaled`` types) and sentence-transformers
+    max_seq_length. A yarn scaling that is scaled starts from its original_max_position_embeddings."""
     rope = c[T + "rope_scaling"]
     if rope is not None and "gemma3" not in (c[T + "model_type"] or ""):
         rope_type = _rope_type(rope)
-        if rope_type not in ("su", "longrope", "llama3"):
+        if rope_type not in unscaled:
             if rope_type == "yarn":
                 derived = rope["original_max_position_embeddings"]
             derived *= rope.get("factor", 1.0)
@@ -1152,13 +1157,14 @@ LONG_LEN_WARNING = (
 )
 
 
-def _user_len_problem(c: Mapping[str, Any], user: int, derived: float, key: str | None) -> Violation | str | None:
+def _user_len_problem(c: Mapping[str, Any], user: int, derived: float, key: str | None,
+                      sliding_check: bool = True) -> Violation | str | None:
     """Step 8: a user value above the derived length (a violation, or the VLLM_ALLOW_LONG_MAX_MODEL_LEN warning)."""
     model_max_length = c[T + "model_max_length"]
     if user <= derived:
         return None
     if model_max_length is not None and user <= model_max_length:
-        if c[M + "disable_sliding_window"]:
+        if c[M + "disable_sliding_window"] and sliding_check:
             return Violation(
                 "Disabling sliding window is not supported for models model_max_length in the config. "
                 "Please raise an issue so we can investigate.", error="NotImplementedError")
@@ -1175,7 +1181,7 @@ def _user_len_problem(c: Mapping[str, Any], user: int, derived: float, key: str 
 def _rope_blocks_sliding_off(c: Mapping[str, Any], derived: float) -> Violation | None:
     rope = c[T + "rope_scaling"]
     if (derived != float("inf") and rope is not None and c[M + "disable_sliding_window"]
-            and "gemma3" not in (c[T + "model_type"] or "") and _rope_type(rope) not in ("su", "longrope", "llama3")):
+            and "gemma3" not in (c[T + "model_type"] or "") and _rope_type(rope) not in UNSCALED_ROPE):
         return Violation("Disabling sliding window is not supported for models with rope_scaling. Please raise "
                          "an issue so we can investigate.", error="NotImplementedError")
     return None
@@ -1203,10 +1209,14 @@ def _final_len(c: Mapping[str, Any], user: int | None, derived: float) -> int:
     message="<the no-length-key warning or the VLLM_ALLOW_LONG_MAX_MODEL_LEN warning, if any>",
     level="warning",
 )
-def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESSAGE) -> RuleResult:
+def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESSAGE,
+                  unscaled_rope: tuple[str, ...] = UNSCALED_ROPE, sliding_window_checks: bool = True) -> RuleResult:
     """The model's context length caps max_model_len; a larger user value is refused unless explicitly allowed.
 
     ``no_key_message``: the warning when config.json has no length key (``{}``: the keys vLLM looked for).
+    ``unscaled_rope``: the rope types whose factor is not applied (their max_position_embeddings is already
+    scaled). ``sliding_window_checks``: whether disable_sliding_window is refused with rope scaling or a
+    model_max_length the user's value stays within (NotImplementedError).
 
     Runs once: it reads the user's value (kept as original_max_model_len) and replaces it. With
     disable_sliding_window vLLM then clears the text config's sliding_window. Its message is
@@ -1229,11 +1239,12 @@ def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESS
     if rope is not None and "gemma3" not in (c[T + "model_type"] or "") and "rope_type" not in rope:
         # config.json's rope scaling is patched as it loads; a dict-valued hf_overrides one is not
         return Violation("'rope_type'", error="KeyError", hint="name the scaling as rope_type, not type")
-    problem = _rope_blocks_sliding_off(c, derived) or (
-        _user_len_problem(c, user, _scaled_len(c, derived), key) if user is not None else None)
+    scaled = _scaled_len(c, derived, unscaled_rope)
+    problem = (_rope_blocks_sliding_off(c, derived) if sliding_window_checks else None) or (
+        _user_len_problem(c, user, scaled, key, sliding_window_checks) if user is not None else None)
     if isinstance(problem, Violation):
         return problem
-    value = _final_len(c, user, _scaled_len(c, derived))
+    value = _final_len(c, user, scaled)
     message = "\n".join([*warnings, *([problem] if problem else [])])
     return Outcome({**changes, M + "max_model_len": value}, message=message, level="warning")
 

@@ -188,7 +188,11 @@ _MAX_LEN = (
     patch("model.max-model-len",
           no_key_message="The model's config.json does not contain any of the keys to determine the original maximum "
           "length of the model. Assuming the model's maximum length is 2048.",
-          source=f"vllm/config/model.py _get_and_verify_max_len (2589-2700); {_REF}"),
+          unscaled_rope=("su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling"),
+          sliding_window_checks=False,
+          source=f"vllm/config/model.py _get_and_verify_max_len (2589-2700: YaRN variants leave "
+          f"max_position_embeddings already scaled, 2659-2666; no NotImplementedError for rope scaling or "
+          f"model_max_length with disable_sliding_window); {_REF}"),
 )
 
 _HOOKS_IN_MODEL_CONFIG = (
@@ -1199,7 +1203,7 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 
 
 DELTA = Delta(
-    facts={"model_registry": "model-registry-0.34.0.json"},
+    facts={"model_registry": "model-registry-0.34.0.json", "rope_override_standardized": True},
     patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
     replace=(class_interfaces, gptoss_max_capture_size, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default),

@@ -35,3 +35,7 @@ class VersionFacts(BaseModel):
         ">=4.56.0,<5", description="the transformers versions the modelled vLLM runs with (its wheel's "
         "requirement; the seed ran over the 0.11.1 wheel): the hash includes transformers' HF config JSON, so "
         "postinit's hash is vLLM's only beside such a transformers")
+    rope_override_standardized: bool = unhashed(
+        False, description="whether a dict-valued hf_overrides rope_scaling is standardized in place as it is set "
+        "(transformers 5's rope_scaling setter, vLLM 0.34.0: rope_type from a legacy type or 'default', rope_theta, "
+        "original_max_position_embeddings for llama3/yarn/longrope); before, it is set as given")

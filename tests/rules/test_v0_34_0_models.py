@@ -414,6 +414,44 @@ def test_gpt_oss_captures_the_legacy_1024_token_range() -> None:
     assert r.state["compilation_config.max_cudagraph_capture_size"] is None
 
 
+# ---------------------------------------------------------------- RoPE overrides and max_model_len
+
+
+def test_a_rope_override_is_standardized_in_place() -> None:
+    """transformers 5 standardizes the override dict as it is set: rope_type (a legacy type kept beside it),
+    rope_theta None, the pretraining length for yarn / llama3 / longrope; vLLM keeps that dict as hf_overrides."""
+    from postinit.schema.loaders.model import standardized_rope_override
+
+    raw = {"max_position_embeddings": 4096}
+    legacy = standardized_rope_override({"rope_scaling": {"type": "dynamic", "factor": 2.0}}, raw)
+    assert legacy["rope_scaling"] == {"type": "dynamic", "factor": 2.0, "rope_type": "dynamic", "rope_theta": None}
+    yarn = standardized_rope_override({"rope_scaling": {"rope_type": "yarn", "factor": 4.0}, "x": 1}, raw)
+    assert yarn == {"x": 1, "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "rope_theta": None,
+                                             "original_max_position_embeddings": 4096}}
+    phi = standardized_rope_override({"rope_scaling": {"rope_type": "longrope", "original_max_position_embeddings": 1}},
+                                     {**raw, "original_max_position_embeddings": 2048})
+    assert phi["rope_scaling"]["original_max_position_embeddings"] == 2048
+    plain = standardized_rope_override({"rope_scaling": {"factor": 2.0}}, raw)
+    assert plain["rope_scaling"]["rope_type"] == "default"
+    r = r034(argv=["--hf-overrides", '{"rope_scaling": {"type": "dynamic", "factor": 2.0}}'])
+    assert r.ok and r.state["model_config.max_model_len"] == 8192
+    assert r.state["model_config.hf_overrides"]["rope_scaling"]["rope_type"] == "dynamic"
+
+
+@pytest.mark.parametrize(("scaling", "length"), [
+    ({"rope_type": "dynamic", "factor": 2.0}, 8192),
+    ({"rope_type": "linear", "factor": 3.0}, 12288),
+    ({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 1024}, 4096),
+    ({"rope_type": "llama3", "factor": 8.0}, 4096),
+    ({"rope_type": "longrope", "factor": 8.0}, 4096),
+])
+def test_yarn_variants_are_not_scaled_again(scaling: dict[str, Any], length: int) -> None:
+    """0.34.0 applies a rope factor to max_position_embeddings except for the types whose length is already
+    scaled (YaRN variants too now; the seed started yarn from its original length)."""
+    r = r034(argv=["--hf-overrides", json.dumps({"rope_scaling": scaling})])
+    assert r.ok and r.state["model_config.max_model_len"] == length
+
+
 # ---------------------------------------------------------------- quantization
 
 
