@@ -42,7 +42,12 @@ from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmCon
 from postinit.schema.env import read_env
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
-from postinit.schema.loaders.model import LoadedModel, catalog_id, standardized_rope_override, with_hf_overrides
+from postinit.schema.loaders.model import (
+    LoadedModel,
+    catalog_id,
+    standardized_rope_override,
+    with_hf_overrides,
+)
 from postinit.schema.usage import ENGINE_ARGS_NONE_DEFAULTS
 from postinit.site import NO_RULES, RulesSpec, SiteRules, site_rulebook
 from postinit.site import load as load_rules

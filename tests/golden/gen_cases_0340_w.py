@@ -82,7 +82,7 @@ add("eagle-k5-decode", "EAGLE k=5: one-token draft graphs beside the target's", 
     speculative_config={"method": "eagle", "model": "llama_draft", "num_speculative_tokens": 5})
 
 # ---------------------------------------------------------------- RoPE overrides (M-MAX-LEN)
-for i, (slug, scaling) in enumerate([
+for slug, scaling in [
     ("rope-llama3", {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                      "original_max_position_embeddings": 2048}),
     ("rope-yarn-no-original", {"rope_type": "yarn", "factor": 2.0}),
@@ -91,7 +91,7 @@ for i, (slug, scaling) in enumerate([
     ("rope-default", {"rope_type": "default"}),
     ("rope-longrope", {"rope_type": "longrope", "short_factor": [1.0] * 16, "long_factor": [2.0] * 16,
                        "original_max_position_embeddings": 1024}),
-]):
+]:
     argv(slug, f"--hf-overrides rope_scaling {json.dumps(scaling)[:60]}", ["M-MAX-LEN"],
          ["models/llama", "--hf-overrides", json.dumps({"rope_scaling": scaling})])
 argv("rope-dynamic-user-len", "dynamic rope factor 2 and --max-model-len 6000", ["M-MAX-LEN"],

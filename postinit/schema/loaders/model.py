@@ -506,7 +506,8 @@ def standardized_rope_override(overrides: Mapping[str, Any], raw: Mapping[str, A
     if not isinstance(rope, Mapping) or not rope:
         return dict(overrides)
     params: dict[str, Any] = json.loads(json.dumps(rope))
-    labels = raw.get("layer_types") if isinstance(raw.get("layer_types"), list) else []
+    layer_types = raw.get("layer_types")
+    labels: list[Any] = layer_types if isinstance(layer_types, list) else []
     nested = [k for k in params if k in labels]
     original = raw.get("original_max_position_embeddings")
 
