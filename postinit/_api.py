@@ -472,6 +472,20 @@ _MODEL_LOADING = ("model_config.model", "model_config.hf_config", "model_config.
 """The ``model_config`` fields the model's facts are loaded from: a change of one goes through the whole door."""
 
 
+@functools.lru_cache(maxsize=4096)
+def _incremental_top(p: str, version: versions.Version) -> str | None:
+    """``p``'s top-level field when a change of ``p`` may take the incremental front door as far as the path
+    alone tells (see :func:`_prepare_changes`), else None."""
+    top = p.split(".", 1)[0]
+    if top in _NOT_INCREMENTAL or top == p or any(p == m or p.startswith(m + ".") for m in _MODEL_LOADING):
+        return None
+    if any(a == p or a.startswith(p + ".") or p.startswith(a + ".") for a in _absent_by_field(version).get(top, ())):
+        return None
+    if any(g == p or g.startswith(p + ".") for g in ENGINE_ARGS_NONE_DEFAULTS):
+        return None  # usage.given follows the input: the whole front door
+    return top
+
+
 @functools.lru_cache(maxsize=1024)
 def _leaf_validator(path: str) -> Callable[[Any], Any] | None:
     """What validating the input does to one leaf field's value, on its own (``path`` a dotted leaf path).
@@ -521,21 +535,17 @@ def _prepare_changes(
     front, base_request = res.front, res.request
     if front is None or base_request is None:
         return None
-    absent = _absent_by_field(changed.version)
     space = paths()
     base_state = res.engine.initial
     leaves: dict[str, Callable[[Any], Any]] = {}
     keys: dict[str, None] = {}
     for p in changes:
-        top = p.split(".", 1)[0]
-        if top in _NOT_INCREMENTAL or top == p or any(p == m or p.startswith(m + ".") for m in _MODEL_LOADING):
+        top = _incremental_top(p, changed.version)
+        if top is None:
             return None
-        if any(q.startswith(p + ".") or p.startswith(q + ".") for q in (*base_request.overrides, *changes)):
+        if (len(changes) > 1 or base_request.overrides) and any(
+                q.startswith(p + ".") or p.startswith(q + ".") for q in (*base_request.overrides, *changes)):
             return None  # overlapping overrides merge in their order: the whole front door decides
-        if any(a == p or a.startswith(p + ".") or p.startswith(a + ".") for a in absent.get(top, ())):
-            return None
-        if any(g == p or g.startswith(p + ".") for g in ENGINE_ARGS_NONE_DEFAULTS):
-            return None  # usage.given follows the input: the whole front door
         info = space.info.get(p)
         leaf = _leaf_validator(p) if info is not None and (info.under is None or base_state[info.under]) else None
         if leaf is not None:
