@@ -605,7 +605,8 @@ def _prepare(
         built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None), **version.fact_state}
         logged: list[tuple[str, str, str]] = []
         parsed = parse_vllm_args(request.argv, allow_files=allow_files, construct=parse_stage(built, version, logged),
-                                 absent=version.absent_flags, version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"))
+                                 absent=version.absent_flags, version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"),
+                                 undeclared=version.undeclared)
         data = _deep_merge(data, parsed.config)
         flags = dict(parsed.flags)
         extra = frozenset(parsed.extra)
@@ -618,7 +619,11 @@ def _prepare(
     for p, v in request.overrides.items():
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
-    notes.extend(_drop_absent(data, version))
+    # config mode, where the version's config classes refuse a keyword they do not declare: vLLM's refusal where it
+    # builds that sub-config (below); otherwise vLLM ignores such a keyword (a flag's target the version lacks)
+    refuse_undeclared = version.undeclared if usage is None else None
+    if refuse_undeclared is None:
+        notes.extend(_drop_absent(data, version))
     _refuse_later_values(data, version)
     if usage is None:
         notes.append(Note("mode", "config mode", "a nested config without flags is built as VllmConfig(...) builds "
@@ -655,6 +660,8 @@ def _prepare(
     for key in construction_order(data):
         value = data[key]
         try:
+            if refuse_undeclared is not None:
+                refuse_part(key, value, refuse_undeclared)
             part = _part(key, value, data)
         except SubConfigError as e:
             if e.trace is None and e.stage == key and usage is None:

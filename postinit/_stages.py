@@ -117,16 +117,19 @@ def construction_order(keys: Iterable[str]) -> list[str]:
     return sorted(keys, key=lambda k: index.get(k, -1))
 
 
-def refuse_part(key: str, value: Any) -> None:
+def refuse_part(key: str, value: Any, undeclared: Iterable[str] | None = None) -> None:
     """Raise vLLM's refusal to build the sub-config ``key`` from the dict ``value``, if vLLM refuses it.
 
     Only pydantic's refusals of fields whose types are vLLM's (``schema.loaders.construct``); the
     rest is the door's. The error names the sub-config as the stage and carries pydantic's text.
+    ``undeclared`` (``Version.undeclared``: the version's configs forbid a keyword they do not declare)
+    makes a key of no field of that version vLLM's refusal too.
     """
     name = observed.CONFIG_CLASSES.get(key)
     if name is None or key == "vllm_config" or not isinstance(value, Mapping):
         return
-    text = refusal(schema_class(name), data=value)
+    below = None if undeclared is None else [p[len(key) + 1:] for p in undeclared if p.startswith(key + ".")]
+    text = refusal(schema_class(name), data=value, absent=below)
     if text is not None:
         raise SubConfigError(f"{key}: {one_line(text)}", config=name, path=key, stage=key, error="ValidationError",
                              vllm_message=text)

@@ -3748,7 +3748,8 @@ PATCHES = (
 """0.11.1 rules 0.34.0 keeps with other values (``patch``: the logic is the parent's)."""
 
 DELTA = Delta(
-    facts={"vllm_version": "0.34.0", "transformers": hashing_v0_34_0.FACTS["transformers"]},
+    facts={"vllm_version": "0.34.0", "transformers": hashing_v0_34_0.FACTS["transformers"],
+           "configs_forbid_extra": True},  # vllm/config/utils.py:72: @config classes forbid extra fields
     hash=hashing_v0_34_0.compute_hash,
     sub_hashes=hashing_v0_34_0.sub_hashes,
     hash_reason=hashing_v0_34_0.inexact_reason,

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from postinit.errors import InputError, InvalidValueError, did_you_mean, show
+from postinit.schema import configs
 from postinit.schema.errors import SubConfigError, UnknownFlagError
 from postinit.schema.limits import MAX_ARGS, check_text, plain_copy
 from postinit.schema.loaders._pyset import PySet
@@ -473,8 +474,18 @@ def _generic(dest: str, facts: Mapping[str, Any]) -> FlagSpec:
         elif vtype in ("float", "optional(float)"):
             kind = "float"
         else:
+            built = _DATACLASS_TYPE.fullmatch(vtype)
+            if built is not None and isinstance(getattr(configs, built.group(1), None), type):
+                # vLLM's parser builds that dataclass from the JSON text (TypeAdapter(cls).validate_json): a key
+                # or value it refuses is a parse error; the object is kept as an extra no rule reads
+                return FlagSpec(tuple(facts["names"]), f"extra.{dest}", "json", optional=vtype.startswith("optional("),
+                                builds=built.group(1))
             kind = "str"  # JSON-valued ones too: vLLM's own type refuses bad JSON, and no rule reads the value
     return FlagSpec(tuple(facts["names"]), f"extra.{dest}", kind, optional=vtype.startswith("optional("))
+
+
+_DATACLASS_TYPE = re.compile(r"(?:optional\()?dataclass\((\w+)\)\)?")
+"""vLLM's parser type for a field whose type is one of its config dataclasses (data/flags-<version>.json)."""
 
 
 @functools.cache
@@ -1022,7 +1033,7 @@ def _string_refused(spec: FlagSpec, option: str, raw: str) -> InvalidValueError:
                              stage="create_engine_config", error="ValidationError", vllm_message=text)
 
 
-def _json(spec: FlagSpec, option: str, raw: str) -> Any:
+def _json(spec: FlagSpec, option: str, raw: str, undeclared: Collection[str] | None = None) -> Any:
     if spec.optional and raw in ("", "None"):
         return None
     check_text(raw, option)
@@ -1030,7 +1041,9 @@ def _json(spec: FlagSpec, option: str, raw: str) -> Any:
         raise _string_refused(spec, option, raw)
     if spec.builds is not None:
         # vLLM's parser builds the sub-config from the text on the spot: a field it refuses is an ArgumentError
-        refused = refusal(schema_class(spec.builds), json_text=raw)
+        below = None if undeclared is None else [p[len(spec.target) + 1:] for p in undeclared
+                                                 if p.startswith(spec.target + ".")]
+        refused = refusal(schema_class(spec.builds), json_text=raw, absent=below)
         if refused is not None:
             vllm = f"argument {spec.shown}: {refused}"
             raise SubConfigError(one_line(vllm), config=spec.builds, flag=spec.shown, path=spec.target, value=raw,
@@ -1064,8 +1077,8 @@ def _json(spec: FlagSpec, option: str, raw: str) -> Any:
     return plain_copy(value, spec.target)
 
 
-def _convert(spec: FlagSpec, given: _Given) -> tuple[Any, str]:
-    """The typed value and the flag text for provenance."""
+def _convert(spec: FlagSpec, given: _Given, undeclared: Collection[str] | None = None) -> tuple[Any, str]:
+    """The typed value and the flag text for provenance (``undeclared``: as :func:`parse_vllm_args` takes it)."""
     option, raw = given.option, given.value
     if spec.kind in ("bool", "store_true"):
         return bool(raw), option
@@ -1079,7 +1092,7 @@ def _convert(spec: FlagSpec, given: _Given) -> tuple[Any, str]:
         return [_scalar(spec, option, item) for item in items], text
     text = f"{option} {raw}"
     if spec.kind == "json":
-        return _json(spec, option, str(raw)), text
+        return _json(spec, option, str(raw), undeclared), text
     return _scalar(spec, option, str(raw)), text
 
 
@@ -1239,6 +1252,7 @@ it raises an :class:`~postinit.errors.InputError` when vLLM's parser would refus
 def parse_vllm_args(
     argv: str | Sequence[str], *, allow_files: bool = True, construct: Construct | None = None,
     absent: Collection[str] = (), version: str = "", scope: str = "frontend",
+    undeclared: Collection[str] | None = None,
 ) -> ParsedArgs:
     """Parse a ``vllm serve`` command line into a :class:`ParsedArgs` (nested input dict).
 
@@ -1248,7 +1262,10 @@ def parse_vllm_args(
     ``absent`` names the flags (argparse destinations) the modelled vLLM ``version`` does
     not have: its parser refuses them as unrecognized. ``scope`` is the parser: ``frontend``
     (``vllm serve``: the server's flags too), ``async`` (AsyncEngineArgs) or ``engine``
-    (EngineArgs: ``LLM(...)`` and the other usage contexts).
+    (EngineArgs: ``LLM(...)`` and the other usage contexts). ``undeclared``: where the version's config
+    classes refuse a keyword they do not declare (vLLM 0.34.0), the schema paths it lacks; a JSON-valued
+    flag's key that names one of them, or no field at all, is then pydantic's refusal while parsing
+    (None: vLLM ignores such a key, and the door refuses an unknown one in postinit's words).
 
     Failures come in vLLM's order: argparse converts every value as it meets it (the dotted
     keys last, as one JSON value per flag), and a JSON-valued flag whose sub-config vLLM builds
@@ -1340,7 +1357,7 @@ def parse_vllm_args(
             continue
         spec = by_dest[dest]
         try:
-            value, text = _convert(spec, item)
+            value, text = _convert(spec, item, undeclared)
         except InputError as e:
             if e.stage != "create_engine_config":
                 raise
@@ -1377,7 +1394,7 @@ def parse_vllm_args(
         spec = by_dest[dest]
         if dest == "model":
             continue
-        value, text = converted[dest] if dest in converted else _convert(spec, item)
+        value, text = converted[dest] if dest in converted else _convert(spec, item, undeclared)
         if spec.deprecated and value != spec.default:
             result.warnings.append(f"argument '{dest}' is deprecated")
             if spec.warning is not None:
