@@ -589,6 +589,7 @@ def _prepare(
     notes: list[Note] = []
     flag_model: str | None = None
     extras: dict[str, Any] = {}
+    given_twice: list[str] = []
     usage = request.effective_usage
     version = request.version
     if isinstance(request.platform, str) and request.platform.strip().lower() == "auto" and not allow_files:
@@ -612,6 +613,7 @@ def _prepare(
         extra = frozenset(parsed.extra)
         flag_model = parsed.model
         extras = parsed.extra
+        given_twice = parsed.given_twice
         notes.extend(Note("flag", "argv", w) for w in parsed.warnings)
         notes.extend(Note("quirk", "argv", q) for q in parsed.quirks)
         notes.extend(Note("advice", "argv", a) for a in parsed.advice)
@@ -701,6 +703,8 @@ def _prepare(
             state["usage.data_parallel_start_rank"] = int(extras["data_parallel_start_rank"])
         if extras.get("headless"):
             state["usage.headless"] = True
+        if given_twice:
+            state["usage.given_twice"] = tuple(given_twice)
     state.update(version.fact_state)
     prov: dict[str, Provenance] = {}
     for p in user_paths:
@@ -941,7 +945,7 @@ class Resolution:
         Its exception type, message and stage, and pydantic's ``ValidationError`` around it when vLLM
         raises it while building a config (config mode and the sub-configs: the wrapper's text too).
         """
-        return raised(self.violations[0]) if self.violations else None
+        return raised(self.violations[0], self.inputs.get("usage") is not None) if self.violations else None
 
     @property
     def stale_reads(self) -> tuple[StaleRead, ...]:

@@ -443,8 +443,6 @@ DROPS: dict[str, str] = {
     "verify.swap-space": "CacheConfig.swap_space was removed in 0.34.0",
     "cpu.kvcache-space": "CacheConfig.cpu_kvcache_space_bytes was removed in 0.34.0",
     "cudagraph.padding-table": "CompilationConfig.bs_to_padded_graph_size was removed in 0.34.0",
-    "engine-args.unsupported-feature": "the features it refused (logits_processor_pattern, partial prefills) were "
-    "removed in 0.34.0",
     # moved or reshaped in 0.34.0: a replacement is still to be written
     "scheduler.max-model-len-from-model": "SchedulerConfig has no max_model_len in 0.34.0 (it reads ModelConfig's)",
     "scheduler.max-model-len-default": "SchedulerConfig has no max_model_len in 0.34.0",
@@ -771,6 +769,7 @@ BATCH_DEFAULTS = first_match(
 
 CREATE_ENGINE_CONFIG = sequence(
     "engine-args.create-engine-config",
+    "engine-args.unsupported-feature",  # _check_feature_supported, right after create_model_config (:2318)
     "engine-args.draft-model-unsupported", "engine-args.chunked-prefill-prefix-caching-support",
     "engine-args.chunked-prefill-default", "engine-args.pooling-chunked-prefill-warning",
     "engine-args.prefix-caching-default", "engine-args.pooling-prefix-caching-warning",

@@ -51,6 +51,14 @@ class Usage(BaseModel):
             "an unset one, which the config's own defaults (0, 1) cannot show"
         ),
     )
+    given_twice: list[str] = unhashed(
+        default_factory=list,
+        description=(
+            "the EngineArgs fields given both as their own flag and inside their sub-config's JSON "
+            "(attention_backend, enable_flashinfer_autotune, cudagraph_capture_sizes, max_cudagraph_capture_size): "
+            "vLLM 0.34.0's create_engine_config refuses each as mutually exclusive"
+        ),
+    )
     data_parallel_start_rank: int = unhashed(0, description="--data-parallel-start-rank (an EngineArgs field only)")
     headless: bool = unhashed(False, description="vllm serve --headless (the server's flag)")
     cwd: str = unhashed(

@@ -83,6 +83,55 @@ case("config-scheduler-partial", "config mode: scheduler_config.max_num_partial_
 case("config-parallel-unknown", "config mode: an unknown parallel_config key", UNDECLARED,
      config={"model": "llama", "parallel_config": {"tensor_parallel_size": 2, "tp_size": 2}})
 
+# -- create_engine_config's data-parallel launch options (ValueErrors naming the flags)
+DP = "data-parallel-launch"
+DS = "models/deepseek_v3"
+case("dp-node-rank-range", "--nnodes 2 with --node-rank 2: out of range", DP,
+     argv=[DS, "--nnodes", "2", "--node-rank", "2", "-dp", "2"])
+case("dp-external-infers-rank", "MoE, external LB over 2 nodes: the DP rank inferred from --node-rank", DP,
+     argv=[DS, "--nnodes", "2", "--node-rank", "1", "-dp", "4", "--data-parallel-external-lb"])
+case("dp-external-local-size", "an external DP rank with --data-parallel-size-local 2", DP,
+     argv=[DS, "-dp", "2", "--data-parallel-rank", "1", "--data-parallel-size-local", "2"])
+case("dp-nnodes-ambiguous", "external LB, 3 nodes for DP 2 x TP 3: the node rank cannot name the DP rank", DP,
+     argv=[DS, "--nnodes", "3", "--node-rank", "0", "-dp", "2", "-tp", "3", "--data-parallel-external-lb"])
+case("fault-tolerance-external", "--enable-fault-tolerance with a DP rank on a dense model at DP 1", DP,
+     argv=[L, "--enable-fault-tolerance", "--data-parallel-rank", "0"])
+case("dp-hybrid-llm", "LLM(...): hybrid LB without a local size", DP,
+     argv=[DS, "-dp", "2", "--data-parallel-hybrid-lb"], usage="LLM_CLASS")
+# -- other refusals of create_engine_config and the sub-configs it builds
+CEC = "create-engine-config"
+case("pp-uni", "pipeline parallelism on the uni executor (NotImplementedError)", CEC,
+     argv=[L, "-pp", "2", "--distributed-executor-backend", "uni"])
+case("kda-flashkda-cuda", "--kda-prefill-backend flashkda on CUDA: into additional_config", CEC,
+     argv=[L, "--kda-prefill-backend", "flashkda", "--gdn-prefill-backend", "triton"])
+case("kda-fused-cpu", "--kda-prefill-backend fused on CPU", CEC, argv=[L, "--kda-prefill-backend", "fused"],
+     platform="cpu", env={"VLLM_CPU_KVCACHE_SPACE": "4"})
+case("mamba-sr-cpu", "Mamba stochastic rounding on CPU", CEC,
+     argv=["models/jamba", "--mamba-ssm-cache-dtype", "float16", "--enable-mamba-cache-stochastic-rounding"],
+     platform="cpu", env={"VLLM_CPU_KVCACHE_SPACE": "4"})
+case("mamba-sr-blackwell", "Mamba stochastic rounding on SM 10.0 with the triton backend", CEC,
+     argv=["models/jamba", "--mamba-ssm-cache-dtype", "float16", "--enable-mamba-cache-stochastic-rounding"],
+     platform="cuda:100")
+case("mamba-sr-flashinfer-hopper", "Mamba stochastic rounding on Hopper with the flashinfer backend", CEC,
+     argv=["models/jamba", "--mamba-ssm-cache-dtype", "float16", "--enable-mamba-cache-stochastic-rounding",
+           "--mamba-backend", "flashinfer"])
+case("profiler-activities-no-torch", "--profiler-config with torch activities but no profiler", CEC,
+     argv=[L, "--profiler-config", '{"torch_profiler_activities": ["CPU"]}'])
+case("profiler-proton-option", "config mode: a Proton option without the Proton profiler", CEC,
+     config={"model": "llama", "profiler_config": {"profiler": "torch", "torch_profiler_dir": "/tmp/prof",
+                                                   "proton_data": "trace"}})
+case("nvfp4-mla-argv", "--kv-cache-dtype nvfp4 on an MLA model", CEC, argv=[DS, "--kv-cache-dtype", "nvfp4"])
+case("nvfp4-ds-mla-dcp", "nvfp4_ds_mla with decode context parallelism", CEC,
+     argv=[DS, "-tp", "2", "-dcp", "2", "--kv-cache-dtype", "nvfp4_ds_mla"])
+case("max-capture-size-twice", "--max-cudagraph-capture-size beside -cc's", CEC,
+     argv=[L, "--max-cudagraph-capture-size", "64", "-cc", '{"max_cudagraph_capture_size": 32}'])
+case("attention-backend-dotted-twice", "--attention-backend beside --attention-config.backend (dotted)", CEC,
+     argv=[L, "--attention-backend", "FLASH_ATTN", "--attention-config.backend=TRITON_ATTN"])
+case("default-mm-loras-no-lora", "--default-mm-loras on a text model without --enable-lora", CEC,
+     argv=[L, "--default-mm-loras", '{"image": "/tmp/x"}'])
+case("max-model-len-auto", "--max-model-len auto on a long-context model", CEC,
+     argv=["models/llama_long", "--max-model-len", "auto"])
+
 
 def main() -> None:
     for old in OUT.glob("e[0-9][0-9][0-9]-*.json"):

@@ -122,3 +122,104 @@ def test_a_moe_model_may_be_data_parallel_behind_an_external_balancer() -> None:
     assert e.data_parallel_lb_check(c) is None
     assert e.data_parallel_lb(c) == {"parallel_config.data_parallel_size_local": 1,
                                      "parallel_config.data_parallel_external_lb": True}
+
+
+# ---------------------------------------------------------------- create_engine_config and its sub-configs
+
+
+def test_pipeline_parallelism_needs_an_executor_that_supports_it() -> None:
+    """-pp 2 on the uni executor is NotImplementedError, before the chunked-prefill defaults are logged."""
+    r = serve("-pp", "2", "--distributed-executor-backend", "uni")
+    assert r.error is not None and r.error.type == "NotImplementedError"
+    assert not any(e.rule == "engine-args.chunked-prefill-default" for e in r.trace.fired)
+
+
+@pytest.mark.parametrize(("platform", "backend", "refused"), [
+    ("cuda:9.0", "flashkda", False), ("rocm", "flashkda", True), ("rocm", "fused", False), ("cuda:9.0", "fused", True),
+])
+def test_kda_prefill_backends_by_platform(platform: str, backend: str, refused: bool) -> None:
+    """flashkda is CUDA's, fused ROCm's; the choice lands in additional_config (a hash factor)."""
+    r = postinit.resolve(model=LLAMA, argv=["--kda-prefill-backend", backend], vllm_version="0.34.0",
+                         platform=platform)
+    assert (r.error is not None) == refused
+    if not refused:
+        assert r.config.additional_config == {"kda_prefill_backend": backend}
+
+
+@pytest.mark.parametrize(("kind", "cap", "backend", "refused"), [
+    (True, 90, "TRITON", True), (True, 100, "TRITON", False), (True, 90, "flashinfer", False), (False, 0, "TRITON", True),
+])
+def test_mamba_stochastic_rounding_platform(kind: bool, cap: int, backend: str, refused: bool) -> None:
+    """Stochastic rounding: CUDA only, and with Triton SM 10.x only."""
+    c = state({"mamba_config.enable_stochastic_rounding": True, "mamba_config.backend": backend,
+               "platform.is_cuda": kind, "platform.capability": cap})
+    assert isinstance(e.mamba_stochastic_rounding_platform(c), Violation) == refused
+
+
+@pytest.mark.parametrize(("profiler", "refusal"), [
+    ({"profiler": "torch"}, "torch_profiler_dir must be set when profiler is 'torch'"),
+    ({"torch_profiler_dir": "/p"}, "torch_profiler_dir is only applicable when profiler is set to 'torch'"),
+    ({"profiler": "torch", "torch_profiler_dir": "/p", "proton_data": "trace"},
+     "proton_data only applicable when profiler is set to 'proton'"),
+    ({"profiler": "torch", "torch_profiler_dir": "/p"}, None),
+])
+def test_profiler_options(profiler: dict[str, Any], refusal: str | None) -> None:
+    """Each profiler's options only with it, and its directory set (profiler.options-checks at ProfilerConfig's stage)."""
+    r = postinit.resolve(config={"model_config": {"model": LLAMA}, "profiler_config": profiler},
+                         vllm_version="0.34.0", platform="cuda:9.0")
+    assert (r.error.message if r.error else None) == refusal
+    if refusal:
+        assert r.error is not None and r.error.stage == "profiler_config" and r.error.wrapped_by == "ValidationError"
+
+
+@pytest.mark.parametrize("argv", [
+    ("--attention-backend", "FLASH_ATTN", "--attention-config", '{"backend": "TRITON_ATTN"}'),
+    ("--enable-flashinfer-autotune", "--kernel-config", '{"enable_flashinfer_autotune": false}'),
+    ("--cudagraph-capture-sizes", "1", "2", "-cc", '{"cudagraph_capture_sizes": [1]}'),
+])
+def test_a_field_given_twice_is_refused_in_create_engine_config(argv: tuple[str, ...]) -> None:
+    """A flag and the same key in its sub-config's JSON: a ValueError of create_engine_config, not of the parser."""
+    r = serve(*argv)
+    assert r.error is not None and r.error.stage == "create_engine_config"
+    assert r.error.message.endswith("are mutually exclusive")
+
+
+def test_max_model_len_auto_is_the_derived_length() -> None:
+    """--max-model-len -1 / auto: ModelConfig derives the length, as for an unset one."""
+    assert serve("--max-model-len", "auto").config.model_config.max_model_len == 4096
+    assert serve("--max-model-len", "-1").config.model_config.max_model_len == 4096
+
+
+@pytest.mark.parametrize(("dtype", "mla", "dcp", "refused"), [
+    ("nvfp4", True, 1, True), ("nvfp4", False, 1, False), ("nvfp4_ds_mla", True, 1, False),
+    ("nvfp4_ds_mla", True, 2, True), ("fp8", True, 2, False),
+])
+def test_nvfp4_kv_cache_mla(dtype: str, mla: bool, dcp: int, refused: bool) -> None:
+    """The plain nvfp4 layout does not fit MLA; the ds_mla one excludes DCP."""
+    c = state({"cache_config.cache_dtype": dtype, "parallel_config.decode_context_parallel_size": dcp,
+               "model_config": True, "model_config.use_mla": mla})
+    assert isinstance(e.nvfp4_kv_cache_mla(c), Violation) == refused
+
+
+def test_default_mm_loras_need_a_multimodal_model() -> None:
+    """A modality's default LoRA on a text-only model is refused after SchedulerConfig is built."""
+    c = state({"usage.via_engine_args": True, "model_config": True, "model_config.is_multimodal_model": False,
+               "lora_config": True, "lora_config.default_mm_loras": {"image": "/x"}})
+    assert isinstance(e.default_mm_loras_need_multimodal(c), Violation)
+    assert e.default_mm_loras_need_multimodal({**c, "model_config.is_multimodal_model": True}) is None
+
+
+def test_the_mamba_backend_is_the_enum_name() -> None:
+    """--mamba-backend flashinfer is MambaBackendEnum.FLASHINFER."""
+    assert e.mamba_backend_enum(state({"mamba_config.backend": "flashinfer"})) == {"mamba_config.backend": "FLASHINFER"}
+
+
+@pytest.mark.parametrize("rule_id", [
+    "engine-args.unsupported-feature", "engine-args.default-mm-loras-need-multimodal",
+    "engine-args.attention-backend-given-twice", "engine-args.flashinfer-autotune-given-twice",
+    "engine-args.capture-sizes-given-twice", "engine-args.kda-prefill-backend-platform",
+])
+def test_create_engine_configs_refusals_raise_there(rule_id: str) -> None:
+    """Each is create_engine_config's own ValueError (or NotImplementedError): no pydantic wrapper."""
+    r = postinit.rules.rulebook("0.34.0")[rule_id]
+    assert r.stage == "create_engine_config"

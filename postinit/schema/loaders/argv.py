@@ -289,6 +289,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--data-parallel-hybrid-lb",), "parallel_config.data_parallel_hybrid_lb", "bool"),
     _F(("--data-parallel-external-lb", "-dpe"), "parallel_config.data_parallel_external_lb", "bool",
        since="0.11.1"),
+    _F(("--enable-fault-tolerance",), "parallel_config.enable_fault_tolerance", "bool", since="0.34.0"),
     _F(("--enable-expert-parallel",), "parallel_config.enable_expert_parallel", "bool"),
     _F(("--all2all-backend",), "parallel_config.all2all_backend", choices=_ALL2ALL,
        optional=True),
@@ -351,6 +352,10 @@ FLAGS: tuple[FlagSpec, ...] = (
        optional=True, since="0.34.0"),
     _F(("--enable-mamba-cache-stochastic-rounding",), "mamba_config.enable_stochastic_rounding", "bool",
        since="0.34.0"),
+    # vLLM 0.34.0's create_engine_config writes these into VllmConfig.additional_config (arg_utils.py:2902-2918)
+    _F(("--gdn-prefill-backend",), "additional_config.gdn_prefill_backend", since="0.34.0"),
+    _F(("--kda-prefill-backend",), "additional_config.kda_prefill_backend", since="0.34.0"),
+    _F(("--kda-decode-backend",), "additional_config.kda_decode_backend", since="0.34.0"),
     _F(("--mamba-cache-philox-rounds",), "mamba_config.stochastic_rounding_philox_rounds", "int", since="0.34.0"),
     _F(("--mamba-cache-mode",), "extra.mamba_cache_mode", choices=("align", "none"), since="0.34.0",
        warning="--mamba-cache-mode is deprecated and will be removed in v0.34.0. It has no effect: Mamba prefix "
@@ -606,6 +611,9 @@ class ParsedArgs:
     advice: list[str] = field(default_factory=list)
     """postinit's own advice about the command line (vLLM says nothing): a note, never one of vLLM's records."""
     extra: dict[str, Any] = field(default_factory=dict)
+    given_twice: list[str] = field(default_factory=list)
+    """EngineArgs fields given both as their own flag and in their sub-config's JSON, where the version's
+    create_engine_config refuses that (``_GIVEN_TWICE_AT_CREATE``): a rule raises it in vLLM's order."""
 
 
 # --------------------------------------------------------------------------- argparse
@@ -973,6 +981,8 @@ def _scalar(spec: FlagSpec, option: str, raw: str) -> Any:
     try:
         if kind in ("int", "list_int"):
             value: Any = int(raw)
+        elif kind == "hrint" and spec.vllm_type == "human_readable_int_or_auto" and raw.strip().lower() in ("-1", "auto"):
+            value = None  # vLLM 0.34.0's -1 / auto: ModelConfig derives the length as for an unset one (model.py:2686)
         elif kind == "hrint":
             value = human_readable_int(raw)
         elif kind == "float":
@@ -1427,7 +1437,7 @@ def parse_vllm_args(
         _set(config, target, value)
 
     result.warnings.extend(later)
-    _apply_engine_args(config, result, given, lora_given)
+    _apply_engine_args(config, result, given, lora_given, at_create=version in _GIVEN_TWICE_AT_CREATE)
 
     if model is not None:
         _set(config, "model_config.model", model)
@@ -1500,6 +1510,16 @@ def _leaf_paths(data: dict[str, Any], prefix: str = "") -> list[str]:
     return paths
 
 
+_GIVEN_TWICE_AT_CREATE = ("0.34.0",)
+"""Versions whose create_engine_config itself refuses an EngineArgs field given both as its flag and in its
+sub-config's JSON (a ValueError after the sub-configs it builds first; before them postinit refuses it at the door)."""
+
+_GIVEN_TWICE_EXTRA: tuple[tuple[str, str, str], ...] = (
+    ("attention_backend", "attention_config", "backend"),
+    ("enable_flashinfer_autotune", "kernel_config", "enable_flashinfer_autotune"),
+)
+"""(flag's destination, the sub-config flag's destination, the key): kept as extras, compared in the JSON."""
+
 _MUTUALLY_EXCLUSIVE: tuple[tuple[str, str, str], ...] = (
     ("cuda_graph_sizes", "cudagraph_capture_sizes", "cuda_graph_sizes"),
     ("cudagraph_capture_sizes", "cudagraph_capture_sizes", "cudagraph_capture_sizes"),
@@ -1512,8 +1532,18 @@ def _apply_engine_args(
     result: ParsedArgs,
     given: dict[str, _Given],
     lora_given: list[str],
+    at_create: bool = False,
 ) -> None:
-    """The plain copies ``EngineArgs.create_engine_config`` makes (no derived defaults)."""
+    """The plain copies ``EngineArgs.create_engine_config`` makes (no derived defaults).
+
+    ``at_create``: the version's create_engine_config refuses a field given twice (flag and JSON) itself, after
+    the sub-configs it builds first (vLLM 0.34.0): recorded in ``result.given_twice`` for its rules.
+    """
+    if at_create:  # flags 0.34.0 keeps beside their sub-config's JSON (arg_utils.py:2766, 2828)
+        for dest, json_dest, key in _GIVEN_TWICE_EXTRA:
+            own, whole = result.extra.get(dest), result.extra.get(json_dest)
+            if own is not None and isinstance(whole, dict) and whole.get(key) is not None:
+                result.given_twice.append(dest)
     # -O / --compilation-config against the dedicated compilation flags
     cc_json: dict[str, Any] = {}
     if "compilation_config" in given:
@@ -1523,7 +1553,9 @@ def _apply_engine_args(
         if dest not in given:
             continue
         in_json = key in cc_json and cc_json[key] is not None
-        if in_json or (dest == "cudagraph_capture_sizes" and both_sizes):
+        if in_json and at_create:
+            result.given_twice.append(dest)
+        elif in_json or (dest == "cudagraph_capture_sizes" and both_sizes):
             raise InvalidValueError(
                 f"{name} and compilation_config.{key} are mutually exclusive (set by {given[dest].option} and {given['compilation_config'].option if in_json else '--cuda-graph-sizes'})",
                 path=f"compilation_config.{key}",
