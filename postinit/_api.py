@@ -42,6 +42,7 @@ from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmCon
 from postinit.schema.env import read_env
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
+from postinit.schema.loaders.construct import refusal, schema_class, split_undeclared
 from postinit.schema.loaders.model import LoadedModel, catalog_id, with_hf_overrides
 from postinit.schema.usage import ENGINE_ARGS_NONE_DEFAULTS
 from postinit.site import NO_RULES, RulesSpec, SiteRules, site_rulebook
@@ -624,6 +625,10 @@ def _prepare(
     # config mode, where the version's config classes refuse a keyword they do not declare: vLLM's refusal where it
     # builds that sub-config (below); otherwise vLLM ignores such a keyword (a flag's target the version lacks)
     refuse_undeclared = version.undeclared if usage is None else None
+    speculative_refusal = None
+    if usage is not None and version.undeclared is not None and isinstance(data.get("speculative_config"), Mapping):
+        # EngineArgs keeps --speculative-config as a dict; create_engine_config builds SpeculativeConfig(**it)
+        data, speculative_refusal = _speculative_undeclared(data, version.undeclared)
     if refuse_undeclared is None:
         notes.extend(_drop_absent(data, version))
     _refuse_later_values(data, version)
@@ -705,6 +710,8 @@ def _prepare(
             state["usage.headless"] = True
         if given_twice:
             state["usage.given_twice"] = tuple(given_twice)
+        if speculative_refusal is not None:
+            state["usage.speculative_refusal"] = speculative_refusal
     state.update(version.fact_state)
     prov: dict[str, Provenance] = {}
     for p in user_paths:
@@ -742,6 +749,17 @@ def _mark_site(book: Any, trace: dict[str, Any]) -> None:
         rule = book.rules.get(event.get("rule")) if isinstance(event, dict) else None
         if rule is not None and rule.owner:
             event["owner"] = rule.owner
+
+
+def _speculative_undeclared(data: dict[str, Any], undeclared: frozenset[str]) -> tuple[dict[str, Any], str | None]:
+    """The input without the --speculative-config keys SpeculativeConfig does not declare, and pydantic's refusal
+    of them (None if none): vLLM raises it in create_engine_config (a rule), not while parsing."""
+    spec = data["speculative_config"]
+    below = [p[len("speculative_config."):] for p in undeclared if p.startswith("speculative_config.")]
+    kept, extras = split_undeclared(schema_class("SpeculativeConfig"), spec, below)
+    if not extras:
+        return data, None
+    return {**data, "speculative_config": kept}, refusal(schema_class("SpeculativeConfig"), data=spec, absent=below)
 
 
 @functools.cache

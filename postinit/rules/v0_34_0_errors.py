@@ -400,12 +400,31 @@ def capture_sizes_given_twice(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+@rule(
+    "engine-args.speculative-config-undeclared",
+    title="--speculative-config's keys SpeculativeConfig does not declare are refused where it is built",
+    phase="sub_configs",
+    kind="check",
+    reads=(_EA, "usage.speculative_refusal"),
+    source=f"{_ARGS}.create_speculative_config (SpeculativeConfig(**self.speculative_config), "
+    f"vllm/engine/arg_utils.py:2133, called at :2669; the @config decorator forbids extra fields, vllm/config/utils.py:72); {_REF}",
+    message="<pydantic's refusal: Unexpected keyword argument>",
+)
+def speculative_config_undeclared(c: Mapping[str, Any]) -> RuleResult:
+    """EngineArgs keeps the flag's JSON as a dict (no dataclass parser for it): the 0.11-era keys
+    (disable_by_batch_size, speculative_token_tree, ...) reach SpeculativeConfig only in create_engine_config."""
+    if c[_EA] and c["usage.speculative_refusal"]:
+        return Violation(c["usage.speculative_refusal"], error="ValidationError",
+                         hint="drop the keys SpeculativeConfig no longer has")
+    return None
+
+
 DELTA = Delta(
     replace=(data_parallel_lb, data_parallel_lb_check, unsupported_feature),
     add=(default_mm_loras_need_multimodal, kda_prefill_backend_platform, mamba_backend_enum,
          mamba_stochastic_rounding_platform,
          profiler_options_checks, nvfp4_kv_cache_mla, attention_backend_given_twice, flashinfer_autotune_given_twice,
-         capture_sizes_given_twice),
+         capture_sizes_given_twice, speculative_config_undeclared),
     flags_added=("enable_fault_tolerance", "gdn_prefill_backend", "kda_prefill_backend", "kda_decode_backend"),
 )
 """The refusals of vLLM 0.34.0's create_engine_config (a part of its delta over 0.11.1)."""

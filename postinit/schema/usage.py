@@ -59,6 +59,13 @@ class Usage(BaseModel):
             "vLLM 0.34.0's create_engine_config refuses each as mutually exclusive"
         ),
     )
+    speculative_refusal: str | None = unhashed(
+        None,
+        description=(
+            "pydantic's refusal of the --speculative-config JSON's keys SpeculativeConfig does not declare (vLLM "
+            "0.34.0's configs forbid them): create_engine_config raises it when it builds the SpeculativeConfig"
+        ),
+    )
     data_parallel_start_rank: int = unhashed(0, description="--data-parallel-start-rank (an EngineArgs field only)")
     headless: bool = unhashed(False, description="vllm serve --headless (the server's flag)")
     cwd: str = unhashed(

@@ -223,3 +223,18 @@ def test_create_engine_configs_refusals_raise_there(rule_id: str) -> None:
     """Each is create_engine_config's own ValueError (or NotImplementedError): no pydantic wrapper."""
     r = postinit.rules.rulebook("0.34.0")[rule_id]
     assert r.stage == "create_engine_config"
+
+
+def test_a_removed_speculative_key_is_refused_in_create_engine_config() -> None:
+    """--speculative-config is a plain dict until create_engine_config builds SpeculativeConfig(**it)."""
+    r = serve("--speculative-config", '{"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3, '
+              '"disable_by_batch_size": 4}')
+    assert r.error is not None and (r.error.type, r.error.stage) == ("ValidationError", "create_engine_config")
+    assert r.error.rule == "engine-args.speculative-config-undeclared"
+    assert "disable_by_batch_size\n  Unexpected keyword argument" in r.error.message
+
+
+def test_a_legacy_rope_type_key_is_standardized_in_0_34_0() -> None:
+    """transformers 5 reads a legacy rope_scaling 'type' as rope_type: no KeyError, dynamic scaling applies."""
+    r = serve("--hf-overrides", '{"rope_scaling": {"type": "dynamic", "factor": 2.0}}')
+    assert r.ok and r.config.model_config.max_model_len == 8192

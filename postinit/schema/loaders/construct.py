@@ -26,7 +26,7 @@ from pydantic_core import InitErrorDetails
 from postinit.schema import configs
 from postinit.schema.loaders.nested import model_fields, submodel_of
 
-__all__ = ["OWN_BOUNDS", "SAME_TYPES", "one_line", "refusal", "wrapped_text"]
+__all__ = ["OWN_BOUNDS", "SAME_TYPES", "one_line", "refusal", "split_undeclared", "wrapped_text"]
 
 SAME_TYPES: Mapping[str, frozenset[str] | None] = {
     "CompilationConfig": None,
@@ -143,7 +143,7 @@ def _vllm_errors(cls: type[BaseModel], data: Any, json_text: str | None) -> tupl
     return None, []
 
 
-def _undeclared(cls: type[BaseModel], data: Mapping[str, Any], absent: Collection[str],
+def split_undeclared(cls: type[BaseModel], data: Mapping[str, Any], absent: Collection[str],
                 loc: tuple[str, ...] = ()) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """``data`` without the keywords the version's class does not declare, and pydantic's error for each.
 
@@ -161,7 +161,7 @@ def _undeclared(cls: type[BaseModel], data: Mapping[str, Any], absent: Collectio
             continue
         sub = submodel_of(fields[key].annotation)
         if sub is not None and isinstance(value, Mapping):
-            value, more = _undeclared(sub, value, absent, where)
+            value, more = split_undeclared(sub, value, absent, where)
             errors.extend(more)
         kept[key] = value
     return kept, errors
@@ -208,7 +208,7 @@ def refusal(cls: type[BaseModel], *, data: Any = None, json_text: str | None = N
             return _vllm_errors(cls, data, json_text)[0]
     if not isinstance(given, Mapping):
         return _vllm_errors(cls, data, json_text)[0]
-    kept, extras = _undeclared(cls, given, frozenset(absent))
+    kept, extras = split_undeclared(cls, given, frozenset(absent))
     if not extras:
         return _vllm_errors(cls, data, json_text)[0]
     text, errors = (_vllm_errors(cls, None, json.dumps(kept)) if json_text is not None
