@@ -42,6 +42,7 @@ from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmCon
 from postinit.schema.env import read_env
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
+from postinit.schema.loaders.construct import refusal, schema_class, split_undeclared
 from postinit.schema.loaders.model import LoadedModel, catalog_id, with_hf_overrides
 from postinit.schema.usage import ENGINE_ARGS_NONE_DEFAULTS
 from postinit.site import NO_RULES, RulesSpec, SiteRules, site_rulebook
@@ -589,6 +590,7 @@ def _prepare(
     notes: list[Note] = []
     flag_model: str | None = None
     extras: dict[str, Any] = {}
+    given_twice: list[str] = []
     usage = request.effective_usage
     version = request.version
     if isinstance(request.platform, str) and request.platform.strip().lower() == "auto" and not allow_files:
@@ -605,12 +607,14 @@ def _prepare(
         built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None), **version.fact_state}
         logged: list[tuple[str, str, str]] = []
         parsed = parse_vllm_args(request.argv, allow_files=allow_files, construct=parse_stage(built, version, logged),
-                                 absent=version.absent_flags, version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"))
+                                 absent=version.absent_flags, version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"),
+                                 undeclared=version.undeclared)
         data = _deep_merge(data, parsed.config)
         flags = dict(parsed.flags)
         extra = frozenset(parsed.extra)
         flag_model = parsed.model
         extras = parsed.extra
+        given_twice = parsed.given_twice
         notes.extend(Note("flag", "argv", w) for w in parsed.warnings)
         notes.extend(Note("quirk", "argv", q) for q in parsed.quirks)
         notes.extend(Note("advice", "argv", a) for a in parsed.advice)
@@ -618,7 +622,15 @@ def _prepare(
     for p, v in request.overrides.items():
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
-    notes.extend(_drop_absent(data, version))
+    # config mode, where the version's config classes refuse a keyword they do not declare: vLLM's refusal where it
+    # builds that sub-config (below); otherwise vLLM ignores such a keyword (a flag's target the version lacks)
+    refuse_undeclared = version.undeclared if usage is None else None
+    speculative_refusal = None
+    if usage is not None and version.undeclared is not None and isinstance(data.get("speculative_config"), Mapping):
+        # EngineArgs keeps --speculative-config as a dict; create_engine_config builds SpeculativeConfig(**it)
+        data, speculative_refusal = _speculative_undeclared(data, version.undeclared)
+    if refuse_undeclared is None:
+        notes.extend(_drop_absent(data, version))
     _refuse_later_values(data, version)
     if usage is None:
         notes.append(Note("mode", "config mode", "a nested config without flags is built as VllmConfig(...) builds "
@@ -655,6 +667,8 @@ def _prepare(
     for key in construction_order(data):
         value = data[key]
         try:
+            if refuse_undeclared is not None:
+                refuse_part(key, value, refuse_undeclared)
             part = _part(key, value, data)
         except SubConfigError as e:
             if e.trace is None and e.stage == key and usage is None:
@@ -694,6 +708,10 @@ def _prepare(
             state["usage.data_parallel_start_rank"] = int(extras["data_parallel_start_rank"])
         if extras.get("headless"):
             state["usage.headless"] = True
+        if given_twice:
+            state["usage.given_twice"] = tuple(given_twice)
+        if speculative_refusal is not None:
+            state["usage.speculative_refusal"] = speculative_refusal
     state.update(version.fact_state)
     prov: dict[str, Provenance] = {}
     for p in user_paths:
@@ -731,6 +749,17 @@ def _mark_site(book: Any, trace: dict[str, Any]) -> None:
         rule = book.rules.get(event.get("rule")) if isinstance(event, dict) else None
         if rule is not None and rule.owner:
             event["owner"] = rule.owner
+
+
+def _speculative_undeclared(data: dict[str, Any], undeclared: frozenset[str]) -> tuple[dict[str, Any], str | None]:
+    """The input without the --speculative-config keys SpeculativeConfig does not declare, and pydantic's refusal
+    of them (None if none): vLLM raises it in create_engine_config (a rule), not while parsing."""
+    spec = data["speculative_config"]
+    below = [p[len("speculative_config."):] for p in undeclared if p.startswith("speculative_config.")]
+    kept, extras = split_undeclared(schema_class("SpeculativeConfig"), spec, below)
+    if not extras:
+        return data, None
+    return {**data, "speculative_config": kept}, refusal(schema_class("SpeculativeConfig"), data=spec, absent=below)
 
 
 @functools.cache
@@ -934,7 +963,7 @@ class Resolution:
         Its exception type, message and stage, and pydantic's ``ValidationError`` around it when vLLM
         raises it while building a config (config mode and the sub-configs: the wrapper's text too).
         """
-        return raised(self.violations[0]) if self.violations else None
+        return raised(self.violations[0], self.inputs.get("usage") is not None) if self.violations else None
 
     @property
     def stale_reads(self) -> tuple[StaleRead, ...]:

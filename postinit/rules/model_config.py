@@ -1203,10 +1203,13 @@ def _final_len(c: Mapping[str, Any], user: int | None, derived: float) -> int:
     message="<the no-length-key warning or the VLLM_ALLOW_LONG_MAX_MODEL_LEN warning, if any>",
     level="warning",
 )
-def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESSAGE) -> RuleResult:
+def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESSAGE,
+                  legacy_type_key_error: bool = True) -> RuleResult:
     """The model's context length caps max_model_len; a larger user value is refused unless explicitly allowed.
 
     ``no_key_message``: the warning when config.json has no length key (``{}``: the keys vLLM looked for).
+    ``legacy_type_key_error``: a dict-valued hf_overrides rope scaling that names its kind ``type`` (not
+    ``rope_type``) is a KeyError (transformers 4 left it as given; transformers 5 standardizes it).
 
     Runs once: it reads the user's value (kept as original_max_model_len) and replaces it. With
     disable_sliding_window vLLM then clears the text config's sliding_window. Its message is
@@ -1226,7 +1229,8 @@ def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESS
     warnings = [no_key_message.format(list(MAX_LEN_KEYS))] if derived == float("inf") else []
     derived = 2048 if derived == float("inf") else derived
     rope = c[T + "rope_scaling"]
-    if rope is not None and "gemma3" not in (c[T + "model_type"] or "") and "rope_type" not in rope:
+    if rope is not None and "gemma3" not in (c[T + "model_type"] or "") and "rope_type" not in rope \
+            and legacy_type_key_error:
         # config.json's rope scaling is patched as it loads; a dict-valued hf_overrides one is not
         return Violation("'rope_type'", error="KeyError", hint="name the scaling as rope_type, not type")
     problem = _rope_blocks_sliding_off(c, derived) or (

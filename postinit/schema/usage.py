@@ -51,6 +51,21 @@ class Usage(BaseModel):
             "an unset one, which the config's own defaults (0, 1) cannot show"
         ),
     )
+    given_twice: list[str] = unhashed(
+        default_factory=list,
+        description=(
+            "the EngineArgs fields given both as their own flag and inside their sub-config's JSON "
+            "(attention_backend, enable_flashinfer_autotune, cudagraph_capture_sizes, max_cudagraph_capture_size): "
+            "vLLM 0.34.0's create_engine_config refuses each as mutually exclusive"
+        ),
+    )
+    speculative_refusal: str | None = unhashed(
+        None,
+        description=(
+            "pydantic's refusal of the --speculative-config JSON's keys SpeculativeConfig does not declare (vLLM "
+            "0.34.0's configs forbid them): create_engine_config raises it when it builds the SpeculativeConfig"
+        ),
+    )
     data_parallel_start_rank: int = unhashed(0, description="--data-parallel-start-rank (an EngineArgs field only)")
     headless: bool = unhashed(False, description="vllm serve --headless (the server's flag)")
     cwd: str = unhashed(

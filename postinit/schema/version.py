@@ -35,3 +35,7 @@ class VersionFacts(BaseModel):
         ">=4.56.0,<5", description="the transformers versions the modelled vLLM runs with (its wheel's "
         "requirement; the seed ran over the 0.11.1 wheel): the hash includes transformers' HF config JSON, so "
         "postinit's hash is vLLM's only beside such a transformers")
+    configs_forbid_extra: bool = unhashed(
+        False, description="whether vLLM's config dataclasses refuse a keyword they do not declare (vLLM 0.34.0's "
+        "@config decorator: ConfigDict(extra='forbid'), vllm/config/utils.py:72; before it they ignored one): a "
+        "sub-config key the version has no field for is then pydantic's 'Unexpected keyword argument'")

@@ -286,7 +286,8 @@ _FIXTURE_PATH = re.compile(r"(?:models|fixtures)/[\w.-]+|/\S*/tests/golden/model
 
 def norm_log(msg: str) -> str:
     """A log text with every number replaced by N and hex addresses by 0x?, whitespace-trimmed."""
-    return _NUMBER.sub("N", re.sub(r"0x[0-9a-fA-F]+", "\0", msg)).replace("\0", "0x?").strip()
+    # the 0.34.0 oracle writes an address as 0x? already (its _normalize_msg)
+    return _NUMBER.sub("N", re.sub(r"0x(?:[0-9a-fA-F]+|\?)", "\0", msg)).replace("\0", "0x?").strip()
 
 
 def _norm_known(msg: str) -> str:
