@@ -54,6 +54,15 @@ MINIMUM: Mapping[tuple[str, str], int] = {("d7fb10c57", "0.11.1"): 800, ("0.11.1
 """Lines each pair must check (issue 29: >= 300 command lines across the 0.34.0 gap)."""
 
 
+INPUT_DIFFERENCES: Mapping[str, str] = {
+    "argv": "another command line",
+    "usage": "another usage context",
+    "platform": "the two oracles simulate the platform spec differently (another device name)",
+    "env": "0.34.0's corpus adds VLLM_CPU_KVCACHE_SPACE=4 to a CPU case without it",
+}
+"""Why a line's two answers are not to the same input (the line is excluded)."""
+
+
 def corpus_name(version: str, name: str) -> str:
     """A seed-corpus case's name in ``version``'s corpus (0.34.0 answers it as ``s-<name>``)."""
     return f"s-{name}" if version == "0.34.0" else name
@@ -176,8 +185,10 @@ def check_line(name: str, a: GoldenCase, b: GoldenCase, va: str, vb: str,
     if reasons:
         line.excluded = "; ".join(reasons)
         return line
-    if _inputs(a) != _inputs(b):
-        line.excluded = "the two corpora give different inputs (argv, usage, platform or env)"
+    differ = [what for what, x, y in zip(("argv", "usage", "platform", "env"), _inputs(a), _inputs(b), strict=True)
+              if x != y]
+    if differ:
+        line.excluded = "different inputs: " + ", ".join(INPUT_DIFFERENCES[d] for d in differ)
         return line
     config, kw = inputs_of(a, version=va)
     u: Upgrade = postinit.upgrade(config, from_version=va, to_version=vb, **kw)
