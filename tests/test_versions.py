@@ -322,7 +322,11 @@ def test_upgrade_names_the_rule_on_each_side() -> None:
     assert (budget.before.value, budget.after.value) == (8192, 131072)
     assert (budget.after.message or "").splitlines()[0] == (
         "Defaulting max_num_batched_tokens to 131072 for OPENAI_API_SERVER usage context.")
-    assert ("scheduler_config.chunked_prefill_enabled", True) in u.only_before
+    # 0.11.1's chunked_prefill_enabled is a property reading enable_chunked_prefill: compared through it
+    cpe = by_path["scheduler_config.chunked_prefill_enabled"]
+    assert (cpe.before.value, cpe.after.value) == (True, False) and "through scheduler_config.enable_chunked_prefill" \
+        in cpe.after.by
+    assert not any(p == "scheduler_config.chunked_prefill_enabled" for p, _ in u.only_before)
     assert "info: Chunked prefill is enabled with max_num_batched_tokens=8192." in u.logs_removed
     assert "<Upgrade d7fb10c57 -> 0.11.1" in repr(u) and "decision(s) change" in str(u)
 
@@ -373,21 +377,24 @@ def test_upgrade_input_errors(http: TestClient) -> None:
         postinit.upgrade(vllm_version="0.11.1", to_version="0.11.1")
 
 
-def test_the_readme_upgrade_excerpt_is_real_output() -> None:
-    """The README's `postinit upgrade` excerpt: every line it shows is printed, in that order ("…" skips lines)."""
+def test_the_readme_upgrade_excerpts_are_real_output() -> None:
+    """The README's `postinit upgrade` excerpts (0.11.1, and a line 0.34.0 refuses): every line each shows is
+    printed, in that order ("…" skips lines)."""
     import re
     import shlex
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    (block,) = [b for b in re.findall(r"```text\n(.*?)```", readme, flags=re.S) if b.startswith("$ postinit upgrade")]
-    lines = block.rstrip("\n").splitlines()
-    out = runner.invoke(cli_app, shlex.split(lines.pop(0).removeprefix("$ "))[1:])
-    assert out.exit_code == 0, out.output
-    printed = iter(out.stdout.splitlines())
-    for line in lines:
-        if line != "…":
-            assert line in printed, line
+    blocks = [b for b in re.findall(r"```text\n(.*?)```", readme, flags=re.S) if b.startswith("$ postinit upgrade")]
+    assert len(blocks) == 2
+    for block in blocks:
+        lines = block.rstrip("\n").splitlines()
+        out = runner.invoke(cli_app, shlex.split(lines.pop(0).removeprefix("$ "))[1:])
+        assert out.exit_code == 0, out.output
+        printed = iter(out.stdout.splitlines())
+        for line in lines:
+            if line != "…":
+                assert line in printed, line
 
 
 # --------------------------------------------------------------------------- the door

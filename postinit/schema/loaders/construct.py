@@ -130,6 +130,10 @@ def _vllm_errors(cls: type[BaseModel], data: Any, json_text: str | None) -> tupl
                     if d["type"] == "extra_forbidden" or not _vllms(cls, tuple(d["loc"]))]
             if not ours:
                 details = [_translated(d) for d in errors]
+                if json_text is not None and any(d["type"] == "model_type" for d in errors):
+                    # JSON input: a dataclass's text is a model's, "Input should be an object", under its own type
+                    return str(e).replace("[type=model_type,", "[type=dataclass_type,").replace(
+                        "/v/model_type", "/v/dataclass_type"), details
                 if any(d["type"] in ("model_type", "model_attributes_type") for d in errors):
                     return str(ValidationError.from_exception_data(e.title, details)), details
                 return str(e), details
