@@ -41,6 +41,7 @@ from postinit.rules import paths, versions
 from postinit.rules.hashing import transformers_module
 from postinit.rules.model_config import registry
 from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
+from postinit.schema.configs import CacheDType
 from postinit.schema.env import read_env
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
@@ -633,6 +634,7 @@ def _prepare(
         data, speculative_refusal = _speculative_undeclared(data, version.undeclared)
     if refuse_undeclared is None:
         notes.extend(_drop_absent(data, version))
+    data, unheld = _unheld(data, version)
     _refuse_later_values(data, version)
     if usage is None:
         notes.append(Note("mode", "config mode", "a nested config without flags is built as VllmConfig(...) builds "
@@ -714,6 +716,8 @@ def _prepare(
             state["usage.given_twice"] = tuple(given_twice)
         if speculative_refusal is not None:
             state["usage.speculative_refusal"] = speculative_refusal
+    if unheld:
+        state["usage.unheld"] = freeze(unheld)
     state.update(version.fact_state)
     if loaded is not None:
         found = _transformers_backend(state, version)
@@ -783,6 +787,32 @@ def _transformers_has(name: str) -> bool | None:
         return getattr(transformers, name, None) is not None
     except Exception:  # a lazy attribute whose backend is missing: the class exists
         return True
+
+
+def _unheld(data: dict[str, Any], version: versions.Version) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The input without the values of ``version.checked_by_rules`` paths the schema cannot hold, and those values
+    by path: the version's config class checks them itself, and its rule raises vLLM's error where it does."""
+    unheld: dict[str, Any] = {}
+    for path in version.facts.checked_by_rules:
+        top, *rest = path.split(".")
+        node = data.get(top)
+        if not rest or not isinstance(node, Mapping) or rest[0] not in node:
+            continue
+        info = _MODEL_FIELD_TYPES.get(path)
+        if info is None:
+            continue
+        try:
+            info.validate_python(node[rest[0]])
+        except ValidationError:
+            unheld[path] = node[rest[0]]
+            data = {**data, top: {k: v for k, v in node.items() if k != rest[0]}}
+    return data, unheld
+
+
+_MODEL_FIELD_TYPES: dict[str, TypeAdapter[Any]] = {
+    "cache_config.cache_dtype": TypeAdapter(CacheDType),
+}
+"""The schema's type of each path a version may check in its rules (``version.checked_by_rules``)."""
 
 
 def _speculative_undeclared(data: dict[str, Any], undeclared: frozenset[str]) -> tuple[dict[str, Any], str | None]:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.rules.delta import patch
 from postinit.rules.versions import Delta
 
 __all__ = ["DELTA"]
@@ -419,12 +420,56 @@ def speculative_config_undeclared(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+_KV_CACHE_DTYPES = (
+    "auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla", "nvfp4_ds_mla",
+    "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc", "turboquant_3bit_nc", "octave_k3v4", "octave_k3v3",
+    "octave_k3v3_compact", "ultraquant_4bit", "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head",
+    "nvfp4", "nvfp4_4over6",
+)
+"""vLLM 0.34.0's ``KV_CACHE_DTYPES`` in its order (vllm/config/cache.py:44-73)."""
+
+
+@rule(
+    "cache.cache-dtype-known",
+    title="The KV cache dtype is one vLLM knows",
+    phase="sub_configs",
+    kind="check",
+    reads=("usage.unheld",),
+    source="vllm/config/cache.py CacheConfig._validate_cache_dtype (vllm/config/cache.py:503-510, a field validator); "
+    "ref v0.34.0",
+    message="Invalid kv_cache_dtype: <value>. Valid values are: [...]",
+)
+def cache_dtype_known(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0's --kv-cache-dtype takes any text (a platform may register its own dtype); CacheConfig refuses one
+    no handler knows."""
+    unheld = c["usage.unheld"] or {}
+    if "cache_config.cache_dtype" in unheld:
+        return Violation(f"Invalid kv_cache_dtype: {unheld['cache_config.cache_dtype']!r}. Valid values are: "
+                         f"{list(_KV_CACHE_DTYPES)}", hint="pick one of the listed KV cache dtypes")
+    return None
+
+
 DELTA = Delta(
     replace=(data_parallel_lb, data_parallel_lb_check, unsupported_feature),
     add=(default_mm_loras_need_multimodal, kda_prefill_backend_platform, mamba_backend_enum,
          mamba_stochastic_rounding_platform,
          profiler_options_checks, nvfp4_kv_cache_mla, attention_backend_given_twice, flashinfer_autotune_given_twice,
-         capture_sizes_given_twice, speculative_config_undeclared),
+         capture_sizes_given_twice, speculative_config_undeclared, cache_dtype_known),
+    patch=(
+        patch("compilation.custom-ops-all-none-count", error="ValueError",
+              text="custom_ops can contain only one base mode: 'all' or 'none'",
+              message="custom_ops can contain only one base mode: 'all' or 'none'",
+              source="vllm/config/compilation.py CompilationConfig.__post_init__ (vllm/config/compilation.py:1171-1175); "
+              "ref 3.1, v0.34.0",
+              why="0.34.0 raises a ValueError in its own words (0.11.1: an AssertionError)"),
+    ),
+    drop={
+        "parallel.dcp-interleave-block-size": "0.34.0 checks the block size against cp_kv_cache_interleave_size in "
+        "VllmConfig.validate_block_size, which the engine core calls at start-up after the attention backend "
+        "chose the block size (vllm/config/vllm.py:3522, vllm/v1/engine/core.py:386), not while resolving the config",
+        "parallel.dcp-interleave-speculative": "0.34.0 no longer refuses speculative decoding with a DCP interleave "
+        "size above 1 (vllm/config/vllm.py has no such check)",
+    },
     flags_added=("enable_fault_tolerance", "gdn_prefill_backend", "kda_prefill_backend", "kda_decode_backend"),
 )
 """The refusals of vLLM 0.34.0's create_engine_config (a part of its delta over 0.11.1)."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -64,6 +64,13 @@ class Usage(BaseModel):
         description=(
             "pydantic's refusal of the --speculative-config JSON's keys SpeculativeConfig does not declare (vLLM "
             "0.34.0's configs forbid them): create_engine_config raises it when it builds the SpeculativeConfig"
+        ),
+    )
+    unheld: dict[str, Any] = unhashed(
+        default_factory=dict,
+        description=(
+            "values the input gives for a path of version.checked_by_rules that the schema cannot hold (an unknown "
+            "--kv-cache-dtype in vLLM 0.34.0), by path: the version's rule refuses them as its config class does"
         ),
     )
     data_parallel_start_rank: int = unhashed(0, description="--data-parallel-start-rank (an EngineArgs field only)")

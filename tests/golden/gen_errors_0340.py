@@ -149,6 +149,19 @@ case("config-profiler-profiler", "config mode: profiler_config.profiler not a pr
 case("kernel-config-type-and-extra", "--kernel-config: a bool that is none and an unknown key", TYPES,
      argv=[L, "--kernel-config", '{"enable_flashinfer_autotune": "maybe", "autotune": true}'])
 
+# -- a value the config class checks itself, in its own words
+OWN = "own-validator"
+case("kv-cache-dtype-fp16", "--kv-cache-dtype fp16 (0.34.0's parser takes any text; CacheConfig refuses it)", OWN,
+     argv=[L, "--kv-cache-dtype", "fp16", "-tp", "2"])
+case("config-cache-dtype-int8", "config mode: cache_config.cache_dtype int8", OWN,
+     config={"model": "llama", "cache_config": {"cache_dtype": "int8"}})
+case("config-custom-ops-all-none", "config mode: custom_ops with both base modes", OWN,
+     config={"model": "llama", "compilation_config": {"custom_ops": ["none", "+rms_norm", "all"]}})
+case("pooler-normalize-removed", "--pooler-config with 0.11's normalize (a removed parameter, its own message)", OWN,
+     argv=["models/bert", "--pooler-config", '{"pooling_type": "CLS", "normalize": false}'])
+case("dcp-interleave-block", "-dcp 2 with an interleave size the block size does not divide (checked at engine start)",
+     OWN, argv=[DS, "-tp", "2", "-dcp", "2", "--dcp-kv-cache-interleave-size", "48"])
+
 
 def main() -> None:
     for old in OUT.glob("e[0-9][0-9][0-9]-*.json"):

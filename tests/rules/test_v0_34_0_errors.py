@@ -261,3 +261,27 @@ def test_a_transformers_class_loads_through_the_backend() -> None:
     pytest.importorskip("transformers")
     r = serve("--model-impl", "transformers")
     assert r.ok and r.config.model_config.architecture == "TransformersForCausalLM"
+
+
+def test_an_unknown_kv_cache_dtype_is_cache_configs_refusal() -> None:
+    """0.34.0's parser takes any --kv-cache-dtype; CacheConfig's field validator refuses an unknown one
+    (cache.cache-dtype-known), after the model config's records."""
+    r = serve("--kv-cache-dtype", "int4")
+    assert r.error is not None and (r.error.stage, r.error.type, r.error.wrapped_by) == (
+        "cache_config", "ValueError", "ValidationError")
+    assert r.error.message.startswith("Invalid kv_cache_dtype: 'int4'. Valid values are: ['auto', 'float16'")
+    assert any(e.rule == "model.architecture" for e in r.trace.fired)
+
+
+def test_custom_ops_base_modes_are_a_value_error_in_0_34_0() -> None:
+    """custom_ops with 'all' and 'none': 0.34.0's ValueError in its own words."""
+    r = postinit.resolve(config={"model_config": {"model": LLAMA}, "compilation_config": {"custom_ops": ["all", "none"]}},
+                         vllm_version="0.34.0", platform="cuda:9.0")
+    assert r.error is not None and r.error.type == "ValueError"
+    assert r.error.message == "custom_ops can contain only one base mode: 'all' or 'none'"
+
+
+def test_a_removed_pooler_parameter_is_named_by_poolerconfig() -> None:
+    """PoolerConfig's before-validator names the removed normalize before pydantic sees the keyword."""
+    with pytest.raises(SubConfigError, match=r"Parameter `normalize` was removed; use `use_activation` instead\."):
+        serve("--pooler-config", '{"normalize": true}')

@@ -26,7 +26,7 @@ from pydantic_core import InitErrorDetails
 from postinit.schema import _configs_0340, configs
 from postinit.schema.loaders.nested import model_fields, submodel_of
 
-__all__ = ["OWN_BOUNDS", "SAME_TYPES", "one_line", "refusal", "split_undeclared", "wrapped_text"]
+__all__ = ["OWN_BOUNDS", "REMOVED_KEYWORDS", "SAME_TYPES", "one_line", "refusal", "split_undeclared", "wrapped_text"]
 
 SAME_TYPES: Mapping[str, frozenset[str] | None] = {
     "CompilationConfig": None,
@@ -58,6 +58,14 @@ OWN_BOUNDS: frozenset[tuple[str, str]] = frozenset({
 """Fields postinit bounds more tightly than vLLM (vLLM takes any int for ``mode`` and refuses 4 later,
 in ``VllmConfig.__post_init__``; an unknown ``cudagraph_mode`` name is a KeyError vLLM does not catch):
 refused at the door in postinit's words (docs/divergences.md)."""
+
+
+REMOVED_KEYWORDS: Mapping[str, Mapping[str, str]] = {
+    "PoolerConfig": {"normalize": "Parameter `normalize` was removed; use `use_activation` instead."},
+}
+"""Removed keywords a class's ``model_validator(mode="before")`` refuses with its own message, before pydantic
+sees the keyword (vLLM 0.34.0: PoolerConfig.reject_removed_parameters, vllm/config/pooler.py:125-136); applied
+where the version lacks the field."""
 
 
 @functools.cache
@@ -215,6 +223,9 @@ def refusal(cls: type[BaseModel], *, data: Any = None, json_text: str | None = N
             return _vllm_errors(cls, data, json_text)[0]
     if not isinstance(given, Mapping):
         return _vllm_errors(cls, data, json_text)[0]
+    for key, message in REMOVED_KEYWORDS.get(cls.__name__, {}).items():
+        if key in given and key in absent:  # the class's before-validator names the removed keyword first
+            return wrapped_text(cls.__name__, "ValueError", message, dict(given))
     kept, extras = split_undeclared(cls, given, frozenset(absent))
     if not extras:
         return _vllm_errors(cls, data, json_text)[0]
