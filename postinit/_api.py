@@ -38,6 +38,8 @@ from postinit.engine import (
 )
 from postinit.errors import InputError, InvalidValueError, ViolationError, show
 from postinit.rules import paths, versions
+from postinit.rules.hashing import transformers_module
+from postinit.rules.model_config import registry
 from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
 from postinit.schema.env import read_env
 from postinit.schema.errors import SubConfigError
@@ -713,6 +715,10 @@ def _prepare(
         if speculative_refusal is not None:
             state["usage.speculative_refusal"] = speculative_refusal
     state.update(version.fact_state)
+    if loaded is not None:
+        found = _transformers_backend(state, version)
+        if found is not None:
+            state["model_config.hf_config.transformers_backend"] = found
     prov: dict[str, Provenance] = {}
     for p in user_paths:
         if p not in flags:
@@ -749,6 +755,34 @@ def _mark_site(book: Any, trace: dict[str, Any]) -> None:
         rule = book.rules.get(event.get("rule")) if isinstance(event, dict) else None
         if rule is not None and rule.owner:
             event["owner"] = rule.owner
+
+
+def _transformers_backend(state: Mapping[str, Any], version: versions.Version) -> bool | None:
+    """Whether the Transformers backend can load the model's first architecture, where vLLM asks (the backend
+    asked for, or no architecture registered): transformers has the class, or remote code maps an AutoModel.
+    None where vLLM does not ask or transformers is not installed (the rules then assume it can)."""
+    archs = state.get("model_config.hf_config.architectures") or ()
+    if not archs:
+        return None
+    impl = state.get("model_config.model_impl")
+    if impl != "transformers" and (impl != "auto" or any(a in registry(version.facts.model_registry) for a in archs)):
+        return None
+    auto_map = (state.get("model_config.hf_config.other") or {}).get("auto_map") or {}
+    if isinstance(auto_map, Mapping) and any(str(k).startswith("AutoModel") for k in auto_map):
+        return True
+    return _transformers_has(str(archs[0]))
+
+
+@functools.cache
+def _transformers_has(name: str) -> bool | None:
+    """Whether the installed transformers has the class ``name`` (None: transformers is not installed)."""
+    transformers = transformers_module()
+    if transformers is None:
+        return None
+    try:
+        return getattr(transformers, name, None) is not None
+    except Exception:  # a lazy attribute whose backend is missing: the class exists
+        return True
 
 
 def _speculative_undeclared(data: dict[str, Any], undeclared: frozenset[str]) -> tuple[dict[str, Any], str | None]:

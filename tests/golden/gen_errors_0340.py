@@ -132,6 +132,23 @@ case("default-mm-loras-no-lora", "--default-mm-loras on a text model without --e
 case("max-model-len-auto", "--max-model-len auto on a long-context model", CEC,
      argv=["models/llama_long", "--max-model-len", "auto"])
 
+# -- a value of the wrong type in one of the sub-configs 0.34.0 added: pydantic's text, where vLLM builds it
+TYPES = "new-config-types"
+case("config-attention-fa-version", "config mode: attention_config.flash_attn_version 5", TYPES,
+     config={"model": "llama", "attention_config": {"flash_attn_version": 5}})
+case("config-kernel-moe-backend", "config mode: kernel_config.moe_backend not a backend", TYPES,
+     config={"model": "llama", "kernel_config": {"moe_backend": "fast"}})
+case("attention-config-fa-version", "--attention-config with flash_attn_version 5", TYPES,
+     argv=[L, "--attention-config", '{"flash_attn_version": 5}'])
+case("kernel-config-moe-backend", "--kernel-config with a moe_backend that is none", TYPES,
+     argv=[L, "--kernel-config", '{"moe_backend": "fast"}'])
+case("profiler-config-profiler", "--profiler-config with a profiler vLLM does not have", TYPES,
+     argv=[L, "--profiler-config", '{"profiler": "nsight"}'])
+case("config-profiler-profiler", "config mode: profiler_config.profiler not a profiler", TYPES,
+     config={"model": "llama", "profiler_config": {"profiler": "nsight"}})
+case("kernel-config-type-and-extra", "--kernel-config: a bool that is none and an unknown key", TYPES,
+     argv=[L, "--kernel-config", '{"enable_flashinfer_autotune": "maybe", "autotune": true}'])
+
 
 def main() -> None:
     for old in OUT.glob("e[0-9][0-9][0-9]-*.json"):

@@ -238,3 +238,26 @@ def test_a_legacy_rope_type_key_is_standardized_in_0_34_0() -> None:
     """transformers 5 reads a legacy rope_scaling 'type' as rope_type: no KeyError, dynamic scaling applies."""
     r = serve("--hf-overrides", '{"rope_scaling": {"type": "dynamic", "factor": 2.0}}')
     assert r.ok and r.config.model_config.max_model_len == 8192
+
+
+# ---------------------------------------------------------------- the Transformers backend asks transformers
+
+
+@pytest.mark.parametrize("version", ["d7fb10c57", "0.11.1", "0.34.0"])
+def test_an_architecture_transformers_lacks_is_refused(version: str) -> None:
+    """FooBarForCausalLM is no transformers class: model_impl auto refuses it as unsupported, transformers as
+    'Cannot find model module' (model.architecture-supported, as vLLM's registry asks transformers)."""
+    pytest.importorskip("transformers")
+    model = fixture_path("llama_unknown_arch")
+    auto = postinit.resolve(model=model, argv=[], vllm_version=version, platform="cuda:9.0")
+    assert auto.error is not None and "are not supported for now" in auto.error.message
+    forced = postinit.resolve(model=model, argv=["--model-impl", "transformers"], vllm_version=version,
+                              platform="cuda:9.0")
+    assert forced.error is not None and forced.error.message.startswith("Cannot find model module.")
+
+
+def test_a_transformers_class_loads_through_the_backend() -> None:
+    """LlamaForCausalLM with --model-impl transformers: the Transformers backend class."""
+    pytest.importorskip("transformers")
+    r = serve("--model-impl", "transformers")
+    assert r.ok and r.config.model_config.architecture == "TransformersForCausalLM"

@@ -23,7 +23,7 @@ from typing import Any, cast
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import InitErrorDetails
 
-from postinit.schema import configs
+from postinit.schema import _configs_0340, configs
 from postinit.schema.loaders.nested import model_fields, submodel_of
 
 __all__ = ["OWN_BOUNDS", "SAME_TYPES", "one_line", "refusal", "split_undeclared", "wrapped_text"]
@@ -38,6 +38,9 @@ SAME_TYPES: Mapping[str, frozenset[str] | None] = {
     "PoolerConfig": None,
     "ModelConfig": frozenset({"pooler_config"}),
     "ParallelConfig": frozenset({"eplb_config"}),
+    # vLLM 0.34.0's new classes: fields, defaults and Literal choices are the wheel's (schema/_configs_0340.py; a
+    # type that is one of vLLM's enums or classes is Any there and refuses nothing)
+    **dict.fromkeys(_configs_0340.__all__),
 }
 """The classes (and, where not all, the fields) whose types are vLLM's: their refusals are vLLM's text.
 
