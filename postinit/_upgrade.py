@@ -474,12 +474,22 @@ def _side(r: Resolution, path: str, other: Resolution, version: str, other_versi
 
 
 def _log_lines(r: Resolution | Refused) -> list[str]:
+    """What vLLM logs for the input, one line each (``level: text``): its parser's records (deprecated flags, a
+    JSON-valued flag's sub-config), then the rules' messages; for a refused input, what was logged before."""
     from postinit.rules.observed import is_explanation
 
     out: list[str] = []
+    for note in r.notes:
+        if note.kind == "flag":  # a deprecated flag: vLLM's parser / create_engine_config warns
+            out.append(f"warning: {note.message}")
+        elif note.kind == "parse_log":
+            out.append(f"{note.level}: {note.message}")
     if isinstance(r, Refused):
-        return out
-    for event in r.messages():
+        trace = getattr(r.error, "trace", None)
+        events = [e for e in trace.fired if e.message] if trace is not None else []
+    else:
+        events = r.messages()
+    for event in events:
         if is_explanation(event.rule):
             continue
         for line in event.message.splitlines():
@@ -579,8 +589,7 @@ def compare_versions(a: Resolution | Refused, b: Resolution | Refused) -> Upgrad
             elif has_a and _differs(sa.get(ra), sb.get(rb)):
                 changes.append(DecisionChange(path, _side(a, path, b, va, vb, True, ra),
                                               _side(b, path, a, vb, va, True, rb)))
-    refused = isinstance(a, Refused) or isinstance(b, Refused)
-    la, lb = ([], []) if refused else (_log_lines(a), _log_lines(b))  # a parser's refusal: nothing to set against
+    la, lb = _log_lines(a), _log_lines(b)
     notes_a = {n.message for n in a.notes}
     notes = [n.message for n in b.notes if n.message not in notes_a]
     if isinstance(a, Resolution) and isinstance(b, Resolution):

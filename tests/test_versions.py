@@ -365,6 +365,27 @@ def test_upgrade_agrees_on_every_face(http: TestClient) -> None:
     assert md.stdout.startswith("## Upgrade vLLM d7fb10c57 → 0.11.1")
 
 
+def test_upgrade_a_line_the_newer_parser_refuses_on_every_face(http: TestClient) -> None:
+    """A 0.11 command line 0.34.0's parser refuses (--swap-space is gone): a refused side with argparse's text on
+    every face, no field compared; -O3 is accepted by both but sets another field, and a note says which."""
+    argv = ["-O3", "--swap-space", "8"]
+    lib = postinit.upgrade(model=LLAMA, argv=argv, from_version="0.11.1", to_version="0.34.0").to_dict()
+    out = runner.invoke(cli_app, ["upgrade", "--from", "0.11.1", "--to", "0.34.0", "--model", LLAMA, "--format",
+                                  "json", *argv])
+    assert out.exit_code == 0, out.output
+    r = http.post("/v1/upgrade", json={"model": LLAMA, "argv": argv, "from": "0.11.1", "to": "0.34.0"})
+    assert r.status_code == 200, r.text
+    assert lib == json.loads(out.stdout) == r.json()
+    assert lib["to"]["outcome"] == {"ok": False, "error": "ArgumentError", "stage": "parse", "rule": None,
+                                    "message": "unrecognized arguments: --swap-space 8"}
+    assert lib["from"]["outcome"] == {"ok": True} and lib["compared"] is False and lib["changes"] == []
+    text = runner.invoke(cli_app, ["upgrade", "--from", "0.11.1", "--to", "0.34.0", "--model", LLAMA, *argv]).stdout
+    assert "✗ vLLM 0.34.0 refuses this input at parse: ArgumentError: unrecognized arguments: --swap-space 8" in text
+    u = postinit.upgrade(model=LLAMA, argv=["-O3"], from_version="0.11.1", to_version="0.34.0")
+    assert u.compared and any("0.11.1 sets compilation_config.mode (from -O.mode=3); 0.34.0 sets "
+                              "optimization_level (from --optimization-level 3)" in n for n in u.notes)
+
+
 def test_upgrade_input_errors(http: TestClient) -> None:
     """Unknown versions are one line on every face; an upgrade body names its versions from/to."""
     out = runner.invoke(cli_app, ["upgrade", "--to", "0.12"])

@@ -31,8 +31,9 @@ def report(va: str, vb: str) -> PairReport:
 @pytest.mark.parametrize("pair", PAIRS, ids=lambda p: f"{p[0]}->{p[1]}")
 def test_upgrade_agrees_with_both_real_vllms(pair: tuple[str, str]) -> None:
     """On every common golden input that is no documented divergence: each side's outcome (accepted, or refused
-    with vLLM's error type, message and stage) is the real one, and when both accept it the fields reported as
-    changing (and as one version's only) are exactly those whose real values differ."""
+    with vLLM's error type, message and stage) is the real one, when both accept it the fields reported as
+    changing (and as one version's only) are exactly those whose real values differ, and the log lines listed as
+    one version's only are exactly those only that real vLLM wrote."""
     r = report(*pair)
     bad = {x.name: x.problems[:3] for x in r.checked if x.problems}
     assert not bad, "\n".join(r.summary()) + f"\n{dict(list(bad.items())[:10])}"
@@ -91,8 +92,8 @@ def test_the_check_finds_the_chunked_prefill_miss(monkeypatch: pytest.MonkeyPatc
 
 
 def test_the_check_finds_a_wrong_value_and_a_wrong_outcome() -> None:
-    """A real answer perturbed: a field vLLM changes that upgrade does not report, an unchanged one it reports,
-    and an error that is not vLLM's are each a problem."""
+    """A real answer perturbed: a field vLLM changes that upgrade does not report, an error that is not vLLM's
+    and a log line only one vLLM writes that upgrade does not list are each a problem."""
     name, a, b = _line("01-llama-h100-default", "d7fb10c57", "0.11.1")
     known: tuple[dict[str, str], dict[str, str]] = ({}, {})
     assert check_line(name, a, b, "d7fb10c57", "0.11.1", known).agrees
@@ -104,5 +105,9 @@ def test_the_check_finds_a_wrong_value_and_a_wrong_outcome() -> None:
     exp.update(ok=False, stage="parse", error={"type": "ArgumentError", "message": "unrecognized arguments: -x"})
     problems = check_line(name, a, dataclasses.replace(b, expected=exp), "d7fb10c57", "0.11.1", known).problems
     assert problems and problems[0].startswith("0.11.1: upgrade says ok, vLLM refused at parse")
+    exp = copy.deepcopy(b.expected)
+    exp["logs"] = [*exp["logs"], {"level": "WARNING", "msg": "Something new."}]
+    problems = check_line(name, a, dataclasses.replace(b, expected=exp), "d7fb10c57", "0.11.1", known).problems
+    assert problems == ["logged only by 0.11.1 in real vLLM, not in upgrade's report: warning: Something new."]
     ex = check_line(name, a, b, "d7fb10c57", "0.11.1", ({name: "x"}, {}))
     assert ex.excluded == "documented divergence of d7fb10c57" and not ex.agrees
