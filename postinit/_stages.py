@@ -36,7 +36,13 @@ from postinit.rules import observed, paths
 from postinit.rules.versions import DEFAULT_VERSION, VERSIONS, Version
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders.argv import Construct, FlagSpec
-from postinit.schema.loaders.construct import one_line, refusal, schema_class, wrapped_text
+from postinit.schema.loaders.construct import (
+    escaping_error,
+    one_line,
+    refusal,
+    schema_class,
+    wrapped_text,
+)
 
 __all__ = ["RaisedError", "built_before", "construction_order", "parse_stage", "raised", "refuse_part"]
 
@@ -131,6 +137,10 @@ def refuse_part(key: str, value: Any, undeclared: Iterable[str] | None = None) -
     if name is None or key == "vllm_config" or not isinstance(value, Mapping):
         return
     below = None if undeclared is None else [p[len(key) + 1:] for p in undeclared if p.startswith(key + ".")]
+    escaping = escaping_error(schema_class(name), value) if undeclared is not None else None
+    if escaping is not None:  # raised by the class's validator, past pydantic
+        raise SubConfigError(f"{key}: {escaping[0]}: {escaping[1]}", config=name, path=key, stage=key,
+                             error=escaping[0], vllm_message=escaping[1])
     text = refusal(schema_class(name), data=value, absent=below)
     if text is not None:
         raise SubConfigError(f"{key}: {one_line(text)}", config=name, path=key, stage=key, error="ValidationError",

@@ -264,6 +264,7 @@ _ENGINE_ARGS_BY_SOURCE = (
 )
 
 WITHIN_STEPS: dict[str, tuple[str, ...]] = {
+    "mamba_config": ("mamba.backend-enum", "mamba.ssu-algorithm-backend", "mamba.stochastic-rounding-platform"),
     "parallel_config": ("parallel.external-launcher-dp-rank", "parallel.data-parallel-rank-range",
                         "parallel.external-launcher-disables-multiprocessing", "parallel.data-parallel-size-local-range",
                         "parallel.external-lb-needs-dp", "parallel.eplb-requirements"),
@@ -277,7 +278,7 @@ WITHIN_STEPS: dict[str, tuple[str, ...]] = {
         "compilation.use-cudagraph-deprecated", "compilation.use-cudagraph-false",
         "compilation.full-cuda-graph-deprecated", "quirk.full-cuda-graph-collapses-mode",
         "compilation.full-cuda-graph", "compilation.custom-op-syntax", "compilation.piecewise-backend",
-        "compilation.use-inductor-backend", "compilation.backend-default",
+        "compilation.use-inductor-backend", "compilation.backend-default", "compilation.custom-ops-conflicting",
     ),
     "vllm_config:step-3": ("verify.external-launcher-seed", "verify.heads-divisible-by-tp",
                            "verify.expert-parallel-needs-experts", "verify.pipeline-parallel-supported",

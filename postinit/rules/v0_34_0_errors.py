@@ -449,12 +449,99 @@ def cache_dtype_known(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+@rule(
+    "compilation.custom-ops-conflicting",
+    title="custom_ops does not both enable and disable one op",
+    phase="sub_configs",
+    kind="check",
+    reads=("compilation_config.custom_ops",),
+    source="vllm/config/compilation.py CompilationConfig.__post_init__ (vllm/config/compilation.py:1177-1184); "
+    "ref 3.1, v0.34.0",
+    message="custom_ops cannot both enable and disable the same operation(s): <ops>. Remove either the '+' or '-' "
+    "directive",
+)
+def custom_ops_conflicting(c: Mapping[str, Any]) -> RuleResult:
+    """'+op' and '-op' together leave the op's state to the order of a list: vLLM asks for one of them."""
+    ops = list(c["compilation_config.custom_ops"] or ())
+    both = sorted({op[1:] for op in ops if op.startswith("+")} & {op[1:] for op in ops if op.startswith("-")})
+    if both:
+        return Violation(f"custom_ops cannot both enable and disable the same operation(s): {', '.join(both)}. "
+                         "Remove either the '+' or '-' directive")
+    return None
+
+
+@rule(
+    "observability.detailed-traces-need-otlp",
+    title="Detailed traces need an OTLP traces endpoint",
+    phase="sub_configs",
+    kind="check",
+    reads=("observability_config.collect_detailed_traces", "observability_config.otlp_traces_endpoint"),
+    source="vllm/config/observability.py ObservabilityConfig._validate_tracing_config "
+    "(vllm/config/observability.py:210-215, a model_validator); ref v0.34.0",
+    message="collect_detailed_traces requires `--otlp-traces-endpoint` to be set.",
+)
+def detailed_traces_need_otlp(c: Mapping[str, Any]) -> RuleResult:
+    """The detailed spans are exported over OTLP: without an endpoint they would go nowhere."""
+    if c["observability_config.collect_detailed_traces"] and not c["observability_config.otlp_traces_endpoint"]:
+        return Violation("collect_detailed_traces requires `--otlp-traces-endpoint` to be set.")
+    return None
+
+
+@rule(
+    "mamba.ssu-algorithm-backend",
+    title="Choosing the Mamba SSU algorithm needs the FlashInfer backend",
+    phase="sub_configs",
+    kind="check",
+    reads=(_MB + "ssu_algorithm", _MB + "backend"),
+    source="vllm/config/mamba.py MambaConfig.validate_ssu_algorithm (vllm/config/mamba.py:66-81, called by "
+    "__post_init__); ref v0.34.0",
+    message="Mamba SSU algorithm selection is only supported with the FlashInfer backend. ...",
+)
+def mamba_ssu_algorithm_backend(c: Mapping[str, Any]) -> RuleResult:
+    """Only FlashInfer's selective-state-update kernels come in several algorithms."""
+    if c[_MB + "ssu_algorithm"] is not None and str(c[_MB + "backend"]).upper() != "FLASHINFER":
+        return Violation("Mamba SSU algorithm selection is only supported with the FlashInfer backend. Please set "
+                         "`--mamba-backend flashinfer`, or omit `--mamba-ssu-algorithm`.")
+    return None
+
+
+_SC = "speculative_config."
+
+
+@rule(
+    "speculative.verify-args",
+    title="SpeculativeConfig: no tensor_parallel_size key, and a positive number of speculative tokens",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SC + "method", _SC + "tensor_parallel_size", _SC + "num_speculative_tokens"),
+    source="vllm/config/speculative.py SpeculativeConfig._verify_args (vllm/config/speculative.py:1645-1665, a "
+    "model_validator); ref v0.34.0",
+    message="<SpeculativeConfig's refusal>",
+)
+def speculative_verify_args(c: Mapping[str, Any]) -> RuleResult:
+    """The draft's TP is draft_tensor_parallel_size; n-gram and suffix drafting have no draft config whose
+    n_predict could stand for a missing num_speculative_tokens."""
+    if c["speculative_config"] is None:
+        return None
+    if c[_SC + "tensor_parallel_size"] is not None:
+        return Violation("'tensor_parallel_size' is not a valid argument in the speculative_config. Please pass "
+                         "'draft_tensor_parallel_size' instead.")
+    tokens = c[_SC + "num_speculative_tokens"]
+    if tokens is None and c[_SC + "method"] in ("ngram", "suffix"):
+        return Violation("num_speculative_tokens must be provided with speculative model unless the draft model "
+                         "config contains an n_predict parameter.")
+    if isinstance(tokens, int) and tokens <= 0:
+        return Violation(f"Expected num_speculative_tokens to be greater than zero ({tokens}).")
+    return None
+
+
 DELTA = Delta(
     replace=(data_parallel_lb, data_parallel_lb_check, unsupported_feature),
     add=(default_mm_loras_need_multimodal, kda_prefill_backend_platform, mamba_backend_enum,
          mamba_stochastic_rounding_platform,
          profiler_options_checks, nvfp4_kv_cache_mla, attention_backend_given_twice, flashinfer_autotune_given_twice,
-         capture_sizes_given_twice, speculative_config_undeclared, cache_dtype_known),
+         capture_sizes_given_twice, speculative_config_undeclared, cache_dtype_known, custom_ops_conflicting,
+         detailed_traces_need_otlp, mamba_ssu_algorithm_backend, speculative_verify_args),
     patch=(
         patch("compilation.custom-ops-all-none-count", error="ValueError",
               text="custom_ops can contain only one base mode: 'all' or 'none'",
@@ -462,6 +549,9 @@ DELTA = Delta(
               source="vllm/config/compilation.py CompilationConfig.__post_init__ (vllm/config/compilation.py:1171-1175); "
               "ref 3.1, v0.34.0",
               why="0.34.0 raises a ValueError in its own words (0.11.1: an AssertionError)"),
+        patch("lora.max-cpu-loras-check", end=".", message="max_cpu_loras (<n>) must be >= max_loras (<m>).",
+              source="vllm/config/lora.py LoRAConfig._validate_lora_config (vllm/config/lora.py:115-118); ref 2.7, "
+              "v0.34.0", why="0.34.0 ends the sentence with a period"),
     ),
     drop={
         "parallel.dcp-interleave-block-size": "0.34.0 checks the block size against cp_kv_cache_interleave_size in "

@@ -162,6 +162,36 @@ case("pooler-normalize-removed", "--pooler-config with 0.11's normalize (a remov
 case("dcp-interleave-block", "-dcp 2 with an interleave size the block size does not divide (checked at engine start)",
      OWN, argv=[DS, "-tp", "2", "-dcp", "2", "--dcp-kv-cache-interleave-size", "48"])
 
+# -- common mistakes on a 0.34.0 command line, each refused somewhere in vLLM's order
+MIS = "mistake"
+for slug, argv in (
+    ("cc-custom-op-syntax", ["-cc", '{"custom_ops": ["rms_norm"]}']),
+    ("cc-custom-op-both", ["-cc", '{"custom_ops": ["+rms_norm", "-rms_norm"]}']),
+    ("cc-mode-name", ["-cc", '{"mode": "fast"}']),
+    ("cc-cudagraph-mode-name", ["-cc", '{"cudagraph_mode": "SOMETIMES"}']),
+    ("cc-save-format", ["-cc", '{"compile_cache_save_format": "zip"}']),
+    ("budget-below-len", ["--max-num-batched-tokens", "100", "--no-enable-chunked-prefill"]),
+    ("budget-below-seqs", ["--max-num-seqs", "300", "--max-num-batched-tokens", "256"]),
+    ("lora-cpu-below-max", ["--enable-lora", "--max-loras", "4", "--max-cpu-loras", "2"]),
+    ("detailed-traces-no-otlp", ["--collect-detailed-traces", "all"]),
+    ("kv-role-unknown", ["--kv-transfer-config", '{"kv_connector": "NixlConnector", "kv_role": "producer"}']),
+    ("tp-heads", ["-tp", "3"]),
+    ("quantization-unknown", ["--quantization", "foo"]),
+    ("spec-method-unknown", ["--speculative-config", '{"method": "foo", "num_speculative_tokens": 2}']),
+    ("spec-no-tokens", ["--speculative-config", '{"method": "ngram", "prompt_lookup_max": 3}']),
+    ("dp-local-above", ["-dp", "2", "--data-parallel-size-local", "4"]),
+    ("gpu-mem-above-one", ["--gpu-memory-utilization", "1.5"]),
+    ("block-size-odd", ["--block-size", "7"]),
+    ("executor-unknown", ["--distributed-executor-backend", "foo"]),
+    ("eplb-no-ep", ["--enable-eplb"]),
+    ("max-model-len-zero", ["--max-model-len", "0"]),
+):
+    case(slug, f"a common mistake: {' '.join(argv)}", MIS, argv=[L, *argv])
+case("mamba-ssu-without-flashinfer", "--mamba-ssu-algorithm simple with the triton backend", MIS,
+     argv=["models/jamba", "--mamba-ssu-algorithm", "simple"])
+case("pooler-logit-sigma-zero", "--pooler-config logit_sigma 0", MIS,
+     argv=["models/bert", "--pooler-config", '{"logit_sigma": 0}'])
+
 
 def main() -> None:
     for old in OUT.glob("e[0-9][0-9][0-9]-*.json"):

@@ -285,3 +285,37 @@ def test_a_removed_pooler_parameter_is_named_by_poolerconfig() -> None:
     """PoolerConfig's before-validator names the removed normalize before pydantic sees the keyword."""
     with pytest.raises(SubConfigError, match=r"Parameter `normalize` was removed; use `use_activation` instead\."):
         serve("--pooler-config", '{"normalize": true}')
+
+
+@pytest.mark.parametrize(("argv", "stage", "error", "start"), [
+    (("-cc", '{"custom_ops": ["+rms_norm", "-rms_norm"]}'), "parse", "ArgumentError",
+     "argument --compilation-config/-cc: 1 validation error for CompilationConfig\n  Value error, custom_ops cannot "
+     "both enable and disable the same operation(s): rms_norm."),
+    (("-cc", '{"mode": "fast"}'), "parse", "ArgumentError",
+     "argument --compilation-config/-cc: 1 validation error for CompilationConfig\nmode\n  Value error, Invalid "
+     "compilation mode: fast."),
+    (("-cc", '{"cudagraph_mode": "SOMETIMES"}'), "parse", "KeyError", "'SOMETIMES'"),
+    (("--collect-detailed-traces", "all"), "observability_config", "ValueError",
+     "collect_detailed_traces requires `--otlp-traces-endpoint` to be set."),
+    (("--speculative-config", '{"method": "ngram", "prompt_lookup_max": 3}'), "speculative_config", "ValueError",
+     "num_speculative_tokens must be provided"),
+])
+def test_common_mistakes_are_refused_as_vllm_refuses_them(argv: tuple[str, ...], stage: str, error: str,
+                                                        start: str) -> None:
+    """compilation.custom-ops-conflicting, the mode names, observability.detailed-traces-need-otlp,
+    speculative.verify-args: vLLM's exception, text and stage."""
+    try:
+        r = serve(*argv)
+    except InputError as e:
+        got = (e.stage, e.error, str(e.vllm_message))
+    else:
+        assert r.error is not None
+        got = (r.error.stage, r.error.type, r.error.message)
+    assert got[:2] == (stage, error) and got[2].startswith(start)
+
+
+def test_the_ssu_algorithm_needs_flashinfer() -> None:
+    """mamba.ssu-algorithm-backend: EngineArgs re-runs MambaConfig's checks, so the error is not wrapped."""
+    r = postinit.resolve(model=fixture_path("jamba"), argv=["--mamba-ssu-algorithm", "simple"],
+                         vllm_version="0.34.0", platform="cuda:9.0")
+    assert r.error is not None and (r.error.stage, r.error.wrapped_by) == ("mamba_config", None)

@@ -39,7 +39,7 @@ from postinit.schema import configs
 from postinit.schema.errors import SubConfigError, UnknownFlagError
 from postinit.schema.limits import MAX_ARGS, check_text, plain_copy
 from postinit.schema.loaders._pyset import PySet
-from postinit.schema.loaders.construct import one_line, refusal, schema_class
+from postinit.schema.loaders.construct import escaping_error, one_line, refusal, schema_class
 
 __all__ = [
     "FLAGS",
@@ -1053,6 +1053,16 @@ def _json(spec: FlagSpec, option: str, raw: str, undeclared: Collection[str] | N
         # vLLM's parser builds the sub-config from the text on the spot: a field it refuses is an ArgumentError
         below = None if undeclared is None else [p[len(spec.target) + 1:] for p in undeclared
                                                  if p.startswith(spec.target + ".")]
+        escaping = None
+        if undeclared is not None:
+            try:
+                escaping = escaping_error(schema_class(spec.builds), json.loads(raw))
+            except ValueError:
+                escaping = None
+        if escaping is not None:  # raised by the class's validator, past pydantic and argparse
+            kind, text = escaping
+            raise SubConfigError(f"{option}: {kind}: {text}", config=spec.builds, flag=spec.shown, path=spec.target,
+                                 value=raw, stage="parse", error=kind, vllm_message=text)
         refused = refusal(schema_class(spec.builds), json_text=raw, absent=below)
         if refused is not None:
             vllm = f"argument {spec.shown}: {refused}"

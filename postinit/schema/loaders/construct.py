@@ -26,7 +26,8 @@ from pydantic_core import InitErrorDetails
 from postinit.schema import _configs_0340, configs
 from postinit.schema.loaders.nested import model_fields, submodel_of
 
-__all__ = ["OWN_BOUNDS", "REMOVED_KEYWORDS", "SAME_TYPES", "one_line", "refusal", "split_undeclared", "wrapped_text"]
+__all__ = ["OWN_BOUNDS", "REMOVED_KEYWORDS", "SAME_TYPES", "escaping_error", "one_line", "refusal", "split_undeclared",
+           "wrapped_text"]
 
 SAME_TYPES: Mapping[str, frozenset[str] | None] = {
     "CompilationConfig": None,
@@ -227,7 +228,10 @@ def refusal(cls: type[BaseModel], *, data: Any = None, json_text: str | None = N
         if key in given and key in absent:  # the class's before-validator names the removed keyword first
             return wrapped_text(cls.__name__, "ValueError", message, dict(given))
     kept, extras = split_undeclared(cls, given, frozenset(absent))
-    if not extras:
+    bounded = _own_bound_errors(cls, kept)
+    if bounded:  # values postinit bounds itself: vLLM's words for them, among its other errors
+        kept = {k: v for k, v in kept.items() if k not in {d["loc"][0] for d in bounded}}
+    if not extras and not bounded:
         return _vllm_errors(cls, data, json_text)[0]
     text, errors = (_vllm_errors(cls, None, json.dumps(kept)) if json_text is not None
                     else _vllm_errors(cls, kept, None))
@@ -236,12 +240,48 @@ def refusal(cls: type[BaseModel], *, data: Any = None, json_text: str | None = N
     if len(blocks) != len(errors):  # a message of several lines: pydantic's wording of the details instead
         blocks = _blocks(str(ValidationError.from_exception_data(cls.__name__, cast("list[InitErrorDetails]", errors))))
     ranked = [(_rank(cls, tuple(d["loc"]), None), block) for d, block in zip(errors, blocks, strict=False)]
-    extra_text = str(ValidationError.from_exception_data(cls.__name__, cast("list[InitErrorDetails]", extras)))
-    ranked += [(_rank(cls, tuple(d["loc"]), i), block)
-               for i, (d, block) in enumerate(zip(extras, _blocks(extra_text), strict=False))]
+    if bounded:
+        bounded_text = str(ValidationError.from_exception_data(cls.__name__, cast("list[InitErrorDetails]", bounded)))
+        ranked += [(_rank(cls, tuple(d["loc"]), None), block)
+                   for d, block in zip(bounded, _blocks(bounded_text), strict=False)]
+    if extras:
+        extra_text = str(ValidationError.from_exception_data(cls.__name__, cast("list[InitErrorDetails]", extras)))
+        ranked += [(_rank(cls, tuple(d["loc"]), i), block)
+                   for i, (d, block) in enumerate(zip(extras, _blocks(extra_text), strict=False))]
     ranked.sort(key=lambda pair: pair[0])  # stable: one field's errors keep pydantic's order
     n = len(ranked)
     return "\n".join([f"{n} validation error{'s' if n != 1 else ''} for {cls.__name__}", *(b for _, b in ranked)])
+
+
+_MODE_NAMES = ("NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE", "VLLM_COMPILE")
+_CUDAGRAPH_MODE_NAMES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
+
+
+def _own_bound_errors(cls: type[BaseModel], given: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """pydantic's errors for the values of ``given`` that postinit bounds itself (:data:`OWN_BOUNDS`) as vLLM
+    0.34.0's class refuses them: ``mode`` by name (its before-validator, vllm/config/compilation.py:1003-1019)
+    or as the IntEnum's value."""
+    if cls.__name__ != "CompilationConfig" or "mode" not in given:
+        return []
+    mode = given["mode"]
+    if isinstance(mode, str) and mode.upper() not in _MODE_NAMES:
+        message = f"Invalid compilation mode: {mode}. Valid modes are: {', '.join(_MODE_NAMES)}"
+        return [{"type": "value_error", "loc": ("mode",), "input": mode, "ctx": {"error": ValueError(message)}}]
+    if isinstance(mode, int) and not isinstance(mode, bool) and mode not in range(4):
+        return [{"type": "enum", "loc": ("mode",), "input": mode, "ctx": {"expected": "0, 1, 2 or 3"}}]
+    return []
+
+
+def escaping_error(cls: type[BaseModel], given: Any) -> tuple[str, str] | None:
+    """An exception vLLM 0.34.0's class raises while validating ``given`` that pydantic does not catch, as
+    ``(type, message)``: an unknown ``cudagraph_mode`` name is ``CUDAGraphMode[name]``'s KeyError
+    (vllm/config/compilation.py:1023-1028), which escapes even argparse."""
+    if cls.__name__ != "CompilationConfig" or not isinstance(given, Mapping):
+        return None
+    mode = given.get("cudagraph_mode")
+    if isinstance(mode, str) and mode.upper() not in _CUDAGRAPH_MODE_NAMES:
+        return "KeyError", repr(mode.upper())
+    return None
 
 
 def _blocks(text: str) -> list[str]:
