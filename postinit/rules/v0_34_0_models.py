@@ -188,6 +188,9 @@ _MAX_LEN = (
     patch("model.max-model-len",
           no_key_message="The model's config.json does not contain any of the keys to determine the original maximum "
           "length of the model. Assuming the model's maximum length is 2048.",
+          # transformers 5 standardizes a legacy rope_scaling "type" into rope_parameters' rope_type, so an
+          # hf_overrides {"rope_scaling": {"type": ...}} no longer fails on the missing key
+          legacy_type_key_error=False,
           source=f"vllm/config/model.py _get_and_verify_max_len (2589-2700); {_REF}"),
 )
 
