@@ -444,8 +444,6 @@ DROPS: dict[str, str] = {
     "verify.swap-space": "CacheConfig.swap_space was removed in 0.34.0",
     "cpu.kvcache-space": "CacheConfig.cpu_kvcache_space_bytes was removed in 0.34.0",
     "cudagraph.padding-table": "CompilationConfig.bs_to_padded_graph_size was removed in 0.34.0",
-    "engine-args.unsupported-feature": "the features it refused (logits_processor_pattern, partial prefills) were "
-    "removed in 0.34.0",
     # moved or reshaped in 0.34.0: a replacement is still to be written
     "scheduler.max-model-len-from-model": "SchedulerConfig has no max_model_len in 0.34.0 (it reads ModelConfig's)",
     "scheduler.max-model-len-default": "SchedulerConfig has no max_model_len in 0.34.0",
@@ -772,6 +770,7 @@ BATCH_DEFAULTS = first_match(
 
 CREATE_ENGINE_CONFIG = sequence(
     "engine-args.create-engine-config",
+    "engine-args.unsupported-feature",  # _check_feature_supported, right after create_model_config (:2318)
     "engine-args.draft-model-unsupported", "engine-args.chunked-prefill-prefix-caching-support",
     "engine-args.chunked-prefill-default", "engine-args.pooling-chunked-prefill-warning",
     "engine-args.prefix-caching-default", "engine-args.pooling-prefix-caching-warning",
@@ -3796,7 +3795,8 @@ PATCHES = (
 """0.11.1 rules 0.34.0 keeps with other values (``patch``: the logic is the parent's)."""
 
 DELTA = Delta(
-    facts={"vllm_version": "0.34.0", "transformers": hashing_v0_34_0.FACTS["transformers"]},
+    facts={"vllm_version": "0.34.0", "transformers": hashing_v0_34_0.FACTS["transformers"],
+           "configs_forbid_extra": True, "checked_by_rules": ["cache_config.cache_dtype"]},  # vllm/config/utils.py:72: @config classes forbid extra fields
     hash=hashing_v0_34_0.compute_hash,
     sub_hashes=hashing_v0_34_0.sub_hashes,
     hash_reason=hashing_v0_34_0.inexact_reason,

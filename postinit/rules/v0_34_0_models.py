@@ -190,6 +190,9 @@ _MAX_LEN = (
           "length of the model. Assuming the model's maximum length is 2048.",
           unscaled_rope=("su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling"),
           sliding_window_checks=False,
+          # transformers 5 standardizes a legacy rope_scaling "type" into rope_parameters' rope_type, so an
+          # hf_overrides {"rope_scaling": {"type": ...}} no longer fails on the missing key
+          legacy_type_key_error=False,
           source=f"vllm/config/model.py _get_and_verify_max_len (2589-2700: YaRN variants leave "
           f"max_position_embeddings already scaled, 2659-2666; no NotImplementedError for rope scaling or "
           f"model_max_length with disable_sliding_window); {_REF}"),
