@@ -320,7 +320,7 @@ def overview_dot(ov: Overview, *, name: str = "rulebook overview") -> str:
     """
     out = [
         f"digraph {_q(name)} {{",
-        '  graph [rankdir=LR, fontname="Helvetica", fontsize=13, nodesep=0.35, ranksep=1.1, newrank=true];',
+        '  graph [rankdir=LR, fontname="Helvetica", fontsize=13, nodesep=0.35, ranksep=1.25, newrank=true];',
         '  node [shape=plaintext, fontname="Helvetica", fontsize=11];',
         '  edge [fontname="Helvetica", fontsize=9, color="#7a7a7a", fontcolor="#444444", arrowsize=0.6];',
     ]
