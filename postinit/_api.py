@@ -38,11 +38,20 @@ from postinit.engine import (
 )
 from postinit.errors import InputError, InvalidValueError, ViolationError, show
 from postinit.rules import paths, versions
+from postinit.rules.hashing import transformers_module
+from postinit.rules.model_config import registry
 from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
+from postinit.schema.configs import CacheDType
 from postinit.schema.env import read_env
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
-from postinit.schema.loaders.model import LoadedModel, catalog_id, with_hf_overrides
+from postinit.schema.loaders.construct import refusal, schema_class, split_undeclared
+from postinit.schema.loaders.model import (
+    LoadedModel,
+    catalog_id,
+    standardized_rope_override,
+    with_hf_overrides,
+)
 from postinit.schema.usage import ENGINE_ARGS_NONE_DEFAULTS
 from postinit.site import NO_RULES, RulesSpec, SiteRules, site_rulebook
 from postinit.site import load as load_rules
@@ -432,10 +441,16 @@ def _model_facts(
     return named, _load(named, allow_files=allow_files)
 
 
-def _overridden(loaded: LoadedModel, mc: Mapping[str, Any], flags: Mapping[str, str]) -> LoadedModel:
+def _overridden(loaded: LoadedModel, mc: dict[str, Any], flags: Mapping[str, str], *,
+                standardize_rope: bool = False) -> LoadedModel:
     """The model's facts with ``model_config.hf_overrides`` (and the seed's ``rope_scaling``/``rope_theta``)
-    applied, as ``ModelConfig`` applies them when it loads the HF config (schema.loaders.model.with_hf_overrides)."""
+    applied, as ``ModelConfig`` applies them when it loads the HF config (schema.loaders.model.with_hf_overrides).
+
+    ``standardize_rope`` (the version fact ``rope_override_standardized``): a dict-valued ``rope_scaling``
+    override is standardized in place as it is set, so ``mc["hf_overrides"]`` becomes the dict vLLM keeps."""
     overrides = mc.get("hf_overrides")
+    if standardize_rope and isinstance(overrides, Mapping) and isinstance(overrides.get("rope_scaling"), Mapping):
+        overrides = mc["hf_overrides"] = standardized_rope_override(overrides, loaded.raw)
     scaling, theta = mc.get("rope_scaling"), mc.get("rope_theta")
     if not isinstance(overrides, Mapping):
         overrides = None
@@ -470,6 +485,20 @@ _NOT_INCREMENTAL = ("env", "platform", "usage")
 _MODEL_LOADING = ("model_config.model", "model_config.hf_config", "model_config.hf_text_config",
                   "model_config.hf_overrides", "model_config.rope_scaling", "model_config.rope_theta")
 """The ``model_config`` fields the model's facts are loaded from: a change of one goes through the whole door."""
+
+
+@functools.lru_cache(maxsize=4096)
+def _incremental_top(p: str, version: versions.Version) -> str | None:
+    """``p``'s top-level field when a change of ``p`` may take the incremental front door as far as the path
+    alone tells (see :func:`_prepare_changes`), else None."""
+    top = p.split(".", 1)[0]
+    if top in _NOT_INCREMENTAL or top == p or any(p == m or p.startswith(m + ".") for m in _MODEL_LOADING):
+        return None
+    if any(a == p or a.startswith(p + ".") or p.startswith(a + ".") for a in _absent_by_field(version).get(top, ())):
+        return None
+    if any(g == p or g.startswith(p + ".") for g in ENGINE_ARGS_NONE_DEFAULTS):
+        return None  # usage.given follows the input: the whole front door
+    return top
 
 
 @functools.lru_cache(maxsize=1024)
@@ -521,21 +550,17 @@ def _prepare_changes(
     front, base_request = res.front, res.request
     if front is None or base_request is None:
         return None
-    absent = _absent_by_field(changed.version)
     space = paths()
     base_state = res.engine.initial
     leaves: dict[str, Callable[[Any], Any]] = {}
     keys: dict[str, None] = {}
     for p in changes:
-        top = p.split(".", 1)[0]
-        if top in _NOT_INCREMENTAL or top == p or any(p == m or p.startswith(m + ".") for m in _MODEL_LOADING):
+        top = _incremental_top(p, changed.version)
+        if top is None:
             return None
-        if any(q.startswith(p + ".") or p.startswith(q + ".") for q in (*base_request.overrides, *changes)):
+        if (len(changes) > 1 or base_request.overrides) and any(
+                q.startswith(p + ".") or p.startswith(q + ".") for q in (*base_request.overrides, *changes)):
             return None  # overlapping overrides merge in their order: the whole front door decides
-        if any(a == p or a.startswith(p + ".") or p.startswith(a + ".") for a in absent.get(top, ())):
-            return None
-        if any(g == p or g.startswith(p + ".") for g in ENGINE_ARGS_NONE_DEFAULTS):
-            return None  # usage.given follows the input: the whole front door
         info = space.info.get(p)
         leaf = _leaf_validator(p) if info is not None and (info.under is None or base_state[info.under]) else None
         if leaf is not None:
@@ -589,6 +614,7 @@ def _prepare(
     notes: list[Note] = []
     flag_model: str | None = None
     extras: dict[str, Any] = {}
+    given_twice: list[str] = []
     usage = request.effective_usage
     version = request.version
     if isinstance(request.platform, str) and request.platform.strip().lower() == "auto" and not allow_files:
@@ -605,12 +631,14 @@ def _prepare(
         built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None), **version.fact_state}
         logged: list[tuple[str, str, str]] = []
         parsed = parse_vllm_args(request.argv, allow_files=allow_files, construct=parse_stage(built, version, logged),
-                                 absent=version.absent_flags, version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"))
+                                 absent=version.absent_flags, version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"),
+                                 undeclared=version.undeclared)
         data = _deep_merge(data, parsed.config)
         flags = dict(parsed.flags)
         extra = frozenset(parsed.extra)
         flag_model = parsed.model
         extras = parsed.extra
+        given_twice = parsed.given_twice
         notes.extend(Note("flag", "argv", w) for w in parsed.warnings)
         notes.extend(Note("quirk", "argv", q) for q in parsed.quirks)
         notes.extend(Note("advice", "argv", a) for a in parsed.advice)
@@ -618,7 +646,16 @@ def _prepare(
     for p, v in request.overrides.items():
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
-    notes.extend(_drop_absent(data, version))
+    # config mode, where the version's config classes refuse a keyword they do not declare: vLLM's refusal where it
+    # builds that sub-config (below); otherwise vLLM ignores such a keyword (a flag's target the version lacks)
+    refuse_undeclared = version.undeclared if usage is None else None
+    speculative_refusal = None
+    if usage is not None and version.undeclared is not None and isinstance(data.get("speculative_config"), Mapping):
+        # EngineArgs keeps --speculative-config as a dict; create_engine_config builds SpeculativeConfig(**it)
+        data, speculative_refusal = _speculative_undeclared(data, version.undeclared)
+    if refuse_undeclared is None:
+        notes.extend(_drop_absent(data, version))
+    data, unheld = _unheld(data, version)
     _refuse_later_values(data, version)
     if usage is None:
         notes.append(Note("mode", "config mode", "a nested config without flags is built as VllmConfig(...) builds "
@@ -634,8 +671,8 @@ def _prepare(
     model_name, loaded = _model_facts(request, data, flag_model, allow_files)
     loader_sources: dict[str, str] = {}
     if loaded is not None:
-        loaded = _overridden(loaded, data.get("model_config") or {}, flags)
         mc = dict(data.get("model_config") or {})
+        loaded = _overridden(loaded, mc, flags, standardize_rope=version.facts.rope_override_standardized)
         mc.pop("hf_config", None)
         mc.pop("hf_text_config", None)
         mc["model"] = model_name = loaded.name  # a catalog id in its catalog spelling
@@ -655,6 +692,8 @@ def _prepare(
     for key in construction_order(data):
         value = data[key]
         try:
+            if refuse_undeclared is not None:
+                refuse_part(key, value, refuse_undeclared)
             part = _part(key, value, data)
         except SubConfigError as e:
             if e.trace is None and e.stage == key and usage is None:
@@ -694,7 +733,17 @@ def _prepare(
             state["usage.data_parallel_start_rank"] = int(extras["data_parallel_start_rank"])
         if extras.get("headless"):
             state["usage.headless"] = True
+        if given_twice:
+            state["usage.given_twice"] = tuple(given_twice)
+        if speculative_refusal is not None:
+            state["usage.speculative_refusal"] = speculative_refusal
+    if unheld:
+        state["usage.unheld"] = freeze(unheld)
     state.update(version.fact_state)
+    if loaded is not None:
+        found = _transformers_backend(state, version)
+        if found is not None:
+            state["model_config.hf_config.transformers_backend"] = found
     prov: dict[str, Provenance] = {}
     for p in user_paths:
         if p not in flags:
@@ -731,6 +780,71 @@ def _mark_site(book: Any, trace: dict[str, Any]) -> None:
         rule = book.rules.get(event.get("rule")) if isinstance(event, dict) else None
         if rule is not None and rule.owner:
             event["owner"] = rule.owner
+
+
+def _transformers_backend(state: Mapping[str, Any], version: versions.Version) -> bool | None:
+    """Whether the Transformers backend can load the model's first architecture, where vLLM asks (the backend
+    asked for, or no architecture registered): transformers has the class, or remote code maps an AutoModel.
+    None where vLLM does not ask or transformers is not installed (the rules then assume it can)."""
+    archs = state.get("model_config.hf_config.architectures") or ()
+    if not archs:
+        return None
+    impl = state.get("model_config.model_impl")
+    if impl != "transformers" and (impl != "auto" or any(a in registry(version.facts.model_registry) for a in archs)):
+        return None
+    auto_map = (state.get("model_config.hf_config.other") or {}).get("auto_map") or {}
+    if isinstance(auto_map, Mapping) and any(str(k).startswith("AutoModel") for k in auto_map):
+        return True
+    return _transformers_has(str(archs[0]))
+
+
+@functools.cache
+def _transformers_has(name: str) -> bool | None:
+    """Whether the installed transformers has the class ``name`` (None: transformers is not installed)."""
+    transformers = transformers_module()
+    if transformers is None:
+        return None
+    try:
+        return getattr(transformers, name, None) is not None
+    except Exception:  # a lazy attribute whose backend is missing: the class exists
+        return True
+
+
+def _unheld(data: dict[str, Any], version: versions.Version) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The input without the values of ``version.checked_by_rules`` paths the schema cannot hold, and those values
+    by path: the version's config class checks them itself, and its rule raises vLLM's error where it does."""
+    unheld: dict[str, Any] = {}
+    for path in version.facts.checked_by_rules:
+        top, *rest = path.split(".")
+        node = data.get(top)
+        if not rest or not isinstance(node, Mapping) or rest[0] not in node:
+            continue
+        info = _MODEL_FIELD_TYPES.get(path)
+        if info is None:
+            continue
+        try:
+            info.validate_python(node[rest[0]])
+        except ValidationError:
+            unheld[path] = node[rest[0]]
+            data = {**data, top: {k: v for k, v in node.items() if k != rest[0]}}
+    return data, unheld
+
+
+_MODEL_FIELD_TYPES: dict[str, TypeAdapter[Any]] = {
+    "cache_config.cache_dtype": TypeAdapter(CacheDType),
+}
+"""The schema's type of each path a version may check in its rules (``version.checked_by_rules``)."""
+
+
+def _speculative_undeclared(data: dict[str, Any], undeclared: frozenset[str]) -> tuple[dict[str, Any], str | None]:
+    """The input without the --speculative-config keys SpeculativeConfig does not declare, and pydantic's refusal
+    of them (None if none): vLLM raises it in create_engine_config (a rule), not while parsing."""
+    spec = data["speculative_config"]
+    below = [p[len("speculative_config."):] for p in undeclared if p.startswith("speculative_config.")]
+    kept, extras = split_undeclared(schema_class("SpeculativeConfig"), spec, below)
+    if not extras:
+        return data, None
+    return {**data, "speculative_config": kept}, refusal(schema_class("SpeculativeConfig"), data=spec, absent=below)
 
 
 @functools.cache
@@ -934,7 +1048,7 @@ class Resolution:
         Its exception type, message and stage, and pydantic's ``ValidationError`` around it when vLLM
         raises it while building a config (config mode and the sub-configs: the wrapper's text too).
         """
-        return raised(self.violations[0]) if self.violations else None
+        return raised(self.violations[0], self.inputs.get("usage") is not None) if self.violations else None
 
     @property
     def stale_reads(self) -> tuple[StaleRead, ...]:

@@ -36,7 +36,13 @@ from postinit.rules import observed, paths
 from postinit.rules.versions import DEFAULT_VERSION, VERSIONS, Version
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders.argv import Construct, FlagSpec
-from postinit.schema.loaders.construct import one_line, refusal, schema_class, wrapped_text
+from postinit.schema.loaders.construct import (
+    escaping_error,
+    one_line,
+    refusal,
+    schema_class,
+    wrapped_text,
+)
 
 __all__ = ["RaisedError", "built_before", "construction_order", "parse_stage", "raised", "refuse_part"]
 
@@ -62,15 +68,17 @@ def parse_stage(base: Mapping[str, Any], version: Version | None = None,
 
     def construct(spec: FlagSpec, value: Any) -> None:
         stage = observed.PARSED_SUB_CONFIGS.get(spec.builds or "")
-        if stage is None or "." in spec.target:
+        kept = spec.target.startswith("extra.")  # a flag postinit keeps as an extra: its stage's sub-config
+        if stage is None or ("." in spec.target and not kept):
             return  # a class without a __post_init__ of its own (EPLBConfig, PoolerConfig)
+        target = stage if kept else spec.target
         cls = schema_class(spec.builds or "")
         try:  # vLLM's dataclasses ignore keys they have no field for (postinit refuses them at the door)
             obj = cls.model_validate({k: v for k, v in value.items() if k in cls.model_fields})
         except ValidationError:
             return  # only postinit's own bounds are left: the door reports them
         state = dict(base)
-        paths().flatten_fields(types.SimpleNamespace(**{spec.target: obj}), (spec.target,), state)
+        paths().flatten_fields(types.SimpleNamespace(**{target: obj}), (target,), state)
         result = v_.rulebook.resolve(state, {}, owned=True, select=_stage_rules(stage, v_), trace="full")
         if result.ok:
             if said is not None:
@@ -81,11 +89,11 @@ def parse_stage(base: Mapping[str, Any], version: Version | None = None,
         if observed.wrapped_by(stage, v.error) is None:  # vLLM lets it escape argparse as it is
             text = f"{v.error}: {v.message}"
             raise SubConfigError(f"{spec.shown}: {text} (rule {v.rule})", config=cls.__name__, flag=spec.shown,
-                                 path=spec.target, value=value, rule=v.rule, stage="parse", error=v.error,
+                                 path=target, value=value, rule=v.rule, stage="parse", error=v.error,
                                  vllm_message=v.message, trace=result.trace)
         vllm = f"argument {spec.shown}: {wrapped_text(cls.__name__, v.error, v.message, value)}"
         raise SubConfigError(f"{one_line(vllm)} (rule {v.rule})", config=cls.__name__, flag=spec.shown,
-                             path=spec.target, value=value, rule=v.rule, stage="parse", error="ArgumentError",
+                             path=target, value=value, rule=v.rule, stage="parse", error="ArgumentError",
                              vllm_message=vllm, trace=result.trace)
 
     return construct
@@ -117,16 +125,23 @@ def construction_order(keys: Iterable[str]) -> list[str]:
     return sorted(keys, key=lambda k: index.get(k, -1))
 
 
-def refuse_part(key: str, value: Any) -> None:
+def refuse_part(key: str, value: Any, undeclared: Iterable[str] | None = None) -> None:
     """Raise vLLM's refusal to build the sub-config ``key`` from the dict ``value``, if vLLM refuses it.
 
     Only pydantic's refusals of fields whose types are vLLM's (``schema.loaders.construct``); the
     rest is the door's. The error names the sub-config as the stage and carries pydantic's text.
+    ``undeclared`` (``Version.undeclared``: the version's configs forbid a keyword they do not declare)
+    makes a key of no field of that version vLLM's refusal too.
     """
     name = observed.CONFIG_CLASSES.get(key)
     if name is None or key == "vllm_config" or not isinstance(value, Mapping):
         return
-    text = refusal(schema_class(name), data=value)
+    below = None if undeclared is None else [p[len(key) + 1:] for p in undeclared if p.startswith(key + ".")]
+    escaping = escaping_error(schema_class(name), value) if undeclared is not None else None
+    if escaping is not None:  # raised by the class's validator, past pydantic
+        raise SubConfigError(f"{key}: {escaping[0]}: {escaping[1]}", config=name, path=key, stage=key,
+                             error=escaping[0], vllm_message=escaping[1])
+    text = refusal(schema_class(name), data=value, absent=below)
     if text is not None:
         raise SubConfigError(f"{key}: {one_line(text)}", config=name, path=key, stage=key, error="ValidationError",
                              vllm_message=text)
@@ -155,13 +170,13 @@ class RaisedError:
 _INPUT = re.compile(r"input_value=.*, input_type=\w+\]")
 
 
-def raised(v: ViolationEvent) -> RaisedError:
+def raised(v: ViolationEvent, engine_args: bool = False) -> RaisedError:
     """What vLLM raises for the violation ``v``: the exception, and pydantic's wrapper around it if any.
 
     The wrapper's ``input_value`` (the arguments vLLM built the dataclass from, with their object
-    reprs) is not reproduced: it reads ``input_value=…``.
+    reprs) is not reproduced: it reads ``input_value=…``. ``engine_args``: EngineArgs built the config.
     """
-    wrapper = observed.wrapped_by(v.stage, v.error)
+    wrapper = observed.wrapped_by(v.stage, v.error, engine_args)
     text = None
     if wrapper is not None and v.stage is not None:
         loc = (observed.FIELD_VALIDATORS[v.rule],) if v.rule in observed.FIELD_VALIDATORS else ()

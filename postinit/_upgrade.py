@@ -23,21 +23,31 @@ from typing import TYPE_CHECKING, Any, Literal
 from postinit._api import Request, Resolution, resolve_request
 from postinit.engine import Provenance, Rulebook, Source, jsonable
 from postinit.engine._show import brief, origin
-from postinit.errors import InvalidValueError
+from postinit.errors import InputError, InvalidValueError
+from postinit.rules import paths as _paths
 from postinit.rules import versions as _versions
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
 __all__ = [
-    "UPGRADE_VERSION", "DecisionChange", "Side", "Upgrade", "VersionInfo", "compare_versions", "json_schema",
-    "upgrade", "versions",
+    "FIELD_ALIASES", "UPGRADE_VERSION", "DecisionChange", "Outcome", "Refused", "Side", "Upgrade", "VersionInfo",
+    "compare_versions", "json_schema", "upgrade", "versions",
 ]
 
 UPGRADE_VERSION = 1
 """Version of the ``to_dict()`` shapes in this module."""
 
 _FACT_PREFIXES = ("platform.", "usage.", "version.")
+
+FIELD_ALIASES: dict[str, dict[str, str]] = {
+    "0.11.1": {"scheduler_config.chunked_prefill_enabled": "scheduler_config.enable_chunked_prefill"},
+}
+"""Per version: a field it has as a property reading another field, not as a field of its own: path -> the
+field it reads. vLLM 0.11.1's deprecated ``SchedulerConfig.chunked_prefill_enabled`` returns
+``enable_chunked_prefill`` (the seed kept a field of its own; 0.34.0 has neither). An upgrade compares such a
+field like any other (seed -> 0.11.1: the seed's field against 0.11.1's property), and so does the golden
+comparator (``tests/golden/parity.py``)."""
 
 
 # --------------------------------------------------------------------------- the modelled versions
@@ -168,15 +178,76 @@ class DecisionChange:
 
 
 @dataclass(frozen=True, slots=True)
+class Outcome:
+    """How one version answers the input: resolved, or refused with vLLM's exception, its text and its stage."""
+
+    ok: bool
+    error: str | None = None
+    """The exception vLLM raises (``ArgumentError``, ``ValueError``, ``ValidationError``, ...)."""
+    message: str | None = None
+    """vLLM's message, exactly."""
+    stage: str | None = None
+    """Where vLLM raises it: ``parse`` (its argument parser), a sub-config, ``create_engine_config``, ``vllm_config``."""
+    rule: str | None = None
+    """The rule whose check refuses the input (None: refused before any rule runs, e.g. by the parser)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.ok:
+            return {"ok": True}
+        return {"ok": False, "error": self.error, "message": self.message, "stage": self.stage, "rule": self.rule}
+
+    def __str__(self) -> str:
+        if self.ok:
+            return "ok"
+        return f"refused at {self.stage or '?'}: {self.error or 'error'}: {self.message or ''}".rstrip()
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A version that refuses the input before its rulebook runs: its parser (a flag it does not have, a
+    value argparse refuses), or a sub-config it cannot build from the input. Stands for the
+    :class:`Resolution` that version does not have, in :attr:`Upgrade.before` / :attr:`Upgrade.after`."""
+
+    vllm_version: str
+    error: InputError
+    """postinit's refusal: ``.stage``, ``.error`` and ``.vllm_message`` say where and how vLLM refuses."""
+    inputs: dict[str, Any]
+
+    ok = False
+    hash = None
+    violations: tuple[Any, ...] = ()
+    notes: tuple[Any, ...] = ()
+
+    @property
+    def outcome(self) -> Outcome:
+        e = self.error
+        return Outcome(False, e.error or type(e).__name__, e.vllm_message or e.message, e.stage)
+
+
+def outcome(r: Resolution | Refused) -> Outcome:
+    """How a version answered: resolved, or vLLM's exception (type, message, stage) and the rule that raised it."""
+    if isinstance(r, Refused):
+        return r.outcome
+    e = r.error
+    if e is None:
+        return Outcome(True)
+    return Outcome(False, e.type, e.message, e.stage, e.rule)
+
+
+@dataclass(frozen=True, slots=True)
 class Upgrade:
-    """One request resolved on two vLLM versions, and every decision that changes."""
+    """One request resolved on two vLLM versions, and every decision that changes.
+
+    Fields are compared only when both versions resolve the input: a version that refuses it has no
+    resolved config (:attr:`before_outcome` / :attr:`after_outcome` say how each answered).
+    """
 
     from_version: str
     to_version: str
-    before: Resolution
-    after: Resolution
+    before: Resolution | Refused
+    after: Resolution | Refused
     changes: tuple[DecisionChange, ...]
-    """Fields both versions have whose final values differ."""
+    """Fields both versions have whose final values differ (empty unless both resolve the input)."""
     only_before: tuple[tuple[str, Any], ...]
     """Fields only the ``from`` version has (path, final value)."""
     only_after: tuple[tuple[str, Any], ...]
@@ -186,12 +257,27 @@ class Upgrade:
     logs_added: tuple[str, ...]
     """What vLLM logs on the ``to`` version and did not before (rule: text)."""
     notes: tuple[str, ...]
-    """Notes about the input on the ``to`` version that the ``from`` version did not have (ignored fields, ...)."""
+    """Notes about the input on the ``to`` version that the ``from`` version did not have (ignored fields, the
+    flags that set other fields there, ...)."""
+
+    @property
+    def before_outcome(self) -> Outcome:
+        return outcome(self.before)
+
+    @property
+    def after_outcome(self) -> Outcome:
+        return outcome(self.after)
+
+    @property
+    def compared(self) -> bool:
+        """Whether the fields were compared: both versions resolve the input."""
+        return self.before.ok and self.after.ok
 
     @property
     def same(self) -> bool:
-        """Nothing the user can observe changes: values, outcome and logs."""
-        return (not self.changes and self.before.ok == self.after.ok and not self.logs_added
+        """Nothing the user can observe changes: values, outcome (the error too) and logs."""
+        a, b = self.before_outcome, self.after_outcome
+        return (not self.changes and (a.ok, a.error, a.stage) == (b.ok, b.error, b.stage) and not self.logs_added
                 and not self.logs_removed)
 
     def __str__(self) -> str:
@@ -202,7 +288,7 @@ class Upgrade:
 
     def __repr__(self) -> str:
         return (f"<Upgrade {self.from_version} -> {self.to_version}: {len(self.changes)} decisions change · "
-                f"{'ok' if self.before.ok else 'invalid'} -> {'ok' if self.after.ok else 'invalid'}>")
+                f"{_state(self.before)} -> {_state(self.after)}>")
 
     def _repr_html_(self) -> str:
         from postinit.engine._show import html
@@ -219,14 +305,30 @@ class Upgrade:
             f"[bold]upgrade[/] vLLM {self.from_version} → {self.to_version} · "
             f"{escape(str(a.inputs.get('model') or 'no model'))} · {escape(str(a.inputs.get('platform')))} · "
             f"usage {a.inputs.get('usage') or 'config'}",
-            f"  {self.from_version}: {'ok' if a.ok else '[red]invalid[/]'}, hash {a.hash}    "
-            f"{self.to_version}: {'ok' if b.ok else '[red]invalid[/]'}, hash {b.hash}",
+            f"  {self.from_version}: {_state(a, rich=True)}, hash {a.hash or '—'}    "
+            f"{self.to_version}: {_state(b, rich=True)}, hash {b.hash or '—'}",
         ]
+        refusing = []
         for label, r in ((self.from_version, a), (self.to_version, b)):
-            for v in r.violations:
-                out.append(f"[red]✗ {escape(label)} refuses:[/] {escape(v.error)} in rule {escape(v.rule)}"
-                           f"{escape(site_mark(r, v.rule))}: {escape(v.message)}")
-        if self.same:
+            o = outcome(r)
+            if o.ok:
+                continue
+            mark = site_mark(r, o.rule) if o.rule and isinstance(r, Resolution) else ""
+            who = f"{label} (your site rules)" if mark else f"vLLM {label}"
+            refusing.append(who)
+            where = f" in rule {escape(o.rule)}{escape(mark)}" if o.rule else ""
+            at = f" at {escape(o.stage)}" if o.stage else ""
+            out.append(f"[red]✗ {escape(who)} refuses this input[/]{at}: "
+                       f"{escape(o.error or 'error')}{where}: {escape(o.message or '')}")
+            if isinstance(r, Refused) and r.error.message != o.message:
+                out.append(f"  [dim]postinit: {escape(r.error.message)}[/]")
+            for v in r.violations[1:]:
+                out.append(f"  [dim]also refused by rule {escape(v.rule)}: {escape(v.error)}: {escape(v.message)}[/]")
+        if not self.compared:
+            out.append(f"No field is compared: {escape(' and '.join(refusing))} "
+                       f"{'refuse' if len(refusing) > 1 else 'refuses'} this input, so there is no resolved config "
+                       "to compare.")
+        elif self.same:
             out.append("No decision changes: both versions resolve this input the same way.")
         if self.changes:
             out.append(f"\n[bold]{len(self.changes)} decision(s) change[/]")
@@ -254,9 +356,10 @@ class Upgrade:
         return {
             "version": UPGRADE_VERSION,
             "from": {"vllm_version": self.from_version, "ok": a.ok, "hash": a.hash,
-                     "violations": [v.to_dict() for v in a.violations]},
+                     "outcome": self.before_outcome.to_dict(), "violations": [v.to_dict() for v in a.violations]},
             "to": {"vllm_version": self.to_version, "ok": b.ok, "hash": b.hash,
-                   "violations": [v.to_dict() for v in b.violations]},
+                   "outcome": self.after_outcome.to_dict(), "violations": [v.to_dict() for v in b.violations]},
+            "compared": self.compared,
             "same": self.same,
             "changes": [c.to_dict() for c in self.changes],
             "only_from": [{"path": p, "value": jsonable(v)} for p, v in self.only_before],
@@ -265,6 +368,13 @@ class Upgrade:
             "notes": list(self.notes),
             "inputs": jsonable({k: v for k, v in a.inputs.items() if k != "vllm_version"}),
         }
+
+
+def _state(r: Resolution | Refused, rich: bool = False) -> str:
+    if r.ok:
+        return "ok"
+    word = "refused" if isinstance(r, Refused) else "invalid"
+    return f"[red]{word}[/]" if rich else word
 
 
 def _change_text(before: Any, after: Any) -> str:
@@ -338,14 +448,18 @@ def _new_rule(rule_id: str, here: Rulebook, there: Rulebook, there_v: str) -> st
     return None
 
 
-def _side(r: Resolution, path: str, other: Resolution, version: str, other_version: str, present: bool) -> Side:
+def _side(r: Resolution, path: str, other: Resolution, version: str, other_version: str, present: bool,
+          read: str | None = None) -> Side:
+    """How ``r`` decided ``path`` (``read``: the field it reads there, for a property aliasing another field)."""
     book, other_book = r.engine.rulebook, other.engine.rulebook
-    value = r.state.get(path)
+    read = read or path
+    value = r.state.get(read)
     if not present:
         return Side(version, value, f"no field {path} in vLLM {version}", present=False)
-    prov: Provenance = r.engine.provenance_of(path)
+    prov: Provenance = r.engine.provenance_of(read)
     if prov.source is not Source.RULE or prov.rule is None or prov.rule not in book.rules:
-        return Side(version, value, origin(prov))
+        through = f" (through {read}: {path} is a property reading it in vLLM {version})" if read != path else ""
+        return Side(version, value, origin(prov) + through)
     rule = book.rules[prov.rule]
     change = _rule_change(rule.id, book, other_book, version, other_version) or _new_rule(
         rule.id, book, other_book, other_version)
@@ -353,15 +467,29 @@ def _side(r: Resolution, path: str, other: Resolution, version: str, other_versi
 
     message = None if is_explanation(rule.id) else _message_of(r, rule.id, path)
     by = f"rule {rule.id}" + (f" (site rule of {rule.owner})" if rule.owner else "")
+    if read != path:
+        by += f" (through {read}: {path} is a property reading it in vLLM {version})"
     return Side(version, value, by, rule=rule.id, title=rule.title, reason=rule.reason,
                 source=rule.source.split(";")[0].strip(), message=message, rule_change=change)
 
 
-def _log_lines(r: Resolution) -> list[str]:
+def _log_lines(r: Resolution | Refused) -> list[str]:
+    """What vLLM logs for the input, one line each (``level: text``): its parser's records (deprecated flags, a
+    JSON-valued flag's sub-config), then the rules' messages; for a refused input, what was logged before."""
     from postinit.rules.observed import is_explanation
 
-    out = []
-    for event in r.messages():
+    out: list[str] = []
+    for note in r.notes:
+        if note.kind == "flag":  # a deprecated flag: vLLM's parser / create_engine_config warns
+            out.append(f"warning: {note.message}")
+        elif note.kind == "parse_log":
+            out.append(f"{note.level}: {note.message}")
+    if isinstance(r, Refused):
+        trace = getattr(r.error, "trace", None)
+        events = [e for e in trace.fired if e.message] if trace is not None else []
+    else:
+        events = r.messages()
+    for event in events:
         if is_explanation(event.rule):
             continue
         for line in event.message.splitlines():
@@ -391,39 +519,114 @@ def upgrade(
     keyword is :func:`postinit.resolve`'s. Platform and usage facts are left out of the
     comparison; a field one version does not have is listed apart (``only_before`` /
     ``only_after``), as are the log lines only one version prints. ``rules`` (site rules) join both
-    versions' rulebooks.
+    versions' rulebooks. A version whose vLLM refuses the input before any rule runs (its parser: a flag
+    it does not have, a value its argparse refuses) is a :class:`Refused` side with vLLM's error, not an
+    exception; an input no vLLM refuses that way (postinit's own bounds) still raises.
     """
     if "vllm_version" in kwargs:
         raise InvalidValueError("upgrade takes from_version and to_version, not vllm_version", path="vllm_version")
     request = config.plain() if isinstance(config, Request) else Request.build(config, **kwargs)
     a_name, b_name = _versions.version_name(from_version, "from_version"), _versions.version_name(to_version, "to_version")
-    a = resolve_request(request.replace(vllm_version=a_name), allow_files=not catalog_only, trace=trace, rules=rules)
-    b = resolve_request(request.replace(vllm_version=b_name), allow_files=not catalog_only, trace=trace, rules=rules)
+    a = _answer(request, a_name, allow_files=not catalog_only, trace=trace, rules=rules)
+    b = _answer(request, b_name, allow_files=not catalog_only, trace=trace, rules=rules)
+    if isinstance(a, Refused) and not isinstance(b, Refused):
+        a = Refused(a.vllm_version, a.error, dict(b.inputs, vllm_version=a.vllm_version))
     return compare_versions(a, b)
 
 
-def compare_versions(a: Resolution, b: Resolution) -> Upgrade:
-    """The :class:`Upgrade` between two resolutions of the same input on two versions."""
+def _answer(request: Request, version: str, **kw: Any) -> Resolution | Refused:
+    """``request`` resolved as ``version``, or that version's vLLM's refusal of it (:class:`Refused`)."""
+    try:
+        return resolve_request(request.replace(vllm_version=version), **kw)
+    except InputError as e:
+        if e.stage is None:  # postinit's own refusal, not a vLLM's: the same for every version
+            raise
+        usage = request.effective_usage
+        inputs = {"platform": str(request.platform), "usage": usage, "semantics": request.semantics,
+                  "model": request.model, "vllm_version": version}
+        return Refused(version, e, inputs)
+
+
+def _presence_gone(sa: Any, sb: Any, in_a: Any, in_b: Any) -> tuple[str, ...]:
+    """The optional sub-configs (presence paths) missing on either side: their fields are not compared."""
+    space = _paths()
+    return tuple(p for p in space.paths if space.info[p].presence
+                 and not (in_a(p) and sa.get(p) and in_b(p) and sb.get(p)))
+
+
+def compare_versions(a: Resolution | Refused, b: Resolution | Refused) -> Upgrade:
+    """The :class:`Upgrade` between two answers to the same input on two versions.
+
+    Fields are compared only when both resolve it. A field a version has as a property reading another
+    (:data:`FIELD_ALIASES`) is compared by the value it reads; the fields of an optional sub-config that
+    is missing on either side are not compared (the sub-config itself is: present on one side only).
+    """
     va, vb = a.vllm_version, b.vllm_version
-    absent_a, absent_b = a.version.absent_paths, b.version.absent_paths
-    changes, only_a, only_b = [], [], []
-    sa, sb = a.state, b.state
-    for path in sorted(sa.keys() | sb.keys()):
-        if path.startswith(_FACT_PREFIXES):
-            continue
-        in_a, in_b = path not in absent_a, path not in absent_b
-        if in_a and not in_b:
-            only_a.append((path, sa.get(path)))
-        elif in_b and not in_a:
-            only_b.append((path, sb.get(path)))
-        elif in_a and _differs(sa.get(path), sb.get(path)):
-            changes.append(DecisionChange(path, _side(a, path, b, va, vb, True), _side(b, path, a, vb, va, True)))
+    changes: list[DecisionChange] = []
+    only_a: list[tuple[str, Any]] = []
+    only_b: list[tuple[str, Any]] = []
+    if isinstance(a, Resolution) and isinstance(b, Resolution) and a.ok and b.ok:
+        absent_a, absent_b = a.version.absent_paths, b.version.absent_paths
+        alias_a, alias_b = FIELD_ALIASES.get(va, {}), FIELD_ALIASES.get(vb, {})
+        sa, sb = a.state, b.state
+
+        def in_a(path: str) -> bool:
+            return path in alias_a or path not in absent_a
+
+        def in_b(path: str) -> bool:
+            return path in alias_b or path not in absent_b
+
+        gone = _presence_gone(sa, sb, in_a, in_b)
+        for path in sorted(sa.keys() | sb.keys() | alias_a.keys() | alias_b.keys()):
+            if path.startswith(_FACT_PREFIXES) or any(path.startswith(g + ".") for g in gone):
+                continue
+            ra, rb = alias_a.get(path, path), alias_b.get(path, path)
+            has_a, has_b = in_a(path), in_b(path)
+            if has_a and not has_b:
+                only_a.append((path, sa.get(ra)))
+            elif has_b and not has_a:
+                only_b.append((path, sb.get(rb)))
+            elif has_a and _differs(sa.get(ra), sb.get(rb)):
+                changes.append(DecisionChange(path, _side(a, path, b, va, vb, True, ra),
+                                              _side(b, path, a, vb, va, True, rb)))
     la, lb = _log_lines(a), _log_lines(b)
     notes_a = {n.message for n in a.notes}
+    notes = [n.message for n in b.notes if n.message not in notes_a]
+    if isinstance(a, Resolution) and isinstance(b, Resolution):
+        moved = _flags_moved(a, b)
+        if moved:
+            notes.append(moved)
     return Upgrade(
         from_version=va, to_version=vb, before=a, after=b, changes=tuple(changes),
         only_before=tuple(only_a), only_after=tuple(only_b),
         logs_removed=tuple(line for line in dict.fromkeys(la) if line not in lb),
         logs_added=tuple(line for line in dict.fromkeys(lb) if line not in la),
-        notes=tuple(n.message for n in b.notes if n.message not in notes_a),
+        notes=tuple(notes),
     )
+
+
+def _user_fields(r: Resolution) -> dict[str, str]:
+    """The fields the user's flags and config set in ``r`` (path -> the flag as the version's parser read it)."""
+    space = _paths()
+    out = {}
+    for path in r.state:
+        if path not in space or space.info[path].presence:
+            continue
+        prov = r.engine.provenance_of(path)
+        if prov.source is Source.USER and path != "model_config.model":
+            out[path] = prov.detail or "your input"
+    return out
+
+
+def _flags_moved(a: Resolution, b: Resolution) -> str | None:
+    """A note when the user's input sets other fields on the two versions (``-O3``: a compilation mode in 0.11.1,
+    an optimisation level in 0.34.0), or None."""
+    fa, fb = _user_fields(a), _user_fields(b)
+    if set(fa) == set(fb):
+        return None
+
+    def shown(fields: dict[str, str], other: dict[str, str]) -> str:
+        return ", ".join(f"{p} (from {d})" for p, d in sorted(fields.items()) if p not in other) or "nothing else"
+
+    return (f"Your input sets other fields in vLLM {b.vllm_version} than in {a.vllm_version}: "
+            f"{a.vllm_version} sets {shown(fa, fb)}; {b.vllm_version} sets {shown(fb, fa)}.")

@@ -677,8 +677,8 @@ def upgrade(
 
 def _md_upgrade(u: Any) -> str:
     lines = [f"## Upgrade vLLM {u.from_version} → {u.to_version}", "",
-             f"{len(u.changes)} decision(s) change; {u.from_version}: {'ok' if u.before.ok else 'invalid'}, "
-             f"{u.to_version}: {'ok' if u.after.ok else 'invalid'}.", "",
+             f"{len(u.changes)} decision(s) change; {u.from_version}: {u.before_outcome}, "
+             f"{u.to_version}: {u.after_outcome}.", "",
              f"| field | {u.from_version} | by | {u.to_version} | by |", "|---|---|---|---|---|"]
     for c in u.changes:
         lines.append(f"| `{c.path}` | `{render.show(c.before.value)}` | {c.before.by} | "

@@ -306,46 +306,62 @@ def overview(book: Rulebook, *, max_edges: int = _MAX_OVERVIEW_EDGES) -> Overvie
     return ov
 
 
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
 def overview_dot(ov: Overview, *, name: str = "rulebook overview") -> str:
-    """The overview as DOT: phase clusters left to right, one box per config area, a legend."""
+    """The overview as DOT: one table per phase, left to right, a row (a port) per config area, and a legend.
+
+    Each phase is a single node whose rows are its config areas, so Graphviz's spline
+    router treats every label as an obstacle: an arrow enters and leaves an area's row at
+    its side (``:e`` → ``:w``) and is routed around the phases it passes, never across a
+    label. Arrows run only forward (later phases read what earlier ones wrote).
+    """
     out = [
         f"digraph {_q(name)} {{",
-        '  graph [rankdir=LR, fontname="Helvetica", fontsize=13, nodesep=0.2, ranksep=0.9, compound=true, '
-        'newrank=true];',
-        '  node [shape=box, style="rounded,filled", fontname="Helvetica", fontsize=11, fillcolor="#cfe2f3"];',
+        '  graph [rankdir=LR, fontname="Helvetica", fontsize=13, nodesep=0.35, ranksep=1.25, newrank=true];',
+        '  node [shape=plaintext, fontname="Helvetica", fontsize=11];',
         '  edge [fontname="Helvetica", fontsize=9, color="#7a7a7a", fontcolor="#444444", arrowsize=0.6];',
     ]
+    port: dict[str, tuple[str, str]] = {}
+    phase_ids: list[str] = []
     for i, (ph, nodes) in enumerate(ov.phases.items()):
+        pid = f"phase_{i + 1}"
+        phase_ids.append(pid)
         n_rules = sum(len(ov.rules[n]) for n in nodes)
-        out.append(f"  subgraph cluster_{i} {{")
-        out.append(f'    label={_q(f"phase {i + 1}: {ph} ({n_rules} rules)")}; style="rounded,dashed"; '
-                   'color="#999999"; fontsize=13;')
-        for nid in nodes:
+        rows = [f'<TR><TD BGCOLOR="#eeeeee"><B>phase {i + 1}: {_html(ph)}</B><BR/>{n_rules} rules</TD></TR>']
+        for j, nid in enumerate(nodes):
             area, kinds = ov.areas[nid], ov.kinds[nid]
             count = len(ov.rules[nid])
             detail = " · ".join(f"{kinds[k]} {k}" for k in ("default", "derive", "override", "check") if k in kinds)
-            label = f"{area}\n{count} rule{'s' if count != 1 else ''}: {detail}"
             colour = "#f4cccc" if area == "checks" else "#cfe2f3"
             tip = ", ".join(ov.rules[nid][:12]) + (" …" if count > 12 else "")
-            out.append(f"    {_q(nid)} [label=\"{label}\", fillcolor={_q(colour)}, tooltip={_q(tip)}];")
-        out.append("    {rank=same; " + " ".join(_q(n) for n in nodes) + "}")
-        out.append("  }")
-    rank = {nid: i for i, nodes in enumerate(ov.phases.values()) for nid in nodes}
-    firsts = [nodes[0] for nodes in ov.phases.values() if nodes]
-    for a, b in itertools.pairwise(firsts):
-        out.append(f"  {_q(a)} -> {_q(b)} [style=invis, weight=20];")
+            rows.append(f'<TR><TD PORT="a{j}" BGCOLOR="{colour}" TITLE="{_html(tip)}" HREF="#">{_html(area)}<BR/>'
+                        f'<FONT POINT-SIZE="9">{count} rule{"s" if count != 1 else ""}: {_html(detail)}</FONT>'
+                        "</TD></TR>")
+            port[nid] = (pid, f"a{j}")
+        table = '<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="5" STYLE="ROUNDED">'
+        out.append(f"  {pid} [label=<{table}{''.join(rows)}</TABLE>>];")
+    for a, b in itertools.pairwise(phase_ids):
+        out.append(f"  {a} -> {b} [style=invis, weight=20];")
     for a, b, n in ov.edges:
+        (pa, qa), (pb, qb) = port[a], port[b]
+        if pa == pb:
+            continue
         width = 1.0 + min(n, 16) / 4
-        back = ", constraint=false" if rank[b] <= rank[a] else ""
-        out.append(f"  {_q(a)} -> {_q(b)} [label={_q(str(n))}, penwidth={width:.2f}{back}];")
+        out.append(f"  {pa}:{qa}:e -> {pb}:{qb}:w [label={_q(str(n))}, penwidth={width:.2f}, "
+                   f"tooltip={_q(f'{n} field(s): {ov.areas[a]} → {ov.areas[b]}')}];")
     hidden = f"\n{ov.hidden} lighter links not drawn" if ov.hidden else ""
     hidden += (f"\nnot drawn: {ov.inside} rule links inside a phase (--phase P), "
                f"{ov.backward} back to an earlier phase")
     out += [
         "  subgraph cluster_legend {",
         '    label="legend"; style="rounded"; color="#bbbbbb"; fontsize=12;',
-        '    legend_area [label="config area\nrules of one phase that write it", fillcolor="#cfe2f3"];',
-        '    legend_checks [label="checks\nrules that only validate or warn", fillcolor="#f4cccc"];',
+        '    legend_area [shape=box, style="rounded,filled", fillcolor="#cfe2f3", '
+        'label="config area\nrules of one phase that write it"];',
+        '    legend_checks [shape=box, style="rounded,filled", fillcolor="#f4cccc", '
+        'label="checks\nrules that only validate or warn"];',
         f'    legend_help [shape=note, style=filled, fillcolor="#fff8dc", label="an arrow carries N fields '
         f'that one group writes and the other reads{hidden}\n{ov.rule_count} rules in all\n'
         'postinit graph --full: every rule\npostinit graph --around RULE|FIELD: one neighbourhood"];',

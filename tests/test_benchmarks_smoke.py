@@ -128,7 +128,7 @@ def test_vllm_context_reads_the_oracle_scripts_result(tmp_path: Path, monkeypatc
     from benchmarks import vllm_context
 
     us = {"vllm_config": 150.0, "vllm_from_dict": 1200.0, "vllm_parse": 300.0, "vllm_engine": 1500.0,
-          "postinit_dict": 250.0, "postinit_dict_config": 290.0, "postinit_flags": 280.0,
+          "postinit_dict": 250.0, "postinit_dict_config": 230.0, "postinit_flags": 280.0,
           "postinit_flags_config": 310.0}
     result = {
         "vllm": "0.0-test", "variant": "stand-in", "device_name": "H100", "max_model_len": 131072,

@@ -225,8 +225,8 @@ def test_a_delta_is_checked_like_a_rulebook(fake_version: Callable[[Delta], Vers
         _ = fake_version(Delta(drop={"no.such-rule": "why"})).checked_rules
     with pytest.raises(RuleDeclarationError, match=r"replaces rule 'engine-args\.chunked-prefill-forced'"):
         _ = fake_version(Delta(replace=(engine_args.chunked_prefill_forced,))).checked_rules
-    with pytest.raises(RuleDeclarationError, match=r"adds rule 'parallel\.dcp-interleave-block-size'"):
-        _ = fake_version(Delta(add=(v0_11_1.dcp_interleave_block_size,))).checked_rules
+    with pytest.raises(RuleDeclarationError, match=r"adds rule 'parallel\.nnodes-disables-custom-all-reduce'"):
+        _ = fake_version(Delta(add=(v0_11_1.nnodes_disables_custom_all_reduce,))).checked_rules
     with pytest.raises(UnknownPathError, match=r"engine-args\.speculative-engine-flags .*'speculative_config\.enable_"
                                                r"chunked_prefill', a field vLLM x does not have"):
         _ = fake_version(Delta(add=(engine_args.speculative_engine_flags,))).checked_rules
@@ -322,7 +322,11 @@ def test_upgrade_names_the_rule_on_each_side() -> None:
     assert (budget.before.value, budget.after.value) == (8192, 131072)
     assert (budget.after.message or "").splitlines()[0] == (
         "Defaulting max_num_batched_tokens to 131072 for OPENAI_API_SERVER usage context.")
-    assert ("scheduler_config.chunked_prefill_enabled", True) in u.only_before
+    # 0.11.1's chunked_prefill_enabled is a property reading enable_chunked_prefill: compared through it
+    cpe = by_path["scheduler_config.chunked_prefill_enabled"]
+    assert (cpe.before.value, cpe.after.value) == (True, False) and "through scheduler_config.enable_chunked_prefill" \
+        in cpe.after.by
+    assert not any(p == "scheduler_config.chunked_prefill_enabled" for p, _ in u.only_before)
     assert "info: Chunked prefill is enabled with max_num_batched_tokens=8192." in u.logs_removed
     assert "<Upgrade d7fb10c57 -> 0.11.1" in repr(u) and "decision(s) change" in str(u)
 
@@ -361,6 +365,27 @@ def test_upgrade_agrees_on_every_face(http: TestClient) -> None:
     assert md.stdout.startswith("## Upgrade vLLM d7fb10c57 → 0.11.1")
 
 
+def test_upgrade_a_line_the_newer_parser_refuses_on_every_face(http: TestClient) -> None:
+    """A 0.11 command line 0.34.0's parser refuses (--swap-space is gone): a refused side with argparse's text on
+    every face, no field compared; -O3 is accepted by both but sets another field, and a note says which."""
+    argv = ["-O3", "--swap-space", "8"]
+    lib = postinit.upgrade(model=LLAMA, argv=argv, from_version="0.11.1", to_version="0.34.0").to_dict()
+    out = runner.invoke(cli_app, ["upgrade", "--from", "0.11.1", "--to", "0.34.0", "--model", LLAMA, "--format",
+                                  "json", *argv])
+    assert out.exit_code == 0, out.output
+    r = http.post("/v1/upgrade", json={"model": LLAMA, "argv": argv, "from": "0.11.1", "to": "0.34.0"})
+    assert r.status_code == 200, r.text
+    assert lib == json.loads(out.stdout) == r.json()
+    assert lib["to"]["outcome"] == {"ok": False, "error": "ArgumentError", "stage": "parse", "rule": None,
+                                    "message": "unrecognized arguments: --swap-space 8"}
+    assert lib["from"]["outcome"] == {"ok": True} and lib["compared"] is False and lib["changes"] == []
+    text = runner.invoke(cli_app, ["upgrade", "--from", "0.11.1", "--to", "0.34.0", "--model", LLAMA, *argv]).stdout
+    assert "✗ vLLM 0.34.0 refuses this input at parse: ArgumentError: unrecognized arguments: --swap-space 8" in text
+    u = postinit.upgrade(model=LLAMA, argv=["-O3"], from_version="0.11.1", to_version="0.34.0")
+    assert u.compared and any("0.11.1 sets compilation_config.mode (from -O.mode=3); 0.34.0 sets "
+                              "optimization_level (from --optimization-level 3)" in n for n in u.notes)
+
+
 def test_upgrade_input_errors(http: TestClient) -> None:
     """Unknown versions are one line on every face; an upgrade body names its versions from/to."""
     out = runner.invoke(cli_app, ["upgrade", "--to", "0.12"])
@@ -373,21 +398,24 @@ def test_upgrade_input_errors(http: TestClient) -> None:
         postinit.upgrade(vllm_version="0.11.1", to_version="0.11.1")
 
 
-def test_the_readme_upgrade_excerpt_is_real_output() -> None:
-    """The README's `postinit upgrade` excerpt: every line it shows is printed, in that order ("…" skips lines)."""
+def test_the_readme_upgrade_excerpts_are_real_output() -> None:
+    """The README's `postinit upgrade` excerpts (0.11.1, and a line 0.34.0 refuses): every line each shows is
+    printed, in that order ("…" skips lines)."""
     import re
     import shlex
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    (block,) = [b for b in re.findall(r"```text\n(.*?)```", readme, flags=re.S) if b.startswith("$ postinit upgrade")]
-    lines = block.rstrip("\n").splitlines()
-    out = runner.invoke(cli_app, shlex.split(lines.pop(0).removeprefix("$ "))[1:])
-    assert out.exit_code == 0, out.output
-    printed = iter(out.stdout.splitlines())
-    for line in lines:
-        if line != "…":
-            assert line in printed, line
+    blocks = [b for b in re.findall(r"```text\n(.*?)```", readme, flags=re.S) if b.startswith("$ postinit upgrade")]
+    assert len(blocks) == 2
+    for block in blocks:
+        lines = block.rstrip("\n").splitlines()
+        out = runner.invoke(cli_app, shlex.split(lines.pop(0).removeprefix("$ "))[1:])
+        assert out.exit_code == 0, out.output
+        printed = iter(out.stdout.splitlines())
+        for line in lines:
+            if line != "…":
+                assert line in printed, line
 
 
 # --------------------------------------------------------------------------- the door

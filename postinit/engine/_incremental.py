@@ -92,12 +92,67 @@ def replay(base: EngineResult, initial: dict[str, Any], provenance: Mapping[str,
         if (_DEFAULT if now is None else now.source) != was_source:
             sources[p] = was_source
     book = base.rulebook
+    if _untouched(base, rec, dirty, sources, level != "minimal"):
+        # no evaluation consulted, named, showed or changed a path that differs: the recorded run is this one's
+        # (its events, writes and provenance as they are; only the input paths hold their new values)
+        state = initial
+        written = _written_until(rec, book, len(rec.bounds) - 1)
+        state.update(written)  # none of them differs (a path a result names is in the indexes)
+        result = EngineResult(rulebook=book, given=None, initial_provenance=prov, state=state,
+                              provenance=dict(base.provenance), trace=base.trace, semantics="ordered")
+        emit(result)
+        return result
     run = CompiledRun(book, initial, prov, level, False, MAX_RUNS)
     _Replay(run, rec, base, dirty, sources).run()
     result = EngineResult(rulebook=book, given=None, initial_provenance=prov, state=run.state, provenance=run.prov,
                           trace=Trace(tuple(run.events), level), semantics="ordered")
     emit(result)
     return result
+
+
+def _untouched(base: EngineResult, rec: Recording, dirty: Mapping[str, Any], sources: Mapping[str, Source],
+               full: bool) -> bool:
+    """No recorded evaluation can differ: no phase's index names a differing path, none is never copied, and
+    the recorded run went through every phase (the whole-run counterpart of a phase copied whole)."""
+    book = base.rulebook
+    if rec.stopped or len(rec.bounds) != len(book.phases):
+        return False
+    found = rec.indexes.get("whole")
+    if found is None:
+        by_value: set[str] = set()
+        by_value_minimal: set[str] = set()
+        changed: set[str] = set()
+        unique = False
+        for k, phase in enumerate(book.phases):
+            ix = rec.indexes.get(k)
+            if ix is None:
+                ix = rec.indexes[k] = _PhaseIndex(rec, k, book.compiled[phase])
+            by_value.update(ix.by_value)
+            by_value_minimal.update(ix.by_value_minimal)
+            changed.update(ix.changed)
+            unique = unique or bool(ix.unique)
+        found = rec.indexes["whole"] = (frozenset(by_value), frozenset(by_value_minimal), frozenset(changed), unique)
+    by_value_all, by_value_minimal_all, changed_all, unique = found
+    if unique:
+        return False
+    if dirty and not (by_value_all if full else by_value_minimal_all).isdisjoint(dirty):
+        return False
+    return not (sources and not changed_all.isdisjoint(sources))
+
+
+def _written_until(rec: Recording, book: Any, k: int) -> dict[str, Any]:
+    """Every path the recorded run wrote up to the end of phase ``k``, with its latest value there (cached)."""
+    key = ("written", k)
+    found: dict[str, Any] | None = rec.indexes.get(key)
+    if found is None:
+        found = dict(_written_until(rec, book, k - 1)) if k > 0 else {}
+        a, b = rec.bounds[k]
+        for ev in rec.events[a:b]:
+            if type(ev) is Fired:
+                for ch in ev.changes:
+                    found[ch.path] = ch.new
+        rec.indexes[key] = found
+    return found
 
 
 def _effects(c: CompiledRule, out: Any) -> list[tuple[CompiledRule, Effect]]:
@@ -115,22 +170,30 @@ def _named(c: CompiledRule, out: Any) -> set[str]:
     return {p for _, eff in _effects(c, out) for p in eff.changes}
 
 
-def _same_effects(c: CompiledRule, a: Any, b: Any) -> bool:
-    """Two results of one statement the engine records alike: the same rules, each with the same effect (values
-    compared with their types, as change detection compares them: True is not 1)."""
-    if a is b:
-        return True
-    ea, eb = _effects(c, a), _effects(c, b)
-    return len(ea) == len(eb) and all(
-        ma is mb and x.message == y.message and x.level == y.level and x.violation == y.violation
-        and x.changes.keys() == y.changes.keys() and all(same(v, y.changes[k]) for k, v in x.changes.items())
-        for (ma, x), (mb, y) in zip(ea, eb, strict=True))
+def _same_effects(ea: list[tuple[CompiledRule, Effect]], eb: list[tuple[CompiledRule, Effect]]) -> bool:
+    """The effects of two results of one statement the engine records alike: the same rules, each with the same
+    effect (values compared with their types, as change detection compares them: True is not 1)."""
+    if len(ea) != len(eb):
+        return False
+    for (ma, x), (mb, y) in zip(ea, eb, strict=True):
+        if ma is not mb or x.message != y.message or x.level != y.level or x.violation != y.violation:
+            return False
+        xc, yc = x.changes, y.changes
+        if xc is yc:
+            continue
+        if len(xc) != len(yc):
+            return False
+        for k, v in xc.items():
+            w = yc.get(k, _ABSENT)
+            if not (v is w or (type(v) is type(w) and v == w)):
+                return False
+    return True
 
 
 class _Step:
     """What one recorded evaluation did, read from its events (made for the evaluations a replay looks at)."""
 
-    __slots__ = ("changes", "copyable", "fired", "named", "reads", "stale", "stale_writes", "violation")
+    __slots__ = ("changes", "copyable", "effects", "fired", "named", "reads", "stale", "stale_writes", "violation")
 
     def __init__(self, rec: Recording, c: CompiledRule, out: Any, a: int, b: int) -> None:
         changes: dict[str, tuple[Any, Any, Source]] = {}
@@ -168,7 +231,9 @@ class _Step:
         self.reads = frozenset(reads)
         """The declared reads the events show (a copied event shows the values they hold now)."""
         self.stale_writes = frozenset(stale_writes)
-        self.named = frozenset(_named(c, out))
+        self.effects = _effects(c, out)
+        """What the recorded result asks of the run (the effect kernel's reading of it)."""
+        self.named = frozenset(p for _, eff in self.effects for p in eff.changes)
         # a copy logs what the firings read as the state holds it after the whole evaluation: not when one
         # member of a statement logs a read another member writes
         self.copyable = not violation and logged.isdisjoint(changes)
@@ -412,28 +477,30 @@ class _Replay:
                         raise run.rule_failed(e) from e
                     if out is None and recorded is None:
                         continue
-                    if a < b and _same_effects(c, out, recorded) and self.holds(ix.detail(j)):
-                        self.copy_events(ix, a, b, phase)  # the same result: early cutoff
-                        continue
+                    effs = _effects(c, out)
+                    if a < b:
+                        d = ix.detail(j)
+                        if (out is recorded or _same_effects(effs, d.effects)) and self.holds(d):
+                            self.copy_events(ix, a, b, phase)  # the same result: early cutoff
+                            continue
                 elif a == b:  # it recorded nothing: only a path it names that now differs can make a change
-                    if recorded is None or not dirty or dirty.keys().isdisjoint(_named(c, recorded)):
+                    if recorded is None or not dirty:
                         continue
-                    out = recorded
-                elif self.holds(ix.detail(j)):
-                    self.copy_events(ix, a, b, phase)
-                    continue
+                    effs = _effects(c, recorded)
+                    if dirty.keys().isdisjoint([p for _, eff in effs for p in eff.changes]):
+                        continue
                 else:
-                    out = recorded
+                    d = ix.detail(j)
+                    if self.holds(d):
+                        self.copy_events(ix, a, b, phase)
+                        continue
+                    effs = d.effects
                 n = len(events)
-                if out is not None:
-                    if isinstance(out, Matched):
-                        for m, result in out.results:
-                            apply(m, effect_of(m, result), phase, m.read_order)
-                            if run.stopped:
-                                break
-                    else:
-                        apply(c, effect_of(c, out), phase, c.read_order)
-                if self.compare(ix, j, c, n, out):
+                for m, eff in effs:
+                    apply(m, eff, phase, m.read_order)
+                    if run.stopped:
+                        break
+                if self.compare(ix, j, c, n, effs):
                     return True
                 if not self.aligned:
                     return self.leave(ix, j, cursor)
@@ -484,8 +551,10 @@ class _Replay:
         state.update(values)
         run.prov.update(provenance)
 
-    def compare(self, ix: _PhaseIndex, j: int, c: CompiledRule, n: int, out: Any) -> bool:
-        """After evaluation ``j`` was recorded again (its events from ``n``): update what differs now.
+    def compare(self, ix: _PhaseIndex, j: int, c: CompiledRule, n: int,
+                effs: list[tuple[CompiledRule, Effect]]) -> bool:
+        """After evaluation ``j`` was recorded again (its events from ``n``, what it asked ``effs``): update what
+        differs now.
 
         Sets ``newly`` (the paths that began to differ: in value, in provenance source, in the
         stale-read log) and ``aligned`` (the schedule is still the recorded one); True when the run
@@ -516,7 +585,9 @@ class _Replay:
                     maybe.update(by_id[rid].stale_log)
             if dirty:
                 for rid in fired:
-                    maybe.update(p for p in by_id[rid].stale_log if p in dirty)
+                    for p in by_id[rid].stale_log:
+                        if p in dirty:
+                            maybe.add(p)
             if stale != d.stale:
                 maybe.update(p for _, p, _ in stale.symmetric_difference(d.stale))
             if maybe:
@@ -524,7 +595,7 @@ class _Replay:
                 logs.update(new_logs)
         new_dirty: list[str] = []
         new_sources: list[str] = []
-        touched = d.named.union(mine, theirs) if out is None else d.named.union(mine, theirs, _named(c, out))
+        touched = d.named.union(mine, theirs, *(eff.changes for _, eff in effs))
         prov_get, init_get = run.prov.get, run.initial_prov.get
         for p in touched:
             made, was = mine.get(p), theirs.get(p)  # this run's change of it here, and the recorded one
@@ -652,14 +723,4 @@ class _Replay:
 
     def written_until(self, k: int) -> dict[str, Any]:
         """Every path the recorded run wrote up to the end of phase ``k``, with its latest value there."""
-        key = ("written", k)
-        found: dict[str, Any] | None = self.rec.indexes.get(key)
-        if found is None:
-            found = dict(self.written_until(k - 1)) if k > 0 else {}
-            a, b = self.rec.bounds[k]
-            for ev in self.rec.events[a:b]:
-                if type(ev) is Fired:
-                    for ch in ev.changes:
-                        found[ch.path] = ch.new
-            self.rec.indexes[key] = found
-        return found
+        return _written_until(self.rec, self.book, k)

@@ -241,11 +241,15 @@ level_to_mode_msg = ("Level is deprecated and will be removed in the next releas
     source=f"{_CMP}; ref 3.1",
     message="Can only specify 'none' or 'all'",
 )
-def custom_ops_all_none_count(c: Mapping[str, Any]) -> RuleResult:
-    """'all' and 'none' are the global default switch; two of them contradict each other."""
+def custom_ops_all_none_count(c: Mapping[str, Any], *, error: str = "AssertionError",
+                              text: str = "Can only specify 'none' or 'all'") -> RuleResult:
+    """'all' and 'none' are the global default switch; two of them contradict each other.
+
+    ``error`` / ``text``: the exception vLLM raises and its message (0.34.0: a ValueError with its own words).
+    """
     ops = list(c[_OPS])
     if ops.count("none") + ops.count("all") > 1:
-        return Violation("Can only specify 'none' or 'all'", error="AssertionError")
+        return Violation(text, error=error)
     return None
 
 

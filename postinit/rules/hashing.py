@@ -263,7 +263,7 @@ rebuild their ``to_json_string`` with transformers alone."""
 
 _NOT_HF_ATTRIBUTES = frozenset({
     "st_max_seq_length", "st_do_lower_case", "st_pooling_type", "st_normalize", "tokenizer_model_max_length",
-    "weights_dtype",
+    "weights_dtype", "transformers_backend",
 })
 """Facts postinit keeps under ``hf_config`` that come from other files (sentence-transformers,
 tokenizer, weights), not attributes of vLLM's HF config object."""
@@ -362,6 +362,11 @@ def _load(model: str) -> Any:
 @functools.lru_cache(maxsize=64)
 def _load_catalog(model: str) -> Any:
     return _load(model)
+
+
+def transformers_module() -> Any:
+    """The installed ``transformers``, imported quietly (:func:`_transformers`), or None."""
+    return _transformers()
 
 
 def _transformers() -> Any:

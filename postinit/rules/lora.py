@@ -39,11 +39,14 @@ def max_cpu_loras_default(c: Mapping[str, Any]) -> RuleResult:
     source="vllm/config/lora.py LoRAConfig._validate_lora_config; ref 2.7",
     message="max_cpu_loras (<n>) must be >= max_loras (<m>)",
 )
-def max_cpu_loras_check(c: Mapping[str, Any]) -> RuleResult:
-    """Every active adapter must also fit into the CPU cache."""
+def max_cpu_loras_check(c: Mapping[str, Any], *, end: str = "") -> RuleResult:
+    """Every active adapter must also fit into the CPU cache.
+
+    ``end``: what closes vLLM's sentence (0.34.0 ends it with a period).
+    """
     cpu, gpu = c["lora_config.max_cpu_loras"], c["lora_config.max_loras"]
     if c["lora_config"] and cpu is not None and cpu < gpu:
-        return Violation(f"max_cpu_loras ({cpu}) must be >= max_loras ({gpu})")
+        return Violation(f"max_cpu_loras ({cpu}) must be >= max_loras ({gpu}){end}")
     return None
 
 

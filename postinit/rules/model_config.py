@@ -222,7 +222,13 @@ def _backend_cls(c: Mapping[str, Any]) -> str:
     return name + "ForCausalLM"
 
 
-_INSPECT_READS = (*_BACKEND_READS, M + "model_impl")
+_INSPECT_READS = (*_BACKEND_READS, M + "model_impl", H + "transformers_backend")
+
+
+def _transformers_loadable(c: Mapping[str, Any]) -> bool:
+    """The Transformers backend can load the first architecture: transformers has the class, or remote code
+    provides an AutoModel (registry.py _try_resolve_transformers). Not looked up (None): assumed it can."""
+    return c[H + "transformers_backend"] is not False
 
 
 def _inspect(c: Mapping[str, Any], runner: str | None, convert: str | None) -> tuple[str, str] | None:
@@ -232,18 +238,18 @@ def _inspect(c: Mapping[str, Any], runner: str | None, convert: str | None) -> t
     if not archs:
         return None
     if impl == "transformers":
-        return _backend_cls(c), _backend_cls(c)
+        return (_backend_cls(c), _backend_cls(c)) if _transformers_loadable(c) else None
     if impl == "terratorch":
         return "Terratorch", "Terratorch"
     classes = registry(c[_REG])
     unregistered = all(a not in classes for a in archs)
-    if unregistered and impl == "auto" and (convert or "none") == "none":
+    if unregistered and impl == "auto" and (convert or "none") == "none" and _transformers_loadable(c):
         return _backend_cls(c), _backend_cls(c)
     for arch in archs:
         name = _normalize(arch, runner, convert, c[_REG])
         if name in classes:
             return name, arch
-    if unregistered and impl == "auto":
+    if unregistered and impl == "auto" and _transformers_loadable(c):
         return _backend_cls(c), _backend_cls(c)
     return None
 
@@ -610,6 +616,12 @@ def architecture_supported(c: Mapping[str, Any]) -> RuleResult:
     known = registry(c[_REG])
     if _inspect(c, c[M + "runner_type"], c[M + "convert_type"]) is not None:
         return None
+    if c[M + "model_impl"] == "transformers":  # the backend was asked for and cannot load the class
+        return Violation(
+            f"Cannot find model module. {archs[0]!r} is not a registered model in the Transformers library (only "
+            "relevant if the model is meant to be in Transformers) and 'AutoModel' is not present in the model "
+            "config's 'auto_map' (relevant if the model is custom).",
+            hint="use a registered architecture, or a checkpoint whose config.json maps an AutoModel")
     return Violation(
         f"Model architectures {archs} are not supported for now. Supported architectures: "
         f"dict_keys({list(known)})",
@@ -1121,12 +1133,17 @@ def _config_len(c: Mapping[str, Any]) -> tuple[float, str | None]:
     return derived, key
 
 
-def _scaled_len(c: Mapping[str, Any], derived: float) -> float:
-    """Steps 5-6: RoPE scaling (not for gemma3, su/longrope/llama3) and sentence-transformers max_seq_length."""
+UNSCALED_ROPE = ("su", "longrope", "llama3")
+"""Rope types whose max_position_embeddings is already the scaled length (the seed's list)."""
+
+
+def _scaled_len(c: Mapping[str, Any], derived: float, unscaled: tuple[str, ...] = UNSCALED_ROPE) -> float:
+    """Steps 5-6: RoPE scaling (not for gemma3, nor the ``unscaled`` types) and sentence-transformers
+    max_seq_length. A yarn scaling that is scaled starts from its original_max_position_embeddings."""
     rope = c[T + "rope_scaling"]
     if rope is not None and "gemma3" not in (c[T + "model_type"] or ""):
         rope_type = _rope_type(rope)
-        if rope_type not in ("su", "longrope", "llama3"):
+        if rope_type not in unscaled:
             if rope_type == "yarn":
                 derived = rope["original_max_position_embeddings"]
             derived *= rope.get("factor", 1.0)
@@ -1152,13 +1169,14 @@ LONG_LEN_WARNING = (
 )
 
 
-def _user_len_problem(c: Mapping[str, Any], user: int, derived: float, key: str | None) -> Violation | str | None:
+def _user_len_problem(c: Mapping[str, Any], user: int, derived: float, key: str | None,
+                      sliding_check: bool = True) -> Violation | str | None:
     """Step 8: a user value above the derived length (a violation, or the VLLM_ALLOW_LONG_MAX_MODEL_LEN warning)."""
     model_max_length = c[T + "model_max_length"]
     if user <= derived:
         return None
     if model_max_length is not None and user <= model_max_length:
-        if c[M + "disable_sliding_window"]:
+        if c[M + "disable_sliding_window"] and sliding_check:
             return Violation(
                 "Disabling sliding window is not supported for models model_max_length in the config. "
                 "Please raise an issue so we can investigate.", error="NotImplementedError")
@@ -1175,7 +1193,7 @@ def _user_len_problem(c: Mapping[str, Any], user: int, derived: float, key: str 
 def _rope_blocks_sliding_off(c: Mapping[str, Any], derived: float) -> Violation | None:
     rope = c[T + "rope_scaling"]
     if (derived != float("inf") and rope is not None and c[M + "disable_sliding_window"]
-            and "gemma3" not in (c[T + "model_type"] or "") and _rope_type(rope) not in ("su", "longrope", "llama3")):
+            and "gemma3" not in (c[T + "model_type"] or "") and _rope_type(rope) not in UNSCALED_ROPE):
         return Violation("Disabling sliding window is not supported for models with rope_scaling. Please raise "
                          "an issue so we can investigate.", error="NotImplementedError")
     return None
@@ -1203,10 +1221,17 @@ def _final_len(c: Mapping[str, Any], user: int | None, derived: float) -> int:
     message="<the no-length-key warning or the VLLM_ALLOW_LONG_MAX_MODEL_LEN warning, if any>",
     level="warning",
 )
-def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESSAGE) -> RuleResult:
+def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESSAGE,
+                  unscaled_rope: tuple[str, ...] = UNSCALED_ROPE, sliding_window_checks: bool = True,
+                  legacy_type_key_error: bool = True) -> RuleResult:
     """The model's context length caps max_model_len; a larger user value is refused unless explicitly allowed.
 
     ``no_key_message``: the warning when config.json has no length key (``{}``: the keys vLLM looked for).
+    ``unscaled_rope``: the rope types whose factor is not applied (their max_position_embeddings is already
+    scaled). ``sliding_window_checks``: whether disable_sliding_window is refused with rope scaling or a
+    model_max_length the user's value stays within (NotImplementedError).
+    ``legacy_type_key_error``: a dict-valued hf_overrides rope scaling that names its kind ``type`` (not
+    ``rope_type``) is a KeyError (transformers 4 left it as given; transformers 5 standardizes it).
 
     Runs once: it reads the user's value (kept as original_max_model_len) and replaces it. With
     disable_sliding_window vLLM then clears the text config's sliding_window. Its message is
@@ -1226,14 +1251,16 @@ def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESS
     warnings = [no_key_message.format(list(MAX_LEN_KEYS))] if derived == float("inf") else []
     derived = 2048 if derived == float("inf") else derived
     rope = c[T + "rope_scaling"]
-    if rope is not None and "gemma3" not in (c[T + "model_type"] or "") and "rope_type" not in rope:
+    if rope is not None and "gemma3" not in (c[T + "model_type"] or "") and "rope_type" not in rope \
+            and legacy_type_key_error:
         # config.json's rope scaling is patched as it loads; a dict-valued hf_overrides one is not
         return Violation("'rope_type'", error="KeyError", hint="name the scaling as rope_type, not type")
-    problem = _rope_blocks_sliding_off(c, derived) or (
-        _user_len_problem(c, user, _scaled_len(c, derived), key) if user is not None else None)
+    scaled = _scaled_len(c, derived, unscaled_rope)
+    problem = (_rope_blocks_sliding_off(c, derived) if sliding_window_checks else None) or (
+        _user_len_problem(c, user, scaled, key, sliding_window_checks) if user is not None else None)
     if isinstance(problem, Violation):
         return problem
-    value = _final_len(c, user, _scaled_len(c, derived))
+    value = _final_len(c, user, scaled)
     message = "\n".join([*warnings, *([problem] if problem else [])])
     return Outcome({**changes, M + "max_model_len": value}, message=message, level="warning")
 

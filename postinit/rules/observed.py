@@ -49,7 +49,7 @@ from typing import NamedTuple
 from postinit.engine import Rule
 
 __all__ = [
-    "CONFIG_CLASSES", "EXPLANATIONS", "FIELD_VALIDATORS", "PARSED_SUB_CONFIGS", "STEPS", "VLLM_STAGES", "Step", "is_explanation",
+    "CONFIG_CLASSES", "EXPLANATIONS", "FIELD_VALIDATORS", "PARSED_SUB_CONFIGS", "POST_INIT_CALLED", "STEPS", "VLLM_STAGES", "Step", "is_explanation",
     "rank_of", "stage_of", "step_of", "wrapped_by",
 ]
 
@@ -129,8 +129,12 @@ STEPS: tuple[Step, ...] = (
     Step("create_engine_config:before-lora", "create_engine_config",
          f"{_ECC}: default_mm_loras on a model that is not multimodal"),
     Step("lora_config", "lora_config", f"{_ECC}: LoRAConfig(...)"),
+    Step("create_engine_config:attention", "create_engine_config",
+         f"{_ECC}: --attention-backend against --attention-config (vLLM 0.34.0)"),
     Step("attention_config", "attention_config", "AttentionConfig(...) (vLLM 0.34.0; with flags: built by argparse)"),
     Step("mamba_config", "mamba_config", f"{_ECC}: MambaConfig.__post_init__ (vLLM 0.34.0)"),
+    Step("create_engine_config:kernel", "create_engine_config",
+         f"{_ECC}: --enable-flashinfer-autotune against --kernel-config (vLLM 0.34.0)"),
     Step("kernel_config", "kernel_config", "KernelConfig(...) (vLLM 0.34.0; with flags: built by argparse)"),
     Step("load_config", "load_config", f"{_ECC}: create_load_config"),
     Step("structured_outputs_config", "structured_outputs_config",
@@ -140,6 +144,8 @@ STEPS: tuple[Step, ...] = (
          f"{_ECC}: --cuda-graph-sizes, --cudagraph-capture-sizes, --max-cudagraph-capture-size against -O"),
     Step("compilation_config", "compilation_config", "CompilationConfig(...) (with flags: built by argparse)"),
     Step("offload_config", "offload_config", f"{_ECC}: OffloadConfig(...) (vLLM 0.34.0)"),
+    Step("create_engine_config:additional-config", "create_engine_config",
+         f"{_ECC}: the GDN / KDA kernel backends into additional_config (vLLM 0.34.0)"),
     Step("aux_output_config", "aux_output_config", "AuxOutputConfig(...) (vLLM 0.34.0)"),
     Step("engram_config", "engram_config", "EngramConfig(...) (vLLM 0.34.0)"),
     Step("kv_transfer_config", "kv_transfer_config", "KVTransferConfig(...) (with flags: built by argparse)"),
@@ -167,6 +173,7 @@ PARSED_SUB_CONFIGS: dict[str, str | None] = {
     "StructuredOutputsConfig": "structured_outputs_config",
     "EPLBConfig": None,
     "PoolerConfig": None,
+    "ProfilerConfig": "profiler_config",  # vLLM 0.34.0: --profiler-config (its model_validator, profiler.py:205)
 }
 """The sub-configs vLLM's argument parser builds from a JSON-valued flag (``--compilation-config``/``-O``,
 ``--kv-transfer-config``, ``--kv-events-config``, ``--structured-outputs-config``, ``--eplb-config``,
@@ -196,18 +203,28 @@ _PYDANTIC_WRAPS = frozenset({"ValueError", "AssertionError"})
 FIELD_VALIDATORS: dict[str, str] = {
     "structured-outputs.revalidated": "structured_outputs_config",  # vLLM 0.11.1 (postinit/rules/v0_11_1.py)
     "model.pooler-pooling-type": "pooler_config",  # vLLM 0.34.0 (postinit/rules/v0_34_0_models.py)
+    "cache.cache-dtype-known": "cache_dtype",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
 }
 """Rules that stand for a validator VllmConfig runs on one of its fields: pydantic names that field in the
 ``ValidationError`` around the rule's exception."""
 
 
-def wrapped_by(stage: str | None, error: str) -> str | None:
+POST_INIT_CALLED: frozenset[str] = frozenset({"mamba_config"})
+"""The sub-configs EngineArgs copies, changes and re-checks by calling their ``__post_init__`` itself (vLLM 0.34.0:
+``mamba_config.__post_init__()``, vllm/engine/arg_utils.py:2823): what that raises is not wrapped by pydantic."""
+
+
+def wrapped_by(stage: str | None, error: str, engine_args: bool = False) -> str | None:
     """The exception pydantic wraps ``error`` in when vLLM raises it at ``stage`` (None: raised as it is).
 
     vLLM's configs are pydantic dataclasses: a ValueError or AssertionError raised while one is built
     (its ``__post_init__``, its validators, ``VllmConfig``'s hooks) reaches the caller as a
-    ``ValidationError`` around it; other exceptions, and EngineArgs' own checks, pass unwrapped.
+    ``ValidationError`` around it; other exceptions, and EngineArgs' own checks, pass unwrapped — and so does
+    a ``__post_init__`` EngineArgs calls itself (``engine_args``: the config was built by EngineArgs;
+    :data:`POST_INIT_CALLED`).
     """
+    if engine_args and stage in POST_INIT_CALLED:
+        return None
     return "ValidationError" if stage in CONFIG_CLASSES and error in _PYDANTIC_WRAPS else None
 
 
@@ -224,6 +241,11 @@ _ENGINE_ARGS_STEPS: dict[str, str] = {
     "scheduler.max-model-len-from-model": "create_engine_config:before-scheduler",
     "scheduler.runner-type-from-model": "create_engine_config:before-scheduler",
     "engine-args.observability-config": "create_engine_config:before-lora",
+    "engine-args.default-mm-loras-need-multimodal": "create_engine_config:before-lora",
+    "engine-args.kda-prefill-backend-platform": "create_engine_config:additional-config",
+    "engine-args.attention-backend-given-twice": "create_engine_config:attention",
+    "engine-args.flashinfer-autotune-given-twice": "create_engine_config:kernel",
+    "engine-args.capture-sizes-given-twice": "create_engine_config:compilation-overrides",
     # vLLM 0.34.0 sets the batch defaults after ParallelConfig / SpeculativeConfig (phase sub_configs there)
     "engine-args.batch-defaults-cpu": "create_engine_config:before-scheduler",
     "engine-args.batch-defaults-large-gpu": "create_engine_config:before-scheduler",
@@ -242,6 +264,7 @@ _ENGINE_ARGS_BY_SOURCE = (
 )
 
 WITHIN_STEPS: dict[str, tuple[str, ...]] = {
+    "mamba_config": ("mamba.backend-enum", "mamba.ssu-algorithm-backend", "mamba.stochastic-rounding-platform"),
     "parallel_config": ("parallel.external-launcher-dp-rank", "parallel.data-parallel-rank-range",
                         "parallel.external-launcher-disables-multiprocessing", "parallel.data-parallel-size-local-range",
                         "parallel.external-lb-needs-dp", "parallel.eplb-requirements"),
@@ -255,7 +278,7 @@ WITHIN_STEPS: dict[str, tuple[str, ...]] = {
         "compilation.use-cudagraph-deprecated", "compilation.use-cudagraph-false",
         "compilation.full-cuda-graph-deprecated", "quirk.full-cuda-graph-collapses-mode",
         "compilation.full-cuda-graph", "compilation.custom-op-syntax", "compilation.piecewise-backend",
-        "compilation.use-inductor-backend", "compilation.backend-default",
+        "compilation.use-inductor-backend", "compilation.backend-default", "compilation.custom-ops-conflicting",
     ),
     "vllm_config:step-3": ("verify.external-launcher-seed", "verify.heads-divisible-by-tp",
                            "verify.expert-parallel-needs-experts", "verify.pipeline-parallel-supported",

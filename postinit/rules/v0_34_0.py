@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from postinit.engine import Outcome, RuleResult, Violation, first_match, rule, sequence
 from postinit.rules import hashing_v0_34_0
+from postinit.rules import v0_34_0_models as spec
 from postinit.rules.delta import patch
 from postinit.rules.models import PAGE_READS, head_size, total_num_kv_heads
 from postinit.rules.verify import num_experts
@@ -443,8 +444,6 @@ DROPS: dict[str, str] = {
     "verify.swap-space": "CacheConfig.swap_space was removed in 0.34.0",
     "cpu.kvcache-space": "CacheConfig.cpu_kvcache_space_bytes was removed in 0.34.0",
     "cudagraph.padding-table": "CompilationConfig.bs_to_padded_graph_size was removed in 0.34.0",
-    "engine-args.unsupported-feature": "the features it refused (logits_processor_pattern, partial prefills) were "
-    "removed in 0.34.0",
     # moved or reshaped in 0.34.0: a replacement is still to be written
     "scheduler.max-model-len-from-model": "SchedulerConfig has no max_model_len in 0.34.0 (it reads ModelConfig's)",
     "scheduler.max-model-len-default": "SchedulerConfig has no max_model_len in 0.34.0",
@@ -771,6 +770,7 @@ BATCH_DEFAULTS = first_match(
 
 CREATE_ENGINE_CONFIG = sequence(
     "engine-args.create-engine-config",
+    "engine-args.unsupported-feature",  # _check_feature_supported, right after create_model_config (:2318)
     "engine-args.draft-model-unsupported", "engine-args.chunked-prefill-prefix-caching-support",
     "engine-args.chunked-prefill-default", "engine-args.pooling-chunked-prefill-warning",
     "engine-args.prefix-caching-default", "engine-args.pooling-prefix-caching-warning",
@@ -2109,6 +2109,28 @@ def prefill_grid(max_tokens: int, dense_head: bool = False) -> list[int]:
     return grid
 
 
+def varlen_decode_grid(max_tokens: int, dense_head: bool = False) -> list[int]:
+    """``varlen_decode_cudagraph_capture_grid`` (vllm/config/compilation.py:102-119): adaptive verification's
+    token grid, finer than prefill's (it picks its verify budget from the captured sizes)."""
+    grid = set(range(1, 33)) if dense_head else {1, 2, 4}
+    low = 8
+    grid.add(low)
+    while low < 1024:
+        grid.update(range(low + low // 4, 2 * low + 1, low // 4))
+        low *= 2
+    grid.update(range(1024, 4096, 128), range(4096, max_tokens, 256))
+    return sorted({s for s in grid if s < max_tokens} | {max_tokens}) if max_tokens else []
+
+
+def _request_counts(max_reqs: int, ceiling: int) -> list[int]:
+    """The request counts of a speculative decode tier (``request_counts`` in _set_cudagraph_sizes,
+    vllm/config/vllm.py:2425-2431): at most the platform's default number of requests."""
+    max_reqs = min(max_reqs, ceiling)
+    counts = [n for n in (1, 2, 4) if n <= max_reqs]
+    counts += [*range(8, min(max_reqs + 1, 256), 8), *range(256, max_reqs + 1, 16)]
+    return sorted({*counts, max_reqs})
+
+
 def decode_grid(max_requests: int) -> list[int]:
     """``decode_cudagraph_capture_grid`` (vllm/config/compilation.py)."""
     return _walk_grid(max_requests, lambda n: 0.65 * n ** (2 / 3))
@@ -2129,9 +2151,10 @@ def decode_shapes(sizes: Any, query_lens: Mapping[int, int], max_tokens: int) ->
 
 _SPLIT_FIELDS = ("prefill_cudagraph_capture_token_sizes", "max_prefill_cudagraph_capture_tokens",
                  "decode_cudagraph_capture_request_sizes", "max_decode_cudagraph_capture_requests")
-_SIZE_READS = (_MC, _EAGER, _CG, _MAX, _SIZES, _SEQ, _TOK, "performance_mode", "platform.capability", _KIND, _SPEC,
-               _NSPEC, "speculative_config.method", *(f"{_CC}.{f}" for f in _SPLIT_FIELDS),
-               f"{_CC}.max_decode_cudagraph_capture_tokens", _STATIC)
+_SIZE_READS = _uniq(_MC, _EAGER, _CG, _MAX, _SIZES, _SEQ, _TOK, "performance_mode", "platform.capability", _KIND,
+                    _SPEC, _NSPEC, "speculative_config.method", "speculative_config.enable_adaptive_verification",
+                    *spec.QUERY_LEN_READS, *spec.MULTI_MODULE_MTP_READS, *(f"{_CC}.{f}" for f in _SPLIT_FIELDS),
+                    f"{_CC}.max_decode_cudagraph_capture_tokens", _STATIC)
 _SIZE_WRITES = (_MAX, _SIZES, _CG, *(f"{_CC}.{f}" for f in _SPLIT_FIELDS), f"{_CC}.max_decode_cudagraph_capture_tokens")
 
 
@@ -2150,8 +2173,11 @@ _SIZE_WRITES = (_MAX, _SIZES, _CG, *(f"{_CC}.{f}" for f in _SPLIT_FIELDS), f"{_C
 def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
     """Default max ``min(max_num_seqs * qlen * 2, 1024 on sm10x else 512)``, capped at the token budget.
 
-    Partial model: dynamic speculative decoding tiers and adaptive verification sizes are
-    not modelled (no corpus case uses them).
+    ``qlen`` is ``uniform_decode_query_len``: one token plus the speculative tokens (a diffusion model's canvas
+    length); dynamic speculative decoding gives each draft width a tier of its own (``get_decode_cudagraph_query_lens``).
+    The decode graphs add the one-token draft steps of EAGLE-style drafters and adaptive verification's
+    mixed-length grid (``get_draft_decode_cudagraph_request_sizes``, ``get_varlen_decode_cudagraph_token_sizes``,
+    vllm/config/vllm.py:708-750).
     """
     if not c[_STATIC]:
         return None
@@ -2161,8 +2187,8 @@ def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
     warnings: list[str] = []
     errors: list[str] = []
     seqs, tokens = c[_SEQ], c[_TOK]
-    qlen = 1 + (c[_NSPEC] or 0 if c[_SPEC] else 0)
-    query_lens = {qlen: seqs}
+    qlen = 1 + spec.num_speculative_tokens(c)
+    query_lens = spec.decode_query_lens(c)
     user_max, user_sizes = c[_MAX], c[_SIZES]
     legacy = user_max is not None or user_sizes is not None
     sm10x = c[_KIND] == "cuda" and (c["platform.capability"] or 0) // 10 == 10
@@ -2172,10 +2198,8 @@ def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
         ceiling = 1024 if sm10x else 512
         max_size = min(seqs * qlen * 2, ceiling)
         if qlen > 1:
-            reqs = min(seqs, ceiling)
-            counts = sorted({*(n for n in (1, 2, 4) if n <= reqs), *range(8, min(reqs + 1, 256), 8),
-                             *range(256, reqs + 1, 16), reqs})
-            uniform = sorted({n * qlen for n in counts if n * qlen <= max_size})
+            uniform = sorted({n * q for q, tier in query_lens.items() for n in _request_counts(tier, ceiling)
+                              if n * q <= max_size})
         elif seqs <= max_size:
             uniform = [seqs]
     max_size = min(tokens, max_size)
@@ -2253,9 +2277,14 @@ def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
         return Violation(errors[0])
     decode_max_tokens = min(tokens, max_decode_tokens or tokens)
     token_sizes = {n * q for n, q in decode_shapes(decode, query_lens, decode_max_tokens)}
-    if c[_SPEC] and (c[_NSPEC] or 0) >= 2 and decode and c["speculative_config.method"] in (
-            "eagle", "eagle3", "mtp", "draft_model"):
+    if c[_SPEC] and qlen - 1 >= 2 and decode and c["speculative_config.method"] in (
+            "eagle", "eagle3", "mtp", "draft_model") and not spec.multi_module_mtp(c):
         token_sizes.update(n for n, _ in decode_shapes(decode_grid(seqs), {1: seqs}, decode_max_tokens))
+    if c[_SPEC] and c["speculative_config.enable_adaptive_verification"]:
+        max_requests = max(decode, default=0)
+        token_sizes.update(varlen_decode_grid(
+            min(max_requests * qlen, tokens, max_decode_tokens or max_requests * qlen),
+            c["performance_mode"] == "interactivity"))
     decode_tokens = set(token_sizes)
     token_sizes.update(prefill)
     if not (legacy and not split) and mode.mixed_mode() == CUDAGraphMode.NONE:
@@ -2622,6 +2651,24 @@ def extensible_kv_cache(c: Mapping[str, Any]) -> RuleResult:
         return Outcome(message="No IMEX channel: with the extensible KV cache, KV transfers within a host (e.g. NIXL) "
                                "fall back to TCP. Transfers across hosts use RDMA.", level="warning")
     return None
+
+
+@rule(
+    "scheduler.diffusion-scheduler",
+    title="A diffusion model runs the diffusion scheduler (its async variant under async scheduling)",
+    phase="finalize",
+    kind="default",
+    reads=("diffusion_config", "scheduler_config.scheduler_cls", _ASYNC),
+    writes=("scheduler_config.scheduler_cls",),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1981-1993, after the platform hook); ref v0.34.0",
+)
+def diffusion_scheduler(c: Mapping[str, Any]) -> RuleResult:
+    """Denoising a canvas block is scheduled like a speculative step; after the platform hook, which has the last
+    word on async scheduling, so the class matches it. A scheduler class the user named is kept."""
+    if not c["diffusion_config"] or c["scheduler_config.scheduler_cls"] is not None:
+        return None
+    name = "DiffusionAsyncScheduler" if c[_ASYNC] else "DiffusionScheduler"
+    return {"scheduler_config.scheduler_cls": f"vllm.v1.core.sched.diffusion_scheduler.{name}"}
 
 
 @rule(
@@ -3696,7 +3743,7 @@ CORE = sequence(
 )
 FINALIZE = sequence(
     "vllm.finalize-0340",
-    "cudagraph.normalize-piecewise-after-platform", "cudagraph.stock-compile-disables", "vllm.model-runner",
+    "scheduler.diffusion-scheduler", "cudagraph.normalize-piecewise-after-platform", "cudagraph.stock-compile-disables", "vllm.model-runner",
     "cache.extensible-kv-cache", "profiler.proton-checks", "parallel.batch-sharded-sampling-default",
     "speculative.adaptive-verification", "compilation.compile-ranges", "parallel.moonep", "compilation.splitting-ops",
     "cudagraph.piecewise-needs-vllm-compile", "parallel.dbo-requires-deepep", "kv-transfer.offloading",
@@ -3748,7 +3795,8 @@ PATCHES = (
 """0.11.1 rules 0.34.0 keeps with other values (``patch``: the logic is the parent's)."""
 
 DELTA = Delta(
-    facts={"vllm_version": "0.34.0", "transformers": hashing_v0_34_0.FACTS["transformers"]},
+    facts={"vllm_version": "0.34.0", "transformers": hashing_v0_34_0.FACTS["transformers"],
+           "configs_forbid_extra": True, "checked_by_rules": ["cache_config.cache_dtype"]},  # vllm/config/utils.py:72: @config classes forbid extra fields
     hash=hashing_v0_34_0.compute_hash,
     sub_hashes=hashing_v0_34_0.sub_hashes,
     hash_reason=hashing_v0_34_0.inexact_reason,
@@ -3761,7 +3809,7 @@ DELTA = Delta(
              cpu_compile_mode_dynamo_trace_once, cpu_executor_backend_mp, kv_offloading, default_mode, no_static_graph_support, pooling_forces_piecewise,
              encoder_decoder_forces_piecewise, eager_disables, warmups, capture_sizes, splitting_ops,
              piecewise_needs_vllm_compile, dbo_requires_deepep),
-    add=(sampling_replay, nixl_dcp, direct_reload, aux_output_compatibility, hisparse, spec_metrics_need_spec, kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
+    add=(diffusion_scheduler, sampling_replay, nixl_dcp, direct_reload, aux_output_compatibility, hisparse, spec_metrics_need_spec, kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
          elastic_ep_requirements, all2all_removed_backends, numa_bind, numa_bind_lists, eplb_communicator,
          ray_available, dbo_thresholds, max_num_active_seqs, long_prefill_threshold_max, chunked_prefill_prefix_caching_support, kv_buffer_device_default, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,
          async_scheduling_default, async_scheduling_explicit, nccl_dp_sync_default, enforce_eager,

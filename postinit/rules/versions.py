@@ -206,6 +206,12 @@ class Version:
         return frozenset(p for p in space.paths if not self.has_field(space.info[p].extra, p))
 
     @cached_property
+    def undeclared(self) -> frozenset[str] | None:
+        """The schema paths this version's config classes refuse as undeclared keywords, or None where vLLM
+        ignores an undeclared keyword (``version.configs_forbid_extra``)."""
+        return self.absent_paths if self.facts.configs_forbid_extra else None
+
+    @cached_property
     def absent_flags(self) -> frozenset[str]:
         """The ``vllm serve`` flags (argparse destinations) this version does not accept."""
         from postinit.schema.loaders.argv import FLAGS

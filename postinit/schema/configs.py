@@ -397,6 +397,12 @@ class HFConfig(BaseModel):
     st_normalize: bool | None = unhashed(None)
     tokenizer_model_max_length: int | None = unhashed(None)
     weights_dtype: str | None = unhashed(None)
+    transformers_backend: bool | None = unhashed(
+        None,
+        description="whether the first architecture is a class of the installed transformers, or the config names "
+        "remote code for an AutoModel (auto_map): the Transformers backend's test for an architecture "
+        "(vllm/model_executor/models/registry.py _try_resolve_transformers); None: not looked up (transformers not "
+        "installed, or the architecture is registered and the Transformers backend not asked for)")
     # every other config.json key, kept as given (transformers keeps unknown keys as attributes)
     other: dict[str, Any] = unhashed(
         default_factory=dict,

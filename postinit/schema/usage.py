@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -49,6 +49,28 @@ class Usage(BaseModel):
             "the EngineArgs fields whose EngineArgs default is None that the input sets (flag, --config or --set), "
             "as config paths: create_engine_config tells a set data_parallel_rank / data_parallel_size_local from "
             "an unset one, which the config's own defaults (0, 1) cannot show"
+        ),
+    )
+    given_twice: list[str] = unhashed(
+        default_factory=list,
+        description=(
+            "the EngineArgs fields given both as their own flag and inside their sub-config's JSON "
+            "(attention_backend, enable_flashinfer_autotune, cudagraph_capture_sizes, max_cudagraph_capture_size): "
+            "vLLM 0.34.0's create_engine_config refuses each as mutually exclusive"
+        ),
+    )
+    speculative_refusal: str | None = unhashed(
+        None,
+        description=(
+            "pydantic's refusal of the --speculative-config JSON's keys SpeculativeConfig does not declare (vLLM "
+            "0.34.0's configs forbid them): create_engine_config raises it when it builds the SpeculativeConfig"
+        ),
+    )
+    unheld: dict[str, Any] = unhashed(
+        default_factory=dict,
+        description=(
+            "values the input gives for a path of version.checked_by_rules that the schema cannot hold (an unknown "
+            "--kv-cache-dtype in vLLM 0.34.0), by path: the version's rule refuses them as its config class does"
         ),
     )
     data_parallel_start_rank: int = unhashed(0, description="--data-parallel-start-rank (an EngineArgs field only)")

@@ -35,3 +35,15 @@ class VersionFacts(BaseModel):
         ">=4.56.0,<5", description="the transformers versions the modelled vLLM runs with (its wheel's "
         "requirement; the seed ran over the 0.11.1 wheel): the hash includes transformers' HF config JSON, so "
         "postinit's hash is vLLM's only beside such a transformers")
+    rope_override_standardized: bool = unhashed(
+        False, description="whether a dict-valued hf_overrides rope_scaling is standardized in place as it is set "
+        "(transformers 5's rope_scaling setter, vLLM 0.34.0: rope_type from a legacy type or 'default', rope_theta, "
+        "original_max_position_embeddings for llama3/yarn/longrope); before, it is set as given")
+    configs_forbid_extra: bool = unhashed(
+        False, description="whether vLLM's config dataclasses refuse a keyword they do not declare (vLLM 0.34.0's "
+        "@config decorator: ConfigDict(extra='forbid'), vllm/config/utils.py:72; before it they ignored one): a "
+        "sub-config key the version has no field for is then pydantic's 'Unexpected keyword argument'")
+    checked_by_rules: list[str] = unhashed(
+        default_factory=list, description="schema paths whose value the version's config class checks itself (a field "
+        "validator with its own words, vLLM 0.34.0's CacheConfig._validate_cache_dtype): a value the schema cannot "
+        "hold is handed to the rule that raises vLLM's error where vLLM does (usage.unheld), not refused at the door")

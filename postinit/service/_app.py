@@ -337,12 +337,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return r.how(body.path, body.value, max_edits=body.max_edits, keep=tuple(body.keep)).to_dict()
 
     def answer_upgrade(body: UpgradeRequest) -> dict[str, Any]:
-        from postinit._upgrade import upgrade
+        from postinit._upgrade import Refused, upgrade
 
         plain = body.plain()
         u = upgrade(plain, from_version=body.from_version, to_version=body.to_version, catalog_only=True,
                     trace=body.trace, rules=site)
-        count(u.before, u.after)
+        count(*(r for r in (u.before, u.after) if not isinstance(r, Refused)))  # a parser's refusal resolved nothing
         return u.to_dict()
 
     def answer_diff(body: DiffRequest) -> dict[str, Any]:

@@ -86,6 +86,66 @@ def test_overview_renders_quickly_to_svg() -> None:
     assert time.perf_counter() - t < 10
 
 
+def _layout(dot_text: str) -> tuple[dict[str, tuple[float, float, float, float]], list[tuple[str, str, list[tuple[float, float]], tuple[float, float] | None]]]:
+    """Graphviz's own layout (``dot -Tplain``): node boxes and each drawn edge's spline and label position."""
+    import shlex
+    import subprocess
+
+    plain = subprocess.run(["dot", "-Tplain"], input=dot_text, capture_output=True, text=True, check=True).stdout
+    boxes: dict[str, tuple[float, float, float, float]] = {}
+    edges = []
+    for line in plain.splitlines():
+        if line.startswith("node "):
+            name, x, y, w, h = line.split()[1:6]
+            cx, cy, hw, hh = float(x), float(y), float(w) / 2, float(h) / 2
+            boxes[name] = (cx - hw, cy - hh, cx + hw, cy + hh)
+        elif line.startswith("edge "):
+            words = shlex.split(line)
+            tail, head, n = words[1], words[2], int(words[3])
+            pts = [(float(words[4 + 2 * i]), float(words[5 + 2 * i])) for i in range(n)]
+            rest = words[4 + 2 * n:]
+            if rest[-2] == "invis":
+                continue
+            label = (float(rest[1]), float(rest[2])) if len(rest) == 5 else None
+            edges.append((tail, head, pts, label))
+    return boxes, edges
+
+
+def _bezier(pts: list[tuple[float, float]], steps: int = 24) -> list[tuple[float, float]]:
+    out = []
+    for i in range(0, len(pts) - 3, 3):
+        (x0, y0), (x1, y1), (x2, y2), (x3, y3) = pts[i:i + 4]
+        for k in range(steps + 1):
+            t = k / steps
+            a, b, c, d = (1 - t) ** 3, 3 * t * (1 - t) ** 2, 3 * t * t * (1 - t), t ** 3
+            out.append((a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3))
+    return out
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+@pytest.mark.parametrize("version", ["d7fb10c57", "0.11.1", "0.34.0"])
+def test_overview_arrows_cross_no_label(version: str) -> None:
+    """Laid out by dot, no arrow of the overview passes through a phase's table, and no arrow's number sits on one.
+
+    Each phase is one node (its config areas are rows), so the router avoids every label; an arrow only
+    touches its own two tables at their sides (0.15 in of slack there: a row's side lies inside the node's
+    margin).
+    """
+    from postinit.rules import versions
+
+    book = versions.get(version).rulebook
+    boxes, edges = _layout(graphs.overview_dot(graphs.overview(book)))
+    assert len(edges) > 20
+    for tail, head, pts, label in edges:
+        for name, (x0, y0, x1, y1) in boxes.items():
+            slack = 0.15 if name in (tail, head) else 0.0
+            inside = [(x, y) for x, y in _bezier(pts) if x0 + slack < x < x1 - slack and y0 + slack < y < y1 - slack]
+            assert not inside, f"{tail} -> {head} crosses {name}'s table at {inside[0]}"
+            if label is not None:
+                lx, ly = label
+                assert not (x0 < lx < x1 and y0 < ly < y1), f"the number on {tail} -> {head} sits on {name}"
+
+
 def test_fast_rendering_says_nothing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A render under a second prints only the file it wrote."""
     monkeypatch.setattr(graphs, "render", lambda dot, fmt: b"<svg/>")

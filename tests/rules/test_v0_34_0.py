@@ -234,6 +234,41 @@ def test_capture_sizes() -> None:
     assert v.decode_grid(8) == [1, 2, 3, 4, 5, 6, 8] and v.decode_shapes([1, 2, 4], {1: 2}, 100) == [(1, 1), (2, 1)]
 
 
+def test_capture_sizes_cover_speculative_and_diffusion_decodes() -> None:
+    """A diffusion model's canvas is its decode query length (65 tokens per request at canvas 64); adaptive
+    verification adds its mixed-length token grid; EAGLE with k >= 2 adds its one-token draft steps, a chain of
+    MTP modules does not."""
+    base = {"model_config": True, f"{CC}.cudagraph_mode": CUDAGraphMode.FULL_AND_PIECEWISE,
+            "scheduler_config.max_num_seqs": 128, "scheduler_config.max_num_batched_tokens": 2048}
+    canvas = changes(v.capture_sizes(state({**base, "diffusion_config": True, "diffusion_config.canvas_length": 64},
+                                           platform="cuda:9.0", version="0.34.0")))
+    assert canvas[f"{CC}.decode_cudagraph_capture_request_sizes"] == (1, 2, 3, 4, 5, 6, 7)
+    assert {65, 130, 195, 455} <= set(canvas[f"{CC}.cudagraph_capture_sizes"])
+    spec = {**base, "speculative_config": True, "speculative_config.method": "ngram",
+            "speculative_config.num_speculative_tokens": 3}
+    plain = set(changes(v.capture_sizes(state(spec, platform="cuda:9.0", version="0.34.0")))[f"{CC}.cudagraph_capture_sizes"])
+    adaptive = changes(v.capture_sizes(state({**spec, "speculative_config.enable_adaptive_verification": True},
+                                             platform="cuda:9.0", version="0.34.0")))[f"{CC}.cudagraph_capture_sizes"]
+    assert set(adaptive) - plain == {10, 12, 14, 20, 28} and v.varlen_decode_grid(20) == [1, 2, 4, 8, 10, 12, 14, 16, 20]
+    eagle = {**spec, "speculative_config.method": "eagle"}
+    one_token = set(changes(v.capture_sizes(state(eagle, version="0.34.0")))[f"{CC}.cudagraph_capture_sizes"])
+    assert {3, 5, 6} <= one_token
+    mtp = {**spec, "speculative_config.method": "mtp", "model_config.hf_text_config.num_nextn_predict_layers": 3}
+    chained = set(changes(v.capture_sizes(state(mtp, version="0.34.0")))[f"{CC}.cudagraph_capture_sizes"])
+    assert not {3, 5, 6} & chained
+
+
+def test_a_diffusion_model_runs_the_diffusion_scheduler() -> None:
+    """DiffusionAsyncScheduler under async scheduling, DiffusionScheduler without; a named class is kept."""
+    d = {"diffusion_config": True, "scheduler_config.async_scheduling": True}
+    assert changes(v.diffusion_scheduler(state(d))) == {
+        "scheduler_config.scheduler_cls": "vllm.v1.core.sched.diffusion_scheduler.DiffusionAsyncScheduler"}
+    assert changes(v.diffusion_scheduler(state({**d, "scheduler_config.async_scheduling": False}))) == {
+        "scheduler_config.scheduler_cls": "vllm.v1.core.sched.diffusion_scheduler.DiffusionScheduler"}
+    assert v.diffusion_scheduler(state({**d, "scheduler_config.scheduler_cls": "my.Scheduler"})) is None
+    assert v.diffusion_scheduler(state({"scheduler_config.async_scheduling": True})) is None
+
+
 def test_final_steps() -> None:
     assert changes(v.splitting_ops(state({f"{CC}.mode": CompilationMode.NONE}))) == {f"{CC}.splitting_ops": ()}
     empty = v.splitting_ops(state({f"{CC}.mode": CompilationMode.VLLM_COMPILE, f"{CC}.splitting_ops": (),

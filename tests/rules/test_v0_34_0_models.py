@@ -375,6 +375,83 @@ def test_dynamic_speculative_decoding_is_off_with_data_parallelism() -> None:
         state({**base, "parallel_config.data_parallel_size": 1}, version=V)) is None
 
 
+def test_decode_query_lens_tier_dynamic_speculative_decoding() -> None:
+    """One tier of 1 + k tokens up to max_num_seqs; a per-batch-size schedule gives each draft width its widest
+    batch (a gap carries the previous width, k caps every width); an invalid schedule keeps the static width;
+    a diffusion model's canvas length counts as its speculative tokens."""
+    base = {"speculative_config": True, "speculative_config.num_speculative_tokens": 3,
+            "scheduler_config.max_num_seqs": 64}
+    assert m.decode_query_lens(state(base, version=V)) == {4: 64}
+    dyn = {**base, "speculative_config.num_speculative_tokens_per_batch_size": ((1, 8, 5), (16, 32, 2), (40, 64, 1))}
+    assert m.decode_query_lens(state(dyn, version=V)) == {4: 15, 3: 39, 2: 64}
+    bad = {**base, "speculative_config.num_speculative_tokens_per_batch_size": ((2, 8, 2),)}
+    assert m.decode_query_lens(state(bad, version=V)) == {4: 64}
+    canvas = {"diffusion_config": True, "diffusion_config.canvas_length": 64, "scheduler_config.max_num_seqs": 8}
+    assert m.num_speculative_tokens(state(canvas, version=V)) == 64
+    assert m.decode_query_lens(state(canvas, version=V)) == {65: 8}
+
+
+def test_gpt_oss_captures_the_legacy_1024_token_range() -> None:
+    """gpt-oss: prefill token sizes of the old 1024-token grid below the budget plus the budget, and 1024 tokens'
+    worth of decode requests at the narrowest query length; not on SM 10.x, nor over a size the user set."""
+    base = {"model_config": True, "model_config.architecture": "GptOssForCausalLM",
+            "scheduler_config.max_num_batched_tokens": 2048, "scheduler_config.max_num_seqs": 256}
+    out = changes(m.gptoss_max_capture_size(state(base, platform="cuda:9.0", version=V)))
+    prefill = out["compilation_config.prefill_cudagraph_capture_token_sizes"]
+    assert prefill[:4] == (1, 2, 4, 8) and prefill[-2:] == (1008, 1024) and len(prefill) == 83
+    assert out["compilation_config.max_decode_cudagraph_capture_requests"] == 1024
+    small = changes(m.gptoss_max_capture_size(state({**base, "scheduler_config.max_num_batched_tokens": 300,
+                                                     "speculative_config": True,
+                                                     "speculative_config.num_speculative_tokens": 3}, version=V)))
+    assert small["compilation_config.prefill_cudagraph_capture_token_sizes"][-3:] == (272, 288, 300)
+    assert small["compilation_config.max_decode_cudagraph_capture_requests"] == 256
+    assert m.gptoss_max_capture_size(state(base, platform="cuda:10.0", version=V)) is None
+    assert m.gptoss_max_capture_size(state({**base, "compilation_config.max_decode_cudagraph_capture_requests": 8},
+                                           version=V)) is None
+    assert changes(m.gptoss_max_capture_size(state(base, platform="cpu", version=V)))
+    r = r034("gpt_oss_0340", platform="cpu", env={"VLLM_CPU_KVCACHE_SPACE": "4"})
+    assert r.state["compilation_config.max_decode_cudagraph_capture_requests"] == 1024
+    assert r.state["compilation_config.max_cudagraph_capture_size"] is None
+
+
+# ---------------------------------------------------------------- RoPE overrides and max_model_len
+
+
+def test_a_rope_override_is_standardized_in_place() -> None:
+    """transformers 5 standardizes the override dict as it is set: rope_type (a legacy type kept beside it),
+    rope_theta None, the pretraining length for yarn / llama3 / longrope; vLLM keeps that dict as hf_overrides."""
+    from postinit.schema.loaders.model import standardized_rope_override
+
+    raw = {"max_position_embeddings": 4096}
+    legacy = standardized_rope_override({"rope_scaling": {"type": "dynamic", "factor": 2.0}}, raw)
+    assert legacy["rope_scaling"] == {"type": "dynamic", "factor": 2.0, "rope_type": "dynamic", "rope_theta": None}
+    yarn = standardized_rope_override({"rope_scaling": {"rope_type": "yarn", "factor": 4.0}, "x": 1}, raw)
+    assert yarn == {"x": 1, "rope_scaling": {"rope_type": "yarn", "factor": 4.0, "rope_theta": None,
+                                             "original_max_position_embeddings": 4096}}
+    phi = standardized_rope_override({"rope_scaling": {"rope_type": "longrope", "original_max_position_embeddings": 1}},
+                                     {**raw, "original_max_position_embeddings": 2048})
+    assert phi["rope_scaling"]["original_max_position_embeddings"] == 2048
+    plain = standardized_rope_override({"rope_scaling": {"factor": 2.0}}, raw)
+    assert plain["rope_scaling"]["rope_type"] == "default"
+    r = r034(argv=["--hf-overrides", '{"rope_scaling": {"type": "dynamic", "factor": 2.0}}'])
+    assert r.ok and r.state["model_config.max_model_len"] == 8192
+    assert r.state["model_config.hf_overrides"]["rope_scaling"]["rope_type"] == "dynamic"
+
+
+@pytest.mark.parametrize(("scaling", "length"), [
+    ({"rope_type": "dynamic", "factor": 2.0}, 8192),
+    ({"rope_type": "linear", "factor": 3.0}, 12288),
+    ({"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 1024}, 4096),
+    ({"rope_type": "llama3", "factor": 8.0}, 4096),
+    ({"rope_type": "longrope", "factor": 8.0}, 4096),
+])
+def test_yarn_variants_are_not_scaled_again(scaling: dict[str, Any], length: int) -> None:
+    """0.34.0 applies a rope factor to max_position_embeddings except for the types whose length is already
+    scaled (YaRN variants too now; the seed started yarn from its original length)."""
+    r = r034(argv=["--hf-overrides", json.dumps({"rope_scaling": scaling})])
+    assert r.ok and r.state["model_config.max_model_len"] == length
+
+
 # ---------------------------------------------------------------- quantization
 
 

@@ -35,10 +35,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from postinit.errors import InputError, InvalidValueError, did_you_mean, show
+from postinit.schema import configs
 from postinit.schema.errors import SubConfigError, UnknownFlagError
 from postinit.schema.limits import MAX_ARGS, check_text, plain_copy
 from postinit.schema.loaders._pyset import PySet
-from postinit.schema.loaders.construct import one_line, refusal, schema_class
+from postinit.schema.loaders.construct import escaping_error, one_line, refusal, schema_class
 
 __all__ = [
     "FLAGS",
@@ -288,6 +289,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--data-parallel-hybrid-lb",), "parallel_config.data_parallel_hybrid_lb", "bool"),
     _F(("--data-parallel-external-lb", "-dpe"), "parallel_config.data_parallel_external_lb", "bool",
        since="0.11.1"),
+    _F(("--enable-fault-tolerance",), "parallel_config.enable_fault_tolerance", "bool", since="0.34.0"),
     _F(("--enable-expert-parallel",), "parallel_config.enable_expert_parallel", "bool"),
     _F(("--all2all-backend",), "parallel_config.all2all_backend", choices=_ALL2ALL,
        optional=True),
@@ -350,6 +352,10 @@ FLAGS: tuple[FlagSpec, ...] = (
        optional=True, since="0.34.0"),
     _F(("--enable-mamba-cache-stochastic-rounding",), "mamba_config.enable_stochastic_rounding", "bool",
        since="0.34.0"),
+    # vLLM 0.34.0's create_engine_config writes these into VllmConfig.additional_config (arg_utils.py:2902-2918)
+    _F(("--gdn-prefill-backend",), "additional_config.gdn_prefill_backend", since="0.34.0"),
+    _F(("--kda-prefill-backend",), "additional_config.kda_prefill_backend", since="0.34.0"),
+    _F(("--kda-decode-backend",), "additional_config.kda_decode_backend", since="0.34.0"),
     _F(("--mamba-cache-philox-rounds",), "mamba_config.stochastic_rounding_philox_rounds", "int", since="0.34.0"),
     _F(("--mamba-cache-mode",), "extra.mamba_cache_mode", choices=("align", "none"), since="0.34.0",
        warning="--mamba-cache-mode is deprecated and will be removed in v0.34.0. It has no effect: Mamba prefix "
@@ -473,8 +479,18 @@ def _generic(dest: str, facts: Mapping[str, Any]) -> FlagSpec:
         elif vtype in ("float", "optional(float)"):
             kind = "float"
         else:
+            built = _DATACLASS_TYPE.fullmatch(vtype)
+            if built is not None and isinstance(getattr(configs, built.group(1), None), type):
+                # vLLM's parser builds that dataclass from the JSON text (TypeAdapter(cls).validate_json): a key
+                # or value it refuses is a parse error; the object is kept as an extra no rule reads
+                return FlagSpec(tuple(facts["names"]), f"extra.{dest}", "json", optional=vtype.startswith("optional("),
+                                builds=built.group(1))
             kind = "str"  # JSON-valued ones too: vLLM's own type refuses bad JSON, and no rule reads the value
     return FlagSpec(tuple(facts["names"]), f"extra.{dest}", kind, optional=vtype.startswith("optional("))
+
+
+_DATACLASS_TYPE = re.compile(r"(?:optional\()?dataclass\((\w+)\)\)?")
+"""vLLM's parser type for a field whose type is one of its config dataclasses (data/flags-<version>.json)."""
 
 
 @functools.cache
@@ -595,6 +611,9 @@ class ParsedArgs:
     advice: list[str] = field(default_factory=list)
     """postinit's own advice about the command line (vLLM says nothing): a note, never one of vLLM's records."""
     extra: dict[str, Any] = field(default_factory=dict)
+    given_twice: list[str] = field(default_factory=list)
+    """EngineArgs fields given both as their own flag and in their sub-config's JSON, where the version's
+    create_engine_config refuses that (``_GIVEN_TWICE_AT_CREATE``): a rule raises it in vLLM's order."""
 
 
 # --------------------------------------------------------------------------- argparse
@@ -962,6 +981,8 @@ def _scalar(spec: FlagSpec, option: str, raw: str) -> Any:
     try:
         if kind in ("int", "list_int"):
             value: Any = int(raw)
+        elif kind == "hrint" and spec.vllm_type == "human_readable_int_or_auto" and raw.strip().lower() in ("-1", "auto"):
+            value = None  # vLLM 0.34.0's -1 / auto: ModelConfig derives the length as for an unset one (model.py:2686)
         elif kind == "hrint":
             value = human_readable_int(raw)
         elif kind == "float":
@@ -1022,7 +1043,7 @@ def _string_refused(spec: FlagSpec, option: str, raw: str) -> InvalidValueError:
                              stage="create_engine_config", error="ValidationError", vllm_message=text)
 
 
-def _json(spec: FlagSpec, option: str, raw: str) -> Any:
+def _json(spec: FlagSpec, option: str, raw: str, undeclared: Collection[str] | None = None) -> Any:
     if spec.optional and raw in ("", "None"):
         return None
     check_text(raw, option)
@@ -1030,7 +1051,19 @@ def _json(spec: FlagSpec, option: str, raw: str) -> Any:
         raise _string_refused(spec, option, raw)
     if spec.builds is not None:
         # vLLM's parser builds the sub-config from the text on the spot: a field it refuses is an ArgumentError
-        refused = refusal(schema_class(spec.builds), json_text=raw)
+        below = None if undeclared is None else [p[len(spec.target) + 1:] for p in undeclared
+                                                 if p.startswith(spec.target + ".")]
+        escaping = None
+        if undeclared is not None:
+            try:
+                escaping = escaping_error(schema_class(spec.builds), json.loads(raw))
+            except ValueError:
+                escaping = None
+        if escaping is not None:  # raised by the class's validator, past pydantic and argparse
+            kind, text = escaping
+            raise SubConfigError(f"{option}: {kind}: {text}", config=spec.builds, flag=spec.shown, path=spec.target,
+                                 value=raw, stage="parse", error=kind, vllm_message=text)
+        refused = refusal(schema_class(spec.builds), json_text=raw, absent=below)
         if refused is not None:
             vllm = f"argument {spec.shown}: {refused}"
             raise SubConfigError(one_line(vllm), config=spec.builds, flag=spec.shown, path=spec.target, value=raw,
@@ -1064,8 +1097,8 @@ def _json(spec: FlagSpec, option: str, raw: str) -> Any:
     return plain_copy(value, spec.target)
 
 
-def _convert(spec: FlagSpec, given: _Given) -> tuple[Any, str]:
-    """The typed value and the flag text for provenance."""
+def _convert(spec: FlagSpec, given: _Given, undeclared: Collection[str] | None = None) -> tuple[Any, str]:
+    """The typed value and the flag text for provenance (``undeclared``: as :func:`parse_vllm_args` takes it)."""
     option, raw = given.option, given.value
     if spec.kind in ("bool", "store_true"):
         return bool(raw), option
@@ -1079,7 +1112,7 @@ def _convert(spec: FlagSpec, given: _Given) -> tuple[Any, str]:
         return [_scalar(spec, option, item) for item in items], text
     text = f"{option} {raw}"
     if spec.kind == "json":
-        return _json(spec, option, str(raw)), text
+        return _json(spec, option, str(raw), undeclared), text
     return _scalar(spec, option, str(raw)), text
 
 
@@ -1239,6 +1272,7 @@ it raises an :class:`~postinit.errors.InputError` when vLLM's parser would refus
 def parse_vllm_args(
     argv: str | Sequence[str], *, allow_files: bool = True, construct: Construct | None = None,
     absent: Collection[str] = (), version: str = "", scope: str = "frontend",
+    undeclared: Collection[str] | None = None,
 ) -> ParsedArgs:
     """Parse a ``vllm serve`` command line into a :class:`ParsedArgs` (nested input dict).
 
@@ -1248,7 +1282,10 @@ def parse_vllm_args(
     ``absent`` names the flags (argparse destinations) the modelled vLLM ``version`` does
     not have: its parser refuses them as unrecognized. ``scope`` is the parser: ``frontend``
     (``vllm serve``: the server's flags too), ``async`` (AsyncEngineArgs) or ``engine``
-    (EngineArgs: ``LLM(...)`` and the other usage contexts).
+    (EngineArgs: ``LLM(...)`` and the other usage contexts). ``undeclared``: where the version's config
+    classes refuse a keyword they do not declare (vLLM 0.34.0), the schema paths it lacks; a JSON-valued
+    flag's key that names one of them, or no field at all, is then pydantic's refusal while parsing
+    (None: vLLM ignores such a key, and the door refuses an unknown one in postinit's words).
 
     Failures come in vLLM's order: argparse converts every value as it meets it (the dotted
     keys last, as one JSON value per flag), and a JSON-valued flag whose sub-config vLLM builds
@@ -1340,7 +1377,7 @@ def parse_vllm_args(
             continue
         spec = by_dest[dest]
         try:
-            value, text = _convert(spec, item)
+            value, text = _convert(spec, item, undeclared)
         except InputError as e:
             if e.stage != "create_engine_config":
                 raise
@@ -1377,7 +1414,7 @@ def parse_vllm_args(
         spec = by_dest[dest]
         if dest == "model":
             continue
-        value, text = converted[dest] if dest in converted else _convert(spec, item)
+        value, text = converted[dest] if dest in converted else _convert(spec, item, undeclared)
         if spec.deprecated and value != spec.default:
             result.warnings.append(f"argument '{dest}' is deprecated")
             if spec.warning is not None:
@@ -1410,7 +1447,7 @@ def parse_vllm_args(
         _set(config, target, value)
 
     result.warnings.extend(later)
-    _apply_engine_args(config, result, given, lora_given)
+    _apply_engine_args(config, result, given, lora_given, at_create=version in _GIVEN_TWICE_AT_CREATE)
 
     if model is not None:
         _set(config, "model_config.model", model)
@@ -1483,6 +1520,16 @@ def _leaf_paths(data: dict[str, Any], prefix: str = "") -> list[str]:
     return paths
 
 
+_GIVEN_TWICE_AT_CREATE = ("0.34.0",)
+"""Versions whose create_engine_config itself refuses an EngineArgs field given both as its flag and in its
+sub-config's JSON (a ValueError after the sub-configs it builds first; before them postinit refuses it at the door)."""
+
+_GIVEN_TWICE_EXTRA: tuple[tuple[str, str, str], ...] = (
+    ("attention_backend", "attention_config", "backend"),
+    ("enable_flashinfer_autotune", "kernel_config", "enable_flashinfer_autotune"),
+)
+"""(flag's destination, the sub-config flag's destination, the key): kept as extras, compared in the JSON."""
+
 _MUTUALLY_EXCLUSIVE: tuple[tuple[str, str, str], ...] = (
     ("cuda_graph_sizes", "cudagraph_capture_sizes", "cuda_graph_sizes"),
     ("cudagraph_capture_sizes", "cudagraph_capture_sizes", "cudagraph_capture_sizes"),
@@ -1495,8 +1542,18 @@ def _apply_engine_args(
     result: ParsedArgs,
     given: dict[str, _Given],
     lora_given: list[str],
+    at_create: bool = False,
 ) -> None:
-    """The plain copies ``EngineArgs.create_engine_config`` makes (no derived defaults)."""
+    """The plain copies ``EngineArgs.create_engine_config`` makes (no derived defaults).
+
+    ``at_create``: the version's create_engine_config refuses a field given twice (flag and JSON) itself, after
+    the sub-configs it builds first (vLLM 0.34.0): recorded in ``result.given_twice`` for its rules.
+    """
+    if at_create:  # flags 0.34.0 keeps beside their sub-config's JSON (arg_utils.py:2766, 2828)
+        for dest, json_dest, key in _GIVEN_TWICE_EXTRA:
+            own, whole = result.extra.get(dest), result.extra.get(json_dest)
+            if own is not None and isinstance(whole, dict) and whole.get(key) is not None:
+                result.given_twice.append(dest)
     # -O / --compilation-config against the dedicated compilation flags
     cc_json: dict[str, Any] = {}
     if "compilation_config" in given:
@@ -1506,7 +1563,9 @@ def _apply_engine_args(
         if dest not in given:
             continue
         in_json = key in cc_json and cc_json[key] is not None
-        if in_json or (dest == "cudagraph_capture_sizes" and both_sizes):
+        if in_json and at_create:
+            result.given_twice.append(dest)
+        elif in_json or (dest == "cudagraph_capture_sizes" and both_sizes):
             raise InvalidValueError(
                 f"{name} and compilation_config.{key} are mutually exclusive (set by {given[dest].option} and {given['compilation_config'].option if in_json else '--cuda-graph-sizes'})",
                 path=f"compilation_config.{key}",

@@ -17,14 +17,17 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Collection, Mapping
+from typing import Any, cast
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import InitErrorDetails
 
-from postinit.schema import configs
+from postinit.schema import _configs_0340, configs
+from postinit.schema.loaders.nested import model_fields, submodel_of
 
-__all__ = ["OWN_BOUNDS", "SAME_TYPES", "one_line", "refusal", "wrapped_text"]
+__all__ = ["OWN_BOUNDS", "REMOVED_KEYWORDS", "SAME_TYPES", "escaping_error", "one_line", "refusal", "split_undeclared",
+           "wrapped_text"]
 
 SAME_TYPES: Mapping[str, frozenset[str] | None] = {
     "CompilationConfig": None,
@@ -36,6 +39,9 @@ SAME_TYPES: Mapping[str, frozenset[str] | None] = {
     "PoolerConfig": None,
     "ModelConfig": frozenset({"pooler_config"}),
     "ParallelConfig": frozenset({"eplb_config"}),
+    # vLLM 0.34.0's new classes: fields, defaults and Literal choices are the wheel's (schema/_configs_0340.py; a
+    # type that is one of vLLM's enums or classes is Any there and refuses nothing)
+    **dict.fromkeys(_configs_0340.__all__),
 }
 """The classes (and, where not all, the fields) whose types are vLLM's: their refusals are vLLM's text.
 
@@ -53,6 +59,14 @@ OWN_BOUNDS: frozenset[tuple[str, str]] = frozenset({
 """Fields postinit bounds more tightly than vLLM (vLLM takes any int for ``mode`` and refuses 4 later,
 in ``VllmConfig.__post_init__``; an unknown ``cudagraph_mode`` name is a KeyError vLLM does not catch):
 refused at the door in postinit's words (docs/divergences.md)."""
+
+
+REMOVED_KEYWORDS: Mapping[str, Mapping[str, str]] = {
+    "PoolerConfig": {"normalize": "Parameter `normalize` was removed; use `use_activation` instead."},
+}
+"""Removed keywords a class's ``model_validator(mode="before")`` refuses with its own message, before pydantic
+sees the keyword (vLLM 0.34.0: PoolerConfig.reject_removed_parameters, vllm/config/pooler.py:125-136); applied
+where the version lacks the field."""
 
 
 @functools.cache
@@ -107,13 +121,11 @@ def _without(data: Any, locs: list[tuple[Any, ...]]) -> Any:
     return out
 
 
-def refusal(cls: type[BaseModel], *, data: Any = None, json_text: str | None = None) -> str | None:
-    """pydantic's text of vLLM's refusal to build ``cls`` from ``data`` (or ``json_text``), or None.
+def _vllm_errors(cls: type[BaseModel], data: Any, json_text: str | None) -> tuple[str | None, list[Any]]:
+    """pydantic's refusal of ``data`` (or ``json_text``) that vLLM's class gives too: (its text, its errors).
 
-    None when vLLM's class builds it — or when only postinit refuses it (a key no field has,
-    postinit's own bounds, a field whose type is not vLLM's): the door reports those. The
-    items only postinit refuses are dropped and the rest validated again, so pydantic's text is
-    the one vLLM's class gives for what is left (JSON input reads "a valid array", not "list").
+    The items only postinit refuses are dropped and the rest validated again; ``(None, [])`` when
+    what is left builds.
     """
     for _ in range(4):
         try:
@@ -126,20 +138,162 @@ def refusal(cls: type[BaseModel], *, data: Any = None, json_text: str | None = N
             ours = [tuple(d["loc"]) for d in errors
                     if d["type"] == "extra_forbidden" or not _vllms(cls, tuple(d["loc"]))]
             if not ours:
+                details = [_translated(d) for d in errors]
+                if json_text is not None and any(d["type"] == "model_type" for d in errors):
+                    # JSON input: a dataclass's text is a model's, "Input should be an object", under its own type
+                    return str(e).replace("[type=model_type,", "[type=dataclass_type,").replace(
+                        "/v/model_type", "/v/dataclass_type"), details
                 if any(d["type"] in ("model_type", "model_attributes_type") for d in errors):
-                    return str(ValidationError.from_exception_data(e.title, [_translated(d) for d in errors]))
-                return str(e)
+                    return str(ValidationError.from_exception_data(e.title, details)), details
+                return str(e), details
             if json_text is not None:
                 try:
                     parsed = json.loads(json_text)
                 except ValueError:
-                    return None
+                    return None, []
                 json_text = json.dumps(_without(parsed, ours))
             else:
                 data = _without(data, ours)
             continue
+        return None, []
+    return None, []
+
+
+def split_undeclared(cls: type[BaseModel], data: Mapping[str, Any], absent: Collection[str],
+                loc: tuple[str, ...] = ()) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """``data`` without the keywords the version's class does not declare, and pydantic's error for each.
+
+    A keyword is undeclared when no field of ``cls`` has it or when the field is one the version
+    lacks (``absent``: dotted paths below the class). Sub-configs given as objects are walked;
+    the errors come in the input's order.
+    """
+    fields = model_fields(cls)
+    kept: dict[str, Any] = {}
+    errors: list[dict[str, Any]] = []
+    for key, value in data.items():
+        where = (*loc, str(key))
+        if key not in fields or ".".join(where) in absent:
+            errors.append({"type": "unexpected_keyword_argument", "loc": where, "input": value})
+            continue
+        sub = submodel_of(fields[key].annotation)
+        if sub is not None and isinstance(value, Mapping):
+            value, more = split_undeclared(sub, value, absent, where)
+            errors.extend(more)
+        kept[key] = value
+    return kept, errors
+
+
+def _rank(cls: type[BaseModel], loc: tuple[Any, ...], extra: int | None) -> tuple[tuple[int, int], ...]:
+    """Where pydantic reports the error at ``loc``: a dataclass validates its declared fields in their order
+    (a sub-config's errors at its field's place), then refuses the undeclared keywords in the input's order
+    (``extra``: the error's place among them)."""
+    key: list[tuple[int, int]] = []
+    current: Any = cls
+    for i, item in enumerate(loc):
+        if extra is not None and i == len(loc) - 1:
+            key.append((1, extra))
+            break
+        names = list(model_fields(current)) if current is not None else []
+        if item not in names:
+            break
+        key.append((0, names.index(item)))
+        current = submodel_of(model_fields(current)[item].annotation)
+    return tuple(key)
+
+
+def refusal(cls: type[BaseModel], *, data: Any = None, json_text: str | None = None,
+            absent: Collection[str] | None = None) -> str | None:
+    """pydantic's text of vLLM's refusal to build ``cls`` from ``data`` (or ``json_text``), or None.
+
+    None when vLLM's class builds it — or when only postinit refuses it (postinit's own bounds, a
+    field whose type is not vLLM's; a key no field has unless ``absent`` is given): the door reports
+    those. The items only postinit refuses are dropped and the rest validated again, so pydantic's
+    text is the one vLLM's class gives for what is left (JSON input reads "a valid array", not "list").
+
+    ``absent`` (the version's configs forbid undeclared keywords, vLLM 0.34.0's ``@config``): the fields
+    of ``cls`` that version lacks, as dotted paths below it. A keyword no field of the version has is
+    then vLLM's refusal too — pydantic's ``Unexpected keyword argument``, after the fields' own errors.
+    """
+    if absent is None:
+        return _vllm_errors(cls, data, json_text)[0]
+    given = data
+    if json_text is not None:
+        try:
+            given = json.loads(json_text)
+        except ValueError:
+            return _vllm_errors(cls, data, json_text)[0]
+    if not isinstance(given, Mapping):
+        return _vllm_errors(cls, data, json_text)[0]
+    for key, message in REMOVED_KEYWORDS.get(cls.__name__, {}).items():
+        if key in given and key in absent:  # the class's before-validator names the removed keyword first
+            return wrapped_text(cls.__name__, "ValueError", message, dict(given))
+    kept, extras = split_undeclared(cls, given, frozenset(absent))
+    bounded = _own_bound_errors(cls, kept)
+    if bounded:  # values postinit bounds itself: vLLM's words for them, among its other errors
+        kept = {k: v for k, v in kept.items() if k not in {d["loc"][0] for d in bounded}}
+    if not extras and not bounded:
+        return _vllm_errors(cls, data, json_text)[0]
+    text, errors = (_vllm_errors(cls, None, json.dumps(kept)) if json_text is not None
+                    else _vllm_errors(cls, kept, None))
+    # each error's text as pydantic words it for this input (JSON input: "a valid array"), in vLLM's order
+    blocks = _blocks(text or "")
+    if len(blocks) != len(errors):  # a message of several lines: pydantic's wording of the details instead
+        blocks = _blocks(str(ValidationError.from_exception_data(cls.__name__, cast("list[InitErrorDetails]", errors))))
+    ranked = [(_rank(cls, tuple(d["loc"]), None), block) for d, block in zip(errors, blocks, strict=False)]
+    if bounded:
+        bounded_text = str(ValidationError.from_exception_data(cls.__name__, cast("list[InitErrorDetails]", bounded)))
+        ranked += [(_rank(cls, tuple(d["loc"]), None), block)
+                   for d, block in zip(bounded, _blocks(bounded_text), strict=False)]
+    if extras:
+        extra_text = str(ValidationError.from_exception_data(cls.__name__, cast("list[InitErrorDetails]", extras)))
+        ranked += [(_rank(cls, tuple(d["loc"]), i), block)
+                   for i, (d, block) in enumerate(zip(extras, _blocks(extra_text), strict=False))]
+    ranked.sort(key=lambda pair: pair[0])  # stable: one field's errors keep pydantic's order
+    n = len(ranked)
+    return "\n".join([f"{n} validation error{'s' if n != 1 else ''} for {cls.__name__}", *(b for _, b in ranked)])
+
+
+_MODE_NAMES = ("NONE", "STOCK_TORCH_COMPILE", "DYNAMO_TRACE_ONCE", "VLLM_COMPILE")
+_CUDAGRAPH_MODE_NAMES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
+
+
+def _own_bound_errors(cls: type[BaseModel], given: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """pydantic's errors for the values of ``given`` that postinit bounds itself (:data:`OWN_BOUNDS`) as vLLM
+    0.34.0's class refuses them: ``mode`` by name (its before-validator, vllm/config/compilation.py:1003-1019)
+    or as the IntEnum's value."""
+    if cls.__name__ != "CompilationConfig" or "mode" not in given:
+        return []
+    mode = given["mode"]
+    if isinstance(mode, str) and mode.upper() not in _MODE_NAMES:
+        message = f"Invalid compilation mode: {mode}. Valid modes are: {', '.join(_MODE_NAMES)}"
+        return [{"type": "value_error", "loc": ("mode",), "input": mode, "ctx": {"error": ValueError(message)}}]
+    if isinstance(mode, int) and not isinstance(mode, bool) and mode not in range(4):
+        return [{"type": "enum", "loc": ("mode",), "input": mode, "ctx": {"expected": "0, 1, 2 or 3"}}]
+    return []
+
+
+def escaping_error(cls: type[BaseModel], given: Any) -> tuple[str, str] | None:
+    """An exception vLLM 0.34.0's class raises while validating ``given`` that pydantic does not catch, as
+    ``(type, message)``: an unknown ``cudagraph_mode`` name is ``CUDAGraphMode[name]``'s KeyError
+    (vllm/config/compilation.py:1023-1028), which escapes even argparse."""
+    if cls.__name__ != "CompilationConfig" or not isinstance(given, Mapping):
         return None
+    mode = given.get("cudagraph_mode")
+    if isinstance(mode, str) and mode.upper() not in _CUDAGRAPH_MODE_NAMES:
+        return "KeyError", repr(mode.upper())
     return None
+
+
+def _blocks(text: str) -> list[str]:
+    """The errors of pydantic's ``ValidationError`` text, one block each (its location line and the indented
+    lines under it), without the title line."""
+    blocks: list[list[str]] = []
+    for line in text.splitlines()[1:]:
+        if line[:1].isspace() and blocks:
+            blocks[-1].append(line)
+        else:
+            blocks.append([line])
+    return ["\n".join(b) for b in blocks]
 
 
 def wrapped_text(title: str, error: str, message: str, value: Any, loc: tuple[str, ...] = ()) -> str:

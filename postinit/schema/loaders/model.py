@@ -40,6 +40,7 @@ __all__ = [
     "catalog_id",
     "list_catalog",
     "load_model",
+    "standardized_rope_override",
     "with_hf_overrides",
 ]
 
@@ -482,6 +483,50 @@ def _patch_rope(config: dict[str, Any]) -> None:
         rope["rope_type"] = "longrope"
     elif kind == "mrope" and "mrope_section" in rope:
         rope["rope_type"] = "default"
+
+
+_ROPE_ORIGINAL_LEN_TYPES = ("llama3", "yarn", "longrope")
+"""Rope types whose parameters carry the pretraining length (transformers' ``standardize_rope_params``)."""
+
+
+def standardized_rope_override(overrides: Mapping[str, Any], raw: Mapping[str, Any]) -> dict[str, Any]:
+    """``hf_overrides`` with a dict-valued ``rope_scaling`` as transformers 5 leaves it once set on the config.
+
+    vLLM 0.34.0 sets a dict-valued override with ``setattr`` after loading (``ModelConfig._apply_dict_overrides``,
+    vllm/config/model.py:570-585); transformers' ``rope_scaling`` setter (transformers/configuration_utils.py:
+    721-728) makes the very dict the config's ``rope_parameters`` and standardizes it in place
+    (``standardize_rope_params``, transformers/modeling_rope_utils.py:805-858): ``rope_type`` from a legacy
+    ``type`` (else ``default``), ``rope_theta`` (the config's attribute, which transformers 5 configs no longer
+    keep: None), and for llama3 / yarn / longrope the pretraining length (the config's
+    ``original_max_position_embeddings`` if it has one, else a given one, else ``max_position_embeddings``).
+    Parameters nested by layer type get the same per layer. The legacy ``su`` / ``mrope`` names are not patched
+    here (vLLM patches them before the dict overrides). Not modelled: a model class whose config keeps
+    ``rope_theta`` or ``partial_rotary_factor`` as attributes (remote code) or has another default rope type."""
+    rope = overrides.get("rope_scaling")
+    if not isinstance(rope, Mapping) or not rope:
+        return dict(overrides)
+    params: dict[str, Any] = json.loads(json.dumps(rope))
+    layer_types = raw.get("layer_types")
+    labels: list[Any] = layer_types if isinstance(layer_types, list) else []
+    nested = [k for k in params if k in labels]
+    original = raw.get("original_max_position_embeddings")
+
+    def one(p: dict[str, Any], *, overwrite: bool) -> None:
+        p.setdefault("rope_type", p.get("type", "default"))
+        p.setdefault("rope_theta", None)
+        if p["rope_type"] in _ROPE_ORIGINAL_LEN_TYPES:
+            if overwrite and "original_max_position_embeddings" in raw:
+                p["original_max_position_embeddings"] = original
+            else:
+                p.setdefault("original_max_position_embeddings", raw.get("max_position_embeddings"))
+
+    if nested:
+        for key in nested:
+            if isinstance(params[key], dict):
+                one(params[key], overwrite=False)
+    else:
+        one(params, overwrite=True)
+    return {**overrides, "rope_scaling": params}
 
 
 def _update_nested(target: dict[str, Any], updates: Mapping[str, Any]) -> None:
