@@ -713,3 +713,37 @@ def speculative_engine_flags(c: Mapping[str, Any]) -> RuleResult:
     if not c[_EA] or not c["speculative_config"]:
         return None
     return {"speculative_config.enable_chunked_prefill": c[_CP], "speculative_config.disable_log_stats": False}
+
+
+@rule(
+    "engine-args.mm-loras-need-multimodal",
+    title="Default modality-specific LoRAs need a multimodal model",
+    phase="sub_configs",
+    kind="check",
+    reads=(_EA, "model_config", "model_config.is_multimodal_model", "lora_config", "lora_config.default_mm_loras"),
+    source=f"{_SRC}.create_engine_config (after the SchedulerConfig); ref 12.3",
+    message="Default modality-specific LoRA(s) were provided for a non multimodal model",
+)
+def mm_loras_need_multimodal(c: Mapping[str, Any]) -> RuleResult:
+    """A default LoRA per modality (image, audio) has nothing to apply to in a text-only model."""
+    if not c[_EA] or c["model_config"] is None or c["model_config.is_multimodal_model"]:
+        return None
+    if c["lora_config"] is not None and c["lora_config.default_mm_loras"]:
+        return Violation("Default modality-specific LoRA(s) were provided for a non multimodal model")
+    return None
+
+
+@rule(
+    "engine-args.bitsandbytes-load-format",
+    title="A bitsandbytes checkpoint loads with the bitsandbytes loader",
+    phase="engine_args",
+    kind="override",
+    reads=(_EA, "model_config", "model_config.quantization"),
+    writes=("load_config.load_format",),
+    source=f"{_SRC}.create_engine_config (before create_load_config); ref 12.3",
+)
+def bitsandbytes_load_format(c: Mapping[str, Any]) -> RuleResult:
+    """Pre-quantized bitsandbytes weights need their own loader, whatever --load-format says."""
+    if c[_EA] and c["model_config"] is not None and c["model_config.quantization"] == "bitsandbytes":
+        return {"load_config.load_format": "bitsandbytes"}
+    return None

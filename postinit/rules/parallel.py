@@ -40,17 +40,22 @@ _A2A = "parallel_config.all2all_backend"
     title="all2all_backend defaults to VLLM_ALL2ALL_BACKEND",
     phase="sub_configs",
     kind="default",
-    reads=(_A2A, "env.VLLM_ALL2ALL_BACKEND", "env.all2all_backend_set"),
+    reads=(_A2A, "env.VLLM_ALL2ALL_BACKEND", "env.all2all_backend_set", "usage.via_engine_args"),
     writes=(_A2A,),
     source=f"{_PAR}.__post_init__; ref 2.3",
     message="",
 )
 def all2all_backend_default(c: Mapping[str, Any]) -> RuleResult:
-    """The env variable is the deprecated way to choose the MoE all2all backend; it still fills an unset value."""
+    """The env variable is the deprecated way to choose the MoE all2all backend; it still fills an unset value.
+
+    The deprecation is a ``warning_once``: ``vllm serve`` builds its argument parser first, and the parser
+    builds a default ParallelConfig for the flags' defaults, which logs it then; the config's own
+    construction repeats nothing (golden case n008-all2all-env).
+    """
     if c[_A2A] is not None:
         return None
     change = {_A2A: c["env.VLLM_ALL2ALL_BACKEND"]}
-    if c["env.all2all_backend_set"]:
+    if c["env.all2all_backend_set"] and not c["usage.via_engine_args"]:
         return Outcome(change, level="warning", message=(
             "VLLM_ALL2ALL_BACKEND environment variable is deprecated and will be removed in a future "
             "release. Please use the --all2all-backend command-line argument instead."))
@@ -281,17 +286,41 @@ _EXEC = "parallel_config.distributed_executor_backend"
 def executor_backend_multi(c: Mapping[str, Any]) -> RuleResult:
     """Multiprocessing is used when the world fits on this node; Ray when it does not or DP uses Ray.
 
-    postinit assumes Ray is importable and no Ray placement group is active.
+    postinit takes Ray as not installed (a plain ``pip install vllm``, and the oracle's environment): a world
+    larger than this node's GPUs is then refused; no Ray placement group is active.
     """
     if c[_EXEC] is not None or c["parallel_config.world_size"] <= 1:
         return None
     backend = "mp"
     if c["platform.is_cuda"] and c["platform.device_count"] < c["parallel_config.world_size"]:
-        backend = "ray"
+        return Violation(_RAY_MULTI_NODE)
     elif c["parallel_config.data_parallel_backend"] == "ray":
         return Outcome({_EXEC: "ray"}, message="Using ray distributed inference because data_parallel_backend is ray",
                        level="info")
     return Outcome.log({_EXEC: backend}, backend=backend)
+
+
+_RAY_MULTI_NODE = ("Unable to load Ray: No module named 'ray'. Ray is required for multi-node inference, please "
+                   "install Ray with `pip install ray`.")
+_RAY_MISSING = "Failed to import Ray: No module named 'ray'.Please install Ray with `pip install ray`."
+
+
+@rule(
+    "parallel.ray-importable",
+    title="The ray executor, and nsight profiling of Ray workers, need Ray (taken as not installed)",
+    phase="sub_configs",
+    kind="check",
+    reads=(_EXEC, "parallel_config.ray_workers_use_nsight"),
+    source=f"{_PAR}._verify_args, vllm/v1/executor/ray_utils.py assert_ray_available; ref 2.3",
+    message=_RAY_MISSING,
+)
+def ray_importable(c: Mapping[str, Any]) -> RuleResult:
+    """``use_ray`` asserts Ray is importable; nsight profiling runs inside Ray workers only."""
+    if c[_EXEC] == "ray":
+        return Violation(_RAY_MISSING)
+    if c["parallel_config.ray_workers_use_nsight"]:
+        return Violation("Unable to use nsight profiling unless workers run with Ray.")
+    return None
 
 
 @rule(

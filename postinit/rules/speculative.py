@@ -341,3 +341,112 @@ def draft_verify_with_parallel_config(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+
+
+@rule(
+    "speculative.mtp-several-tokens-warning",
+    title="MTP with more than one speculative token reruns the same layer (warning)",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SM, "speculative_config.num_speculative_tokens", "model_config",
+           "model_config.hf_config.model_type"),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
+    message="Enabling num_speculative_tokens > 1 will runmultiple times of forward on same MTP layer,which may "
+    "result in lower acceptance rate",
+    level="warning",
+)
+def mtp_several_tokens_warning(c: Mapping[str, Any]) -> RuleResult:
+    """An MTP checkpoint has one (or few) prediction layers: more tokens run the same layer again.
+
+    vLLM warns where it recognises the draft's model type as an MTP type (the target's checkpoint under its MTP
+    name); LongCat's MTP type has its own message and is not modelled here.
+    """
+    if not c["speculative_config"] or c[_SM] != "mtp" or not c["model_config"]:
+        return None
+    if c["model_config.hf_config.model_type"] not in _MTP_DRAFT_BY_TYPE:
+        return None
+    tokens = c["speculative_config.num_speculative_tokens"]
+    return Outcome.log() if isinstance(tokens, int) and tokens > 1 else None
+
+
+@rule(
+    "speculative.num-tokens-required",
+    title="n-gram lookup needs num_speculative_tokens",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SM, "speculative_config.num_speculative_tokens"),
+    source="vllm/config/speculative.py SpeculativeConfig._verify_args (a model_validator); ref 2.8",
+    message="num_speculative_tokens must be provided with speculative model unless the draft model config contains "
+    "an n_predict parameter.",
+)
+def num_tokens_required(c: Mapping[str, Any]) -> RuleResult:
+    """N-gram lookup has no draft config whose n_predict could stand for a missing number of tokens."""
+    if c["speculative_config"] and c[_SM] in ("ngram", "[ngram]") \
+            and c["speculative_config.num_speculative_tokens"] is None:
+        return Violation("num_speculative_tokens must be provided with speculative model unless the draft model "
+                         "config contains an n_predict parameter.")
+    return None
+
+
+def _bound_errors(c: Mapping[str, Any], bounds: tuple[tuple[str, str, int], ...]) -> list[str]:
+    """pydantic's text for each out-of-bounds speculative-config number (``(field, "gt" | "ge", bound)``)."""
+    errors: list[str] = []
+    for name, op, bound in bounds:
+        value = c[f"speculative_config.{name}"]
+        if not isinstance(value, int) or (value > bound if op == "gt" else value >= bound):
+            continue
+        kind, words = ("greater_than", "greater than") if op == "gt" else ("greater_than_equal",
+                                                                          "greater than or equal to")
+        errors.append(f"{name}\n  Input should be {words} {bound} [type={kind}, input_value={value}, "
+                      f"input_type=int]\n    For further information visit https://errors.pydantic.dev/2.12/v/{kind}")
+    return errors
+
+
+def _refusal(errors: list[str]) -> Violation | None:
+    if not errors:
+        return None
+    head = f"{len(errors)} validation error{'s' if len(errors) > 1 else ''} for SpeculativeConfig"
+    return Violation("\n".join([head, *errors]), error="ValidationError")
+
+
+_SPEC_BOUNDS: tuple[tuple[str, str, int], ...] = (("num_speculative_tokens", "gt", 0),
+                                                  ("draft_tensor_parallel_size", "ge", 1))
+"""SpeculativeConfig's ``Field(gt=...)`` / ``Field(ge=...)`` bounds on the fields no rule of postinit fills in
+before (``max_model_len`` and the prompt-lookup bounds are defaulted by rules, so a refused input value of theirs
+is not told from a default here), in the class's field order."""
+_BATCH_BOUND = (("disable_by_batch_size", "ge", 2),)
+_SPEC_SRC = ("vllm/engine/arg_utils.py EngineArgs.create_speculative_config (SpeculativeConfig's Field bounds, "
+             "vllm/config/speculative.py); ref 2.8")
+
+
+@rule(
+    "speculative.field-bounds",
+    title="The speculative config's numbers within their pydantic bounds",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", *(f"speculative_config.{name}" for name, _, _ in _SPEC_BOUNDS)),
+    source=_SPEC_SRC,
+    message="<n> validation error(s) for SpeculativeConfig ...",
+)
+def field_bounds(c: Mapping[str, Any]) -> RuleResult:
+    """pydantic refuses every out-of-bounds number at once, before any of SpeculativeConfig's own code runs;
+    create_engine_config lets its ValidationError through unwrapped."""
+    if not c["speculative_config"]:
+        return None
+    return _refusal(_bound_errors(c, _SPEC_BOUNDS))
+
+
+@rule(
+    "speculative.disable-by-batch-size-bound",
+    title="disable_by_batch_size is at least 2",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", "speculative_config.disable_by_batch_size"),
+    source=_SPEC_SRC,
+    message="1 validation error for SpeculativeConfig ... greater than or equal to 2 ...",
+)
+def disable_by_batch_size_bound(c: Mapping[str, Any]) -> RuleResult:
+    """Speculation switched off above one request would never run: pydantic refuses a threshold below 2."""
+    if not c["speculative_config"]:
+        return None
+    return _refusal(_bound_errors(c, _BATCH_BOUND))

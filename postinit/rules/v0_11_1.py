@@ -1607,6 +1607,10 @@ DELTA = Delta(
               source=f"{_CPU}; ref step-17, 7.6#2, v0.11.1", why="128-token blocks whether or not IPEX is installed"),
         patch("scheduler.non-causal-blocks-cp", message=_NOT_CAUSAL, source=f"{_VLLM}; ref step-14, v0.11.1",
               why="vLLM fixed its log's grammar (support, not supports)"),
+        patch("model.sleep-mode-platform", platforms=("cuda", "rocm"), title="Sleep mode needs CUDA or ROCm",
+              source="vllm/config/model.py ModelConfig.__post_init__, vllm/platforms/interface.py "
+              "Platform.is_sleep_mode_available; ref 2.1, v0.11.1",
+              why="is_sleep_mode_available is True on ROCm too (every ROCm GPU, for want of a stateless MI300 probe)"),
     ),
     add=(
         unsupported_feature, chunked_prefill_default, pooling_chunked_prefill_warning,

@@ -435,6 +435,7 @@ DROPS: dict[str, str] = {
     "scheduler.partial-prefill-limits": "max_num_partial_prefills / max_long_partial_prefills / num_lookahead_slots "
     "were removed from SchedulerConfig in 0.34.0",
     "speculative.token-tree": "SpeculativeConfig.speculative_token_tree was removed in 0.34.0",
+    "speculative.disable-by-batch-size-bound": "SpeculativeConfig.disable_by_batch_size was removed in 0.34.0",
     "compilation.async-tp-implies-sp": "the sequence-parallelism / async-TP passes and their pass_config keys were "
     "removed in 0.34.0 (docs/vllm-0.34.0.md section 1)",
     "compilation.sp-needs-rms-norm": "sequence parallelism was removed in 0.34.0",

@@ -180,7 +180,8 @@ def fp8_e4m3_to_e5m2(c: Mapping[str, Any]) -> RuleResult:
     title="CPU FP8 KV cache casts an fp16 model to bf16",
     phase="platform",
     kind="override",
-    reads=(_KIND, _DTYPE, "model_config", *HEAD_DTYPE_READS),
+    reads=(_KIND, _DTYPE, "model_config", "scheduler_config.chunked_prefill_enabled",
+           "cache_config.enable_prefix_caching", *HEAD_DTYPE_READS),
     writes=("model_config.dtype", "model_config.head_dtype"),
     source=f"{_SRC}; ref step-17, 7.6#6, 13.1:O7",
     message="FP8 KV cache on the CPU backend only does not support fp16 for now, cast to bf16.",
@@ -190,8 +191,11 @@ def fp8_kv_fp16_to_bf16(c: Mapping[str, Any]) -> RuleResult:
     """FP8 KV cache on CPU does not support fp16 models.
 
     The quantization checks of step 6 already validated the old dtype (O7). vLLM's
-    ``head_dtype`` is a property of the model dtype, so it follows (golden t025).
+    ``head_dtype`` is a property of the model dtype, so it follows (golden t025). Like the e4m3 cast, it comes
+    after the FP8 check: with chunked prefill or prefix caching on, nothing is cast or logged (golden n089).
     """
+    if c["scheduler_config.chunked_prefill_enabled"] or c["cache_config.enable_prefix_caching"]:
+        return None
     fp16 = c["model_config.dtype"] in ("float16", "half")
     if _cpu(c) and c[_DTYPE] != "auto" and c["model_config"] is not None and fp16:
         return {"model_config.dtype": "bfloat16", "model_config.head_dtype": head_dtype_for(c, "bfloat16")}

@@ -1,0 +1,102 @@
+"""Rules added for vLLM config sites the golden corpus reached only with the coverage cases (``n###``, issue 30).
+
+Each test pins one decision as the seed (d7fb10c57) or 0.11.1 makes it; the golden cases named in the docstrings
+are the real answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import postinit
+from postinit.engine import Outcome, Violation
+from postinit.rules import engine_args, model_config, observability, parallel, speculative
+from postinit.rules._kit import state
+from postinit.rules.platforms import cpu
+
+LLAMA = ["tests/golden/models/llama"]
+
+
+def _message(result: Any) -> str | None:
+    assert isinstance(result, Violation), result
+    return result.message
+
+
+def test_all2all_env_warning_only_outside_the_parser() -> None:
+    """n008: ``vllm serve``'s parser already logged the warning_once; a config built directly logs it."""
+    env = {"VLLM_ALL2ALL_BACKEND": "naive"}
+    cli = parallel.all2all_backend_default(state(env=env, usage__via_engine_args=True))
+    assert cli == {"parallel_config.all2all_backend": "naive"}
+    direct = parallel.all2all_backend_default(state(env=env))
+    assert isinstance(direct, Outcome) and direct.level == "warning" and "deprecated" in (direct.message or "")
+
+
+def test_ray_is_taken_as_not_installed() -> None:
+    """n010, n011, n014: the ray executor, nsight profiling and a world larger than the node all need Ray."""
+    assert "Failed to import Ray" in (_message(parallel.ray_importable(
+        state({"parallel_config.distributed_executor_backend": "ray"}))) or "")
+    assert _message(parallel.ray_importable(state({"parallel_config.ray_workers_use_nsight": True}))) == \
+        "Unable to use nsight profiling unless workers run with Ray."
+    assert parallel.ray_importable(state()) is None
+    big = state({"parallel_config.world_size": 16, "parallel_config.distributed_executor_backend": None},
+                platform="h100")
+    assert (_message(parallel.executor_backend_multi(big)) or "").startswith("Unable to load Ray")
+
+
+def test_sleep_mode_platforms() -> None:
+    """n027: the seed has sleep mode on CUDA only; 0.11.1 on ROCm too."""
+    on = {"model_config": True, "model_config.enable_sleep_mode": True}
+    assert _message(model_config.sleep_mode_platform(state(on, platform="cpu"))) == \
+        "Sleep mode is not supported on current platform."
+    assert model_config.sleep_mode_platform(state(on, platform="h100")) is None
+    assert model_config.sleep_mode_platform(state(on, platform="rocm"), platforms=("cuda", "rocm")) is None
+    r = postinit.resolve(argv=[*LLAMA, "--enable-sleep-mode"], platform="rocm", vllm_version="0.11.1")
+    assert r.error is None
+
+
+def test_default_mm_loras_need_a_multimodal_model() -> None:
+    """n060: refused in create_engine_config for a text-only model."""
+    s = state({"usage.via_engine_args": True, "model_config": True, "lora_config": True,
+               "lora_config.default_mm_loras": {"image": "x"}})
+    assert "non multimodal model" in (_message(engine_args.mm_loras_need_multimodal(s)) or "")
+    r = postinit.resolve(argv=[*LLAMA, "--enable-lora", "--default-mm-loras", '{"image": "x"}'], platform="h100")
+    assert r.error is not None and r.error.stage == "create_engine_config"
+
+
+def test_bitsandbytes_checkpoint_load_format() -> None:
+    """n030: a bitsandbytes checkpoint loads with the bitsandbytes loader."""
+    s = state({"usage.via_engine_args": True, "model_config": True, "model_config.quantization": "bitsandbytes"})
+    assert engine_args.bitsandbytes_load_format(s) == {"load_config.load_format": "bitsandbytes"}
+    assert engine_args.bitsandbytes_load_format(state({"usage.via_engine_args": True, "model_config": True})) is None
+
+
+def test_tracing_and_ignore_patterns() -> None:
+    """n070, n067: detailed traces need an endpoint; non-default download patterns are logged as a list."""
+    s = state({"observability_config.collect_detailed_traces": ["all"]})
+    assert "otlp-traces-endpoint" in (_message(observability.detailed_traces_endpoint(s)) or "")
+    logged = observability.ignore_patterns_logged(state({"load_config.ignore_patterns": ["*.pt"]}))
+    assert isinstance(logged, Outcome) and logged.args == {"patterns": "['*.pt']"}
+    assert observability.ignore_patterns_logged(state()) is None
+
+
+def test_speculative_checks() -> None:
+    """n074, n075, n078, n083: n-gram without a token count, pydantic's bounds, the MTP warning."""
+    ngram = {"speculative_config": True, "speculative_config.method": "ngram"}
+    assert "num_speculative_tokens must be provided" in (_message(speculative.num_tokens_required(state(ngram))) or "")
+    zero = speculative.field_bounds(state({**ngram, "speculative_config.num_speculative_tokens": 0,
+                                           "speculative_config.draft_tensor_parallel_size": 0}))
+    assert isinstance(zero, Violation) and zero.error == "ValidationError"
+    assert zero.message.startswith("2 validation errors for SpeculativeConfig\nnum_speculative_tokens\n  Input should "
+                                   "be greater than 0 [type=greater_than, input_value=0, input_type=int]")
+    one = speculative.disable_by_batch_size_bound(state({**ngram, "speculative_config.disable_by_batch_size": 1}))
+    assert isinstance(one, Violation) and "greater than or equal to 2" in one.message
+    mtp = state({"speculative_config": True, "speculative_config.method": "mtp", "model_config": True,
+                 "speculative_config.num_speculative_tokens": 2, "model_config.hf_config.model_type": "deepseek_v3"})
+    assert isinstance(speculative.mtp_several_tokens_warning(mtp), Outcome)
+
+
+def test_cpu_fp16_cast_comes_after_the_fp8_check() -> None:
+    """n089: with chunked prefill on, the FP8 check raises first: nothing is cast or logged."""
+    s = state({"cache_config.cache_dtype": "fp8_e5m2", "model_config": True, "model_config.dtype": "float16",
+               "scheduler_config.chunked_prefill_enabled": True}, platform="cpu")
+    assert cpu.fp8_kv_fp16_to_bf16(s) is None
