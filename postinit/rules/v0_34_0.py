@@ -422,6 +422,8 @@ DROPS: dict[str, str] = {
     "VLLM_COMPILE)",
     "parallel.all2all-backend-default": "VLLM_ALL2ALL_BACKEND is gone in 0.34.0 (envs.py); all2all_backend "
     "defaults to allgather_reducescatter (vllm/config/parallel.py:229)",
+    "parallel.nnodes-disables-custom-all-reduce": "ParallelConfig no longer turns the custom all-reduce off for "
+    "--nnodes > 1 in 0.34.0 (only the platform's use_custom_allreduce, vllm/config/parallel.py:1260-1265)",
     "parallel.batch-invariant-custom-allreduce": "ParallelConfig no longer reads VLLM_BATCH_INVARIANT in 0.34.0 "
     "(only the platform's use_custom_allreduce, vllm/config/parallel.py:1259)",
     "verify.external-launcher-seed": "ModelConfig.verify_with_parallel_config no longer checks the seed for "
