@@ -468,6 +468,11 @@ DROPS: dict[str, str] = {
     "cuda.block-size-default": "0.34.0 picks the block size at worker start-up (update_block_size_for_backend); "
     "during config resolution it stays CacheConfig.DEFAULT_BLOCK_SIZE = 64",
     "rocm.block-size-default": "as on CUDA: block size 64 through config resolution in 0.34.0",
+    "rocm.aiter-rms-norm": "RocmPlatform.check_and_update_config no longer appends '+rms_norm' for AITER in 0.34.0 "
+    "(vllm/platforms/rocm.py:1194-1241); apply_config_platform_defaults adds it only under VLLM_BATCH_INVARIANT "
+    "(:1157-1161, rocm.config-platform-defaults) and AITER's RMSNorm is picked through kernel_config.ir_op_priority",
+    "quirk.rocm-rms-norm-under-eager": "the AITER '+rms_norm' append and its always-false eager guard are gone in "
+    "0.34.0 (vllm/platforms/rocm.py:1194-1241)",
     "cuda.mla-backend-default": "0.34.0 chooses attention backends at worker start-up",
     "cuda.mla-block-size-flashmla": "0.34.0 chooses MLA block sizes at worker start-up",
     "cuda.mla-block-size-cutlass": "0.34.0 chooses MLA block sizes at worker start-up",
@@ -657,11 +662,22 @@ def pooling_prefix_caching_warning(c: Mapping[str, Any]) -> RuleResult:
 
 
 _BATCH_READS = (_EA, _CTX, _TOK, _SEQ, _ECP, "platform.is_cpu", "platform.total_memory_gb", "platform.device_name",
-                "platform.capability", "model_config.max_model_len", "performance_mode")
+                "platform.capability", "model_config.max_model_len", "performance_mode",
+                "parallel_config.all2all_backend", "parallel_config.enable_expert_parallel", _DP)
+BATCHED_DP_TOKENS = 256
+"""``SchedulerConfig.DEFAULT_MAX_NUM_BATCHED_TOKENS_FOR_BATCHED_DP`` (vllm/config/scheduler.py:41)."""
+
+
+def _batched_dp_moe(c: Mapping[str, Any]) -> bool:
+    """``ParallelConfig.use_batched_dp_moe`` (vllm/config/parallel.py:888): a batched (low-latency) all2all
+    backend with expert parallelism across more than one data-parallel rank."""
+    return bool(c["parallel_config.all2all_backend"] in ("deepep_low_latency", "nixl_ep")
+                and c["parallel_config.enable_expert_parallel"] and c[_DP] > 1)
 
 
 def _batch(c: Mapping[str, Any], tokens: Mapping[str | None, int], seqs: Mapping[str | None, int]) -> RuleResult:
-    """``_set_default_max_num_seqs_and_batched_tokens_args``: the usage default (2048 / 128 otherwise), doubled in
+    """``_set_default_max_num_seqs_and_batched_tokens_args``: the usage default (2048 / 128 otherwise; 256 tokens
+    for a batched data-parallel MoE, :func:`_batched_dp_moe`), doubled in
     throughput mode, raised to max_model_len without chunked prefill, capped at max_num_seqs x max_model_len; then
     max_num_seqs <= the budget."""
     if not c[_EA]:
@@ -671,7 +687,12 @@ def _batch(c: Mapping[str, Any], tokens: Mapping[str | None, int], seqs: Mapping
     if orig_tok is not None and orig_seq is not None:
         return None
     length = c["model_config.max_model_len"]
-    tok = orig_tok if orig_tok is not None else tokens.get(ctx, 2048)
+    if orig_tok is not None:
+        tok = orig_tok
+    elif _batched_dp_moe(c):  # vllm/engine/arg_utils.py:3204: whatever the device
+        tok = BATCHED_DP_TOKENS
+    else:
+        tok = tokens.get(ctx, 2048)
     seq = orig_seq if orig_seq is not None else seqs.get(ctx, 128)
     if c["performance_mode"] == "throughput":
         tok = tok * 2 if orig_tok is None else tok
