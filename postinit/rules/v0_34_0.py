@@ -2609,6 +2609,58 @@ def connector_class_for_graphs(c: Mapping[str, Any]) -> RuleResult:
                    f"cudagraph_mode from {mode.name} to PIECEWISE.")
 
 
+def _imports_nixl(c: Mapping[str, Any]) -> bool:
+    """Whether looking the configured connector up imports vLLM's NIXL connector package (a built-in Nixl*
+    connector, itself or as a MultiConnector child): its worker module loads ``vllm.distributed.nixl_utils``'
+    ``NixlWrapper`` and ``nixl_agent_config`` at import (kv_connector/v1/nixl/base_worker.py:71)."""
+    if not c[_KVT] or c[_KVC] is None or c["kv_transfer_config.kv_connector_module_path"]:
+        return False
+    found = _connectors(c)
+    if isinstance(found, Violation):
+        return False
+    conn, children = found
+    return any(one.name.startswith("Nixl") for one in (conn, *children))
+
+
+_NIXL_READS = _KVT_READS
+
+
+@rule(
+    "kv-transfer.nixl-ucx-rcache",
+    title="Importing the NIXL connector caps UCX's unreleased registration cache",
+    phase="finalize",
+    kind="check",
+    reads=_NIXL_READS,
+    source="vllm/distributed/nixl_utils.py _maybe_set_ucx_rcache_limit (:21-37), called by _load_nixl_attr on the "
+    "first NixlWrapper / nixl_agent_config lookup; ref V-EXTENSIBLE-KV, v0.34.0",
+    message="Setting UCX_RCACHE_MAX_UNRELEASED to '1024' to avoid a rare memory leak in UCX when using NIXL.",
+    level="info",
+)
+def nixl_ucx_rcache(c: Mapping[str, Any]) -> RuleResult:
+    """The connector class is first looked up by the extensible-KV-cache step (every configured connector; earlier
+    lookups, for full CUDA graphs or lookahead hashes, import the same module once). vLLM sets the variable in its
+    own process unless the user did (postinit reads no UCX_* variable: taken as unset)."""
+    return Outcome.log() if _imports_nixl(c) else None
+
+
+@rule(
+    "kv-transfer.nixl-unavailable",
+    title="Importing the NIXL connector without the nixl package warns that NIXL is missing",
+    phase="finalize",
+    kind="check",
+    reads=_NIXL_READS,
+    after=("kv-transfer.nixl-ucx-rcache",),
+    source="vllm/distributed/nixl_utils.py _load_nixl_attr (:51-79): the nixl (ROCm: nixl_rocm) package's _api "
+    "module cannot be imported; ref V-EXTENSIBLE-KV, v0.34.0",
+    message="NIXL is not available\nNIXL agent config is not available",
+    level="warning",
+)
+def nixl_unavailable(c: Mapping[str, Any]) -> RuleResult:
+    """postinit takes the NIXL package as absent (the oracle's environment, as for the IMEX channel): both lazy
+    attributes the worker module imports resolve to None, each with a warning."""
+    return Outcome.log() if _imports_nixl(c) else None
+
+
 _EXTENSIBLE = "cache_config.enable_extensible_kv_cache"
 _NO_IMEX = ("Extensible KV cache off: without an IMEX channel, KV transfers within a host (e.g. NIXL) would lose "
             "NVLink and fall back to RDMA or TCP. If transfers only cross hosts, pass --enable-extensible-kv-cache.")
@@ -3767,7 +3819,7 @@ CORE = sequence(
 FINALIZE = sequence(
     "vllm.finalize-0340",
     "scheduler.diffusion-scheduler", "cudagraph.normalize-piecewise-after-platform", "cudagraph.stock-compile-disables", "vllm.model-runner",
-    "cache.extensible-kv-cache", "profiler.proton-checks", "parallel.batch-sharded-sampling-default",
+    "kv-transfer.nixl-ucx-rcache", "kv-transfer.nixl-unavailable", "cache.extensible-kv-cache", "profiler.proton-checks", "parallel.batch-sharded-sampling-default",
     "speculative.adaptive-verification", "compilation.compile-ranges", "parallel.moonep", "compilation.splitting-ops",
     "cudagraph.piecewise-needs-vllm-compile", "parallel.dbo-requires-deepep", "kv-transfer.offloading",
     "aux-output.compatibility", "scheduler.hma",
@@ -3832,7 +3884,7 @@ DELTA = Delta(
              cpu_compile_mode_dynamo_trace_once, cpu_executor_backend_mp, kv_offloading, default_mode, no_static_graph_support, pooling_forces_piecewise,
              encoder_decoder_forces_piecewise, eager_disables, warmups, capture_sizes, splitting_ops,
              piecewise_needs_vllm_compile, dbo_requires_deepep),
-    add=(diffusion_scheduler, sampling_replay, nixl_dcp, direct_reload, aux_output_compatibility, hisparse, spec_metrics_need_spec, kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
+    add=(nixl_ucx_rcache, nixl_unavailable, diffusion_scheduler, sampling_replay, nixl_dcp, direct_reload, aux_output_compatibility, hisparse, spec_metrics_need_spec, kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
          elastic_ep_requirements, all2all_removed_backends, numa_bind, numa_bind_lists, eplb_communicator,
          ray_available, dbo_thresholds, max_num_active_seqs, long_prefill_threshold_max, chunked_prefill_prefix_caching_support, kv_buffer_device_default, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,
          async_scheduling_default, async_scheduling_explicit, nccl_dp_sync_default, enforce_eager,
