@@ -944,6 +944,26 @@ def _connector_supports_lookahead(c: Mapping[str, Any]) -> bool:
     return name in LOOKAHEAD_CONNECTORS
 
 
+@rule(
+    "model.sleep-mode-cumem-allocator",
+    title="Sleep mode turns the cumem allocator on (CUDA and ROCm)",
+    phase="model_config",
+    kind="override",
+    reads=("model_config", _M + "enable_sleep_mode", _M + "enable_cumem_allocator", "platform.kind"),
+    writes=(_M + "enable_cumem_allocator",),
+    source=f"{_MODEL}.__post_init__ (vllm/config/model.py:681-690); {_REF}",
+    message="Enabling cumem allocator because sleep mode requires it.",
+    level="info",
+)
+def sleep_mode_cumem_allocator(c: Mapping[str, Any]) -> RuleResult:
+    """Sleep mode offloads and discards memory through the cumem allocator's pool, so on a CUDA-alike platform
+    it is switched on for a model that sleeps."""
+    if c["model_config"] and c[_M + "enable_sleep_mode"] and c["platform.kind"] in ("cuda", "rocm") \
+            and not c[_M + "enable_cumem_allocator"]:
+        return {_M + "enable_cumem_allocator": True}
+    return None
+
+
 # =========================================================================== GptOssForCausalLMConfig (phase model, step 2)
 
 _CC = "compilation_config."
@@ -1210,7 +1230,7 @@ DELTA = Delta(
     patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
     replace=(class_interfaces, gptoss_max_capture_size, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default),
-    add=(deprecated_quantization, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
+    add=(sleep_mode_cumem_allocator, deprecated_quantization, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
          mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
          draft_decode_context_parallel_size, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
          speculative_lookahead_slots, watermark_speculative,

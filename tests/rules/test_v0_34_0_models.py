@@ -452,6 +452,14 @@ def test_yarn_variants_are_not_scaled_again(scaling: dict[str, Any], length: int
     assert r.ok and r.state["model_config.max_model_len"] == length
 
 
+def test_sleep_mode_turns_the_cumem_allocator_on() -> None:
+    """On CUDA and ROCm sleep mode needs the cumem allocator and gets it (vLLM logs it); on CPU, not."""
+    on = {"model_config": True, "model_config.enable_sleep_mode": True}
+    assert changes(m.sleep_mode_cumem_allocator(state(on, version=V))) == {"model_config.enable_cumem_allocator": True}
+    assert m.sleep_mode_cumem_allocator(state(on, platform="cpu", version=V)) is None
+    assert m.sleep_mode_cumem_allocator(state({"model_config": True}, version=V)) is None
+
+
 # ---------------------------------------------------------------- quantization
 
 
