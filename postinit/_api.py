@@ -94,6 +94,20 @@ def _deep_merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, An
     return out
 
 
+def _merged_at(base: Mapping[str, Any], parts: list[str], value: Any) -> dict[str, Any]:
+    """``_deep_merge(base, _nest(".".join(parts), value))``, copying only the mappings along the path."""
+    out = dict(base)
+    head = parts[0]
+    old = out.get(head)
+    if len(parts) == 1:
+        out[head] = _deep_merge(old, value) if isinstance(value, Mapping) and isinstance(old, Mapping) else value
+    elif isinstance(old, Mapping):
+        out[head] = _merged_at(old, parts[1:], value)
+    else:
+        out[head] = _nest(".".join(parts[1:]), value)
+    return out
+
+
 def _nest(path: str, value: Any) -> dict[str, Any]:
     out: dict[str, Any] = {}
     node = out
@@ -569,7 +583,7 @@ def _prepare_changes(
             keys[top] = None
     data = front.data
     for p, v in changes.items():
-        data = _deep_merge(data, _nest(p, v))
+        data = _merged_at(data, p.split("."), v)
     flags = {**front.flags, **{p: f"--set {p}" for p in changes}}
     state = dict(base_state)
     prov = dict(res.engine.initial_provenance)
