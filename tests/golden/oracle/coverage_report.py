@@ -354,6 +354,9 @@ def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: P
              "process under coverage.py --branch (~15 min)")
     L.append(f"python3 tests/golden/oracle/coverage_report.py report {version}  # -> docs/coverage-{version}.md")
     L.append("```\n")
+    listed = Path(data_file).parent / "cases.txt"  # written by `run`
+    n_cases = len(listed.read_text().split()) if listed.is_file() else 0
+    L.append(f"Measured on {n_cases} golden cases of {version}.\n")
     L.append("Sites: every branch arc (coverage.py's), every `logger.*` / `*_once` / `warnings.warn` call and "
              "every `raise` of the scope (see the script's docstring). *Reachable* = not matched by the "
              "classification table below.\n")
@@ -411,6 +414,7 @@ def run(version: str, data_dir: Path, cases: str | None) -> None:
     venv, oracle, cwd, default_cases, extra = VERSIONS[version]
     data_dir.mkdir(parents=True, exist_ok=True)
     files = sorted(glob.glob(cases or default_cases))
+    (data_dir / "cases.txt").write_text("".join(f"{f}\n" for f in files))
     env = {**os.environ, "PYTHONHASHSEED": "0", "COVERAGE_FILE": str(data_dir / ".coverage")}
     py = str(venv / "bin/python")
     cmd = ["nice", "-n", "10", py, "-P", "-m", "coverage", "run", f"--rcfile={HERE / 'coverage.rc'}", str(oracle),
