@@ -864,8 +864,10 @@ def head_dtype_for(c: Mapping[str, Any], dtype: str) -> str:
     return _head_dtype(c, dtype)[0]
 
 
-def _head_dtype(c: Mapping[str, Any], dtype: str | None = None) -> tuple[str, str | None]:
-    """vLLM's ``head_dtype``: (dtype, warning or None)."""
+def _head_dtype(c: Mapping[str, Any], dtype: str | None = None, *, generate_override: bool = False
+                ) -> tuple[str, str | None]:
+    """vLLM's ``head_dtype``: (dtype, warning or None). ``generate_override``: a generation model's head takes the
+    ``head_dtype`` override too (vLLM 0.34.0: an fp32 lm_head for RL training-inference consistency)."""
     dtype, supported = dtype or c[M + "dtype"], c["platform.supported_dtypes"]
     raw = c[H + "head_dtype"]
     if raw == "model":
@@ -874,7 +876,7 @@ def _head_dtype(c: Mapping[str, Any], dtype: str | None = None) -> tuple[str, st
         head = _DTYPE_NAMES.get(str(raw).lower(), str(raw).lower())
     else:
         head = "float32" if "float32" in supported and c[M + "runner_type"] == "pooling" else dtype
-    if c[M + "runner_type"] != "pooling" and head != dtype:
+    if c[M + "runner_type"] != "pooling" and head != dtype and not generate_override:
         return dtype, f"`head_dtype` currently only supports pooling models.fallback to model dtype [{_torch(dtype)}]."
     if head not in supported:
         return dtype, (f"The current platform does not support [{_torch(head)}] head dtype, "
@@ -891,7 +893,7 @@ def _head_dtype(c: Mapping[str, Any], dtype: str | None = None) -> tuple[str, st
     writes=(M + "head_dtype",),
     source=f"{SRC}.head_dtype; ref 2.1.1",
 )
-def head_dtype(c: Mapping[str, Any]) -> RuleResult:
+def head_dtype(c: Mapping[str, Any], *, generate_override: bool = False) -> RuleResult:
     """Pooling models compute their head in float32 for accuracy; generation heads use the model dtype.
 
     ``head_dtype`` is a property vLLM reads when it builds the model, not while it resolves the config: its
@@ -900,7 +902,7 @@ def head_dtype(c: Mapping[str, Any]) -> RuleResult:
     """
     if not _present(c):
         return None
-    value, _warning = _head_dtype(c)
+    value, _warning = _head_dtype(c, generate_override=generate_override)
     return {M + "head_dtype": value}
 
 
@@ -1161,6 +1163,7 @@ _LEN_READS = (
     M + "spec_target_max_model_len", *(T + k for k in MAX_LEN_KEYS), T + "sliding_window", T + "rope_scaling",
     T + "model_type", T + "original_max_position_embeddings", H + "tokenizer_model_max_length",
     H + "position_embedding_type", H + "st_max_seq_length", H + "st_do_lower_case", "env.VLLM_ALLOW_LONG_MAX_MODEL_LEN",
+    T + "rope_theta",
 )
 NO_LEN_KEY_MESSAGE = (
     "The model's config.json does not contain any of the following keys to determine the original maximum "
@@ -1174,7 +1177,7 @@ LONG_LEN_WARNING = (
 
 
 def _user_len_problem(c: Mapping[str, Any], user: int, derived: float, key: str | None,
-                      sliding_check: bool = True) -> Violation | str | None:
+                      sliding_check: bool = True, as_float: bool = False) -> Violation | str | None:
     """Step 8: a user value above the derived length (a violation, or the VLLM_ALLOW_LONG_MAX_MODEL_LEN warning)."""
     model_max_length = c[T + "model_max_length"]
     if user <= derived:
@@ -1185,7 +1188,7 @@ def _user_len_problem(c: Mapping[str, Any], user: int, derived: float, key: str 
                 "Disabling sliding window is not supported for models model_max_length in the config. "
                 "Please raise an issue so we can investigate.", error="NotImplementedError")
         return None
-    shown = int(derived) if float(derived).is_integer() else derived
+    shown = float(derived) if as_float else (int(derived) if float(derived).is_integer() else derived)
     msg = (f"User-specified max_model_len ({user}) is greater than the derived max_model_len ({key}={shown} "
            f"or model_max_length={model_max_length} in model's config.json).")
     if c["env.VLLM_ALLOW_LONG_MAX_MODEL_LEN"]:
@@ -1227,7 +1230,7 @@ def _final_len(c: Mapping[str, Any], user: int | None, derived: float) -> int:
 )
 def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESSAGE,
                   unscaled_rope: tuple[str, ...] = UNSCALED_ROPE, sliding_window_checks: bool = True,
-                  legacy_type_key_error: bool = True) -> RuleResult:
+                  legacy_type_key_error: bool = True, rope_float: bool = False) -> RuleResult:
     """The model's context length caps max_model_len; a larger user value is refused unless explicitly allowed.
 
     ``no_key_message``: the warning when config.json has no length key (``{}``: the keys vLLM looked for).
@@ -1236,6 +1239,8 @@ def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESS
     model_max_length the user's value stays within (NotImplementedError).
     ``legacy_type_key_error``: a dict-valued hf_overrides rope scaling that names its kind ``type`` (not
     ``rope_type``) is a KeyError (transformers 4 left it as given; transformers 5 standardizes it).
+    ``rope_float``: every RoPE model multiplies the derived length by its (float) scaling factor, 1.0 by default,
+    so the refusal / warning shows it as a float (vLLM 0.34.0, transformers 5's rope_parameters; golden s-n035).
 
     Runs once: it reads the user's value (kept as original_max_model_len) and replaces it. With
     disable_sliding_window vLLM then clears the text config's sliding_window. Its message is
@@ -1261,7 +1266,9 @@ def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESS
         return Violation("'rope_type'", error="KeyError", hint="name the scaling as rope_type, not type")
     scaled = _scaled_len(c, derived, unscaled_rope)
     problem = (_rope_blocks_sliding_off(c, derived) if sliding_window_checks else None) or (
-        _user_len_problem(c, user, scaled, key, sliding_window_checks) if user is not None else None)
+        _user_len_problem(c, user, scaled, key, sliding_window_checks,
+                          rope_float and "gemma3" not in (c[T + "model_type"] or "")
+                          and (c[T + "rope_theta"] is not None or rope is not None)) if user is not None else None)
     if isinstance(problem, Violation):
         return problem
     value = _final_len(c, user, scaled)

@@ -4,6 +4,7 @@ weight download patterns.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,6 +13,30 @@ from postinit.engine import Outcome, RuleResult, Violation, rule
 _OBS = "vllm/config/observability.py ObservabilityConfig"
 _LOAD = "vllm/config/load.py LoadConfig"
 _DEFAULT_IGNORE = ["original/**/*"]
+_PEP440 = re.compile(
+    r"\s*v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*"                                     # epoch, release
+    r"(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?"                # pre-release
+    r"(?:-[0-9]+|[-_.]?(?:post|rev|r)[-_.]?[0-9]*)?"                             # post-release
+    r"(?:[-_.]?dev[-_.]?[0-9]*)?"                                                # development release
+    r"(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?\s*", re.IGNORECASE)                    # local version
+"""A version string as PEP 440 allows it (what ``packaging.version.parse`` accepts)."""
+
+
+@rule(
+    "observability.hidden-metrics-version",
+    title="--show-hidden-metrics-for-version is a version number",
+    phase="sub_configs",
+    kind="check",
+    reads=("observability_config.show_hidden_metrics_for_version",),
+    source=f"{_OBS}._validate_show_hidden_metrics_for_version (a field_validator: packaging's parse); ref 2.3",
+    message="Invalid version: '<value>'",
+)
+def hidden_metrics_version(c: Mapping[str, Any]) -> RuleResult:
+    """The metrics hidden since a release are named by that release's number (PEP 440)."""
+    value = c["observability_config.show_hidden_metrics_for_version"]
+    if value is not None and not _PEP440.fullmatch(value):
+        return Violation(f"Invalid version: {value!r}", error="InvalidVersion")
+    return None
 
 
 @rule(

@@ -198,12 +198,14 @@ CONFIG_CLASSES: dict[str, str] = {
 }
 """The pydantic dataclass built at each stage of that name."""
 
-_PYDANTIC_WRAPS = frozenset({"ValueError", "AssertionError"})
+_PYDANTIC_WRAPS = frozenset({"ValueError", "AssertionError", "InvalidVersion"})
+"""The exceptions pydantic wraps when a validator raises them (``InvalidVersion`` is packaging's ValueError)."""
 
 FIELD_VALIDATORS: dict[str, str] = {
     "structured-outputs.revalidated": "structured_outputs_config",  # vLLM 0.11.1 (postinit/rules/v0_11_1.py)
     "model.pooler-pooling-type": "pooler_config",  # vLLM 0.34.0 (postinit/rules/v0_34_0_models.py)
     "cache.cache-dtype-known": "cache_dtype",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
+    "observability.hidden-metrics-version": "show_hidden_metrics_for_version",  # postinit/rules/observability.py
 }
 """Rules that stand for a validator VllmConfig runs on one of its fields: pydantic names that field in the
 ``ValidationError`` around the rule's exception."""
@@ -240,6 +242,7 @@ _ENGINE_ARGS_STEPS: dict[str, str] = {
     "scheduler.is-multimodal-from-model": "create_engine_config:before-scheduler",
     "scheduler.max-model-len-from-model": "create_engine_config:before-scheduler",
     "scheduler.runner-type-from-model": "create_engine_config:before-scheduler",
+    "scheduler.field-bounds": "create_engine_config:before-scheduler",
     "engine-args.observability-config": "create_engine_config:before-lora",
     "engine-args.default-mm-loras-need-multimodal": "create_engine_config:before-lora",
     "engine-args.mm-loras-need-multimodal": "create_engine_config:before-lora",

@@ -474,11 +474,33 @@ def _ge(name: str, value: int, bound: int) -> Violation:
 
 
 @rule(
+    "scheduler.field-bounds",
+    title="SchedulerConfig's pydantic lower bounds (lookahead slots, partial prefills)",
+    phase="sub_configs",
+    kind="check",
+    reads=("scheduler_config.num_lookahead_slots", "scheduler_config.max_num_partial_prefills",
+           "scheduler_config.max_long_partial_prefills"),
+    source=f"{_ARGS}.create_engine_config (SchedulerConfig(...): {_SCH} Field(ge=...)); ref 2.4, v0.11.1",
+    message="1 validation error for SchedulerConfig ... greater than or equal to ...",
+)
+def scheduler_field_bounds(c: Mapping[str, Any]) -> RuleResult:
+    """pydantic checks the bounds when create_engine_config builds the SchedulerConfig, before its __post_init__
+    runs (and logs): the ValidationError reaches the caller unwrapped (golden case n021-lookahead-negative)."""
+    for name, bound in (("max_num_partial_prefills", 1), ("max_long_partial_prefills", 1), ("num_lookahead_slots", 0)):
+        value = c[f"scheduler_config.{name}"]
+        if value < bound:
+            refusal = _ge(name, value, bound)
+            return Violation(f"{refusal.message}\n    For further information visit "
+                             "https://errors.pydantic.dev/2.12/v/greater_than_equal", error=refusal.error)
+    return None
+
+
+@rule(
     "scheduler.partial-prefill-limits",
     title="Lookahead slots and partial-prefill limits must be consistent",
     phase="sub_configs",
     kind="check",
-    reads=("scheduler_config.num_lookahead_slots", "scheduler_config.max_num_partial_prefills",
+    reads=("scheduler_config.max_num_partial_prefills",
            "scheduler_config.max_long_partial_prefills", "scheduler_config.long_prefill_token_threshold", _LEN,
            _ECP),
     after=("scheduler.budget-below-max-num-seqs",),
@@ -486,15 +508,10 @@ def _ge(name: str, value: int, bound: int) -> Violation:
     message="<one of SchedulerConfig's range errors>",
 )
 def partial_prefill_limits(c: Mapping[str, Any]) -> RuleResult:
-    """Lower bounds are pydantic field constraints now; partial prefills need chunked prefill and a threshold within max_model_len."""
-    slots, parts = c["scheduler_config.num_lookahead_slots"], c["scheduler_config.max_num_partial_prefills"]
+    """Partial prefills need chunked prefill and a threshold within max_model_len (the lower bounds are pydantic
+    field constraints now: ``scheduler.field-bounds``, checked before)."""
+    parts = c["scheduler_config.max_num_partial_prefills"]
     longs, thr = c["scheduler_config.max_long_partial_prefills"], c["scheduler_config.long_prefill_token_threshold"]
-    if parts < 1:
-        return _ge("max_num_partial_prefills", parts, 1)
-    if longs < 1:
-        return _ge("max_long_partial_prefills", longs, 1)
-    if slots < 0:
-        return _ge("num_lookahead_slots", slots, 0)
     if parts > 1 and not c[_ECP]:
         return Violation("Chunked prefill must be enabled to set max_num_partial_prefills > 1.")
     if parts > 1 and thr > c[_LEN]:
@@ -798,7 +815,7 @@ _PC = "model_config.pooler_config."
     phase="model_config",
     kind="derive",
     reads=("model_config.pooler_config", _PC + "softmax", _PC + "activation", _PC + "use_activation"),
-    writes=(_PC + "use_activation",),
+    writes=(_PC + "use_activation", _PC + "softmax", _PC + "activation"),
     source="vllm/config/pooler.py PoolerConfig.__post_init__, get_use_activation; ref 2.1, v0.11.1",
     message="softmax will be deprecated, please use use_activation instead.",
     level="warning",
@@ -808,12 +825,15 @@ def pooler_use_activation(c: Mapping[str, Any]) -> RuleResult:
 
     vLLM's ``if softmax := getattr(o, "softmax", None) is not None`` binds the
     comparison, not the value: ``softmax=False`` yields ``use_activation=True``.
+    0.11.1 declares both deprecated fields ``float | None``: pydantic keeps a given ``False`` as ``0.0``
+    (golden cases n154, n155).
     """
     if not c["model_config.pooler_config"]:
         return None
+    floats = {_PC + name: float(c[_PC + name]) for name in ("softmax", "activation") if c[_PC + name] is not None}
     for name in ("softmax", "activation"):
         if c[_PC + name] is not None:
-            return Outcome({_PC + "use_activation": True},
+            return Outcome({_PC + "use_activation": True, **floats},
                            message=f"{name} will be deprecated, please use use_activation instead.")
     return None
 
@@ -1613,7 +1633,7 @@ DELTA = Delta(
               why="is_sleep_mode_available is True on ROCm too (every ROCm GPU, for want of a stateless MI300 probe)"),
     ),
     add=(
-        unsupported_feature, chunked_prefill_default, pooling_chunked_prefill_warning,
+        scheduler_field_bounds, unsupported_feature, chunked_prefill_default, pooling_chunked_prefill_warning,
         pooling_prefix_caching_warning, lora_speculative_budget, scheduler_chunked_prefill_default, nnodes_needs_mp,
         nnodes_disables_custom_all_reduce, qk_norm_rope_fusion_platform, qk_norm_rope_rotary_op,
         compile_cache_save_format_default, pooler_use_activation, structured_outputs_revalidated,

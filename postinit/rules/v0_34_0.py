@@ -438,6 +438,8 @@ DROPS: dict[str, str] = {
     "were removed from SchedulerConfig in 0.34.0",
     "speculative.token-tree": "SpeculativeConfig.speculative_token_tree was removed in 0.34.0",
     "speculative.disable-by-batch-size-bound": "SpeculativeConfig.disable_by_batch_size was removed in 0.34.0",
+    "scheduler.field-bounds": "num_lookahead_slots and the partial-prefill limits were removed from SchedulerConfig in "
+    "0.34.0",
     "compilation.async-tp-implies-sp": "the sequence-parallelism / async-TP passes and their pass_config keys were "
     "removed in 0.34.0 (docs/vllm-0.34.0.md section 1)",
     "compilation.sp-needs-rms-norm": "sequence parallelism was removed in 0.34.0",
@@ -3845,9 +3847,34 @@ _DROP_GROUPS = {
 }
 
 
+@rule(
+    "engine-args.seed-without-multiprocessing",
+    title="The global seed warning when V1 multiprocessing is off",
+    phase="engine_args",
+    kind="check",
+    reads=(_EA, "env.VLLM_ENABLE_V1_MULTIPROCESSING", "model_config.seed"),
+    source="vllm/engine/arg_utils.py EngineArgs.create_model_config (vllm/engine/arg_utils.py:2014-2021); ref v0.34.0",
+    message="The global random seed is set to {seed}. Since VLLM_ENABLE_V1_MULTIPROCESSING is set to False, this may "
+    "affect the random state of the Python process that launched vLLM.",
+    level="warning",
+)
+def seed_without_multiprocessing(c: Mapping[str, Any]) -> RuleResult:
+    """Without a separate engine process the seed is set in the caller's own process (golden s-n044)."""
+    if c[_EA] and not c["env.VLLM_ENABLE_V1_MULTIPROCESSING"]:
+        return Outcome.log(seed=c["model_config.seed"])
+    return None
+
+
 _MODEL_PY = "vllm/config/model.py ModelConfig"
 
 PATCHES = (
+    patch("model.head-dtype", generate_override=True, source="vllm/config/model.py ModelConfig.head_dtype; ref 2.1.1, "
+          "v0.34.0", why="a generation model's head takes the head_dtype override (an fp32 lm_head for RL)"),
+    patch("speculative.mtp-several-tokens-warning",
+          message="Enabling num_speculative_tokens > 1 will run multiple times of forward on same MTP layer,which "
+          "may result in lower acceptance rate",
+          source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8, v0.34.0",
+          why="0.34.0 put the missing space between 'run' and 'multiple' into the warning's text"),
     patch("kv-events.events-without-prefix-caching",
           message="KV cache events are on, but prefix caching is not enabled. Use --enable-prefix-caching to enable.",
           source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1940-1948); ref step-16, v0.34.0",
@@ -3885,7 +3912,7 @@ DELTA = Delta(
              cpu_compile_mode_dynamo_trace_once, cpu_executor_backend_mp, kv_offloading, default_mode, no_static_graph_support, pooling_forces_piecewise,
              encoder_decoder_forces_piecewise, eager_disables, warmups, capture_sizes, splitting_ops,
              piecewise_needs_vllm_compile, dbo_requires_deepep),
-    add=(nixl_ucx_rcache, nixl_unavailable, diffusion_scheduler, sampling_replay, nixl_dcp, direct_reload, aux_output_compatibility, hisparse, spec_metrics_need_spec, kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
+    add=(seed_without_multiprocessing, nixl_ucx_rcache, nixl_unavailable, diffusion_scheduler, sampling_replay, nixl_dcp, direct_reload, aux_output_compatibility, hisparse, spec_metrics_need_spec, kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
          elastic_ep_requirements, all2all_removed_backends, numa_bind, numa_bind_lists, eplb_communicator,
          ray_available, dbo_thresholds, max_num_active_seqs, long_prefill_threshold_max, chunked_prefill_prefix_caching_support, kv_buffer_device_default, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,
          async_scheduling_default, async_scheduling_explicit, nccl_dp_sync_default, enforce_eager,
@@ -3900,9 +3927,11 @@ DELTA = Delta(
     groups=(CREATE_ENGINE_CONFIG, BATCH_DEFAULTS, CPU_CHECK_AND_UPDATE, PARALLEL_POST_INIT, SCHEDULER_POST_INIT, CORE, FINALIZE),
     drop_groups=_DROP_GROUPS,
     after={  # SchedulerConfig's own field defaults apply only where EngineArgs set none (it is built after them)
-        rid: ("engine-args.batch-defaults-cpu", "engine-args.batch-defaults-large-gpu",
-              "engine-args.batch-defaults-other-device")
-        for rid in ("scheduler.max-num-batched-tokens-default", "scheduler.max-num-seqs-default")},
+        **{rid: ("engine-args.batch-defaults-cpu", "engine-args.batch-defaults-large-gpu",
+                 "engine-args.batch-defaults-other-device")
+           for rid in ("scheduler.max-num-batched-tokens-default", "scheduler.max-num-seqs-default")},
+        # ModelConfig refuses sleep mode off CUDA/ROCm before it reads config.json (golden s-n027)
+        "model.architecture": ("model.sleep-mode-platform",)},
     fields_added=FIELDS_ADDED,
     fields_removed=FIELDS_REMOVED,
     flags_added=("optimization_level", "performance_mode"),

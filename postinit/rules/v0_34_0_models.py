@@ -193,6 +193,7 @@ _MAX_LEN = (
           # transformers 5 standardizes a legacy rope_scaling "type" into rope_parameters' rope_type, so an
           # hf_overrides {"rope_scaling": {"type": ...}} no longer fails on the missing key
           legacy_type_key_error=False,
+          rope_float=True,  # derived_max_model_len *= scaling_factor for every RoPE model (2678)
           source=f"vllm/config/model.py _get_and_verify_max_len (2589-2700: YaRN variants leave "
           f"max_position_embeddings already scaled, 2659-2666; no NotImplementedError for rope scaling or "
           f"model_max_length with disable_sliding_window); {_REF}"),

@@ -344,9 +344,63 @@ def random_line(rng: random.Random) -> tuple[str, dict[str, Any]]:
                         usage_context=usage)
 
 
+def second() -> list[tuple[str, dict[str, Any]]]:
+    """The second batch (n150-): sites the first left unreached, mostly 0.11.1's own."""
+    out: list[tuple[str, dict[str, Any]]] = []
+
+    def add(slug: str, site: str, description: str, args: list[str], **kw: Any) -> None:
+        out.append((slug, argv(site, description, args, **kw)))
+
+    add("cc-cache-format", "compilation:cache-save-format", "an unknown compile_cache_save_format",
+        [LLAMA, "-O", js({"compile_cache_save_format": "zip"})])
+    add("ec-role-bad", "ec-transfer:role", "an unknown ec_role (0.11.1's encoder-cache transfer)",
+        [LLAMA, "--ec-transfer-config", js({"ec_connector": "ECSharedStorageConnector", "ec_role": "ec_nobody"})])
+    add("ec-role-missing", "ec-transfer:role-missing", "an ec_connector without ec_role",
+        [LLAMA, "--ec-transfer-config", js({"ec_connector": "ECSharedStorageConnector"})])
+    add("disable-sw-rope", "model:disable-sliding-window-rope", "--disable-sliding-window on a rope-scaled model",
+        ["models/llama_long", "--disable-sliding-window"])
+    add("pooler-softmax", "pooler:softmax-deprecated", "--pooler-config softmax on a reward model",
+        ["models/qwen2_rm", "--pooler-config", js({"softmax": False})])
+    add("pooler-activation", "pooler:activation-deprecated", "--pooler-config activation on a classifier",
+        ["models/llama_seqcls", "--pooler-config", js({"activation": False})])
+    add("spec-suffix", "speculative:suffix", "suffix decoding (Arctic Inference not installed)",
+        [LLAMA, "--speculative-config", js({"method": "suffix"})])
+    add("spec-ngram-draft-tp2", "speculative:draft-tp-warning", "n-gram lookup with draft TP 2 under TP 2",
+        [LLAMA, "-tp", "2", "--speculative-config",
+         js({"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3, "draft_tensor_parallel_size": 2})])
+    add("so-reasoning-bad", "structured-outputs:reasoning-parser", "an unknown reasoning parser",
+        [LLAMA, "--structured-outputs-config", js({"reasoning_parser": "nope"})])
+    add("async-eagle", "vllm:async-spec", "--async-scheduling with EAGLE",
+        [LLAMA, "--async-scheduling", "--speculative-config", js(EAGLE)])
+    add("async-uni-tp2", "vllm:async-executor", "--async-scheduling with TP 2 and the external launcher",
+        [LLAMA, "--async-scheduling", "-tp", "2", "--distributed-executor-backend", "external_launcher"],
+        env={"RANK": "0"})
+    add("dp-hybrid-local1", "engine-args:hybrid-lb-local-1", "--data-parallel-hybrid-lb with one local DP rank",
+        [LLAMA, "-dp", "2", "--data-parallel-size-local", "1", "--data-parallel-hybrid-lb"])
+    add("nnodes-external", "engine-args:node-rank-external", "two nodes, external LB, node rank 1",
+        [LLAMA, "-dp", "4", "--nnodes", "2", "--node-rank", "1", "--data-parallel-external-lb"])
+    add("nnodes-local", "engine-args:node-rank", "two nodes, DP 4, node rank 1",
+        [LLAMA, "-dp", "4", "--nnodes", "2", "--node-rank", "1"])
+    add("nnodes-mp", "parallel:nnodes-backend", "two nodes with the uni executor",
+        [LLAMA, "-tp", "2", "--nnodes", "2", "--distributed-executor-backend", "uni"])
+    add("lora-spec-budget", "engine-args:lora-spec-budget", "LoRA with n-gram speculation and a small token budget",
+        [LLAMA, "--enable-lora", "--max-num-batched-tokens", "512", "--max-num-seqs", "256", "--speculative-config",
+         js({"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 3})])
+    add("cpu-nobind", "cpu:nobind", "CPU with VLLM_CPU_OMP_THREADS_BIND=nobind", [LLAMA], platform="cpu",
+        env={"VLLM_CPU_OMP_THREADS_BIND": "nobind"})
+    add("mtp-k3-divisible", "speculative:mtp-divisible", "MTP with 3 tokens on Qwen3-Next",
+        ["models/qwen3_next", "--speculative-config", js({"method": "mtp", "num_speculative_tokens": 3})])
+    add("dsv32-bf16", "models:deepseek-v32-bf16", "DeepSeek-V3.2 with --kv-cache-dtype auto",
+        ["models/deepseek_v32", "--kv-cache-dtype", "auto"])
+    add("hidden-metrics-bad", "observability:hidden-metrics-version", "an unparsable --show-hidden-metrics-for-version",
+        [LLAMA, "--show-hidden-metrics-for-version", "not-a-version"])
+    return out
+
+
 def cases() -> list[tuple[str, dict[str, Any]]]:
     out = targeted()
     out += [random_line(RNG) for _ in range(40)]
+    out += second()
     return out
 
 

@@ -100,3 +100,34 @@ def test_cpu_fp16_cast_comes_after_the_fp8_check() -> None:
     s = state({"cache_config.cache_dtype": "fp8_e5m2", "model_config": True, "model_config.dtype": "float16",
                "scheduler_config.chunked_prefill_enabled": True}, platform="cpu")
     assert cpu.fp8_kv_fp16_to_bf16(s) is None
+
+
+def test_hidden_metrics_version_is_pep440() -> None:
+    """n169: packaging refuses a version string that is not PEP 440 (InvalidVersion, wrapped by pydantic)."""
+    bad = observability.hidden_metrics_version(state({"observability_config.show_hidden_metrics_for_version": "x.y"}))
+    assert isinstance(bad, Violation) and bad.error == "InvalidVersion" and bad.message == "Invalid version: 'x.y'"
+    for good in ("0.10", "v1.2.3rc1", "2!1.0.post2.dev3+local.7"):
+        assert observability.hidden_metrics_version(
+            state({"observability_config.show_hidden_metrics_for_version": good})) is None
+
+
+def test_0111_scheduler_bounds_before_post_init() -> None:
+    """n021 (0.11.1): pydantic's bound on num_lookahead_slots fails in create_engine_config, unwrapped."""
+    from postinit.rules import v0_11_1
+
+    bad = v0_11_1.scheduler_field_bounds(state({"scheduler_config.num_lookahead_slots": -1}, version="0.11.1"))
+    assert isinstance(bad, Violation) and bad.error == "ValidationError"
+    assert bad.message.endswith("https://errors.pydantic.dev/2.12/v/greater_than_equal")
+    r = postinit.resolve(argv=[*LLAMA, "--num-lookahead-slots", "-1"], platform="h100", vllm_version="0.11.1")
+    assert r.error is not None and r.error.stage == "create_engine_config"
+
+
+def test_0340_seed_warning_and_head_dtype() -> None:
+    """s-n044, s-n042 (0.34.0): the seed warning without multiprocessing; an fp32 lm_head for a generation model."""
+    from postinit.rules import v0_34_0
+
+    s = state({"usage.via_engine_args": True}, env={"VLLM_ENABLE_V1_MULTIPROCESSING": "0"}, version="0.34.0")
+    assert isinstance(v0_34_0.seed_without_multiprocessing(s), Outcome)
+    r = postinit.resolve(argv=[*LLAMA, "--hf-overrides", '{"head_dtype": "float32"}'], platform="h100",
+                         vllm_version="0.34.0")
+    assert r.config.model_config is not None and r.config.model_config.head_dtype == "float32"
