@@ -1,0 +1,452 @@
+"""vLLM-side coverage of the golden corpus (issue 30): which of vLLM's config decisions, log calls and
+raises the golden cases reach, per version.
+
+Two steps, both outside the repo's data (the coverage data lives in ``/tmp/postinit-coverage/<version>``)::
+
+    python3 tests/golden/oracle/coverage_report.py run 0.34.0      # every golden case of the version in
+                                                                   # ONE oracle process under coverage.py
+    python3 tests/golden/oracle/coverage_report.py report 0.34.0   # -> docs/coverage-0.34.0.md
+
+``run`` executes the version's oracle (``PYTHONHASHSEED=0``, ``nice -n 10``) under ``coverage run``
+with ``tests/golden/oracle/coverage.rc`` (branch coverage; the oracle forks one child per case, the
+``fork``/``_exit`` patches keep their data) and combines the per-process files. ``report`` re-executes
+itself with the oracle venv's Python (which has ``coverage``) and writes the doc. ``--cases GLOB``
+restricts ``run`` to some cases (e.g. new ones); ``--data DIR`` picks another data directory, and
+``report --before DATAFILE`` adds a before -> after column (the union of two runs is what the corpus
+reaches: ``coverage combine --keep`` of both data files).
+
+Sites (per file of the scope):
+- **branch**: every arc out of a line with more than one possible exit (coverage.py's branch arcs);
+- **log**: every ``logger.<level>(...)``, ``*_once(...)`` and ``warnings.warn(...)`` call;
+- **raise**: every ``raise`` statement.
+
+Scope: ``vllm/config/*.py``, ``vllm/engine/arg_utils.py`` and ``vllm/model_executor/models/config.py``
+whole; in ``vllm/platforms/{interface,cuda,rocm,cpu}.py`` only the platform *hooks*: the methods whose
+name the other scope files use as an attribute (``current_platform.check_and_update_config(...)``, ...),
+and the helpers they call (by name).
+
+Reachability on this CPU machine with simulated platforms is decided by ``UNREACHABLE`` below (first
+match wins), never by hand: a site is *unreachable* when its function is never named from the
+resolution entry points (``not-called``), when the oracle answers that function itself (``probe``), or
+when one of the conditions it runs under (the positive ``if``/``elif``/``while`` tests around it) matches
+a pattern of the table. A reached site is reachable whatever the table says.
+"""
+
+from __future__ import annotations
+
+# ruff: noqa: B023  (the per-file closures below are only called within their loop iteration)
+
+import argparse
+import ast
+import glob
+import os
+import re
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+HOME = Path.home()
+VERSIONS = {
+    # version: (venv, oracle script, cwd, cases glob, extra oracle args)
+    "d7fb10c57": (HOME / "oracle-venv-seed-full", Path("/tmp/oracle/vllm_oracle.py"), Path("/tmp/oracle"),
+                  str(REPO / "tests/golden/cases/*.json"), []),
+    "0.11.1": (HOME / "oracle-venv", Path("/tmp/oracle/vllm_oracle.py"), Path("/tmp/oracle"),
+               str(REPO / "tests/golden/cases/*.json"), []),
+    "0.34.0": (HOME / "oracle-venv-0.34.0", HERE / "vllm_oracle.py", REPO / "tests/golden",
+               str(REPO / "tests/golden/cases-0.34.0/*.json"), ["--compact"]),
+}
+WHOLE_FILES = ["config/*.py", "engine/arg_utils.py", "model_executor/models/config.py"]
+PLATFORM_FILES = ["platforms/interface.py", "platforms/cuda.py", "platforms/rocm.py", "platforms/cpu.py"]
+LOG_LEVELS = {"debug", "info", "warning", "warn", "error", "exception", "critical"}
+ONCE = {"warning_once", "info_once", "debug_once", "warn_once", "error_once", "print_warning_once"}
+
+# Entry points of config resolution: what the oracle (i.e. `vllm serve` / LLM(...) up to VllmConfig)
+# calls; everything named (transitively, by bare name) from them is reachable.
+ROOT_NAMES = {"__init__", "__post_init__", "create_engine_config", "add_cli_args", "from_cli_args",
+              "compute_hash", "check_and_update_config", "apply_config_platform_defaults",
+              "verify_and_update_config", "verify_and_update_model_config", "__setattr__", "get_kwargs",
+              "_compute_kwargs"}
+
+# Functions the oracle answers itself (hardware probes of the simulated platform, see make_platform in
+# the oracle): their bodies never run here.
+PROBES = {"get_device_capability", "has_device_capability", "get_device_name", "get_device_uuid",
+          "get_device_total_memory", "is_fully_connected", "device_count", "get_device_numa_node",
+          "get_all_device_numa_nodes", "get_all_gpu_pci_bus_ids", "is_integrated_gpu", "num_compute_units",
+          "log_warnings", "_get_physical_device_name", "is_confidential_compute", "is_arch_support_pdl"}
+
+# (reason id, regex over a positive guard's source text, explanation). First match wins.
+UNREACHABLE: list[tuple[str, str, str]] = [
+    ("typing", r"^TYPE_CHECKING$|__name__ == .__main__.", "type-checking or script-only block"),
+    ("tpu-xpu", r"\bis_(tpu|xpu|hpu|neuron|out_of_tree)\(\)|\b(tpu|xpu|hpu)\b.*==|==\s*['\"](tpu|xpu|hpu)['\"]",
+     "TPU / XPU / HPU / out-of-tree platform (the oracle simulates CUDA, ROCm and CPU)"),
+    ("non-x86", r"CpuArchEnum\.(ARM|POWERPC|S390X|RISCV)|\baarch64\b|\bppc64|\bs390x\b|\bdarwin\b|macos|is_arm",
+     "a non-x86 CPU or macOS (this machine is x86-64 Linux)"),
+    ("ray", r"\bray\b\.|ray_utils|placement_group|is_ray_initialized|RAY_", "needs a Ray cluster"),
+    ("remote-storage", r"s3://|gs://|\bis_s3\b|\bis_gcs\b|runai|object_storage|is_runai|MODELSCOPE",
+     "S3 / GCS / RunAI object storage or ModelScope (no network)"),
+    ("real-gpu", r"torch\.cuda\.is_available\(\)|pynvml|amdsmi|cuda_is_initialized|is_initialized\(\)",
+     "a real GPU probe (torch.cuda.is_available() is False here; the oracle simulates the answers)"),
+]
+
+
+@dataclass
+class Site:
+    file: str
+    line: int
+    kind: str  # branch | log | raise
+    what: str
+    func: str
+    reached: bool = False
+    reason: str | None = None  # unreachable reason id, or None = reachable
+
+
+@dataclass
+class FileInfo:
+    rel: str
+    path: str
+    funcs: dict[str, tuple[int, int, ast.AST]] = field(default_factory=dict)  # qualname -> (start, end, node)
+    guards: dict[int, list[str]] = field(default_factory=dict)  # line -> positive guard texts
+    line_func: dict[int, str] = field(default_factory=dict)
+
+
+def _src(node: ast.AST, text: str) -> str:
+    return (ast.get_source_segment(text, node) or "").replace("\n", " ")
+
+
+def parse_file(rel: str, path: str) -> tuple[FileInfo, ast.Module, str]:
+    text = Path(path).read_text()
+    tree = ast.parse(text)
+    info = FileInfo(rel, path)
+
+    def visit(node: ast.AST, qual: str, guards: list[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            cq, cg = qual, guards
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                cq = f"{qual}.{child.name}" if qual else child.name
+                if not isinstance(child, ast.ClassDef):
+                    info.funcs[cq] = (child.lineno, child.end_lineno or child.lineno, child)
+            if isinstance(child, ast.stmt):
+                for ln in range(child.lineno, (child.end_lineno or child.lineno) + 1):
+                    info.guards[ln] = guards
+                    info.line_func[ln] = cq if not isinstance(child, ast.ClassDef) else qual
+            if isinstance(child, (ast.If, ast.While)):
+                test = child.test
+                positive = not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not))
+                t = _src(test, text)
+                for ln in range(child.lineno, (child.end_lineno or child.lineno) + 1):
+                    info.guards[ln] = guards
+                    info.line_func[ln] = qual
+                for sub in child.body:
+                    visit_stmt(sub, cq, guards + ([t] if positive else []))
+                for sub in child.orelse:
+                    visit_stmt(sub, cq, guards + ([] if positive else [_src(test.operand, text)]))  # type: ignore[attr-defined]
+                continue
+            visit(child, cq, cg)
+
+    def visit_stmt(stmt: ast.stmt, qual: str, guards: list[str]) -> None:
+        wrapper = ast.Module(body=[stmt], type_ignores=[])
+        visit(wrapper, qual, guards)
+
+    visit(tree, "", [])
+    return info, tree, text
+
+
+def names_in(node: ast.AST) -> set[str]:
+    out: set[str] = set()
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            out.add(n.attr)
+    return out
+
+
+def scope_files(version: str) -> list[tuple[str, str]]:
+    venv = VERSIONS[version][0]
+    site = sorted(glob.glob(str(venv / "lib/python3*/site-packages/vllm")))[0]
+    out = []
+    for pat in WHOLE_FILES + PLATFORM_FILES:
+        for p in sorted(glob.glob(f"{site}/{pat}")):
+            out.append((os.path.relpath(p, os.path.dirname(site)), p))
+    return out
+
+
+def collect_sites(version: str, executed: dict[str, set[int]], arcs_possible: dict[str, list[tuple[int, int]]],
+                  arcs_done: dict[str, set[tuple[int, int]]]) -> list[Site]:
+    files = [(rel, path, *parse_file(rel, path)) for rel, path in scope_files(version)]
+    # which functions are part of config resolution: closure by bare name from the roots
+    by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    bodies: dict[tuple[str, str], ast.AST] = {}
+    module_names: set[str] = set()
+    hook_names: set[str] = set()
+    for rel, _path, info, tree, _text in files:
+        for q, (_s, _e, node) in info.funcs.items():
+            by_name[q.rsplit(".", 1)[-1]].append((rel, q))
+            bodies[(rel, q)] = node
+        if not rel.startswith("vllm/platforms/"):
+            hook_names |= names_in(tree)
+            # module- and class-level code runs at import
+            for stmt in tree.body:
+                if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    if isinstance(stmt, ast.ClassDef):
+                        for s in stmt.body:
+                            if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                                module_names |= names_in(s)
+                            else:
+                                for d in s.decorator_list:
+                                    module_names |= names_in(d)
+                    else:
+                        module_names |= names_in(stmt)
+    reachable: set[tuple[str, str]] = set()
+    todo: list[tuple[str, str]] = []
+
+    def mark(key: tuple[str, str]) -> None:
+        if key not in reachable:
+            reachable.add(key)
+            todo.append(key)
+
+    for rel, _path, info, _tree, _text in files:
+        plat = rel.startswith("vllm/platforms/")
+        for q, (_s, _e, node) in info.funcs.items():
+            short = q.rsplit(".", 1)[-1]
+            decos = " ".join(ast.unparse(d) for d in node.decorator_list)  # type: ignore[attr-defined]
+            if plat:
+                if short in hook_names and short not in PROBES:
+                    mark((rel, q))
+            elif (short in ROOT_NAMES or short in module_names or "validator" in decos or "property" in decos
+                  or (q.count(".") == 0 and short in hook_names)):
+                mark((rel, q))
+    while todo:
+        key = todo.pop()
+        for nm in names_in(bodies[key]):
+            for cand in by_name.get(nm, []):
+                if cand[0].startswith("vllm/platforms/") and nm in PROBES:
+                    continue
+                mark(cand)
+
+    sites: list[Site] = []
+    for rel, path, info, tree, text in files:
+        plat = rel.startswith("vllm/platforms/")
+        lines = text.splitlines()
+        exe = executed.get(path, set())
+        done = arcs_done.get(path, set())
+
+        def func_key(ln: int) -> str:
+            return info.line_func.get(ln, "")
+
+        def in_scope(q: str) -> bool:
+            if not plat:
+                return True
+            return any((rel, q2) in reachable for q2 in _prefixes(q))
+
+        def classify(ln: int, q: str) -> str | None:
+            if q and not any((rel, q2) in reachable for q2 in _prefixes(q)):
+                short = q.split(".")
+                if any(s in PROBES for s in short):
+                    return "probe"
+                return "not-called"
+            for g in info.guards.get(ln, []):
+                for rid, rx, _why in UNREACHABLE:
+                    if re.search(rx, g):
+                        return rid
+            return None
+
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Raise):
+                ln = node.lineno
+                what = _src(node.exc, text)[:70] if node.exc else "raise"
+                q = func_key(ln)
+                if in_scope(q):
+                    sites.append(Site(rel, ln, "raise", what, q, ln in exe, classify(ln, q)))
+            elif isinstance(node, ast.Call):
+                f = node.func
+                name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+                base = _src(f.value, text) if isinstance(f, ast.Attribute) else ""
+                is_log = ((name in LOG_LEVELS and "logger" in base.lower()) or name in ONCE
+                          or (name == "warn" and base == "warnings"))
+                if not is_log:
+                    continue
+                ln = _stmt_line(info, node.lineno, exe, lines)
+                msg = _src(node.args[0], text)[:70] if node.args else ""
+                q = func_key(node.lineno)
+                if in_scope(q):
+                    sites.append(Site(rel, ln, "log", f"{name}: {msg}", q, ln in exe, classify(node.lineno, q)))
+        by_src: dict[int, list[int]] = defaultdict(list)
+        for a, b in arcs_possible.get(path, []):
+            by_src[a].append(b)
+        for a, dests in sorted(by_src.items()):
+            if len(dests) < 2 or a < 0:
+                continue
+            q = func_key(a)
+            if not in_scope(q):
+                continue
+            head = lines[a - 1].strip()[:60] if 0 < a <= len(lines) else ""
+            for b in sorted(dests):
+                where = f"-> {b}" if b > 0 else "-> exit"
+                cl = classify(b if b > 0 else a, q)
+                sites.append(Site(rel, a, "branch", f"`{head}` {where}", q, (a, b) in done, cl))
+    for s in sites:
+        if s.reached:
+            s.reason = None
+    return sites
+
+
+def _prefixes(q: str) -> list[str]:
+    parts = q.split(".")
+    return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
+
+
+def _stmt_line(info: FileInfo, ln: int, exe: set[int], lines: list[str]) -> int:
+    # a call spanning lines is recorded at its statement's first line; walk up to a known statement start
+    while ln > 1 and ln not in exe and lines[ln - 1].lstrip().startswith((")", "f\"", "\"", "'")):
+        ln -= 1
+    return ln
+
+
+def analyse(version: str, data_file: str) -> list[Site]:
+    import coverage
+
+    cov = coverage.Coverage(data_file=data_file, config_file=str(HERE / "coverage.rc"))
+    cov.load()
+    executed: dict[str, set[int]] = {}
+    possible: dict[str, list[tuple[int, int]]] = {}
+    done: dict[str, set[tuple[int, int]]] = {}
+    for _rel, path in scope_files(version):
+        an = cov._analyze(path)
+        executed[path] = set(an.executed)
+        possible[path] = list(an.arc_possibilities)
+        done[path] = set(an.arcs_executed)
+    return collect_sites(version, executed, possible, done)
+
+
+def summary(sites: list[Site]) -> dict[str, int]:
+    c = Counter()
+    for s in sites:
+        c["total"] += 1
+        if s.reason is None:
+            c["reachable"] += 1
+            c["reached"] += s.reached
+        else:
+            c["unreachable"] += 1
+    return dict(c)
+
+
+def pct(a: int, b: int) -> str:
+    return f"{100.0 * a / b:.1f}%" if b else "-"
+
+
+def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: Path, data_file: str) -> None:
+    reasons = {"not-called": "the function is never named from the resolution entry points (runtime-only: "
+                             "workers, engine, model runner)",
+               "probe": "a hardware probe the oracle's simulated platform answers itself (never runs here)"}
+    reasons.update({rid: why for rid, _rx, why in UNREACHABLE})
+    s = summary(sites)
+    b_reached = {(x.file, x.line, x.kind, x.what) for x in before or [] if x.reached}
+    L: list[str] = []
+    L.append(f"# vLLM-side coverage of the golden corpus: {version}\n")
+    L.append("Generated by `tests/golden/oracle/coverage_report.py` (issue 30); do not edit. Regenerate with:\n")
+    L.append("```bash")
+    L.append(f"python3 tests/golden/oracle/coverage_report.py run {version}     # all golden cases, one oracle "
+             "process under coverage.py --branch (~15 min)")
+    L.append(f"python3 tests/golden/oracle/coverage_report.py report {version}  # -> docs/coverage-{version}.md")
+    L.append("```\n")
+    listed = Path(data_file).parent / "cases.txt"  # written by `run`
+    n_cases = len(listed.read_text().split()) if listed.is_file() else 0
+    L.append(f"Measured on {n_cases} golden cases of {version}.\n")
+    L.append("Sites: every branch arc (coverage.py's), every `logger.*` / `*_once` / `warnings.warn` call and "
+             "every `raise` of the scope (see the script's docstring). *Reachable* = not matched by the "
+             "classification table below.\n")
+    L.append("| kind | sites | unreachable | reachable | reached | reached / reachable |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for kind in ("branch", "log", "raise", None):
+        sub = [x for x in sites if kind is None or x.kind == kind]
+        k = summary(sub)
+        label = kind or "**all**"
+        row = (f"| {label} | {k.get('total', 0)} | {k.get('unreachable', 0)} | {k.get('reachable', 0)} | "
+               f"{k.get('reached', 0)} | {pct(k.get('reached', 0), k.get('reachable', 0))} |")
+        L.append(row)
+    if before is not None:
+        bs = summary(before)
+        L.append(f"\nBefore -> after (this doc's cases added): reached {bs.get('reached', 0)} -> {s.get('reached', 0)} "
+                 f"of {s.get('reachable', 0)} reachable.")
+    L.append("\n## Unreachable on this CPU machine, by reason\n")
+    L.append("| reason | sites | why | pattern (positive guard text) |")
+    L.append("| --- | ---: | --- | --- |")
+    rc = Counter(x.reason for x in sites if x.reason)
+    pats = {rid: rx for rid, rx, _ in UNREACHABLE}
+    for rid in list(reasons):
+        if rc.get(rid):
+            rx = pats.get(rid, "(call graph)" if rid == "not-called" else "(PROBES)")
+            L.append(f"| `{rid}` | {rc[rid]} | {reasons[rid]} | `{rx.replace('|', chr(92) + '|')}` |")
+    L.append("\n## Per file\n")
+    L.append("| file | sites | unreachable | reachable | reached | % |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: |")
+    per: dict[str, list[Site]] = defaultdict(list)
+    for x in sites:
+        per[x.file].append(x)
+    for f in sorted(per):
+        k = summary(per[f])
+        L.append(f"| `{f}` | {k.get('total', 0)} | {k.get('unreachable', 0)} | {k.get('reachable', 0)} | "
+                 f"{k.get('reached', 0)} | {pct(k.get('reached', 0), k.get('reachable', 0))} |")
+    L.append("\n## Every site\n")
+    L.append("`+` reached, `-` reachable but not reached, `x` unreachable (reason); `new` = reached only after "
+             "the coverage cases. Lines are the version's wheel's.\n")
+    for f in sorted(per):
+        L.append(f"### `{f}`\n")
+        L.append("| line | kind | site | function | |")
+        L.append("| ---: | --- | --- | --- | --- |")
+        for x in sorted(per[f], key=lambda x: (x.line, x.kind, x.what)):
+            mark = "+" if x.reached else ("-" if x.reason is None else f"x {x.reason}")
+            if x.reached and before is not None and (x.file, x.line, x.kind, x.what) not in b_reached:
+                mark = "+ new"
+            what = x.what.replace("|", "\\|")
+            L.append(f"| {x.line} | {x.kind} | {what} | `{x.func}` | {mark} |")
+        L.append("")
+    out.write_text("\n".join(L) + "\n")
+    print(f"{out}: {s}")
+
+
+def run(version: str, data_dir: Path, cases: str | None) -> None:
+    venv, oracle, cwd, default_cases, extra = VERSIONS[version]
+    data_dir.mkdir(parents=True, exist_ok=True)
+    files = sorted(glob.glob(cases or default_cases))
+    (data_dir / "cases.txt").write_text("".join(f"{f}\n" for f in files))
+    env = {**os.environ, "PYTHONHASHSEED": "0", "COVERAGE_FILE": str(data_dir / ".coverage")}
+    py = str(venv / "bin/python")
+    cmd = ["nice", "-n", "10", py, "-P", "-m", "coverage", "run", f"--rcfile={HERE / 'coverage.rc'}", str(oracle),
+           *files, "-o", str(data_dir / "raw"), *extra]
+    with open(data_dir / "log", "w") as log:
+        subprocess.run(cmd, cwd=cwd, env=env, stdout=log, stderr=subprocess.STDOUT, check=False)
+    subprocess.run([py, "-P", "-m", "coverage", "combine", f"--rcfile={HERE / 'coverage.rc'}",
+                    f"--data-file={data_dir / '.coverage'}", str(data_dir)], check=True, env=env)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("step", choices=["run", "report"])
+    ap.add_argument("version", choices=sorted(VERSIONS))
+    ap.add_argument("--data", help="coverage data directory (default /tmp/postinit-coverage/<version>)")
+    ap.add_argument("--cases", help="run: a glob of case files instead of the version's whole corpus")
+    ap.add_argument("--before", help="report: a coverage data file to compare with (before -> after)")
+    ap.add_argument("-o", "--out", help="report: output path (default docs/coverage-<version>.md)")
+    args = ap.parse_args(argv)
+    data_dir = Path(args.data or f"/tmp/postinit-coverage/{args.version}")
+    if args.step == "run":
+        run(args.version, data_dir, args.cases)
+        return 0
+    venv = VERSIONS[args.version][0]
+    if Path(sys.prefix).resolve() != venv.resolve():  # coverage's API and the version's sources live there
+        os.execv(str(venv / "bin/python"), [str(venv / "bin/python"), "-P", __file__, *sys.argv[1:]])
+    sites = analyse(args.version, str(data_dir / ".coverage"))
+    before = analyse(args.version, args.before) if args.before else None
+    write_doc(args.version, sites, before, Path(args.out or REPO / f"docs/coverage-{args.version}.md"),
+              str(data_dir / ".coverage"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
