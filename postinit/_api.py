@@ -618,6 +618,34 @@ def _prepare_changes(
     return state, prov, touched, _Front(data, flags, front.loader, front.extra)
 
 
+def _prepare_platform(
+    res: Resolution, changed: Request,
+) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, None], str] | None:
+    """The front door for ``res``'s request on another platform (``changed``), re-deriving the platform's facts only.
+
+    The platform's flattened facts (``platform.*``) are set in a copy of the base's input state, and their
+    provenance in a copy of its provenance: nothing else the front door derives reads the platform, except
+    vLLM's parser building a JSON-valued flag's sub-config (a request with flags takes the whole door), and
+    ``auto`` (this machine's hardware, which the door may refuse). Returns ``(state, provenance, the paths
+    that may differ, the platform's provenance detail)``, or None for the whole front door.
+    """
+    base_request, spec = res.request, changed.platform
+    if res.front is None or base_request is None or base_request.argv or not isinstance(spec, str) \
+            or spec.strip().lower() == "auto":
+        return None
+    detail, flat = _platform(spec)
+    fast = _fast_paths()
+    if flat.keys() != set(fast.platform_paths):
+        return None
+    state = dict(res.engine.initial)
+    state.update(flat)
+    prov = dict(res.engine.initial_provenance)
+    pv = Provenance(Source.FACT, detail)
+    for p in fast.platform_paths:
+        prov[p] = pv
+    return state, prov, dict.fromkeys(fast.platform_paths), detail
+
+
 def _prepare(
     request: Request, *, allow_files: bool = True, keep: list[_Front] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, Any], tuple[Note, ...], LoadedModel | None]:
@@ -983,9 +1011,13 @@ class Resolution:
         fast = _prepare_changes(self, changed, set) if set and not request else None
         touched: Mapping[str, None] | None = None
         front: _Front | None
+        platform = _prepare_platform(self, changed) if not set and request.keys() == {"platform"} else None
         if fast is not None:  # only the fields ``set`` names are validated, flattened and given provenance again
             state, prov, touched, front = fast
             inputs, notes, loaded = dict(self.inputs), self.notes, self.model_facts
+        elif platform is not None:  # only the platform's facts and their provenance are derived again
+            state, prov, touched, detail = platform
+            inputs, notes, loaded, front = {**self.inputs, "platform": detail}, self.notes, self.model_facts, self.front
         else:
             keep: list[_Front] = []
             state, prov, inputs, notes, loaded = _prepare(changed, allow_files=self.allow_files, keep=keep)
