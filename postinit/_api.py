@@ -890,6 +890,21 @@ def _speculative_undeclared(data: dict[str, Any], undeclared: frozenset[str]) ->
 
 
 @functools.cache
+def _absent_set(version: versions.Version) -> frozenset[str]:
+    return frozenset(version.absent_paths)
+
+
+def _key_paths(node: Any, prefix: str, out: list[str]) -> None:
+    """Every dotted path of a key in the nested mappings under ``node`` (at ``prefix``), into ``out``."""
+    if isinstance(node, Mapping):
+        for k, v in node.items():
+            if isinstance(k, str):
+                path = f"{prefix}.{k}"
+                out.append(path)
+                _key_paths(v, path, out)
+
+
+@functools.cache
 def _absent_by_field(version: versions.Version) -> dict[str, tuple[str, ...]]:
     """The paths vLLM ``version`` lacks, by top-level field, each group sorted."""
     out: dict[str, list[str]] = {}
@@ -908,8 +923,13 @@ def _drop_absent(data: dict[str, Any], version: versions.Version) -> list[Note]:
     if not by_field:
         return []
     notes = []
-    # only the top-level fields the input names (in sorted order, as the paths sort)
-    for path in (p for key in sorted(by_field.keys() & data.keys()) for p in by_field[key]):
+    # only the paths the input names under the top-level fields it names (in sorted order, as the paths sort:
+    # ``.`` sorts before every character of a field name), found by walking the input, not the version's list
+    absent = _absent_set(version)
+    named: list[str] = []
+    for key in by_field.keys() & data.keys():
+        _key_paths(data[key], key, named)
+    for path in sorted(p for p in named if p in absent):
         *head, last = path.split(".")
         node: Any = data
         for part in head:
