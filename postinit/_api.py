@@ -41,11 +41,16 @@ from postinit.rules import paths, versions
 from postinit.rules.hashing import transformers_module
 from postinit.rules.model_config import registry
 from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
-from postinit.schema.configs import CacheDType
-from postinit.schema.env import read_env
+from postinit.schema.configs import CacheDType, DistributedExecutorBackend, SpeculativeMethod
+from postinit.schema.env import defined_variables, read_env
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
-from postinit.schema.loaders.construct import refusal, schema_class, split_undeclared
+from postinit.schema.loaders.construct import (
+    refusal,
+    refused_fields,
+    schema_class,
+    split_undeclared,
+)
 from postinit.schema.loaders.model import (
     LoadedModel,
     catalog_id,
@@ -618,6 +623,34 @@ def _prepare_changes(
     return state, prov, touched, _Front(data, flags, front.loader, front.extra)
 
 
+def _prepare_platform(
+    res: Resolution, changed: Request,
+) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, None], str] | None:
+    """The front door for ``res``'s request on another platform (``changed``), re-deriving the platform's facts only.
+
+    The platform's flattened facts (``platform.*``) are set in a copy of the base's input state, and their
+    provenance in a copy of its provenance: nothing else the front door derives reads the platform, except
+    vLLM's parser building a JSON-valued flag's sub-config (a request with flags takes the whole door), and
+    ``auto`` (this machine's hardware, which the door may refuse). Returns ``(state, provenance, the paths
+    that may differ, the platform's provenance detail)``, or None for the whole front door.
+    """
+    base_request, spec = res.request, changed.platform
+    if res.front is None or base_request is None or base_request.argv or not isinstance(spec, str) \
+            or spec.strip().lower() == "auto":
+        return None
+    detail, flat = _platform(spec)
+    fast = _fast_paths()
+    if flat.keys() != set(fast.platform_paths):
+        return None
+    state = dict(res.engine.initial)
+    state.update(flat)
+    prov = dict(res.engine.initial_provenance)
+    pv = Provenance(Source.FACT, detail)
+    for p in fast.platform_paths:
+        prov[p] = pv
+    return state, prov, dict.fromkeys(fast.platform_paths), detail
+
+
 def _prepare(
     request: Request, *, allow_files: bool = True, keep: list[_Front] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, Any], tuple[Note, ...], LoadedModel | None]:
@@ -644,9 +677,14 @@ def _prepare(
         # vLLM's parser builds the JSON-valued flags' sub-configs as VllmConfig(...) would: no EngineArgs
         built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None), **version.fact_state}
         logged: list[tuple[str, str, str]] = []
-        parsed = parse_vllm_args(request.argv, allow_files=allow_files, construct=parse_stage(built, version, logged),
-                                 absent=version.absent_flags, version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"),
-                                 undeclared=version.undeclared)
+        try:
+            parsed = parse_vllm_args(request.argv, allow_files=allow_files,
+                                     construct=parse_stage(built, version, logged), absent=version.absent_flags,
+                                     version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"),
+                                     undeclared=version.undeclared)
+        except SubConfigError as e:
+            e.said_before = tuple(logged)  # the flags parsed before the refused one logged as they were built
+            raise
         data = _deep_merge(data, parsed.config)
         flags = dict(parsed.flags)
         extra = frozenset(parsed.extra)
@@ -703,8 +741,18 @@ def _prepare(
             fields.update(_facts(loaded, {**data, "model_config": {
                 "hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config, **data["model_config"]}}))
 
+    refused: dict[str, str] = {}
     for key in construction_order(data):
         value = data[key]
+        if usage is not None and version.facts.refused_where_built and key in _BUILT_BY_ENGINE_ARGS \
+                and isinstance(value, Mapping):
+            # vllm serve: create_engine_config builds this sub-config after the model config (and its logs);
+            # pydantic's refusal of a flag's value is raised there (its rule), the value left out until then
+            text, bad = refused_fields(schema_class(_BUILT_BY_ENGINE_ARGS[key]), value)
+            if text is not None:
+                refused[key] = text
+                value = {k: v for k, v in value.items() if k not in bad}
+                data = {**data, key: value}
         try:
             if refuse_undeclared is not None:
                 refuse_part(key, value, refuse_undeclared)
@@ -747,6 +795,13 @@ def _prepare(
             state["usage.data_parallel_start_rank"] = int(extras["data_parallel_start_rank"])
         if extras.get("headless"):
             state["usage.headless"] = True
+        if extras.get("fail_on_environ_validation"):
+            state["usage.fail_on_environ_validation"] = True
+        if refused:
+            state["usage.refused_where_built"] = freeze(refused)
+        unknown = _unknown_env(request.env, version)
+        if unknown:
+            state["usage.environ"] = freeze(unknown)
         if given_twice:
             state["usage.given_twice"] = tuple(given_twice)
         if speculative_refusal is not None:
@@ -824,6 +879,18 @@ def _transformers_has(name: str) -> bool | None:
         return True
 
 
+_BUILT_BY_ENGINE_ARGS = {"cache_config": "CacheConfig", "scheduler_config": "SchedulerConfig"}
+"""The sub-configs create_engine_config builds from EngineArgs' fields whose pydantic refusals
+``version.refused_where_built`` defers to that place (``engine-args.*-config-fields`` rules)."""
+
+
+def _unknown_env(env: Mapping[str, Any], version: versions.Version) -> dict[str, str]:
+    """The ``VLLM_*`` variables of ``env`` (set, in the order given) that ``version``'s envs.py does not define."""
+    known = defined_variables(version.env_table)
+    return {k: v for k, v in env.items()
+            if isinstance(k, str) and k.startswith("VLLM_") and k not in known and isinstance(v, str)}
+
+
 def _unheld(data: dict[str, Any], version: versions.Version) -> tuple[dict[str, Any], dict[str, Any]]:
     """The input without the values of ``version.checked_by_rules`` paths the schema cannot hold, and those values
     by path: the version's config class checks them itself, and its rule raises vLLM's error where it does."""
@@ -834,11 +901,13 @@ def _unheld(data: dict[str, Any], version: versions.Version) -> tuple[dict[str, 
         if not rest or not isinstance(node, Mapping) or rest[0] not in node:
             continue
         info = _MODEL_FIELD_TYPES.get(path)
-        if info is None:
-            continue
+        if info is None or node[rest[0]] in version.facts.unmodelled_values.get(path, ()):
+            continue  # a value the version accepts that postinit does not model: the door's refusal
         try:
             info.validate_python(node[rest[0]])
-        except ValidationError:
+            if node[rest[0]] in version.facts.refused_values.get(path, ()):
+                raise ValueError(path)
+        except (ValidationError, ValueError):
             unheld[path] = node[rest[0]]
             data = {**data, top: {k: v for k, v in node.items() if k != rest[0]}}
     return data, unheld
@@ -846,6 +915,8 @@ def _unheld(data: dict[str, Any], version: versions.Version) -> tuple[dict[str, 
 
 _MODEL_FIELD_TYPES: dict[str, TypeAdapter[Any]] = {
     "cache_config.cache_dtype": TypeAdapter(CacheDType),
+    "speculative_config.method": TypeAdapter(SpeculativeMethod | None),
+    "parallel_config.distributed_executor_backend": TypeAdapter(DistributedExecutorBackend | None),
 }
 """The schema's type of each path a version may check in its rules (``version.checked_by_rules``)."""
 
@@ -859,6 +930,21 @@ def _speculative_undeclared(data: dict[str, Any], undeclared: frozenset[str]) ->
     if not extras:
         return data, None
     return {**data, "speculative_config": kept}, refusal(schema_class("SpeculativeConfig"), data=spec, absent=below)
+
+
+@functools.cache
+def _absent_set(version: versions.Version) -> frozenset[str]:
+    return frozenset(version.absent_paths)
+
+
+def _key_paths(node: Any, prefix: str, out: list[str]) -> None:
+    """Every dotted path of a key in the nested mappings under ``node`` (at ``prefix``), into ``out``."""
+    if isinstance(node, Mapping):
+        for k, v in node.items():
+            if isinstance(k, str):
+                path = f"{prefix}.{k}"
+                out.append(path)
+                _key_paths(v, path, out)
 
 
 @functools.cache
@@ -880,8 +966,13 @@ def _drop_absent(data: dict[str, Any], version: versions.Version) -> list[Note]:
     if not by_field:
         return []
     notes = []
-    # only the top-level fields the input names (in sorted order, as the paths sort)
-    for path in (p for key in sorted(by_field.keys() & data.keys()) for p in by_field[key]):
+    # only the paths the input names under the top-level fields it names (in sorted order, as the paths sort:
+    # ``.`` sorts before every character of a field name), found by walking the input, not the version's list
+    absent = _absent_set(version)
+    named: list[str] = []
+    for key in by_field.keys() & data.keys():
+        _key_paths(data[key], key, named)
+    for path in sorted(p for p in named if p in absent):
         *head, last = path.split(".")
         node: Any = data
         for part in head:
@@ -983,9 +1074,13 @@ class Resolution:
         fast = _prepare_changes(self, changed, set) if set and not request else None
         touched: Mapping[str, None] | None = None
         front: _Front | None
+        platform = _prepare_platform(self, changed) if not set and request.keys() == {"platform"} else None
         if fast is not None:  # only the fields ``set`` names are validated, flattened and given provenance again
             state, prov, touched, front = fast
             inputs, notes, loaded = dict(self.inputs), self.notes, self.model_facts
+        elif platform is not None:  # only the platform's facts and their provenance are derived again
+            state, prov, touched, detail = platform
+            inputs, notes, loaded, front = {**self.inputs, "platform": detail}, self.notes, self.model_facts, self.front
         else:
             keep: list[_Front] = []
             state, prov, inputs, notes, loaded = _prepare(changed, allow_files=self.allow_files, keep=keep)
