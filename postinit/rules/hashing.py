@@ -491,6 +491,10 @@ def _hf_plan(state: Mapping[str, Any], config_classes: frozenset[str] = VLLM_CON
             value = state.get(prefix + key)
             if not _same_fact(value, facts.get(key)):
                 changed[target][key] = _py(value)
+    if state.get("model_config.disable_sliding_window"):
+        # ModelConfig sets hf_text_config.sliding_window = None whether or not the config had one: an attribute
+        # the JSON then shows (null) even for a model without a sliding window
+        changed["text"]["sliding_window"] = None
     return {"model": model, "raw": raw, "overrides": kw, "nested": nested, "changed": changed}
 
 
@@ -735,7 +739,7 @@ def hash_inexact_reason(state: Mapping[str, Any]) -> str | None:
     return _hf_json(state)[1]
 
 
-_HF_JSON_FORMAT = 1
+_HF_JSON_FORMAT = 2
 """Bump when :func:`_build_hf_json` changes: old cache entries are then never read."""
 
 

@@ -273,7 +273,9 @@ def _speculative(state: Mapping[str, Any], model: dict[str, Any]) -> dict[str, A
            if f != "draft_model_config"}
     method = state["speculative_config.method"]
     out["draft_model_config"] = model if method in _NO_DRAFT else None
-    out["uses_aux_hidden_states"] = method == "extract_hidden_states"
+    # EAGLE-3 drafts read the target's auxiliary hidden states unless the draft's eagle_config turns them off
+    # (use_aux_hidden_state, default True; postinit does not read the draft's config.json)
+    out["uses_aux_hidden_states"] = method in ("extract_hidden_states", "eagle3")
     out["speculator"] = _speculator(state, method)
     return out
 

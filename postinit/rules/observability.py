@@ -1,5 +1,4 @@
-"""ObservabilityConfig's and LoadConfig's own validators (phase ``sub_configs``): the tracing settings and the
-weight download patterns.
+"""ObservabilityConfig's own validators (phase ``sub_configs``): the tracing settings and the hidden-metrics version.
 """
 
 from __future__ import annotations
@@ -8,11 +7,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.engine import RuleResult, Violation, rule
 
 _OBS = "vllm/config/observability.py ObservabilityConfig"
-_LOAD = "vllm/config/load.py LoadConfig"
-_DEFAULT_IGNORE = ["original/**/*"]
 _PEP440 = re.compile(
     r"\s*v?(?:[0-9]+!)?[0-9]+(?:\.[0-9]+)*"                                     # epoch, release
     r"(?:[-_.]?(?:a|b|c|rc|alpha|beta|pre|preview)[-_.]?[0-9]*)?"                # pre-release
@@ -52,25 +49,4 @@ def detailed_traces_endpoint(c: Mapping[str, Any]) -> RuleResult:
     """The detailed spans are exported over OTLP: without an endpoint they would go nowhere."""
     if c["observability_config.collect_detailed_traces"] and not c["observability_config.otlp_traces_endpoint"]:
         return Violation("collect_detailed_traces requires `--otlp-traces-endpoint` to be set.")
-    return None
-
-
-@rule(
-    "load.ignore-patterns-logged",
-    title="Weight download patterns other than the default are logged",
-    phase="sub_configs",
-    kind="check",
-    reads=("load_config.ignore_patterns",),
-    source=f"{_LOAD}._validate_ignore_patterns (a field_validator); ref 2.3",
-    message="Ignoring the following patterns when downloading weights: {patterns}",
-    level="info",
-)
-def ignore_patterns_logged(c: Mapping[str, Any]) -> RuleResult:
-    """Non-default patterns change which checkpoint files are fetched: vLLM says which (as a Python list)."""
-    patterns = c["load_config.ignore_patterns"]
-    if isinstance(patterns, str):
-        return Outcome.log(patterns=patterns) if patterns else None
-    listed = list(patterns)
-    if listed != _DEFAULT_IGNORE and listed:
-        return Outcome.log(patterns=repr(listed))
     return None

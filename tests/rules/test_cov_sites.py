@@ -10,7 +10,7 @@ from typing import Any
 
 import postinit
 from postinit.engine import Outcome, Violation
-from postinit.rules import engine_args, model_config, observability, parallel, speculative
+from postinit.rules import engine_args, load, model_config, observability, parallel, speculative
 from postinit.rules._kit import state
 from postinit.rules.platforms import cpu
 
@@ -74,9 +74,9 @@ def test_tracing_and_ignore_patterns() -> None:
     """n070, n067: detailed traces need an endpoint; non-default download patterns are logged as a list."""
     s = state({"observability_config.collect_detailed_traces": ["all"]})
     assert "otlp-traces-endpoint" in (_message(observability.detailed_traces_endpoint(s)) or "")
-    logged = observability.ignore_patterns_logged(state({"load_config.ignore_patterns": ["*.pt"]}))
+    logged = load.ignore_patterns_logged(state({"load_config.ignore_patterns": ["*.pt"]}))
     assert isinstance(logged, Outcome) and logged.args == {"patterns": "['*.pt']"}
-    assert observability.ignore_patterns_logged(state()) is None
+    assert load.ignore_patterns_logged(state()) is None
 
 
 def test_speculative_checks() -> None:

@@ -32,7 +32,10 @@ EXACT = (
     "structured_outputs_config",
     "kv_transfer_config",
 )
-CASES = [gc for gc in load_cases("seed") if gc.ok and gc.expected.get("sub_hashes")]
+CASES = [gc for gc in load_cases("seed") if gc.ok and gc.expected.get("sub_hashes")
+         and not (gc.name.startswith("n") and gc.name in divergences("d7fb10c57"))]
+"""The seed cases real vLLM resolved (a coverage case postinit documents as divergent, e.g. one it refuses, has no
+hash of postinit's to compare)."""
 
 
 @pytest.mark.parametrize(
@@ -223,7 +226,8 @@ def test_compile_debug_dump_path(dump: str | None, dp: int, expected: str | None
 
 # ---------------------------------------------------------------------------- vLLM 0.11.1's hash
 
-CASES_0_11_1 = [gc for gc in load_cases("0.11.1") if gc.ok and gc.expected["hash"] is not None]
+CASES_0_11_1 = [gc for gc in load_cases("0.11.1") if gc.ok and gc.expected["hash"] is not None
+                and not (gc.name.startswith("n") and gc.name in divergences("0.11.1"))]
 MODE_EQUAL_TO_LEVEL = {"x193-rand", "x228-rand"}
 """0.11.1 cases giving compilation mode and the deprecated level with the same value: vLLM hashes the given mode
 as the enum, postinit's final state cannot tell it from the level's int copy (v0_11_1.compilation_hash;

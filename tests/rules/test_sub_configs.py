@@ -176,14 +176,17 @@ def test_eplb_requirements(values: dict[str, Any], platform: str, message: str |
 
 @pytest.mark.parametrize(
     ("values", "expected"),
-    [({"parallel_config.world_size": 2}, "mp"), ({"parallel_config.world_size": 16}, "ray"),
+    [({"parallel_config.world_size": 2}, "mp"), ({"parallel_config.world_size": 16}, "no-ray"),
      ({"parallel_config.world_size": 2, "parallel_config.data_parallel_backend": "ray"}, "ray"),
      ({"parallel_config.world_size": 1}, None),
      ({"parallel_config.world_size": 2, "parallel_config.distributed_executor_backend": "uni"}, None)],
 )
 def test_executor_backend_multi(values: dict[str, Any], expected: str | None) -> None:
-    """Several workers: mp on one node, ray beyond the node's GPUs or for ray DP."""
+    """Several workers: mp on one node, ray for ray DP; beyond the node's GPUs Ray is needed (and not installed)."""
     out = executor_backend_multi(state(values, platform="h100"))
+    if expected == "no-ray":
+        assert isinstance(out, Violation) and out.message.startswith("Unable to load Ray")
+        return
     assert _changes(out) == (None if expected is None else {"parallel_config.distributed_executor_backend": expected})
 
 

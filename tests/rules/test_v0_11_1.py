@@ -155,8 +155,7 @@ def test_budget_checks() -> None:
     """Without chunked prefill the budget covers max_model_len; partial-prefill bounds are pydantic's."""
     bad = state({ECP: False, TOK: 128, "scheduler_config.max_model_len": 4096})
     assert decide(v.budget_below_max_model_len, bad).violation is not None
-    got = decide(v.partial_prefill_limits, state({ECP: True, "scheduler_config.max_model_len": 4096,
-                                                  "scheduler_config.num_lookahead_slots": -1}))
+    got = decide(v.scheduler_field_bounds, state({"scheduler_config.num_lookahead_slots": -1}))
     assert got.violation is not None and got.violation.error == "ValidationError"
     got = decide(v.partial_prefill_limits, state({ECP: True, "scheduler_config.max_model_len": 4096,
                                                   "scheduler_config.max_num_partial_prefills": 2,
@@ -212,7 +211,8 @@ def test_pooler_use_activation_quirk() -> None:
     """A set softmax makes use_activation True even when it is False (vLLM binds `is not None`)."""
     got = decide(v.pooler_use_activation, state({"model_config.pooler_config": True,
                                                  "model_config.pooler_config.softmax": False}))
-    assert got.changes == {"model_config.pooler_config.use_activation": True}
+    assert got.changes == {"model_config.pooler_config.use_activation": True,
+                           "model_config.pooler_config.softmax": 0.0}  # 0.11.1 declares it float | None
     assert got.messages == ["softmax will be deprecated, please use use_activation instead."]
 
 
