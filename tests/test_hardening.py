@@ -511,3 +511,15 @@ def test_a_config_json_over_the_value_cap_is_refused_and_one_under_it_resolves()
     under = {**base, "junk": {f"k{i}": list(range(10)) for i in range(MAX_NODES // 11 - 40)}}
     r = postinit.resolve(model="my/under-cap", config_json=under)
     assert r.ok and len(r.hash) == 10
+
+
+def test_a_zero_context_from_hf_overrides_resolves_to_a_dict_not_a_crash() -> None:
+    """Found by the deep fuzz run: ``max_position_embeddings`` 0 gives ``max_model_len`` 0, which vLLM does not
+    validate (``SkipValidation``) and the seed accepts; ``to_dict()`` and the hash keep the value as it is."""
+    r = postinit.resolve(model="meta-llama/Llama-3.1-8B-Instruct",
+                         argv=["--hf-overrides", '{"num_labels": 0, "max_position_embeddings": 0}'])
+    assert r.ok
+    d = r.to_dict()
+    assert d["config"]["model_config"]["max_model_len"] == 0
+    json.dumps(d, allow_nan=False)
+    assert len(r.hash) == 10
