@@ -932,6 +932,31 @@ def mtp_reused_layer(c: Mapping[str, Any]) -> RuleResult:
     return Outcome.log()
 
 
+_SPEC_FLAGS = (("spec_method", "--spec-method", "method"), ("spec_model", "--spec-model", "model"),
+               ("spec_tokens", "--spec-tokens", "num_speculative_tokens"))
+
+
+@rule(
+    "engine-args.spec-flags-given-twice",
+    title="--spec-method / --spec-model / --spec-tokens exclude the same key in --speculative-config",
+    phase="sub_configs",
+    kind="check",
+    reads=("usage.via_engine_args", "usage.given_twice"),
+    source="vllm/engine/arg_utils.py EngineArgs.create_speculative_config (vllm/engine/arg_utils.py:2141-2155); "
+    f"{_REF}",
+    message="<flag> and --speculative-config['<key>'] are mutually exclusive",
+)
+def spec_flags_given_twice(c: Mapping[str, Any]) -> RuleResult:
+    """The flags are shorthands for --speculative-config's keys: vLLM will not guess which of the two to keep."""
+    given = c["usage.given_twice"] or ()
+    if not c["usage.via_engine_args"]:
+        return None
+    for dest, flag, key in _SPEC_FLAGS:
+        if dest in given:
+            return Violation(f"{flag} and --speculative-config['{key}'] are mutually exclusive")
+    return None
+
+
 _NAMED_METHODS = (("eagle-", "eagle"), ("eagle3", "eagle3"), ("dflash", "dflash"), ("dspark", "dspark"))
 """``_CHECKPOINT_DETECTION_ORDER`` by name: each speculator's ``matches`` looks for its word in the lower-cased draft
 path (vllm/v1/worker/gpu/spec_decode/{eagle,dflash,dspark}/config.py)."""
@@ -1441,7 +1466,8 @@ DELTA = Delta(
              mamba_prefix_caching, mamba_block_size_default),
     add=(sleep_mode_cumem_allocator, deprecated_quantization, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
          mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
-         draft_decode_context_parallel_size, suffix_default_tokens, limit_max_model_len_to_draft, mtp_reused_layer, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
+         draft_decode_context_parallel_size, suffix_default_tokens, limit_max_model_len_to_draft, mtp_reused_layer,
+         spec_flags_given_twice, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
          speculative_lookahead_slots, watermark_speculative,
          mamba_chunked_prefill_required, mamba_stochastic_rounding_needs_fp16, kda_recoverssm, replayssm_supported),
     drop={**_POOLER_DROPS, **_STEP_14_DROPS, **_SPEC_DROPS, **_MAMBA_STEP_DROPS},

@@ -212,6 +212,33 @@ for slug, description, model, line in [
 ]:
     argv(slug, description, ["V-KV-OFFLOAD" if slug.startswith("kv") else "M-HYBRID"], [f"models/{model}", *line])
 
+# ---------------------------------------------------------------- --spec-* shorthands, routed experts, EPLB, offload (A-FLAG-TARGETS)
+for slug, description, model, line in [
+    ("spec-flags-ngram", "--spec-method ngram --spec-tokens 3", "llama", ["--spec-method", "ngram", "--spec-tokens", "3"]),
+    ("spec-flags-draft", "--spec-model with --spec-tokens: a plain draft model", "llama",
+     ["--spec-model", "models/llama_draft", "--spec-tokens", "2"]),
+    ("spec-flags-twice", "--spec-tokens beside --speculative-config's num_speculative_tokens", "llama",
+     ["--speculative-config", '{"method": "ngram", "num_speculative_tokens": 2}', "--spec-tokens", "4"]),
+    ("spec-flags-suffix", "--spec-method suffix alone", "llama", ["--spec-method", "suffix"]),
+    ("spec-flags-merge", "--spec-tokens completing --speculative-config", "llama",
+     ["--speculative-config", '{"method": "ngram"}', "--spec-tokens", "4"]),
+    ("spec-flags-eagle3", "--spec-method eagle3 with a draft", "llama",
+     ["--spec-method", "eagle3", "--spec-model", "models/llama_draft", "--spec-tokens", "3"]),
+    ("routed-experts", "--enable-return-routed-experts on DeepSeek", "deepseek_v3", ["--enable-return-routed-experts"]),
+    ("eplb-tp2", "EPLB over TP 2 with expert parallelism", "deepseek_v3",
+     ["-tp", "2", "--enable-expert-parallel", "--enable-eplb"]),
+    ("eplb-dp2-pcp", "EPLB over DP 2 x TP 2", "deepseek_v3",
+     ["-tp", "2", "-dp", "2", "--enable-expert-parallel", "--enable-eplb"]),
+    ("numa-eplb-dense", "--numa-bind and EPLB on a dense model", "llama", ["--numa-bind", "--enable-eplb"]),
+    ("offload-uva", "--offload-backend uva with parameters", "llama", ["--offload-backend", "uva", "--cpu-offload-params",
+                                                                       "lm_head"]),
+    ("kv-skip-layers", "an fp8 KV cache skipping two layers", "llama",
+     ["--kv-cache-dtype", "fp8", "--kv-cache-dtype-skip-layers", "0", "1"]),
+    ("language-model-only", "--language-model-only on a text model", "llama", ["--language-model-only"]),
+    ("elastic-ep-dense", "--enable-elastic-ep without expert parallelism", "llama", ["--enable-elastic-ep"]),
+]:
+    argv(slug, description, ["A-FLAG-TARGETS"], [f"models/{model}", *line])
+
 
 def main() -> None:
     for old in OUT.glob("w[0-9][0-9][0-9]-*.json"):

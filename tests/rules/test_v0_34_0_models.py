@@ -639,3 +639,17 @@ def test_a_plain_drafts_max_model_len_caps_the_target_and_mtp_warns_about_reuse(
     assert m.mtp_reused_layer(state({**mtp, "model_config.hf_config.model_type": "qwen3_next"})) is not None
     assert m.mtp_reused_layer(state({**mtp, "model_config.hf_config.model_type": "step3p5"})) is None
     assert m.mtp_reused_layer(state({**mtp, "speculative_config.num_speculative_tokens": 1})) is None
+
+
+def test_spec_flags_complete_the_speculative_config_and_refuse_a_key_given_twice() -> None:
+    """--spec-method / --spec-model / --spec-tokens fill --speculative-config's keys; one it already has is
+    create_engine_config's ValueError."""
+    r = postinit.resolve(argv=["--speculative-config", '{"method": "ngram"}', "--spec-tokens", "4"],
+                         model=fixture_path("llama"), vllm_version="0.34.0", platform="cuda:9.0")
+    assert r.ok and r.state["speculative_config.num_speculative_tokens"] == 4
+    twice = postinit.resolve(argv=["--speculative-config", '{"method": "ngram", "num_speculative_tokens": 2}',
+                                   "--spec-tokens", "4"], model=fixture_path("llama"), vllm_version="0.34.0",
+                             platform="cuda:9.0")
+    assert not twice.ok and twice.error is not None
+    assert "--spec-tokens and --speculative-config['num_speculative_tokens'] are mutually exclusive" in str(twice.error)
+    assert m.spec_flags_given_twice(state({"usage.via_engine_args": True, "usage.given_twice": ["spec_method"]}))

@@ -1616,6 +1616,11 @@ _KERNEL_SHORTHANDS: tuple[tuple[str, Any], ...] = (
 value that means "not given" (vllm/engine/arg_utils.py:2825-2845 in 0.34.0), same names in KernelConfig."""
 
 
+_SPEC_SHORTHANDS: tuple[tuple[str, str], ...] = (
+    ("spec_method", "method"), ("spec_model", "model"), ("spec_tokens", "num_speculative_tokens"))
+"""``--spec-method`` / ``--spec-model`` / ``--spec-tokens``: keys of ``--speculative-config`` (0.34.0)."""
+
+
 def _apply_shorthands(config: dict[str, Any], result: ParsedArgs, given: dict[str, _Given]) -> None:
     """``--attention-backend`` and the kernel flags over their sub-config's JSON, as 0.34.0's create_engine_config
     applies them (a value given both ways is refused there: ``result.given_twice``)."""
@@ -1631,6 +1636,19 @@ def _apply_shorthands(config: dict[str, Any], result: ParsedArgs, given: dict[st
             continue
         _set(config, f"kernel_config.{dest}", value)
         result.flags[f"kernel_config.{dest}"] = given[dest].option
+    if result.extra.get("enable_return_routed_experts"):  # EngineArgs.__post_init__ (arg_utils.py:897)
+        _set(config, "aux_output_config.enable_return_routed_experts", True)
+        result.flags["aux_output_config.enable_return_routed_experts"] = given["enable_return_routed_experts"].option
+    for dest, key in _SPEC_SHORTHANDS:  # create_speculative_config (arg_utils.py:2141-2155)
+        value = result.extra.get(dest)
+        if value is None:
+            continue
+        spec = config.get("speculative_config")
+        if isinstance(spec, dict) and key in spec:
+            result.given_twice.append(dest)
+            continue
+        config["speculative_config"] = {**(spec if isinstance(spec, dict) else {}), key: value}
+        result.flags[f"speculative_config.{key}"] = given[dest].option
 
 
 def _apply_engine_args(
