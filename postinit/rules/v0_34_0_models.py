@@ -23,6 +23,7 @@ from typing import Any
 from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
 from postinit.rules import model_config as mc
 from postinit.rules import models
+from postinit.rules.verify import _hf_quant_cfg, quant_method
 from postinit.rules.versions import Delta, patch
 
 __all__ = ["DELTA"]
@@ -295,11 +296,44 @@ _QUANT = (
     patch("model.quantization", methods=QUANTIZATION_METHODS, auto=True, cpu_override=None,
           source=f"{_MODEL}._verify_quantization (vllm/config/model.py:1403-1487; AutoGPTQConfig / AutoAWQConfig "
           f".override_quantization_method); {_REF}"),
-    patch("verify.quant-config", methods=QUANT_METHODS,
-          source=f"vllm/config/vllm.py VllmConfig._get_quantization_config (880-...); ref step-6, {_REF}"),
     patch("verify.quant-act-dtype", methods=QUANT_METHODS,
           source=f"vllm/config/vllm.py VllmConfig._get_quantization_config; ref step-6, {_REF}"),
 )
+
+
+@rule(
+    "verify.quant-config",
+    title="Quantization config from the checkpoint, or online FP8 for an unquantized one",
+    phase="verify",
+    kind="derive",
+    reads=("model_config", _M + "quantization", _M + "hf_config.quantization_config", _M + "hf_config.text_config",
+           _M + "hf_config.compression_config", "quant_config"),
+    writes=("quant_config", "quant_config.method", "quant_config.class_name", "quant_config.min_capability",
+            "quant_config.weight_block_size"),
+    source="vllm/config/vllm.py VllmConfig._get_quantization_config, get_quant_config "
+    f"(vllm/model_executor/model_loader/weight_utils.py:335-394); ref step-6, {_REF}",
+    message="--quantization fp8 is deprecated for online quantization; use --quantization fp8_per_tensor instead.",
+    level="warning",
+)
+def quant_config(c: Mapping[str, Any], *,
+                 methods: Mapping[str, tuple[str, int, tuple[str, ...]]] = QUANT_METHODS) -> RuleResult:
+    """A quantized checkpoint's method builds its config from the checkpoint's quantization_config. ``fp8`` on a
+    checkpoint without one (FP8 has no config file of its own) quantizes online: 0.34.0 builds the online config
+    as ``fp8_per_tensor`` and warns that the spelling is deprecated."""
+    if c["quant_config"] or not c["model_config"]:
+        return None
+    method = quant_method(c)
+    if method is None:
+        return None
+    cfg = _hf_quant_cfg(c)
+    online = method == "fp8" and cfg is None
+    found = _ONLINE if online else methods.get(method)
+    cls, cap = (found[0], found[1]) if found is not None else (None, None)
+    block = (cfg or {}).get("weight_block_size") if method == "fp8" else None
+    message = ("--quantization fp8 is deprecated for online quantization; use --quantization fp8_per_tensor "
+               "instead.") if online else ""
+    return Outcome({"quant_config": True, "quant_config.method": method, "quant_config.class_name": cls,
+                    "quant_config.min_capability": cap, "quant_config.weight_block_size": block}, message=message)
 
 
 @rule(
@@ -1461,7 +1495,7 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 DELTA = Delta(
     facts={"model_registry": "model-registry-0.34.0.json", "rope_override_standardized": True},
     patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
-    replace=(class_interfaces, gptoss_max_capture_size, method_from_model_name, draft_model_from_method,
+    replace=(class_interfaces, gptoss_max_capture_size, method_from_model_name, draft_model_from_method, quant_config,
              prompt_lookup_defaults, draft_tensor_parallel_size, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default),
     add=(sleep_mode_cumem_allocator, deprecated_quantization, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,

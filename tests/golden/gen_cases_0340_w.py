@@ -239,6 +239,42 @@ for slug, description, model, line in [
 ]:
     argv(slug, description, ["A-FLAG-TARGETS"], [f"models/{model}", *line])
 
+# ---------------------------------------------------------------- everyday 0.34.0 command lines (E-EVERYDAY)
+for slug, description, line, platform in [
+    ("pp2-async", "pipeline parallelism 2 with async scheduling", ["models/llama", "-pp", "2", "--async-scheduling"],
+     "cuda:90"),
+    ("dp4-local2", "DP 4 with 2 local ranks", ["models/llama", "-dp", "4", "--data-parallel-size-local", "2"], "cuda:90"),
+    ("jamba-hma-off", "Jamba with the hybrid KV cache manager off", ["models/jamba", "--disable-hybrid-kv-cache-manager"],
+     "cuda:90"),
+    ("jamba-mamba-fp16", "Jamba with a float16 Mamba cache", ["models/jamba", "--mamba-cache-dtype", "float16"],
+     "cuda:90"),
+    ("qwen3-next-no-chunked", "Qwen3-Next without chunked prefill", ["models/qwen3_next", "--no-enable-chunked-prefill"],
+     "cuda:90"),
+    ("fp8-online", "--quantization fp8 on an unquantized checkpoint", ["models/llama", "--quantization", "fp8"],
+     "cuda:90"),
+    ("kv-e5m2-O3", "an fp8_e5m2 KV cache at -O3", ["models/llama", "--kv-cache-dtype", "fp8_e5m2", "-O3"], "cuda:90"),
+    ("long-small-budget", "a 256k model with a 512-token budget", ["models/llama_long", "--max-num-batched-tokens", "512"],
+     "cuda:90"),
+    ("gptoss-eager", "gpt-oss eager", ["models/gpt_oss_0340", "--enforce-eager"], "cuda:90"),
+    ("sleep-dummy", "sleep mode with dummy weights", ["models/llama", "--load-format", "dummy", "--enable-sleep-mode"],
+     "cuda:90"),
+    ("interactivity-b200", "interactivity mode on SM 10.0", ["models/llama", "--performance-mode", "interactivity"],
+     "cuda:100"),
+    ("rocm-O3", "-O3 on an MI300", ["models/llama", "-O3"], "rocm:gfx942"),
+    ("kv-memory-bytes", "--kv-cache-memory-bytes 4G", ["models/llama", "--kv-cache-memory-bytes", "4G"], "cuda:90"),
+    ("cc-backend-eager", "-cc.backend=eager", ["models/llama", "-cc.backend=eager"], "cuda:90"),
+    ("ds-dcp2-b200", "DeepSeek TP 4 DCP 2 on SM 10.0", ["models/deepseek_v3", "-tp", "4", "-dcp", "2",
+                                                          "--max-model-len", "8k"], "cuda:100"),
+    ("cpu-O0", "-O0 on CPU with 8 sequences", ["models/llama", "-O0", "--max-num-seqs", "8"], "cpu"),
+    ("max-len-auto", "--max-model-len auto", ["models/llama", "--max-model-len", "auto"], "cuda:90"),
+    ("capture-sizes-ngram", "explicit capture sizes with n-gram speculation",
+     ["models/llama", "--cudagraph-capture-sizes", "1", "2", "4", "--speculative-config",
+      '{"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3}'], "cuda:90"),
+    ("bert-pooling-O3", "BERT pooling at -O3", ["models/bert", "--runner", "pooling", "-O3"], "cuda:90"),
+    ("llama4-tp8", "Llama 4 TP 8 with 16k tokens", ["models/llama4", "-tp", "8", "--max-model-len", "16k"], "cuda:90"),
+]:
+    argv(slug, description, ["E-EVERYDAY"], line, platform=platform)
+
 
 def main() -> None:
     for old in OUT.glob("w[0-9][0-9][0-9]-*.json"):

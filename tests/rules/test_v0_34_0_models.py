@@ -653,3 +653,14 @@ def test_spec_flags_complete_the_speculative_config_and_refuse_a_key_given_twice
     assert not twice.ok and twice.error is not None
     assert "--spec-tokens and --speculative-config['num_speculative_tokens'] are mutually exclusive" in str(twice.error)
     assert m.spec_flags_given_twice(state({"usage.via_engine_args": True, "usage.given_twice": ["spec_method"]}))
+
+
+def test_fp8_on_an_unquantized_checkpoint_quantizes_online_with_vllms_warning() -> None:
+    """0.34.0 builds OnlineQuantizationConfig for --quantization fp8 without a checkpoint config (and warns that
+    the spelling is deprecated); a checkpoint's own FP8 config keeps Fp8Config."""
+    r = postinit.resolve(argv=["--quantization", "fp8"], model=fixture_path("llama"), vllm_version="0.34.0",
+                         platform="cuda:9.0")
+    assert r.state["quant_config.class_name"] == "OnlineQuantizationConfig"
+    assert any("fp8_per_tensor instead" in e.message for e in r.messages())
+    block = postinit.resolve(model=fixture_path("llama_fp8_block"), vllm_version="0.34.0", platform="cuda:9.0")
+    assert block.state["quant_config.class_name"] == "Fp8Config"
