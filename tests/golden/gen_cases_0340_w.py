@@ -275,6 +275,57 @@ for slug, description, line, platform in [
 ]:
     argv(slug, description, ["E-EVERYDAY"], line, platform=platform)
 
+# ---------------------------------------------------------------- speculative methods and 0.34.0 configs, both modes (V-SPEC-METHODS, C-CONFIG-0340)
+for slug, description, line, platform in [
+    ("mamba-backend-dense", "--mamba-backend triton on a dense model", ["models/llama", "--mamba-backend", "triton"],
+     "cuda:90"),
+    ("O3-interactivity-b200", "-O3 in interactivity mode on SM 10.0", ["models/llama", "-O3", "--performance-mode",
+                                                                       "interactivity"], "cuda:100"),
+    ("eagle3-async", "EAGLE-3 with async scheduling", ["models/llama", "--async-scheduling", "--speculative-config",
+                                                       '{"method": "eagle3", "model": "models/llama_draft", '
+                                                       '"num_speculative_tokens": 3}'], "cuda:90"),
+    ("mtp3-deepseek-tp2", "DeepSeek MTP k=3 at TP 2", ["models/deepseek_v3", "--speculative-config",
+                                                       '{"method": "mtp", "num_speculative_tokens": 3}', "-tp", "2"],
+     "cuda:90"),
+    ("ngram-gpu-async", "n-gram on the GPU with async scheduling",
+     ["models/llama", "--speculative-config", '{"method": "ngram_gpu", "num_speculative_tokens": 4}',
+      "--async-scheduling"], "cuda:90"),
+    ("qwen3-next-mtp-alias", "the qwen3_next_mtp spelling", ["models/qwen3_next", "--speculative-config",
+                                                             '{"method": "qwen3_next_mtp", "num_speculative_tokens": 1}'],
+     "cuda:90"),
+    ("suffix-shallow", "suffix decoding with a tree of depth 4", ["models/llama", "--speculative-config",
+                                                                  '{"method": "suffix", "suffix_decoding_max_tree_depth": 4}'],
+     "cuda:90"),
+    ("kv-offload-tp2", "native KV offloading of 16 GiB at TP 2", ["models/llama", "--kv-offloading-size", "16",
+                                                                  "--kv-offloading-backend", "native", "-tp", "2"],
+     "cuda:90"),
+    ("apc-cbor-O1", "prefix caching with sha256_cbor at -O1", ["models/llama", "--enable-prefix-caching",
+                                                               "--prefix-caching-hash-algo", "sha256_cbor", "-O1"],
+     "cuda:90"),
+    ("gptoss-eagle3-longer", "EAGLE-3 on gpt-oss: the draft's positions raised to the target's",
+     ["models/gpt_oss_0340", "--speculative-config",
+      '{"method": "eagle3", "model": "models/llama_draft", "num_speculative_tokens": 2}'], "cuda:90"),
+]:
+    argv(slug, description, ["V-SPEC-METHODS"], line, platform=platform)
+add("cfg-draft-model", "config mode: method draft_model, k=3", ["C-CONFIG-0340", "V-SPEC-METHODS"],
+    speculative_config={"method": "draft_model", "model": "llama_draft", "num_speculative_tokens": 3})
+add("cfg-mtp-tp2", "config mode: DeepSeek MTP k=2 at TP 2", ["C-CONFIG-0340", "V-SPEC-METHODS"],
+    model="deepseek_v3", speculative_config={"method": "mtp", "num_speculative_tokens": 2},
+    parallel_config={"tensor_parallel_size": 2})
+add("cfg-jamba-level1", "config mode: Jamba at level 1 with a float32 Mamba cache", ["C-CONFIG-0340", "M-HYBRID"],
+    model="jamba", optimization_level=1, cache_config={"mamba_cache_dtype": "float32"})
+add("cfg-kernel-attn-level3", "config mode: kernel and attention choices at level 3", ["C-CONFIG-0340"],
+    kernel_config={"moe_backend": "deep_gemm"}, attention_config={"flash_attn_version": 2}, optimization_level=3)
+add("cfg-ngram-interactive", "config mode: n-gram in interactivity mode", ["C-CONFIG-0340", "V-PERF-MODE"],
+    performance_mode="interactivity",
+    speculative_config={"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 3})
+add("cfg-cpu-level0", "config mode: level 0 on CPU", ["C-CONFIG-0340"], platform="cpu", optimization_level=0)
+add("cfg-qwen3-next-budget", "config mode: Qwen3-Next with 1024 tokens and no prefix caching",
+    ["C-CONFIG-0340", "M-HYBRID"], model="qwen3_next", scheduler_config={"max_num_batched_tokens": 1024},
+    cache_config={"enable_prefix_caching": False})
+add("cfg-ep-dense", "config mode: expert parallelism on a dense model", ["C-CONFIG-0340"],
+    parallel_config={"tensor_parallel_size": 2, "enable_expert_parallel": True})
+
 
 def main() -> None:
     for old in OUT.glob("w[0-9][0-9][0-9]-*.json"):
