@@ -26,7 +26,7 @@ from typing import Any
 
 from postinit.engine import Outcome, Rule, RuleResult, Violation, make_rule, rule, sequence
 
-__all__ = ["HEAD_DTYPE_READS", "INFO_READS", "REGISTRY", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER", "ModelInfo", "head_dtype_for", "model_info",
+__all__ = ["HEAD_DTYPE_READS", "INFO_READS", "REGISTRY", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER", "ModelInfo", "dtype_name", "head_dtype_for", "model_info",
            "registry", "registry_of", "resolved_info"]
 
 M = "model_config."
@@ -262,6 +262,11 @@ def _info_of(c: Mapping[str, Any], runner: str | None, convert: str | None) -> M
 def _st_pooling(c: Mapping[str, Any]) -> bool:
     """A sentence-transformers pooling config exists (vLLM's ``get_pooling_config``)."""
     return c[H + "st_pooling_type"] is not None
+
+
+def dtype_name(text: str) -> str:
+    """A dtype's canonical name (``half`` -> ``float16``), as vLLM's ``_STR_DTYPE_TO_TORCH_DTYPE`` maps it."""
+    return _DTYPE_NAMES.get(text.lower(), text.lower())
 
 
 def _torch(dtype: str) -> str:
@@ -864,10 +869,8 @@ def head_dtype_for(c: Mapping[str, Any], dtype: str) -> str:
     return _head_dtype(c, dtype)[0]
 
 
-def _head_dtype(c: Mapping[str, Any], dtype: str | None = None, *, generate_override: bool = False
-                ) -> tuple[str, str | None]:
-    """vLLM's ``head_dtype``: (dtype, warning or None). ``generate_override``: a generation model's head takes the
-    ``head_dtype`` override too (vLLM 0.34.0: an fp32 lm_head for RL training-inference consistency)."""
+def _head_dtype(c: Mapping[str, Any], dtype: str | None = None) -> tuple[str, str | None]:
+    """vLLM's ``head_dtype``: (dtype, warning or None)."""
     dtype, supported = dtype or c[M + "dtype"], c["platform.supported_dtypes"]
     raw = c[H + "head_dtype"]
     if raw == "model":
@@ -876,7 +879,7 @@ def _head_dtype(c: Mapping[str, Any], dtype: str | None = None, *, generate_over
         head = _DTYPE_NAMES.get(str(raw).lower(), str(raw).lower())
     else:
         head = "float32" if "float32" in supported and c[M + "runner_type"] == "pooling" else dtype
-    if c[M + "runner_type"] != "pooling" and head != dtype and not generate_override:
+    if c[M + "runner_type"] != "pooling" and head != dtype:
         return dtype, f"`head_dtype` currently only supports pooling models.fallback to model dtype [{_torch(dtype)}]."
     if head not in supported:
         return dtype, (f"The current platform does not support [{_torch(head)}] head dtype, "
@@ -893,7 +896,7 @@ def _head_dtype(c: Mapping[str, Any], dtype: str | None = None, *, generate_over
     writes=(M + "head_dtype",),
     source=f"{SRC}.head_dtype; ref 2.1.1",
 )
-def head_dtype(c: Mapping[str, Any], *, generate_override: bool = False) -> RuleResult:
+def head_dtype(c: Mapping[str, Any]) -> RuleResult:
     """Pooling models compute their head in float32 for accuracy; generation heads use the model dtype.
 
     ``head_dtype`` is a property vLLM reads when it builds the model, not while it resolves the config: its
@@ -902,7 +905,7 @@ def head_dtype(c: Mapping[str, Any], *, generate_override: bool = False) -> Rule
     """
     if not _present(c):
         return None
-    value, _warning = _head_dtype(c, generate_override=generate_override)
+    value, _warning = _head_dtype(c)
     return {M + "head_dtype": value}
 
 
