@@ -67,6 +67,35 @@ def class_interfaces(c: Mapping[str, Any]) -> RuleResult:
             _M + "has_inner_state": info.inner_state}
 
 
+@rule(
+    "model.head-dtype",
+    title="dtype of the lm_head / classifier (a property: read after resolution, so nothing is logged)",
+    phase="model_config",
+    kind="derive",
+    reads=("model_config", _M + "dtype", _M + "runner_type", _H + "head_dtype", "platform.supported_dtypes"),
+    writes=(_M + "head_dtype",),
+    source=f"{_MODEL}.head_dtype (vllm/config/model.py:2143-2170; _get_head_dtype, vllm/config/model.py:2565-2586); "
+    f"{_REF}",
+)
+def head_dtype(c: Mapping[str, Any]) -> RuleResult:
+    """Pooling models default to a float32 head; a generation model may ask for one too (hf_config.head_dtype,
+    for RL training-inference consistency); a head dtype the platform lacks falls back to the model dtype.
+    0.34.0's config code never reads the property, so its warning is not part of config resolution."""
+    if not c["model_config"]:
+        return None
+    dtype, supported = c[_M + "dtype"], c["platform.supported_dtypes"]
+    raw = c[_H + "head_dtype"]
+    if raw == "model":
+        head = dtype
+    elif raw is not None:
+        head = mc.dtype_name(str(raw))
+    elif "float32" not in supported:
+        head = dtype
+    else:
+        head = "float32" if c[_M + "runner_type"] == "pooling" else dtype
+    return {_M + "head_dtype": head if head in supported else dtype}
+
+
 # =========================================================================== the pooler config (phase model_config)
 
 _PC = "model_config.pooler_config."
@@ -1578,7 +1607,7 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 DELTA = Delta(
     facts={"model_registry": "model-registry-0.34.0.json", "rope_override_standardized": True},
     patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
-    replace=(class_interfaces, gptoss_max_capture_size, method_from_model_name, draft_model_from_method, quant_config,
+    replace=(head_dtype, class_interfaces, gptoss_max_capture_size, method_from_model_name, draft_model_from_method, quant_config,
              deepseek_v32_cache_dtype,
              prompt_lookup_defaults, draft_tensor_parallel_size, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default),
