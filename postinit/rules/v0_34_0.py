@@ -2477,10 +2477,11 @@ def optimization_level(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "vllm.performance-mode",
     title="A performance mode other than balanced is announced",
-    phase="core",
+    phase="model",
     kind="check",
     reads=("performance_mode",),
-    source=f"{_VLLM}.__post_init__; ref V-PERF-MODE, v0.34.0",
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1477-1478, before the model hooks of "
+    "try_verify_and_update_config); ref step-1, V-PERF-MODE, v0.34.0",
     message="Performance mode set to '{mode}'.",
     level="info",
 )
@@ -3858,7 +3859,7 @@ def cache_block_size_default(c: Mapping[str, Any]) -> RuleResult:
 
 CORE = sequence(
     "vllm.post-init-0340",
-    "vllm.performance-mode", "parallel.dcp-defaults", "parallel.eplb-num-redundant-experts", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
+    "parallel.dcp-defaults", "parallel.eplb-num-redundant-experts", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
     "scheduler.async-scheduling-default", "parallel.nccl-dp-sync-default", "observability.spec-metrics-need-spec",
     "compilation.enforce-eager",
     "compilation.torch-compile-disable", "compilation.breakable-cudagraph",

@@ -326,6 +326,48 @@ add("cfg-qwen3-next-budget", "config mode: Qwen3-Next with 1024 tokens and no pr
 add("cfg-ep-dense", "config mode: expert parallelism on a dense model", ["C-CONFIG-0340"],
     parallel_config={"tensor_parallel_size": 2, "enable_expert_parallel": True})
 
+# ---------------------------------------------------------------- more 0.34.0 flags, DeepSeek-V3.2 (A-FLAG-TARGETS, M-DEEPSEEK-V32)
+for slug, description, line, platform in [
+    ("lora-targets", "LoRA with target modules and active-LoRA specialisation",
+     ["models/llama", "--enable-lora", "--max-loras", "4", "--lora-target-modules", "q_proj", "v_proj",
+      "--specialize-active-lora"], "cuda:90"),
+    ("lora-tower", "LoRA on the tower connector", ["models/llama", "--enable-lora", "--enable-tower-connector-lora"],
+     "cuda:90"),
+    ("rocm-O3-lora", "-O3 with LoRA on an MI300", ["models/llama", "-O3", "--enable-lora"], "rocm:gfx942"),
+    ("bert-scheduled-cap", "BERT pooling with --max-num-scheduled-tokens",
+     ["models/bert", "--runner", "pooling", "--max-num-scheduled-tokens", "512"], "cuda:90"),
+    ("traces-metrics", "KV-cache metrics and detailed traces", ["models/llama", "--kv-cache-metrics",
+                                                               "--collect-detailed-traces", "all",
+                                                               "--otlp-traces-endpoint", "http://x:4317"], "cuda:90"),
+    ("timeouts-tp2", "distributed timeouts and the DP sync interval", ["models/llama", "--distributed-timeout-seconds",
+                                                                       "600", "-tp", "2", "--dp-sync-interval", "4"],
+     "cuda:90"),
+    ("qwen3-next-prefix-unit", "Qwen3-Next with a prefix match unit and shared prefix checkpoints",
+     ["models/qwen3_next", "--prefix-match-unit", "16", "--enable-mamba-shared-prefix-checkpoint"], "cuda:90"),
+    ("inflight-kv-loads", "in-flight KV loads with offloading", ["models/llama", "--max-num-inflight-kv-loads", "8",
+                                                                 "--kv-offloading-size", "4"], "cuda:90"),
+    ("reserve-isl", "full-ISL reservation and the adaptive long-prefill threshold",
+     ["models/llama", "--scheduler-reserve-full-isl", "--long-prefill-token-threshold-adaptive"], "cuda:90"),
+    ("safetensors-flags", "safetensors prefetch threads and shuffling",
+     ["models/llama", "--safetensors-prefetch-num-threads", "4", "--shuffle-safetensors-files"], "cuda:90"),
+    ("O2-fdo-eagle", "-O2 with FULL_DECODE_ONLY and EAGLE",
+     ["models/llama", "-O2", "--compilation-config.cudagraph_mode", "FULL_DECODE_ONLY", "--speculative-config",
+      '{"method": "eagle", "model": "models/llama_draft", "num_speculative_tokens": 2}'], "cuda:90"),
+    ("mamba-O3-ssm-fp32", "Mamba at -O3 with a float32 SSM cache", ["models/mamba_0340", "-O3",
+                                                                     "--mamba-ssm-cache-dtype", "float32"], "cuda:90"),
+    ("v32-indexer-dtype", "DeepSeek-V3.2 with an fp8 indexer KV cache at TP 2",
+     ["models/deepseek_v32", "-tp", "2", "--attention-config.indexer_kv_dtype", "fp8"], "cuda:90"),
+    ("v32-fp8-kv", "DeepSeek-V3.2 with an fp8 KV cache: no fp8_ds_mla rewrite in 0.34.0",
+     ["models/deepseek_v32", "-tp", "2", "--kv-cache-dtype", "fp8"], "cuda:90"),
+    ("v32-b200", "DeepSeek-V3.2 on SM 10.0: bfloat16 indexer logits", ["models/deepseek_v32", "-tp", "2"], "cuda:100"),
+    ("v32-bf16-kv", "DeepSeek-V3.2 with a bfloat16 KV cache and bfloat16 indexer logits",
+     ["models/deepseek_v32", "-tp", "2", "--kv-cache-dtype", "bfloat16", "--attention-config.indexer_logits_dtype",
+      "bfloat16"], "cuda:90"),
+    ("v32-tokenizer-slow", "DeepSeek-V3.2 with the user's tokenizer mode", ["models/deepseek_v32", "--tokenizer-mode",
+                                                                             "slow"], "cuda:90"),
+]:
+    argv(slug, description, ["A-FLAG-TARGETS"], line, platform=platform)
+
 
 def main() -> None:
     for old in OUT.glob("w[0-9][0-9][0-9]-*.json"):

@@ -225,6 +225,27 @@ case("pooler-both-types", "--pooler-config with pooling_type and seq_pooling_typ
 case("pooler-then-bad-cc", "--pooler-config logs its pooling type, then -cc is refused", MIS,
      argv=["models/bert", "--pooler-config", '{"pooling_type": "MEAN"}', "-cc", '{"level": 3}'])
 
+# -- argparse's own refusals of commonly used flags (a bad choice, a bad number, a removed flag)
+AP = "argparse"
+for slug, argv in (
+    ("dtype-choice", ["--dtype", "fp16"]),
+    ("tp-not-int", ["-tp", "two"]),
+    ("gpu-mem-not-float", ["--gpu-memory-utilization", "90%"]),
+    ("max-model-len-bad", ["--max-model-len", "4kb"]),
+    ("block-size-choice", ["--block-size", "abc"]),
+    ("load-format-choice", ["--load-format", "gguf2"]),
+    ("kv-cache-dtype-empty", ["--kv-cache-dtype", ""]),
+    ("removed-num-scheduler-steps", ["--num-scheduler-steps", "8"]),
+    ("removed-disable-log-requests", ["--disable-log-requests"]),
+    ("removed-swap-space", ["--swap-space", "4"]),
+    ("removed-use-v2-block-manager", ["--use-v2-block-manager"]),
+    ("tokenizer-mode-choice", ["--tokenizer-mode", "fast"]),
+    ("runner-choice", ["--runner", "embed"]),
+    ("speculative-not-json", ["--speculative-config", "{method: ngram}"]),
+    ("max-model-len-negative", ["--max-model-len", "-2"]),
+):
+    case(slug, f"a common mistake: {' '.join(argv)}", AP, argv=[L, *argv])
+
 
 def main() -> None:
     for old in OUT.glob("e[0-9][0-9][0-9]-*.json"):
