@@ -3829,7 +3829,11 @@ DELTA = Delta(
         for rid in ("scheduler.max-num-batched-tokens-default", "scheduler.max-num-seqs-default")},
     fields_added=FIELDS_ADDED,
     fields_removed=FIELDS_REMOVED,
-    flags_added=("optimization_level", "performance_mode"),
+    flags_added=("optimization_level", "performance_mode",
+                 # wired to their fields for issue 30's coverage cases (k###)
+                 "prefill_context_parallel_size", "numa_bind", "numa_bind_nodes", "numa_bind_cpus",
+                 "enable_elastic_ep", "elastic_ep_max_dp_size", "custom_histogram_buckets",
+                 "enable_layerwise_nvtx_tracing", "profiler_config"),
     flags_removed=(
         "calculate_kv_scales", "cuda_graph_sizes", "disable_mm_preprocessor_cache",
         "enable_multimodal_encoder_data_parallel", "eplb_log_balancedness", "eplb_step_interval", "eplb_window_size",
