@@ -49,8 +49,20 @@ from typing import NamedTuple
 from postinit.engine import Rule
 
 __all__ = [
-    "CONFIG_CLASSES", "EXPLANATIONS", "FIELD_VALIDATORS", "PARSED_SUB_CONFIGS", "POST_INIT_CALLED", "STEPS", "VLLM_STAGES", "Step", "is_explanation",
-    "rank_of", "stage_of", "step_of", "wrapped_by",
+    "CONFIG_CLASSES",
+    "EXPLANATIONS",
+    "FIELD_VALIDATORS",
+    "PARSED_SUB_CONFIGS",
+    "POST_INIT_CALLED",
+    "STEPS",
+    "VLLM_STAGES",
+    "Step",
+    "field_of",
+    "is_explanation",
+    "rank_of",
+    "stage_of",
+    "step_of",
+    "wrapped_by",
 ]
 
 VLLM_STAGES = (
@@ -204,9 +216,21 @@ FIELD_VALIDATORS: dict[str, str] = {
     "structured-outputs.revalidated": "structured_outputs_config",  # vLLM 0.11.1 (postinit/rules/v0_11_1.py)
     "model.pooler-pooling-type": "pooler_config",  # vLLM 0.34.0 (postinit/rules/v0_34_0_models.py)
     "cache.cache-dtype-known": "cache_dtype",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
+    "parallel.numa-bind-lists": "numa_bind_nodes|numa_bind_cpus",  # vLLM 0.34.0 (postinit/rules/v0_34_0.py)
+    "observability.custom-histogram-buckets": "custom_histogram_buckets",  # vLLM 0.34.0 (v0_34_0_errors.py)
 }
 """Rules that stand for a validator VllmConfig runs on one of its fields: pydantic names that field in the
-``ValidationError`` around the rule's exception."""
+``ValidationError`` around the rule's exception. ``a|b``: one rule for the validators of several fields, the
+one named is the field its message starts with (see :func:`field_of`)."""
+
+
+def field_of(rule: str, message: str) -> str | None:
+    """The field pydantic names in the ``ValidationError`` around ``rule``'s exception (:data:`FIELD_VALIDATORS`)."""
+    fields = FIELD_VALIDATORS.get(rule)
+    if fields is None:
+        return None
+    names = fields.split("|")
+    return next((f for f in names if message.startswith(f)), names[0])
 
 
 POST_INIT_CALLED: frozenset[str] = frozenset({"mamba_config"})

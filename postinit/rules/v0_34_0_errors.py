@@ -8,6 +8,8 @@ data parallelism, a multi-node run's node rank is bounded. Each rule names the l
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -281,7 +283,7 @@ _PROTON_DEFAULTS = (("proton_profiler_dir", ""), ("proton_context", "shadow"), (
     phase="sub_configs",
     kind="check",
     reads=(f"{_PR}profiler", f"{_PR}torch_profiler_activities", f"{_PR}torch_profiler_dir",
-           *(_PR + name for name, _ in _PROTON_DEFAULTS)),
+           *(_PR + name for name, _ in _PROTON_DEFAULTS), f"{_PR}capture_torch_profiler"),
     source="vllm/config/profiler.py ProfilerConfig._validate_profiler_config (vllm/config/profiler.py:205-289, a "
     "model_validator); ref v0.34.0",
     message="<ProfilerConfig's refusal>",
@@ -320,7 +322,54 @@ def profiler_options_checks(c: Mapping[str, Any]) -> RuleResult:
             return Violation("chrome_trace output requires proton_data='trace'")
         if out in ("hatchet", "hatchet_msgpack") and data != "tree":
             return Violation(f"{out} output requires proton_data='tree'")
+    if c[f"{_PR}capture_torch_profiler"] and profiler != "torch":  # :290-294
+        return Violation("capture_torch_profiler is only applicable when profiler is set to 'torch'")
     return None
+
+
+@rule(
+    "profiler.warnings",
+    title="ProfilerConfig warns about a bounded torch profile of the frontend and the deprecated capture flag",
+    phase="sub_configs",
+    kind="check",
+    reads=(f"{_PR}profiler", f"{_PR}delay_iterations", f"{_PR}max_iterations", f"{_PR}ignore_frontend",
+           f"{_PR}torch_profiler_activities", f"{_PR}capture_torch_profiler"),
+    source="vllm/config/profiler.py ProfilerConfig._validate_profiler_config (vllm/config/profiler.py:206-222, "
+    "295-299); ref v0.34.0",
+    message="Using 'torch' profiler with delay_iterations or max_iterations while ignore_frontend is False may "
+    "result in high overhead. / capture_torch_profiler is deprecated ...",
+    level="warning",
+)
+def profiler_warnings(c: Mapping[str, Any]) -> RuleResult:
+    """Profiling the frontend's CPU side has no iteration bound, so a delay or a cap leaves it running."""
+    said = []
+    bounded = c[f"{_PR}delay_iterations"] > 0 or c[f"{_PR}max_iterations"] > 0
+    activities = c[f"{_PR}torch_profiler_activities"]
+    frontend = (c[f"{_PR}profiler"] == "torch" and not c[f"{_PR}ignore_frontend"]
+                and (activities is None or "CPU" in activities))
+    if bounded and frontend:
+        said.append("Using 'torch' profiler with delay_iterations or max_iterations while ignore_frontend is False "
+                    "may result in high overhead.")
+    if c[f"{_PR}capture_torch_profiler"]:
+        said.append("capture_torch_profiler is deprecated and has no effect. It will be removed in a future release.")
+    return Outcome(message="\n".join(said)) if said else None
+
+
+@rule(
+    "observability.layerwise-nvtx-deprecated",
+    title="enable_layerwise_nvtx_tracing is deprecated",
+    phase="sub_configs",
+    kind="check",
+    reads=("observability_config.enable_layerwise_nvtx_tracing",),
+    source="vllm/config/observability.py ObservabilityConfig._validate_tracing_config "
+    "(vllm/config/observability.py:216-221); ref v0.34.0",
+    message="enable_layerwise_nvtx_tracing is deprecated and no longer traces each layer; it only marks calls to the "
+    "compiled model. It will be removed in a future release.",
+    level="warning",
+)
+def layerwise_nvtx_deprecated(c: Mapping[str, Any]) -> RuleResult:
+    """The flag now only brackets the compiled model's calls."""
+    return Outcome.log({}) if c["observability_config.enable_layerwise_nvtx_tracing"] else None
 
 
 @rule(
@@ -535,13 +584,92 @@ def speculative_verify_args(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+_CC = "compilation_config."
+
+
+@rule(
+    "compilation.capture-and-encoder-bounds",
+    title="Decoder replay capture sizes and the encoder CUDA-graph bounds are positive",
+    phase="sub_configs",
+    kind="check",
+    reads=(_CC + "decoder_replay_cudagraph_capture_sizes", _CC + "cudagraph_mm_encoder",
+           _CC + "encoder_cudagraph_max_vision_items_per_batch", _CC + "encoder_cudagraph_max_frames_per_batch",
+           _CC + "encoder_cudagraph_max_token_budget", _CC + "encoder_cudagraph_token_budgets"),
+    source="vllm/config/compilation.py CompilationConfig.__post_init__ (vllm/config/compilation.py:1197-1237); "
+    "ref v0.34.0",
+    message="<CompilationConfig's refusal of a non-positive size or budget>",
+)
+def capture_and_encoder_bounds(c: Mapping[str, Any]) -> RuleResult:
+    """A capture size or token budget of 0 or less names no batch; the encoder item and frame caps are
+    non-negative (0 / None = inferred), checked only when encoder CUDA graphs are on."""
+    if any(s <= 0 for s in c[_CC + "decoder_replay_cudagraph_capture_sizes"] or ()):
+        return Violation("All decoder_replay_cudagraph_capture_sizes must be positive")
+    encoder = bool(c[_CC + "cudagraph_mm_encoder"])
+    if encoder and c[_CC + "encoder_cudagraph_max_vision_items_per_batch"] < 0:
+        return Violation("encoder_cudagraph_max_vision_items_per_batch must be non-negative (0 = auto-infer)")
+    frames = c[_CC + "encoder_cudagraph_max_frames_per_batch"]
+    if encoder and frames is not None and frames < 0:
+        return Violation("encoder_cudagraph_max_frames_per_batch must be non-negative (None = auto-infer)")
+    budget = c[_CC + "encoder_cudagraph_max_token_budget"]
+    if budget is not None and budget <= 0:
+        return Violation(f"encoder_cudagraph_max_token_budget must be positive (None = no limit), got {budget}")
+    budgets = list(c[_CC + "encoder_cudagraph_token_budgets"] or ())
+    if any(b <= 0 for b in budgets):
+        return Violation(f"All encoder_cudagraph_token_budgets must be positive, got {budgets}")
+    return None
+
+
+_BUCKETS = "observability_config.custom_histogram_buckets"
+_BUCKET_FAMILIES = ("inter_token_latency", "iteration_tokens", "kv_cache_residency", "request_latency",
+                    "request_num_preemptions", "request_params_n", "request_tokens", "time_to_first_token")
+
+
+@rule(
+    "observability.custom-histogram-buckets",
+    title="Custom histogram buckets: known families, non-empty, finite positive increasing bounds",
+    phase="sub_configs",
+    kind="check",
+    reads=(_BUCKETS,),
+    source="vllm/config/observability.py ObservabilityConfig._reject_bool_histogram_bounds, "
+    "_validate_custom_histogram_buckets (vllm/config/observability.py:160-207, field validators); ref v0.34.0",
+    message="custom_histogram_buckets[<family>]: ...",
+)
+def custom_histogram_buckets(c: Mapping[str, Any]) -> RuleResult:
+    """The bucket bounds of a metric family replace its defaults, so they must describe a histogram."""
+    value = c[_BUCKETS]
+    if not isinstance(value, Mapping):
+        return None
+    for family, buckets in value.items():  # the before-validator: a boolean is not a number
+        for bound in buckets if isinstance(buckets, (list, tuple)) else ():
+            if isinstance(bound, bool):
+                return Violation(f"custom_histogram_buckets[{family!r}]: bound {bound!r} must be a number, not a "
+                                 "boolean")
+    for family, buckets in value.items():
+        if family not in _BUCKET_FAMILIES:
+            return Violation(f"custom_histogram_buckets: unknown bucket family {family!r}; known families: "
+                             f"{sorted(_BUCKET_FAMILIES)}")
+        bounds = [float(b) for b in buckets]
+        if not bounds:
+            return Violation(f"custom_histogram_buckets[{family!r}]: bucket list must not be empty")
+        for bound in bounds:
+            if not math.isfinite(bound) or bound <= 0:
+                return Violation(f"custom_histogram_buckets[{family!r}]: bound {bound!r} must be finite and greater "
+                                 "than 0")
+        if any(a >= b for a, b in itertools.pairwise(bounds)):
+            return Violation(f"custom_histogram_buckets[{family!r}]: bounds {bounds} must be strictly increasing")
+    return None
+
+
 DELTA = Delta(
     replace=(data_parallel_lb, data_parallel_lb_check, unsupported_feature),
     add=(default_mm_loras_need_multimodal, kda_prefill_backend_platform, mamba_backend_enum,
          mamba_stochastic_rounding_platform,
          profiler_options_checks, nvfp4_kv_cache_mla, attention_backend_given_twice, flashinfer_autotune_given_twice,
          capture_sizes_given_twice, speculative_config_undeclared, cache_dtype_known, custom_ops_conflicting,
-         detailed_traces_need_otlp, mamba_ssu_algorithm_backend, speculative_verify_args),
+         detailed_traces_need_otlp, mamba_ssu_algorithm_backend, speculative_verify_args,
+         # issue 30's coverage cases (k###)
+         capture_and_encoder_bounds, custom_histogram_buckets, profiler_warnings,
+         layerwise_nvtx_deprecated),
     patch=(
         patch("compilation.custom-ops-all-none-count", error="ValueError",
               text="custom_ops can contain only one base mode: 'all' or 'none'",
