@@ -36,7 +36,7 @@ from postinit.engine import (
     jsonable,
     replay,
 )
-from postinit.errors import InputError, InvalidValueError, ViolationError, show
+from postinit.errors import InputError, InvalidValueError, ViolationError, did_you_mean, show
 from postinit.rules import paths, versions
 from postinit.rules.hashing import transformers_module
 from postinit.rules.model_config import registry
@@ -91,6 +91,20 @@ def _deep_merge(base: Mapping[str, Any], top: Mapping[str, Any]) -> dict[str, An
             out[k] = _deep_merge(out[k], v)
         else:
             out[k] = v
+    return out
+
+
+def _merged_at(base: Mapping[str, Any], parts: list[str], value: Any) -> dict[str, Any]:
+    """``_deep_merge(base, _nest(".".join(parts), value))``, copying only the mappings along the path."""
+    out = dict(base)
+    head = parts[0]
+    old = out.get(head)
+    if len(parts) == 1:
+        out[head] = _deep_merge(old, value) if isinstance(value, Mapping) and isinstance(old, Mapping) else value
+    elif isinstance(old, Mapping):
+        out[head] = _merged_at(old, parts[1:], value)
+    else:
+        out[head] = _nest(".".join(parts[1:]), value)
     return out
 
 
@@ -569,7 +583,7 @@ def _prepare_changes(
             keys[top] = None
     data = front.data
     for p, v in changes.items():
-        data = _deep_merge(data, _nest(p, v))
+        data = _merged_at(data, p.split("."), v)
     flags = {**front.flags, **{p: f"--set {p}" for p in changes}}
     state = dict(base_state)
     prov = dict(res.engine.initial_provenance)
@@ -996,7 +1010,7 @@ class Resolution:
 
     def __repr__(self) -> str:
         model = self.inputs.get("model") or "no model"
-        return (f"<Resolution {model} · {self.inputs.get('platform', 'platform ?')} · "
+        return (f"<Resolution {model} · vLLM {self.version.name} · {self.inputs.get('platform', 'platform ?')} · "
                 f"{'ok' if self.ok else 'invalid'} · hash {self.hash} · {len(self.engine.changes)} changes>")
 
     def __rich__(self) -> RenderableType:
@@ -1111,8 +1125,12 @@ class Resolution:
         return why(self.engine, path, verbose=verbose, depth=depth)
 
     def why_not(self, path: str, value: Any) -> WhyNot:
-        """Which rules could have set ``path`` to ``value`` and what stopped each of them."""
-        return self.engine.why_not(path, value)
+        """Which rules could have set ``path`` to ``value`` and what stopped each of them.
+
+        ``value`` must be one the field can hold (an enum member or its name, a number, ...): a value
+        it can never hold (``FULLL``) is an :class:`~postinit.errors.InvalidValueError`.
+        """
+        return self.engine.why_not(path, _target(path, value))
 
     def how(self, path: str, value: Any, *, max_edits: int = 2, keep: Sequence[str] = ()) -> HowAnswer:
         """The smallest verified edits of this request's inputs that give ``path == value``.
@@ -1212,3 +1230,40 @@ class Resolution:
         if owner:
             out["owner"] = owner
         return out
+
+
+def _target(path: str, value: Any) -> Any:
+    """``value`` as the field at ``path`` holds it, or an error naming the field, the value and what is allowed."""
+    annotation = paths().require(path).annotation
+    try:
+        return TypeAdapter(annotation).validate_python(value)
+    except (ValidationError, TypeError, ValueError):
+        pass
+    allowed = _allowed(annotation)
+    hint = did_you_mean(str(value), allowed) if isinstance(value, str) else ""
+    what = f"one of {', '.join(allowed)}" if allowed else f"a value of type {_type_name(annotation)}"
+    raise InvalidValueError(f"{path} can never be {show(value)}: it is {what}.{hint}", value=value, path=path)
+
+
+def _allowed(annotation: Any) -> list[str]:
+    """The values an enum / Literal annotation (possibly optional) allows, as a user writes them; [] otherwise."""
+    import enum
+    import typing
+
+    members = typing.get_args(annotation) if typing.get_origin(annotation) in (typing.Union, types.UnionType) \
+        else (annotation,)
+    out: list[str] = []
+    for arg in members:
+        if isinstance(arg, type) and issubclass(arg, enum.Enum):
+            out += [m.name for m in arg]
+        elif typing.get_origin(arg) is Literal:
+            out += [show(a) for a in typing.get_args(arg)]
+        elif arg is type(None):
+            out.append("None")
+        else:
+            return []
+    return out
+
+
+def _type_name(annotation: Any) -> str:
+    return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")

@@ -44,9 +44,10 @@ from pydantic import (
 )
 
 from postinit.errors import InvalidValueError, show
-from postinit.rules import versions
+from postinit.rules import paths, versions
 from postinit.rules.versions import DEFAULT_VERSION, Version
 from postinit.schema import Env, Platform, VllmConfig
+from postinit.schema.env import known_variables
 from postinit.schema.limits import (
     MAX_ARGS,
     MAX_ENV,
@@ -338,9 +339,6 @@ class Request(BaseModel):
 
         Platform and usage facts are not settable this way (``platform``/``usage`` are).
         """
-        from postinit.rules import paths
-        from postinit.schema.env import known_variables
-
         if not isinstance(set, Mapping):
             raise InvalidValueError(f"set: a mapping of dotted paths to values is expected, got {type(set).__name__}",
                                     path="set")
@@ -370,12 +368,21 @@ class Request(BaseModel):
                 added = _OVERRIDES.validate_python({p: v for p, v in set.items() if not p.startswith("env.")})
                 if len(overrides) <= MAX_KEYS:
                     overrides.update({p: plain_copy(v, p) for p, v in added.items()})
-                    new = self.model_copy(update={"overrides": overrides})
-                    object.__setattr__(new, "__pydantic_fields_set__", {*Request.model_fields})  # as replace's
-                    return new
+                    return self._with_overrides(overrides)
             except (ValidationError, InvalidValueError):
                 pass  # the whole validation below reports it as it reports any request
         return self.replace(overrides=overrides, env=env)
+
+    def _with_overrides(self, overrides: dict[str, Any]) -> Request:
+        """This request with ``overrides`` (validated) in place of its own: ``model_copy(update=...)`` without
+        its generic machinery (the hot path of ``with_changes``); every field counts as set, as in :meth:`replace`."""
+        new = _object_new(Request)
+        _setattr(new, "__dict__", {**self.__dict__, "overrides": overrides})
+        _setattr(new, "__pydantic_extra__", None)  # extra="forbid"
+        _setattr(new, "__pydantic_fields_set__", set(_FIELD_NAMES))
+        private = self.__pydantic_private__
+        _setattr(new, "__pydantic_private__", None if private is None else dict(private))
+        return new
 
     def plain(self) -> Request:
         """This request as a plain :class:`Request` (an HTTP body subclass carries more fields)."""
@@ -453,3 +460,8 @@ def _one_line(error: ValidationError) -> InvalidValueError:
     if isinstance(cause, InvalidValueError):  # raised by a bound check inside a validator: its own words
         return cause
     return format_validation_error(error)
+
+
+_object_new = object.__new__
+_setattr = object.__setattr__
+_FIELD_NAMES: frozenset[str] = frozenset(Request.model_fields)

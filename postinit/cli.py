@@ -246,6 +246,9 @@ def _env(items: list[str] | None) -> dict[str, str | None]:
     return env
 
 
+_SWITCH_VALUES = frozenset({"true", "false", "yes", "no", "on", "off", "1", "0"})
+
+
 def _inputs(
     extra: list[str], config: Path | None, model: str | None, platform: str, env: list[str] | None,
     usage: UsageOpt | None, semantics: SemanticsOpt, vllm_version: str = DEFAULT_VERSION,
@@ -257,6 +260,10 @@ def _inputs(
     flags first, the command line wins).
     """
     argv = list(extra)
+    if argv and argv[0].lower() in _SWITCH_VALUES and not _exists(argv[0]):
+        raise InvalidValueError(
+            f"{show(argv[0])} is not a model: postinit's switches (--full, --verbose, ...) take no value; "
+            "write the switch alone (e.g. --full)", value=argv[0])
     if argv and any(ch.isspace() for ch in argv[0]) and not _exists(argv[0]):
         argv[:1] = as_argv(argv[0], "the pasted command line")  # a whole line pasted in quotes
     nested: dict[str, Any] | None = None
@@ -396,7 +403,9 @@ def resolve(
     semantics: SemanticsOptT = SemanticsOpt.vllm,
     vllm_version: VersionOpt = DEFAULT_VERSION,
     site_rules: RulesOpt = None,
-    full: Annotated[bool, typer.Option("--full", help="Also print the whole resolved config.")] = False,
+    full: Annotated[bool, typer.Option(
+        "--full", help="Every change with its rule and reason, every record vLLM logs, and the whole resolved "
+        "config (the default answer fits one screen).")] = False,
     fmt: Annotated[ResolveFmt, typer.Option(
         "--format", help="Output format; html is a self-contained audit report (redirect it to a file).")]
     = ResolveFmt.text,
@@ -711,6 +720,7 @@ def versions(fmt: FmtOpt = Fmt.text) -> None:
 
 
 _RULE_COLUMNS = ["id", "phase", "kind", "reads", "writes", "source"]
+_RULE_LINE = ["id", "phase", "kind", "title"]
 
 
 @app.command(epilog=(
@@ -723,9 +733,11 @@ def rules(
     touching: Annotated[str | None, typer.Option(
         "--touching", help="Only rules that read or write this path.", show_default=False)] = None,
     vllm_version: VersionOpt = DEFAULT_VERSION,
+    full: Annotated[bool, typer.Option(
+        "--full", help="Every column in full (reads, writes, source), instead of one line per rule.")] = False,
     fmt: FmtOpt = Fmt.text,
 ) -> None:
-    """The rulebook as a table: id, phase, kind, reads, writes, source."""
+    """The rulebook, one line per rule: id, phase, kind, title ([cyan]--full[/]: reads, writes, source)."""
 
     def run() -> int:
         from postinit import audit
@@ -742,7 +754,8 @@ def rules(
         ]
         title = f"{len(rows)} of {len(book)} rules"
         _emit(fmt, lambda: {"version": audit.AUDIT_VERSION, "rules": rows},
-              lambda c: render.text_table(c, rows, _RULE_COLUMNS, title=title, wrap=("reads",)),
+              lambda c: render.text_table(c, rows, _RULE_COLUMNS, title=title, wrap=("reads",)) if full
+              else render.text_table(c, rows, _RULE_LINE, title=title, whole=("id",), one_line=True),
               lambda: render.md_table(rows, _RULE_COLUMNS))
         return 0
 
@@ -873,8 +886,11 @@ def schema(vllm_version: VersionOpt = DEFAULT_VERSION) -> None:
 
 
 @app.command(epilog="Example:\n\n  postinit models --format md")
-def models(fmt: FmtOpt = Fmt.text) -> None:
-    """The built-in model catalog (config.json facts; postinit never downloads)."""
+def models(
+    full: Annotated[bool, typer.Option("--full", help="Every cell in full, instead of one line per model.")] = False,
+    fmt: FmtOpt = Fmt.text,
+) -> None:
+    """The built-in model catalog, one line per model (config.json facts; postinit never downloads)."""
 
     def run() -> int:
         from postinit import audit
@@ -886,7 +902,10 @@ def models(fmt: FmtOpt = Fmt.text) -> None:
         ]
         cols = ["id", "architecture", "model_type", "max_position_embeddings", "note"]
         _emit(fmt, lambda: {"version": audit.AUDIT_VERSION, "models": rows},
-              lambda c: render.text_table(c, rows, cols, title=f"{len(rows)} models", whole=("id",)),
+              lambda c: render.text_table(c, rows, cols, title=f"{len(rows)} models", whole=("id",)) if full
+              else render.text_table(c, [{**r, "context": r["max_position_embeddings"]} for r in rows],
+                                     ["id", "architecture", "context", "note"], title=f"{len(rows)} models",
+                                     whole=("id",), one_line=True),
               lambda: render.md_table(rows, cols))
         return 0
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from postinit.engine import Fired, jsonable
-from postinit.engine._show import brief, origin, show
+from postinit.engine._show import brief, brief_at, origin, show
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -138,19 +138,32 @@ def text_resolution(console: Console, r: Resolution, *, full: bool = False) -> N
     console.print(resolution_renderable(r, full=full))
 
 
-def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableType:
-    """:func:`text_resolution`'s content as one renderable (``Resolution.__rich__``)."""
-    from rich.console import Group
-    from rich.rule import Rule
-    from rich.table import Table
+#: The settings an operator reads first: a change of one of them is shown on the one-screen answer.
+KEY_FIELDS = (
+    "model_config.max_model_len", "model_config.dtype", "model_config.enforce_eager",
+    "compilation_config.level", "compilation_config.mode", "compilation_config.cudagraph_mode",
+    "compilation_config.max_cudagraph_capture_size", "scheduler_config.enable_chunked_prefill",
+    "scheduler_config.max_num_batched_tokens", "scheduler_config.max_num_seqs",
+    "scheduler_config.disable_hybrid_kv_cache_manager", "cache_config.enable_prefix_caching",
+    "cache_config.cache_dtype", "attention_config.backend", "speculative_config.method",
+    "speculative_config.num_speculative_tokens", "parallel_config.all2all_backend",
+    "parallel_config.enable_dbo", "parallel_config.distributed_executor_backend",
+)
+#: The most rows, warnings and notes the one-screen answer lists before saying how many more there are.
+SCREEN_ROWS, SCREEN_ITEMS = 14, 5
+#: The width the one-screen table is cut to (the CLI's console is 120 columns unless a terminal says otherwise).
+WIDTH_HINT = 120
 
-    out: list[RenderableType] = []
+
+def _head(r: Resolution) -> list[RenderableType]:
+    """The headline, the hash note and what vLLM would refuse (it comes first: it is the answer)."""
+    from rich.rule import Rule
+
     status = "[green]resolved[/]" if r.ok else "[bold red]invalid[/]"
-    out.append(f"[bold]{escape(_headline(r))}[/] — {status}")
+    out: list[RenderableType] = [f"[bold]{escape(_headline(r))}[/] — {status}"]
     note = hash_note(r)
     if note is not None:
         out.append(f"[dim]{escape(note)}[/]")
-    # what vLLM would refuse comes first: it is the answer
     if r.violations:
         out.append("")
         who = "your site's rules refuse" if site_mark(r, r.violations[0].rule) else "vLLM would refuse"
@@ -160,6 +173,109 @@ def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableTyp
                        f"{escape(v.message)}")
             if v.hint:
                 out.append(f"  [dim]hint:[/] {escape(v.hint)}")
+    return out
+
+
+def _is_quirk(e: Fired) -> bool:
+    return e.rule.startswith("quirk.")
+
+
+def _screen(r: Resolution) -> RenderableType:
+    """The one-screen answer: what changed a value you set, the key settings vLLM decided, violations,
+    warnings and notes about your input — each list cut with a count of the rest (``--full`` shows all)."""
+    from rich.console import Group
+    from rich.rule import Rule
+
+    out = _head(r)
+    changes = [item for items in _by_phase(r).values() for item in items]
+    yours = [x for x in changes if x[0].overrides_user or site_mark(r, x[1])]
+    key = [x for x in changes if x not in yours and x[0].path in KEY_FIELDS]
+    key.sort(key=lambda x: KEY_FIELDS.index(x[0].path))
+    shown = (yours + key)[:SCREEN_ROWS]
+    out.append("")
+    if not changes:
+        out.append("No rule changed anything: the config is exactly your input plus defaults.")
+    else:
+        whose = [w for w, hit in (("values you set", any(x[0].overrides_user for x in yours)),
+                                  ("values your site's rules decided", any(site_mark(r, x[1]) for x in yours))) if hit]
+        what = ", ".join([*whose, "key settings"]) if whose else "key settings"
+        out.append(f"{len(changes)} value(s) changed from your input by {len(r.trace.rules_fired())} rule "
+                   f"firing(s); {what}:" if shown else
+                   f"{len(changes)} value(s) changed from your input by {len(r.trace.rules_fired())} rule "
+                   "firing(s), none of them a value you set or a key setting.")
+    if shown:
+        out.append(_screen_table(r, shown))
+    warnings = [e for e in _warnings(r) if not _is_quirk(e)]
+    quirks = [e for e in _warnings(r) + _notes(r) if _is_quirk(e)]
+    if warnings:
+        out.append("")
+        out.append(Rule(f"[bold yellow]warnings ({len(warnings)})[/]", align="left", style="dim"))
+        for e in warnings[:SCREEN_ITEMS]:
+            out.append(f"[yellow]•[/] [magenta]{escape(e.rule)}[/]{escape(site_mark(r, e.rule))}: "
+                       f"{escape(_first_line(e.message))}")
+    if r.notes:
+        out.append("")
+        out.append(Rule("[bold]about your input[/]", align="left", style="dim"))
+        for n in r.notes[:SCREEN_ITEMS]:
+            out.append(f"• [dim]{escape(n.kind)}[/] {escape(n.subject)}: {escape(_first_line(n.message))}")
+    rest = [f"{n} {what}" for n, what in (
+        (len(changes) - len(shown), "more change(s) with their rules and reasons"),
+        (max(0, len(warnings) - SCREEN_ITEMS), "more warning(s)"),
+        (max(0, len(r.notes) - SCREEN_ITEMS), "more note(s) about your input"),
+        (len([e for e in _notes(r) if not _is_quirk(e)]), "info record(s) vLLM logs"),
+        (len(quirks), f"quirk(s) of vLLM's code ({', '.join(sorted({e.rule for e in quirks}))})"),
+        (len(r.stale_reads), "stale read(s) vLLM's statement order leaves"),
+    ) if n]
+    out.append("")
+    if rest:
+        out.append(f"[dim]--full shows {'; '.join(escape(x) for x in rest)}, and the whole resolved config. "
+                   "postinit why PATH explains one value.[/]")
+    else:
+        out.append("[dim]--full also prints the whole resolved config; postinit why PATH explains one value.[/]")
+    return Group(*out)
+
+
+def _screen_table(r: Resolution, shown: list[tuple[Change, str, str]]) -> RenderableType:
+    """One line per change: the field in full, the values cut at 44 columns, the rule cut at the width."""
+    from rich.table import Table
+    from rich.text import Text
+
+    width = max(len(c.path) for c, _, _ in shown)
+    values = [Text.assemble(brief_at(c.path, c.old), " → ", (brief_at(c.path, c.new), "bold")) for c, _, _ in shown]
+    vwidth = min(44, max(v.cell_len for v in values))
+    table = Table(show_header=True, header_style="dim", box=None, pad_edge=False, expand=False)
+    table.add_column("field", style="cyan", no_wrap=True, min_width=width)
+    table.add_column("input → resolved", no_wrap=True, min_width=vwidth, max_width=vwidth)
+    table.add_column("rule", no_wrap=True)
+    rest = max(12, WIDTH_HINT - width - vwidth - 4)
+    for (c, rid, _msg), value in zip(shown, values, strict=True):
+        value.truncate(vwidth, overflow="ellipsis")
+        who = Text.assemble((rid, "magenta"), site_mark(r, rid))
+        who.truncate(rest, overflow="ellipsis")
+        if c.overrides_user:
+            detail = r.engine.initial_provenance.get(c.path)
+            note = Text(f"! overrides {origin(detail) if detail else 'your value'}", "bold red")
+            note.truncate(rest, overflow="ellipsis")
+            who.append("\n").append_text(note)
+        table.add_row(c.path, value, who)
+    return table
+
+
+def _first_line(text: str, limit: int = 300) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableType:
+    """:func:`text_resolution`'s content as one renderable (``Resolution.__rich__``): the one-screen
+    answer, or with ``full`` every change with its rule and reason, every record and the whole config."""
+    from rich.console import Group
+    from rich.rule import Rule
+    from rich.table import Table
+
+    if not full:
+        return _screen(r)
+    out = _head(r)
     groups = _by_phase(r)
     n_changes = sum(len(v) for v in groups.values())
     if r.violations:
@@ -177,7 +293,7 @@ def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableTyp
         table.add_column("rule · reason", overflow="fold", ratio=1)
         last = ""
         for c, rid, msg in items:
-            values = f"{escape(brief(c.old))} → [bold]{escape(brief(c.new))}[/]"
+            values = f"{escape(brief_at(c.path, c.old))} → [bold]{escape(brief_at(c.path, c.new))}[/]"
             why = f"[magenta]{escape(rid)}[/]{escape(site_mark(r, rid))}"
             if msg and rid != last:
                 why += f" [dim]{escape(msg)}[/]"
@@ -212,10 +328,9 @@ def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableTyp
                         align="left", style="dim"))
         for s in r.stale_reads:
             out.append(f"[yellow]•[/] {escape(s.message)}")
-    if full:
-        out.append("")
-        out.append(Rule("[bold]resolved config[/]", align="left", style="dim"))
-        out.append(escape(dump_yaml(r.to_dict()["config"]).rstrip("\n")))
+    out.append("")
+    out.append(Rule("[bold]resolved config[/]", align="left", style="dim"))
+    out.append(escape(dump_yaml(r.to_dict()["config"]).rstrip("\n")))
     return Group(*out)
 
 
@@ -376,30 +491,44 @@ def md_diff(d: ConfigDiff) -> str:
 
 
 def text_table(console: Console, rows: Sequence[Mapping[str, Any]], columns: Sequence[str], *,
-               title: str | None = None, wrap: Iterable[str] = (), whole: Iterable[str] = ()) -> None:
+               title: str | None = None, wrap: Iterable[str] = (), whole: Iterable[str] = (),
+               one_line: bool = False) -> None:
     """A plain rich table of ``rows`` (lists are shown one item per line).
 
     Columns in ``whole`` are never wrapped or cut (ids: a wrapped id reads as another id);
-    the other columns give way.
+    the other columns give way. With ``one_line`` each row is one line: lists are joined with
+    commas, other columns are cut at 28 characters and the last one at the console's width.
     """
+    from rich import box
     from rich.table import Table
 
     keep = set(whole)
-    table = Table(title=title, title_justify="left", header_style="bold", show_lines=bool(wrap))
-    for c in columns:
+    cells = [[_cell(row.get(c), one_line) for c in columns] for row in rows]
+    if one_line:
+        widths = [max([len(c), *(len(r[k]) for r in cells)]) for k, c in enumerate(columns)]
+        widths[:-1] = [w if c in keep else min(28, w) for c, w in zip(columns, widths[:-1], strict=False)]
+        widths[-1] = max(12, min(widths[-1], console.width - sum(widths[:-1]) - 3 * len(columns) - 2))
+        cells = [[_cut(text, w) for text, w in zip(r, widths, strict=True)] for r in cells]
+    table = Table(title=title, title_justify="left", header_style="bold", show_lines=bool(wrap) and not one_line,
+                  box=box.SIMPLE_HEAD if one_line else box.HEAVY_HEAD, pad_edge=not one_line)
+    for k, c in enumerate(columns):
         if c in keep:
-            width = max([len(c), *(len(_cell(r.get(c))) for r in rows)])
+            width = max([len(c), *(len(r[k]) for r in cells)])
             table.add_column(c, no_wrap=True, min_width=width)
         else:
-            table.add_column(c, overflow="fold")
-    for row in rows:
-        table.add_row(*(escape(_cell(row.get(c))) for c in columns))
+            table.add_column(c, no_wrap=one_line, overflow="ellipsis" if one_line else "fold")
+    for r in cells:
+        table.add_row(*(escape(text) for text in r))
     console.print(table)
 
 
-def _cell(v: Any) -> str:
+def _cut(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(0, width - 1)] + "…"
+
+
+def _cell(v: Any, one_line: bool = False) -> str:
     if isinstance(v, (list, tuple)):
-        return "\n".join(show(x) for x in v)
+        return (", " if one_line else "\n").join(show(x) for x in v)
     return "" if v is None else show(v)
 
 

@@ -57,9 +57,13 @@ class ConsistentRun(Run):
         """rule -> what it asserted at its last evaluation (path -> value)."""
         self.restored_owner: dict[str, str] = {}
         """path -> the rule whose asserted value a retraction put back."""
-        self.downstream: dict[str, frozenset[str]] = {}
-        """rule -> itself and the rules that read a path it writes."""
-        self.position = {i: c.pos for c in self.book.global_order for i in c.ids}
+        order = self.book.global_order
+        shared = self.book.loop_cache.get("consistent")
+        if shared is None or shared[0] is not order:  # derived from the compiled rulebook: once per rulebook
+            shared = self.book.loop_cache["consistent"] = (order, {i: c.pos for c in order for i in c.ids}, {})
+        self.position: dict[str, int] = shared[1]
+        self.downstream: dict[str, frozenset[str]] = shared[2]
+        """rule -> itself and the rules that read a path it writes (shared by the rulebook's runs)."""
         self.same_reads = False
         """The rule being recorded read what it read at its last evaluation."""
         self.retracting: dict[str, Provenance | None] | None = None
@@ -81,15 +85,19 @@ class ConsistentRun(Run):
         not read what ``c`` writes is.
         """
         state = self.state
-        before = self.last_reads.get(c.id)
-        self.last_reads[c.id] = {p: state[p] for p in c.read_order}
+        last_reads = self.last_reads
+        before = last_reads.get(c.id)
+        last_reads[c.id] = {p: state[p] for p in c.read_order}
         unchanged = before is not None
         if before is not None:
-            mine = self._downstream(c.id)
+            mine: frozenset[str] | None = None
             for p, v in before.items():
-                if same(state[p], v):
+                now = state[p]
+                if v is now or (type(v) is type(now) and v == now):  # same(), inline: the hot loop
                     continue
                 unchanged = False
+                if mine is None:
+                    mine = self._downstream(c.id)
                 cur = self.prov.get(p)
                 if cur is None or cur.rule not in mine:
                     return self.rerun(c, phase)
@@ -102,8 +110,13 @@ class ConsistentRun(Run):
                 self._assert(c, self._preview(c))
                 return self.step_members(c, phase)
             out, consulted = self.call(c)
-            self._assert(c, out)
-            return self.record(c, out, phase, consulted)
+            if c.members or type(out) is Matched:
+                self._assert(c, out)
+                return self.record(c, out, phase, consulted)
+            # one rule: its effect, read once, is both what it asserts and what is recorded
+            eff = effect_of(c, out)
+            self.last_out[c.id] = {p: frozen(v) for p, v in eff.changes.items()} if eff is not None else {}
+            return self.apply(c, eff, phase, c.read_order if consulted is None else consulted)
         finally:
             self.same_reads = False
 

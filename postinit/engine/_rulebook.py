@@ -272,6 +272,8 @@ class Rulebook:
         self.readers: dict[str, dict[str, tuple[int, ...]]] = {}
         self.writers: dict[str, dict[str, tuple[int, ...]]] = {}
         self.global_order: tuple[CompiledRule, ...] = ()
+        self.loop_cache: dict[str, Any] = {}
+        """What a run loop derives from the compiled rulebook alone, kept across its runs (keyed by loop)."""
         self.global_readers: dict[str, tuple[int, ...]] = {}
         self.global_writers: dict[str, tuple[int, ...]] = {}
         self._compile_runtime()

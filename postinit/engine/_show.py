@@ -50,6 +50,14 @@ def brief(value: Any, limit: int = 10) -> str:
     return show(value)
 
 
+def brief_at(path: str, value: Any) -> str:
+    """:func:`brief` of the value at ``path``; a top-level boolean is a section's presence (an optional
+    sub-graph, e.g. a sub-config that is built or not) and reads ``set`` / ``unset``."""
+    if "." not in path and (value is None or isinstance(value, bool)):
+        return "set" if value else "unset"
+    return brief(value)
+
+
 def origin(p: Provenance) -> str:
     """Where a value came from, in words: ``your --max-model-len``, ``rule x``, ``config.json:...``."""
     if p.source is Source.RULE:
@@ -133,8 +141,9 @@ def _root_label(n: WhyNode, verbose: bool) -> RenderableType:
 
     p = n.provenance
     if p.source is not Source.RULE:
-        return _text((n.path, "bold cyan"), " = ", (brief(n.value), "bold"), "  ← ", (origin(p), _source_style(p)))
-    first = _text((n.path, "bold cyan"), " = ", (brief(n.value), "bold"), " — ", (_decision(n), "bold"))
+        return _text((n.path, "bold cyan"), " = ", (brief_at(n.path, n.value), "bold"), "  ← ",
+                     (origin(p), _source_style(p)))
+    first = _text((n.path, "bold cyan"), " = ", (brief_at(n.path, n.value), "bold"), " — ", (_decision(n), "bold"))
     second = _text((f"rule {p.rule}", "magenta"), (_phase(n.phase, n.owner), "dim"))
     if n.history:
         second.append(f" · was {_was(n)}", style="dim")
@@ -146,7 +155,7 @@ def _root_label(n: WhyNode, verbose: bool) -> RenderableType:
 
 def _child_label(n: WhyNode, verbose: bool) -> Text:
     p = n.provenance
-    label = _text((n.path, "cyan"), " = ", (brief(n.value), "bold"), "  ← ", (_where(p), _source_style(p)))
+    label = _text((n.path, "cyan"), " = ", (brief_at(n.path, n.value), "bold"), "  ← ", (_where(p), _source_style(p)))
     if p.source is Source.RULE:
         if n.ref:
             label.append(" (shown above)", style="dim")

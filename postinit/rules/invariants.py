@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from postinit.engine import Rulebook
+from postinit.engine import EngineResult, Rulebook
 from postinit.engine import testing as kit
 from postinit.errors import NoFixedPoint, UndeclaredReadError
 
@@ -150,13 +150,19 @@ def _explain_termination(v: kit.InvariantViolation) -> list[QuirkHit] | None:
 def _explain_idempotence(book: Rulebook, state: Mapping[str, Any]) -> list[QuirkHit] | None:
     first = book.resolve(state, semantics="consistent", trace="minimal")
     again = book.resolve(first.state, semantics="consistent", trace="minimal")
+    return explain_idempotence(first.state, again)
+
+
+def explain_idempotence(first: Mapping[str, Any], again: EngineResult) -> list[QuirkHit] | None:
+    """The known quirks that explain why re-resolving ``first`` (a consistent resolution's state) gave
+    ``again`` (its consistent re-resolution); None when none fully does."""
     if not again.ok:  # the second pass stopped early: only a known rejection explains it
         rule = again.violations[0].rule
         for q in _quirks("idempotence"):
-            if rule in q.reresolve_violations and (q.when is None or q.when(first.state)):
+            if rule in q.reresolve_violations and (q.when is None or q.when(first)):
                 return [QuirkHit(q.name, "idempotence", f"re-resolving raised {rule}")]
         return None
-    changed = {p for p in first.state if not kit._same(first.state[p], again.state.get(p))}
+    changed = {p for p in first if not kit._same(first[p], again.state.get(p))}
     hits, explained = [], set()
     for q in _quirks("idempotence"):
         mine = changed & set(q.paths)

@@ -42,7 +42,7 @@ def test_resolution_repr_is_one_line_and_rich_renders_the_resolve_report() -> No
     """`repr(Resolution)` stays one line; rich renders it as `postinit resolve` does; notebooks get HTML."""
     r = postinit.resolve()
     assert "\n" not in repr(r) and len(repr(r)) < 200
-    assert repr(r).startswith("<Resolution meta-llama/Llama-3.1-8B-Instruct · platform h100 · ok · hash ")
+    assert repr(r).startswith("<Resolution meta-llama/Llama-3.1-8B-Instruct · vLLM d7fb10c57 · platform h100 · ok · hash ")
     res = runner.invoke(cli_app, ["resolve"])
     assert res.exit_code == 0 and res.output.rstrip("\n") == _rich_text(r)
     page = r._repr_html_()

@@ -805,6 +805,13 @@ class _Parser(argparse.ArgumentParser):
     """An ArgumentParser that raises postinit errors instead of printing and exiting."""
 
     def error(self, message: str) -> NoReturn:
+        ambiguous = re.search(r"ambiguous option: (\S+?)(?:=\S*)? could match (.+)$", message)
+        if ambiguous:
+            flag = ambiguous.group(1)
+            raise UnknownFlagError(
+                f"ambiguous flag '{flag}': it could be {ambiguous.group(2)} (write the flag in full)", value=flag,
+                stage="parse", error="ArgumentError", vllm_message=message,
+            )
         match = re.search(r"(?:unrecognized arguments|ambiguous option): (\S+)", message)
         if match:
             flag = match.group(1).split("=", 1)[0]
