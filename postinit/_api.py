@@ -747,6 +747,8 @@ def _prepare(
             state["usage.data_parallel_start_rank"] = int(extras["data_parallel_start_rank"])
         if extras.get("headless"):
             state["usage.headless"] = True
+        if extras.get("device_ids"):
+            state["usage.device_ids"] = str(extras["device_ids"])
         if given_twice:
             state["usage.given_twice"] = tuple(given_twice)
         if speculative_refusal is not None:

@@ -217,11 +217,13 @@ FIELD_VALIDATORS: dict[str, str] = {
     "model.pooler-pooling-type": "pooler_config",  # vLLM 0.34.0 (postinit/rules/v0_34_0_models.py)
     "cache.cache-dtype-known": "cache_dtype",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
     "parallel.numa-bind-lists": "numa_bind_nodes|numa_bind_cpus",  # vLLM 0.34.0 (postinit/rules/v0_34_0.py)
+    "model.multimodal-config-checks": "mm_encoder_attn_backend:Attention backend 'XFORMERS'",  # vLLM 0.34.0
     "observability.custom-histogram-buckets": "custom_histogram_buckets",  # vLLM 0.34.0 (v0_34_0_errors.py)
 }
 """Rules that stand for a validator VllmConfig runs on one of its fields: pydantic names that field in the
 ``ValidationError`` around the rule's exception. ``a|b``: one rule for the validators of several fields, the
-one named is the field its message starts with (see :func:`field_of`)."""
+one named is the field its message starts with; ``a:text``: field ``a`` when the message starts with ``text``; a
+message matching none is the class's model validator's (see :func:`field_of`)."""
 
 
 def field_of(rule: str, message: str) -> str | None:
@@ -229,8 +231,13 @@ def field_of(rule: str, message: str) -> str | None:
     fields = FIELD_VALIDATORS.get(rule)
     if fields is None:
         return None
-    names = fields.split("|")
-    return next((f for f in names if message.startswith(f)), names[0])
+    if "|" not in fields and ":" not in fields:
+        return fields
+    for alt in fields.split("|"):
+        name, _, prefix = alt.partition(":")
+        if message.startswith(prefix or name):
+            return name
+    return None  # the rule's other refusals are its class's model validator's: no field named
 
 
 POST_INIT_CALLED: frozenset[str] = frozenset({"mamba_config"})
@@ -256,6 +263,7 @@ _ENGINE_ARGS_STEPS: dict[str, str] = {
     "engine-args.tp-divisible-by-dcp": "create_engine_config:defaults",
     "engine-args.data-parallel-lb": "create_engine_config:before-parallel",
     "engine-args.data-parallel-lb-check": "create_engine_config:before-parallel",
+    "engine-args.device-ids": "create_engine_config:before-parallel",  # an argument of ParallelConfig(...)
     "engine-args.async-scheduling-pipeline-parallel": "create_engine_config:before-parallel",
     "engine-args.async-scheduling-speculative": "create_engine_config:before-parallel",
     "engine-args.async-scheduling-executor": "create_engine_config:after-parallel",
@@ -288,6 +296,7 @@ _ENGINE_ARGS_BY_SOURCE = (
 )
 
 WITHIN_STEPS: dict[str, tuple[str, ...]] = {
+    "model_config": ("model.prompt-embeds-encoder-decoder",),  # a model_validator: after __post_init__
     "mamba_config": ("mamba.backend-enum", "mamba.ssu-algorithm-backend", "mamba.stochastic-rounding-platform"),
     "parallel_config": ("parallel.external-launcher-dp-rank", "parallel.data-parallel-rank-range",
                         "parallel.external-launcher-disables-multiprocessing", "parallel.data-parallel-size-local-range",

@@ -452,6 +452,8 @@ DROPS: dict[str, str] = {
     "quirk.budget-below-max-model-len": _TODO + "SchedulerConfig.max_model_len is gone in 0.34.0",
     "compilation.fusion-without-noop": "0.34.0's pass_config keys are fuse_* / eliminate_noops: "
     "compilation.pass-config-given",
+    "parallel.nnodes-disables-custom-all-reduce": "0.34.0's ParallelConfig._verify_args no longer disables the "
+    "custom all-reduce for a multi-node run (vllm/config/parallel.py:1217-1281)",
     "compilation.qk-norm-rope-fusion-platform": "0.34.0 words it 'CUDA, ROCm or XPU': compilation.pass-config-given",
     "compilation.qk-norm-rope-rotary-op": "0.34.0's RoPE fusions (three of them) ask for the op after PassConfig's "
     "platform checks: compilation.pass-config-given",
@@ -3842,7 +3844,7 @@ CORE = sequence(
     "compilation.enforce-eager",
     "compilation.torch-compile-disable", "compilation.breakable-cudagraph",
     "compilation.blocked-fp8-adds-quant-fp8-early", "rocm.config-platform-defaults", "compilation.default-mode", "compilation.ir-enable-torch-wrap", "compilation.default-custom-ops",
-    "kernel.ir-op-priority", "kernel.ir-op-priority-final", *(r.id for r in LEVEL_RULES),
+    "kernel.moe-ep-backend", "kernel.ir-op-priority", "kernel.ir-op-priority-final", *(r.id for r in LEVEL_RULES),
     "attention.sparse-mla-workspace-factor", "attention.hisparse", "cudagraph.normalize-piecewise", "compilation.fast-moe-cold-start",
     "scheduler.max-num-scheduled-tokens", "cudagraph.pooling-forces-piecewise", "kv-transfer.connector-class-for-graphs", "cudagraph.encoder-decoder-forces-piecewise", "cudagraph.eager-disables",
     "cudagraph.warmups", "cudagraph.capture-sizes", "cudagraph.no-static-graph-support",
@@ -3942,7 +3944,10 @@ DELTA = Delta(
                  # wired to their fields for issue 30's coverage cases (k###)
                  "prefill_context_parallel_size", "numa_bind", "numa_bind_nodes", "numa_bind_cpus",
                  "enable_elastic_ep", "elastic_ep_max_dp_size", "custom_histogram_buckets",
-                 "enable_layerwise_nvtx_tracing", "profiler_config"),
+                 "enable_layerwise_nvtx_tracing", "profiler_config", "checkpoint_prepare_on_startup",
+                 "enable_cumem_allocator", "max_num_active_seqs", "moe_backend", "offload_backend",
+                 "offload_group_size", "offload_num_in_group", "offload_prefetch_step", "mm_encoder_attn_dtype",
+                 "mm_encoder_fp8_scale_path", "mm_encoder_fp8_scale_save_path"),
     flags_removed=(
         "calculate_kv_scales", "cuda_graph_sizes", "disable_mm_preprocessor_cache",
         "enable_multimodal_encoder_data_parallel", "eplb_log_balancedness", "eplb_step_interval", "eplb_window_size",

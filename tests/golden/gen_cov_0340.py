@@ -52,7 +52,7 @@ def cc(d: dict[str, Any]) -> list[str]:
     return ["-cc", json.dumps(d)]
 
 
-LLAMA, MOE = "models/llama", "models/deepseek_v3"
+LLAMA, MOE, MM = "models/llama", "models/deepseek_v3", "models/whisper"
 
 # ---------------------------------------------------------------- compilation.py: field validators
 argv("cc-mode-name", "-cc mode given as an unknown name", ["compilation.py:1015"], [LLAMA, *cc({"mode": "fastest"})])
@@ -207,13 +207,190 @@ argv("obs-nvtx", "layerwise NVTX tracing is deprecated", ["observability.py:217"
      [LLAMA, "--enable-layerwise-nvtx-tracing"])
 
 
+# ---------------------------------------------------------------- batch 2: speculative.py
+def spec(d: dict[str, Any]) -> list[str]:
+    return ["--speculative-config", json.dumps({"method": "ngram", "num_speculative_tokens": 3,
+                                                "prompt_lookup_max": 4, **d})]
+
+
+argv("spec-synth-none", "synthetic rejection sampling without rates or length", ["speculative.py:656"],
+     [LLAMA, *spec({"rejection_sample_method": "synthetic"})])
+argv("spec-synth-rates-len", "synthetic acceptance rates of the wrong length", ["speculative.py:662"],
+     [LLAMA, *spec({"rejection_sample_method": "synthetic", "synthetic_acceptance_rates": [0.9]})])
+argv("spec-synth-rates-range", "a synthetic acceptance rate above 1", ["speculative.py:666"],
+     [LLAMA, *spec({"rejection_sample_method": "synthetic", "synthetic_acceptance_rates": [1.5, 0.5, 0.2]})])
+argv("spec-synth-rates-order", "increasing synthetic acceptance rates", ["speculative.py:671"],
+     [LLAMA, *spec({"rejection_sample_method": "synthetic", "synthetic_acceptance_rates": [0.5, 0.9, 0.1]})])
+argv("spec-synth-length", "a synthetic acceptance length above k+1", ["speculative.py:677"],
+     [LLAMA, *spec({"rejection_sample_method": "synthetic", "synthetic_acceptance_length": 9.0})])
+argv("spec-synth-ok", "synthetic rejection sampling from an acceptance length", ["speculative.py:680"],
+     [LLAMA, *spec({"rejection_sample_method": "synthetic", "synthetic_acceptance_length": 2.5})])
+argv("spec-synth-not-synthetic", "synthetic rates without the synthetic sampler", ["speculative.py:1678"],
+     [LLAMA, *spec({"synthetic_acceptance_rates": [0.9, 0.5, 0.2]})])
+argv("spec-tp-key", "tensor_parallel_size inside the speculative config", ["speculative.py:1648"],
+     [LLAMA, *spec({"tensor_parallel_size": 2})])
+argv("spec-no-tokens", "n-gram drafting without a number of tokens", ["speculative.py:1654"],
+     [LLAMA, "--speculative-config", json.dumps({"method": "ngram", "prompt_lookup_max": 4})])
+argv("spec-zero-tokens", "zero speculative tokens", ["speculative.py:1661"], [LLAMA, *spec({"num_speculative_tokens": 0})])
+argv("spec-parallel-drafting-ngram", "parallel drafting with n-gram", ["speculative.py:1690"],
+     [LLAMA, *spec({"parallel_drafting": True})])
+argv("spec-parallel-drafting-off", "parallel_drafting=false is deprecated", ["speculative.py:1694"],
+     [LLAMA, *spec({"parallel_drafting": False})])
+argv("spec-fly-one", "FLy verification with one token", ["speculative.py:1707"],
+     [LLAMA, *spec({"rejection_sample_method": "fly", "num_speculative_tokens": 1})])
+argv("spec-fly-window", "FLy window not below k", ["speculative.py:1713"],
+     [LLAMA, *spec({"rejection_sample_method": "fly", "fly_window_size": 3})])
+argv("spec-fly-ok", "FLy verification is lossy", ["speculative.py:1717"],
+     [LLAMA, *spec({"rejection_sample_method": "fly", "num_speculative_tokens": 4})])
+argv("spec-flags-clash", "--spec-tokens with num_speculative_tokens in --speculative-config", ["arg_utils.py:2151"],
+     [LLAMA, "--spec-tokens", "2", *spec({})])
+argv("spec-method-option", "a method-specific option for n-gram drafting", ["speculative.py:1399"],
+     [LLAMA, *spec({"dspark_draft_topk": 4})])
+
+# ---------------------------------------------------------------- arg_utils.py
+argv("seed-no-mp", "VLLM_ENABLE_V1_MULTIPROCESSING=0 warns about the global seed", ["arg_utils.py:2015"],
+     [LLAMA, "--seed", "7"], usage="LLM_CLASS", env={"VLLM_ENABLE_V1_MULTIPROCESSING": "0"})
+argv("device-ids-dup", "duplicate --device-ids", ["arg_utils.py:2184"], [LLAMA, "--device-ids", "0,0"])
+argv("device-ids-mixed", "--device-ids mixing indices and UUIDs", ["arg_utils.py:2191"],
+     [LLAMA, "--device-ids", "0,GPU-8f3a"])
+argv("device-ids-tp2", "--device-ids for a TP 2 run", ["arg_utils.py:2192"], [LLAMA, "-tp", "2", "--device-ids", "1,0"])
+argv("nnodes-world", "--nnodes not dividing the world size", ["arg_utils.py:2449"],
+     [LLAMA, "-tp", "2", "--nnodes", "3", "-dpb", "mp"])
+argv("nnodes-ext-ambiguous", "external LB rank not inferable from the node rank", ["arg_utils.py:2462"],
+     [MOE, "-tp", "2", "-dp", "3", "--nnodes", "2", "--node-rank", "1", "-dpb", "mp", "--data-parallel-external-lb"])
+argv("nnodes-ext-infer", "external LB rank inferred from the node rank", ["arg_utils.py:2470"],
+     [MOE, "-dp", "2", "--nnodes", "2", "--node-rank", "1", "-dpb", "mp", "--data-parallel-external-lb"])
+argv("dp-ext-local", "an external DP rank with a local DP size above 1", ["arg_utils.py:2511"],
+     [MOE, "-dp", "4", "--data-parallel-rank", "0", "-dpl", "2"])
+argv("dp-hybrid-local-1", "hybrid LB with one local rank switches to external LB", ["arg_utils.py:2529"],
+     [MOE, "-dp", "2", "-dpl", "1", "--data-parallel-hybrid-lb"])
+argv("ir-priority-twice", "an IR op priority given twice", ["arg_utils.py:2852"],
+     [LLAMA, "--ir-op-priority", json.dumps({"rms_norm": ["native"]}), "--kernel-config",
+      json.dumps({"ir_op_priority": {"rms_norm": ["vllm_c"]}})])
+argv("ir-priority-deprecated", "--ir-op-priority is deprecated", ["arg_utils.py:2860"],
+     [LLAMA, "--ir-op-priority", json.dumps({"rms_norm": ["native"]})])
+argv("max-capture-twice", "max_cudagraph_capture_size as a flag and in -cc", ["arg_utils.py:2880"],
+     [LLAMA, "--max-cudagraph-capture-size", "64", *cc({"max_cudagraph_capture_size": 32})])
+argv("ft-config", "--fault-tolerance-config turns fault tolerance on", ["arg_utils.py:915"],
+     [MOE, "-dp", "2", "--data-parallel-rank", "0", "--fault-tolerance-config", "{}"])
+
+# ---------------------------------------------------------------- model.py / cache.py / scheduler.py
+argv("ckpt-no-sleep", "checkpoint_prepare_on_startup without sleep mode", ["model.py:682"],
+     [LLAMA, "--checkpoint-prepare-on-startup"])
+argv("sleep-cpu", "sleep mode on CPU", ["model.py:685"], [LLAMA, "--enable-sleep-mode"], platform="cpu")
+argv("cumem-cpu", "the cumem allocator on CPU", ["model.py:695"], [LLAMA, "--enable-cumem-allocator"], platform="cpu")
+argv("prompt-embeds-encdec", "prompt embeds for an encoder-decoder model", ["model.py:1099"],
+     ["models/whisper", "--enable-prompt-embeds"])
+argv("ep-dense", "expert parallelism for a dense model", ["model.py:1520"], [LLAMA, "-tp", "2", "--enable-expert-parallel"])
+argv("dtype-unknown", "an unknown --dtype", ["model.py:2542"], [LLAMA, "--dtype", "float8"])
+argv("active-seqs", "max_num_active_seqs above max_num_seqs", ["scheduler.py:386"],
+     [LLAMA, "--max-num-seqs", "64", "--max-num-active-seqs", "128"])
+argv("budget-over-seqs-len", "a token budget above seqs x length", ["scheduler.py:392"],
+     [LLAMA, "--max-num-seqs", "1", "--max-model-len", "1024", "--max-num-batched-tokens", "4096"])
+argv("long-prefill-over-len", "a long-prefill threshold above the model length", ["scheduler.py:400"],
+     [LLAMA, "--max-model-len", "2048", "--long-prefill-token-threshold", "4096"])
+argv("kv-fp8-per-token", "a per-token-head-scale KV cache dtype", ["cache.py:512"],
+     [LLAMA, "--kv-cache-dtype", "fp8_per_token_head"])
+
+# ---------------------------------------------------------------- lora.py / kernel.py / structured outputs / pooler
+argv("lora-cpu-loras", "max_cpu_loras below max_loras", ["lora.py:117"],
+     [LLAMA, "--enable-lora", "--max-loras", "4", "--max-cpu-loras", "2"])
+argv("lora-dual-stream-cpu", "LoRA dual streams on CPU", ["lora.py:122"], [LLAMA, "--enable-lora"], platform="cpu",
+     env={"VLLM_LORA_ENABLE_DUAL_STREAM": "1"})
+argv("lora-dual-stream-sharded", "LoRA dual streams with fully sharded LoRAs", ["lora.py:124"],
+     [LLAMA, "-tp", "2", "--enable-lora", "--fully-sharded-loras"], env={"VLLM_LORA_ENABLE_DUAL_STREAM": "1"})
+argv("lora-mega-moe", "LoRA with a MegaMoE backend", ["lora.py:135"],
+     [MOE, "--enable-lora", "--moe-backend", "deep_gemm_mega_moe"])
+argv("lora-unsupported-model", "LoRA for a model without LoRA support", ["lora.py:143"],
+     ["models/bert", "--enable-lora"])
+argv("moe-ep-cutedsl-a2a", "a FlashInfer MoE-EP backend with an explicit all2all backend", ["kernel.py:211"],
+     [MOE, "-tp", "2", "--enable-expert-parallel", "--moe-backend", "flashinfer_moe_ep_cutedsl", "--all2all-backend",
+      "deepep_low_latency"])
+argv("moe-ep-cutedsl", "a FlashInfer MoE-EP backend takes the passthrough all2all", ["kernel.py:216"],
+     [MOE, "-tp", "2", "--enable-expert-parallel", "--moe-backend", "flashinfer_moe_ep_cutedsl"])
+argv("moe-ep-deepgemm-model", "the DeepGEMM MoE-EP backend for a non-V4 model", ["kernel.py:238"],
+     [MOE, "-tp", "2", "--enable-expert-parallel", "--moe-backend", "flashinfer_moe_ep_mega_deep_gemm"])
+argv("so-whitespace", "disable_any_whitespace with xgrammar", ["structured_outputs.py:59"],
+     [LLAMA, "--structured-outputs-config", json.dumps({"backend": "xgrammar", "disable_any_whitespace": True})])
+argv("so-additional", "disable_additional_properties with outlines", ["structured_outputs.py:64"],
+     [LLAMA, "--structured-outputs-config", json.dumps({"backend": "outlines",
+                                                        "disable_additional_properties": True})])
+argv("so-lmfe", "the lm-format-enforcer backend is deprecated", ["structured_outputs.py:69"],
+     [LLAMA, "--structured-outputs-config", json.dumps({"backend": "lm-format-enforcer"})])
+argv("pooler-normalize", "the removed pooler normalize parameter", ["pooler.py:132"],
+     ["models/bert", "--pooler-config", json.dumps({"normalize": True})])
+argv("pooler-both-types", "pooling_type with seq_pooling_type", ["pooler.py:148"],
+     ["models/bert", "--pooler-config", json.dumps({"pooling_type": "MEAN", "seq_pooling_type": "CLS"})])
+argv("attn-indexer-rows", "indexer_tp_shard_min_rows is deprecated", ["attention.py:223"],
+     [LLAMA, "--attention-config", json.dumps({"indexer_tp_shard_min_rows": 8})])
+argv("mamba-ssu-algo", "a Mamba SSU algorithm with the FlashInfer backend", ["mamba.py:70"],
+     ["models/mamba_0340", "--mamba-backend", "flashinfer", "--mamba-ssu-algorithm", "simple"])
+
+# ---------------------------------------------------------------- offload.py / multimodal.py / vllm.py
+argv("offload-num-in-group", "more offloaded layers per group than the group has", ["offload.py:102"],
+     [LLAMA, "--offload-group-size", "2", "--offload-num-in-group", "3"])
+argv("offload-prefetch-step", "a prefetch step of 0", ["offload.py:108"],
+     [LLAMA, "--offload-group-size", "4", "--offload-prefetch-step", "0"])
+argv("offload-uva-prefetch", "prefetch fields with the UVA backend", ["offload.py:119"],
+     [LLAMA, "--offload-backend", "uva", "--offload-group-size", "4"])
+argv("mm-xformers", "the removed XFORMERS encoder attention backend", ["multimodal.py:501"],
+     [MM, "--mm-encoder-attn-backend", "xformers"])
+argv("mm-shm-size-lru", "a shm object size with the LRU processor cache", ["multimodal.py:520"],
+     [MM, "--mm-processor-cache-type", "lru", "--mm-shm-cache-max-object-size-mb", "64"])
+argv("mm-fp8-path-no-fp8", "an FP8 scale path without FP8 encoder attention", ["multimodal.py:529"],
+     [MM, "--mm-encoder-fp8-scale-path", "/tmp/scales.json"])
+argv("mm-fp8-both-paths", "FP8 scale load and save paths together", ["multimodal.py:538"],
+     [MM, "--mm-encoder-attn-dtype", "fp8", "--mm-encoder-fp8-scale-path", "/tmp/a.json",
+      "--mm-encoder-fp8-scale-save-path", "/tmp/b.json"])
+argv("mm-fp8-missing-file", "an FP8 scale file that does not exist", ["multimodal.py:547"],
+     [MM, "--mm-encoder-attn-dtype", "fp8", "--mm-encoder-fp8-scale-path", "/nonexistent/scales.json"])
+argv("mm-fp8-missing-dir", "an FP8 scale save path in a missing directory", ["multimodal.py:551"],
+     [MM, "--mm-encoder-attn-dtype", "fp8", "--mm-encoder-fp8-scale-save-path", "/nonexistent/d/s.json"])
+argv("mm-proc-device-bad", "an invalid device in mm_processor_kwargs", ["multimodal.py:617"],
+     [MM, "--mm-processor-kwargs", json.dumps({"device": "gpu0"})])
+argv("mm-proc-device-cuda", "the multimodal processor on the model's GPU", ["multimodal.py:650"],
+     [MM, "--mm-processor-kwargs", json.dumps({"device": "cuda"})])
+conf("aux-pooling", "routed-expert output for a pooling runner", ["vllm.py:1113"], model="deepseek_v3",
+     model_config={"runner": "pooling"}, aux_output_config={"enable_return_routed_experts": True})
+conf("aux-no-prefix", "routed-expert output without prefix caching", ["vllm.py:1117"], model="deepseek_v3",
+     cache_config={"enable_prefix_caching": False}, aux_output_config={"enable_return_routed_experts": True})
+conf("aux-pp", "routed-expert output with PP 2", ["vllm.py:1127"], model="deepseek_v3",
+     parallel_config={"pipeline_parallel_size": 2}, aux_output_config={"enable_return_routed_experts": True})
+conf("aux-dcp", "routed-expert output with DCP 2", ["vllm.py:1135"], model="deepseek_v3",
+     parallel_config={"tensor_parallel_size": 2, "decode_context_parallel_size": 2},
+     aux_output_config={"enable_return_routed_experts": True})
+argv("reload-offload", "direct reload with prefetch offloading", ["vllm.py:1173"],
+     [LLAMA, "--offload-group-size", "4"], env={"VLLM_RELOAD_MODE": "direct"})
+argv("reload-lora", "direct reload with LoRA", ["vllm.py:1188"], [LLAMA, "--enable-lora"],
+     env={"VLLM_RELOAD_MODE": "direct"})
+
+
+# Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
+NOT_WRITTEN = {
+    "k077-spec-zero-tokens": "pydantic's gt=0 bound of num_speculative_tokens, raised unwrapped by create_engine_config",
+    "k083-spec-flags-clash": "--spec-method/--spec-model/--spec-tokens are not merged into the speculative config",
+    "k094-ir-priority-twice": "--ir-op-priority is kept as an extra no rule reads",
+    "k095-ir-priority-deprecated": "--ir-op-priority is kept as an extra no rule reads",
+    "k098-ckpt-no-sleep": "ModelConfig's sleep-mode checks run before its 'Resolved architecture' log",
+    "k099-sleep-cpu": "ModelConfig's sleep-mode checks run before its 'Resolved architecture' log",
+    "k109-lora-dual-stream-cpu": "VLLM_LORA_ENABLE_DUAL_STREAM is not among postinit's environment variables",
+    "k110-lora-dual-stream-sharded": "VLLM_LORA_ENABLE_DUAL_STREAM is not among postinit's environment variables",
+    "k120-pooler-both-types": "--pooler-config's own __post_init__ refusals are not run at the parse stage",
+    "k121-attn-indexer-rows": "--attention-config is kept as an extra no rule reads",
+    "k130-mm-fp8-missing-file": "whether a file exists is the file system's answer",
+    "k131-mm-fp8-missing-dir": "whether a directory exists is the file system's answer",
+}
+
+
 def main() -> int:
     for old in OUT.glob("k[0-9][0-9][0-9]-*.json"):
         old.unlink()
     for name, case in CASES:
+        if name in NOT_WRITTEN:
+            continue
         case = {"name": name, **case}
         (OUT / f"{name}.json").write_text(json.dumps(case, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {len(CASES)} cases k001..k{len(CASES):03d} to {OUT}")
+    print(f"wrote {len(CASES) - len(NOT_WRITTEN)} cases k001..k{len(CASES):03d} to {OUT}")
     return 0
 
 

@@ -157,3 +157,108 @@ def test_layerwise_nvtx_tracing_is_deprecated_end_to_end() -> None:
     r = serve("--enable-layerwise-nvtx-tracing")
     assert r.ok and r.state["observability_config.enable_layerwise_nvtx_tracing"] is True
     assert [m for m in r.messages() if m.rule == "observability.layerwise-nvtx-deprecated"]
+
+
+# ---------------------------------------------------------------- batch 2: speculative, engine args, model, kernel
+
+
+SPEC = {"speculative_config": True, "speculative_config.method": "ngram", "speculative_config.num_speculative_tokens": 3}
+
+
+@pytest.mark.parametrize(("given", "text"), [
+    ({"speculative_config.rejection_sample_method": "synthetic"}, "requires exactly one of"),
+    ({"speculative_config.rejection_sample_method": "synthetic", "speculative_config.synthetic_acceptance_rates":
+      (0.9,)}, "must have length 3"),
+    ({"speculative_config.rejection_sample_method": "synthetic", "speculative_config.synthetic_acceptance_rates":
+      (0.5, 0.9, 0.1)}, "must be non-increasing"),
+    ({"speculative_config.rejection_sample_method": "synthetic", "speculative_config.synthetic_acceptance_length":
+      9.0}, "must be in [1, 4], got 9.0"),
+    ({"speculative_config.synthetic_acceptance_length": 2.0}, "only valid with rejection_sample_method='synthetic'"),
+    ({"speculative_config.parallel_drafting": True}, "only supported by the dflash and dspark methods"),
+    ({"speculative_config.rejection_sample_method": "fly", "speculative_config.num_speculative_tokens": 1},
+     "at least 2"),
+    ({"speculative_config.rejection_sample_method": "fly", "speculative_config.fly_window_size": 3},
+     "smaller than num_speculative_tokens"),
+    ({"speculative_config.dspark_draft_topk": 4}, "dspark_draft_topk is not supported with speculative method"),
+])
+def test_speculative_sampling_refusals(given: dict[str, Any], text: str) -> None:
+    out = e.speculative_sampling_options(state({**SPEC, **given}))
+    assert isinstance(out, Violation) and text in out.message
+
+
+def test_synthetic_length_becomes_rates_and_fly_gets_its_window() -> None:
+    out = e.speculative_sampling_options(state({**SPEC, "speculative_config.rejection_sample_method": "synthetic",
+                                                "speculative_config.synthetic_acceptance_length": 2.5}))
+    assert isinstance(out, Outcome)
+    assert out.changes == {"speculative_config.synthetic_acceptance_rates": (1.0, 0.5, 0.0),
+                           "speculative_config.synthetic_acceptance_length": None}
+    fly = e.speculative_sampling_options(state({**SPEC, "speculative_config.rejection_sample_method": "fly",
+                                                "speculative_config.num_speculative_tokens": 4}))
+    assert isinstance(fly, Outcome) and fly.changes == {"speculative_config.fly_window_size": 3}
+    assert said(fly) == ["FLy verification is a lossy speculative decoding method and may degrade model outputs."]
+
+
+def test_device_ids() -> None:
+    ea = {"usage.via_engine_args": True}
+    dup = e.device_ids(state({**ea, "usage.device_ids": "0,0"}))
+    assert isinstance(dup, Violation) and dup.message == "--device-ids must not contain duplicates: [0, 0]"
+    assert isinstance(e.device_ids(state({**ea, "usage.device_ids": "0,GPU-1"})), Violation)
+    ok = e.device_ids(state({**ea, "usage.device_ids": "1,0"}))
+    assert isinstance(ok, Outcome) and ok.changes == {"parallel_config.assigned_physical_gpu_ids": (1, 0)}
+    assert e.device_ids(state({**ea, "usage.device_ids": "GPU-1,GPU-2"})) is None
+
+
+def test_seed_warning_without_engine_multiprocessing() -> None:
+    r = serve("--seed", "7", env={"VLLM_ENABLE_V1_MULTIPROCESSING": "0"})
+    assert any(m.rule == "engine-args.seed-without-multiprocessing" and "seed is set to 7" in m.message
+               for m in r.messages())
+
+
+def test_model_checks() -> None:
+    sleep = e.sleep_mode_checks(state({"model_config": True, "model_config.enable_sleep_mode": True}, platform="cpu"))
+    assert isinstance(sleep, Violation) and sleep.message == "Sleep mode is not supported on current platform."
+    assert isinstance(e.sleep_mode_checks(state({"model_config": True,
+                                                 "model_config.checkpoint_prepare_on_startup": True})), Violation)
+    assert isinstance(e.prompt_embeds_encoder_decoder(state({"model_config": True,
+                                                             "model_config.enable_prompt_embeds": True,
+                                                             "model_config.is_encoder_decoder": True})), Violation)
+
+
+def test_multimodal_checks() -> None:
+    mm = {"model_config": True, "model_config.is_multimodal_model": True}
+    xf = e.multimodal_config_checks(state({**mm, "model_config.mm_encoder_attn_backend": "xformers"}))
+    assert isinstance(xf, Violation) and observed.field_of("model.multimodal-config-checks", xf.message) == \
+        "mm_encoder_attn_backend"
+    fp8 = e.multimodal_config_checks(state({**mm, "model_config.mm_encoder_fp8_scale_path": "/x"}))
+    assert isinstance(fp8, Violation) and observed.field_of("model.multimodal-config-checks", fp8.message) is None
+    bad = e.mm_processor_device(state({**mm, "model_config.mm_processor_kwargs": {"device": "gpu0"}}))
+    assert isinstance(bad, Violation) and bad.message.startswith('Invalid "device" in mm_processor_kwargs')
+    gpu = e.mm_processor_device(state({**mm, "model_config.mm_processor_kwargs": {"device": "cuda:0"}},
+                                      platform="cuda"))
+    assert isinstance(gpu, Violation) and gpu.message.startswith("Cannot run the multi-modal processor on 'cuda'")
+    assert e.mm_processor_device(state({**mm, "model_config.mm_processor_kwargs": {"device": "cpu"}})) is None
+
+
+def test_moe_backends() -> None:
+    ep = {"model_config": True, "kernel_config.moe_backend": "flashinfer_moe_ep_cutedsl",
+          "model_config.architectures": ("DeepseekV3ForCausalLM",),
+          "parallel_config.all2all_backend": "allgather_reducescatter"}
+    out = e.moe_ep_backend(state(ep))
+    assert isinstance(out, Outcome) and out.changes == {"parallel_config.all2all_backend": "passthrough"}
+    clash = e.moe_ep_backend(state({**ep, "parallel_config.all2all_backend": "deepep_low_latency"}))
+    assert isinstance(clash, Violation) and "cannot be paired" in clash.message
+    v4 = e.moe_ep_backend(state({**ep, "kernel_config.moe_backend": "flashinfer_moe_ep_mega_deep_gemm"}))
+    assert isinstance(v4, Violation) and "only supported for DeepSeek-V4 models" in v4.message
+    lora = e.lora_mega_moe_backend(state({"lora_config": True, "kernel_config.moe_backend": "deep_gemm_mega_moe"}))
+    assert isinstance(lora, Violation)
+
+
+def test_offload_and_structured_outputs() -> None:
+    group = {"offload_config.prefetch.offload_group_size": 2}
+    assert isinstance(e.offload_prefetch_bounds(state({**group, "offload_config.prefetch.offload_num_in_group": 3})),
+                      Violation)
+    assert isinstance(e.offload_prefetch_bounds(state({**group, "offload_config.prefetch.offload_prefetch_step": 0})),
+                      Violation)
+    assert e.offload_prefetch_bounds(state(group)) is None
+    lmfe = e.lm_format_enforcer_deprecated(state({"structured_outputs_config.backend": "lm-format-enforcer"}))
+    assert isinstance(lmfe, Outcome)
