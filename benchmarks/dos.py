@@ -68,8 +68,11 @@ ATTACKS: list[tuple[str, bytes]] = [
         **BASE_JSON, "num_hidden_layers": 4096}})),
     ("an id2label of 16,384 entries", _body({"model": "my/model", "config_json": {
         **BASE_JSON, "id2label": {str(i): f"L{i}" for i in range(16_384)}}})),
-    ("a config.json of 16,000 junk keys (660 kB)", _body({"model": "my/model", "config_json": {
-        **BASE_JSON, "junk": {f"k{i}": list(range(10)) for i in range(16_000)}}})),
+    ("a config.json of 16,000 junk keys (660 kB, over the 40,000-value cap)", _body({
+        "model": "my/model", "config_json": {
+            **BASE_JSON, "junk": {f"k{i}": list(range(10)) for i in range(16_000)}}})),
+    ("a config.json at the value cap (3,600 junk keys, 39,600 values)", _body({"model": "my/model", "config_json": {
+        **BASE_JSON, "junk": {f"k{i}": list(range(10)) for i in range(3_600)}}})),
     ("a 200,000-character env name", _body({"env": {"VLLM_" + "A" * 200_000: "1"}})),
     ("--rope-theta nan", _body({"model": LLAMA, "argv": ["--rope-theta", "nan"]})),
 ]
@@ -188,7 +191,7 @@ async def connections(port: int, client: httpx.AsyncClient) -> list[dict[str, An
     await during("50 clients leaving mid-body", asyncio.gather(*(
         _raw(port, post_head, b'{"model": ', leave=True) for _ in range(50))), note="no answer to give")
     metrics = (await client.get("/metrics")).text
-    errors = sum(float(m.group(1)) for m in re.finditer(r'status="5\d\d"[^\n]*? ([0-9.e+]+)', metrics))
+    errors = sum(float(m.group(1)) for m in re.finditer(r'_total\{[^}\n]*status="5\d\d"[^}\n]*\} ([0-9.e+]+)', metrics))
     rows.append({"case": "server errors (5xx) counted in /metrics", "status": [int(errors)], "max_s": 0.0})
     return rows
 

@@ -1076,12 +1076,12 @@ class Resolution:
 
         A config vLLM refused (``not ok``) is the state at the violation, as vLLM leaves
         its objects when it raises; values that would fail validation are kept as they are.
+        So is a value vLLM derives without validating it (``max_model_len`` is ``SkipValidation``
+        in vLLM: a config.json whose ``max_position_embeddings`` is 0 gives 0 at the seed).
         """
         try:
             cfg: VllmConfig = paths().build(self.engine.state)
         except ValidationError:
-            if self.ok:
-                raise
             cfg = paths().construct(self.engine.state)
         return cfg
 

@@ -496,3 +496,30 @@ def test_a_zero_head_size_hybrid_is_vllms_zero_division(version: str | None) -> 
                          vllm_version=version)
     assert r.error is not None and (r.error.type, r.error.rule) == ("ZeroDivisionError",
                                                                     "models.hybrid-attention-block-size")
+
+
+def test_a_config_json_over_the_value_cap_is_refused_and_one_under_it_resolves() -> None:
+    """Every value of a config.json is converted and compared for the hash: the 40,000-value cap bounds that
+    work (a 660 kB body of 16,000 junk keys once took a worker 10 s); a config.json just under it resolves."""
+    from postinit.schema.limits import MAX_NODES
+
+    base = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64,
+            "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 128, "max_position_embeddings": 512}
+    over = {**base, "junk": {f"k{i}": list(range(10)) for i in range(MAX_NODES // 11 + 1)}}
+    with pytest.raises(InvalidValueError, match=f"holds more than {MAX_NODES} values"):
+        postinit.resolve(model="my/over-cap", config_json=over)
+    under = {**base, "junk": {f"k{i}": list(range(10)) for i in range(MAX_NODES // 11 - 40)}}
+    r = postinit.resolve(model="my/under-cap", config_json=under)
+    assert r.ok and len(r.hash) == 10
+
+
+def test_a_zero_context_from_hf_overrides_resolves_to_a_dict_not_a_crash() -> None:
+    """Found by the deep fuzz run: ``max_position_embeddings`` 0 gives ``max_model_len`` 0, which vLLM does not
+    validate (``SkipValidation``) and the seed accepts; ``to_dict()`` and the hash keep the value as it is."""
+    r = postinit.resolve(model="meta-llama/Llama-3.1-8B-Instruct",
+                         argv=["--hf-overrides", '{"num_labels": 0, "max_position_embeddings": 0}'])
+    assert r.ok
+    d = r.to_dict()
+    assert d["config"]["model_config"]["max_model_len"] == 0
+    json.dumps(d, allow_nan=False)
+    assert len(r.hash) == 10

@@ -225,8 +225,8 @@ def test_a_delta_is_checked_like_a_rulebook(fake_version: Callable[[Delta], Vers
         _ = fake_version(Delta(drop={"no.such-rule": "why"})).checked_rules
     with pytest.raises(RuleDeclarationError, match=r"replaces rule 'engine-args\.chunked-prefill-forced'"):
         _ = fake_version(Delta(replace=(engine_args.chunked_prefill_forced,))).checked_rules
-    with pytest.raises(RuleDeclarationError, match=r"adds rule 'parallel\.nnodes-disables-custom-all-reduce'"):
-        _ = fake_version(Delta(add=(v0_11_1.nnodes_disables_custom_all_reduce,))).checked_rules
+    with pytest.raises(RuleDeclarationError, match=r"adds rule 'engine-args\.lora-speculative-budget'"):
+        _ = fake_version(Delta(add=(v0_11_1.lora_speculative_budget,))).checked_rules
     with pytest.raises(UnknownPathError, match=r"engine-args\.speculative-engine-flags .*'speculative_config\.enable_"
                                                r"chunked_prefill', a field vLLM x does not have"):
         _ = fake_version(Delta(add=(engine_args.speculative_engine_flags,))).checked_rules

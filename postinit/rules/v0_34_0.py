@@ -422,6 +422,8 @@ DROPS: dict[str, str] = {
     "VLLM_COMPILE)",
     "parallel.all2all-backend-default": "VLLM_ALL2ALL_BACKEND is gone in 0.34.0 (envs.py); all2all_backend "
     "defaults to allgather_reducescatter (vllm/config/parallel.py:229)",
+    "parallel.nnodes-disables-custom-all-reduce": "ParallelConfig no longer turns the custom all-reduce off for "
+    "--nnodes > 1 in 0.34.0 (only the platform's use_custom_allreduce, vllm/config/parallel.py:1260-1265)",
     "parallel.batch-invariant-custom-allreduce": "ParallelConfig no longer reads VLLM_BATCH_INVARIANT in 0.34.0 "
     "(only the platform's use_custom_allreduce, vllm/config/parallel.py:1259)",
     "verify.external-launcher-seed": "ModelConfig.verify_with_parallel_config no longer checks the seed for "
@@ -452,8 +454,6 @@ DROPS: dict[str, str] = {
     "quirk.budget-below-max-model-len": _TODO + "SchedulerConfig.max_model_len is gone in 0.34.0",
     "compilation.fusion-without-noop": "0.34.0's pass_config keys are fuse_* / eliminate_noops: "
     "compilation.pass-config-given",
-    "parallel.nnodes-disables-custom-all-reduce": "0.34.0's ParallelConfig._verify_args no longer disables the "
-    "custom all-reduce for a multi-node run (vllm/config/parallel.py:1217-1281)",
     "compilation.qk-norm-rope-fusion-platform": "0.34.0 words it 'CUDA, ROCm or XPU': compilation.pass-config-given",
     "compilation.qk-norm-rope-rotary-op": "0.34.0's RoPE fusions (three of them) ask for the op after PassConfig's "
     "platform checks: compilation.pass-config-given",
@@ -472,6 +472,11 @@ DROPS: dict[str, str] = {
     "cuda.block-size-default": "0.34.0 picks the block size at worker start-up (update_block_size_for_backend); "
     "during config resolution it stays CacheConfig.DEFAULT_BLOCK_SIZE = 64",
     "rocm.block-size-default": "as on CUDA: block size 64 through config resolution in 0.34.0",
+    "rocm.aiter-rms-norm": "RocmPlatform.check_and_update_config no longer appends '+rms_norm' for AITER in 0.34.0 "
+    "(vllm/platforms/rocm.py:1194-1241); apply_config_platform_defaults adds it only under VLLM_BATCH_INVARIANT "
+    "(:1157-1161, rocm.config-platform-defaults) and AITER's RMSNorm is picked through kernel_config.ir_op_priority",
+    "quirk.rocm-rms-norm-under-eager": "the AITER '+rms_norm' append and its always-false eager guard are gone in "
+    "0.34.0 (vllm/platforms/rocm.py:1194-1241)",
     "cuda.mla-backend-default": "0.34.0 chooses attention backends at worker start-up",
     "cuda.mla-block-size-flashmla": "0.34.0 chooses MLA block sizes at worker start-up",
     "cuda.mla-block-size-cutlass": "0.34.0 chooses MLA block sizes at worker start-up",
@@ -661,11 +666,22 @@ def pooling_prefix_caching_warning(c: Mapping[str, Any]) -> RuleResult:
 
 
 _BATCH_READS = (_EA, _CTX, _TOK, _SEQ, _ECP, "platform.is_cpu", "platform.total_memory_gb", "platform.device_name",
-                "platform.capability", "model_config.max_model_len", "performance_mode")
+                "platform.capability", "model_config.max_model_len", "performance_mode",
+                "parallel_config.all2all_backend", "parallel_config.enable_expert_parallel", _DP)
+BATCHED_DP_TOKENS = 256
+"""``SchedulerConfig.DEFAULT_MAX_NUM_BATCHED_TOKENS_FOR_BATCHED_DP`` (vllm/config/scheduler.py:41)."""
+
+
+def _batched_dp_moe(c: Mapping[str, Any]) -> bool:
+    """``ParallelConfig.use_batched_dp_moe`` (vllm/config/parallel.py:888): a batched (low-latency) all2all
+    backend with expert parallelism across more than one data-parallel rank."""
+    return bool(c["parallel_config.all2all_backend"] in ("deepep_low_latency", "nixl_ep")
+                and c["parallel_config.enable_expert_parallel"] and c[_DP] > 1)
 
 
 def _batch(c: Mapping[str, Any], tokens: Mapping[str | None, int], seqs: Mapping[str | None, int]) -> RuleResult:
-    """``_set_default_max_num_seqs_and_batched_tokens_args``: the usage default (2048 / 128 otherwise), doubled in
+    """``_set_default_max_num_seqs_and_batched_tokens_args``: the usage default (2048 / 128 otherwise; 256 tokens
+    for a batched data-parallel MoE, :func:`_batched_dp_moe`), doubled in
     throughput mode, raised to max_model_len without chunked prefill, capped at max_num_seqs x max_model_len; then
     max_num_seqs <= the budget."""
     if not c[_EA]:
@@ -675,7 +691,12 @@ def _batch(c: Mapping[str, Any], tokens: Mapping[str | None, int], seqs: Mapping
     if orig_tok is not None and orig_seq is not None:
         return None
     length = c["model_config.max_model_len"]
-    tok = orig_tok if orig_tok is not None else tokens.get(ctx, 2048)
+    if orig_tok is not None:
+        tok = orig_tok
+    elif _batched_dp_moe(c):  # vllm/engine/arg_utils.py:3204: whatever the device
+        tok = BATCHED_DP_TOKENS
+    else:
+        tok = tokens.get(ctx, 2048)
     seq = orig_seq if orig_seq is not None else seqs.get(ctx, 128)
     if c["performance_mode"] == "throughput":
         tok = tok * 2 if orig_tok is None else tok
@@ -2696,6 +2717,58 @@ def connector_class_for_graphs(c: Mapping[str, Any]) -> RuleResult:
                    f"cudagraph_mode from {mode.name} to PIECEWISE.")
 
 
+def _imports_nixl(c: Mapping[str, Any]) -> bool:
+    """Whether looking the configured connector up imports vLLM's NIXL connector package (a built-in Nixl*
+    connector, itself or as a MultiConnector child): its worker module loads ``vllm.distributed.nixl_utils``'
+    ``NixlWrapper`` and ``nixl_agent_config`` at import (kv_connector/v1/nixl/base_worker.py:71)."""
+    if not c[_KVT] or c[_KVC] is None or c["kv_transfer_config.kv_connector_module_path"]:
+        return False
+    found = _connectors(c)
+    if isinstance(found, Violation):
+        return False
+    conn, children = found
+    return any(one.name.startswith("Nixl") for one in (conn, *children))
+
+
+_NIXL_READS = _KVT_READS
+
+
+@rule(
+    "kv-transfer.nixl-ucx-rcache",
+    title="Importing the NIXL connector caps UCX's unreleased registration cache",
+    phase="finalize",
+    kind="check",
+    reads=_NIXL_READS,
+    source="vllm/distributed/nixl_utils.py _maybe_set_ucx_rcache_limit (:21-37), called by _load_nixl_attr on the "
+    "first NixlWrapper / nixl_agent_config lookup; ref V-EXTENSIBLE-KV, v0.34.0",
+    message="Setting UCX_RCACHE_MAX_UNRELEASED to '1024' to avoid a rare memory leak in UCX when using NIXL.",
+    level="info",
+)
+def nixl_ucx_rcache(c: Mapping[str, Any]) -> RuleResult:
+    """The connector class is first looked up by the extensible-KV-cache step (every configured connector; earlier
+    lookups, for full CUDA graphs or lookahead hashes, import the same module once). vLLM sets the variable in its
+    own process unless the user did (postinit reads no UCX_* variable: taken as unset)."""
+    return Outcome.log() if _imports_nixl(c) else None
+
+
+@rule(
+    "kv-transfer.nixl-unavailable",
+    title="Importing the NIXL connector without the nixl package warns that NIXL is missing",
+    phase="finalize",
+    kind="check",
+    reads=_NIXL_READS,
+    after=("kv-transfer.nixl-ucx-rcache",),
+    source="vllm/distributed/nixl_utils.py _load_nixl_attr (:51-79): the nixl (ROCm: nixl_rocm) package's _api "
+    "module cannot be imported; ref V-EXTENSIBLE-KV, v0.34.0",
+    message="NIXL is not available\nNIXL agent config is not available",
+    level="warning",
+)
+def nixl_unavailable(c: Mapping[str, Any]) -> RuleResult:
+    """postinit takes the NIXL package as absent (the oracle's environment, as for the IMEX channel): both lazy
+    attributes the worker module imports resolve to None, each with a warning."""
+    return Outcome.log() if _imports_nixl(c) else None
+
+
 _EXTENSIBLE = "cache_config.enable_extensible_kv_cache"
 _NO_IMEX = ("Extensible KV cache off: without an IMEX channel, KV transfers within a host (e.g. NIXL) would lose "
             "NVLink and fall back to RDMA or TCP. If transfers only cross hosts, pass --enable-extensible-kv-cache.")
@@ -3854,7 +3927,7 @@ CORE = sequence(
 FINALIZE = sequence(
     "vllm.finalize-0340",
     "scheduler.diffusion-scheduler", "cudagraph.normalize-piecewise-after-platform", "cudagraph.stock-compile-disables", "vllm.model-runner",
-    "cache.extensible-kv-cache", "profiler.proton-checks", "parallel.batch-sharded-sampling-default",
+    "kv-transfer.nixl-ucx-rcache", "kv-transfer.nixl-unavailable", "cache.extensible-kv-cache", "profiler.proton-checks", "parallel.batch-sharded-sampling-default",
     "speculative.adaptive-verification", "compilation.compile-ranges", "parallel.moonep", "compilation.splitting-ops",
     "cudagraph.piecewise-needs-vllm-compile", "parallel.dbo-requires-deepep", "kv-transfer.offloading",
     "aux-output.compatibility", "scheduler.hma",
@@ -3919,7 +3992,7 @@ DELTA = Delta(
              cpu_compile_mode_dynamo_trace_once, cpu_executor_backend_mp, kv_offloading, default_mode, no_static_graph_support, pooling_forces_piecewise,
              encoder_decoder_forces_piecewise, eager_disables, warmups, capture_sizes, splitting_ops,
              piecewise_needs_vllm_compile, dbo_requires_deepep),
-    add=(diffusion_scheduler, sampling_replay, nixl_dcp, direct_reload, aux_output_compatibility, hisparse, spec_metrics_need_spec, kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
+    add=(nixl_ucx_rcache, nixl_unavailable, diffusion_scheduler, sampling_replay, nixl_dcp, direct_reload, aux_output_compatibility, hisparse, spec_metrics_need_spec, kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
          pass_config_given, eplb_redundant_experts_default, offline_dp_dense,  # issue 30's coverage cases (k###)
          elastic_ep_requirements, all2all_removed_backends, numa_bind, numa_bind_lists, eplb_communicator,
          ray_available, dbo_thresholds, max_num_active_seqs, long_prefill_threshold_max, chunked_prefill_prefix_caching_support, kv_buffer_device_default, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,

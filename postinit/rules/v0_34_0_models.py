@@ -760,6 +760,42 @@ def decode_query_lens(c: Mapping[str, Any]) -> dict[int, int]:
     return {n + 1: batch for batch, n in enumerate(dense) if batch > 0}
 
 
+_NAMED_METHODS = (("eagle-", "eagle"), ("eagle3", "eagle3"), ("dflash", "dflash"), ("dspark", "dspark"))
+"""``_CHECKPOINT_DETECTION_ORDER`` by name: each speculator's ``matches`` looks for its word in the lower-cased draft
+path (vllm/v1/worker/gpu/spec_decode/{eagle,dflash,dspark}/config.py)."""
+
+
+@rule(
+    "speculative.method-from-model-name",
+    title="Without a method, a draft is detected by name (ngram, EAGLE, EAGLE-3, DFlash, DSpark) or is a plain "
+    "draft model",
+    phase="sub_configs",
+    kind="default",
+    reads=("speculative_config", _SC + "method", _SC + "model"),
+    writes=(_SC + "method",),
+    source=f"{_SPEC}.__post_init__ (vllm/config/speculative.py:1358-1372) and _resolve_checkpoint_config_class "
+    "(vllm/v1/worker/gpu/spec_decode/speculator_config.py:405-440), called by DraftModelSpeculatorConfig.configure "
+    f"(:202-204); {_REF}",
+    level="debug",
+)
+def method_from_model_name(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 runs any causal LM as a draft: what no detector claims is ``draft_model`` (StandaloneAR), and so is a
+    config with neither method nor model. Detection from the draft's own config.json (a declared speculator class,
+    an MTP model_type) needs the draft's facts, which postinit does not load: such a draft counts as a plain one."""
+    if not c["speculative_config"] or c[_SC + "method"] is not None:
+        return None
+    model = c[_SC + "model"]
+    if model is None:
+        return {_SC + "method": "draft_model"}
+    if model in ("ngram", "[ngram]"):
+        return {_SC + "method": "ngram"}
+    name = str(model).lower()
+    for word, method in _NAMED_METHODS:
+        if word in name:
+            return {_SC + "method": method}
+    return {_SC + "method": "draft_model"}
+
+
 @rule(
     "speculative.draft-decode-context-parallel-size",
     title="The draft's decode context parallelism: the target's, or 1",
@@ -1228,7 +1264,7 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 DELTA = Delta(
     facts={"model_registry": "model-registry-0.34.0.json", "rope_override_standardized": True},
     patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
-    replace=(class_interfaces, gptoss_max_capture_size, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
+    replace=(class_interfaces, gptoss_max_capture_size, method_from_model_name, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default),
     add=(sleep_mode_cumem_allocator, deprecated_quantization, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
          mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,

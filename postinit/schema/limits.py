@@ -45,8 +45,10 @@ MAX_ITEMS = 4_096
 """Items in one list."""
 MAX_KEYS = 16_384
 """Keys in one mapping (a classifier's ``id2label`` is the largest real case)."""
-MAX_NODES = 200_000
-"""Values in one input altogether."""
+MAX_NODES = 40_000
+"""Values in one input altogether (a classifier's 16,384-label ``id2label`` with its ``label2id`` and a large
+config.json is ~33,000; every value of a model's config.json is converted and compared for the hash, so this
+bounds a request's cost: 40,000 values resolve and hash within a second)."""
 MAX_INT = 2**127 - 1
 MIN_INT = -(2**127)
 """Integers are at most 128-bit: every size and count vLLM hands to torch and CUDA is 64-bit, and

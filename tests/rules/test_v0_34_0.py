@@ -718,3 +718,42 @@ def test_rocm_deepep_ht_dbo_and_async_scheduling() -> None:
     ft = v.nccl_dp_sync_default(state({"parallel_config.disable_nccl_for_dp_synchronization": False,
                                        "parallel_config.enable_fault_tolerance": True}))
     assert changes(ft) == {"parallel_config.disable_nccl_for_dp_synchronization": True}
+
+
+def test_importing_a_nixl_connector_logs_the_ucx_cap_and_the_missing_package() -> None:
+    """A built-in NIXL connector (itself or a MultiConnector child) logs what importing it logs; other
+    connectors, a custom module path and no connector log nothing."""
+    kvt = {"kv_transfer_config": True, "kv_transfer_config.kv_role": "kv_both"}
+    nixl = state({**kvt, "kv_transfer_config.kv_connector": "NixlConnector"})
+    assert v.nixl_ucx_rcache(nixl) is not None and v.nixl_unavailable(nixl) is not None
+    multi = state({**kvt, "kv_transfer_config.kv_connector": "MultiConnector",
+                   "kv_transfer_config.kv_connector_extra_config": {"connectors": [
+                       {"kv_connector": "ExampleConnector"}, {"kv_connector": "NixlConnector"}]}})
+    assert v.nixl_unavailable(multi) is not None
+    for quiet in ({**kvt, "kv_transfer_config.kv_connector": "ExampleConnector"},
+                  {**kvt, "kv_transfer_config.kv_connector": "NixlConnector",
+                   "kv_transfer_config.kv_connector_module_path": "my.connectors"},
+                  {**kvt, "kv_transfer_config.kv_connector": "NoSuchConnector"}, {}):
+        assert v.nixl_ucx_rcache(state(quiet)) is None and v.nixl_unavailable(state(quiet)) is None
+    r = r034({"model_config": {"model": LLAMA, "skip_tokenizer_init": True},
+              "kv_transfer_config": {"kv_connector": "NixlConnector", "kv_role": "kv_both"}}, platform="cuda:9.0")
+    said = [(e.rule, e.message) for e in r.messages()]
+    assert ("kv-transfer.nixl-unavailable", "NIXL is not available\nNIXL agent config is not available") in said
+    assert any(rule == "kv-transfer.nixl-ucx-rcache" for rule, _ in said)
+
+
+def test_a_batched_data_parallel_moe_defaults_the_budget_to_256() -> None:
+    """deepep_low_latency / nixl_ep with expert parallelism over DP > 1 get 256 tokens whatever the device;
+    the user's budget, another backend or DP 1 keep the device defaults."""
+    moe = ["--all2all-backend", "deepep_low_latency", "--enable-expert-parallel", "--data-parallel-size", "2"]
+    r = postinit.resolve(argv=moe, model=fixture_path("deepseek_v3"), vllm_version="0.34.0", platform="cuda:9.0")
+    assert r.state["scheduler_config.max_num_batched_tokens"] == 256
+    assert r.why("scheduler_config.max_num_batched_tokens").rule == "engine-args.batch-defaults-large-gpu"  # an H100
+    mine = postinit.resolve(argv=[*moe, "--max-num-batched-tokens", "4096"], model=fixture_path("deepseek_v3"),
+                            vllm_version="0.34.0", platform="cuda:9.0")
+    assert mine.state["scheduler_config.max_num_batched_tokens"] == 4096
+    base = {"parallel_config.enable_expert_parallel": True, "parallel_config.data_parallel_size": 2}
+    assert v._batched_dp_moe(state({**base, "parallel_config.all2all_backend": "nixl_ep"}))
+    assert not v._batched_dp_moe(state({**base, "parallel_config.all2all_backend": "deepep_high_throughput"}))
+    assert not v._batched_dp_moe(state({**base, "parallel_config.all2all_backend": "deepep_low_latency",
+                                        "parallel_config.data_parallel_size": 1}))

@@ -582,3 +582,23 @@ def test_mamba_cache_mode_flag_is_deprecated_and_ignored() -> None:
     with pytest.raises(postinit.InputError) as err:
         r034("jamba", ["--mamba-cache-mode", "all"])
     assert err.value.vllm_message == "argument --mamba-cache-mode: invalid choice: 'all' (choose from 'align', 'none')"
+
+
+def test_a_draft_model_without_a_method_is_detected_by_name_or_runs_as_a_plain_draft() -> None:
+    """0.34.0 names the speculator from the draft's path (EAGLE, EAGLE-3, DFlash, DSpark, n-gram); any other
+    draft, and no model at all, is method draft_model; a given method is kept."""
+    def method(model: str | None, given: str | None = None) -> Any:
+        out = m.method_from_model_name(state({"speculative_config": True, "speculative_config.method": given,
+                                               "speculative_config.model": model}))
+        return dict(out or {}).get("speculative_config.method")
+
+    assert method("yuhuili/EAGLE-LLaMA3-Instruct-8B") == "eagle"
+    assert method("AngelSlim/Qwen3-8B_eagle3") == "eagle3"
+    assert method("z-lab/Qwen3-8B-DFlash-b16") == "dflash" and method("org/dspark_qwen3_8b") == "dspark"
+    assert method("[ngram]") == "ngram" and method("models/llama_draft") == "draft_model"
+    assert method(None) == "draft_model" and method("models/llama_draft", "eagle") is None
+    spec = json.dumps({"model": fixture_path("llama_draft"), "num_speculative_tokens": 2})
+    r = postinit.resolve(argv=["--speculative-config", spec], model=fixture_path("llama"), vllm_version="0.34.0",
+                         platform="cuda:9.0")
+    assert r.state["speculative_config.method"] == "draft_model"
+    assert r.state["speculative_config.draft_decode_context_parallel_size"] == 1
