@@ -618,6 +618,34 @@ def _prepare_changes(
     return state, prov, touched, _Front(data, flags, front.loader, front.extra)
 
 
+def _prepare_platform(
+    res: Resolution, changed: Request,
+) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, None], str] | None:
+    """The front door for ``res``'s request on another platform (``changed``), re-deriving the platform's facts only.
+
+    The platform's flattened facts (``platform.*``) are set in a copy of the base's input state, and their
+    provenance in a copy of its provenance: nothing else the front door derives reads the platform, except
+    vLLM's parser building a JSON-valued flag's sub-config (a request with flags takes the whole door), and
+    ``auto`` (this machine's hardware, which the door may refuse). Returns ``(state, provenance, the paths
+    that may differ, the platform's provenance detail)``, or None for the whole front door.
+    """
+    base_request, spec = res.request, changed.platform
+    if res.front is None or base_request is None or base_request.argv or not isinstance(spec, str) \
+            or spec.strip().lower() == "auto":
+        return None
+    detail, flat = _platform(spec)
+    fast = _fast_paths()
+    if flat.keys() != set(fast.platform_paths):
+        return None
+    state = dict(res.engine.initial)
+    state.update(flat)
+    prov = dict(res.engine.initial_provenance)
+    pv = Provenance(Source.FACT, detail)
+    for p in fast.platform_paths:
+        prov[p] = pv
+    return state, prov, dict.fromkeys(fast.platform_paths), detail
+
+
 def _prepare(
     request: Request, *, allow_files: bool = True, keep: list[_Front] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, Any], tuple[Note, ...], LoadedModel | None]:
@@ -864,6 +892,21 @@ def _speculative_undeclared(data: dict[str, Any], undeclared: frozenset[str]) ->
 
 
 @functools.cache
+def _absent_set(version: versions.Version) -> frozenset[str]:
+    return frozenset(version.absent_paths)
+
+
+def _key_paths(node: Any, prefix: str, out: list[str]) -> None:
+    """Every dotted path of a key in the nested mappings under ``node`` (at ``prefix``), into ``out``."""
+    if isinstance(node, Mapping):
+        for k, v in node.items():
+            if isinstance(k, str):
+                path = f"{prefix}.{k}"
+                out.append(path)
+                _key_paths(v, path, out)
+
+
+@functools.cache
 def _absent_by_field(version: versions.Version) -> dict[str, tuple[str, ...]]:
     """The paths vLLM ``version`` lacks, by top-level field, each group sorted."""
     out: dict[str, list[str]] = {}
@@ -882,8 +925,13 @@ def _drop_absent(data: dict[str, Any], version: versions.Version) -> list[Note]:
     if not by_field:
         return []
     notes = []
-    # only the top-level fields the input names (in sorted order, as the paths sort)
-    for path in (p for key in sorted(by_field.keys() & data.keys()) for p in by_field[key]):
+    # only the paths the input names under the top-level fields it names (in sorted order, as the paths sort:
+    # ``.`` sorts before every character of a field name), found by walking the input, not the version's list
+    absent = _absent_set(version)
+    named: list[str] = []
+    for key in by_field.keys() & data.keys():
+        _key_paths(data[key], key, named)
+    for path in sorted(p for p in named if p in absent):
         *head, last = path.split(".")
         node: Any = data
         for part in head:
@@ -985,9 +1033,13 @@ class Resolution:
         fast = _prepare_changes(self, changed, set) if set and not request else None
         touched: Mapping[str, None] | None = None
         front: _Front | None
+        platform = _prepare_platform(self, changed) if not set and request.keys() == {"platform"} else None
         if fast is not None:  # only the fields ``set`` names are validated, flattened and given provenance again
             state, prov, touched, front = fast
             inputs, notes, loaded = dict(self.inputs), self.notes, self.model_facts
+        elif platform is not None:  # only the platform's facts and their provenance are derived again
+            state, prov, touched, detail = platform
+            inputs, notes, loaded, front = {**self.inputs, "platform": detail}, self.notes, self.model_facts, self.front
         else:
             keep: list[_Front] = []
             state, prov, inputs, notes, loaded = _prepare(changed, allow_files=self.allow_files, keep=keep)
