@@ -41,11 +41,16 @@ from postinit.rules import paths, versions
 from postinit.rules.hashing import transformers_module
 from postinit.rules.model_config import registry
 from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
-from postinit.schema.configs import CacheDType
-from postinit.schema.env import read_env
+from postinit.schema.configs import CacheDType, DistributedExecutorBackend, SpeculativeMethod
+from postinit.schema.env import defined_variables, read_env
 from postinit.schema.errors import SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
-from postinit.schema.loaders.construct import refusal, schema_class, split_undeclared
+from postinit.schema.loaders.construct import (
+    refusal,
+    refused_fields,
+    schema_class,
+    split_undeclared,
+)
 from postinit.schema.loaders.model import (
     LoadedModel,
     catalog_id,
@@ -672,9 +677,14 @@ def _prepare(
         # vLLM's parser builds the JSON-valued flags' sub-configs as VllmConfig(...) would: no EngineArgs
         built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None), **version.fact_state}
         logged: list[tuple[str, str, str]] = []
-        parsed = parse_vllm_args(request.argv, allow_files=allow_files, construct=parse_stage(built, version, logged),
-                                 absent=version.absent_flags, version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"),
-                                 undeclared=version.undeclared)
+        try:
+            parsed = parse_vllm_args(request.argv, allow_files=allow_files,
+                                     construct=parse_stage(built, version, logged), absent=version.absent_flags,
+                                     version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"),
+                                     undeclared=version.undeclared)
+        except SubConfigError as e:
+            e.said_before = tuple(logged)  # the flags parsed before the refused one logged as they were built
+            raise
         data = _deep_merge(data, parsed.config)
         flags = dict(parsed.flags)
         extra = frozenset(parsed.extra)
@@ -731,8 +741,18 @@ def _prepare(
             fields.update(_facts(loaded, {**data, "model_config": {
                 "hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config, **data["model_config"]}}))
 
+    refused: dict[str, str] = {}
     for key in construction_order(data):
         value = data[key]
+        if usage is not None and version.facts.refused_where_built and key in _BUILT_BY_ENGINE_ARGS \
+                and isinstance(value, Mapping):
+            # vllm serve: create_engine_config builds this sub-config after the model config (and its logs);
+            # pydantic's refusal of a flag's value is raised there (its rule), the value left out until then
+            text, bad = refused_fields(schema_class(_BUILT_BY_ENGINE_ARGS[key]), value)
+            if text is not None:
+                refused[key] = text
+                value = {k: v for k, v in value.items() if k not in bad}
+                data = {**data, key: value}
         try:
             if refuse_undeclared is not None:
                 refuse_part(key, value, refuse_undeclared)
@@ -777,6 +797,13 @@ def _prepare(
             state["usage.headless"] = True
         if extras.get("device_ids"):
             state["usage.device_ids"] = str(extras["device_ids"])
+        if extras.get("fail_on_environ_validation"):
+            state["usage.fail_on_environ_validation"] = True
+        if refused:
+            state["usage.refused_where_built"] = freeze(refused)
+        unknown = _unknown_env(request.env, version)
+        if unknown:
+            state["usage.environ"] = freeze(unknown)
         if given_twice:
             state["usage.given_twice"] = tuple(given_twice)
         if speculative_refusal is not None:
@@ -854,6 +881,18 @@ def _transformers_has(name: str) -> bool | None:
         return True
 
 
+_BUILT_BY_ENGINE_ARGS = {"cache_config": "CacheConfig", "scheduler_config": "SchedulerConfig"}
+"""The sub-configs create_engine_config builds from EngineArgs' fields whose pydantic refusals
+``version.refused_where_built`` defers to that place (``engine-args.*-config-fields`` rules)."""
+
+
+def _unknown_env(env: Mapping[str, Any], version: versions.Version) -> dict[str, str]:
+    """The ``VLLM_*`` variables of ``env`` (set, in the order given) that ``version``'s envs.py does not define."""
+    known = defined_variables(version.env_table)
+    return {k: v for k, v in env.items()
+            if isinstance(k, str) and k.startswith("VLLM_") and k not in known and isinstance(v, str)}
+
+
 def _unheld(data: dict[str, Any], version: versions.Version) -> tuple[dict[str, Any], dict[str, Any]]:
     """The input without the values of ``version.checked_by_rules`` paths the schema cannot hold, and those values
     by path: the version's config class checks them itself, and its rule raises vLLM's error where it does."""
@@ -864,11 +903,13 @@ def _unheld(data: dict[str, Any], version: versions.Version) -> tuple[dict[str, 
         if not rest or not isinstance(node, Mapping) or rest[0] not in node:
             continue
         info = _MODEL_FIELD_TYPES.get(path)
-        if info is None:
-            continue
+        if info is None or node[rest[0]] in version.facts.unmodelled_values.get(path, ()):
+            continue  # a value the version accepts that postinit does not model: the door's refusal
         try:
             info.validate_python(node[rest[0]])
-        except ValidationError:
+            if node[rest[0]] in version.facts.refused_values.get(path, ()):
+                raise ValueError(path)
+        except (ValidationError, ValueError):
             unheld[path] = node[rest[0]]
             data = {**data, top: {k: v for k, v in node.items() if k != rest[0]}}
     return data, unheld
@@ -876,6 +917,8 @@ def _unheld(data: dict[str, Any], version: versions.Version) -> tuple[dict[str, 
 
 _MODEL_FIELD_TYPES: dict[str, TypeAdapter[Any]] = {
     "cache_config.cache_dtype": TypeAdapter(CacheDType),
+    "speculative_config.method": TypeAdapter(SpeculativeMethod | None),
+    "parallel_config.distributed_executor_backend": TypeAdapter(DistributedExecutorBackend | None),
 }
 """The schema's type of each path a version may check in its rules (``version.checked_by_rules``)."""
 

@@ -53,6 +53,13 @@ def _stage_rules(stage: str, version: Version) -> frozenset[str]:
     return frozenset(r.id for r in version.rulebook.rules.values() if r.stage == stage and r.phase == "sub_configs")
 
 
+@functools.cache
+def _nested_rules(cls: str, version: Version) -> frozenset[str]:
+    """The rules that are the ``__post_init__`` of the nested class ``cls`` (``observed.NESTED_POST_INITS``)."""
+    where = observed.NESTED_POST_INITS[cls][1]
+    return frozenset(r.id for r in version.rulebook.rules.values() if r.source.startswith(where))
+
+
 def parse_stage(base: Mapping[str, Any], version: Version | None = None,
                 said: list[tuple[str, str, str]] | None = None) -> Construct:
     """What vLLM's parser runs when a JSON-valued flag builds its sub-config: the class's ``__post_init__``.
@@ -69,24 +76,37 @@ def parse_stage(base: Mapping[str, Any], version: Version | None = None,
     def construct(spec: FlagSpec, value: Any) -> None:
         stage = observed.PARSED_SUB_CONFIGS.get(spec.builds or "")
         kept = spec.target.startswith("extra.")  # a flag postinit keeps as an extra: its stage's sub-config
-        if stage is None or ("." in spec.target and not kept):
-            return  # a class without a __post_init__ of its own (EPLBConfig, PoolerConfig)
-        target = stage if kept else spec.target
+        nested = observed.NESTED_POST_INITS.get(spec.builds or "")
+        if nested is not None and nested[0] == spec.target and stage is None:
+            select = _nested_rules(spec.builds or "", v_)
+            if not select:
+                return  # the version's class has no __post_init__ of its own (before vLLM 0.34.0)
+            stage, target = "parse", spec.target
+        elif stage is None or ("." in spec.target and not kept):
+            return  # a class without a __post_init__ of its own (EPLBConfig; PoolerConfig before 0.34.0)
+        else:
+            select = _stage_rules(stage, v_)
+            target = stage if kept else spec.target
         cls = schema_class(spec.builds or "")
         try:  # vLLM's dataclasses ignore keys they have no field for (postinit refuses them at the door)
             obj = cls.model_validate({k: v for k, v in value.items() if k in cls.model_fields})
         except ValidationError:
             return  # only postinit's own bounds are left: the door reports them
         state = dict(base)
-        paths().flatten_fields(types.SimpleNamespace(**{target: obj}), (target,), state)
-        result = v_.rulebook.resolve(state, {}, owned=True, select=_stage_rules(stage, v_), trace="full")
+        mount, _, name = target.rpartition(".")
+        if mount:
+            state[mount] = True
+        paths().flatten_fields(types.SimpleNamespace(**{name: obj}), (name,), state, mount)
+        result = v_.rulebook.resolve(state, {}, owned=True, select=select, trace="full")
         if result.ok:
             if said is not None:
                 said.extend((e.rule, str(e.level), line) for e in result.trace.fired if e.message
                             and not observed.is_explanation(e.rule) for line in e.message.splitlines() if line.strip())
             return
         v = result.violations[0]
-        if observed.wrapped_by(stage, v.error) is None:  # vLLM lets it escape argparse as it is
+        # a nested class is a pydantic dataclass too: wrapped as one of its stage would be
+        if observed.wrapped_by("model_config" if stage == "parse" else stage, v.error) is None:
+            # vLLM lets it escape argparse as it is
             text = f"{v.error}: {v.message}"
             raise SubConfigError(f"{spec.shown}: {text} (rule {v.rule})", config=cls.__name__, flag=spec.shown,
                                  path=target, value=value, rule=v.rule, stage="parse", error=v.error,

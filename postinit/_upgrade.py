@@ -485,6 +485,8 @@ def _log_lines(r: Resolution | Refused) -> list[str]:
         elif note.kind == "parse_log":
             out.append(f"{note.level}: {note.message}")
     if isinstance(r, Refused):
+        # the JSON-valued flags parsed (and logged) before the refused one
+        out.extend(f"{level}: {text}" for _, level, text in getattr(r.error, "said_before", ()))
         trace = getattr(r.error, "trace", None)
         events = [e for e in trace.fired if e.message] if trace is not None else []
     else:

@@ -52,6 +52,7 @@ __all__ = [
     "CONFIG_CLASSES",
     "EXPLANATIONS",
     "FIELD_VALIDATORS",
+    "NESTED_POST_INITS",
     "PARSED_SUB_CONFIGS",
     "POST_INIT_CALLED",
     "STEPS",
@@ -122,21 +123,29 @@ STEPS: tuple[Step, ...] = (
     Step("engine_args", "engine_args", "vllm/engine/arg_utils.py EngineArgs.__post_init__"),
     Step("logging_config", "logging_config", f"{_ECC}: create_logging_config (vLLM 0.34.0)"),
     Step("device_config", "device_config", f"{_ECC}: DeviceConfig(...)"),
+    Step("create_engine_config:environ", "create_engine_config",
+         f"{_ECC}: current_platform.validate_environ (vLLM 0.34.0)"),
     Step("model_config", "model_config", f"{_ECC}: create_model_config, ModelConfig(...)"),
     Step("create_engine_config:v1-oracle", "create_engine_config", f"{_ECC}: _is_v1_supported_oracle"),
     Step("create_engine_config:defaults", "create_engine_config",
          f"{_ECC}: _set_default_args, the CPU-architecture switches, the DCP divisibility assert"),
+    Step("create_engine_config:cache-config-fields", "create_engine_config",
+         f"{_ECC}: CacheConfig(...)'s field bounds (pydantic, before its validators)"),
     Step("cache_config", "cache_config", f"{_ECC}: CacheConfig(...)"),
     Step("create_engine_config:before-parallel", "create_engine_config",
          f"{_ECC}: the data-parallel asserts, async scheduling with pipeline parallelism or speculation"),
     Step("parallel_config", "parallel_config", f"{_ECC}: ParallelConfig(...)"),
     Step("create_engine_config:after-parallel", "create_engine_config",
          f"{_ECC}: async scheduling's executor backend, create_speculative_config's arguments"),
+    Step("speculative_config:field-validators", "speculative_config",
+         f"{_ECC}: SpeculativeConfig(...)'s field validators, before its __post_init__ (vLLM 0.34.0)"),
     Step("speculative_config", "speculative_config", f"{_ECC}: SpeculativeConfig(...)"),
     Step("diffusion_config", "diffusion_config", f"{_ECC}: create_diffusion_config (vLLM 0.34.0)"),
     Step("watermark_config", "watermark_config", f"{_ECC}: create_watermark_config (vLLM 0.34.0)"),
     Step("create_engine_config:before-scheduler", "create_engine_config",
          f"{_ECC}: num_lookahead_slots and the model facts SchedulerConfig gets"),
+    Step("create_engine_config:scheduler-config-fields", "create_engine_config",
+         f"{_ECC}: SchedulerConfig(...)'s field bounds (pydantic, before its validators)"),
     Step("scheduler_config", "scheduler_config", f"{_ECC}: SchedulerConfig(...)"),
     Step("create_engine_config:before-lora", "create_engine_config",
          f"{_ECC}: default_mm_loras on a model that is not multimodal"),
@@ -193,6 +202,14 @@ PARSED_SUB_CONFIGS: dict[str, str | None] = {
 ``TypeAdapter(cls).validate_json``) -> the stage whose rules are its ``__post_init__`` (None: it has none).
 ``--speculative-config`` is only JSON-decoded there; its SpeculativeConfig is built in create_engine_config."""
 
+NESTED_POST_INITS: dict[str, tuple[str, str]] = {
+    "PoolerConfig": ("model_config.pooler_config", "vllm/config/pooler.py PoolerConfig.__post_init__"),
+}
+"""The classes of :data:`PARSED_SUB_CONFIGS` without a stage of their own whose ``__post_init__`` still checks and
+logs (vLLM 0.34.0's PoolerConfig, vllm/config/pooler.py:140-167): the schema path the flag's value is mounted at,
+and the source every rule standing for that ``__post_init__`` cites (phase ``model_config``: in config mode the
+class is built inside ModelConfig). Where the parser builds it, those rules run there, on the flag's value alone."""
+
 CONFIG_CLASSES: dict[str, str] = {
     "device_config": "DeviceConfig", "model_config": "ModelConfig", "cache_config": "CacheConfig",
     "parallel_config": "ParallelConfig", "speculative_config": "SpeculativeConfig",
@@ -219,6 +236,7 @@ FIELD_VALIDATORS: dict[str, str] = {
     "parallel.numa-bind-lists": "numa_bind_nodes|numa_bind_cpus",  # vLLM 0.34.0 (postinit/rules/v0_34_0.py)
     "model.multimodal-config-checks": "mm_encoder_attn_backend:Attention backend 'XFORMERS'",  # vLLM 0.34.0
     "observability.custom-histogram-buckets": "custom_histogram_buckets",  # vLLM 0.34.0 (v0_34_0_errors.py)
+    "speculative.method-known": "method",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
 }
 """Rules that stand for a validator VllmConfig runs on one of its fields: pydantic names that field in the
 ``ValidationError`` around the rule's exception. ``a|b``: one rule for the validators of several fields, the
@@ -275,6 +293,9 @@ _ENGINE_ARGS_STEPS: dict[str, str] = {
     "engine-args.observability-config": "create_engine_config:before-lora",
     "engine-args.default-mm-loras-need-multimodal": "create_engine_config:before-lora",
     "engine-args.kda-prefill-backend-platform": "create_engine_config:additional-config",
+    "engine-args.validate-environ": "create_engine_config:environ",
+    "engine-args.cache-config-fields": "create_engine_config:cache-config-fields",
+    "engine-args.scheduler-config-fields": "create_engine_config:scheduler-config-fields",
     "engine-args.attention-backend-given-twice": "create_engine_config:attention",
     "engine-args.flashinfer-autotune-given-twice": "create_engine_config:kernel",
     "engine-args.capture-sizes-given-twice": "create_engine_config:compilation-overrides",
@@ -284,6 +305,11 @@ _ENGINE_ARGS_STEPS: dict[str, str] = {
     "engine-args.batch-defaults-other-device": "create_engine_config:before-scheduler",
 }
 """Where in create_engine_config the rules sit that their source does not place (``_ENGINE_ARGS_BY_SOURCE``)."""
+_FIELD_VALIDATOR_STEPS: dict[str, str] = {
+    "speculative.method-known": "speculative_config:field-validators",
+}
+"""Rules standing for a sub-config's field validator that must come before its ``__post_init__``'s rules (which
+read what they write): the step of their own."""
 _ONLY_IN_SUB_CONFIGS = frozenset({"engine-args.batch-defaults-cpu", "engine-args.batch-defaults-large-gpu",
                                   "engine-args.batch-defaults-other-device"})
 """Rules ``_ENGINE_ARGS_STEPS`` places only where a version runs them in phase ``sub_configs`` (0.34.0); in phase
@@ -352,9 +378,11 @@ def stage_of(rule: Rule) -> str:
     """The oracle's name for where vLLM raises the exception of ``rule``'s violation."""
     if rule.phase in _VLLM_CONFIG_PHASES:
         return "vllm_config"
-    if rule.phase == "model_config":
-        return "model_config"
     where = rule.source.split(";", 1)[0]
+    if rule.phase == "model_config":
+        # create_engine_config's checks before it builds ModelConfig run in this phase too (vLLM 0.34.0's
+        # validate_environ): the ones whose source is EngineArgs
+        return "create_engine_config" if where.startswith("vllm/engine/arg_utils.py") else "model_config"
     if "vllm/engine/arg_utils.py" in where.split(" / ", 1)[0]:
         return "engine_args" if "EngineArgs.__post_init__" in where else "create_engine_config"
     match = _CONFIG_FILE.search(where)
@@ -371,6 +399,8 @@ def step_of(rule: Rule) -> Step:
     cites (``ref step-12b`` is step 12), else the first step of its phase.
     """
     stage = stage_of(rule)
+    if rule.id in _FIELD_VALIDATOR_STEPS:
+        return STEPS[_STEP_INDEX[_FIELD_VALIDATOR_STEPS[rule.id]]]
     if stage == "vllm_config":
         cited = [int(n) for n in _STEP_REF.findall(rule.source)]
         n = max(cited) if cited else _FIRST_STEP[rule.phase]

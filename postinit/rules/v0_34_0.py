@@ -3979,7 +3979,7 @@ PATCHES = (
 
 DELTA = Delta(
     facts={"vllm_version": "0.34.0", "transformers": hashing_v0_34_0.FACTS["transformers"],
-           "configs_forbid_extra": True, "checked_by_rules": ["cache_config.cache_dtype"]},  # vllm/config/utils.py:72: @config classes forbid extra fields
+           "configs_forbid_extra": True, "refused_where_built": True},  # checked_by_rules: v0_34_0_errors  # vllm/config/utils.py:72: @config classes forbid extra fields
     hash=hashing_v0_34_0.compute_hash,
     sub_hashes=hashing_v0_34_0.sub_hashes,
     hash_reason=hashing_v0_34_0.inexact_reason,

@@ -12,11 +12,12 @@ import itertools
 import math
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 from postinit.engine import Outcome, RuleResult, Violation, rule
 from postinit.rules.delta import patch
 from postinit.rules.versions import Delta
+from postinit.schema.configs import SpeculativeMethod
 
 __all__ = ["DELTA"]
 
@@ -1022,15 +1023,147 @@ def custom_histogram_buckets(c: Mapping[str, Any]) -> RuleResult:
         if any(a >= b for a, b in itertools.pairwise(bounds)):
             return Violation(f"custom_histogram_buckets[{family!r}]: bounds {bounds} must be strictly increasing")
     return None
+def _fields_refused(sub: str, cls: str, line: str) -> Any:
+    """The rule raising pydantic's refusal of the flags' values for ``sub`` where create_engine_config builds it."""
+
+    @rule(
+        f"engine-args.{sub.replace('_', '-')}-fields",
+        title=f"{cls}(...) refuses a flag's value outside its field's bounds",
+        phase="sub_configs",
+        kind="check",
+        reads=(_EA, "usage.refused_where_built"),
+        source=f"{_ARGS}.create_engine_config ({cls}(...), vllm/engine/arg_utils.py:{line}: pydantic checks the "
+        f"fields' bounds, Field(gt=, ge=, le=)); {_REF}",
+        message=f"<pydantic's refusal: 1 validation error for {cls} ...>",
+    )
+    def fields_refused(c: Mapping[str, Any]) -> RuleResult:
+        """A ValidationError of the sub-config's own field bounds: raised after the model config was built and
+        logged, before the sub-configs that come after it."""
+        text = (c["usage.refused_where_built"] or {}).get(sub) if c[_EA] else None
+        if text:
+            return Violation(text, error="ValidationError", hint="pick a value inside the field's bounds")
+        return None
+
+    return fields_refused
+
+
+cache_config_fields = _fields_refused("cache_config", "CacheConfig", "2340")
+scheduler_config_fields = _fields_refused("scheduler_config", "SchedulerConfig", "2692")
+
+
+_SPECULATIVE_METHODS = (
+    "bailing_hybrid_mtp", "bailing_hybrid_v3_mtp", "deepseek_mtp", "dflash", "dots3_note_mtp", "draft_model", "dspark",
+    "eagle", "eagle3", "ernie_mtp", "exaone4_5_mtp", "exaone_moe_mtp", "extract_hidden_states", "gemma4_mtp",
+    "glm4_moe_lite_mtp", "glm4_moe_mtp", "glm5_next_mtp", "glm_ocr_mtp", "hy_v3_mtp", "hy_v4_mtp", "inkling_mtp",
+    "kimi_k3_mtp", "longcat_flash_mtp", "mimo_mtp", "mimo_v2_mtp", "minimax_m3_mtp", "mtp",
+    "nemotron3_5_transcribe_mtp", "nemotron_h_mtp", "ngram", "ngram_gpu", "pangu_ultra_moe_mtp", "qwen3_5_mtp",
+    "qwen3_next_mtp", "qwen4_exp_mtp", "step3p5_mtp", "step5_mtp", "suffix",
+)
+"""vLLM 0.34.0's ``SpeculativeMethod`` values, sorted as its error lists them (vllm/config/speculative.py:33-99);
+0.11's medusa and mlp_speculator are gone."""
+_UNMODELLED_METHODS = [m for m in _SPECULATIVE_METHODS if m not in get_args(SpeculativeMethod)]
+"""The methods 0.34.0 accepts that postinit's schema has no value for (suffix, n-gram on GPU, DFlash, ...)."""
+
+
+@rule(
+    "speculative.method-known",
+    title="The speculative method is one vLLM has (built in or registered)",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", "usage.unheld"),
+    source="vllm/config/speculative.py SpeculativeConfig._validate_method (vllm/config/speculative.py:1622-1634, a "
+    "field_validator: before __post_init__ and the model validators); ref v0.34.0",
+    message="Unknown speculative method <method>. Built-in methods: [...]; registered custom methods: [].",
+)
+def speculative_method_known(c: Mapping[str, Any]) -> RuleResult:
+    """A method vLLM has no drafter for, a typo or one an upgrade removed (medusa, mlp_speculator); plugins may
+    register more (registered_speculative_methods()), none are in a plain install."""
+    if c["speculative_config"] is None:
+        return None
+    method = (c["usage.unheld"] or {}).get(_SC + "method")  # the door hands every method 0.34.0 lacks over
+    if method is None or method in _SPECULATIVE_METHODS:
+        return None
+    return Violation(f"Unknown speculative method {method!r}. Built-in methods: {list(_SPECULATIVE_METHODS)}; "
+                     "registered custom methods: [].", hint="pick one of the built-in methods")
+
+
+@rule(
+    "parallel.executor-backend-class",
+    title="A distributed executor backend that is no built-in name is a class's qualified name",
+    phase="core",
+    kind="check",
+    reads=("usage.unheld",),
+    source="vllm/config/vllm.py VllmConfig.__post_init__ (Executor.get_class, vllm/config/vllm.py:1589-1590; "
+    "vllm/v1/executor/abstract.py:64-100; resolve_obj_by_qualname, vllm/utils/import_utils.py:118-122); ref v0.34.0",
+    message="not enough values to unpack (expected 2, got 1) | No module named '<module>'",
+)
+def executor_backend_class(c: Mapping[str, Any]) -> RuleResult:
+    """ParallelConfig takes any text; VllmConfig imports it as ``module.Class`` when it picks the executor class:
+    a bare word cannot be split, a dotted name whose module is not installed cannot be imported (postinit assumes
+    it is not)."""
+    backend = (c["usage.unheld"] or {}).get("parallel_config.distributed_executor_backend")
+    if not isinstance(backend, str):
+        return None
+    if "." not in backend:
+        return Violation("not enough values to unpack (expected 2, got 1)",
+                         hint="use ray, mp, uni or external_launcher, or a class as module.Class")
+    return Violation(f"No module named {backend.split('.', 1)[0]!r}", error="ModuleNotFoundError",
+                     hint="install the module of the executor class, or use ray, mp, uni or external_launcher")
+
+
+_REMOVED_ENV = {
+    "VLLM_MARLIN_INPUT_DTYPE": "Marlin no longer supports 8-bit activations. Use `--quantization humming` and set "
+    "the activation dtype with VLLM_HUMMING_INPUT_QUANT_CONFIG, e.g. '{\"dtype\":\"int8\"}'.",
+}
+"""vLLM 0.34.0's ``removed_environment_variables`` (vllm/envs.py:654-660): a removed name -> what to do instead."""
+
+
+@rule(
+    "engine-args.validate-environ",
+    title="The VLLM_* variables vLLM does not define: a warning each, or an error",
+    phase="model_config",
+    kind="check",
+    reads=(_EA, "usage.environ", "usage.fail_on_environ_validation"),
+    source="vllm/engine/arg_utils.py EngineArgs.create_engine_config (current_platform.validate_environ, "
+    "vllm/engine/arg_utils.py:2294, before ModelConfig is built; Platform.validate_environ, "
+    "vllm/platforms/interface.py:1475-1502); ref v0.34.0",
+    message="Unknown vLLM environment variable detected: <name>",
+    level="warning",
+)
+def validate_environ(c: Mapping[str, Any]) -> RuleResult:
+    """A VLLM_* name envs.py does not define is usually a typo or a variable an upgrade removed (VLLM_USE_V1,
+    VLLM_ATTENTION_BACKEND): vLLM warns of each one (raises with --fail-on-environ-validation), refuses the
+    variables it removed with a hint, and refuses VLLM_USE_V2_MODEL_RUNNER other than 1 (the V1 runner is gone)."""
+    if not c[_EA]:
+        return None
+    said: list[str] = []
+    for name, value in (c["usage.environ"] or {}).items():
+        if name == "VLLM_USE_V2_MODEL_RUNNER":
+            if value != "1":
+                return Violation(f"VLLM_USE_V2_MODEL_RUNNER={value} is no longer supported: Model Runner V1 has "
+                                 "been removed. Unset this variable.", hint="unset VLLM_USE_V2_MODEL_RUNNER")
+            said.append("VLLM_USE_V2_MODEL_RUNNER=1 is redundant and can be unset: Model Runner V1 has been removed.")
+            continue
+        if name in _REMOVED_ENV:
+            return Violation(f"{name} has been removed. {_REMOVED_ENV[name]}", hint=f"unset {name}")
+        if c["usage.fail_on_environ_validation"]:
+            return Violation(f"Unknown vLLM environment variable detected: {name}",
+                             hint=f"unset {name}, or drop --fail-on-environ-validation")
+        said.append(f"Unknown vLLM environment variable detected: {name}")
+    return Outcome(message="\n".join(said)) if said else None
 
 
 DELTA = Delta(
+    facts={"checked_by_rules": ["cache_config.cache_dtype", _SC + "method", "parallel_config.distributed_executor_backend"],
+           "unmodelled_values": {_SC + "method": _UNMODELLED_METHODS},
+           "refused_values": {_SC + "method": [m for m in get_args(SpeculativeMethod) if m not in _SPECULATIVE_METHODS]}},
     replace=(data_parallel_lb, data_parallel_lb_check, unsupported_feature),
     add=(default_mm_loras_need_multimodal, kda_prefill_backend_platform, mamba_backend_enum,
          mamba_stochastic_rounding_platform,
          profiler_options_checks, nvfp4_kv_cache_mla, attention_backend_given_twice, flashinfer_autotune_given_twice,
          capture_sizes_given_twice, speculative_config_undeclared, cache_dtype_known, custom_ops_conflicting,
-         detailed_traces_need_otlp, mamba_ssu_algorithm_backend, speculative_verify_args,
+         detailed_traces_need_otlp, mamba_ssu_algorithm_backend, speculative_verify_args, validate_environ,
+         cache_config_fields, scheduler_config_fields, speculative_method_known, executor_backend_class,
          # issue 30's coverage cases (k###)
          capture_and_encoder_bounds, custom_histogram_buckets, speculative_sampling_options, device_ids,
          seed_without_multiprocessing, sleep_mode_checks, prompt_embeds_encoder_decoder,

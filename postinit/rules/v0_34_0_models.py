@@ -75,6 +75,24 @@ _POOLER = "vllm/config/pooler.py PoolerConfig"
 
 
 @rule(
+    "model.pooler-logit-sigma-nonzero",
+    title="PoolerConfig: a logit_sigma of 0 would divide the calibrated logits by zero",
+    phase="model_config",
+    kind="check",
+    reads=("model_config", _PC + "logit_sigma"),
+    source=f"{_POOLER}.__post_init__ (vllm/config/pooler.py:141-142); {_REF}",
+    message="logit_sigma cannot be 0 (division by zero)",
+)
+def pooler_logit_sigma_nonzero(c: Mapping[str, Any]) -> RuleResult:
+    """Platt scaling divides the centred logits by logit_sigma: 0 is refused before the pooling types are
+    resolved (the first statement of PoolerConfig.__post_init__)."""
+    sigma = c[_PC + "logit_sigma"] if c["model_config"] else None
+    if sigma is not None and sigma == 0:
+        return Violation("logit_sigma cannot be 0 (division by zero)", hint="leave logit_sigma unset or non-zero")
+    return None
+
+
+@rule(
     "model.pooler-pooling-type",
     title="PoolerConfig: pooling_type is a sequence or a token pooling type",
     phase="model_config",
@@ -1266,7 +1284,7 @@ DELTA = Delta(
     patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
     replace=(class_interfaces, gptoss_max_capture_size, method_from_model_name, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default),
-    add=(sleep_mode_cumem_allocator, deprecated_quantization, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
+    add=(sleep_mode_cumem_allocator, deprecated_quantization, pooler_logit_sigma_nonzero, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
          mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
          draft_decode_context_parallel_size, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
          speculative_lookahead_slots, watermark_speculative,

@@ -38,7 +38,7 @@ from postinit.errors import InvalidValueError, did_you_mean, show
 from postinit.schema._fields import derived, since, unhashed
 from postinit.schema.limits import MAX_ENV, MAX_NAME, MAX_STRING, check_text
 
-__all__ = ["PROCESS_VARS", "Env", "EnvNote", "EnvReading", "EnvVar", "known_variables", "read_env"]
+__all__ = ["PROCESS_VARS", "Env", "EnvNote", "EnvReading", "EnvVar", "defined_variables", "known_variables", "read_env"]
 
 DATA = Path(__file__).resolve().parent / "data"
 DEFAULT_TABLE = "d7fb10c57"
@@ -95,6 +95,13 @@ def _int(text: str) -> int:
     if len(text.strip()) > 20:  # int() of a 5000-digit text is a second of work and a bigger error
         raise ValueError("not a 64-bit integer")
     return int(text)
+
+
+@functools.cache
+def defined_variables(table: str = DEFAULT_TABLE) -> frozenset[str]:
+    """The names vLLM's envs.py defines at ``table``'s commit (``environment_variables``), and nothing else."""
+    data = json.loads((DATA / f"envs-{table}.json").read_text(encoding="utf-8"))
+    return frozenset(row["name"] for row in data["variables"])
 
 
 @functools.cache

@@ -73,6 +73,23 @@ class Usage(BaseModel):
             "--kv-cache-dtype in vLLM 0.34.0), by path: the version's rule refuses them as its config class does"
         ),
     )
+    refused_where_built: dict[str, str] = unhashed(
+        default_factory=dict,
+        description=(
+            "pydantic's refusal of the flags' values for a sub-config EngineArgs builds, by sub-config "
+            "(version.refused_where_built): create_engine_config raises it when it builds that sub-config"
+        ),
+    )
+    environ: dict[str, str] = unhashed(
+        default_factory=dict,
+        description=(
+            "the environment's VLLM_* variables the version's envs.py does not define, in the order given, with "
+            "their values: vLLM 0.34.0's create_engine_config checks them (Platform.validate_environ)"
+        ),
+    )
+    fail_on_environ_validation: bool = unhashed(
+        False, description="--fail-on-environ-validation (an EngineArgs field only): an unknown VLLM_* variable is "
+        "an error, not a warning (vLLM 0.34.0)")
     data_parallel_start_rank: int = unhashed(0, description="--data-parallel-start-rank (an EngineArgs field only)")
     headless: bool = unhashed(False, description="vllm serve --headless (the server's flag)")
     device_ids: str | None = unhashed(None, description="--device-ids as given (vLLM 0.34.0; an EngineArgs field only)")

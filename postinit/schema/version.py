@@ -43,6 +43,18 @@ class VersionFacts(BaseModel):
         False, description="whether vLLM's config dataclasses refuse a keyword they do not declare (vLLM 0.34.0's "
         "@config decorator: ConfigDict(extra='forbid'), vllm/config/utils.py:72; before it they ignored one): a "
         "sub-config key the version has no field for is then pydantic's 'Unexpected keyword argument'")
+    unmodelled_values: dict[str, list[str]] = unhashed(
+        default_factory=dict, description="values of a checked_by_rules path the version's config class accepts "
+        "but postinit does not model (vLLM 0.34.0's new speculative methods): refused at the door in postinit's "
+        "words, not handed to the rule")
+    refused_values: dict[str, list[str]] = unhashed(
+        default_factory=dict, description="values of a checked_by_rules path the schema holds that the version's "
+        "config class refuses (vLLM 0.34.0 removed the medusa and mlp_speculator methods): handed to the rule "
+        "like a value the schema cannot hold")
+    refused_where_built: bool = unhashed(
+        False, description="whether a field of vllm serve's flags that pydantic refuses in a sub-config EngineArgs "
+        "builds (--gpu-memory-utilization 1.5) is refused by create_engine_config where it builds that sub-config, "
+        "after what it logged before (the oracle's stage create_engine_config; vLLM 0.34.0), not at the door")
     checked_by_rules: list[str] = unhashed(
         default_factory=list, description="schema paths whose value the version's config class checks itself (a field "
         "validator with its own words, vLLM 0.34.0's CacheConfig._validate_cache_dtype): a value the schema cannot "

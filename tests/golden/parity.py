@@ -302,6 +302,16 @@ def vllm_logs(gc: GoldenCase) -> list[tuple[str, str]]:
 
 
 @dataclass(frozen=True)
+class _ParseLog:
+    """A record a sub-config built while parsing logged before a later flag was refused (a ``parse_log`` note)."""
+
+    subject: str
+    level: str
+    message: str
+    kind: str = "parse_log"
+
+
+@dataclass(frozen=True)
 class Refused:
     """What postinit said before it refused an input: the trace of the parse stage (``SubConfigError.trace``)."""
 
@@ -382,7 +392,8 @@ def compare(gc: GoldenCase, version: str = versions.DEFAULT_VERSION) -> Comparis
     except InputError as e:
         # refused before the rulebook runs: vLLM's parser (stage parse), or a sub-config vLLM cannot build
         # from the dict (stage: that sub-config); the error must be vLLM's, where vLLM raises it
-        said = Refused(getattr(e, "trace", None))
+        said = Refused(getattr(e, "trace", None), tuple(_ParseLog(rule, level, text)
+                                                          for rule, level, text in getattr(e, "said_before", ())))
         cmp = Comparison(gc.name, exp_ok, False, None if not exp_ok and e.stage is not None else f"InputError: {e}",
                          missing_logs=missing_logs(gc, said), log_level_mismatches=log_level_mismatches(gc, said),
                          extra_logs=extra_logs(gc, said), fired=_fired_before(said, e.rule), raised=e.rule,

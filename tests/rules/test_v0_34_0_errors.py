@@ -319,3 +319,135 @@ def test_the_ssu_algorithm_needs_flashinfer() -> None:
     r = postinit.resolve(model=fixture_path("jamba"), argv=["--mamba-ssu-algorithm", "simple"],
                          vllm_version="0.34.0", platform="cuda:9.0")
     assert r.error is not None and (r.error.stage, r.error.wrapped_by) == ("mamba_config", None)
+
+
+# ---------------------------------------------------------------- refused where vLLM refuses it, after its records
+
+
+def _fired(r: postinit.Resolution) -> set[str]:
+    return {e.rule for e in r.trace.fired}
+
+
+def test_a_cache_bound_is_refused_where_create_engine_config_builds_cacheconfig() -> None:
+    """engine-args.cache-config-fields: --gpu-memory-utilization 1.5 is pydantic's ValidationError (not wrapped),
+    at stage create_engine_config, after the model config and the chunked-prefill defaults logged."""
+    r = serve("--gpu-memory-utilization", "1.5")
+    assert r.error is not None and (r.error.stage, r.error.type, r.error.wrapped_by, r.error.rule) == (
+        "create_engine_config", "ValidationError", None, "engine-args.cache-config-fields")
+    assert r.error.message.startswith("1 validation error for CacheConfig\ngpu_memory_utilization\n  Input should be "
+                                      "less than or equal to 1 [type=less_than_equal, input_value=1.5")
+    assert {"model.max-model-len-log", "engine-args.chunked-prefill-default"} <= _fired(r)
+    assert "engine-args.batch-defaults-large-gpu" not in _fired(r)  # set after CacheConfig in 0.34.0
+
+
+def test_a_scheduler_bound_is_refused_where_schedulerconfig_is_built() -> None:
+    """engine-args.scheduler-config-fields: --max-num-seqs 0 after the batch defaults logged."""
+    r = serve("--max-num-seqs", "0")
+    assert r.error is not None and (r.error.stage, r.error.type, r.error.rule) == (
+        "create_engine_config", "ValidationError", "engine-args.scheduler-config-fields")
+    assert r.error.message.startswith("1 validation error for SchedulerConfig\nmax_num_seqs\n  Input should be "
+                                      "greater than or equal to 1")
+
+
+def test_older_versions_refuse_a_bound_at_the_door() -> None:
+    """0.11.1 keeps the door's refusal (version.refused_where_built is 0.34.0's)."""
+    with pytest.raises(InputError):
+        serve("--gpu-memory-utilization", "1.5", version="0.11.1")
+
+
+def test_config_mode_refuses_a_cache_bound_as_cacheconfig() -> None:
+    """In config mode the sub-config is built from the dict: stage cache_config, pydantic's text."""
+    with pytest.raises(SubConfigError) as info:
+        postinit.resolve(config={"model_config": {"model": LLAMA}, "cache_config": {"gpu_memory_utilization": 0}},
+                         vllm_version="0.34.0", platform="cuda:9.0")
+    assert (info.value.stage, info.value.error) == ("cache_config", "ValidationError")
+    assert "Input should be greater than 0" in str(info.value.vllm_message)
+
+
+@pytest.mark.parametrize("method", ["foo", "medusa", "mlp_speculator"])
+def test_a_method_0_34_0_lacks_is_the_field_validators_refusal(method: str) -> None:
+    """speculative.method-known: an unknown method, or one 0.34.0 removed, before SpeculativeConfig's own checks."""
+    r = serve("--speculative-config", f'{{"method": "{method}", "num_speculative_tokens": 2}}')
+    assert r.error is not None and (r.error.stage, r.error.rule, r.error.wrapped_by) == (
+        "speculative_config", "speculative.method-known", "ValidationError")
+    assert r.error.message.startswith(f"Unknown speculative method {method!r}. Built-in methods: "
+                                      "['bailing_hybrid_mtp', ")
+    assert r.error.wrapper_message is not None and "\nmethod\n  Value error, " in r.error.wrapper_message
+    assert e.speculative_method_known.__name__ == "speculative_method_known"
+
+
+def test_a_method_0_34_0_has_but_postinit_does_not_model_stays_the_doors() -> None:
+    """version.unmodelled_values: suffix decoding is vLLM's, not yet postinit's: refused at the door."""
+    with pytest.raises(InputError) as info:
+        serve("--speculative-config", '{"method": "suffix", "num_speculative_tokens": 2}')
+    assert info.value.stage is None
+
+
+@pytest.mark.parametrize(("backend", "error", "message"), [
+    ("foo", "ValueError", "not enough values to unpack (expected 2, got 1)"),
+    ("my_pkg.MyExecutor", "ModuleNotFoundError", "No module named 'my_pkg'"),
+])
+def test_an_executor_backend_is_imported_as_a_class(backend: str, error: str, message: str) -> None:
+    """parallel.executor-backend-class: ParallelConfig takes any text; VllmConfig imports it when it picks the
+    executor class."""
+    r = serve("--distributed-executor-backend", backend)
+    assert r.error is not None and (r.error.stage, r.error.type, r.error.message, r.error.rule) == (
+        "vllm_config", error, message, "parallel.executor-backend-class")
+
+
+def test_unknown_vllm_variables_are_warned_of_before_the_model_config() -> None:
+    """engine-args.validate-environ: one warning per VLLM_* name envs.py does not define."""
+    r = serve(env={"VLLM_USE_V1": "0", "VLLM_ATTENTION_BACKEND": "FLASH_ATTN"})
+    assert r.ok
+    said = [e.message for e in r.trace.fired if e.rule == "engine-args.validate-environ"]
+    assert said == ["Unknown vLLM environment variable detected: VLLM_USE_V1\n"
+                    "Unknown vLLM environment variable detected: VLLM_ATTENTION_BACKEND"]
+
+
+@pytest.mark.parametrize(("env", "argv", "message"), [
+    ({"VLLM_USE_V1": "0"}, ("--fail-on-environ-validation",), "Unknown vLLM environment variable detected: VLLM_USE_V1"),
+    ({"VLLM_USE_V2_MODEL_RUNNER": "0"}, (), "VLLM_USE_V2_MODEL_RUNNER=0 is no longer supported: Model Runner V1 has "
+     "been removed. Unset this variable."),
+    ({"VLLM_MARLIN_INPUT_DTYPE": "int8"}, (), "VLLM_MARLIN_INPUT_DTYPE has been removed. Marlin no longer supports"),
+])
+def test_environ_errors_come_before_the_model_config(env: dict[str, str], argv: tuple[str, ...],
+                                                     message: str) -> None:
+    """validate_environ raises (not wrapped) before ModelConfig is built: no model record."""
+    r = serve(*argv, env=env)
+    assert r.error is not None and (r.error.stage, r.error.type, r.error.wrapped_by) == (
+        "create_engine_config", "ValueError", None)
+    assert r.error.message.startswith(message)
+    assert "model.architecture" not in _fired(r)
+    assert e.validate_environ.__name__ == "validate_environ"
+
+
+def test_the_v2_runner_switch_at_1_is_only_redundant() -> None:
+    """VLLM_USE_V2_MODEL_RUNNER=1 is a warning."""
+    r = serve(env={"VLLM_USE_V2_MODEL_RUNNER": "1"})
+    assert r.ok and any("is redundant and can be unset" in (ev.message or "") for ev in r.trace.fired)
+
+
+def test_older_versions_do_not_validate_the_environment() -> None:
+    """0.11.1 has no validate_environ: an unknown variable is only postinit's note."""
+    r = serve(env={"VLLM_USE_V2_MODEL_RUNNER": "0"}, version="0.11.1")
+    assert r.ok
+
+
+def test_poolerconfig_checks_and_logs_while_parsing() -> None:
+    """model.pooler-logit-sigma-nonzero: --pooler-config's PoolerConfig runs its __post_init__ in the parser."""
+    bert = fixture_path("bert")
+    with pytest.raises(SubConfigError) as info:
+        postinit.resolve(model=bert, argv=["--pooler-config", '{"logit_sigma": 0}'], vllm_version="0.34.0",
+                         platform="cuda:9.0")
+    assert (info.value.stage, info.value.error) == ("parse", "ArgumentError")
+    assert str(info.value.vllm_message).startswith("argument --pooler-config: 1 validation error for PoolerConfig\n"
+                                                   "  Value error, logit_sigma cannot be 0 (division by zero)")
+
+
+def test_a_later_flags_refusal_keeps_what_earlier_flags_logged() -> None:
+    """SubConfigError.said_before: --pooler-config logged its resolution before -cc was refused."""
+    with pytest.raises(SubConfigError) as info:
+        serve("--runner", "pooling", "--convert", "embed", "--pooler-config", '{"pooling_type": "MEAN"}',
+              "-cc", '{"level": 3}')
+    assert ("model.pooler-pooling-type", "debug", "Resolved `pooling_type='MEAN'` to `seq_pooling_type='MEAN'`.") \
+        in info.value.said_before

@@ -26,7 +26,8 @@ from pydantic_core import InitErrorDetails
 from postinit.schema import _configs_0340, configs
 from postinit.schema.loaders.nested import model_fields, submodel_of
 
-__all__ = ["OWN_BOUNDS", "REMOVED_KEYWORDS", "SAME_TYPES", "escaping_error", "one_line", "refusal", "split_undeclared",
+__all__ = ["OWN_BOUNDS", "REMOVED_KEYWORDS", "SAME_TYPES", "escaping_error", "one_line", "refusal", "refused_fields",
+           "split_undeclared",
            "wrapped_text"]
 
 SAME_TYPES: Mapping[str, frozenset[str] | None] = {
@@ -38,6 +39,9 @@ SAME_TYPES: Mapping[str, frozenset[str] | None] = {
     "EPLBConfig": None,
     "PoolerConfig": None,
     "ModelConfig": frozenset({"pooler_config"}),
+    # the bounds every modelled version declares alike (vllm/config/cache.py, scheduler.py: Field(gt=, le=, ge=))
+    "CacheConfig": frozenset({"gpu_memory_utilization", "mamba_block_size"}),
+    "SchedulerConfig": frozenset({"max_num_batched_tokens", "max_num_seqs"}),
     "ParallelConfig": frozenset({"eplb_config"}),
     # vLLM 0.34.0's new classes: fields, defaults and Literal choices are the wheel's (schema/_configs_0340.py; a
     # type that is one of vLLM's enums or classes is Any there and refuses nothing)
@@ -157,6 +161,15 @@ def _vllm_errors(cls: type[BaseModel], data: Any, json_text: str | None) -> tupl
             continue
         return None, []
     return None, []
+
+
+def refused_fields(cls: type[BaseModel], data: Mapping[str, Any]) -> tuple[str | None, tuple[str, ...]]:
+    """pydantic's text of vLLM's refusal to build ``cls`` from ``data`` for the fields whose types are vLLM's
+    (:data:`SAME_TYPES`), and the keys of ``data`` it refuses; ``(None, ())`` when vLLM's class builds them."""
+    text, errors = _vllm_errors(cls, dict(data), None)
+    if text is None:
+        return None, ()
+    return text, tuple(dict.fromkeys(str(d["loc"][0]) for d in errors if d["loc"]))
 
 
 def split_undeclared(cls: type[BaseModel], data: Mapping[str, Any], absent: Collection[str],
