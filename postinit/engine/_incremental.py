@@ -106,6 +106,7 @@ def replay(base: EngineResult, initial: dict[str, Any], provenance: Mapping[str,
     _Replay(run, rec, base, dirty, sources).run()
     result = EngineResult(rulebook=book, given=None, initial_provenance=prov, state=run.state, provenance=run.prov,
                           trace=Trace(tuple(run.events), level), semantics="ordered")
+    run.close()
     emit(result)
     return result
 

@@ -120,6 +120,7 @@ def resolve_flat(
         kept_history=run.history if run.keeps_history else None,
         recording=recording,
     )
+    run.close()
     emit(result)
     return result
 

@@ -256,6 +256,11 @@ class Run:
         """The provenance detail of the writes being recorded (consistent semantics' retractions)."""
         self.apply = self.recorder()
 
+    def close(self) -> None:
+        """Drop the recorder, the run's one reference cycle (its closure holds the run): a finished run is then
+        freed as soon as its result took what it needs, not at the next cyclic garbage collection."""
+        self.__dict__.pop("apply", None)
+
     keeps_history = True
     """The run keeps each path's history as it goes (a loop whose writes all carry no provenance detail
     leaves it to :attr:`EngineResult.history`, which derives it from the trace)."""

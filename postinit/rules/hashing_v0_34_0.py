@@ -117,10 +117,10 @@ _ENUMS = {
 _DTYPES = frozenset({"model_config.dtype", "lora_config.lora_dtype"})
 """Factor fields holding a ``torch.dtype`` (hashed as its ``str``: ``torch.bfloat16``)."""
 
-_NO_DRAFT = frozenset({"ngram", "ngram_gpu", "suffix"})
-"""Speculative methods without a draft model: ``draft_model_config`` is the target's ModelConfig
-(``SpeculatorConfig.configure``, ``NgramSpeculatorConfig.configure``), no auxiliary hidden states, no
-speculator factors."""
+_NO_DRAFT = frozenset({"ngram", "ngram_gpu"})
+"""Speculative methods without a draft model whose configure makes the target's ModelConfig the draft's
+(``NgramSpeculatorConfig.configure``): no auxiliary hidden states, no speculator factors. Suffix decoding's
+configure sets no draft config (None)."""
 
 _SPECIAL_MODEL_TYPES = frozenset({"qwen3_asr", "moss_transcribe_diarize", "longcat_flash", "vlm", "speculators"})
 """Model types ``HFConfigParser.parse`` builds by a path of its own (vllm/transformers_utils/config.py)."""
@@ -181,13 +181,22 @@ def _enum(path: str, value: Any) -> Any:
     return [_fqn(cls), table.get(str(name).upper(), name)]
 
 
+_SETS = frozenset({"offload_config.uva.cpu_offload_params", "offload_config.prefetch.offload_params"})
+"""Fields vLLM types ``set[str]`` (vllm/config/offload.py) that postinit holds as lists: hashed as sets."""
+
+
+def _as_held(path: str, value: Any) -> Any:
+    """The value as vLLM's config holds it (a set for :data:`_SETS`)."""
+    return frozenset(value or ()) if path in _SETS else value
+
+
 def _value(state: Mapping[str, Any], path: str) -> Any:
     """The factor of one field: its value as ``normalize_value`` gives it."""
     if path in _NESTED:
         if state.get(path) is None and path == "attention_config.hisparse_config":
             return None
         cls = _NESTED[path]
-        return [_fqn(cls), [[f, _number(state, f"{path}.{f}", cls, norm(state[f"{path}.{f}"]))]
+        return [_fqn(cls), [[f, _number(state, f"{path}.{f}", cls, norm(_as_held(f"{path}.{f}", state[f"{path}.{f}"])))]
                             for f in sorted(FACTS["classes"][cls]["fields"])]]
     value = state.get(path)
     if path in _ENUMS:
@@ -273,7 +282,9 @@ def _speculative(state: Mapping[str, Any], model: dict[str, Any]) -> dict[str, A
            if f != "draft_model_config"}
     method = state["speculative_config.method"]
     out["draft_model_config"] = model if method in _NO_DRAFT else None
-    out["uses_aux_hidden_states"] = method == "extract_hidden_states"
+    # Eagle3SpeculatorConfig: the draft's eagle_config.use_aux_hidden_state, True unless a draft says otherwise
+    # (postinit has no draft config); DFlash and its DSpark subclass always; hidden-state extraction
+    out["uses_aux_hidden_states"] = method in ("extract_hidden_states", "eagle3", "dflash", "dspark")
     out["speculator"] = _speculator(state, method)
     return out
 

@@ -1410,6 +1410,29 @@ def _op_enabled(ops: Any, op: str) -> bool:
 
 
 @rule(
+    "parallel.eplb-num-redundant-experts",
+    title="With EPLB, the fewest redundant experts that make the experts divide across the EP group",
+    phase="core",
+    kind="default",
+    reads=(_MC, "parallel_config.enable_eplb", _NRE, _TP, _PCP, _DP, *_EXPERT_KEYS),
+    writes=(_NRE,),
+    source=f"{_PAR}.compute_eplb_num_redundant_experts (vllm/config/parallel.py:652-684, called from "
+    f"{_VLLM}.__post_init__ :1491 before verify_with_parallel_config); ref v0.34.0",
+    message="EPLB num_redundant_experts not specified, defaulting to minimum valid value: {n} "
+    "(num_logical_experts={experts}, ep_size={ep})",
+    level="info",
+)
+def eplb_num_redundant_experts(c: Mapping[str, Any]) -> RuleResult:
+    """The EP group spans TP x PCP x DP ranks; logical plus redundant experts must split evenly over it. Without
+    EPLB, ParallelConfig already set 0 (parallel.eplb-no-redundant-experts); a user's count is kept."""
+    if c[_MC] is None or not c["parallel_config.enable_eplb"] or c[_NRE] is not None:
+        return None
+    experts, ep = num_experts(c), c[_TP] * c[_PCP] * c[_DP]
+    n = (ep - experts % ep) % ep
+    return Outcome.log({_NRE: n}, n=n, experts=experts, ep=ep)
+
+
+@rule(
     "parallel.dcp-defaults",
     title="DCP communication backend 'ag_rs' and no Q replication unless set",
     phase="core",
@@ -3912,7 +3935,7 @@ def cache_block_size_default(c: Mapping[str, Any]) -> RuleResult:
 
 CORE = sequence(
     "vllm.post-init-0340",
-    "vllm.performance-mode", "parallel.dcp-defaults", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
+    "vllm.performance-mode", "parallel.dcp-defaults", "parallel.eplb-num-redundant-experts", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
     "scheduler.async-scheduling-default", "parallel.nccl-dp-sync-default", "observability.spec-metrics-need-spec",
     "compilation.enforce-eager",
     "compilation.torch-compile-disable", "compilation.breakable-cudagraph",
@@ -3995,7 +4018,7 @@ DELTA = Delta(
     add=(nixl_ucx_rcache, nixl_unavailable, diffusion_scheduler, sampling_replay, nixl_dcp, direct_reload, aux_output_compatibility, hisparse, spec_metrics_need_spec, kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
          pass_config_given, eplb_redundant_experts_default, offline_dp_dense,  # issue 30's coverage cases (k###)
          elastic_ep_requirements, all2all_removed_backends, numa_bind, numa_bind_lists, eplb_communicator,
-         ray_available, dbo_thresholds, max_num_active_seqs, long_prefill_threshold_max, chunked_prefill_prefix_caching_support, kv_buffer_device_default, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, model_is_moe, parallel_is_moe_model,
+         ray_available, dbo_thresholds, max_num_active_seqs, long_prefill_threshold_max, chunked_prefill_prefix_caching_support, kv_buffer_device_default, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, eplb_num_redundant_experts, model_is_moe, parallel_is_moe_model,
          async_scheduling_default, async_scheduling_explicit, nccl_dp_sync_default, enforce_eager,
          torch_compile_disable, breakable_cudagraph, inductor_off_warning, ir_enable_torch_wrap,
          ir_op_priority, ir_op_priority_final, *LEVEL_RULES, sparse_mla_workspace_factor, normalize_piecewise,
@@ -4013,14 +4036,7 @@ DELTA = Delta(
         for rid in ("scheduler.max-num-batched-tokens-default", "scheduler.max-num-seqs-default")},
     fields_added=FIELDS_ADDED,
     fields_removed=FIELDS_REMOVED,
-    flags_added=("optimization_level", "performance_mode",
-                 # wired to their fields for issue 30's coverage cases (k###)
-                 "prefill_context_parallel_size", "numa_bind", "numa_bind_nodes", "numa_bind_cpus",
-                 "enable_elastic_ep", "elastic_ep_max_dp_size", "custom_histogram_buckets",
-                 "enable_layerwise_nvtx_tracing", "profiler_config", "checkpoint_prepare_on_startup",
-                 "enable_cumem_allocator", "max_num_active_seqs", "moe_backend", "offload_backend",
-                 "offload_group_size", "offload_num_in_group", "offload_prefetch_step", "mm_encoder_attn_dtype",
-                 "mm_encoder_fp8_scale_path", "mm_encoder_fp8_scale_save_path"),
+    flags_added=("optimization_level", "performance_mode", "custom_histogram_buckets"),
     flags_removed=(
         "calculate_kv_scales", "cuda_graph_sizes", "disable_mm_preprocessor_cache",
         "enable_multimodal_encoder_data_parallel", "eplb_log_balancedness", "eplb_step_interval", "eplb_window_size",

@@ -23,6 +23,7 @@ from typing import Any
 from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
 from postinit.rules import model_config as mc
 from postinit.rules import models
+from postinit.rules.verify import _hf_quant_cfg, quant_method
 from postinit.rules.versions import Delta, patch
 
 __all__ = ["DELTA"]
@@ -313,11 +314,44 @@ _QUANT = (
     patch("model.quantization", methods=QUANTIZATION_METHODS, auto=True, cpu_override=None,
           source=f"{_MODEL}._verify_quantization (vllm/config/model.py:1403-1487; AutoGPTQConfig / AutoAWQConfig "
           f".override_quantization_method); {_REF}"),
-    patch("verify.quant-config", methods=QUANT_METHODS,
-          source=f"vllm/config/vllm.py VllmConfig._get_quantization_config (880-...); ref step-6, {_REF}"),
     patch("verify.quant-act-dtype", methods=QUANT_METHODS,
           source=f"vllm/config/vllm.py VllmConfig._get_quantization_config; ref step-6, {_REF}"),
 )
+
+
+@rule(
+    "verify.quant-config",
+    title="Quantization config from the checkpoint, or online FP8 for an unquantized one",
+    phase="verify",
+    kind="derive",
+    reads=("model_config", _M + "quantization", _M + "hf_config.quantization_config", _M + "hf_config.text_config",
+           _M + "hf_config.compression_config", "quant_config"),
+    writes=("quant_config", "quant_config.method", "quant_config.class_name", "quant_config.min_capability",
+            "quant_config.weight_block_size"),
+    source="vllm/config/vllm.py VllmConfig._get_quantization_config, get_quant_config "
+    f"(vllm/model_executor/model_loader/weight_utils.py:335-394); ref step-6, {_REF}",
+    message="--quantization fp8 is deprecated for online quantization; use --quantization fp8_per_tensor instead.",
+    level="warning",
+)
+def quant_config(c: Mapping[str, Any], *,
+                 methods: Mapping[str, tuple[str, int, tuple[str, ...]]] = QUANT_METHODS) -> RuleResult:
+    """A quantized checkpoint's method builds its config from the checkpoint's quantization_config. ``fp8`` on a
+    checkpoint without one (FP8 has no config file of its own) quantizes online: 0.34.0 builds the online config
+    as ``fp8_per_tensor`` and warns that the spelling is deprecated."""
+    if c["quant_config"] or not c["model_config"]:
+        return None
+    method = quant_method(c)
+    if method is None:
+        return None
+    cfg = _hf_quant_cfg(c)
+    online = method == "fp8" and cfg is None
+    found = _ONLINE if online else methods.get(method)
+    cls, cap = (found[0], found[1]) if found is not None else (None, None)
+    block = (cfg or {}).get("weight_block_size") if method == "fp8" else None
+    message = ("--quantization fp8 is deprecated for online quantization; use --quantization fp8_per_tensor "
+               "instead.") if online else ""
+    return Outcome({"quant_config": True, "quant_config.method": method, "quant_config.class_name": cls,
+                    "quant_config.min_capability": cap, "quant_config.weight_block_size": block}, message=message)
 
 
 @rule(
@@ -776,6 +810,203 @@ def decode_query_lens(c: Mapping[str, Any]) -> dict[int, int]:
     if dense is None:
         return {1 + k: seqs}
     return {n + 1: batch for batch, n in enumerate(dense) if batch > 0}
+
+
+_OWN_NAME_METHODS = ("ngram", "suffix", "ngram_gpu", "extract_hidden_states")
+"""Speculators without a draft checkpoint: ``SpeculatorConfig.default_model`` is their method's name
+(vllm/v1/worker/gpu/spec_decode/speculator_config.py:75-78; n-gram, suffix, extract_hidden_states configs)."""
+
+
+@rule(
+    "speculative.draft-model-from-method",
+    title="Without a model: MTP drafts with the target, checkpoint-free speculators name themselves, a draft "
+    "checkpoint method refuses",
+    phase="sub_configs",
+    kind="default",
+    reads=("speculative_config", _SC + "method", _SC + "model", _SC + "num_speculative_tokens", "model_config.model"),
+    writes=(_SC + "model",),
+    feedback=("speculative.suffix-default-tokens",),  # the model is defaulted before configure defaults the tokens
+    source=f"{_SPEC}.__post_init__ (vllm/config/speculative.py:1383-1389): config_cls.default_model, "
+    "SpeculatorConfig / DraftModelSpeculatorConfig.default_model (speculator_config.py:75-78, 172-176), "
+    f"MTPSpeculatorConfig.default_model (mtp/config.py:43-55); {_REF}",
+    message="",
+    level="debug",
+)
+def draft_model_from_method(c: Mapping[str, Any]) -> RuleResult:
+    """Only asked for when the number of draft tokens is given: MTP layers live in the target checkpoint, a
+    speculator without a checkpoint takes its method's name as the model, and EAGLE, draft models and DFlash need
+    the checkpoint named. DSpark's default (a draft inside the target or its own subfolder) is not modelled."""
+    if not c["speculative_config"] or c[_SC + "model"] is not None or c[_SC + "num_speculative_tokens"] is None:
+        return None
+    method = c[_SC + "method"]
+    if method == "mtp":
+        return {_SC + "model": c["model_config.model"]}
+    if method in _OWN_NAME_METHODS:
+        return {_SC + "model": method}
+    if method == "dspark":
+        return None
+    return Violation("num_speculative_tokens was provided but without speculative model.")
+
+
+@rule(
+    "speculative.prompt-lookup-defaults",
+    title="n-gram lookup window defaults (5/5, or mirrored); 0/0 where the speculator sets them; suffix decoding "
+    "leaves them",
+    phase="sub_configs",
+    kind="default",
+    reads=("speculative_config", _SC + "method", _SC + "prompt_lookup_min", _SC + "prompt_lookup_max"),
+    writes=(_SC + "prompt_lookup_min", _SC + "prompt_lookup_max"),
+    source=f"{_SPEC}.__post_init__ (vllm/config/speculative.py:1390, config_cls.configure): NgramSpeculatorConfig."
+    "configure (vllm/v1/worker/gpu/spec_decode/ngram/config.py:18-42), SpeculatorConfig / DraftModelSpeculatorConfig "
+    "/ ExtractHiddenStatesSpeculatorConfig.configure (0/0), SuffixSpeculatorConfig.configure (suffix/config.py:23, "
+    f"no window); {_REF}",
+    level="debug",
+)
+def prompt_lookup_defaults(c: Mapping[str, Any]) -> RuleResult:
+    """n-gram matching (CPU or GPU) needs a window, a single given bound serving as both; suffix decoding has
+    no window and keeps what was given; every other speculator zeroes them."""
+    if not c["speculative_config"]:
+        return None
+    lo, hi = c[_SC + "prompt_lookup_min"], c[_SC + "prompt_lookup_max"]
+    method = c[_SC + "method"]
+    if method == "suffix":
+        return None
+    if method not in ("ngram", "ngram_gpu"):
+        new = (0, 0)
+    elif lo is None and hi is None:
+        new = (5, 5)
+    else:
+        new = (lo if lo is not None else hi, hi if hi is not None else lo)
+        if new[0] > new[1]:
+            return Violation(f"prompt_lookup_min={new[0]} must be <= prompt_lookup_max={new[1]}")
+    return {_SC + "prompt_lookup_min": new[0], _SC + "prompt_lookup_max": new[1]}
+
+
+@rule(
+    "speculative.draft-tensor-parallel-size",
+    title="A draft checkpoint runs with the target's TP size (or 1)",
+    phase="sub_configs",
+    kind="default",
+    reads=("speculative_config", _SC + "method", _SC + "model", _SC + "draft_tensor_parallel_size",
+           "parallel_config.tensor_parallel_size"),
+    writes=(_SC + "draft_tensor_parallel_size",),
+    source=f"{_SPEC}._verify_and_get_draft_tp (vllm/config/speculative.py:1530-1552), called by "
+    f"DraftModelSpeculatorConfig.configure (speculator_config.py:227-229) only; {_REF}",
+    level="debug",
+)
+def draft_tensor_parallel_size(c: Mapping[str, Any]) -> RuleResult:
+    """A draft shards like its target unless told to run unsharded; any other size is refused. Speculators
+    without a draft checkpoint (n-gram, suffix, hidden-state extraction) leave it unset."""
+    if not c["speculative_config"] or c[_SC + "method"] not in _DRAFT_MODEL_METHODS or c[_SC + "model"] is None:
+        return None
+    draft, tp = c[_SC + "draft_tensor_parallel_size"], c["parallel_config.tensor_parallel_size"]
+    if draft is None:
+        return {_SC + "draft_tensor_parallel_size": tp}
+    if draft not in (1, tp):
+        return Violation(f"speculative_draft_tensor_parallel_size={draft} cannot be other value than 1 or "
+                         "target model tensor_parallel_size", error="ValueError",
+                         hint=f"use draft_tensor_parallel_size 1 or {tp}")
+    return None
+
+
+@rule(
+    "speculative.suffix-default-tokens",
+    title="Suffix decoding drafts up to 8 tokens (its tree depth if smaller) when no number is given",
+    phase="sub_configs",
+    kind="default",
+    reads=("speculative_config", _SC + "method", _SC + "num_speculative_tokens",
+           _SC + "suffix_decoding_max_tree_depth"),
+    writes=(_SC + "num_speculative_tokens",),
+    source=f"{_SPEC}.__post_init__ (vllm/config/speculative.py:1390, config_cls.configure): "
+    f"SuffixSpeculatorConfig.configure (vllm/v1/worker/gpu/spec_decode/suffix/config.py:24-32); {_REF}",
+    message="Defaulted num_speculative_tokens to {n} for suffix decoding.",
+    level="warning",
+)
+def suffix_default_tokens(c: Mapping[str, Any]) -> RuleResult:
+    """Every slot is verified, so a deep default would cost throughput at high concurrency."""
+    if not c["speculative_config"] or c[_SC + "method"] != "suffix" or c[_SC + "num_speculative_tokens"] is not None:
+        return None
+    n = min(8, int(c[_SC + "suffix_decoding_max_tree_depth"]))
+    return Outcome.log({_SC + "num_speculative_tokens": n}, n=n)
+
+
+@rule(
+    "vllm.limit-max-model-len-to-draft",
+    title="A plain draft model's shorter max_model_len caps the target's",
+    phase="model",
+    kind="override",
+    reads=("speculative_config", _SC + "method", _SC + "max_model_len", "model_config", "model_config.max_model_len"),
+    writes=("model_config.max_model_len",),
+    source="vllm/config/vllm.py VllmConfig._limit_max_model_len_to_draft (3102-3121, called at 1482 before the "
+    "model hooks), StandaloneARSpeculatorConfig (shares_target_positions False) and "
+    f"SpeculativeConfig._maybe_override_draft_max_model_len (vllm/config/speculative.py:1442-1484); {_REF}",
+    message="The draft model's max_model_len ({draft}) is smaller than the target model's ({target}) and the model "
+    "runner can't skip speculation for longer sequences; reducing max_model_len to {draft}.",
+    level="warning",
+)
+def limit_max_model_len_to_draft(c: Mapping[str, Any]) -> RuleResult:
+    """An independent draft (method draft_model) has its own positional limit, and the runner cannot stop
+    speculating past it. Its limit is ``speculative_config.max_model_len`` when given; a draft checkpoint's own
+    length needs its config.json, which postinit does not load (EAGLE-style drafts share the target's positions)."""
+    if not c["speculative_config"] or not c["model_config"] or c[_SC + "method"] != "draft_model":
+        return None
+    draft, target = c[_SC + "max_model_len"], c["model_config.max_model_len"]
+    if draft is None or target is None or draft >= target:
+        return None
+    return Outcome.log({"model_config.max_model_len": draft}, draft=draft, target=target)
+
+
+_SINGLE_LAYER_OK = ("step3p5", "step5", "inkling")
+"""Targets whose MTP drafts (``step3p5_mtp``, ``step5_mtp``, ``inkling_mtp``) are meant to run repeatedly."""
+
+
+@rule(
+    "speculative.mtp-reused-layer",
+    title="More than one MTP token reruns the same MTP layer",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SC + "method", _SC + "num_speculative_tokens", "model_config.hf_config.model_type"),
+    source=f"{_SPEC}.__post_init__ (config_cls.configure): MTPSpeculatorConfig.adapt_draft_model_config "
+    f"(vllm/v1/worker/gpu/spec_decode/mtp/config.py:80-98); {_REF}",
+    message="Enabling num_speculative_tokens > 1 will run multiple times of forward on same MTP layer,which may "
+    "result in lower acceptance rate",
+    level="warning",
+)
+def mtp_reused_layer(c: Mapping[str, Any]) -> RuleResult:
+    """A checkpoint's MTP layer was trained for one step ahead; drafting further reuses it. The draft's model type
+    is the target's MTP type (hf_config_override); the Step-3.5/5 and Inkling MTP drafts are exempt."""
+    if not c["speculative_config"] or c[_SC + "method"] != "mtp":
+        return None
+    n = c[_SC + "num_speculative_tokens"]
+    target = str(c["model_config.hf_config.model_type"] or "").removesuffix("_mtp")
+    if n is None or n <= 1 or target in _SINGLE_LAYER_OK:
+        return None
+    return Outcome.log()
+
+
+_SPEC_FLAGS = (("spec_method", "--spec-method", "method"), ("spec_model", "--spec-model", "model"),
+               ("spec_tokens", "--spec-tokens", "num_speculative_tokens"))
+
+
+@rule(
+    "engine-args.spec-flags-given-twice",
+    title="--spec-method / --spec-model / --spec-tokens exclude the same key in --speculative-config",
+    phase="sub_configs",
+    kind="check",
+    reads=("usage.via_engine_args", "usage.given_twice"),
+    source="vllm/engine/arg_utils.py EngineArgs.create_speculative_config (vllm/engine/arg_utils.py:2141-2155); "
+    f"{_REF}",
+    message="<flag> and --speculative-config['<key>'] are mutually exclusive",
+)
+def spec_flags_given_twice(c: Mapping[str, Any]) -> RuleResult:
+    """The flags are shorthands for --speculative-config's keys: vLLM will not guess which of the two to keep."""
+    given = c["usage.given_twice"] or ()
+    if not c["usage.via_engine_args"]:
+        return None
+    for dest, flag, key in _SPEC_FLAGS:
+        if dest in given:
+            return Violation(f"{flag} and --speculative-config['{key}'] are mutually exclusive")
+    return None
 
 
 _NAMED_METHODS = (("eagle-", "eagle"), ("eagle3", "eagle3"), ("dflash", "dflash"), ("dspark", "dspark"))
@@ -1282,11 +1513,13 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 DELTA = Delta(
     facts={"model_registry": "model-registry-0.34.0.json", "rope_override_standardized": True},
     patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
-    replace=(class_interfaces, gptoss_max_capture_size, method_from_model_name, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
+    replace=(class_interfaces, gptoss_max_capture_size, method_from_model_name, draft_model_from_method, quant_config,
+             prompt_lookup_defaults, draft_tensor_parallel_size, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default),
     add=(sleep_mode_cumem_allocator, deprecated_quantization, pooler_logit_sigma_nonzero, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
          mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
-         draft_decode_context_parallel_size, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
+         draft_decode_context_parallel_size, suffix_default_tokens, limit_max_model_len_to_draft, mtp_reused_layer,
+         spec_flags_given_twice, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
          speculative_lookahead_slots, watermark_speculative,
          mamba_chunked_prefill_required, mamba_stochastic_rounding_needs_fp16, kda_recoverssm, replayssm_supported),
     drop={**_POOLER_DROPS, **_STEP_14_DROPS, **_SPEC_DROPS, **_MAMBA_STEP_DROPS},

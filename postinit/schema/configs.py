@@ -125,7 +125,26 @@ SpeculativeMethod = Literal[
     "ernie_mtp",
     "qwen3_next_mtp",
     "longcat_flash_mtp",
+    # vLLM 0.34.0's (vllm/config/speculative.py:53-97): the other MTP spellings, suffix decoding, n-gram on the GPU,
+    # DFlash, DSpark, hidden-state extraction; it has no medusa / mlp_speculator
+    "suffix", "ngram_gpu", "dflash", "dspark", "extract_hidden_states", "dots3_note_mtp", "mimo_v2_mtp",
+    "glm4_moe_lite_mtp", "glm_ocr_mtp", "nemotron_h_mtp", "nemotron3_5_transcribe_mtp", "exaone_moe_mtp",
+    "exaone4_5_mtp", "qwen4_exp_mtp", "qwen3_5_mtp", "bailing_hybrid_v3_mtp", "minimax_m3_mtp", "bailing_hybrid_mtp",
+    "kimi_k3_mtp", "pangu_ultra_moe_mtp", "step3p5_mtp", "step5_mtp", "hy_v3_mtp", "hy_v4_mtp", "gemma4_mtp",
+    "inkling_mtp", "glm5_next_mtp",
 ]
+_SPEC_METHODS = {"choices_from": (
+    ("d7fb10c57", ("ngram", "eagle", "eagle3", "medusa", "mlp_speculator", "draft_model", "mtp", "deepseek_mtp",
+                   "mimo_mtp", "glm4_moe_mtp", "ernie_mtp", "qwen3_next_mtp", "longcat_flash_mtp")),
+    ("0.34.0", ("ngram", "draft_model", "suffix", "eagle", "eagle3", "extract_hidden_states", "deepseek_mtp",
+                "dots3_note_mtp", "mimo_mtp", "mimo_v2_mtp", "glm4_moe_mtp", "glm4_moe_lite_mtp", "glm_ocr_mtp",
+                "ernie_mtp", "nemotron_h_mtp", "nemotron3_5_transcribe_mtp", "exaone_moe_mtp", "exaone4_5_mtp",
+                "qwen3_next_mtp", "qwen4_exp_mtp", "qwen3_5_mtp", "longcat_flash_mtp", "bailing_hybrid_v3_mtp",
+                "minimax_m3_mtp", "bailing_hybrid_mtp", "mtp", "kimi_k3_mtp", "pangu_ultra_moe_mtp", "step3p5_mtp",
+                "step5_mtp", "hy_v3_mtp", "hy_v4_mtp", "gemma4_mtp", "inkling_mtp", "glm5_next_mtp", "dflash",
+                "ngram_gpu", "dspark")),
+)}
+"""Which speculative methods each version's SpeculativeConfig takes (``choices_from``: the door refuses the others)."""
 LoRARank = Literal[1, 8, 16, 32, 64, 128, 256, 320, 512]
 
 
@@ -814,7 +833,7 @@ class SpeculativeConfig(BaseModel):
     num_speculative_tokens: SpecTokens = unhashed(None)
     model: str | None = unhashed(None)
     method: SpeculativeMethod | None = hashed(
-        None, description='hash factor is `method == "eagle3"`'
+        None, description='hash factor is `method == "eagle3"`', json_schema_extra=_SPEC_METHODS
     )
     draft_tensor_parallel_size: int | None = unhashed(None)
     enforce_eager: bool | None = unhashed(None)

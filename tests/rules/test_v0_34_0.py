@@ -757,3 +757,15 @@ def test_a_batched_data_parallel_moe_defaults_the_budget_to_256() -> None:
     assert not v._batched_dp_moe(state({**base, "parallel_config.all2all_backend": "deepep_high_throughput"}))
     assert not v._batched_dp_moe(state({**base, "parallel_config.all2all_backend": "deepep_low_latency",
                                         "parallel_config.data_parallel_size": 1}))
+
+
+def test_eplb_defaults_the_fewest_redundant_experts_for_the_ep_group() -> None:
+    """With EPLB, logical plus redundant experts split evenly over TP x PCP x DP ranks; a user's count is kept."""
+    base = {"model_config": True, "parallel_config.enable_eplb": True,
+            "model_config.hf_text_config.n_routed_experts": 10, "parallel_config.tensor_parallel_size": 2,
+            "parallel_config.data_parallel_size": 2, "parallel_config.eplb_config.num_redundant_experts": None}
+    out = v.eplb_num_redundant_experts(state(base))
+    assert isinstance(out, Outcome) and changes(out) == {"parallel_config.eplb_config.num_redundant_experts": 2}
+    assert dict(out.args) == {"n": 2, "experts": 10, "ep": 4}  # the logged numbers
+    assert v.eplb_num_redundant_experts(state({**base, "parallel_config.eplb_config.num_redundant_experts": 6})) is None
+    assert v.eplb_num_redundant_experts(state({**base, "parallel_config.enable_eplb": False})) is None

@@ -376,11 +376,14 @@ def test_a_method_0_34_0_lacks_is_the_field_validators_refusal(method: str) -> N
     assert e.speculative_method_known.__name__ == "speculative_method_known"
 
 
-def test_a_method_0_34_0_has_but_postinit_does_not_model_stays_the_doors() -> None:
-    """version.unmodelled_values: suffix decoding is vLLM's, not yet postinit's: refused at the door."""
-    with pytest.raises(InputError) as info:
-        serve("--speculative-config", '{"method": "suffix", "num_speculative_tokens": 2}')
-    assert info.value.stage is None
+def test_every_method_0_34_0_has_is_modelled() -> None:
+    """version.unmodelled_values is empty for the speculative method since postinit models 0.34.0's suffix,
+    ngram_gpu, DFlash, DSpark, ... (the door would refuse a method vLLM has and postinit does not)."""
+    from postinit.rules import v0_34_0_errors
+
+    assert v0_34_0_errors._UNMODELLED_METHODS == []
+    r = serve("--speculative-config", '{"method": "suffix", "num_speculative_tokens": 2}')
+    assert r.ok and r.state["speculative_config.method"] == "suffix"
 
 
 @pytest.mark.parametrize(("backend", "error", "message"), [

@@ -602,3 +602,65 @@ def test_a_draft_model_without_a_method_is_detected_by_name_or_runs_as_a_plain_d
                          platform="cuda:9.0")
     assert r.state["speculative_config.method"] == "draft_model"
     assert r.state["speculative_config.draft_decode_context_parallel_size"] == 1
+
+
+def test_speculators_without_a_checkpoint_name_themselves_and_keep_their_own_defaults() -> None:
+    """suffix / ngram_gpu take their method's name as the model; suffix keeps no lookup window and no draft TP
+    and drafts 8 tokens (its tree depth if smaller) with vLLM's warning; ngram_gpu gets n-gram's window."""
+    spec = {"speculative_config": True, "speculative_config.model": None, "speculative_config.num_speculative_tokens": 4}
+    for method in ("suffix", "ngram_gpu", "extract_hidden_states"):
+        out = m.draft_model_from_method(state({**spec, "speculative_config.method": method}))
+        assert dict(out or {}) == {"speculative_config.model": method}
+    assert isinstance(m.draft_model_from_method(state({**spec, "speculative_config.method": "eagle3"})), Violation)
+    assert m.prompt_lookup_defaults(state({"speculative_config": True, "speculative_config.method": "suffix"})) is None
+    gpu = m.prompt_lookup_defaults(state({"speculative_config": True, "speculative_config.method": "ngram_gpu",
+                                          "speculative_config.prompt_lookup_max": 3}))
+    assert dict(gpu or {}) == {"speculative_config.prompt_lookup_min": 3, "speculative_config.prompt_lookup_max": 3}
+    assert m.draft_tensor_parallel_size(state({"speculative_config": True, "speculative_config.method": "suffix",
+                                               "speculative_config.model": "suffix"})) is None
+    out = m.suffix_default_tokens(state({"speculative_config": True, "speculative_config.method": "suffix",
+                                         "speculative_config.suffix_decoding_max_tree_depth": 5}))
+    assert isinstance(out, Outcome) and dict(out.changes) == {"speculative_config.num_speculative_tokens": 5}
+    r = postinit.resolve(argv=["--speculative-config", '{"method": "suffix"}'], model=fixture_path("llama"),
+                         vllm_version="0.34.0", platform="cuda:9.0")
+    assert r.state["speculative_config.num_speculative_tokens"] == 8
+    assert r.state["speculative_config.prompt_lookup_max"] is None
+
+
+def test_a_plain_drafts_max_model_len_caps_the_target_and_mtp_warns_about_reuse() -> None:
+    """method draft_model with a shorter speculative max_model_len lowers the target's, with vLLM's warning;
+    EAGLE shares the target's positions; MTP beyond one token warns that the layer is reused."""
+    base = {"speculative_config": True, "model_config": True, "model_config.max_model_len": 4096,
+            "speculative_config.max_model_len": 1024}
+    out = m.limit_max_model_len_to_draft(state({**base, "speculative_config.method": "draft_model"}))
+    assert isinstance(out, Outcome) and dict(out.changes) == {"model_config.max_model_len": 1024}
+    assert m.limit_max_model_len_to_draft(state({**base, "speculative_config.method": "eagle"})) is None
+    mtp = {"speculative_config": True, "speculative_config.method": "mtp", "speculative_config.num_speculative_tokens": 2}
+    assert m.mtp_reused_layer(state({**mtp, "model_config.hf_config.model_type": "qwen3_next"})) is not None
+    assert m.mtp_reused_layer(state({**mtp, "model_config.hf_config.model_type": "step3p5"})) is None
+    assert m.mtp_reused_layer(state({**mtp, "speculative_config.num_speculative_tokens": 1})) is None
+
+
+def test_spec_flags_complete_the_speculative_config_and_refuse_a_key_given_twice() -> None:
+    """--spec-method / --spec-model / --spec-tokens fill --speculative-config's keys; one it already has is
+    create_engine_config's ValueError."""
+    r = postinit.resolve(argv=["--speculative-config", '{"method": "ngram"}', "--spec-tokens", "4"],
+                         model=fixture_path("llama"), vllm_version="0.34.0", platform="cuda:9.0")
+    assert r.ok and r.state["speculative_config.num_speculative_tokens"] == 4
+    twice = postinit.resolve(argv=["--speculative-config", '{"method": "ngram", "num_speculative_tokens": 2}',
+                                   "--spec-tokens", "4"], model=fixture_path("llama"), vllm_version="0.34.0",
+                             platform="cuda:9.0")
+    assert not twice.ok and twice.error is not None
+    assert "--spec-tokens and --speculative-config['num_speculative_tokens'] are mutually exclusive" in str(twice.error)
+    assert m.spec_flags_given_twice(state({"usage.via_engine_args": True, "usage.given_twice": ["spec_method"]}))
+
+
+def test_fp8_on_an_unquantized_checkpoint_quantizes_online_with_vllms_warning() -> None:
+    """0.34.0 builds OnlineQuantizationConfig for --quantization fp8 without a checkpoint config (and warns that
+    the spelling is deprecated); a checkpoint's own FP8 config keeps Fp8Config."""
+    r = postinit.resolve(argv=["--quantization", "fp8"], model=fixture_path("llama"), vllm_version="0.34.0",
+                         platform="cuda:9.0")
+    assert r.state["quant_config.class_name"] == "OnlineQuantizationConfig"
+    assert any("fp8_per_tensor instead" in e.message for e in r.messages())
+    block = postinit.resolve(model=fixture_path("llama_fp8_block"), vllm_version="0.34.0", platform="cuda:9.0")
+    assert block.state["quant_config.class_name"] == "Fp8Config"

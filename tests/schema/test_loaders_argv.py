@@ -304,3 +304,26 @@ def test_deprecated_flag_warns_when_its_value_is_not_the_argparse_default() -> N
     assert parse_vllm_args(["m", "--no-eplb-log-balancedness"]).warnings == [
         "argument 'eplb_log_balancedness' is deprecated"]
     assert parse_vllm_args(["m", "--no-enable-multimodal-encoder-data-parallel"]).warnings == []
+
+
+def test_0_34_0_flags_land_in_their_sub_configs() -> None:
+    """In 0.34.0 the flags create_engine_config copies into a config (PCP, the scheduler's token caps, the JSON
+    sub-configs) write there, and the attention / kernel shorthands apply over their sub-config's JSON only when
+    set; an older version's parser keeps the same spelling out of its configs."""
+    parsed = parse_vllm_args(["m", "--prefill-context-parallel-size", "2", "--max-num-scheduled-tokens", "1k",
+                              "-ac", '{"flash_attn_version": 3}', "--attention-backend", "flashinfer",
+                              "--kernel-config", '{"moe_backend": "triton"}', "--moe-backend", "auto",
+                              "--linear-backend", "cutlass", "--no-enable-flashinfer-autotune"], version="0.34.0",
+                             scope="engine")
+    c = parsed.config
+    assert c["parallel_config"]["prefill_context_parallel_size"] == 2
+    assert c["scheduler_config"]["max_num_scheduled_tokens"] == 1000  # k is decimal
+    assert c["attention_config"] == {"flash_attn_version": 3, "backend": "FLASHINFER"}
+    assert c["kernel_config"] == {"moe_backend": "triton", "linear_backend": "cutlass",
+                                  "enable_flashinfer_autotune": False}
+    assert parsed.flags["attention_config.backend"] == "--attention-backend"
+    auto = parse_vllm_args(["m", "--attention-backend", "auto"], version="0.34.0", scope="engine")
+    assert auto.config["attention_config"] == {"backend": None}
+    twice = parse_vllm_args(["m", "-ac", '{"backend": "FLASH_ATTN"}', "--attention-backend", "FLASHINFER"],
+                            version="0.34.0", scope="engine")
+    assert twice.given_twice == ["attention_backend"] and twice.config["attention_config"] == {"backend": "FLASH_ATTN"}

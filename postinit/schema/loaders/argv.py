@@ -290,30 +290,8 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--data-parallel-external-lb", "-dpe"), "parallel_config.data_parallel_external_lb", "bool",
        since="0.11.1"),
     _F(("--enable-fault-tolerance",), "parallel_config.enable_fault_tolerance", "bool", since="0.34.0"),
-    # vLLM 0.34.0's ParallelConfig/ObservabilityConfig/ProfilerConfig fields (issue 30's coverage cases)
-    _F(("--prefill-context-parallel-size", "-pcp"), "parallel_config.prefill_context_parallel_size", "int",
-       since="0.34.0"),
-    _F(("--numa-bind",), "parallel_config.numa_bind", "bool", since="0.34.0"),
-    _F(("--numa-bind-nodes",), "parallel_config.numa_bind_nodes", "list_int", optional=True, since="0.34.0"),
-    _F(("--numa-bind-cpus",), "parallel_config.numa_bind_cpus", "list_str", optional=True, since="0.34.0"),
-    _F(("--enable-elastic-ep",), "parallel_config.enable_elastic_ep", "bool", since="0.34.0"),
-    _F(("--elastic-ep-max-dp-size",), "parallel_config.elastic_ep_max_dp_size", "int", since="0.34.0"),
+    # vLLM 0.34.0 parses its value as JSON (parse(loads)): an object, not text (issue 30's coverage cases)
     _F(("--custom-histogram-buckets",), "observability_config.custom_histogram_buckets", "json", optional=True,
-       since="0.34.0"),
-    _F(("--enable-layerwise-nvtx-tracing",), "observability_config.enable_layerwise_nvtx_tracing", "bool",
-       since="0.34.0"),
-    _F(("--profiler-config",), "profiler_config", "json", builds="ProfilerConfig", since="0.34.0"),
-    _F(("--checkpoint-prepare-on-startup",), "model_config.checkpoint_prepare_on_startup", "bool", since="0.34.0"),
-    _F(("--enable-cumem-allocator",), "model_config.enable_cumem_allocator", "bool", since="0.34.0"),
-    _F(("--max-num-active-seqs",), "scheduler_config.max_num_active_seqs", "int", optional=True, since="0.34.0"),
-    _F(("--moe-backend",), "kernel_config.moe_backend", since="0.34.0"),
-    _F(("--offload-backend",), "offload_config.offload_backend", since="0.34.0"),
-    _F(("--offload-group-size",), "offload_config.prefetch.offload_group_size", "int", since="0.34.0"),
-    _F(("--offload-num-in-group",), "offload_config.prefetch.offload_num_in_group", "int", since="0.34.0"),
-    _F(("--offload-prefetch-step",), "offload_config.prefetch.offload_prefetch_step", "int", since="0.34.0"),
-    _F(("--mm-encoder-attn-dtype",), "model_config.mm_encoder_attn_dtype", optional=True, since="0.34.0"),
-    _F(("--mm-encoder-fp8-scale-path",), "model_config.mm_encoder_fp8_scale_path", optional=True, since="0.34.0"),
-    _F(("--mm-encoder-fp8-scale-save-path",), "model_config.mm_encoder_fp8_scale_save_path", optional=True,
        since="0.34.0"),
     _F(("--enable-expert-parallel",), "parallel_config.enable_expert_parallel", "bool"),
     _F(("--all2all-backend",), "parallel_config.all2all_backend", choices=_ALL2ALL,
@@ -517,6 +495,67 @@ def _generic(dest: str, facts: Mapping[str, Any]) -> FlagSpec:
 _DATACLASS_TYPE = re.compile(r"(?:optional\()?dataclass\((\w+)\)\)?")
 """vLLM's parser type for a field whose type is one of its config dataclasses (data/flags-<version>.json)."""
 
+_M, _P, _C, _S, _O, _L = ("model_config.", "parallel_config.", "cache_config.", "scheduler_config.",
+                          "observability_config.", "lora_config.")
+_SUB_CONFIG_FLAGS = ("attention_config", "kernel_config", "engram_config", "reasoning_config", "aux_output_config",
+                     "profiler_config", "watchdog_config", "weight_transfer_config", "ec_manager_config",
+                     "ec_transfer_config")
+TARGETS_FROM: tuple[tuple[str, dict[str, str]], ...] = (
+    ("0.34.0", {
+        **{d: _M + d for d in (
+            "allow_deprecated_quantization", "return_sampling_mask", "use_fp64_gumbel", "enable_trace_replay",
+            "model_class_overrides", "sleep_mode_backend", "sleep_mode_offload_cudagraph",
+            "sleep_preserve_parameter_names", "enable_cumem_allocator", "enable_nccl_comm_suspend",
+            "checkpoint_prepare_on_startup", "renderer_num_workers", "language_model_only", "mm_hasher_algorithm",
+            "mm_encoder_only", "mm_encoder_attn_dtype", "mm_encoder_fp8_scale_path", "mm_encoder_fp8_scale_save_path",
+            "mm_encoder_fp8_scale_save_margin", "video_pruning_rate", "video_pruning_method", "mm_tensor_ipc",
+            "mm_processor_device", "mm_ipc_gpu_memory_gb", "mm_device_do_normalize")},
+        **{d: "load_config." + d for d in (
+            "safetensors_prefetch_num_threads", "safetensors_prefetch_block_size", "shuffle_safetensors_files")},
+        **{d: _P + d for d in (
+            "distributed_timeout_seconds", "cpu_distributed_timeout_seconds", "numa_bind", "numa_bind_nodes",
+            "numa_bind_cpus", "dcp_comm_backend", "dcp_q_replicate", "prefill_context_parallel_size", "enable_hc_sp",
+            "enable_batch_sharded_sampling", "enable_ep_weight_filter", "enable_shm_tensor_arena", "ubatch_size",
+            "enable_elastic_ep", "elastic_ep_max_dp_size", "dp_sync_interval")},
+        **{d: _C + d for d in (
+            "enable_extensible_kv_cache", "prefix_cache_retention_interval", "kv_cache_dtype_skip_layers",
+            "swa_bounded_replay", "prefix_match_unit", "enable_mamba_shared_prefix_checkpoint",
+            "replayssm_buffer_len", "use_replayssm")},
+        **{d: _S + d for d in (
+            "max_num_scheduled_tokens", "max_num_active_seqs", "max_num_inflight_kv_loads", "max_num_queued_reqs",
+            "max_num_queued_tokens", "long_prefill_token_threshold_adaptive", "scheduler_reserve_full_isl",
+            "watermark", "prefill_schedule_interval", "cache_aware_admission_window",
+            "cache_aware_admission_threshold")},
+        **{d: _O + d for d in (
+            "per_request_spec_decode_metrics", "kv_cache_metrics", "kv_cache_metrics_sample",
+            "custom_histogram_buckets", "cudagraph_metrics", "enable_layerwise_nvtx_tracing", "enable_mfu_metrics",
+            "enable_logging_iteration_details", "jit_monitor_mode", "jit_monitor_verbose")},
+        **{d: _L + d for d in (
+            "enable_tower_connector_lora", "specialize_active_lora", "enable_mixed_moe_lora_format",
+            "enable_moe_shared_loras", "max_lora_cls_labels")},
+        "lora_target_modules": _L + "target_modules",
+        "offload_backend": "offload_config.offload_backend",
+        "cpu_offload_params": "offload_config.uva.cpu_offload_params",
+        **{d: "offload_config.prefetch." + d for d in (
+            "offload_group_size", "offload_num_in_group", "offload_prefetch_step", "offload_params")},
+        **{d: d for d in _SUB_CONFIG_FLAGS},
+    }),
+)
+"""Per version (and its descendants): the EngineArgs fields ``create_engine_config`` copies unchanged into a
+config field (vllm/engine/arg_utils.py ``create_model_config``, ``ParallelConfig(...)``, ``CacheConfig(...)``,
+``SchedulerConfig(...)``, ... and ``VllmConfig(...)`` of vllm==0.34.0): a flag of the version's parser that
+postinit's table does not target elsewhere writes there. The kernel and attention shorthands, which vLLM applies
+only when set (``--moe-backend`` other than auto, ...), are :data:`_KERNEL_SHORTHANDS`."""
+
+
+def _targets(version: str) -> dict[str, str]:
+    lineage = _lineage(version)
+    out: dict[str, str] = {}
+    for since, table in TARGETS_FROM:
+        if since in lineage:
+            out.update(table)
+    return out
+
 
 @functools.cache
 def flags_for(version: str = "") -> tuple[FlagSpec, ...]:
@@ -556,8 +595,11 @@ def flags_for(version: str = "") -> tuple[FlagSpec, ...]:
     rows = [(dest, facts, "frontend" if part == "frontend" else "async" if dest in table["async_only"] else "engine")
             for part in ("engine", "frontend") for dest, facts in table[part].items() if dest != "config"]
     specs = []
+    targets = _targets(version)
     for dest, facts, scope in sorted(rows, key=lambda r: int(r[1]["index"])):
         spec = _BY_DEST.get(dest) or _generic(dest, facts)
+        if spec.target.startswith("extra.") and dest in targets:
+            spec = dataclasses.replace(spec, target=targets[dest])
         off = tuple(facts.get("off") or ())
         kind = facts["kind"] if facts["kind"] in ("bool", "store_true") else spec.kind
         if kind != spec.kind and spec.kind in ("bool", "store_true"):
@@ -1569,6 +1611,49 @@ _MUTUALLY_EXCLUSIVE: tuple[tuple[str, str, str], ...] = (
 )
 
 
+_KERNEL_SHORTHANDS: tuple[tuple[str, Any], ...] = (
+    ("enable_flashinfer_autotune", None), ("monokernel", False), ("moe_backend", "auto"), ("linear_backend", "auto"),
+    ("sparse_indexer_topk_backend", "auto"),
+)
+"""EngineArgs fields ``create_engine_config`` writes into its copy of ``--kernel-config`` when they differ from the
+value that means "not given" (vllm/engine/arg_utils.py:2825-2845 in 0.34.0), same names in KernelConfig."""
+
+
+_SPEC_SHORTHANDS: tuple[tuple[str, str], ...] = (
+    ("spec_method", "method"), ("spec_model", "model"), ("spec_tokens", "num_speculative_tokens"))
+"""``--spec-method`` / ``--spec-model`` / ``--spec-tokens``: keys of ``--speculative-config`` (0.34.0)."""
+
+
+def _apply_shorthands(config: dict[str, Any], result: ParsedArgs, given: dict[str, _Given]) -> None:
+    """``--attention-backend`` and the kernel flags over their sub-config's JSON, as 0.34.0's create_engine_config
+    applies them (a value given both ways is refused there: ``result.given_twice``)."""
+    backend = result.extra.get("attention_backend")
+    if backend is not None and "attention_backend" not in result.given_twice:
+        # AttentionConfig.validate_backend_before: "auto" is no choice, a name is the enum member's
+        value = None if str(backend).lower() == "auto" else str(backend).upper()
+        _set(config, "attention_config.backend", value)
+        result.flags["attention_config.backend"] = given["attention_backend"].option
+    for dest, unset in _KERNEL_SHORTHANDS:
+        value = result.extra.get(dest)
+        if dest not in given or value is None or value == unset or dest in result.given_twice:
+            continue
+        _set(config, f"kernel_config.{dest}", value)
+        result.flags[f"kernel_config.{dest}"] = given[dest].option
+    if result.extra.get("enable_return_routed_experts"):  # EngineArgs.__post_init__ (arg_utils.py:897)
+        _set(config, "aux_output_config.enable_return_routed_experts", True)
+        result.flags["aux_output_config.enable_return_routed_experts"] = given["enable_return_routed_experts"].option
+    for dest, key in _SPEC_SHORTHANDS:  # create_speculative_config (arg_utils.py:2141-2155)
+        value = result.extra.get(dest)
+        if value is None:
+            continue
+        spec = config.get("speculative_config")
+        if isinstance(spec, dict) and key in spec:
+            result.given_twice.append(dest)
+            continue
+        config["speculative_config"] = {**(spec if isinstance(spec, dict) else {}), key: value}
+        result.flags[f"speculative_config.{key}"] = given[dest].option
+
+
 def _apply_engine_args(
     config: dict[str, Any],
     result: ParsedArgs,
@@ -1583,9 +1668,11 @@ def _apply_engine_args(
     """
     if at_create:  # flags 0.34.0 keeps beside their sub-config's JSON (arg_utils.py:2766, 2828)
         for dest, json_dest, key in _GIVEN_TWICE_EXTRA:
-            own, whole = result.extra.get(dest), result.extra.get(json_dest)
+            own = result.extra.get(dest)
+            whole = result.extra.get(json_dest, _get(config, json_dest))
             if own is not None and isinstance(whole, dict) and whole.get(key) is not None:
                 result.given_twice.append(dest)
+        _apply_shorthands(config, result, given)
     # -O / --compilation-config against the dedicated compilation flags
     cc_json: dict[str, Any] = {}
     if "compilation_config" in given:
