@@ -742,6 +742,7 @@ def _prepare(
                 "hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config, **data["model_config"]}}))
 
     refused: dict[str, str] = {}
+    held: dict[str, Any] = {}
     for key in construction_order(data):
         value = data[key]
         if usage is not None and version.facts.refused_where_built and key in _BUILT_BY_ENGINE_ARGS \
@@ -751,6 +752,7 @@ def _prepare(
             text, bad = refused_fields(schema_class(_BUILT_BY_ENGINE_ARGS[key]), value)
             if text is not None:
                 refused[key] = text
+                held.update({f"{key}.{k}": value[k] for k in bad})  # EngineArgs computes with them until then
                 value = {k: v for k, v in value.items() if k not in bad}
                 data = {**data, key: value}
         try:
@@ -797,10 +799,13 @@ def _prepare(
             state["usage.headless"] = True
         if extras.get("device_ids"):
             state["usage.device_ids"] = str(extras["device_ids"])
+        if extras.get("default_mm_loras"):
+            state["usage.default_mm_loras"] = True
         if extras.get("fail_on_environ_validation"):
             state["usage.fail_on_environ_validation"] = True
         if refused:
             state["usage.refused_where_built"] = freeze(refused)
+            state.update(held)
         unknown = _unknown_env(request.env, version)
         if unknown:
             state["usage.environ"] = freeze(unknown)
@@ -810,6 +815,8 @@ def _prepare(
             state["usage.speculative_refusal"] = speculative_refusal
     if unheld:
         state["usage.unheld"] = freeze(unheld)
+        # a field whose vLLM type takes any text keeps the text: vLLM's rules compare it with their names
+        state.update({p: v for p, v in unheld.items() if p in _ANY_TEXT})
     state.update(version.fact_state)
     if loaded is not None:
         found = _transformers_backend(state, version)
@@ -880,6 +887,10 @@ def _transformers_has(name: str) -> bool | None:
     except Exception:  # a lazy attribute whose backend is missing: the class exists
         return True
 
+
+_ANY_TEXT = frozenset({"parallel_config.distributed_executor_backend"})
+"""Checked paths (``version.checked_by_rules``) whose vLLM type is any text (ParallelConfig's executor backend: a
+class's qualified name): a value the schema cannot hold stays in the state, as vLLM keeps it until it is used."""
 
 _BUILT_BY_ENGINE_ARGS = {"cache_config": "CacheConfig", "scheduler_config": "SchedulerConfig"}
 """The sub-configs create_engine_config builds from EngineArgs' fields whose pydantic refusals

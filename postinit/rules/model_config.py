@@ -26,7 +26,7 @@ from typing import Any
 
 from postinit.engine import Outcome, Rule, RuleResult, Violation, make_rule, rule, sequence
 
-__all__ = ["HEAD_DTYPE_READS", "INFO_READS", "REGISTRY", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER", "ModelInfo", "head_dtype_for", "model_info",
+__all__ = ["HEAD_DTYPE_READS", "INFO_READS", "REGISTRY", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER", "ModelInfo", "dtype_name", "head_dtype_for", "model_info",
            "registry", "registry_of", "resolved_info"]
 
 M = "model_config."
@@ -262,6 +262,11 @@ def _info_of(c: Mapping[str, Any], runner: str | None, convert: str | None) -> M
 def _st_pooling(c: Mapping[str, Any]) -> bool:
     """A sentence-transformers pooling config exists (vLLM's ``get_pooling_config``)."""
     return c[H + "st_pooling_type"] is not None
+
+
+def dtype_name(text: str) -> str:
+    """A dtype's canonical name (``half`` -> ``float16``), as vLLM's ``_STR_DTYPE_TO_TORCH_DTYPE`` maps it."""
+    return _DTYPE_NAMES.get(text.lower(), text.lower())
 
 
 def _torch(dtype: str) -> str:

@@ -2582,10 +2582,11 @@ def optimization_level(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "vllm.performance-mode",
     title="A performance mode other than balanced is announced",
-    phase="core",
+    phase="model",
     kind="check",
     reads=("performance_mode",),
-    source=f"{_VLLM}.__post_init__; ref V-PERF-MODE, v0.34.0",
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1477-1478, before the model hooks of "
+    "try_verify_and_update_config); ref step-1, V-PERF-MODE, v0.34.0",
     message="Performance mode set to '{mode}'.",
     level="info",
 )
@@ -3322,6 +3323,41 @@ def piecewise_needs_vllm_compile(c: Mapping[str, Any]) -> RuleResult:
 _HMA = "scheduler_config.disable_hybrid_kv_cache_manager"
 
 
+def _chunked_local_attention_disables_hma(c: Mapping[str, Any]) -> bool | None:
+    """With chunked local attention: True when the hybrid KV cache manager must be off for it (EAGLE-style drafts
+    always, otherwise unless the env allows it), None without chunked local attention."""
+    if c[_MC] is None or c["model_config.attention_chunk_size"] is None:
+        return None
+    if c[_SPEC] and c["speculative_config.method"] in _EAGLE_TYPES:
+        return True
+    return not c["env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"]
+
+
+_CHUNKED_READS = (_MC, "model_config.attention_chunk_size", _SPEC, "speculative_config.method",
+                  "env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE")
+
+
+@rule(
+    "scheduler.hma-chunked-local-attention-warning",
+    title="Chunked local attention turns the hybrid KV cache manager off by default (warned before it is decided)",
+    phase="finalize",
+    kind="check",
+    reads=_CHUNKED_READS,
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:2156-2176, before the explicit-enable check at "
+    ":2205-2214); ref V-HMA-*, v0.34.0",
+    message="There is a latency regression when using chunked local attention with the hybrid KV cache manager. "
+    "Disabling it, by default. To enable it, set the environment VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1.",
+    level="warning",
+)
+def hma_chunked_local_attention_warning(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM warns as soon as it sees chunked local attention without the env switch (not with an EAGLE-style
+    draft, which turns the manager off silently): the warning stands even when an explicit
+    --enable-hybrid-kv-cache-manager then makes it an error."""
+    if _chunked_local_attention_disables_hma(c) and not (c[_SPEC] and c["speculative_config.method"] in _EAGLE_TYPES):
+        return Outcome.log()
+    return None
+
+
 @rule(
     "scheduler.hma",
     title="The hybrid KV cache manager: on unless chunked local attention, EAGLE with it, or a connector without "
@@ -3331,26 +3367,19 @@ _HMA = "scheduler_config.disable_hybrid_kv_cache_manager"
     reads=(_HMA, _KIND, _MC, "model_config.attention_chunk_size", _SPEC, "speculative_config.method",
            "env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE", *_KVT_READS),
     writes=(_HMA,),
-    source=f"{_VLLM}.__post_init__; ref V-HMA-*, v0.34.0",
-    message="<the chunked-local-attention or KV-connector warning>",
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:2144-2218); ref V-HMA-*, v0.34.0",
+    message="<the KV-connector warning>",
     level="warning",
+    after=("scheduler.hma-chunked-local-attention-warning",),
 )
 def hybrid_kv_cache_manager(c: Mapping[str, Any]) -> RuleResult:
     """Tri-state: None lets vLLM decide, False (explicit enable) is an error where it must be off.
 
-    CPU keeps it (``CpuPlatform.support_hybrid_kv_cache()`` is True in 0.34.0, platforms/cpu.py:648).
+    CPU keeps it (``CpuPlatform.support_hybrid_kv_cache()`` is True in 0.34.0, platforms/cpu.py:648). The
+    chunked-local-attention warning is scheduler.hma-chunked-local-attention-warning's (logged first).
     """
-    need_off = c[_KIND] not in ("cuda", "rocm", "cpu")
+    need_off = c[_KIND] not in ("cuda", "rocm", "cpu") or bool(_chunked_local_attention_disables_hma(c))
     warnings: list[str] = []
-    if c[_MC] is not None and c["model_config.attention_chunk_size"] is not None:
-        eagle = c[_SPEC] and c["speculative_config.method"] in _EAGLE_TYPES
-        if eagle:
-            need_off = True
-        elif not c["env.VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE"]:
-            warnings.append("There is a latency regression when using chunked local attention with the hybrid KV "
-                            "cache manager. Disabling it, by default. To enable it, set the environment "
-                            "VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1.")
-            need_off = True
     value = c[_HMA]
     if value is None:
         found = _connectors(c) if c["kv_transfer_config"] else None
@@ -3935,7 +3964,7 @@ def cache_block_size_default(c: Mapping[str, Any]) -> RuleResult:
 
 CORE = sequence(
     "vllm.post-init-0340",
-    "vllm.performance-mode", "parallel.dcp-defaults", "parallel.eplb-num-redundant-experts", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
+    "parallel.dcp-defaults", "parallel.eplb-num-redundant-experts", "parallel.is-moe-model", "scheduler.async-scheduling-explicit",
     "scheduler.async-scheduling-default", "parallel.nccl-dp-sync-default", "observability.spec-metrics-need-spec",
     "compilation.enforce-eager",
     "compilation.torch-compile-disable", "compilation.breakable-cudagraph",
@@ -4023,7 +4052,7 @@ DELTA = Delta(
          torch_compile_disable, breakable_cudagraph, inductor_off_warning, ir_enable_torch_wrap,
          ir_op_priority, ir_op_priority_final, *LEVEL_RULES, sparse_mla_workspace_factor, normalize_piecewise,
          normalize_piecewise_after_platform, fast_moe_cold_start, extensible_kv_cache,
-         batch_sharded_sampling_default, compile_ranges, hybrid_kv_cache_manager, connector_class_for_graphs,
+         batch_sharded_sampling_default, compile_ranges, hma_chunked_local_attention_warning, hybrid_kv_cache_manager, connector_class_for_graphs,
          blocked_fp8_adds_quant_fp8_early, rocm_config_platform_defaults, log_enabled_passes,
          model_is_quantized, optimization_level, performance_mode, cpu_async_scheduling_off, cpu_kv_cache_memory_bytes,
          cpu_profiler_no_cuda_time, cpu_mamba_ssm_cache_float32, max_num_scheduled_tokens),

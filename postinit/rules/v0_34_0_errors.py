@@ -17,7 +17,8 @@ from typing import Any, get_args
 from postinit.engine import Outcome, RuleResult, Violation, rule
 from postinit.rules.delta import patch
 from postinit.rules.versions import Delta
-from postinit.schema.configs import SpeculativeMethod
+from postinit.schema.configs import DistributedExecutorBackend, SpeculativeMethod
+from postinit.schema.loaders.construct import SAME_TYPES, refused_fields, schema_class
 
 __all__ = ["DELTA"]
 
@@ -192,15 +193,17 @@ def unsupported_feature(c: Mapping[str, Any]) -> RuleResult:
     title="Default modality-specific LoRAs need a multimodal model",
     phase="sub_configs",
     kind="check",
-    reads=(_EA, "model_config", "model_config.is_multimodal_model", "lora_config", "lora_config.default_mm_loras"),
+    reads=(_EA, "model_config", "model_config.is_multimodal_model", "lora_config", "lora_config.default_mm_loras",
+           "usage.default_mm_loras"),
     source=f"{_ARGS}.create_engine_config (vllm/engine/arg_utils.py:2722-2726, after SchedulerConfig); {_REF}",
     message="Default modality-specific LoRA(s) were provided for a non multimodal model",
 )
 def default_mm_loras_need_multimodal(c: Mapping[str, Any]) -> RuleResult:
-    """A LoRA for images or audio has nothing to apply to in a text-only model."""
+    """A LoRA for images or audio has nothing to apply to in a text-only model (checked on EngineArgs' field, with
+    or without --enable-lora)."""
     if not c[_EA] or c["model_config"] is None or c["model_config.is_multimodal_model"]:
         return None
-    if c["lora_config"] is not None and c["lora_config.default_mm_loras"]:
+    if c["usage.default_mm_loras"] or (c["lora_config"] is not None and c["lora_config.default_mm_loras"]):
         return Violation("Default modality-specific LoRA(s) were provided for a non multimodal model")
     return None
 
@@ -1023,7 +1026,9 @@ def custom_histogram_buckets(c: Mapping[str, Any]) -> RuleResult:
         if any(a >= b for a, b in itertools.pairwise(bounds)):
             return Violation(f"custom_histogram_buckets[{family!r}]: bounds {bounds} must be strictly increasing")
     return None
-def _fields_refused(sub: str, cls: str, line: str) -> Any:
+
+
+def _fields_refused(sub: str, cls: str, line: str, feedback: tuple[str, ...] = ()) -> Any:
     """The rule raising pydantic's refusal of the flags' values for ``sub`` where create_engine_config builds it."""
 
     @rule(
@@ -1031,24 +1036,30 @@ def _fields_refused(sub: str, cls: str, line: str) -> Any:
         title=f"{cls}(...) refuses a flag's value outside its field's bounds",
         phase="sub_configs",
         kind="check",
-        reads=(_EA, "usage.refused_where_built"),
+        reads=(_EA, "usage.refused_where_built", *(f"{sub}.{f}" for f in sorted(SAME_TYPES[cls] or ()))),
         source=f"{_ARGS}.create_engine_config ({cls}(...), vllm/engine/arg_utils.py:{line}: pydantic checks the "
         f"fields' bounds, Field(gt=, ge=, le=)); {_REF}",
         message=f"<pydantic's refusal: 1 validation error for {cls} ...>",
+        feedback=feedback,  # the sub-config's own defaults (config mode) write the fields after it is refused
     )
     def fields_refused(c: Mapping[str, Any]) -> RuleResult:
         """A ValidationError of the sub-config's own field bounds: raised after the model config was built and
         logged, before the sub-configs that come after it."""
         text = (c["usage.refused_where_built"] or {}).get(sub) if c[_EA] else None
-        if text:
-            return Violation(text, error="ValidationError", hint="pick a value inside the field's bounds")
-        return None
+        if not text:
+            return None
+        # the door held the refused values in the state (EngineArgs computed with them, e.g. the batch defaults
+        # from --max-num-seqs 0): pydantic's text for what the sub-config gets now
+        given = {f: c[f"{sub}.{f}"] for f in sorted(SAME_TYPES[cls] or ()) if c[f"{sub}.{f}"] is not None}
+        now, _ = refused_fields(schema_class(cls), given)
+        return Violation(now or text, error="ValidationError", hint="pick a value inside the field's bounds")
 
     return fields_refused
 
 
 cache_config_fields = _fields_refused("cache_config", "CacheConfig", "2340")
-scheduler_config_fields = _fields_refused("scheduler_config", "SchedulerConfig", "2692")
+scheduler_config_fields = _fields_refused("scheduler_config", "SchedulerConfig", "2692",
+                                          ("scheduler.max-num-batched-tokens-default", "scheduler.max-num-seqs-default"))
 
 
 _SPECULATIVE_METHODS = (
@@ -1092,7 +1103,7 @@ def speculative_method_known(c: Mapping[str, Any]) -> RuleResult:
     title="A distributed executor backend that is no built-in name is a class's qualified name",
     phase="core",
     kind="check",
-    reads=("usage.unheld",),
+    reads=("parallel_config.distributed_executor_backend",),
     source="vllm/config/vllm.py VllmConfig.__post_init__ (Executor.get_class, vllm/config/vllm.py:1589-1590; "
     "vllm/v1/executor/abstract.py:64-100; resolve_obj_by_qualname, vllm/utils/import_utils.py:118-122); ref v0.34.0",
     message="not enough values to unpack (expected 2, got 1) | No module named '<module>'",
@@ -1101,8 +1112,8 @@ def executor_backend_class(c: Mapping[str, Any]) -> RuleResult:
     """ParallelConfig takes any text; VllmConfig imports it as ``module.Class`` when it picks the executor class:
     a bare word cannot be split, a dotted name whose module is not installed cannot be imported (postinit assumes
     it is not)."""
-    backend = (c["usage.unheld"] or {}).get("parallel_config.distributed_executor_backend")
-    if not isinstance(backend, str):
+    backend = c["parallel_config.distributed_executor_backend"]
+    if not isinstance(backend, str) or backend in get_args(DistributedExecutorBackend):
         return None
     if "." not in backend:
         return Violation("not enough values to unpack (expected 2, got 1)",

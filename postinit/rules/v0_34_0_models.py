@@ -67,6 +67,35 @@ def class_interfaces(c: Mapping[str, Any]) -> RuleResult:
             _M + "has_inner_state": info.inner_state}
 
 
+@rule(
+    "model.head-dtype",
+    title="dtype of the lm_head / classifier (a property: read after resolution, so nothing is logged)",
+    phase="model_config",
+    kind="derive",
+    reads=("model_config", _M + "dtype", _M + "runner_type", _H + "head_dtype", "platform.supported_dtypes"),
+    writes=(_M + "head_dtype",),
+    source=f"{_MODEL}.head_dtype (vllm/config/model.py:2143-2170; _get_head_dtype, vllm/config/model.py:2565-2586); "
+    f"{_REF}",
+)
+def head_dtype(c: Mapping[str, Any]) -> RuleResult:
+    """Pooling models default to a float32 head; a generation model may ask for one too (hf_config.head_dtype,
+    for RL training-inference consistency); a head dtype the platform lacks falls back to the model dtype.
+    0.34.0's config code never reads the property, so its warning is not part of config resolution."""
+    if not c["model_config"]:
+        return None
+    dtype, supported = c[_M + "dtype"], c["platform.supported_dtypes"]
+    raw = c[_H + "head_dtype"]
+    if raw == "model":
+        head = dtype
+    elif raw is not None:
+        head = mc.dtype_name(str(raw))
+    elif "float32" not in supported:
+        head = dtype
+    else:
+        head = "float32" if c[_M + "runner_type"] == "pooling" else dtype
+    return {_M + "head_dtype": head if head in supported else dtype}
+
+
 # =========================================================================== the pooler config (phase model_config)
 
 _PC = "model_config.pooler_config."
@@ -956,6 +985,71 @@ def limit_max_model_len_to_draft(c: Mapping[str, Any]) -> RuleResult:
     return Outcome.log({"model_config.max_model_len": draft}, draft=draft, target=target)
 
 
+_TOKENIZER_MODES = {
+    "Alpamayo2Super": "alpamayo2_super", "MoonshotKimiaForCausalLM": "kimi_audio",
+    "KimiK3ForConditionalGeneration": "kimi_k3", "KimiK31ForConditionalGeneration": "kimi_k3",
+    "DeepseekV32ForCausalLM": "deepseek_v32", "DeepseekV4ForCausalLM": "deepseek_v4",
+    "DeepseekV4ForConditionalGeneration": "deepseek_v4", "DeepseekV41ForCausalLM": "deepseek_v41",
+    "InklingForCausalLM": "inkling", "InklingForConditionalGeneration": "inkling",
+}
+"""The resolved architectures 0.34.0 gives a tokenizer mode of their own (vllm/config/model.py:764-788)."""
+
+
+@rule(
+    "model.tokenizer-mode-default",
+    title="An automatic tokenizer mode becomes the architecture's own (DeepSeek-V3.2/V4, Kimi, Inkling, ...)",
+    phase="model_config",
+    kind="default",
+    reads=("model_config", _M + "tokenizer_mode", _M + "model_impl", _M + "architecture"),
+    writes=(_M + "tokenizer_mode",),
+    after=("model.architecture",),
+    source=f"{_MODEL}.__post_init__ (vllm/config/model.py:763-794, right after the architecture is resolved); {_REF}",
+    message="Defaulting to tokenizer_mode={mode!r} for {arch}",
+    level="info",
+)
+def tokenizer_mode_default(c: Mapping[str, Any]) -> RuleResult:
+    """These models ship tokenizers (or chat encodings) the generic HF path cannot drive; a mode the user chose is
+    kept. TerraTorch models get their own mode whatever the architecture."""
+    if not c["model_config"] or c[_M + "tokenizer_mode"] != "auto":
+        return None
+    arch = c[_M + "architecture"]
+    mode = "terratorch" if c[_M + "model_impl"] == "terratorch" else _TOKENIZER_MODES.get(str(arch))
+    if mode is None:
+        return None
+    return Outcome.log({_M + "tokenizer_mode": mode}, mode=mode, arch=arch)
+
+
+@rule(
+    "models.deepseek-v32-cache-dtype",
+    title="DeepSeek-V3.2: a bfloat16 KV cache is the default one; the indexer's logits default by GPU family",
+    phase="model",
+    kind="override",
+    reads=("model_config", "usage.config_updated_on_input", _M + "architecture", _M + "hf_config.index_topk",
+           "cache_config.cache_dtype", "attention_config.indexer_logits_dtype", "platform.kind",
+           "platform.capability"),
+    writes=("cache_config.cache_dtype", "attention_config.indexer_logits_dtype"),
+    source=f"vllm/model_executor/models/config.py DeepseekV32ForCausalLM.verify_and_update_config (80-95), "
+    f"_set_deepseek_indexer_logits_dtype (68-77, mqa_logits_use_mx_scales: CUDA SM 10.x); {_REF}",
+    message="Using bfloat16 kv-cache for DeepSeekV3.2",
+    level="info",
+)
+def deepseek_v32_cache_dtype(c: Mapping[str, Any]) -> RuleResult:
+    """0.34.0 no longer rewrites an fp8 KV cache to fp8_ds_mla here. The MQA logits kernels reduce in BF16 on SM
+    10.x, so the indexer's logits default to bfloat16 there and float32 elsewhere; a dtype the user chose stays."""
+    if not models._on(c, "DeepseekV32ForCausalLM"):
+        return None
+    if c[_M + "hf_config.index_topk"] is None:
+        return Violation("", hint="DeepSeek-V3.2 config must have index_topk", error="AssertionError")
+    out: dict[str, Any] = {}
+    bf16 = c["cache_config.cache_dtype"] == "bfloat16"
+    if bf16:
+        out["cache_config.cache_dtype"] = "auto"
+    if c["attention_config.indexer_logits_dtype"] == "auto":
+        sm100 = c["platform.kind"] == "cuda" and (c["platform.capability"] or 0) // 10 == 10
+        out["attention_config.indexer_logits_dtype"] = "bfloat16" if sm100 else "float32"
+    return Outcome(out, message="Using bfloat16 kv-cache for DeepSeekV3.2" if bf16 else "") if out else None
+
+
 _SINGLE_LAYER_OK = ("step3p5", "step5", "inkling")
 """Targets whose MTP drafts (``step3p5_mtp``, ``step5_mtp``, ``inkling_mtp``) are meant to run repeatedly."""
 
@@ -1513,12 +1607,13 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 DELTA = Delta(
     facts={"model_registry": "model-registry-0.34.0.json", "rope_override_standardized": True},
     patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
-    replace=(class_interfaces, gptoss_max_capture_size, method_from_model_name, draft_model_from_method, quant_config,
+    replace=(head_dtype, class_interfaces, gptoss_max_capture_size, method_from_model_name, draft_model_from_method, quant_config,
+             deepseek_v32_cache_dtype,
              prompt_lookup_defaults, draft_tensor_parallel_size, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default),
     add=(sleep_mode_cumem_allocator, deprecated_quantization, pooler_logit_sigma_nonzero, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
          mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
-         draft_decode_context_parallel_size, suffix_default_tokens, limit_max_model_len_to_draft, mtp_reused_layer,
+         draft_decode_context_parallel_size, suffix_default_tokens, limit_max_model_len_to_draft, mtp_reused_layer, tokenizer_mode_default,
          spec_flags_given_twice, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
          speculative_lookahead_slots, watermark_speculative,
          mamba_chunked_prefill_required, mamba_stochastic_rounding_needs_fp16, kda_recoverssm, replayssm_supported),

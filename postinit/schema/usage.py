@@ -80,6 +80,9 @@ class Usage(BaseModel):
             "(version.refused_where_built): create_engine_config raises it when it builds that sub-config"
         ),
     )
+    default_mm_loras: bool = unhashed(
+        False, description="--default-mm-loras given without --enable-lora (EngineArgs keeps the field; no LoRA "
+        "config is built)")
     environ: dict[str, str] = unhashed(
         default_factory=dict,
         description=(

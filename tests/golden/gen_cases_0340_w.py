@@ -275,6 +275,99 @@ for slug, description, line, platform in [
 ]:
     argv(slug, description, ["E-EVERYDAY"], line, platform=platform)
 
+# ---------------------------------------------------------------- speculative methods and 0.34.0 configs, both modes (V-SPEC-METHODS, C-CONFIG-0340)
+for slug, description, line, platform in [
+    ("mamba-backend-dense", "--mamba-backend triton on a dense model", ["models/llama", "--mamba-backend", "triton"],
+     "cuda:90"),
+    ("O3-interactivity-b200", "-O3 in interactivity mode on SM 10.0", ["models/llama", "-O3", "--performance-mode",
+                                                                       "interactivity"], "cuda:100"),
+    ("eagle3-async", "EAGLE-3 with async scheduling", ["models/llama", "--async-scheduling", "--speculative-config",
+                                                       '{"method": "eagle3", "model": "models/llama_draft", '
+                                                       '"num_speculative_tokens": 3}'], "cuda:90"),
+    ("mtp3-deepseek-tp2", "DeepSeek MTP k=3 at TP 2", ["models/deepseek_v3", "--speculative-config",
+                                                       '{"method": "mtp", "num_speculative_tokens": 3}', "-tp", "2"],
+     "cuda:90"),
+    ("ngram-gpu-async", "n-gram on the GPU with async scheduling",
+     ["models/llama", "--speculative-config", '{"method": "ngram_gpu", "num_speculative_tokens": 4}',
+      "--async-scheduling"], "cuda:90"),
+    ("qwen3-next-mtp-alias", "the qwen3_next_mtp spelling", ["models/qwen3_next", "--speculative-config",
+                                                             '{"method": "qwen3_next_mtp", "num_speculative_tokens": 1}'],
+     "cuda:90"),
+    ("suffix-shallow", "suffix decoding with a tree of depth 4", ["models/llama", "--speculative-config",
+                                                                  '{"method": "suffix", "suffix_decoding_max_tree_depth": 4}'],
+     "cuda:90"),
+    ("kv-offload-tp2", "native KV offloading of 16 GiB at TP 2", ["models/llama", "--kv-offloading-size", "16",
+                                                                  "--kv-offloading-backend", "native", "-tp", "2"],
+     "cuda:90"),
+    ("apc-cbor-O1", "prefix caching with sha256_cbor at -O1", ["models/llama", "--enable-prefix-caching",
+                                                               "--prefix-caching-hash-algo", "sha256_cbor", "-O1"],
+     "cuda:90"),
+    ("gptoss-eagle3-longer", "EAGLE-3 on gpt-oss: the draft's positions raised to the target's",
+     ["models/gpt_oss_0340", "--speculative-config",
+      '{"method": "eagle3", "model": "models/llama_draft", "num_speculative_tokens": 2}'], "cuda:90"),
+]:
+    argv(slug, description, ["V-SPEC-METHODS"], line, platform=platform)
+add("cfg-draft-model", "config mode: method draft_model, k=3", ["C-CONFIG-0340", "V-SPEC-METHODS"],
+    speculative_config={"method": "draft_model", "model": "llama_draft", "num_speculative_tokens": 3})
+add("cfg-mtp-tp2", "config mode: DeepSeek MTP k=2 at TP 2", ["C-CONFIG-0340", "V-SPEC-METHODS"],
+    model="deepseek_v3", speculative_config={"method": "mtp", "num_speculative_tokens": 2},
+    parallel_config={"tensor_parallel_size": 2})
+add("cfg-jamba-level1", "config mode: Jamba at level 1 with a float32 Mamba cache", ["C-CONFIG-0340", "M-HYBRID"],
+    model="jamba", optimization_level=1, cache_config={"mamba_cache_dtype": "float32"})
+add("cfg-kernel-attn-level3", "config mode: kernel and attention choices at level 3", ["C-CONFIG-0340"],
+    kernel_config={"moe_backend": "deep_gemm"}, attention_config={"flash_attn_version": 2}, optimization_level=3)
+add("cfg-ngram-interactive", "config mode: n-gram in interactivity mode", ["C-CONFIG-0340", "V-PERF-MODE"],
+    performance_mode="interactivity",
+    speculative_config={"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 3})
+add("cfg-cpu-level0", "config mode: level 0 on CPU", ["C-CONFIG-0340"], platform="cpu", optimization_level=0)
+add("cfg-qwen3-next-budget", "config mode: Qwen3-Next with 1024 tokens and no prefix caching",
+    ["C-CONFIG-0340", "M-HYBRID"], model="qwen3_next", scheduler_config={"max_num_batched_tokens": 1024},
+    cache_config={"enable_prefix_caching": False})
+add("cfg-ep-dense", "config mode: expert parallelism on a dense model", ["C-CONFIG-0340"],
+    parallel_config={"tensor_parallel_size": 2, "enable_expert_parallel": True})
+
+# ---------------------------------------------------------------- more 0.34.0 flags, DeepSeek-V3.2 (A-FLAG-TARGETS, M-DEEPSEEK-V32)
+for slug, description, line, platform in [
+    ("lora-targets", "LoRA with target modules and active-LoRA specialisation",
+     ["models/llama", "--enable-lora", "--max-loras", "4", "--lora-target-modules", "q_proj", "v_proj",
+      "--specialize-active-lora"], "cuda:90"),
+    ("lora-tower", "LoRA on the tower connector", ["models/llama", "--enable-lora", "--enable-tower-connector-lora"],
+     "cuda:90"),
+    ("rocm-O3-lora", "-O3 with LoRA on an MI300", ["models/llama", "-O3", "--enable-lora"], "rocm:gfx942"),
+    ("bert-scheduled-cap", "BERT pooling with --max-num-scheduled-tokens",
+     ["models/bert", "--runner", "pooling", "--max-num-scheduled-tokens", "512"], "cuda:90"),
+    ("traces-metrics", "KV-cache metrics and detailed traces", ["models/llama", "--kv-cache-metrics",
+                                                               "--collect-detailed-traces", "all",
+                                                               "--otlp-traces-endpoint", "http://x:4317"], "cuda:90"),
+    ("timeouts-tp2", "distributed timeouts and the DP sync interval", ["models/llama", "--distributed-timeout-seconds",
+                                                                       "600", "-tp", "2", "--dp-sync-interval", "4"],
+     "cuda:90"),
+    ("qwen3-next-prefix-unit", "Qwen3-Next with a prefix match unit and shared prefix checkpoints",
+     ["models/qwen3_next", "--prefix-match-unit", "16", "--enable-mamba-shared-prefix-checkpoint"], "cuda:90"),
+    ("inflight-kv-loads", "in-flight KV loads with offloading", ["models/llama", "--max-num-inflight-kv-loads", "8",
+                                                                 "--kv-offloading-size", "4"], "cuda:90"),
+    ("reserve-isl", "full-ISL reservation and the adaptive long-prefill threshold",
+     ["models/llama", "--scheduler-reserve-full-isl", "--long-prefill-token-threshold-adaptive"], "cuda:90"),
+    ("safetensors-flags", "safetensors prefetch threads and shuffling",
+     ["models/llama", "--safetensors-prefetch-num-threads", "4", "--shuffle-safetensors-files"], "cuda:90"),
+    ("O2-fdo-eagle", "-O2 with FULL_DECODE_ONLY and EAGLE",
+     ["models/llama", "-O2", "--compilation-config.cudagraph_mode", "FULL_DECODE_ONLY", "--speculative-config",
+      '{"method": "eagle", "model": "models/llama_draft", "num_speculative_tokens": 2}'], "cuda:90"),
+    ("mamba-O3-ssm-fp32", "Mamba at -O3 with a float32 SSM cache", ["models/mamba_0340", "-O3",
+                                                                     "--mamba-ssm-cache-dtype", "float32"], "cuda:90"),
+    ("v32-indexer-dtype", "DeepSeek-V3.2 with an fp8 indexer KV cache at TP 2",
+     ["models/deepseek_v32", "-tp", "2", "--attention-config.indexer_kv_dtype", "fp8"], "cuda:90"),
+    ("v32-fp8-kv", "DeepSeek-V3.2 with an fp8 KV cache: no fp8_ds_mla rewrite in 0.34.0",
+     ["models/deepseek_v32", "-tp", "2", "--kv-cache-dtype", "fp8"], "cuda:90"),
+    ("v32-b200", "DeepSeek-V3.2 on SM 10.0: bfloat16 indexer logits", ["models/deepseek_v32", "-tp", "2"], "cuda:100"),
+    ("v32-bf16-kv", "DeepSeek-V3.2 with a bfloat16 KV cache and bfloat16 indexer logits",
+     ["models/deepseek_v32", "-tp", "2", "--kv-cache-dtype", "bfloat16", "--attention-config.indexer_logits_dtype",
+      "bfloat16"], "cuda:90"),
+    ("v32-tokenizer-slow", "DeepSeek-V3.2 with the user's tokenizer mode", ["models/deepseek_v32", "--tokenizer-mode",
+                                                                             "slow"], "cuda:90"),
+]:
+    argv(slug, description, ["A-FLAG-TARGETS"], line, platform=platform)
+
 
 def main() -> None:
     for old in OUT.glob("w[0-9][0-9][0-9]-*.json"):

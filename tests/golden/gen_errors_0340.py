@@ -192,6 +192,60 @@ case("mamba-ssu-without-flashinfer", "--mamba-ssu-algorithm simple with the trit
 case("pooler-logit-sigma-zero", "--pooler-config logit_sigma 0", MIS,
      argv=["models/bert", "--pooler-config", '{"logit_sigma": 0}'])
 
+# -- refused where create_engine_config builds the sub-config, after the model config's records
+WB = "refused-where-built"
+for slug, argv in (
+    ("gpu-mem-zero", ["--gpu-memory-utilization", "0"]),
+    ("gpu-mem-percent", ["--gpu-memory-utilization", "90"]),
+    ("max-num-seqs-zero", ["--max-num-seqs", "0"]),
+    ("budget-zero", ["--max-num-batched-tokens", "0"]),
+    ("spec-method-medusa", ["--speculative-config", '{"method": "medusa", "num_speculative_tokens": 2}']),
+    ("spec-method-mlp", ["--speculative-config", '{"method": "mlp_speculator", "model": "models/llama"}']),
+    ("executor-dotted", ["--distributed-executor-backend", "my_pkg.executor.MyExecutor", "-tp", "2"]),
+):
+    case(slug, f"a common mistake: {' '.join(argv)}", WB, argv=[L, *argv])
+case("config-gpu-mem-above-one", "config mode: cache_config.gpu_memory_utilization 1.2", WB,
+     config={"model": "llama", "cache_config": {"gpu_memory_utilization": 1.2}})
+case("config-max-num-seqs-zero", "config mode: scheduler_config.max_num_seqs 0", WB,
+     config={"model": "llama", "scheduler_config": {"max_num_seqs": 0}})
+# -- the environment 0.34.0 validates before the model config (Platform.validate_environ)
+ENV = "validate-environ"
+case("env-use-v1", "VLLM_USE_V1=0 (a 0.11-era variable): a warning", ENV, argv=[L], env={"VLLM_USE_V1": "0"})
+case("env-attention-backend", "VLLM_ATTENTION_BACKEND (replaced by --attention-backend): a warning", ENV,
+     argv=[L, "-tp", "2"], env={"VLLM_ATTENTION_BACKEND": "FLASH_ATTN"})
+case("env-fail-on-unknown", "--fail-on-environ-validation with an unknown variable", ENV,
+     argv=[L, "--fail-on-environ-validation"], env={"VLLM_USE_V1": "1"})
+case("env-v2-runner-off", "VLLM_USE_V2_MODEL_RUNNER=0", ENV, argv=[L], env={"VLLM_USE_V2_MODEL_RUNNER": "0"})
+case("env-v2-runner-on", "VLLM_USE_V2_MODEL_RUNNER=1 (redundant)", ENV, argv=[L],
+     env={"VLLM_USE_V2_MODEL_RUNNER": "1"})
+case("env-marlin-removed", "VLLM_MARLIN_INPUT_DTYPE (removed)", ENV, argv=[L], env={"VLLM_MARLIN_INPUT_DTYPE": "int8"})
+# -- PoolerConfig's __post_init__ while parsing --pooler-config
+case("pooler-both-types", "--pooler-config with pooling_type and seq_pooling_type", MIS,
+     argv=["models/bert", "--pooler-config", '{"pooling_type": "CLS", "seq_pooling_type": "MEAN"}'])
+case("pooler-then-bad-cc", "--pooler-config logs its pooling type, then -cc is refused", MIS,
+     argv=["models/bert", "--pooler-config", '{"pooling_type": "MEAN"}', "-cc", '{"level": 3}'])
+
+# -- argparse's own refusals of commonly used flags (a bad choice, a bad number, a removed flag)
+AP = "argparse"
+for slug, argv in (
+    ("dtype-choice", ["--dtype", "fp16"]),
+    ("tp-not-int", ["-tp", "two"]),
+    ("gpu-mem-not-float", ["--gpu-memory-utilization", "90%"]),
+    ("max-model-len-bad", ["--max-model-len", "4kb"]),
+    ("block-size-choice", ["--block-size", "abc"]),
+    ("load-format-choice", ["--load-format", "gguf2"]),
+    ("kv-cache-dtype-empty", ["--kv-cache-dtype", ""]),
+    ("removed-num-scheduler-steps", ["--num-scheduler-steps", "8"]),
+    ("removed-disable-log-requests", ["--disable-log-requests"]),
+    ("removed-swap-space", ["--swap-space", "4"]),
+    ("removed-use-v2-block-manager", ["--use-v2-block-manager"]),
+    ("tokenizer-mode-choice", ["--tokenizer-mode", "fast"]),
+    ("runner-choice", ["--runner", "embed"]),
+    ("speculative-not-json", ["--speculative-config", "{method: ngram}"]),
+    ("max-model-len-negative", ["--max-model-len", "-2"]),
+):
+    case(slug, f"a common mistake: {' '.join(argv)}", AP, argv=[L, *argv])
+
 
 def main() -> None:
     for old in OUT.glob("e[0-9][0-9][0-9]-*.json"):

@@ -341,12 +341,14 @@ def test_a_cache_bound_is_refused_where_create_engine_config_builds_cacheconfig(
 
 
 def test_a_scheduler_bound_is_refused_where_schedulerconfig_is_built() -> None:
-    """engine-args.scheduler-config-fields: --max-num-seqs 0 after the batch defaults logged."""
+    """engine-args.scheduler-config-fields: --max-num-seqs 0 after the batch defaults logged; EngineArgs defaulted
+    the token budget from it (0), so SchedulerConfig refuses both."""
     r = serve("--max-num-seqs", "0")
     assert r.error is not None and (r.error.stage, r.error.type, r.error.rule) == (
         "create_engine_config", "ValidationError", "engine-args.scheduler-config-fields")
-    assert r.error.message.startswith("1 validation error for SchedulerConfig\nmax_num_seqs\n  Input should be "
-                                      "greater than or equal to 1")
+    assert r.error.message.startswith("2 validation errors for SchedulerConfig\nmax_num_batched_tokens\n  Input "
+                                      "should be greater than or equal to 1")
+    assert "\nmax_num_seqs\n" in r.error.message
 
 
 def test_older_versions_refuse_a_bound_at_the_door() -> None:
@@ -454,3 +456,25 @@ def test_a_later_flags_refusal_keeps_what_earlier_flags_logged() -> None:
               "-cc", '{"level": 3}')
     assert ("model.pooler-pooling-type", "debug", "Resolved `pooling_type='MEAN'` to `seq_pooling_type='MEAN'`.") \
         in info.value.said_before
+
+
+def test_the_chunked_local_attention_warning_stands_before_the_explicit_enable_error() -> None:
+    """scheduler.hma-chunked-local-attention-warning: vLLM warns before --enable-hybrid-kv-cache-manager makes it
+    an error (the record is kept)."""
+    r = postinit.resolve(model=fixture_path("llama4"), argv=["--enable-hybrid-kv-cache-manager"],
+                         vllm_version="0.34.0", platform="cuda:9.0", env={"VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE": "0"})
+    assert r.error is not None and r.error.message.startswith("Hybrid KV cache manager was explicitly enabled")
+    assert any(e.rule == "scheduler.hma-chunked-local-attention-warning" and e.message for e in r.trace.fired)
+
+
+def test_default_mm_loras_are_checked_without_enable_lora() -> None:
+    """engine-args.default-mm-loras-need-multimodal reads EngineArgs' field: no --enable-lora needed."""
+    r = serve("--default-mm-loras", '{"image": "/tmp/x"}')
+    assert r.error is not None and r.error.rule == "engine-args.default-mm-loras-need-multimodal"
+
+
+def test_a_generation_head_dtype_is_not_logged_in_0_34_0() -> None:
+    """model.head-dtype (0.34.0): a property nothing reads while resolving, so no record; fallback kept."""
+    r = postinit.resolve(model=LLAMA, argv=["--dtype", "bfloat16"], vllm_version="0.34.0", platform="t4")
+    assert r.config.model_config.head_dtype == r.config.model_config.dtype
+    assert not any(e.rule == "model.head-dtype" and e.message for e in r.trace.fired)

@@ -664,3 +664,22 @@ def test_fp8_on_an_unquantized_checkpoint_quantizes_online_with_vllms_warning() 
     assert any("fp8_per_tensor instead" in e.message for e in r.messages())
     block = postinit.resolve(model=fixture_path("llama_fp8_block"), vllm_version="0.34.0", platform="cuda:9.0")
     assert block.state["quant_config.class_name"] == "Fp8Config"
+
+
+def test_deepseek_v32_gets_its_tokenizer_mode_and_indexer_logits_by_gpu_family() -> None:
+    """DeepSeek-V3.2 defaults tokenizer_mode to deepseek_v32 (a chosen mode stays), keeps an fp8 KV cache as
+    given (no fp8_ds_mla rewrite in 0.34.0) and takes bfloat16 indexer logits on SM 10.x, float32 elsewhere."""
+    v32 = fixture_path("deepseek_v32")
+    h100 = postinit.resolve(argv=["-tp", "2", "--kv-cache-dtype", "fp8"], model=v32, vllm_version="0.34.0",
+                            platform="cuda:9.0")
+    assert h100.state["model_config.tokenizer_mode"] == "deepseek_v32"
+    assert h100.state["cache_config.cache_dtype"] == "fp8"
+    assert h100.state["attention_config.indexer_logits_dtype"] == "float32"
+    b200 = postinit.resolve(argv=["-tp", "2"], model=v32, vllm_version="0.34.0", platform="cuda:10.0")
+    assert b200.state["attention_config.indexer_logits_dtype"] == "bfloat16"
+    slow = postinit.resolve(argv=["--tokenizer-mode", "slow"], model=v32, vllm_version="0.34.0", platform="cuda:9.0")
+    assert slow.state["model_config.tokenizer_mode"] == "slow"
+    out = m.tokenizer_mode_default(state({"model_config": True, "model_config.tokenizer_mode": "auto",
+                                          "model_config.architecture": "LlamaForCausalLM"}))
+    assert out is None
+    assert m.deepseek_v32_cache_dtype(state({"model_config": True})) is None

@@ -1718,6 +1718,8 @@ def _apply_engine_args(
         result.flags.setdefault("lora_config", given["enable_lora"].option)
     elif "lora_config" in config:
         dropped = config.pop("lora_config")
+        if dropped.get("default_mm_loras"):  # still EngineArgs' field: 0.34.0's create_engine_config checks it
+            result.extra["default_mm_loras"] = dropped["default_mm_loras"]
         for key in dropped:
             result.flags.pop(f"lora_config.{key}", None)
         result.advice.append(
