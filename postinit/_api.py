@@ -797,6 +797,8 @@ def _prepare(
             state["usage.data_parallel_start_rank"] = int(extras["data_parallel_start_rank"])
         if extras.get("headless"):
             state["usage.headless"] = True
+        if extras.get("device_ids"):
+            state["usage.device_ids"] = str(extras["device_ids"])
         if extras.get("default_mm_loras"):
             state["usage.default_mm_loras"] = True
         if extras.get("fail_on_environ_validation"):

@@ -199,7 +199,8 @@ def raised(v: ViolationEvent, engine_args: bool = False) -> RaisedError:
     wrapper = observed.wrapped_by(v.stage, v.error, engine_args)
     text = None
     if wrapper is not None and v.stage is not None:
-        loc = (observed.FIELD_VALIDATORS[v.rule],) if v.rule in observed.FIELD_VALIDATORS else ()
+        field = observed.field_of(v.rule, v.message)
+        loc = (field,) if field is not None else ()
         text = _INPUT.sub("input_value=…, input_type=ArgsKwargs]",
                           wrapped_text(observed.CONFIG_CLASSES[v.stage], v.error, v.message, None, loc))
     return RaisedError(v.error, v.message, v.stage, v.rule, wrapper, text)

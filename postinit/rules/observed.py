@@ -49,8 +49,21 @@ from typing import NamedTuple
 from postinit.engine import Rule
 
 __all__ = [
-    "CONFIG_CLASSES", "EXPLANATIONS", "FIELD_VALIDATORS", "NESTED_POST_INITS", "PARSED_SUB_CONFIGS", "POST_INIT_CALLED", "STEPS", "VLLM_STAGES", "Step", "is_explanation",
-    "rank_of", "stage_of", "step_of", "wrapped_by",
+    "CONFIG_CLASSES",
+    "EXPLANATIONS",
+    "FIELD_VALIDATORS",
+    "NESTED_POST_INITS",
+    "PARSED_SUB_CONFIGS",
+    "POST_INIT_CALLED",
+    "STEPS",
+    "VLLM_STAGES",
+    "Step",
+    "field_of",
+    "is_explanation",
+    "rank_of",
+    "stage_of",
+    "step_of",
+    "wrapped_by",
 ]
 
 VLLM_STAGES = (
@@ -222,10 +235,29 @@ FIELD_VALIDATORS: dict[str, str] = {
     "model.pooler-pooling-type": "pooler_config",  # vLLM 0.34.0 (postinit/rules/v0_34_0_models.py)
     "cache.cache-dtype-known": "cache_dtype",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
     "observability.hidden-metrics-version": "show_hidden_metrics_for_version",  # postinit/rules/observability.py
+    "parallel.numa-bind-lists": "numa_bind_nodes|numa_bind_cpus",  # vLLM 0.34.0 (postinit/rules/v0_34_0.py)
+    "model.multimodal-config-checks": "mm_encoder_attn_backend:Attention backend 'XFORMERS'",  # vLLM 0.34.0
+    "observability.custom-histogram-buckets": "custom_histogram_buckets",  # vLLM 0.34.0 (v0_34_0_errors.py)
     "speculative.method-known": "method",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
 }
 """Rules that stand for a validator VllmConfig runs on one of its fields: pydantic names that field in the
-``ValidationError`` around the rule's exception."""
+``ValidationError`` around the rule's exception. ``a|b``: one rule for the validators of several fields, the
+one named is the field its message starts with; ``a:text``: field ``a`` when the message starts with ``text``; a
+message matching none is the class's model validator's (see :func:`field_of`)."""
+
+
+def field_of(rule: str, message: str) -> str | None:
+    """The field pydantic names in the ``ValidationError`` around ``rule``'s exception (:data:`FIELD_VALIDATORS`)."""
+    fields = FIELD_VALIDATORS.get(rule)
+    if fields is None:
+        return None
+    if "|" not in fields and ":" not in fields:
+        return fields
+    for alt in fields.split("|"):
+        name, _, prefix = alt.partition(":")
+        if message.startswith(prefix or name):
+            return name
+    return None  # the rule's other refusals are its class's model validator's: no field named
 
 
 POST_INIT_CALLED: frozenset[str] = frozenset({"mamba_config"})
@@ -251,6 +283,7 @@ _ENGINE_ARGS_STEPS: dict[str, str] = {
     "engine-args.tp-divisible-by-dcp": "create_engine_config:defaults",
     "engine-args.data-parallel-lb": "create_engine_config:before-parallel",
     "engine-args.data-parallel-lb-check": "create_engine_config:before-parallel",
+    "engine-args.device-ids": "create_engine_config:before-parallel",  # an argument of ParallelConfig(...)
     "engine-args.async-scheduling-pipeline-parallel": "create_engine_config:before-parallel",
     "engine-args.async-scheduling-speculative": "create_engine_config:before-parallel",
     "engine-args.async-scheduling-executor": "create_engine_config:after-parallel",
@@ -293,6 +326,7 @@ _ENGINE_ARGS_BY_SOURCE = (
 )
 
 WITHIN_STEPS: dict[str, tuple[str, ...]] = {
+    "model_config": ("model.prompt-embeds-encoder-decoder",),  # a model_validator: after __post_init__
     "mamba_config": ("mamba.backend-enum", "mamba.ssu-algorithm-backend", "mamba.stochastic-rounding-platform"),
     "parallel_config": ("parallel.external-launcher-dp-rank", "parallel.data-parallel-rank-range",
                         "parallel.external-launcher-disables-multiprocessing", "parallel.data-parallel-size-local-range",

@@ -455,7 +455,11 @@ DROPS: dict[str, str] = {
     "scheduler.is-encoder-decoder-from-model": "SchedulerConfig has no is_encoder_decoder in 0.34.0",
     "scheduler.long-prefill-threshold-default": _TODO + "the partial-prefill fields are gone in 0.34.0",
     "quirk.budget-below-max-model-len": _TODO + "SchedulerConfig.max_model_len is gone in 0.34.0",
-    "compilation.fusion-without-noop": _TODO + "the pass_config keys are fuse_* / eliminate_noops in 0.34.0",
+    "compilation.fusion-without-noop": "0.34.0's pass_config keys are fuse_* / eliminate_noops: "
+    "compilation.pass-config-given",
+    "compilation.qk-norm-rope-fusion-platform": "0.34.0 words it 'CUDA, ROCm or XPU': compilation.pass-config-given",
+    "compilation.qk-norm-rope-rotary-op": "0.34.0's RoPE fusions (three of them) ask for the op after PassConfig's "
+    "platform checks: compilation.pass-config-given",
     "compilation.attn-fusion-forces-full": _TODO + "enable_attn_fusion is fuse_attn_quant in 0.34.0",
     "scheduler.async-scheduling-supported": "0.34.0 turns async scheduling on by default (scheduler.async-scheduling-default and -explicit)",
     # decisions 0.34.0 no longer takes in VllmConfig (docs/vllm-0.34.0.md sections 1 and 10)
@@ -853,6 +857,52 @@ def eplb_requirements(c: Mapping[str, Any]) -> RuleResult:
 def eplb_no_redundant_experts(c: Mapping[str, Any]) -> RuleResult:
     """Only EPLB needs the model's expert count to pick a default (compute_eplb_num_redundant_experts)."""
     return {_NRE: 0} if not c["parallel_config.enable_eplb"] and c[_NRE] is None else None
+
+@rule(
+    "parallel.offline-dp-dense",
+    title="Data parallelism from VLLM_DP_SIZE (offline SPMD) needs a MoE model",
+    phase="sub_configs",
+    kind="check",
+    reads=(_DP, "env.VLLM_DP_SIZE", "usage.via_engine_args", "model_config.is_moe", "parallel_config.is_moe_model"),
+    after=("parallel.data-parallel-from-env",),
+    source=f"{_PAR}.__post_init__ (vllm/config/parallel.py:1115-1127); ref v0.34.0",
+    message="Offline data parallel mode is not supported/useful for dense models.",
+)
+def offline_dp_dense(c: Mapping[str, Any]) -> RuleResult:
+    """Dense DP ranks share nothing: independent instances do the same. EngineArgs tells ParallelConfig whether the
+    model is MoE; a ParallelConfig built directly knows only what it was given."""
+    env = c["env.VLLM_DP_SIZE"]
+    if env is None or int(env) <= 1 or c[_DP] != int(env):
+        return None
+    moe = c["model_config.is_moe"] if c["usage.via_engine_args"] else c["parallel_config.is_moe_model"]
+    return Violation("Offline data parallel mode is not supported/useful for dense models.") if moe is False else None
+
+
+@rule(
+    "parallel.eplb-redundant-experts-default",
+    title="With EPLB the number of redundant experts defaults to the fewest that make the experts divide the EP size",
+    phase="verify",
+    kind="default",
+    reads=("model_config", "parallel_config.enable_eplb", _NRE, "parallel_config.tensor_parallel_size", _PCP, _DP,
+           *(f"model_config.hf_text_config.{k}" for k in ("num_experts", "moe_num_experts", "n_routed_experts",
+                                                           "num_local_experts"))),
+    writes=(_NRE,),
+    level="info",
+    source=f"{_PAR}.compute_eplb_num_redundant_experts (vllm/config/parallel.py:652-681), called by "
+    "VllmConfig.__post_init__ (vllm/config/vllm.py:1492-1496); ref v0.34.0",
+    message="EPLB num_redundant_experts not specified, defaulting to minimum valid value: <n> "
+    "(num_logical_experts=<e>, ep_size=<ep>)",
+)
+def eplb_redundant_experts_default(c: Mapping[str, Any]) -> RuleResult:
+    """The EP group spans TP x PCP x DP ranks; the physical experts must divide evenly among them."""
+    if not c["model_config"] or not c["parallel_config.enable_eplb"] or c[_NRE] is not None:
+        return None
+    ep = c["parallel_config.tensor_parallel_size"] * c[_PCP] * c[_DP]
+    experts = num_experts(c)
+    n = (ep - experts % ep) % ep
+    return Outcome({_NRE: n}, message=f"EPLB num_redundant_experts not specified, defaulting to minimum valid value: "
+                                      f"{n} (num_logical_experts={experts}, ep_size={ep})")
+
 
 @rule(
     "parallel.elastic-ep-max-dp-size",
@@ -1956,6 +2006,64 @@ def _level_rule(path: str, values: tuple[Any, Any, Any, Any]) -> Any:
 
 LEVEL_RULES = tuple(_level_rule(p, v) for p, v in _LEVELS.items())
 """One rule per key of the optimisation-level tables: each default a level supplies is a firing the trace names."""
+
+
+_NOOP_OFF = (("fuse_norm_quant", "fuse_act_quant", "RMSNorm/SiluMul + quant (fp8)"),
+             ("fuse_attn_quant", None, "Attention + quant (fp8)"),
+             ("fuse_allreduce_rms", None, "Allreduce + rms norm + quant (fp8)"),
+             ("fuse_act_padding", None, "RMSNorm + padding"))
+_PLATFORM_FUSIONS = (  # key, the platform kinds that keep it, vLLM's warning
+    ("enable_qk_norm_rope_fusion", ("cuda", "rocm"),
+     "QK Norm + RoPE fusion enabled but the current platform is not CUDA, ROCm or XPU. The fusion will be disabled."),
+    ("fuse_act_padding", ("rocm",),
+     "Padding fusion enabled but the current platform is not ROCm. The fusion will be disabled."),
+    ("fuse_mla_dual_rms_norm", ("rocm",),
+     "MLA dual RMS norm fusion requires ROCm/AITER. The fusion will be disabled."),
+    ("fuse_rope_kvcache", ("rocm",), "KV cache fusion currently only enabled on ROCm. The fusion will be disabled."),
+    ("fuse_qk_norm_rope_kvcache", ("rocm",),
+     "QK-Norm+RoPE+KVCache fusion requires ROCm with AITER. The fusion will be disabled."),
+    ("fuse_rope_kvcache_cat_mla", ("cuda", "rocm"),
+     "MLA KV cache update with RoPE fusion enabled but the current platform is not CUDA or ROCm. The fusion will be "
+     "disabled."),
+)
+_ROPE_FUSIONS = ("enable_qk_norm_rope_fusion", "fuse_rope_kvcache", "fuse_qk_norm_rope_kvcache")
+
+
+@rule(
+    "compilation.pass-config-given",
+    title="The fusions the user turned on: warnings without no-op elimination, off on platforms without them, "
+    "RoPE fusions enable the rotary_embedding custom op",
+    phase="sub_configs",
+    kind="override",
+    reads=(_KIND, _OPS, f"{_PC}.eliminate_noops", f"{_PC}.fuse_norm_quant", f"{_PC}.fuse_act_quant",
+           f"{_PC}.fuse_attn_quant", f"{_PC}.fuse_allreduce_rms",
+           *(f"{_PC}.{k}" for k, _kinds, _msg in _PLATFORM_FUSIONS)),
+    writes=(_OPS, *(f"{_PC}.{k}" for k, _kinds, _msg in _PLATFORM_FUSIONS)),
+    level="warning",
+    source="vllm/config/compilation.py PassConfig.__post_init__ (vllm/config/compilation.py:314-375) and "
+    "CompilationConfig.__post_init__ (vllm/config/compilation.py:1114-1134); ref v0.34.0",
+    message="Fusion enabled but reshape elimination disabled. ... / <fusion> ... The fusion will be disabled.",
+)
+def pass_config_given(c: Mapping[str, Any]) -> RuleResult:
+    """PassConfig's own __post_init__ sees only what the user gave (the -O level fills the unset fusions later,
+    in VllmConfig): each fusion a platform lacks is switched off with a warning, and a RoPE fusion still on asks
+    CompilationConfig for the rotary_embedding custom op (its pattern matches that op, not the native code)."""
+    said: list[str] = []
+    out: dict[str, Any] = {}
+    if not c[f"{_PC}.eliminate_noops"]:
+        for key, other, what in _NOOP_OFF:
+            if c[f"{_PC}.{key}"] or (other is not None and c[f"{_PC}.{other}"]):
+                said.append(f"Fusion enabled but reshape elimination disabled. {what} fusion might not work")
+    for key, kinds, warning in _PLATFORM_FUSIONS:
+        if c[f"{_PC}.{key}"] and c[_KIND] not in kinds:
+            said.append(warning)
+            out[f"{_PC}.{key}"] = False
+    ops = list(c[_OPS] or ())
+    if any(out.get(f"{_PC}.{k}", c[f"{_PC}.{k}"]) for k in _ROPE_FUSIONS) and "+rotary_embedding" not in ops:
+        out[_OPS] = (*ops, "+rotary_embedding")
+    if not said and not out:
+        return None
+    return Outcome(out, message="\n".join(said))  # "": no record
 
 
 @rule(
@@ -3864,7 +3972,7 @@ CORE = sequence(
     "compilation.enforce-eager",
     "compilation.torch-compile-disable", "compilation.breakable-cudagraph",
     "compilation.blocked-fp8-adds-quant-fp8-early", "rocm.config-platform-defaults", "compilation.default-mode", "compilation.ir-enable-torch-wrap", "compilation.default-custom-ops",
-    "kernel.ir-op-priority", "kernel.ir-op-priority-final", *(r.id for r in LEVEL_RULES),
+    "kernel.moe-ep-backend", "kernel.ir-op-priority", "kernel.ir-op-priority-final", *(r.id for r in LEVEL_RULES),
     "attention.sparse-mla-workspace-factor", "attention.hisparse", "cudagraph.normalize-piecewise", "compilation.fast-moe-cold-start",
     "scheduler.max-num-scheduled-tokens", "cudagraph.pooling-forces-piecewise", "kv-transfer.connector-class-for-graphs", "cudagraph.encoder-decoder-forces-piecewise", "cudagraph.eager-disables",
     "cudagraph.warmups", "cudagraph.capture-sizes", "cudagraph.no-static-graph-support",
@@ -3898,23 +4006,6 @@ _DROP_GROUPS = {
     "parallel.dbo": "one rule in 0.34.0 (parallel.dbo-requires-deepep, gated on use_ubatching)",
 }
 
-
-@rule(
-    "engine-args.seed-without-multiprocessing",
-    title="The global seed warning when V1 multiprocessing is off",
-    phase="engine_args",
-    kind="check",
-    reads=(_EA, "env.VLLM_ENABLE_V1_MULTIPROCESSING", "model_config.seed"),
-    source="vllm/engine/arg_utils.py EngineArgs.create_model_config (vllm/engine/arg_utils.py:2014-2021); ref v0.34.0",
-    message="The global random seed is set to {seed}. Since VLLM_ENABLE_V1_MULTIPROCESSING is set to False, this may "
-    "affect the random state of the Python process that launched vLLM.",
-    level="warning",
-)
-def seed_without_multiprocessing(c: Mapping[str, Any]) -> RuleResult:
-    """Without a separate engine process the seed is set in the caller's own process (golden s-n044)."""
-    if c[_EA] and not c["env.VLLM_ENABLE_V1_MULTIPROCESSING"]:
-        return Outcome.log(seed=c["model_config.seed"])
-    return None
 
 
 _MODEL_PY = "vllm/config/model.py ModelConfig"
@@ -3962,7 +4053,8 @@ DELTA = Delta(
              cpu_compile_mode_dynamo_trace_once, cpu_executor_backend_mp, kv_offloading, default_mode, no_static_graph_support, pooling_forces_piecewise,
              encoder_decoder_forces_piecewise, eager_disables, warmups, capture_sizes, splitting_ops,
              piecewise_needs_vllm_compile, dbo_requires_deepep),
-    add=(seed_without_multiprocessing, nixl_ucx_rcache, nixl_unavailable, diffusion_scheduler, sampling_replay, nixl_dcp, direct_reload, aux_output_compatibility, hisparse, spec_metrics_need_spec, kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
+    add=(nixl_ucx_rcache, nixl_unavailable, diffusion_scheduler, sampling_replay, nixl_dcp, direct_reload, aux_output_compatibility, hisparse, spec_metrics_need_spec, kv_float_mismatch, cache_block_size_default, cpu_triton_required, stock_compile_disables, model_runner, proton_checks, adaptive_verification, moonep, kv_transfer_sleep_mode,
+         pass_config_given, eplb_redundant_experts_default, offline_dp_dense,  # issue 30's coverage cases (k###)
          elastic_ep_requirements, all2all_removed_backends, numa_bind, numa_bind_lists, eplb_communicator,
          ray_available, dbo_thresholds, max_num_active_seqs, long_prefill_threshold_max, chunked_prefill_prefix_caching_support, kv_buffer_device_default, eplb_no_redundant_experts, dcp_divides_tp, elastic_ep_max_dp_size, data_parallel_index, dcp_defaults, eplb_num_redundant_experts, model_is_moe, parallel_is_moe_model,
          async_scheduling_default, async_scheduling_explicit, nccl_dp_sync_default, enforce_eager,
@@ -3984,7 +4076,7 @@ DELTA = Delta(
         "model.architecture": ("model.sleep-mode-platform",)},
     fields_added=FIELDS_ADDED,
     fields_removed=FIELDS_REMOVED,
-    flags_added=("optimization_level", "performance_mode"),
+    flags_added=("optimization_level", "performance_mode", "custom_histogram_buckets"),
     flags_removed=(
         "calculate_kv_scales", "cuda_graph_sizes", "disable_mm_preprocessor_cache",
         "enable_multimodal_encoder_data_parallel", "eplb_log_balancedness", "eplb_step_interval", "eplb_window_size",

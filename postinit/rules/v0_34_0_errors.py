@@ -8,6 +8,9 @@ data parallelism, a multi-node run's node rank is bounded. Each rule names the l
 
 from __future__ import annotations
 
+import itertools
+import math
+import re
 from collections.abc import Mapping
 from typing import Any, get_args
 
@@ -285,7 +288,7 @@ _PROTON_DEFAULTS = (("proton_profiler_dir", ""), ("proton_context", "shadow"), (
     phase="sub_configs",
     kind="check",
     reads=(f"{_PR}profiler", f"{_PR}torch_profiler_activities", f"{_PR}torch_profiler_dir",
-           *(_PR + name for name, _ in _PROTON_DEFAULTS)),
+           *(_PR + name for name, _ in _PROTON_DEFAULTS), f"{_PR}capture_torch_profiler"),
     source="vllm/config/profiler.py ProfilerConfig._validate_profiler_config (vllm/config/profiler.py:205-289, a "
     "model_validator); ref v0.34.0",
     message="<ProfilerConfig's refusal>",
@@ -324,7 +327,54 @@ def profiler_options_checks(c: Mapping[str, Any]) -> RuleResult:
             return Violation("chrome_trace output requires proton_data='trace'")
         if out in ("hatchet", "hatchet_msgpack") and data != "tree":
             return Violation(f"{out} output requires proton_data='tree'")
+    if c[f"{_PR}capture_torch_profiler"] and profiler != "torch":  # :290-294
+        return Violation("capture_torch_profiler is only applicable when profiler is set to 'torch'")
     return None
+
+
+@rule(
+    "profiler.warnings",
+    title="ProfilerConfig warns about a bounded torch profile of the frontend and the deprecated capture flag",
+    phase="sub_configs",
+    kind="check",
+    reads=(f"{_PR}profiler", f"{_PR}delay_iterations", f"{_PR}max_iterations", f"{_PR}ignore_frontend",
+           f"{_PR}torch_profiler_activities", f"{_PR}capture_torch_profiler"),
+    source="vllm/config/profiler.py ProfilerConfig._validate_profiler_config (vllm/config/profiler.py:206-222, "
+    "295-299); ref v0.34.0",
+    message="Using 'torch' profiler with delay_iterations or max_iterations while ignore_frontend is False may "
+    "result in high overhead. / capture_torch_profiler is deprecated ...",
+    level="warning",
+)
+def profiler_warnings(c: Mapping[str, Any]) -> RuleResult:
+    """Profiling the frontend's CPU side has no iteration bound, so a delay or a cap leaves it running."""
+    said = []
+    bounded = c[f"{_PR}delay_iterations"] > 0 or c[f"{_PR}max_iterations"] > 0
+    activities = c[f"{_PR}torch_profiler_activities"]
+    frontend = (c[f"{_PR}profiler"] == "torch" and not c[f"{_PR}ignore_frontend"]
+                and (activities is None or "CPU" in activities))
+    if bounded and frontend:
+        said.append("Using 'torch' profiler with delay_iterations or max_iterations while ignore_frontend is False "
+                    "may result in high overhead.")
+    if c[f"{_PR}capture_torch_profiler"]:
+        said.append("capture_torch_profiler is deprecated and has no effect. It will be removed in a future release.")
+    return Outcome(message="\n".join(said)) if said else None
+
+
+@rule(
+    "observability.layerwise-nvtx-deprecated",
+    title="enable_layerwise_nvtx_tracing is deprecated",
+    phase="sub_configs",
+    kind="check",
+    reads=("observability_config.enable_layerwise_nvtx_tracing",),
+    source="vllm/config/observability.py ObservabilityConfig._validate_tracing_config "
+    "(vllm/config/observability.py:216-221); ref v0.34.0",
+    message="enable_layerwise_nvtx_tracing is deprecated and no longer traces each layer; it only marks calls to the "
+    "compiled model. It will be removed in a future release.",
+    level="warning",
+)
+def layerwise_nvtx_deprecated(c: Mapping[str, Any]) -> RuleResult:
+    """The flag now only brackets the compiled model's calls."""
+    return Outcome.log({}) if c["observability_config.enable_layerwise_nvtx_tracing"] else None
 
 
 @rule(
@@ -539,6 +589,445 @@ def speculative_verify_args(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+_METHOD_OPTIONS = ("dspark_draft_topk", "draft_lm_head_quantization", "index_share_for_mtp_iteration", "xpress_topc",
+                   "speculator_options")
+_SYN_RATES, _SYN_LEN = _SC + "synthetic_acceptance_rates", _SC + "synthetic_acceptance_length"
+
+
+def _synthetic_rates(n: int, rates: Any, length: Any) -> Violation | list[float]:
+    """SpeculativeConfig._resolve_synthetic_acceptance_rates (vllm/config/speculative.py:647-680)."""
+    if (rates is None) == (length is None):
+        return Violation("rejection_sample_method='synthetic' requires exactly one of synthetic_acceptance_rates or "
+                         "synthetic_acceptance_length.")
+    if rates is not None:
+        given = [float(r) for r in rates]
+        if len(given) != n:
+            return Violation(f"synthetic_acceptance_rates must have length {n}, got {given}.")
+        if not all(0.0 <= r <= 1.0 for r in given):
+            return Violation(f"synthetic_acceptance_rates entries must be in [0, 1], got {given}.")
+        if any(given[i] > given[i - 1] for i in range(1, n)):
+            return Violation(f"synthetic_acceptance_rates must be non-increasing, got {given}.")
+        return given
+    if not 1.0 <= float(length) <= float(n + 1):
+        return Violation(f"synthetic_acceptance_length must be in [1, {n + 1}], got {float(length)}.")
+    drafts = float(length) - 1  # the expected number of accepted drafts, as full positions then one partial
+    full = int(drafts)
+    return ([1.0] * full + [drafts - full] + [0.0] * (n - full - 1))[:n]
+
+
+@rule(
+    "speculative.sampling-options",
+    title="SpeculativeConfig: method-specific options, synthetic acceptance rates, parallel drafting and FLy",
+    phase="sub_configs",
+    kind="override",
+    reads=("speculative_config", _SC + "method", _SC + "num_speculative_tokens", _SC + "rejection_sample_method",
+           _SYN_RATES, _SYN_LEN, _SC + "parallel_drafting", _SC + "fly_window_size",
+           *(_SC + o for o in _METHOD_OPTIONS)),
+    writes=(_SYN_RATES, _SYN_LEN, _SC + "fly_window_size"),
+    after=("speculative.verify-args",),
+    level="warning",
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__ (vllm/config/speculative.py:1394-1403) and "
+    "_verify_args (vllm/config/speculative.py:1667-1722, a model_validator); ref v0.34.0",
+    message="<SpeculativeConfig's refusal> / parallel_drafting is deprecated ... / FLy verification is lossy ...",
+)
+def speculative_sampling_options(c: Mapping[str, Any]) -> RuleResult:
+    """Synthetic rejection sampling replays given acceptance rates (from a length: full positions, then one partial);
+    FLy's window defaults to min(6, k - 1); n-gram drafting takes none of the model-specific draft options."""
+    if c["speculative_config"] is None:
+        return None
+    method, n = c[_SC + "method"], c[_SC + "num_speculative_tokens"]
+    if method == "ngram":
+        for option in _METHOD_OPTIONS:
+            if c[_SC + option] is not None:
+                return Violation(f"{option} is not supported with speculative method {method!r}.")
+    if not isinstance(n, int):
+        return None
+    out: dict[str, Any] = {}
+    said: list[str] = []
+    sampling = c[_SC + "rejection_sample_method"]
+    if sampling == "synthetic":
+        rates = _synthetic_rates(n, c[_SYN_RATES], c[_SYN_LEN])
+        if isinstance(rates, Violation):
+            return rates
+        out.update({_SYN_RATES: tuple(rates), _SYN_LEN: None})
+    elif c[_SYN_RATES] is not None or c[_SYN_LEN] is not None:
+        return Violation("synthetic_acceptance_rates / synthetic_acceptance_length are only valid with "
+                         "rejection_sample_method='synthetic'.")
+    drafting = c[_SC + "parallel_drafting"]
+    if drafting is not None:
+        if drafting and method not in ("dflash", "dspark"):
+            return Violation(f"parallel_drafting is only supported by the dflash and dspark methods, not {method!r}.")
+        said.append("parallel_drafting is deprecated and has no effect: dflash and dspark always draft in parallel, "
+                    "and no other method supports it. It will be removed in a future release.")
+    if sampling == "fly":
+        if n < 2:
+            return Violation("FLy requires num_speculative_tokens to be at least 2.")
+        window = c[_SC + "fly_window_size"]
+        if window is None:
+            out[_SC + "fly_window_size"] = min(6, n - 1)
+        elif window >= n:
+            return Violation("FLy requires fly_window_size to be smaller than num_speculative_tokens.")
+        said.append("FLy verification is a lossy speculative decoding method and may degrade model outputs.")
+    if not out and not said:
+        return None
+    return Outcome(out, message="\n".join(said))
+
+
+@rule(
+    "engine-args.device-ids",
+    title="--device-ids: no duplicates, not mixing indices and UUIDs; indices become the assigned GPU ids",
+    phase="engine_args",
+    kind="override",
+    reads=(_EA, "usage.device_ids"),
+    writes=("parallel_config.assigned_physical_gpu_ids",),
+    source="vllm/engine/arg_utils.py EngineArgs._resolve_device_ids (vllm/engine/arg_utils.py:2171-2210); ref v0.34.0",
+    message="--device-ids must not contain duplicates: <ids> / must not mix integer IDs and UUIDs",
+)
+def device_ids(c: Mapping[str, Any]) -> RuleResult:
+    """The ids pick the GPUs the workers use. UUIDs go through the platform's device mapping (a probe of the real
+    devices), left unset here; postinit does not read CUDA_VISIBLE_DEVICES, under which vLLM maps indices too."""
+    text = c["usage.device_ids"]
+    if not c[_EA] or not text:
+        return None
+    ids: list[int | str] = [int(x) if x.strip().isdigit() else x.strip() for x in str(text).split(",")]
+    if len(set(ids)) != len(ids):
+        return Violation(f"--device-ids must not contain duplicates: {ids}")
+    if all(isinstance(i, str) for i in ids):
+        return None
+    if any(isinstance(i, str) for i in ids):
+        return Violation("--device-ids must not mix integer IDs and UUIDs")
+    return Outcome({"parallel_config.assigned_physical_gpu_ids": tuple(ids)}, message="")
+
+
+@rule(
+    "engine-args.seed-without-multiprocessing",
+    title="EngineArgs warns that the seed reaches the caller's process when engine multiprocessing is off",
+    phase="engine_args",
+    kind="check",
+    reads=(_EA, "model_config.seed", "env.VLLM_ENABLE_V1_MULTIPROCESSING"),
+    level="warning",
+    source="vllm/engine/arg_utils.py EngineArgs.create_model_config (vllm/engine/arg_utils.py:2013-2021); "
+    "ref v0.34.0",
+    message="The global random seed is set to <seed>. Since VLLM_ENABLE_V1_MULTIPROCESSING is set to False, this may "
+    "affect the random state of the Python process that launched vLLM.",
+)
+def seed_without_multiprocessing(c: Mapping[str, Any]) -> RuleResult:
+    """The engine core then runs in the caller's process, and seeding it seeds the caller."""
+    if not c[_EA] or c["env.VLLM_ENABLE_V1_MULTIPROCESSING"] in (None, True, 1, "1"):
+        return None
+    seed = c["model_config.seed"]
+    return Outcome(message=f"The global random seed is set to {0 if seed is None else seed}. Since "
+                           "VLLM_ENABLE_V1_MULTIPROCESSING is set to False, this may affect the random state of the "
+                           "Python process that launched vLLM.")
+
+
+_MC = "model_config."
+
+
+@rule(
+    "model.sleep-mode-checks",
+    title="checkpoint_prepare_on_startup needs sleep mode; sleep mode needs CUDA or ROCm",
+    phase="model_config",
+    kind="check",
+    reads=("model_config", _MC + "checkpoint_prepare_on_startup", _MC + "enable_sleep_mode", "platform.kind"),
+    source="vllm/config/model.py ModelConfig.__post_init__ (vllm/config/model.py:681-685); ref v0.34.0",
+    message="checkpoint_prepare_on_startup requires enable_sleep_mode / Sleep mode is not supported on current "
+    "platform.",
+)
+def sleep_mode_checks(c: Mapping[str, Any]) -> RuleResult:
+    """Sleep mode releases and restores GPU memory through the CUDA/ROCm allocator."""
+    if not c["model_config"]:
+        return None
+    if c[_MC + "checkpoint_prepare_on_startup"] and not c[_MC + "enable_sleep_mode"]:
+        return Violation("checkpoint_prepare_on_startup requires enable_sleep_mode")
+    if c[_MC + "enable_sleep_mode"] and c["platform.kind"] not in ("cuda", "rocm"):
+        return Violation("Sleep mode is not supported on current platform.")
+    return None
+
+
+@rule(
+    "model.prompt-embeds-encoder-decoder",
+    title="Prompt embeddings are not accepted by encoder-decoder models",
+    phase="model_config",
+    kind="check",
+    reads=("model_config", _MC + "enable_prompt_embeds", _MC + "is_encoder_decoder"),
+    source="vllm/config/model.py ModelConfig.validate_model_config_after (vllm/config/model.py:1096-1101, a "
+    "model_validator); ref v0.34.0",
+    message="--enable-prompt-embeds is not supported with encoder-decoder models.",
+)
+def prompt_embeds_encoder_decoder(c: Mapping[str, Any]) -> RuleResult:
+    """Their decoders embed input_ids themselves."""
+    if c["model_config"] and c[_MC + "enable_prompt_embeds"] and c[_MC + "is_encoder_decoder"]:
+        return Violation("--enable-prompt-embeds is not supported with encoder-decoder models.")
+    return None
+
+
+_MEGA_MOE = ("deep_gemm_mega_moe", "flashinfer_moe_ep_cutedsl", "flashinfer_moe_ep_mega_deep_gemm", "aiter_mega_moe")
+_MOE_EP = ("flashinfer_moe_ep_cutedsl", "flashinfer_moe_ep_mega_deep_gemm")
+_MOE_EP_ARCHS = ("DeepSeekV4MTPModel", "DeepseekV41ForCausalLM", "DeepseekV4ForCausalLM")
+
+
+@rule(
+    "lora.mega-moe-backend",
+    title="LoRA does not run with a MegaMoE backend",
+    phase="verify",
+    kind="check",
+    reads=("lora_config", "kernel_config.moe_backend"),
+    source="vllm/config/lora.py LoRAConfig.verify_with_kernel_config (vllm/config/lora.py:130-137), called by "
+    "VllmConfig.__post_init__ (vllm/config/vllm.py:1539); ref v0.34.0",
+    message="LoRA is not supported with moe_backend=<backend>. Disable LoRA or select a MoE backend that supports "
+    "LoRA.",
+)
+def lora_mega_moe_backend(c: Mapping[str, Any]) -> RuleResult:
+    """The megakernels fuse the expert GEMMs the LoRA wrappers would hook."""
+    backend = c["kernel_config.moe_backend"]
+    if c["lora_config"] and backend in _MEGA_MOE:
+        return Violation(f"LoRA is not supported with moe_backend={backend!r}. Disable LoRA or select a MoE backend "
+                         "that supports LoRA.")
+    return None
+
+
+@rule(
+    "kernel.moe-ep-backend",
+    title="FlashInfer MoE-EP backends: DeepGEMM only for DeepSeek-V4, and they dispatch themselves (passthrough "
+    "all2all)",
+    phase="core",
+    kind="override",
+    reads=("model_config", "kernel_config.moe_backend", "model_config.architectures", "parallel_config.all2all_backend"),
+    writes=("parallel_config.all2all_backend",),
+    level="info",
+    source="vllm/config/kernel.py KernelConfig.set_platform_defaults, validate_flashinfer_moe_ep_model, "
+    "bind_passthrough_all2all_backend (vllm/config/kernel.py:190-243, 488-496), called by VllmConfig.__post_init__ "
+    "(vllm/config/vllm.py:1783); ref v0.34.0",
+    message="moe_backend=<backend>: using all2all_backend='passthrough' (dispatch and combine run inside the MoE "
+    "backend).",
+)
+def moe_ep_backend(c: Mapping[str, Any]) -> RuleResult:
+    """A MoE-EP backend does its own dispatch and combine, so the framework's all2all steps aside."""
+    backend = c["kernel_config.moe_backend"]
+    archs = list(c["model_config.architectures"] or ())
+    if c["model_config"] and backend == "flashinfer_moe_ep_mega_deep_gemm" \
+            and not any(a in _MOE_EP_ARCHS for a in archs):
+        return Violation(f"moe_backend={backend!r} is only supported for DeepSeek-V4 models ({sorted(_MOE_EP_ARCHS)}), "
+                         f"but the model is {archs}.")
+    a2a = c["parallel_config.all2all_backend"]
+    if backend in _MOE_EP:
+        if a2a == "passthrough":
+            return None
+        if a2a != "allgather_reducescatter":
+            return Violation(f"moe_backend={backend!r} dispatches and combines itself and cannot be paired with "
+                             f"all2all_backend={a2a!r}; leave --all2all-backend unset.")
+        return Outcome({"parallel_config.all2all_backend": "passthrough"},
+                       message=f"moe_backend={backend!r}: using all2all_backend='passthrough' (dispatch and combine "
+                               "run inside the MoE backend).")
+    return None
+
+
+@rule(
+    "structured-outputs.lm-format-enforcer-deprecated",
+    title="The lm-format-enforcer structured outputs backend is deprecated",
+    phase="sub_configs",
+    kind="check",
+    reads=("structured_outputs_config.backend",),
+    level="warning",
+    source="vllm/config/structured_outputs.py StructuredOutputsConfig._validate_structured_output_config "
+    "(vllm/config/structured_outputs.py:68-75); ref v0.34.0",
+    message="The lm-format-enforcer structured outputs backend is deprecated and will be removed in v0.35.0. Use "
+    "auto, xgrammar, or guidance instead. See https://docs.vllm.ai/en/latest/features/structured_outputs/"
+    "#migrating-from-lm-format-enforcer for migration guidance.",
+)
+def lm_format_enforcer_deprecated(c: Mapping[str, Any]) -> RuleResult:
+    """Warned once, whenever the backend is chosen."""
+    return Outcome.log({}) if c["structured_outputs_config.backend"] == "lm-format-enforcer" else None
+
+
+_PF = "offload_config.prefetch."
+
+
+@rule(
+    "offload.prefetch-bounds",
+    title="Prefetch offloading: no more offloaded layers per group than the group has, a prefetch step of at least 1",
+    phase="sub_configs",
+    kind="check",
+    reads=("offload_config.offload_backend", _PF + "offload_group_size", _PF + "offload_num_in_group",
+           _PF + "offload_prefetch_step"),
+    source="vllm/config/offload.py OffloadConfig.validate_offload_config (vllm/config/offload.py:97-114, a "
+    "model_validator); ref v0.34.0",
+    message="offload_num_in_group (<n>) must be <= offload_group_size (<g>) / offload_prefetch_step (<s>) must be >= 1",
+)
+def offload_prefetch_bounds(c: Mapping[str, Any]) -> RuleResult:
+    """A group offloads some of its layers and prefetches them a few layers ahead."""
+    group = c[_PF + "offload_group_size"]
+    if c["offload_config.offload_backend"] != "prefetch" and group <= 0:
+        return None
+    num, step = c[_PF + "offload_num_in_group"], c[_PF + "offload_prefetch_step"]
+    if num > group:
+        return Violation(f"offload_num_in_group ({num}) must be <= offload_group_size ({group})")
+    if step < 1:
+        return Violation(f"offload_prefetch_step ({step}) must be >= 1 when prefetch offloading is enabled "
+                         "(offload_group_size > 0)")
+    return None
+
+
+_MM_FIELDS = ("mm_encoder_attn_backend", "mm_processor_cache_type", "mm_shm_cache_max_object_size_mb",
+              "mm_encoder_attn_dtype", "mm_encoder_fp8_scale_path", "mm_encoder_fp8_scale_save_path")
+
+
+@rule(
+    "model.multimodal-config-checks",
+    title="MultiModalConfig: no XFORMERS encoder backend, the shm object size only with the shm cache, FP8 scale "
+    "paths only with FP8 encoder attention and not both",
+    phase="model_config",
+    kind="check",
+    reads=("model_config", _MC + "is_multimodal_model", *(_MC + f for f in _MM_FIELDS)),
+    after=("model.max-model-len-log",),
+    source="vllm/config/multimodal.py MultiModalConfig._validate_mm_encoder_attn_backend, "
+    "_validate_multimodal_config (vllm/config/multimodal.py:495-541, validators), built by ModelConfig.__post_init__ "
+    "(vllm/config/model.py:900); ref v0.34.0",
+    message="<MultiModalConfig's refusal>",
+)
+def multimodal_config_checks(c: Mapping[str, Any]) -> RuleResult:
+    """A multimodal model builds its MultiModalConfig from ModelConfig's multimodal options. Whether the FP8 scale
+    files exist (checked next, FileNotFoundError) is the file system's answer, not modelled."""
+    if not c["model_config"] or not c[_MC + "is_multimodal_model"]:
+        return None
+    backend = c[_MC + "mm_encoder_attn_backend"]
+    if isinstance(backend, str) and backend.upper() == "XFORMERS":
+        return Violation("Attention backend 'XFORMERS' has been removed (See PR #29262 for details). Please select a "
+                         "supported attention backend.")
+    size = c[_MC + "mm_shm_cache_max_object_size_mb"]
+    if (c[_MC + "mm_processor_cache_type"] or "lru") != "shm" and size is not None and size != 128:
+        return Violation("'mm_shm_cache_max_object_size_mb' should only be set when 'mm_processor_cache_type' is "
+                         "'shm'.")
+    load, save = c[_MC + "mm_encoder_fp8_scale_path"], c[_MC + "mm_encoder_fp8_scale_save_path"]
+    if c[_MC + "mm_encoder_attn_dtype"] != "fp8" and (load is not None or save is not None):
+        return Violation("'mm_encoder_fp8_scale_path' and 'mm_encoder_fp8_scale_save_path' require "
+                         "'mm_encoder_attn_dtype' to be 'fp8'.")
+    if load is not None and save is not None:
+        return Violation("'mm_encoder_fp8_scale_save_path' cannot be used with 'mm_encoder_fp8_scale_path' (saving "
+                         "requires dynamic scaling).")
+    return None
+
+
+_TORCH_DEVICE = re.compile(r"(cpu|cuda|mps|xpu|xla|meta|hpu|mtia|privateuseone|ipu|mkldnn|opengl|opencl|ideep|hip|"
+                           r"ve|fpga|maia|vulkan|metal|lazy)(:\d+)?")
+
+
+@rule(
+    "vllm.mm-processor-device",
+    title="The multimodal processor runs on the accelerator only in an encode-only instance",
+    phase="finalize",
+    kind="check",
+    reads=("model_config", _MC + "is_multimodal_model", _MC + "mm_processor_kwargs", "platform.kind",
+           "ec_transfer_config"),
+    source="vllm/config/multimodal.py MultiModalConfig.get_mm_processor_device_type, validate_mm_processor_device "
+    "(vllm/config/multimodal.py:600-670), called by VllmConfig._validate_mm_processor_device "
+    "(vllm/config/vllm.py:2002, 3100); ref v0.34.0",
+    message="Invalid \"device\" in mm_processor_kwargs: ... / Cannot run the multi-modal processor on ...",
+)
+def mm_processor_device(c: Mapping[str, Any]) -> RuleResult:
+    """The processor would share the device with the model's forward pass, outside the memory profiled for the KV
+    cache. An encode/prefill/decode deployment's encode-only instance (an EC producer) is not modelled: with an EC
+    transfer config the rule stays out."""
+    if not c["model_config"] or not c[_MC + "is_multimodal_model"]:
+        return None
+    device = (c[_MC + "mm_processor_kwargs"] or {}).get("device")
+    if device is None:
+        return None
+    found = _TORCH_DEVICE.fullmatch(str(device)) if isinstance(device, str) else None
+    if found is None:
+        return Violation(f'Invalid "device" in mm_processor_kwargs: {device!r}. Expected a torch device such as '
+                         '"cpu", "cuda" or "cuda:0".')
+    kind = found.group(1)
+    accelerator = {"cuda": "cuda", "rocm": "cuda"}.get(str(c["platform.kind"]), "cpu")
+    if accelerator == "cpu" or kind != accelerator or c["ec_transfer_config"] is not None:
+        return None
+    return Violation(
+        f"Cannot run the multi-modal processor on {kind!r}: this instance also runs the language model. The processor "
+        "would share the device with the model's forward pass, so its transform kernels contend with that compute, "
+        "and because it runs in the API-server process its allocations are outside the memory the engine profiled "
+        "for its KV cache -- risking OOM or a silently shrunken cache.\nAccelerator preprocessing is only supported "
+        "on an encode-only instance of an encode/prefill/decode deployment (an EC producer that is not also a "
+        "consumer), which runs no forward pass and allocates no KV cache.\nUse --mm-processor-device=cpu, or drop "
+        '"device" from --mm-processor-kwargs.')
+
+
+_CC = "compilation_config."
+
+
+@rule(
+    "compilation.capture-and-encoder-bounds",
+    title="Decoder replay capture sizes and the encoder CUDA-graph bounds are positive",
+    phase="sub_configs",
+    kind="check",
+    reads=(_CC + "decoder_replay_cudagraph_capture_sizes", _CC + "cudagraph_mm_encoder",
+           _CC + "encoder_cudagraph_max_vision_items_per_batch", _CC + "encoder_cudagraph_max_frames_per_batch",
+           _CC + "encoder_cudagraph_max_token_budget", _CC + "encoder_cudagraph_token_budgets"),
+    source="vllm/config/compilation.py CompilationConfig.__post_init__ (vllm/config/compilation.py:1197-1237); "
+    "ref v0.34.0",
+    message="<CompilationConfig's refusal of a non-positive size or budget>",
+)
+def capture_and_encoder_bounds(c: Mapping[str, Any]) -> RuleResult:
+    """A capture size or token budget of 0 or less names no batch; the encoder item and frame caps are
+    non-negative (0 / None = inferred), checked only when encoder CUDA graphs are on."""
+    if any(s <= 0 for s in c[_CC + "decoder_replay_cudagraph_capture_sizes"] or ()):
+        return Violation("All decoder_replay_cudagraph_capture_sizes must be positive")
+    encoder = bool(c[_CC + "cudagraph_mm_encoder"])
+    if encoder and c[_CC + "encoder_cudagraph_max_vision_items_per_batch"] < 0:
+        return Violation("encoder_cudagraph_max_vision_items_per_batch must be non-negative (0 = auto-infer)")
+    frames = c[_CC + "encoder_cudagraph_max_frames_per_batch"]
+    if encoder and frames is not None and frames < 0:
+        return Violation("encoder_cudagraph_max_frames_per_batch must be non-negative (None = auto-infer)")
+    budget = c[_CC + "encoder_cudagraph_max_token_budget"]
+    if budget is not None and budget <= 0:
+        return Violation(f"encoder_cudagraph_max_token_budget must be positive (None = no limit), got {budget}")
+    budgets = list(c[_CC + "encoder_cudagraph_token_budgets"] or ())
+    if any(b <= 0 for b in budgets):
+        return Violation(f"All encoder_cudagraph_token_budgets must be positive, got {budgets}")
+    return None
+
+
+_BUCKETS = "observability_config.custom_histogram_buckets"
+_BUCKET_FAMILIES = ("inter_token_latency", "iteration_tokens", "kv_cache_residency", "request_latency",
+                    "request_num_preemptions", "request_params_n", "request_tokens", "time_to_first_token")
+
+
+@rule(
+    "observability.custom-histogram-buckets",
+    title="Custom histogram buckets: known families, non-empty, finite positive increasing bounds",
+    phase="sub_configs",
+    kind="check",
+    reads=(_BUCKETS,),
+    source="vllm/config/observability.py ObservabilityConfig._reject_bool_histogram_bounds, "
+    "_validate_custom_histogram_buckets (vllm/config/observability.py:160-207, field validators); ref v0.34.0",
+    message="custom_histogram_buckets[<family>]: ...",
+)
+def custom_histogram_buckets(c: Mapping[str, Any]) -> RuleResult:
+    """The bucket bounds of a metric family replace its defaults, so they must describe a histogram."""
+    value = c[_BUCKETS]
+    if not isinstance(value, Mapping):
+        return None
+    for family, buckets in value.items():  # the before-validator: a boolean is not a number
+        for bound in buckets if isinstance(buckets, (list, tuple)) else ():
+            if isinstance(bound, bool):
+                return Violation(f"custom_histogram_buckets[{family!r}]: bound {bound!r} must be a number, not a "
+                                 "boolean")
+    for family, buckets in value.items():
+        if family not in _BUCKET_FAMILIES:
+            return Violation(f"custom_histogram_buckets: unknown bucket family {family!r}; known families: "
+                             f"{sorted(_BUCKET_FAMILIES)}")
+        bounds = [float(b) for b in buckets]
+        if not bounds:
+            return Violation(f"custom_histogram_buckets[{family!r}]: bucket list must not be empty")
+        for bound in bounds:
+            if not math.isfinite(bound) or bound <= 0:
+                return Violation(f"custom_histogram_buckets[{family!r}]: bound {bound!r} must be finite and greater "
+                                 "than 0")
+        if any(a >= b for a, b in itertools.pairwise(bounds)):
+            return Violation(f"custom_histogram_buckets[{family!r}]: bounds {bounds} must be strictly increasing")
+    return None
+
+
 def _fields_refused(sub: str, cls: str, line: str, feedback: tuple[str, ...] = ()) -> Any:
     """The rule raising pydantic's refusal of the flags' values for ``sub`` where create_engine_config builds it."""
 
@@ -685,7 +1174,13 @@ DELTA = Delta(
          profiler_options_checks, nvfp4_kv_cache_mla, attention_backend_given_twice, flashinfer_autotune_given_twice,
          capture_sizes_given_twice, speculative_config_undeclared, cache_dtype_known, custom_ops_conflicting,
          detailed_traces_need_otlp, mamba_ssu_algorithm_backend, speculative_verify_args, validate_environ,
-         cache_config_fields, scheduler_config_fields, speculative_method_known, executor_backend_class),
+         cache_config_fields, scheduler_config_fields, speculative_method_known, executor_backend_class,
+         # issue 30's coverage cases (k###)
+         capture_and_encoder_bounds, custom_histogram_buckets, speculative_sampling_options, device_ids,
+         seed_without_multiprocessing, sleep_mode_checks, prompt_embeds_encoder_decoder,
+         lora_mega_moe_backend, moe_ep_backend, lm_format_enforcer_deprecated, offload_prefetch_bounds,
+         multimodal_config_checks, mm_processor_device, profiler_warnings,
+         layerwise_nvtx_deprecated),
     patch=(
         patch("compilation.custom-ops-all-none-count", error="ValueError",
               text="custom_ops can contain only one base mode: 'all' or 'none'",

@@ -201,7 +201,7 @@ class ProfilerConfig(BaseModel):
     proton_mode: str | None = since("0.34.0", None)
     proton_output_format: Literal['hatchet', 'hatchet_msgpack', 'chrome_trace'] | None = since("0.34.0", None)
     proton_profiler_dir: str = since("0.34.0", '')
-    torch_profiler_activities: list[Any] | None = since("0.34.0", None)
+    torch_profiler_activities: list[Literal["CPU", "CUDA", "PrivateUse1", "XPU"]] | None = since("0.34.0", None)
     torch_profiler_dir: str = since("0.34.0", '')
     torch_profiler_dump_cuda_time_total: bool = since("0.34.0", True)
     torch_profiler_record_shapes: bool = since("0.34.0", False)

@@ -647,9 +647,19 @@ class EPLBConfig(BaseModel):
     log_balancedness: bool = hashed(False)
     communicator: Literal['torch_nccl', 'torch_gloo', 'torch_xccl', 'nixl', 'pynccl', 'symm_mem'] | None = since("0.34.0", None)
     enable_migration_batching: bool = since("0.34.0", False)
-    log_balancedness_interval: int = since("0.34.0", 1)
+    log_balancedness_interval: int = since("0.34.0", 1, gt=0)
     policy: Literal['default'] = since("0.34.0", 'default')
     use_async: bool = since("0.34.0", True)
+
+    @model_validator(mode="after")
+    def _async_communicator(self) -> "EPLBConfig":
+        """vLLM 0.34.0's EPLBConfig._validate_eplb_config (vllm/config/parallel.py:128-141): NCCL's communicators
+        conflict with async EPLB's extra streams (its other checks are the fields' types and bounds here)."""
+        if self.use_async and self.communicator in ("torch_nccl", "pynccl"):
+            raise ValueError(f"{self.communicator} communicator is incompatible with async EPLB due to NCCL "
+                             "multi-stream conflicts. Use 'torch_gloo' or 'nixl' instead, or leave communicator "
+                             "unset for automatic selection.")
+        return self
 
 
 class ParallelConfig(BaseModel):

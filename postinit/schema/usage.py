@@ -95,6 +95,7 @@ class Usage(BaseModel):
         "an error, not a warning (vLLM 0.34.0)")
     data_parallel_start_rank: int = unhashed(0, description="--data-parallel-start-rank (an EngineArgs field only)")
     headless: bool = unhashed(False, description="vllm serve --headless (the server's flag)")
+    device_ids: str | None = unhashed(None, description="--device-ids as given (vLLM 0.34.0; an EngineArgs field only)")
     cwd: str = unhashed(
         default_factory=os.getcwd,
         description="the working directory vLLM's Path.absolute() resolves relative paths against (step 23)",

@@ -290,6 +290,9 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--data-parallel-external-lb", "-dpe"), "parallel_config.data_parallel_external_lb", "bool",
        since="0.11.1"),
     _F(("--enable-fault-tolerance",), "parallel_config.enable_fault_tolerance", "bool", since="0.34.0"),
+    # vLLM 0.34.0 parses its value as JSON (parse(loads)): an object, not text (issue 30's coverage cases)
+    _F(("--custom-histogram-buckets",), "observability_config.custom_histogram_buckets", "json", optional=True,
+       since="0.34.0"),
     _F(("--enable-expert-parallel",), "parallel_config.enable_expert_parallel", "bool"),
     _F(("--all2all-backend",), "parallel_config.all2all_backend", choices=_ALL2ALL,
        optional=True),

@@ -1,0 +1,398 @@
+#!/usr/bin/env python3
+"""Golden cases k### for vllm==0.34.0: vLLM-side coverage (issue 30).
+
+    python3 tests/golden/gen_cov_0340.py        # (re)writes cases-0.34.0/k###-*.json only
+
+Each case aims at a decision, log call or raise of vLLM's config code that the rest of the corpus does
+not reach (``docs/coverage-0.34.0.md`` lists them, ``tests/golden/oracle/coverage_report.py`` measures
+them): user-facing flags and sub-config fields first (compilation, parallel, speculative, profiler,
+observability, LoRA, kernel, KV transfer, offload, scheduler, pooler, multimodal). The list is fixed and
+only appended to, so no earlier name moves; the variations of a site come from a seeded ``random.Random``
+(seed below), so a re-run writes the same files. The answers are the 0.34.0 oracle's
+(tests/golden/oracle_cli.md), stripped with tests/golden/oracle/strip_0340.py into expected-0.34.0/.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "cases-0.34.0"
+CPU_ENV = {"VLLM_CPU_KVCACHE_SPACE": "4"}
+SEED = 3034
+
+CASES: list[tuple[str, dict[str, Any]]] = []
+RNG = random.Random(SEED)
+
+
+def _add(slug: str, description: str, sites: list[str], case: dict[str, Any]) -> None:
+    case.setdefault("platform", "cuda:90")
+    if case["platform"] == "cpu":
+        case["env"] = {**CPU_ENV, **dict(case.get("env") or {})}
+    name = f"k{len(CASES) + 1:03d}-{slug}"
+    CASES.append((name, {"description": description, **case,
+                         "tags": ["part=coverage", *(f"site={s}" for s in sites)]}))
+
+
+def argv(slug: str, description: str, sites: list[str], line: list[str], *, usage: str = "OPENAI_API_SERVER",
+         platform: str = "cuda:90", env: dict[str, str] | None = None) -> None:
+    """A `vllm serve` (or LLM(...)) command line; `sites` are vLLM file:line anchors of the 0.34.0 wheel."""
+    _add(slug, description, sites, {"argv": line, "usage_context": usage, "platform": platform, "env": env or {}})
+
+
+def conf(slug: str, description: str, sites: list[str], **kwargs: Any) -> None:
+    """Config mode: sub-config keyword arguments, as a program building VllmConfig directly passes them."""
+    _add(slug, description, sites, dict(kwargs))
+
+
+def cc(d: dict[str, Any]) -> list[str]:
+    return ["-cc", json.dumps(d)]
+
+
+LLAMA, MOE, MM = "models/llama", "models/deepseek_v3", "models/whisper"
+
+# ---------------------------------------------------------------- compilation.py: field validators
+argv("cc-mode-name", "-cc mode given as an unknown name", ["compilation.py:1015"], [LLAMA, *cc({"mode": "fastest"})])
+argv("cc-cache-format", "compile_cache_save_format outside binary/unpacked", ["compilation.py:1043"],
+     [LLAMA, *cc({"compile_cache_save_format": "zip"})])
+argv("cc-custom-op-syntax", "a custom op without +/- prefix", ["compilation.py:1165"],
+     [LLAMA, *cc({"custom_ops": ["rms_norm"]})])
+argv("cc-custom-op-bases", "custom_ops with both base modes", ["compilation.py:1173"],
+     [LLAMA, *cc({"custom_ops": ["all", "none"]})])
+argv("cc-custom-op-conflict", "one op both enabled and disabled", ["compilation.py:1181"],
+     [LLAMA, *cc({"custom_ops": ["+silu_and_mul", "+rms_norm", "-rms_norm", "-silu_and_mul"]})])
+argv("cc-backend-piecewise", "a custom backend under VLLM_COMPILE", ["compilation.py:1194"],
+     [LLAMA, *cc({"backend": "cudagraphs"})])
+argv("cc-replay-sizes", "a non-positive decoder replay capture size", ["compilation.py:1199"],
+     [LLAMA, *cc({"decoder_replay_cudagraph_capture_sizes": [4, 0]})])
+argv("cc-enc-items", "encoder cudagraph with a negative vision item cap", ["compilation.py:1208"],
+     [LLAMA, *cc({"cudagraph_mm_encoder": True, "encoder_cudagraph_max_vision_items_per_batch": -1})])
+argv("cc-enc-frames", "encoder cudagraph with a negative frame cap", ["compilation.py:1217"],
+     [LLAMA, *cc({"cudagraph_mm_encoder": True, "encoder_cudagraph_max_frames_per_batch": -2})])
+argv("cc-enc-budget", "encoder cudagraph token budget of 0", ["compilation.py:1226"],
+     [LLAMA, *cc({"encoder_cudagraph_max_token_budget": 0})])
+argv("cc-enc-budgets", "a non-positive entry among the encoder token budgets", ["compilation.py:1234"],
+     [LLAMA, *cc({"encoder_cudagraph_token_budgets": [64, -1]})])
+# ---------------------------------------------------------------- compilation.py: pass config warnings
+argv("pass-noops-off", "fusions with reshape elimination off", ["compilation.py:319", "compilation.py:324"],
+     [LLAMA, *cc({"pass_config": {"eliminate_noops": False, "fuse_norm_quant": True, "fuse_attn_quant": True}})])
+argv("pass-noops-off-ar", "allreduce and padding fusions with reshape elimination off",
+     ["compilation.py:329", "compilation.py:334", "compilation.py:347"],
+     [LLAMA, "-tp", "2", *cc({"pass_config": {"eliminate_noops": False, "fuse_allreduce_rms": True,
+                                             "fuse_act_padding": True}})])
+argv("pass-rocm-only-cuda", "ROCm-only fusions asked for on CUDA",
+     ["compilation.py:353", "compilation.py:359", "compilation.py:365"],
+     [LLAMA, *cc({"pass_config": {"fuse_mla_dual_rms_norm": True, "fuse_rope_kvcache": True,
+                                  "fuse_qk_norm_rope_kvcache": True}})])
+argv("pass-mla-cat-cpu", "MLA RoPE/KV-cache fusion on CPU", ["compilation.py:371"],
+     [LLAMA, *cc({"pass_config": {"fuse_rope_kvcache_cat_mla": True}})], platform="cpu")
+argv("pass-rope-kv-rocm", "RoPE+KV-cache fusion on ROCm with default splitting ops",
+     ["compilation.py:1352", "compilation.py:1362"],
+     [LLAMA, *cc({"pass_config": {"fuse_rope_kvcache": True, "fuse_qk_norm_rope_kvcache": True}})],
+     platform="rocm:gfx942")
+argv("split-empty-piecewise", "empty splitting_ops with PIECEWISE", ["compilation.py:1379", "compilation.py:1383"],
+     [LLAMA, *cc({"splitting_ops": [], "cudagraph_mode": "PIECEWISE"})])
+argv("split-empty-full-pw", "empty splitting_ops with FULL_AND_PIECEWISE", ["compilation.py:1393"],
+     [LLAMA, *cc({"splitting_ops": [], "cudagraph_mode": "FULL_AND_PIECEWISE"})])
+argv("attn-quant-piecewise", "attention+quant fusion with piecewise graphs", ["compilation.py:1424"],
+     ["models/llama_fp8_block", *cc({"pass_config": {"fuse_attn_quant": True}})])
+
+# ---------------------------------------------------------------- parallel.py
+argv("eplb-async-policy", "async EPLB with a non-default policy", ["parallel.py:131"],
+     [MOE, "-tp", "2", "--enable-expert-parallel", "--enable-eplb", "--eplb-config",
+      json.dumps({"use_async": True, "policy": "flashlb"})])
+argv("eplb-async-nccl", "async EPLB with the pynccl communicator", ["parallel.py:133"],
+     [MOE, "-tp", "2", "--enable-expert-parallel", "--enable-eplb", "--eplb-config",
+      json.dumps({"use_async": True, "communicator": "pynccl"})])
+argv("eplb-log-interval", "EPLB balancedness logging every 0 steps", ["parallel.py:140"],
+     [MOE, "-tp", "2", "--enable-expert-parallel", "--enable-eplb", "--eplb-config",
+      json.dumps({"log_balancedness": True, "log_balancedness_interval": 0})])
+conf("numa-nodes-empty", "an empty NUMA node list", ["parallel.py:528"], parallel_config={"numa_bind_nodes": []})
+conf("numa-nodes-negative", "a negative NUMA node", ["parallel.py:530"], parallel_config={"numa_bind_nodes": [0, -1]})
+conf("numa-cpus-empty", "an empty NUMA CPU list", ["parallel.py:539"], parallel_config={"numa_bind_cpus": []})
+conf("numa-cpus-blank", "a blank NUMA CPU set", ["parallel.py:543"], parallel_config={"numa_bind_cpus": ["0-3", ""]})
+conf("numa-cpus-syntax", "a NUMA CPU set not in numactl syntax", ["parallel.py:545"],
+     parallel_config={"numa_bind_cpus": ["0-3", "4..7"]})
+conf("numa-cpus-descending", "a descending NUMA CPU range", ["parallel.py:554"],
+     parallel_config={"numa_bind_cpus": ["0,7-4"]})
+argv("numa-nodes-no-bind", "NUMA node list with --no-numa-bind", ["parallel.py:596"],
+     [LLAMA, "--numa-bind-nodes", "0", "--no-numa-bind"])
+argv("numa-nodes-bind", "a NUMA node list turns NUMA binding on", ["parallel.py:599"],
+     [LLAMA, "-tp", "2", "--numa-bind-nodes", "0", "1"])
+conf("dp-local-gt-dp", "data_parallel_size_local above data_parallel_size", ["parallel.py:584"],
+     model="deepseek_v3", parallel_config={"data_parallel_size": 2, "data_parallel_size_local": 4})
+conf("dp-external-dp1", "external LB with DP 1", ["parallel.py:590"],
+     parallel_config={"data_parallel_external_lb": True})
+argv("eplb-no-ep", "EPLB without expert parallelism", ["parallel.py:608"], [MOE, "-tp", "2", "--enable-eplb"])
+argv("eplb-world-1", "EPLB on a single rank", ["parallel.py:617"],
+     [MOE, "--enable-expert-parallel", "--enable-eplb"])
+argv("eplb-redundant-default", "EPLB picks the minimum redundant experts", ["parallel.py:677"],
+     [MOE, "-tp", "4", "--enable-expert-parallel", "--enable-eplb"])
+argv("pcp-dcp-mismatch", "PCP 2 with a DCP size that spans neither axis", ["parallel.py:643"],
+     [LLAMA, "-tp", "4", "-pcp", "2", "-dcp", "4"])
+argv("elastic-no-eplb", "elastic EP without EPLB", ["parallel.py:1069"],
+     [MOE, "-tp", "2", "--enable-expert-parallel", "--enable-elastic-ep"])
+argv("elastic-pp", "elastic EP with pipeline parallelism", ["parallel.py:1071"],
+     [MOE, "-tp", "2", "-pp", "2", "--enable-expert-parallel", "--enable-eplb", "--enable-elastic-ep"])
+argv("elastic-max-dp", "elastic EP with a max DP size below the initial DP size", ["parallel.py:1136"],
+     [MOE, "-dp", "4", "--enable-expert-parallel", "--enable-eplb", "--enable-elastic-ep",
+      "--elastic-ep-max-dp-size", "2"])
+argv("offline-dp-dense", "VLLM_DP_SIZE=2 for a dense model (offline SPMD)", ["parallel.py:1124"],
+     [LLAMA], usage="LLM_CLASS", env={"VLLM_DP_SIZE": "2"})
+argv("offline-dp-moe", "VLLM_DP_SIZE=2 for a MoE model (offline SPMD)", ["parallel.py:1118"],
+     [MOE], usage="LLM_CLASS", env={"VLLM_DP_SIZE": "2", "VLLM_DP_RANK": "1"})
+argv("dp-rank-range", "a DP rank outside the DP size", ["parallel.py:1111"],
+     [MOE, "-dp", "2", "--data-parallel-rank", "3"])
+argv("load-workers", "max_parallel_loading_workers is ignored", ["parallel.py:1195"],
+     [LLAMA, "--max-parallel-loading-workers", "2"])
+conf("nnodes-uni", "nnodes 2 with the uni backend", ["parallel.py:1204"],
+     parallel_config={"nnodes": 2, "distributed_executor_backend": "ray"})
+argv("nsight-no-ray", "nsight profiling without Ray workers", ["parallel.py:1267"],
+     [LLAMA, "-tp", "2", "--ray-workers-use-nsight"])
+argv("dbo-threshold", "DBO thresholds below the microbatch count", ["parallel.py:1277"],
+     [MOE, "-tp", "2", "--enable-expert-parallel", "--enable-dbo", "--dbo-decode-token-threshold", "1"])
+
+# ---------------------------------------------------------------- profiler.py / observability.py
+argv("prof-activities-vllm", "torch profiler activities without the torch profiler", ["profiler.py:210"],
+     [LLAMA, "--profiler-config", json.dumps({"torch_profiler_activities": ["cpu"]})])
+argv("prof-activities-dup", "duplicate torch profiler activities", ["profiler.py:215"],
+     [LLAMA, "--profiler-config", json.dumps({"profiler": "torch", "torch_profiler_dir": "/tmp/prof",
+                                              "torch_profiler_activities": ["cpu", "cpu"]})])
+argv("prof-delay-frontend", "a torch profiler delay with the frontend profiled", ["profiler.py:219"],
+     [LLAMA, "--profiler-config", json.dumps({"profiler": "torch", "torch_profiler_dir": "/tmp/prof",
+                                              "delay_iterations": 2})])
+argv("prof-dir-no-torch", "torch_profiler_dir without the torch profiler", ["profiler.py:226"],
+     [LLAMA, "--profiler-config", json.dumps({"torch_profiler_dir": "/tmp/prof"})])
+argv("prof-proton-opts", "proton options without the proton profiler", ["profiler.py:256"],
+     [LLAMA, "--profiler-config", json.dumps({"proton_context": "python", "proton_data": "trace"})])
+argv("prof-proton-no-dir", "the proton profiler without a directory", ["profiler.py:260"],
+     [LLAMA, "--profiler-config", json.dumps({"profiler": "proton"})])
+argv("prof-proton-uri", "a proton directory given as a URI", ["profiler.py:265"],
+     [LLAMA, "--profiler-config", json.dumps({"profiler": "proton", "proton_profiler_dir": "s3://bucket/p"})])
+argv("prof-proton-graph-trace", "proton graph attribution with trace data", ["profiler.py:273"],
+     [LLAMA, "--profiler-config", json.dumps({"profiler": "proton", "proton_profiler_dir": "/tmp/p",
+                                              "proton_data": "trace", "proton_graph_attribution": True})])
+argv("prof-proton-chrome", "chrome trace output with tree data", ["profiler.py:284"],
+     [LLAMA, "--profiler-config", json.dumps({"profiler": "proton", "proton_profiler_dir": "/tmp/p",
+                                              "proton_output_format": "chrome_trace"})])
+argv("prof-proton-hatchet", "hatchet output with trace data", ["profiler.py:289"],
+     [LLAMA, "--profiler-config", json.dumps({"profiler": "proton", "proton_profiler_dir": "/tmp/p",
+                                              "proton_data": "trace", "proton_output_format": "hatchet"})])
+argv("prof-capture-no-torch", "capture_torch_profiler without the torch profiler", ["profiler.py:292"],
+     [LLAMA, "--profiler-config", json.dumps({"capture_torch_profiler": True})])
+argv("prof-capture-torch", "capture_torch_profiler is deprecated", ["profiler.py:297"],
+     [LLAMA, "--profiler-config", json.dumps({"profiler": "torch", "torch_profiler_dir": "/tmp/prof",
+                                              "capture_torch_profiler": True})])
+argv("obs-otlp", "an OTLP endpoint without OpenTelemetry installed", ["observability.py:154"],
+     [LLAMA, "--otlp-traces-endpoint", "http://localhost:4317"])
+argv("obs-buckets-bool", "a boolean histogram bound", ["observability.py:171"],
+     [LLAMA, "--custom-histogram-buckets", json.dumps({"request_latency": [0.5, True]})])
+argv("obs-buckets-family", "an unknown histogram family", ["observability.py:188"],
+     [LLAMA, "--custom-histogram-buckets", json.dumps({"latency": [0.5, 1.0]})])
+argv("obs-buckets-empty", "an empty histogram bucket list", ["observability.py:193"],
+     [LLAMA, "--custom-histogram-buckets", json.dumps({"time_to_first_token": []})])
+argv("obs-buckets-zero", "a non-positive histogram bound", ["observability.py:199"],
+     [LLAMA, "--custom-histogram-buckets", json.dumps({"inter_token_latency": [0, 1.0]})])
+argv("obs-buckets-order", "histogram bounds not increasing", ["observability.py:204"],
+     [LLAMA, "--custom-histogram-buckets", json.dumps({"iteration_tokens": [8, 4, 16]})])
+argv("obs-buckets-ok", "valid custom histogram buckets", ["observability.py:182"],
+     [LLAMA, "--custom-histogram-buckets", json.dumps({"request_latency": [0.5, 1, 2.5],
+                                                       "request_params_n": [1, 2, 4]})])
+argv("obs-detailed-no-otlp", "detailed traces without an OTLP endpoint", ["observability.py:213"],
+     [LLAMA, "--collect-detailed-traces", "all"])
+argv("obs-nvtx", "layerwise NVTX tracing is deprecated", ["observability.py:217"],
+     [LLAMA, "--enable-layerwise-nvtx-tracing"])
+
+
+# ---------------------------------------------------------------- batch 2: speculative.py
+def spec(d: dict[str, Any]) -> list[str]:
+    return ["--speculative-config", json.dumps({"method": "ngram", "num_speculative_tokens": 3,
+                                                "prompt_lookup_max": 4, **d})]
+
+
+argv("spec-synth-none", "synthetic rejection sampling without rates or length", ["speculative.py:656"],
+     [LLAMA, *spec({"rejection_sample_method": "synthetic"})])
+argv("spec-synth-rates-len", "synthetic acceptance rates of the wrong length", ["speculative.py:662"],
+     [LLAMA, *spec({"rejection_sample_method": "synthetic", "synthetic_acceptance_rates": [0.9]})])
+argv("spec-synth-rates-range", "a synthetic acceptance rate above 1", ["speculative.py:666"],
+     [LLAMA, *spec({"rejection_sample_method": "synthetic", "synthetic_acceptance_rates": [1.5, 0.5, 0.2]})])
+argv("spec-synth-rates-order", "increasing synthetic acceptance rates", ["speculative.py:671"],
+     [LLAMA, *spec({"rejection_sample_method": "synthetic", "synthetic_acceptance_rates": [0.5, 0.9, 0.1]})])
+argv("spec-synth-length", "a synthetic acceptance length above k+1", ["speculative.py:677"],
+     [LLAMA, *spec({"rejection_sample_method": "synthetic", "synthetic_acceptance_length": 9.0})])
+argv("spec-synth-ok", "synthetic rejection sampling from an acceptance length", ["speculative.py:680"],
+     [LLAMA, *spec({"rejection_sample_method": "synthetic", "synthetic_acceptance_length": 2.5})])
+argv("spec-synth-not-synthetic", "synthetic rates without the synthetic sampler", ["speculative.py:1678"],
+     [LLAMA, *spec({"synthetic_acceptance_rates": [0.9, 0.5, 0.2]})])
+argv("spec-tp-key", "tensor_parallel_size inside the speculative config", ["speculative.py:1648"],
+     [LLAMA, *spec({"tensor_parallel_size": 2})])
+argv("spec-no-tokens", "n-gram drafting without a number of tokens", ["speculative.py:1654"],
+     [LLAMA, "--speculative-config", json.dumps({"method": "ngram", "prompt_lookup_max": 4})])
+argv("spec-zero-tokens", "zero speculative tokens", ["speculative.py:1661"], [LLAMA, *spec({"num_speculative_tokens": 0})])
+argv("spec-parallel-drafting-ngram", "parallel drafting with n-gram", ["speculative.py:1690"],
+     [LLAMA, *spec({"parallel_drafting": True})])
+argv("spec-parallel-drafting-off", "parallel_drafting=false is deprecated", ["speculative.py:1694"],
+     [LLAMA, *spec({"parallel_drafting": False})])
+argv("spec-fly-one", "FLy verification with one token", ["speculative.py:1707"],
+     [LLAMA, *spec({"rejection_sample_method": "fly", "num_speculative_tokens": 1})])
+argv("spec-fly-window", "FLy window not below k", ["speculative.py:1713"],
+     [LLAMA, *spec({"rejection_sample_method": "fly", "fly_window_size": 3})])
+argv("spec-fly-ok", "FLy verification is lossy", ["speculative.py:1717"],
+     [LLAMA, *spec({"rejection_sample_method": "fly", "num_speculative_tokens": 4})])
+argv("spec-flags-clash", "--spec-tokens with num_speculative_tokens in --speculative-config", ["arg_utils.py:2151"],
+     [LLAMA, "--spec-tokens", "2", *spec({})])
+argv("spec-method-option", "a method-specific option for n-gram drafting", ["speculative.py:1399"],
+     [LLAMA, *spec({"dspark_draft_topk": 4})])
+
+# ---------------------------------------------------------------- arg_utils.py
+argv("seed-no-mp", "VLLM_ENABLE_V1_MULTIPROCESSING=0 warns about the global seed", ["arg_utils.py:2015"],
+     [LLAMA, "--seed", "7"], usage="LLM_CLASS", env={"VLLM_ENABLE_V1_MULTIPROCESSING": "0"})
+argv("device-ids-dup", "duplicate --device-ids", ["arg_utils.py:2184"], [LLAMA, "--device-ids", "0,0"])
+argv("device-ids-mixed", "--device-ids mixing indices and UUIDs", ["arg_utils.py:2191"],
+     [LLAMA, "--device-ids", "0,GPU-8f3a"])
+argv("device-ids-tp2", "--device-ids for a TP 2 run", ["arg_utils.py:2192"], [LLAMA, "-tp", "2", "--device-ids", "1,0"])
+argv("nnodes-world", "--nnodes not dividing the world size", ["arg_utils.py:2449"],
+     [LLAMA, "-tp", "2", "--nnodes", "3", "-dpb", "mp"])
+argv("nnodes-ext-ambiguous", "external LB rank not inferable from the node rank", ["arg_utils.py:2462"],
+     [MOE, "-tp", "2", "-dp", "3", "--nnodes", "2", "--node-rank", "1", "-dpb", "mp", "--data-parallel-external-lb"])
+argv("nnodes-ext-infer", "external LB rank inferred from the node rank", ["arg_utils.py:2470"],
+     [MOE, "-dp", "2", "--nnodes", "2", "--node-rank", "1", "-dpb", "mp", "--data-parallel-external-lb"])
+argv("dp-ext-local", "an external DP rank with a local DP size above 1", ["arg_utils.py:2511"],
+     [MOE, "-dp", "4", "--data-parallel-rank", "0", "-dpl", "2"])
+argv("dp-hybrid-local-1", "hybrid LB with one local rank switches to external LB", ["arg_utils.py:2529"],
+     [MOE, "-dp", "2", "-dpl", "1", "--data-parallel-hybrid-lb"])
+argv("ir-priority-twice", "an IR op priority given twice", ["arg_utils.py:2852"],
+     [LLAMA, "--ir-op-priority", json.dumps({"rms_norm": ["native"]}), "--kernel-config",
+      json.dumps({"ir_op_priority": {"rms_norm": ["vllm_c"]}})])
+argv("ir-priority-deprecated", "--ir-op-priority is deprecated", ["arg_utils.py:2860"],
+     [LLAMA, "--ir-op-priority", json.dumps({"rms_norm": ["native"]})])
+argv("max-capture-twice", "max_cudagraph_capture_size as a flag and in -cc", ["arg_utils.py:2880"],
+     [LLAMA, "--max-cudagraph-capture-size", "64", *cc({"max_cudagraph_capture_size": 32})])
+argv("ft-config", "--fault-tolerance-config turns fault tolerance on", ["arg_utils.py:915"],
+     [MOE, "-dp", "2", "--data-parallel-rank", "0", "--fault-tolerance-config", "{}"])
+
+# ---------------------------------------------------------------- model.py / cache.py / scheduler.py
+argv("ckpt-no-sleep", "checkpoint_prepare_on_startup without sleep mode", ["model.py:682"],
+     [LLAMA, "--checkpoint-prepare-on-startup"])
+argv("sleep-cpu", "sleep mode on CPU", ["model.py:685"], [LLAMA, "--enable-sleep-mode"], platform="cpu")
+argv("cumem-cpu", "the cumem allocator on CPU", ["model.py:695"], [LLAMA, "--enable-cumem-allocator"], platform="cpu")
+argv("prompt-embeds-encdec", "prompt embeds for an encoder-decoder model", ["model.py:1099"],
+     ["models/whisper", "--enable-prompt-embeds"])
+argv("ep-dense", "expert parallelism for a dense model", ["model.py:1520"], [LLAMA, "-tp", "2", "--enable-expert-parallel"])
+argv("dtype-unknown", "an unknown --dtype", ["model.py:2542"], [LLAMA, "--dtype", "float8"])
+argv("active-seqs", "max_num_active_seqs above max_num_seqs", ["scheduler.py:386"],
+     [LLAMA, "--max-num-seqs", "64", "--max-num-active-seqs", "128"])
+argv("budget-over-seqs-len", "a token budget above seqs x length", ["scheduler.py:392"],
+     [LLAMA, "--max-num-seqs", "1", "--max-model-len", "1024", "--max-num-batched-tokens", "4096"])
+argv("long-prefill-over-len", "a long-prefill threshold above the model length", ["scheduler.py:400"],
+     [LLAMA, "--max-model-len", "2048", "--long-prefill-token-threshold", "4096"])
+argv("kv-fp8-per-token", "a per-token-head-scale KV cache dtype", ["cache.py:512"],
+     [LLAMA, "--kv-cache-dtype", "fp8_per_token_head"])
+
+# ---------------------------------------------------------------- lora.py / kernel.py / structured outputs / pooler
+argv("lora-cpu-loras", "max_cpu_loras below max_loras", ["lora.py:117"],
+     [LLAMA, "--enable-lora", "--max-loras", "4", "--max-cpu-loras", "2"])
+argv("lora-dual-stream-cpu", "LoRA dual streams on CPU", ["lora.py:122"], [LLAMA, "--enable-lora"], platform="cpu",
+     env={"VLLM_LORA_ENABLE_DUAL_STREAM": "1"})
+argv("lora-dual-stream-sharded", "LoRA dual streams with fully sharded LoRAs", ["lora.py:124"],
+     [LLAMA, "-tp", "2", "--enable-lora", "--fully-sharded-loras"], env={"VLLM_LORA_ENABLE_DUAL_STREAM": "1"})
+argv("lora-mega-moe", "LoRA with a MegaMoE backend", ["lora.py:135"],
+     [MOE, "--enable-lora", "--moe-backend", "deep_gemm_mega_moe"])
+argv("lora-unsupported-model", "LoRA for a model without LoRA support", ["lora.py:143"],
+     ["models/bert", "--enable-lora"])
+argv("moe-ep-cutedsl-a2a", "a FlashInfer MoE-EP backend with an explicit all2all backend", ["kernel.py:211"],
+     [MOE, "-tp", "2", "--enable-expert-parallel", "--moe-backend", "flashinfer_moe_ep_cutedsl", "--all2all-backend",
+      "deepep_low_latency"])
+argv("moe-ep-cutedsl", "a FlashInfer MoE-EP backend takes the passthrough all2all", ["kernel.py:216"],
+     [MOE, "-tp", "2", "--enable-expert-parallel", "--moe-backend", "flashinfer_moe_ep_cutedsl"])
+argv("moe-ep-deepgemm-model", "the DeepGEMM MoE-EP backend for a non-V4 model", ["kernel.py:238"],
+     [MOE, "-tp", "2", "--enable-expert-parallel", "--moe-backend", "flashinfer_moe_ep_mega_deep_gemm"])
+argv("so-whitespace", "disable_any_whitespace with xgrammar", ["structured_outputs.py:59"],
+     [LLAMA, "--structured-outputs-config", json.dumps({"backend": "xgrammar", "disable_any_whitespace": True})])
+argv("so-additional", "disable_additional_properties with outlines", ["structured_outputs.py:64"],
+     [LLAMA, "--structured-outputs-config", json.dumps({"backend": "outlines",
+                                                        "disable_additional_properties": True})])
+argv("so-lmfe", "the lm-format-enforcer backend is deprecated", ["structured_outputs.py:69"],
+     [LLAMA, "--structured-outputs-config", json.dumps({"backend": "lm-format-enforcer"})])
+argv("pooler-normalize", "the removed pooler normalize parameter", ["pooler.py:132"],
+     ["models/bert", "--pooler-config", json.dumps({"normalize": True})])
+argv("pooler-both-types", "pooling_type with seq_pooling_type", ["pooler.py:148"],
+     ["models/bert", "--pooler-config", json.dumps({"pooling_type": "MEAN", "seq_pooling_type": "CLS"})])
+argv("attn-indexer-rows", "indexer_tp_shard_min_rows is deprecated", ["attention.py:223"],
+     [LLAMA, "--attention-config", json.dumps({"indexer_tp_shard_min_rows": 8})])
+argv("mamba-ssu-algo", "a Mamba SSU algorithm with the FlashInfer backend", ["mamba.py:70"],
+     ["models/mamba_0340", "--mamba-backend", "flashinfer", "--mamba-ssu-algorithm", "simple"])
+
+# ---------------------------------------------------------------- offload.py / multimodal.py / vllm.py
+argv("offload-num-in-group", "more offloaded layers per group than the group has", ["offload.py:102"],
+     [LLAMA, "--offload-group-size", "2", "--offload-num-in-group", "3"])
+argv("offload-prefetch-step", "a prefetch step of 0", ["offload.py:108"],
+     [LLAMA, "--offload-group-size", "4", "--offload-prefetch-step", "0"])
+argv("offload-uva-prefetch", "prefetch fields with the UVA backend", ["offload.py:119"],
+     [LLAMA, "--offload-backend", "uva", "--offload-group-size", "4"])
+argv("mm-xformers", "the removed XFORMERS encoder attention backend", ["multimodal.py:501"],
+     [MM, "--mm-encoder-attn-backend", "xformers"])
+argv("mm-shm-size-lru", "a shm object size with the LRU processor cache", ["multimodal.py:520"],
+     [MM, "--mm-processor-cache-type", "lru", "--mm-shm-cache-max-object-size-mb", "64"])
+argv("mm-fp8-path-no-fp8", "an FP8 scale path without FP8 encoder attention", ["multimodal.py:529"],
+     [MM, "--mm-encoder-fp8-scale-path", "/tmp/scales.json"])
+argv("mm-fp8-both-paths", "FP8 scale load and save paths together", ["multimodal.py:538"],
+     [MM, "--mm-encoder-attn-dtype", "fp8", "--mm-encoder-fp8-scale-path", "/tmp/a.json",
+      "--mm-encoder-fp8-scale-save-path", "/tmp/b.json"])
+argv("mm-fp8-missing-file", "an FP8 scale file that does not exist", ["multimodal.py:547"],
+     [MM, "--mm-encoder-attn-dtype", "fp8", "--mm-encoder-fp8-scale-path", "/nonexistent/scales.json"])
+argv("mm-fp8-missing-dir", "an FP8 scale save path in a missing directory", ["multimodal.py:551"],
+     [MM, "--mm-encoder-attn-dtype", "fp8", "--mm-encoder-fp8-scale-save-path", "/nonexistent/d/s.json"])
+argv("mm-proc-device-bad", "an invalid device in mm_processor_kwargs", ["multimodal.py:617"],
+     [MM, "--mm-processor-kwargs", json.dumps({"device": "gpu0"})])
+argv("mm-proc-device-cuda", "the multimodal processor on the model's GPU", ["multimodal.py:650"],
+     [MM, "--mm-processor-kwargs", json.dumps({"device": "cuda"})])
+conf("aux-pooling", "routed-expert output for a pooling runner", ["vllm.py:1113"], model="deepseek_v3",
+     model_config={"runner": "pooling"}, aux_output_config={"enable_return_routed_experts": True})
+conf("aux-no-prefix", "routed-expert output without prefix caching", ["vllm.py:1117"], model="deepseek_v3",
+     cache_config={"enable_prefix_caching": False}, aux_output_config={"enable_return_routed_experts": True})
+conf("aux-pp", "routed-expert output with PP 2", ["vllm.py:1127"], model="deepseek_v3",
+     parallel_config={"pipeline_parallel_size": 2}, aux_output_config={"enable_return_routed_experts": True})
+conf("aux-dcp", "routed-expert output with DCP 2", ["vllm.py:1135"], model="deepseek_v3",
+     parallel_config={"tensor_parallel_size": 2, "decode_context_parallel_size": 2},
+     aux_output_config={"enable_return_routed_experts": True})
+argv("reload-offload", "direct reload with prefetch offloading", ["vllm.py:1173"],
+     [LLAMA, "--offload-group-size", "4"], env={"VLLM_RELOAD_MODE": "direct"})
+argv("reload-lora", "direct reload with LoRA", ["vllm.py:1188"], [LLAMA, "--enable-lora"],
+     env={"VLLM_RELOAD_MODE": "direct"})
+
+
+# Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
+NOT_WRITTEN = {
+    "k077-spec-zero-tokens": "pydantic's gt=0 bound of num_speculative_tokens, raised unwrapped by create_engine_config",
+    "k083-spec-flags-clash": "--spec-method/--spec-model/--spec-tokens are not merged into the speculative config",
+    "k094-ir-priority-twice": "--ir-op-priority is kept as an extra no rule reads",
+    "k095-ir-priority-deprecated": "--ir-op-priority is kept as an extra no rule reads",
+    "k098-ckpt-no-sleep": "ModelConfig's sleep-mode checks run before its 'Resolved architecture' log",
+    "k099-sleep-cpu": "ModelConfig's sleep-mode checks run before its 'Resolved architecture' log",
+    "k109-lora-dual-stream-cpu": "VLLM_LORA_ENABLE_DUAL_STREAM is not among postinit's environment variables",
+    "k110-lora-dual-stream-sharded": "VLLM_LORA_ENABLE_DUAL_STREAM is not among postinit's environment variables",
+    "k120-pooler-both-types": "--pooler-config's own __post_init__ refusals are not run at the parse stage",
+    "k121-attn-indexer-rows": "--attention-config is kept as an extra no rule reads",
+    "k130-mm-fp8-missing-file": "whether a file exists is the file system's answer",
+    "k131-mm-fp8-missing-dir": "whether a directory exists is the file system's answer",
+}
+
+
+def main() -> int:
+    for old in OUT.glob("k[0-9][0-9][0-9]-*.json"):
+        old.unlink()
+    for name, case in CASES:
+        if name in NOT_WRITTEN:
+            continue
+        case = {"name": name, **case}
+        (OUT / f"{name}.json").write_text(json.dumps(case, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {len(CASES) - len(NOT_WRITTEN)} cases k001..k{len(CASES):03d} to {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
