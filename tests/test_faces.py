@@ -117,14 +117,15 @@ def test_readme_questions_agree_on_every_face(request_: dict[str, Any], http: Te
     assert library(request_) == cli(request_, tmp_path) == over_http(request_, http)
 
 
+@pytest.mark.parametrize("version", ["0.11.1", "0.34.0"])
 @pytest.mark.parametrize("request_", README_REQUESTS, ids=lambda r: " ".join([r.get("model") or "config",
                                                                              *r.get("argv", [])])[:60])
-def test_readme_questions_agree_on_every_face_as_vllm_0_11_1(request_: dict[str, Any], http: TestClient,
-                                                             tmp_path: Path) -> None:
-    """Asked as vLLM 0.11.1 (vllm_version / --vllm-version), the three faces still give one answer."""
-    asked = {**request_, "vllm_version": "0.11.1"}
+def test_readme_questions_agree_on_every_face_as_another_vllm(request_: dict[str, Any], version: str,
+                                                              http: TestClient, tmp_path: Path) -> None:
+    """Asked as vLLM 0.11.1 or 0.34.0 (vllm_version / --vllm-version), the three faces still give one answer."""
+    asked = {**request_, "vllm_version": version}
     assert library(asked) == cli(asked, tmp_path) == over_http(asked, http)
-    assert postinit.resolve(**asked).vllm_version == "0.11.1"
+    assert postinit.resolve(**asked).vllm_version == version
 
 
 # --------------------------------------------------------------------------- random requests
