@@ -5,7 +5,7 @@
 Starts the service on a free loopback port (``python -m postinit.service``: the bounded
 HTTP protocol, one worker) and sends what once cost seconds, gigabytes or a worker:
 
-* bodies, each four times at once, for ``--rounds`` rounds: 10,000 draft tokens, a 100M CUDA
+* bodies, each alone, then all at once (four copies each), for ``--rounds`` rounds: 10,000 draft tokens, a 100M CUDA
   graph size, deep nesting, 5000-digit integers, NaN, a deep JSON flag; HF-config sizes
   (``num_labels`` 3,000,000 in ``hf_config`` — 113 bytes that cost 15 s and 2.4 GB —, 10**7
   through ``--hf-overrides``, 2**31 in ``config_json``, the caps themselves, an explicit
@@ -105,6 +105,17 @@ async def _healthz(client: httpx.AsyncClient) -> tuple[int, float]:
     return r.status_code, time.perf_counter() - start
 
 
+async def alone(client: httpx.AsyncClient, rounds: int) -> list[dict[str, Any]]:
+    """Each body sent on its own, ``rounds`` times: what one such request costs (no queue in front of it)."""
+    await _post(client, NORMAL)  # the worker's first request loads what every later one shares
+    rows: list[dict[str, Any]] = []
+    for name, body in ATTACKS:
+        for _ in range(rounds):
+            status, took = await _post(client, body)
+            rows.append({"case": name, "status": [status], "max_s": 0.0, "alone_s": took})
+    return rows
+
+
 async def bodies(client: httpx.AsyncClient, rounds: int) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
     for _ in range(rounds):
@@ -199,7 +210,8 @@ async def connections(port: int, client: httpx.AsyncClient) -> list[dict[str, An
 async def attack(port: int, rounds: int, proc: Any) -> list[dict[str, Any]]:
     await wait_ready(f"http://{HOST}:{port}", proc)
     async with httpx.AsyncClient(base_url=f"http://{HOST}:{port}", timeout=60) as client:
-        rows = await bodies(client, rounds)
+        rows = await alone(client, rounds)
+        rows += await bodies(client, rounds)
         rows += await distinct(client, proc.pid)
         rows += await connections(port, client)
     return rows
@@ -208,25 +220,31 @@ async def attack(port: int, rounds: int, proc: Any) -> list[dict[str, Any]]:
 def table(rows: list[dict[str, Any]], rounds: int, peak: float) -> str:
     worst: dict[str, dict[str, Any]] = {}
     for row in rows:
-        w = worst.setdefault(row["case"], {"status": set(), "max_s": 0.0, "note": row.get("note", "")})
+        w = worst.setdefault(row["case"], {"status": set(), "max_s": 0.0, "alone_s": None,
+                                           "note": row.get("note", "")})
         w["status"].update(row["status"])
         w["max_s"] = max(w["max_s"], row["max_s"])
-    out = ["| case | status | slowest answer | note |", "|---|---|---:|---|"]
+        if "alone_s" in row:
+            w["alone_s"] = max(w["alone_s"] or 0.0, row["alone_s"])
+    out = ["| case | status | slowest answer alone | slowest, all bodies at once | note |", "|---|---|---:|---:|---|"]
     for name, w in worst.items():
         shown = "—" if name.startswith("server errors") else f"{w['max_s'] * 1000:,.1f} ms"
+        single = "—" if w["alone_s"] is None else f"{w['alone_s'] * 1000:,.1f} ms"
         status = ", ".join(map(str, sorted(w["status"])))
-        out.append(f"| {name} | {status} | {shown} | {w['note']} |")
-    out.append(f"| server peak RSS (VmHWM) | | | {peak:.0f} MB |")
+        out.append(f"| {name} | {status} | {single} | {shown} | {w['note']} |")
+    out.append(f"| server peak RSS (VmHWM) | | | | {peak:.0f} MB |")
     return "\n".join(out)
 
 
 def write_section(text: str, rounds: int) -> None:
     load = os.getloadavg()[0]
     section = (f"{START}\n## Denial-of-service reproductions (`python -m benchmarks.dos`)\n\n"
-               f"`postinit serve` (1 worker) on 127.0.0.1. Bodies: each sent 4 times at once, {rounds} rounds, "
-               "to `POST /v1/resolve`; then 2,000 distinct bodies; then hostile connections, with `/healthz` "
-               "asked while they are in flight. Slowest = the slowest of all copies and rounds. A slow client is "
-               "cut at the service's limit (10 s): its own answer is slow by design.\n\n"
+               f"`postinit serve` (1 worker) on 127.0.0.1. Bodies: each sent alone {rounds} times (what one "
+               f"such request costs), then all of them at once, 4 copies each and an ordinary request, {rounds} rounds, to "
+               "`POST /v1/resolve` (one worker answers them one after another: the slowest waited for most of "
+               "the others); then 2,000 distinct "
+               "bodies; then hostile connections, with `/healthz` asked while they are in flight. A slow client "
+               "is cut at the service's limit (10 s): its own answer is slow by design.\n\n"
                f"{text}\n\nPython {platform.python_version()}, {os.cpu_count()} CPUs (1-min load average "
                f"{load:.1f} after the run: other work shares the machine), {time.strftime('%Y-%m-%d')}.\n{END}")
     old = RESULTS.read_text() if RESULTS.exists() else ""

@@ -70,9 +70,16 @@ if _Base is not None:
             self._stop_head_timer()
             super().connection_lost(exc)
 
+        _head_tail: bytes = b""
+        """The last bytes of the head so far (its end, ``CRLF CRLF``, may span two reads)."""
+
         def data_received(self, data: bytes) -> None:
             if self._head_bytes is not None:
-                self._head_bytes += len(data)
+                # only the head counts: a read often holds the head and the start of the body
+                seen = self._head_tail + data
+                end = seen.find(b"\r\n\r\n")
+                self._head_bytes += len(data) if end < 0 else end + 4 - len(self._head_tail)
+                self._head_tail = seen[-3:]
                 if self._head_bytes > self.max_head_bytes:
                     self._refuse(TOO_LARGE)
                     return
@@ -81,12 +88,14 @@ if _Base is not None:
 
         def on_headers_complete(self) -> None:
             self._head_bytes = None
+            self._head_tail = b""
             self._stop_head_timer()
             super().on_headers_complete()
 
         def on_message_complete(self) -> None:
             super().on_message_complete()
             self._head_bytes = 0  # what arrives next is the next request's head
+            self._head_tail = b""
 
         def _start_head_timer(self) -> None:
             if self._head_timer is None:
