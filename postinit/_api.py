@@ -1342,36 +1342,16 @@ class Resolution:
 
 def _target(path: str, value: Any) -> Any:
     """``value`` as the field at ``path`` holds it, or an error naming the field, the value and what is allowed."""
+    from postinit._how import _choices
+
     annotation = paths().require(path).annotation
     try:
         return TypeAdapter(annotation).validate_python(value)
     except (ValidationError, TypeError, ValueError):
         pass
-    allowed = _allowed(annotation)
+    allowed = _choices(annotation)  # an enum's names, a Literal's values (and None): listed; plain types are named
+    allowed = allowed if any(a not in ("None", "true", "false") for a in allowed) else []
     hint = did_you_mean(str(value), allowed) if isinstance(value, str) else ""
-    what = f"one of {', '.join(allowed)}" if allowed else f"a value of type {_type_name(annotation)}"
+    typename = getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
+    what = f"one of {', '.join(allowed)}" if allowed else f"a value of type {typename}"
     raise InvalidValueError(f"{path} can never be {show(value)}: it is {what}.{hint}", value=value, path=path)
-
-
-def _allowed(annotation: Any) -> list[str]:
-    """The values an enum / Literal annotation (possibly optional) allows, as a user writes them; [] otherwise."""
-    import enum
-    import typing
-
-    members = typing.get_args(annotation) if typing.get_origin(annotation) in (typing.Union, types.UnionType) \
-        else (annotation,)
-    out: list[str] = []
-    for arg in members:
-        if isinstance(arg, type) and issubclass(arg, enum.Enum):
-            out += [m.name for m in arg]
-        elif typing.get_origin(arg) is Literal:
-            out += [show(a) for a in typing.get_args(arg)]
-        elif arg is type(None):
-            out.append("None")
-        else:
-            return []
-    return out
-
-
-def _type_name(annotation: Any) -> str:
-    return getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")

@@ -39,7 +39,8 @@ import textwrap
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, get_args, get_origin
+from types import UnionType
+from typing import TYPE_CHECKING, Any, Literal, Union, get_args, get_origin
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -341,7 +342,8 @@ def _choices(annotation: Any) -> list[str]:
     import enum
 
     out: list[str] = []
-    for t in (get_args(annotation) or (annotation,)):
+    union = get_origin(annotation) in (Union, UnionType)
+    for t in (get_args(annotation) if union else (annotation,)):  # a bare Literal's args are its values
         if get_origin(t) is Literal:
             out.extend(str(a) for a in get_args(t))
         elif isinstance(t, type) and issubclass(t, enum.Enum):

@@ -15,7 +15,9 @@ from postinit.engine import Fired, jsonable
 from postinit.engine._show import brief, brief_at, origin, show
 
 if TYPE_CHECKING:
-    from rich.console import Console, RenderableType
+    from collections.abc import Iterator
+
+    from rich.console import Console, ConsoleOptions, RenderableType
 
     from postinit._api import Resolution
     from postinit.audit import CheckReport, ConfigDiff, WhatIf
@@ -151,8 +153,6 @@ KEY_FIELDS = (
 )
 #: The most rows, warnings and notes the one-screen answer lists before saying how many more there are.
 SCREEN_ROWS, SCREEN_ITEMS = 14, 5
-#: The width the one-screen table is cut to (the CLI's console is 120 columns unless a terminal says otherwise).
-WIDTH_HINT = 120
 
 
 def _head(r: Resolution) -> list[RenderableType]:
@@ -204,9 +204,10 @@ def _screen(r: Resolution) -> RenderableType:
                    f"{len(changes)} value(s) changed from your input by {len(r.trace.rules_fired())} rule "
                    "firing(s), none of them a value you set or a key setting.")
     if shown:
-        out.append(_screen_table(r, shown))
-    warnings = [e for e in _warnings(r) if not _is_quirk(e)]
-    quirks = [e for e in _warnings(r) + _notes(r) if _is_quirk(e)]
+        out.append(_ScreenTable(r, shown))
+    said, infos = _warnings(r), _notes(r)
+    warnings = [e for e in said if not _is_quirk(e)]
+    quirks = [e for e in said + infos if _is_quirk(e)]
     if warnings:
         out.append("")
         out.append(Rule(f"[bold yellow]warnings ({len(warnings)})[/]", align="left", style="dim"))
@@ -222,7 +223,7 @@ def _screen(r: Resolution) -> RenderableType:
         (len(changes) - len(shown), "more change(s) with their rules and reasons"),
         (max(0, len(warnings) - SCREEN_ITEMS), "more warning(s)"),
         (max(0, len(r.notes) - SCREEN_ITEMS), "more note(s) about your input"),
-        (len([e for e in _notes(r) if not _is_quirk(e)]), "info record(s) vLLM logs"),
+        (len(infos) - len([e for e in infos if _is_quirk(e)]), "info record(s) vLLM logs"),
         (len(quirks), f"quirk(s) of vLLM's code ({', '.join(sorted({e.rule for e in quirks}))})"),
         (len(r.stale_reads), "stale read(s) vLLM's statement order leaves"),
     ) if n]
@@ -235,35 +236,48 @@ def _screen(r: Resolution) -> RenderableType:
     return Group(*out)
 
 
-def _screen_table(r: Resolution, shown: list[tuple[Change, str, str]]) -> RenderableType:
-    """One line per change: the field in full, the values cut at 44 columns, the rule cut at the width."""
-    from rich.table import Table
-    from rich.text import Text
+class _ScreenTable:
+    """One line per change: the field in full, the values and the rule cut to the console's width (decided when
+    rich renders it, so a narrow terminal gets narrower cells, never a collapsed column)."""
 
-    width = max(len(c.path) for c, _, _ in shown)
-    values = [Text.assemble(brief_at(c.path, c.old), " → ", (brief_at(c.path, c.new), "bold")) for c, _, _ in shown]
-    vwidth = min(44, max(v.cell_len for v in values))
-    table = Table(show_header=True, header_style="dim", box=None, pad_edge=False, expand=False)
-    table.add_column("field", style="cyan", no_wrap=True, min_width=width)
-    table.add_column("input → resolved", no_wrap=True, min_width=vwidth, max_width=vwidth)
-    table.add_column("rule", no_wrap=True)
-    rest = max(12, WIDTH_HINT - width - vwidth - 4)
-    for (c, rid, _msg), value in zip(shown, values, strict=True):
-        value.truncate(vwidth, overflow="ellipsis")
-        who = Text.assemble((rid, "magenta"), site_mark(r, rid))
-        who.truncate(rest, overflow="ellipsis")
-        if c.overrides_user:
-            detail = r.engine.initial_provenance.get(c.path)
-            note = Text(f"! overrides {origin(detail) if detail else 'your value'}", "bold red")
-            note.truncate(rest, overflow="ellipsis")
-            who.append("\n").append_text(note)
-        table.add_row(c.path, value, who)
-    return table
+    def __init__(self, r: Resolution, shown: list[tuple[Change, str, str]]) -> None:
+        self.r, self.shown = r, shown
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[RenderableType]:
+        from rich.table import Table
+        from rich.text import Text
+
+        r, shown = self.r, self.shown
+        width = max(len(c.path) for c, _, _ in shown)
+        values = [Text.assemble(brief_at(c.path, c.old), " → ", (brief_at(c.path, c.new), "bold"))
+                  for c, _, _ in shown]
+        rules = [Text.assemble((rid, "magenta"), site_mark(r, rid)) for _, rid, _ in shown]
+        avail = options.max_width - width - 4  # two gaps of two columns
+        vwidth = max(12, min(44, max(v.cell_len for v in values), avail - min(24, max(w.cell_len for w in rules))))
+        rest = max(12, avail - vwidth)
+        table = Table(show_header=True, header_style="dim", box=None, pad_edge=False, expand=False)
+        table.add_column("field", style="cyan", no_wrap=True, min_width=width)
+        table.add_column("input → resolved", no_wrap=True, min_width=vwidth, max_width=vwidth)
+        table.add_column("rule", no_wrap=True)
+        for (c, _rid, _msg), value, who in zip(shown, values, rules, strict=True):
+            value.truncate(vwidth, overflow="ellipsis")
+            who.truncate(rest, overflow="ellipsis")
+            if c.overrides_user:
+                note = Text(f"! overrides {_overridden(r, c)}", "bold red")
+                note.truncate(rest, overflow="ellipsis")
+                who.append("\n").append_text(note)
+            table.add_row(c.path, value, who)
+        yield table
+
+
+def _overridden(r: Resolution, c: Change) -> str:
+    """Where the value a rule overrode came from, in the user's words (``your --max-num-seqs 128``)."""
+    detail = r.engine.initial_provenance.get(c.path)
+    return origin(detail) if detail else "your value"
 
 
 def _first_line(text: str, limit: int = 300) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    return _cut(text.strip().splitlines()[0] if text.strip() else "", limit)
 
 
 def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableType:
@@ -299,9 +313,7 @@ def resolution_renderable(r: Resolution, *, full: bool = False) -> RenderableTyp
                 why += f" [dim]{escape(msg)}[/]"
             last = rid
             if c.overrides_user:
-                detail = r.engine.initial_provenance.get(c.path)
-                flag = origin(detail) if detail else "your value"
-                why += f"\n[bold red]! overrides {escape(flag)}[/]"
+                why += f"\n[bold red]! overrides {escape(_overridden(r, c))}[/]"
             table.add_row(escape(c.path), values, why)
         out.append(table)
     warnings = _warnings(r)

@@ -144,3 +144,25 @@ def test_why_not_a_value_the_field_can_never_hold_is_refused_on_every_face() -> 
 @pytest.mark.parametrize("version", ["d7fb10c57", "0.11.1", "0.34.0"])
 def test_repr_names_the_version(version: str) -> None:
     assert f"· vLLM {version} ·" in repr(postinit.resolve(vllm_version=version))
+
+
+def test_a_narrow_terminal_cuts_cells_and_keeps_every_column() -> None:
+    """The table is sized when rich renders it: at 80 columns the values and the rule are cut, never dropped."""
+    from rich.console import Console
+
+    r = postinit.resolve(argv=["--enforce-eager", "--cuda-graph-sizes", "8", "16"])
+    console = Console(width=80, record=True, force_terminal=False)
+    console.print(r.__rich__())
+    lines = console.export_text().splitlines()
+    header = next(ln for ln in lines if ln.startswith("field "))
+    assert "rule" in header and "input" in header
+    row = next(ln for ln in lines if ln.startswith("model_config.max_model_len "))
+    assert "model.max-model-len" in row and len(row.rstrip()) <= 80
+    assert all(len(ln.rstrip()) <= 80 for ln in lines)
+
+
+def test_a_literal_field_lists_its_values_on_why_not_and_how() -> None:
+    for cmd in (["why-not"], ["how"]):
+        res = run(*cmd, "model_config.dtype", "flaot16")
+        assert res.exit_code == 2
+        assert "bfloat16" in res.stderr and "Did you mean 'float16'?" in res.stderr

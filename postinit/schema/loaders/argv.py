@@ -866,7 +866,7 @@ class _Parser(argparse.ArgumentParser):
                 f"ambiguous flag '{flag}': it could be {ambiguous.group(2)} (write the flag in full)", value=flag,
                 stage="parse", error="ArgumentError", vllm_message=message,
             )
-        match = re.search(r"(?:unrecognized arguments|ambiguous option): (\S+)", message)
+        match = re.search(r"unrecognized arguments: (\S+)", message)
         if match:
             flag = match.group(1).split("=", 1)[0]
             raise UnknownFlagError(
