@@ -322,7 +322,7 @@ def _parse_value(path: str, text: str) -> Any:
 
         try:
             raw = yaml.safe_load(text)
-        except yaml.YAMLError:
+        except (yaml.YAMLError, ValueError):  # ValueError: an integer over Python's 4,300 digits
             raw = text
     try:
         return TypeAdapter(info.annotation).validate_python(raw)

@@ -166,3 +166,12 @@ def test_a_literal_field_lists_its_values_on_why_not_and_how() -> None:
         res = run(*cmd, "model_config.dtype", "flaot16")
         assert res.exit_code == 2
         assert "bfloat16" in res.stderr and "Did you mean 'float16'?" in res.stderr
+
+
+def test_a_why_not_value_over_pythons_integer_digits_is_one_line() -> None:
+    """A 5,001-digit VALUE made YAML's int() raise ValueError: an internal error (exit 3) before."""
+    res = run("why-not", "scheduler_config.max_num_seqs", "1" + "0" * 5000)
+    assert res.exit_code == 2 and res.stdout == ""
+    line = res.stderr.strip()
+    assert "\n" not in line and line.startswith("error: scheduler_config.max_num_seqs can never be '1000")
+    assert len(line) < 300
