@@ -35,7 +35,6 @@ scratch (:func:`~postinit.engine.resolve_flat`).
 from __future__ import annotations
 
 import heapq
-from bisect import bisect_left
 from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -333,25 +332,11 @@ def _index(rec: Recording, book: Any, k: int) -> _PhaseIndex:
     return found
 
 
-def _phases_of(rec: Recording, book: Any) -> tuple[dict[str, list[int]], dict[str, list[int]], dict[str, list[int]],
-                                                  dict[str, list[int]], list[int]]:
-    """Path -> the recorded phases (in order) whose index lists it by value (``full``, ``minimal``), by a changed
-    provenance source and by a watched stale-read log; and the phases with an evaluation never copied (cached)."""
-    found: tuple[dict[str, list[int]], dict[str, list[int]], dict[str, list[int]], dict[str, list[int]],
-                 list[int]] | None = rec.indexes.get("phases")
+def _indexes(rec: Recording, book: Any) -> list[_PhaseIndex]:
+    """Every recorded phase's index, in order (cached)."""
+    found: list[_PhaseIndex] | None = rec.indexes.get("all")
     if found is None:
-        tables: tuple[dict[str, list[int]], dict[str, list[int]], dict[str, list[int]], dict[str, list[int]]] = (
-            {}, {}, {}, {})
-        unique: list[int] = []
-        for k in range(len(rec.bounds)):
-            ix = _index(rec, book, k)
-            _note(tables[0], ix.by_value, k)
-            _note(tables[1], ix.by_value_minimal, k)
-            _note(tables[2], ix.changed, k)
-            _note(tables[3], ix.watched, k)
-            if ix.unique:
-                unique.append(k)
-        found = rec.indexes["phases"] = (*tables, unique)
+        found = rec.indexes["all"] = [_index(rec, book, k) for k in range(len(rec.bounds))]
     return found
 
 
@@ -494,23 +479,16 @@ class _Replay:
     def next_phase(self, k: int) -> int:
         """The first recorded phase from ``k`` on with an evaluation that what differs now can reach (the number
         of recorded phases when there is none): the phases before it are copied as recorded."""
-        found = _phases_of(self.rec, self.book)
-        by_value, by_value_minimal, changed, watched, unique = found
+        dirty, sources, logs = self.dirty.keys(), self.sources.keys(), self.logs
         full = self.run_.full
-        table = by_value if full else by_value_minimal
-        best = len(self.rec.bounds)
-        for u in unique:
-            if u >= k:
-                best = u
-                break
-        for paths, where in ((self.dirty, table), (self.sources, changed), (self.logs if full else (), watched)):
-            for p in paths:
-                ks = where.get(p)
-                if ks is not None:
-                    i = bisect_left(ks, k)
-                    if i < len(ks) and ks[i] < best:
-                        best = ks[i]
-        return best
+        indexes = _indexes(self.rec, self.book)
+        for kk in range(k, len(indexes)):
+            ix = indexes[kk]
+            if (ix.unique or (dirty and not dirty.isdisjoint(ix.by_value.keys() if full else ix.by_value_minimal.keys()))
+                    or (sources and not sources.isdisjoint(ix.changed.keys()))
+                    or (full and logs and not logs.isdisjoint(ix.watched.keys()))):
+                return kk
+        return len(indexes)
 
     def index(self, k: int) -> _PhaseIndex:
         return _index(self.rec, self.book, k)
