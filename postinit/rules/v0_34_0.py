@@ -4010,7 +4010,7 @@ def _hisparse_host_pool_gib(c: Mapping[str, Any]) -> Violation | float | None:
 )
 def hisparse_host_pool(c: Mapping[str, Any]) -> RuleResult:
     """The connector holds the host-side pool HiSparse offloads the KV cache to."""
-    if not c[_HISPARSE]:
+    if c[_HISPARSE] is None:
         return None
     gib = _hisparse_host_pool_gib(c)
     if isinstance(gib, Violation):
@@ -4035,7 +4035,7 @@ def hisparse_host_pool(c: Mapping[str, Any]) -> RuleResult:
 )
 def hisparse_needs_hma(c: Mapping[str, Any]) -> RuleResult:
     """Its KV cache groups are the hybrid manager's."""
-    if c[_HISPARSE] and c[_HMA]:
+    if c[_HISPARSE] is not None and c[_HMA]:
         return Violation("HiSparse requires the hybrid KV cache manager; remove --disable-hybrid-kv-cache-manager "
                          "or use connectors that support HMA.")
     return None
@@ -4060,7 +4060,7 @@ _NGRAM_LAYER_FIELDS = {"DeepseekV41ForCausalLM": "engram_layer_ids", "Qwen4ExpFo
 def engram_verify_model(c: Mapping[str, Any]) -> RuleResult:
     """Partial model: the Engram config vLLM creates for a model with such layers (DeepSeek V4.1, Qwen4Exp) and the
     DP shared-memory and parallel checks after this one are not modelled."""
-    if not c["engram_config"]:
+    if c["engram_config"] is None:
         return None
     field = _NGRAM_LAYER_FIELDS.get(c["model_config.architecture"]) if c[_MC] else None
     if field is None or not c[_HT + field]:
@@ -4139,6 +4139,27 @@ def cumem_graph_pool_nccl(c: Mapping[str, Any]) -> RuleResult:
 
 _MORI_MISSING = "this MoRI (MoRI is not installed; upgrade MoRI)"
 """``_mori_epv2_unsupported_reason``'s first answer where the ``mori`` package is absent (the modelled host)."""
+
+
+@rule(
+    "rocm.pcp-disables-full-graphs",
+    title="On ROCm, prefill context parallelism turns full CUDA graphs into PIECEWISE",
+    phase="platform",
+    kind="override",
+    reads=(_KIND, _CG, _PCP),
+    writes=(_CG,),
+    source="vllm/platforms/rocm.py RocmPlatform.check_and_update_config (:1195-1205); ref v0.34.0",
+    message="Prefill context parallel (PCP) is enabled, which is incompatible with full CUDA graphs. Overriding "
+    "cudagraph_mode to PIECEWISE.",
+    level="warning",
+)
+def rocm_pcp_disables_full_graphs(c: Mapping[str, Any]) -> RuleResult:
+    """Its first statement: prefill context parallelism does not support full CUDA graphs there."""
+    mode = c[_CG]
+    full = mode in (CUDAGraphMode.FULL, CUDAGraphMode.FULL_DECODE_ONLY, CUDAGraphMode.FULL_AND_PIECEWISE)
+    if c[_KIND] != "rocm" or not full or c[_PCP] <= 1:
+        return None
+    return Outcome.log({_CG: CUDAGraphMode.PIECEWISE})
 
 
 @rule(
@@ -4321,7 +4342,8 @@ DELTA = Delta(
          model_is_quantized, optimization_level, performance_mode, cpu_async_scheduling_off, cpu_kv_cache_memory_bytes,
          cpu_profiler_no_cuda_time, cpu_mamba_ssm_cache_float32, max_num_scheduled_tokens,
          dbo_spec_thresholds, hisparse_host_pool, cumem_graph_pool_nccl, mori_ep_v2, mori_all2all,
-         hisparse_needs_hma, engram_verify_model, hc_sp, torch_shm_single_process),
+         hisparse_needs_hma, engram_verify_model, hc_sp, torch_shm_single_process,
+         rocm_pcp_disables_full_graphs),
     drop=DROPS,
     groups=(CREATE_ENGINE_CONFIG, BATCH_DEFAULTS, CPU_CHECK_AND_UPDATE, PARALLEL_POST_INIT, SCHEDULER_POST_INIT, CORE, FINALIZE),
     drop_groups=_DROP_GROUPS,

@@ -38,7 +38,7 @@ def _add(slug: str, description: str, sites: list[str], case: dict[str, Any]) ->
 
 
 def argv(slug: str, description: str, sites: list[str], line: list[str], *, usage: str = "OPENAI_API_SERVER",
-         platform: str = "cuda:90", env: dict[str, str] | None = None) -> None:
+         platform: str | dict[str, Any] = "cuda:90", env: dict[str, str] | None = None) -> None:
     """A `vllm serve` (or LLM(...)) command line; `sites` are vLLM file:line anchors of the 0.34.0 wheel."""
     _add(slug, description, sites, {"argv": line, "usage_context": usage, "platform": platform, "env": env or {}})
 
@@ -573,6 +573,37 @@ argv("cc-graph-partition", "inductor graph partition", ["compilation.py:1154"],
      [LLAMA, *cc({"use_inductor_graph_partition": True})])
 argv("a2a-passthrough-no-mega", "the passthrough all2all backend without a MegaMoE backend", ["kernel.py:224"],
      [MOE, "-tp", "2", "--enable-expert-parallel", "--all2all-backend", "passthrough"])
+
+
+# ---------------------------------------------------------------- batch 7 (cov034): platform hooks, compile ranges
+ROCM_KV = {"fuse_rope_kvcache": True, "fuse_qk_norm_rope_kvcache": True}
+argv("rocm-pcp-full-graphs", "prefill context parallelism with full CUDA graphs on ROCm", ["rocm.py:1205"],
+     [LLAMA, "-tp", "2", "-pcp", "2"], platform="rocm:gfx942")
+argv("rocm-awq", "AWQ on ROCm without VLLM_USE_TRITON_AWQ", ["rocm.py:1263"], ["models/llama_awq"],
+     platform="rocm:gfx942")
+argv("cpu-awq", "AWQ on CPU", ["interface.py:1171"], ["models/llama_awq"], platform="cpu")
+argv("oink-ops", "VLLM_USE_OINK_OPS=1 on CUDA", ["cuda.py:768"], [LLAMA], env={"VLLM_USE_OINK_OPS": "1"})
+argv("lora-target-modules", "LoRA restricted to some modules", ["lora.py:107"],
+     [LLAMA, "--enable-lora", "--lora-target-modules", "q_proj", "v_proj"])
+argv("rocm-rope-kv-ranges-big", "RoPE+KV-cache fusion thresholds above the token budget on ROCm",
+     ["vllm.py:2785", "vllm.py:2799"],
+     [LLAMA, "--max-num-batched-tokens", "512",
+      *cc({"pass_config": {**ROCM_KV, "rope_kvcache_fusion_max_token_num": 100000}})], platform="rocm:gfx942")
+argv("rocm-rope-kv-ranges-small", "RoPE+KV-cache fusion thresholds below the token budget on ROCm",
+     ["vllm.py:2782", "vllm.py:2796"],
+     [LLAMA, "--max-num-batched-tokens", "512",
+      *cc({"pass_config": {**ROCM_KV, "rope_kvcache_fusion_max_token_num": 64}})], platform="rocm:gfx942")
+FI = {"kind": "cuda", "capability": 90, "flashinfer_available": True}
+argv("fi-allreduce-ranges", "the FlashInfer allreduce+RMSNorm fusion range with FlashInfer available",
+     ["vllm.py:2763", "compilation.py:268"], [LLAMA, "-tp", "2", *cc({"pass_config": {"fuse_allreduce_rms": True}})],
+     platform=FI)
+argv("fi-allreduce-size-given", "the FlashInfer allreduce fusion with its size given", ["compilation.py:268"],
+     [L8B, "-tp", "4", *cc({"pass_config": {"fuse_allreduce_rms": True, "fi_allreduce_fusion_max_size_mb": 1}})],
+     platform=FI)
+argv("fi-allreduce-tp32", "the FlashInfer allreduce fusion for an unsupported world size", ["compilation.py:266"],
+     [L8B, "-tp", "32", *cc({"pass_config": {"fuse_allreduce_rms": True}})], platform={**FI, "device_count": 32})
+argv("moonep-graphs", "the moonep all2all backend disables CUDA graphs", ["vllm.py:2055"],
+     [MOE, "-tp", "2", "--enable-expert-parallel", "--all2all-backend", "moonep"])
 
 
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
