@@ -108,12 +108,28 @@ def _frozen_type(t: type) -> bool:
     return keep
 
 
+_PLAIN: dict[int, tuple[Any, ...]] = {}
+"""Long tuples of plain scalars already checked, by identity (a resolved state shares them between resolutions:
+a 513-entry padding table is checked once, not at every thaw). Holds them, so an id stays theirs."""
+
+
+def _plain_tuple(value: tuple[Any, ...]) -> bool:
+    """A tuple of plain scalars (thawed to a list of the same values); a long one is remembered by identity."""
+    if not _ATOMIC.issuperset(map(type, value)):
+        return False
+    if len(value) > 32:
+        if len(_PLAIN) >= 1024:
+            _PLAIN.clear()
+        _PLAIN[id(value)] = value
+    return True
+
+
 def thaw(value: Any) -> Any:
     """Undo :func:`freeze`: tuples → lists, FrozenDict → dict (recursively)."""
     t = type(value)
     if _KEEP.get(t) or (t not in _KEEP and _keeps(t)):
         return value
-    if t is tuple and _ATOMIC.issuperset(map(type, value)):
+    if t is tuple and (_PLAIN.get(id(value)) is value or _plain_tuple(value)):
         return list(value)
     if isinstance(value, tuple):
         return [thaw(v) for v in value]
