@@ -113,15 +113,21 @@ _PLAIN: dict[int, tuple[Any, ...]] = {}
 a 513-entry padding table is checked once, not at every thaw). Holds them, so an id stays theirs."""
 
 
-def _plain_tuple(value: tuple[Any, ...]) -> bool:
-    """A tuple of plain scalars (thawed to a list of the same values); a long one is remembered by identity."""
-    if not _ATOMIC.issuperset(map(type, value)):
+def scalar_tuple(value: tuple[Any, ...], allowed: frozenset[type], seen: dict[int, tuple[Any, ...]]) -> bool:
+    """A tuple whose items' exact types are all ``allowed``; a long one is remembered in ``seen`` by identity (a
+    bounded cache that holds the tuples, so an id stays theirs)."""
+    if not allowed.issuperset(map(type, value)):
         return False
     if len(value) > 32:
-        if len(_PLAIN) >= 1024:
-            _PLAIN.clear()
-        _PLAIN[id(value)] = value
+        if len(seen) >= 1024:
+            seen.clear()
+        seen[id(value)] = value
     return True
+
+
+def _plain_tuple(value: tuple[Any, ...]) -> bool:
+    """A tuple of plain scalars (thawed to a list of the same values)."""
+    return scalar_tuple(value, _ATOMIC, _PLAIN)
 
 
 def thaw(value: Any) -> Any:
