@@ -657,6 +657,30 @@ argv("mm-limit-int", "a per-modality limit given as a number", ["multimodal.py:4
      [MM, "--limit-mm-per-prompt", json.dumps({"audio": 2})])
 
 
+# ---------------------------------------------------------------- batch 10 (cov034): DP launch, config-mode values
+argv("nnodes-ext-rank-given", "external LB on two nodes with the DP rank given", ["arg_utils.py:2460"],
+     [MOE, "-dp", "2", "--nnodes", "2", "--node-rank", "1", "-dpb", "mp", "--data-parallel-external-lb",
+      "--data-parallel-rank", "1"])
+argv("nnodes-local-given", "two nodes with the local DP size given", ["arg_utils.py:2476"],
+     [MOE, "-dp", "4", "-dpl", "2", "--nnodes", "2", "--node-rank", "1", "-dpb", "mp", "--enable-expert-parallel"])
+argv("hybrid-local-all", "hybrid LB with every DP rank local", ["arg_utils.py:2537"],
+     [MOE, "-dp", "2", "-dpl", "2", "--data-parallel-hybrid-lb", "--enable-expert-parallel"])
+conf("a2a-passthrough-conf", "the passthrough all2all backend without a MegaMoE backend (config mode)",
+     ["kernel.py:223", "kernel.py:224"], model="deepseek_v3",
+     parallel_config={"tensor_parallel_size": 2, "enable_expert_parallel": True, "all2all_backend": "passthrough"})
+conf("attn-msa-alias", "the CUTLASS_MSA attention backend alias", ["attention.py:232"],
+     attention_config={"backend": "CUTLASS_MSA"})
+conf("attn-indexer-cp-dtype", "MiniMax M3 indexer CP with an fp8_e5m2 index cache", ["attention.py:247"],
+     attention_config={"minimax_m3_indexer_cp": True, "indexer_kv_dtype": "fp8_e5m2"})
+conf("device-cuda", "the device given as cuda", ["device.py:53"], device_config={"device": "cuda"})
+conf("device-cpu-on-cuda", "the device given as cpu on a CUDA host", ["device.py:61"], device_config={"device": "cpu"})
+argv("cc-rope-op-given", "the QK-norm+RoPE fusion with the rotary op already enabled", ["compilation.py:1114"],
+     [LLAMA, *cc({"custom_ops": ["+rotary_embedding"], "pass_config": {"enable_qk_norm_rope_fusion": True}})])
+argv("cc-rope-kv-op-given", "RoPE+KV-cache fusions with the rotary op already enabled on ROCm",
+     ["compilation.py:1124", "compilation.py:1130"],
+     [LLAMA, *cc({"custom_ops": ["+rotary_embedding"], "pass_config": ROCM_KV})], platform="rocm:gfx942")
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN = {
     "k077-spec-zero-tokens": "pydantic's gt=0 bound of num_speculative_tokens, raised unwrapped by create_engine_config",
