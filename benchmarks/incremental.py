@@ -70,7 +70,7 @@ def run(res: Results, *, reps: int = 100, n_points: int = 200, sweep_n: int = 60
         res.add(Row(SECTION, f"with_changes: {name}", t["replay"] * 1e6, "µs", "scratch resolution",
                     t["scratch"] * 1e6, f"≤ {bar:g}× scratch", ratio <= bar,
                     short_by=f"{ratio:.2f}× ({ratio / bar:.1f}× the target)", why=WHY_REPLAY,
-                    profile=lambda: profile_text(lambda: base.with_changes(change), calls=300)))
+                    profile=lambda c=change: profile_text(lambda: base.with_changes(c), calls=300)))
     for label, other in (("platform b200", {"platform": "b200"}), ("model Qwen/Qwen3-8B", {"model": "Qwen/Qwen3-8B"})):
         changed = request.replace(**other)
         t = alternate({"replay": lambda: base.with_changes(**other),
@@ -79,7 +79,7 @@ def run(res: Results, *, reps: int = 100, n_points: int = 200, sweep_n: int = 60
         res.add(Row(SECTION, f"with_changes: {label}", t["replay"] * 1e6, "µs", "scratch resolution",
                     t["scratch"] * 1e6, f"≤ {OTHER_TARGET:g}× scratch", ratio <= OTHER_TARGET,
                     short_by=f"{ratio:.2f}× ({ratio / OTHER_TARGET:.1f}× the target)", why=WHY_REPLAY,
-                    profile=lambda: profile_text(lambda: base.with_changes(**other), calls=100)))
+                    profile=lambda o=other: profile_text(lambda: base.with_changes(**o), calls=100)))
     seqs = [16, 32, 48, 64, 96, 192, 256, 384, 512, 1024]
     t = alternate({"loop": lambda: [base.with_changes({"scheduler_config.max_num_seqs": v}) for v in seqs]},
                   reps=max(reps // 10, 2))
