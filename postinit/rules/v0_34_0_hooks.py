@@ -583,28 +583,54 @@ def cache_sliding_window(c: Mapping[str, Any]) -> RuleResult:
 _DSV4 = ("DeepseekV4ForCausalLM", "DeepseekV4ForConditionalGeneration", "DeepseekV41ForCausalLM")
 
 
+_SPARSE_BLOCK_KV = (16, 8)
+"""vllm/model_executor/kernels/attention/dsa/sparse_mqa_logits.py SPARSE_BLOCK_KV_CHOICES."""
+_DEEP_SELECT_ALIGN = (1024, 32)
+"""DeepSelect's row-stride alignment on SM 10.x, input and output bytes (its get_alignment_requirement)."""
+
+
+def indexer_sparse_logits_supported(c: Mapping[str, Any]) -> bool:
+    """``_indexer_sparse_logits_supported``: a two-level (candidate block) model on SM 10.x without decode or prefill
+    context parallelism and with a DeepSelect top-k backend, whose candidate block size a sparse block size divides
+    and whose sparse logits and top-k rows DeepSelect's strides accept (bf16 logits, int32 indices). DeepGEMM's
+    sparse MQA kernels and the DeepSelect extension are taken as present on SM 10.x (the wheel ships both)."""
+    block = _other(c, "candidate_block_size", 0, text=True) or 0
+    topk_blocks = _other(c, "candidate_topk_blocks", 0, text=True) or 0
+    if block <= 0 or topk_blocks <= 0 or not _family(c, 10) or c["parallel_config.decode_context_parallel_size"] > 1 \
+            or c["parallel_config.prefill_context_parallel_size"] > 1 \
+            or c["kernel_config.sparse_indexer_topk_backend"] not in ("auto", "deep_select"):
+        return False
+    if not any(block % size == 0 for size in _SPARSE_BLOCK_KV):
+        return False
+    cols, topk = topk_blocks * block, c[_HT + "index_topk"] or 0
+    in_align, out_align = _DEEP_SELECT_ALIGN
+    return cols < 2**23 and (cols * 2) % in_align == 0 and topk <= 4096 and (topk * 4) % out_align == 0
+
+
 @rule(
     "models.deepseek-v4-indexer",
-    title="DeepSeek-V4: the sparse-logits indexer where supported (never without DeepGEMM's sparse MQA kernels); "
-    "indexer logits in BF16 on SM 10.x, FP32 elsewhere",
+    title="DeepSeek-V4: the sparse-logits indexer where it can run; indexer logits in BF16 on SM 10.x, FP32 elsewhere",
     phase="model",
     kind="default",
     reads=(*models.ON_READS, "attention_config.indexer_sparse_logits", "attention_config.indexer_logits_dtype",
-           "platform.kind", "platform.capability"),
+           "platform.kind", "platform.capability", _HT + "other", _HT + "index_topk",
+           "parallel_config.decode_context_parallel_size", "parallel_config.prefill_context_parallel_size",
+           "kernel_config.sparse_indexer_topk_backend"),
     writes=("attention_config.indexer_sparse_logits", "attention_config.indexer_logits_dtype"),
     source=f"{_SRC} DeepseekV4ForCausalLMConfig.verify_and_update_config (751-760), _indexer_sparse_logits_supported "
-    f"(711-748: has_deep_gemm_sparse_mqa and has_deep_select, vllm/utils/deep_gemm.py), "
+    f"(711-748; pick_sparse_block_kv, check_deep_select_layout: "
+    f"vllm/model_executor/kernels/attention/dsa/sparse_mqa_logits.py:43-73, 173-181), "
     f"_set_deepseek_indexer_logits_dtype (68-77); {_REF}",
 )
 def deepseek_v4_indexer(c: Mapping[str, Any]) -> RuleResult:
-    """An unset ``indexer_sparse_logits`` becomes whether the sparse-logits indexer can run: it needs DeepGEMM's
-    sparse MQA kernels and DeepSelect, which postinit takes as absent (the installation's, as on the reference
-    machine), so False; a value the user gave stays. The logits dtype follows the GPU family as for V3.2."""
+    """An unset ``indexer_sparse_logits`` becomes whether the sparse-logits indexer can run
+    (:func:`indexer_sparse_logits_supported`); a value the user gave stays. The logits dtype follows the GPU family
+    as for V3.2."""
     if not models.step2_on(c, *_DSV4):
         return None
     out: dict[str, Any] = {}
     if c["attention_config.indexer_sparse_logits"] is None:
-        out["attention_config.indexer_sparse_logits"] = False
+        out["attention_config.indexer_sparse_logits"] = indexer_sparse_logits_supported(c)
     if c["attention_config.indexer_logits_dtype"] == "auto":
         out["attention_config.indexer_logits_dtype"] = "bfloat16" if _family(c, 10) else "float32"
     return out or None

@@ -200,6 +200,16 @@ argv("qwen3-reranker-original", "Qwen3 reranker as shipped (is_original_qwen3_re
 argv("mamba-cache-mode-align", "Mamba with prefix caching and --mamba-cache-mode align", ["1095"],
      ["models/mamba_0340", "--enable-prefix-caching", "--mamba-cache-mode", "align"])
 
+argv("dsv4-b200-sparse", "DeepSeek-V4 on SM100 with candidate blocks DeepSelect accepts: the sparse-logits indexer",
+     ["720", "738", "756"], [DSV4, *hf({"candidate_block_size": 64, "candidate_topk_blocks": 8})],
+     platform="cuda:100")
+argv("dsv4-b200-dcp", "DeepSeek-V4 on SM100 with candidate blocks and DCP 2: no sparse-logits indexer", ["720"],
+     [DSV4, "-tp", "2", "--decode-context-parallel-size", "2",
+      *hf({"candidate_block_size": 64, "candidate_topk_blocks": 8})], platform="cuda:100")
+argv("dsv4-sparse-given", "DeepSeek-V4 with --attention-config indexer_sparse_logits false", ["756"],
+     [DSV4, "--attention-config", json.dumps({"indexer_sparse_logits": False}),
+      *hf({"candidate_block_size": 64, "candidate_topk_blocks": 8})], platform="cuda:100")
+
 
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN: dict[str, str] = {}

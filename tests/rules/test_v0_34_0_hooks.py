@@ -141,6 +141,22 @@ def test_deepseek_v4_indexer_and_fp8() -> None:
     assert r034("deepseek_v4_fp8").state["model_config.quantization"] == "deepseek_v4_fp8"
 
 
+@pytest.mark.parametrize(("blocks", "argv", "expected"), [
+    ({"candidate_block_size": 64, "candidate_topk_blocks": 8}, [], True),
+    ({"candidate_block_size": 64, "candidate_topk_blocks": 4}, [], False),  # 512 B logits rows: not 1024-aligned
+    ({"candidate_block_size": 24, "candidate_topk_blocks": 8}, [], False),
+    ({"candidate_block_size": 64, "candidate_topk_blocks": 8}, ["-tp", "2", "--decode-context-parallel-size", "2"],
+     False),
+])
+def test_deepseek_v4_sparse_logits_indexer_where_deep_select_runs(blocks: dict[str, int], argv: list[str],
+                                                                  expected: bool) -> None:
+    """indexer_sparse_logits_supported: SM 10.x, no context parallelism, a sparse block size dividing the candidate
+    block, DeepSelect's aligned rows."""
+    r = r034("deepseek_v4", [*argv, *hf(blocks)], platform="cuda:10.0")
+    assert r.state["attention_config.indexer_sparse_logits"] is expected
+    assert r.state["attention_config.indexer_logits_dtype"] == "bfloat16"
+
+
 def test_nemotron_h_mamba_ssm_cache_dtype() -> None:
     """nemotron_h_ssm_cache_dtype: float32 by default, the checkpoint's if it names one, the user's kept."""
     assert r034("nemotron_h").state["cache_config.mamba_ssm_cache_dtype"] == "float32"
