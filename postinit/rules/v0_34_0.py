@@ -712,7 +712,12 @@ def _batch(c: Mapping[str, Any], tokens: Mapping[str | None, int], seqs: Mapping
     if orig_tok is None:
         if not c[_ECP]:
             tok = max(length, tok)
-        tok = min(seq * length, tok)
+        try:  # a max_num_seqs vLLM's EngineArgs took unchecked (an override): Python's own TypeError, as vLLM's
+            # (a sequence times max_model_len is a sequence of its type: its empty one compares the same)
+            product = seq[:0] if isinstance(seq, (str, bytes, list, tuple)) else seq * length
+            tok = min(product, tok)
+        except TypeError as e:
+            return Violation(str(e), error="TypeError")
         out[_TOK] = tok
         msgs.append(f"Defaulting max_num_batched_tokens to {tok} for {ctx} usage context.")
     if orig_seq is None:
