@@ -89,6 +89,7 @@ USAGE = {"OPENAI_API_SERVER": "serve", "LLM_CLASS": "llm", "ENGINE_CONTEXT": "en
 NOT_COMPARED: Mapping[str, str] = {
     "model_config.model": "the fixture's path in the oracle's checkout (models/x; here the fixture's directory)",
     "model_config.tokenizer": "the fixture's path in the oracle's checkout",
+    "model_config.hf_config_path": "the fixture's path in the oracle's checkout (--hf-config-path models/x)",
     "model_config.served_model_name": "the fixture's path in the oracle's checkout",
     "speculative_config.model": "the draft fixture's path in the oracle's checkout",
 }
@@ -202,6 +203,15 @@ def inputs_of(gc: GoldenCase, models: str | None = None, version: str = versions
     env = {k: v for k, v in (case.get("env") or {}).items()}
     if gc.argv_mode:
         argv = [fixture_path(a, models) if a.startswith("models/") else a for a in case["argv"]]
+        for i, a in enumerate(argv[:-1]):  # a draft fixture in --speculative-config's JSON, like the target's
+            if a == "--speculative-config" and argv[i + 1].startswith("{"):
+                try:
+                    spec = json.loads(argv[i + 1])
+                except ValueError:
+                    continue
+                if isinstance(spec, dict) and isinstance(spec.get("model"), str) \
+                        and spec["model"].startswith("models/") and (MODELS_DIR / spec["model"][7:]).is_dir():
+                    argv[i + 1] = json.dumps({**spec, "model": fixture_path(spec["model"], models)})
         return None, {"argv": argv, "usage": USAGE[case.get("usage_context", "OPENAI_API_SERVER")],
                       "platform": plat, "env": env}
     config: dict[str, Any] = {}
@@ -241,6 +251,10 @@ def run(gc: GoldenCase, models: str | None = None, **kw: Any) -> postinit.Resolu
 
 
 def _norm(path: str, value: Any) -> Any:
+    if isinstance(value, str) and _ABS_FIXTURE.fullmatch(value):
+        return "models/" + value.rsplit("/", 1)[1]  # a fixture directory postinit was given (vLLM: models/x)
+    if isinstance(value, dict):
+        return {k: _norm(f"{path}.{k}", v) for k, v in value.items()}
     if path == "optimization_level" and isinstance(value, str) and value[:1] == "O":
         return int(value[1:])  # 0.34.0's OptimizationLevel enum, reported by name (O0..O3)
     if isinstance(value, str) and value.startswith("device(type='"):
@@ -281,6 +295,7 @@ class Comparison:
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_ABS_FIXTURE = re.compile(r"/\S*/tests/golden/models/[\w.-]+")
 _FIXTURE_PATH = re.compile(r"(?:models|fixtures)/[\w.-]+|/\S*/tests/golden/models/[\w.-]+")
 
 
@@ -560,7 +575,7 @@ def _compare_fields(cmp: Comparison, state: Mapping[str, Any], oracle_prefix: st
                 skip.append(f.opath)
         else:
             ours = jsonable(state[f.path])
-            if ours != f.value:
+            if ours != f.value and _norm(f.path, ours) != f.value:  # a fixture path postinit was given
                 cmp.mismatches[f.opath] = (ours, f.value)
 
 
