@@ -658,6 +658,11 @@ def third() -> list[tuple[str, dict[str, Any]]]:
         ["models/whisper", "--mm-encoder-tp-mode", "data", "-tp", "2"])
     add("head-dtype-bf16-v100", "model:head-dtype-platform-unsupported", "bfloat16 head dtype on a V100",
         ["models/bert", "--dtype", "float16", "--hf-overrides", js({"head_dtype": "bfloat16"})], platform="cuda:70")
+    # ---- batch 5
+    add("cc-combo-kernels", "compilation:combo-kernels-given", "inductor_compile_config combo_kernels given",
+        [LLAMA, "-O", js({"inductor_compile_config": {"combo_kernels": False}})])
+    add("nnodes-2-pp", "parallel:nnodes-cuda-mp", "0.11.1's --nnodes 2: TP 8 x PP 2 over mp",
+        [LLAMA, "-tp", "8", "-pp", "2", "--nnodes", "2", "--distributed-executor-backend", "mp"])
     return out
 
 

@@ -100,9 +100,13 @@ UNREACHABLE: list[tuple[str, str, str]] = [
     ("torch-version", r"\bnot is_torch_equal_or_newer\(\s*['\"]2\.[0-9](\.[0-9a-z.]*)?['\"]\s*\)",
      "an older torch than every oracle venv's (2.9.0 for the seed and 0.11.1, 2.14.0 for 0.34.0)"),
     ("field-type", r"\bself\.(kv|ec)_role not in get_args\((KV|EC)Role\)|^self\.num_speculative_tokens <= 0$"
-                   r"|\bself\.disable_by_batch_size < 2$|^value not in \(['\"]binary['\"], ['\"]unpacked['\"]\)$",
-     "a value the field's own pydantic type refuses before this check runs (Literal kv_role / ec_role / "
-     "compile_cache_save_format; num_speculative_tokens Field(gt=0); disable_by_batch_size Field(ge=2))"),
+                   r"|\bself\.disable_by_batch_size < 2$|^value not in \(['\"]binary['\"], ['\"]unpacked['\"]\)$"
+                   r"|^isinstance\(self\.pass_config, dict\)$|^value is not None and len\(value\) == 1 and ['\"],['\"] in "
+                   r"value\[0\]$|not isinstance\(self\.distributed_executor_backend, str\)\s+and not \(",
+     "a value the field's own pydantic type refuses (or converts) before this check runs (Literal kv_role / "
+     "ec_role / compile_cache_save_format / collect_detailed_traces items, whose 'after' validators see only "
+     "valid values; num_speculative_tokens Field(gt=0); disable_by_batch_size Field(ge=2); pass_config arrives as a "
+     "PassConfig; distributed_executor_backend is a str or an Executor class)"),
     ("help", r"['\"]--help['\"] in sys\.argv|\bNEEDS_HELP\b",
      "only with `--help` on the process's own command line (`vllm serve --help` prints the help and exits; the "
      "oracle's argv is its own)"),
@@ -124,6 +128,9 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
 # UNREACHABLE table says the call cannot happen (the call graph is by bare name and cannot see it).
 UNREACHABLE_FUNCS: list[tuple[str, str, str]] = [
     ("help", r"^get_attr_docs$", "(see `help`) arg_utils calls it only as `get_attr_docs(cls) if NEEDS_HELP else {}`"),
+    ("abstract", r"^VerifyAndUpdateConfig\.verify_and_update_config$",
+     "the model hooks' base class method (raises NotImplementedError at the seed and 0.11.1): every class of "
+     "MODELS_CONFIG_MAP defines its own and none calls super()"),
 ]
 
 
