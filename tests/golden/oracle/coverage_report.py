@@ -27,7 +27,8 @@ and the helpers they call (by name).
 
 Reachability on this CPU machine with simulated platforms is decided by the tables below (first
 match wins), never by hand: a site is *unreachable* when its function is never named from the
-resolution entry points or from a function they reach (``not-called``), when the oracle answers that
+resolution entry points or from a function they reach and no case runs it (``not-called``; a function of
+the config files the corpus ran counts as called, whoever called it), when the oracle answers that
 function itself (``probe``), when its function matches ``UNREACHABLE_FUNCS``, when one of the conditions
 it runs under (the positive ``if``/``elif``/``while`` tests around it, and for a branch arc the test it
 takes the true side of) matches a pattern of ``UNREACHABLE``, or when one of the tests whose *false* side
@@ -277,6 +278,18 @@ def collect_sites(version: str, executed: dict[str, set[int]], arcs_possible: di
             elif (short in ROOT_NAMES or short in module_names or "validator" in decos or "property" in decos
                   or (q.count(".") == 0 and named_elsewhere(rel, short))):
                 mark((rel, q))
+    # a function of the config files the corpus ran is called, whoever calls it (code outside the scope, e.g.
+    # the model registry, calls some): it and what it names are reachable (the platform files keep their hook
+    # scope: their methods also run at import and in the oracle's own set-up)
+    for rel, path, info, _tree, _text in files:
+        if rel.startswith("vllm/platforms/"):
+            continue
+        exe = executed.get(path, set())
+        for q, (start, end, node) in info.funcs.items():
+            body = getattr(node, "body", [])
+            first = body[0].lineno if body else start
+            if any(ln in exe for ln in range(first, end + 1)):
+                mark((rel, q))
     while todo:
         key = todo.pop()
         for nm in names_in(bodies[key]):
@@ -442,8 +455,8 @@ def pct(a: int, b: int) -> str:
 
 
 def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: Path, data_file: str) -> None:
-    reasons = {"not-called": "the function is never named from the resolution entry points (runtime-only: "
-                             "workers, engine, model runner)",
+    reasons = {"not-called": "the function is never named from the resolution entry points nor from a function "
+                             "they reach, and no golden case runs it (runtime-only: workers, engine, model runner)",
                "dead": "contradictory guards (dead code): a test the site needs true is one it needs false, or it "
                        "needs `a and b` false while needing each of a, b true",
                "probe": "a hardware probe the oracle's simulated platform answers itself (never runs here)"}
