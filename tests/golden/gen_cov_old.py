@@ -683,8 +683,6 @@ NOT_WRITTEN = {
     "n249-cc-mode-bad": "as n248, and 0.11.1's own refusal text of an unknown mode name",
     "n270-mm-cache-env-jinavl": "VLLM_MM_INPUT_CACHE_GIB is not in postinit's environment schema (its deprecation "
     "warning and the cache size it sets)",
-    "n283-no-torch-dtype": "vLLM looks the checkpoint's safetensors metadata up on the Hub and logs the network "
-    "error twice (the oracle has no network): records of the sandbox, not of the config",
     "n290-whisper-tp-data": "the seed / 0.11.1 registry data postinit holds has no supports_encoder_tp_data fact "
     "(the data-mode fallback is modelled for 0.34.0 only)",
 }

@@ -161,6 +161,17 @@ KNOWN_MISSING_LOGS: Mapping[str, str] = {
         "EngineArgs.__post_init__ logs this for every argv case; postinit's env facts are VLLM_* "
         "variables and do not include huggingface_hub's offline switch"
     ),
+    "Error retrieving safetensors: Cannot reach https://huggingface.co/models/X/resolve/main/model.safetensors: "
+    "offline mode is enabled. To disable it, please unset the `HF_HUB_OFFLINE` environment variable., retrying N "
+    "of N": (
+        "a config.json without torch_dtype makes vLLM read the checkpoint's safetensors metadata; the fixture "
+        "directory has no weights, so it asks the Hub, which the oracle's HF_HUB_OFFLINE=1 refuses (n283); "
+        "postinit does not read weights' metadata and knows nothing of the Hub"
+    ),
+    "Error retrieving safetensors: Cannot reach https://huggingface.co/models/X/resolve/main/model.safetensors: "
+    "offline mode is enabled. To disable it, please unset the `HF_HUB_OFFLINE` environment variable.": (
+        "the same lookup's last retry (n283)"
+    ),
 }
 """vLLM log texts (``norm_log``, fixture names as ``X``) postinit does not produce -> why. In docs/divergences.md."""
 
