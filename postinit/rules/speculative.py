@@ -64,7 +64,7 @@ def draft_model_from_method(c: Mapping[str, Any]) -> RuleResult:
         out: dict[str, Any] = {"speculative_config.model": c["model_config.model"]}
         if c["model_config.hf_text_config.model_type"] == "deepseek_v32":
             out["speculative_config.enforce_eager"] = True  # vLLM: CUDA graphs with V3.2's MTP are not supported
-        if not c["speculative_config.quantization"]:
+        if not c["speculative_config.quantization"] and c["model_config.quantization"]:
             out["speculative_config.quantization"] = c["model_config.quantization"]
         return out
     if c[_SM] in ("ngram", "[ngram]"):
