@@ -478,3 +478,13 @@ def test_a_generation_head_dtype_is_not_logged_in_0_34_0() -> None:
     r = postinit.resolve(model=LLAMA, argv=["--dtype", "bfloat16"], vllm_version="0.34.0", platform="t4")
     assert r.config.model_config.head_dtype == r.config.model_config.dtype
     assert not any(e.rule == "model.head-dtype" and e.message for e in r.trace.fired)
+
+
+def test_a_max_num_seqs_engine_args_took_unchecked_is_pythons_type_error() -> None:
+    """An override EngineArgs takes unchecked (max_num_seqs="many") meets vLLM 0.34.0's default budget arithmetic
+    (``min(max_num_seqs * max_model_len, budget)``): Python's TypeError, raised by create_engine_config, not a
+    failure of postinit's rule (the deep with_changes property found it)."""
+    res = serve(overrides={"scheduler_config.max_num_seqs": "many"})
+    assert not res.ok and res.error is not None
+    assert res.error.type == "TypeError" and res.error.stage == "create_engine_config"
+    assert res.error.message == "'<' not supported between instances of 'int' and 'str'"

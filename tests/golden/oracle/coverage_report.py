@@ -29,13 +29,17 @@ Reachability on this CPU machine with simulated platforms is decided by the tabl
 match wins), never by hand: a site is *unreachable* when its function is never named from the
 resolution entry points or from a function they reach and no case runs it (``not-called``; a function of
 the config files the corpus ran counts as called, whoever called it), when the oracle answers that
-function itself (``probe``), when its function matches ``UNREACHABLE_FUNCS``, when one of the conditions
+function itself (``probe``), when one of the conditions
 it runs under (the positive ``if``/``elif``/``while`` tests around it, and for a branch arc the test it
 takes the true side of) matches a pattern of ``UNREACHABLE``, or when one of the tests whose *false* side
 it is on (``else``/``elif`` of a test, the body of ``if not test``, the false arc of a test) matches
 ``UNREACHABLE_ELSE`` (tests that always hold here), or when those tests contradict each other (``dead``: one
 test both needed true and false, or ``a and b`` needed false with each operand needed true). A branch arc out
-of a line that is itself unreachable is unreachable. A reached site is reachable whatever the tables say.
+of a line that is itself unreachable is unreachable. A site is ``typing`` when its function is a
+``typing.overload`` signature or a ``...`` body, and unreachable for the reason a row of ``UNREACHABLE_FUNCS``
+gives when its function (from an anchor statement on) is listed there (a condition its caller tests, e.g. the
+no-Triton CPU model runner of a non-x86 CPU, or an early return where an optional package is missing). A reached
+site is reachable whatever the tables say.
 """
 
 from __future__ import annotations
@@ -86,14 +90,18 @@ PROBES = {"get_device_capability", "has_device_capability", "get_device_name", "
 
 # (reason id, regex over a positive guard's source text, explanation). First match wins.
 UNREACHABLE: list[tuple[str, str, str]] = [
-    ("typing", r"^TYPE_CHECKING$|__name__ == .__main__.", "type-checking or script-only block"),
+    ("typing", r"^TYPE_CHECKING$|__name__ == .__main__.",
+     "type-checking or script-only block, a typing.overload signature or a body of only `...` (a Protocol's)"),
     ("tpu-xpu", r"\bis_(tpu|xpu|hpu|neuron|out_of_tree)\(\)|\b(tpu|xpu|hpu)\b.*==|==\s*['\"](tpu|xpu|hpu)['\"]"
                 r"|\bin \[['\"](tpu|xpu|hpu)['\"]\]",
      "TPU / XPU / HPU / out-of-tree platform (the oracle simulates CUDA, ROCm and CPU)"),
-    ("non-x86", r"CpuArchEnum\.(ARM|POWERPC|S390X|RISCV)|\baarch64\b|\bppc64|\bs390x\b|\bdarwin\b|macos|is_arm"
-                r"|startswith\(['\"](arm|aarch|ppc|riscv)",
+    # uses_standalone_cpu_model_runner(): the no-Triton CPU model runner, only on a non-x86 CPU (vllm/platforms/cpu.py)
+    ("non-x86", r"CpuArchEnum\.(ARM|POWERPC|S390X|RISCV)|\baarch64\b|\bppc64|\bs390x\b|\b[dD]arwin\b|macos|is_arm"
+     r"|uses_standalone_cpu_model_runner\(\)|startswith\([\"'](arm|aarch|ppc|riscv)",
      "a non-x86 CPU or macOS (this machine is x86-64 Linux)"),
-    ("ray", r"\bray\b\.|ray_utils|placement_group|is_ray_initialized|ray_is_initialized|RAY_", "needs a Ray cluster"),
+    ("wsl", r"\bin_wsl\(\)", "Windows Subsystem for Linux (this machine is native Linux)"),
+    ("ray", r"\bray\b\.|ray_utils|placement_group|is_ray_initialized|RAY_|\bray_found\b|ray_is_initialized\(\)"
+     r"|is_in_ray_actor\(\)", "needs a Ray cluster (Ray is not installed here)"),
     ("remote-storage", r"s3://|gs://|\bis_s3\b|\bis_gcs\b|runai|object_storage|is_runai|MODELSCOPE",
      "S3 / GCS / RunAI object storage or ModelScope (no network)"),
     ("real-gpu", r"torch\.cuda\.is_available\(\)|pynvml|amdsmi|cuda_is_initialized|is_initialized\(\)",
@@ -108,6 +116,12 @@ UNREACHABLE: list[tuple[str, str, str]] = [
      "ec_role / compile_cache_save_format / collect_detailed_traces items, whose 'after' validators see only "
      "valid values; num_speculative_tokens Field(gt=0); disable_by_batch_size Field(ge=2); pass_config arrives as a "
      "PassConfig; distributed_executor_backend is a str or an Executor class)"),
+    ("missing-package", r"^is_nixl_available\(\)$",
+     "needs an optional package that is not installed here: NIXL (is_nixl_available()), MoRI with its EPv2 modules "
+     "(mori_epv2_unavailable_reason() answers first, vllm/utils/import_utils.py)"),
+    ("runtime-caller", r"\bconfig\.watermarking is True|^custom_sampler$",
+     "an argument only a runtime caller passes (a request's SamplingParams from the input processor, "
+     "custom_sampler=True from the GPU model runner); config resolution calls the function without them"),
     ("help", r"['\"]--help['\"] in sys\.argv|\bNEEDS_HELP\b",
      "only with `--help` on the process's own command line (`vllm serve --help` prints the help and exits; the "
      "oracle's argv is its own)"),
@@ -125,13 +139,28 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
      "a default factory (pydantic refuses None), and a config dataclass instance is always truthy"),
 ]
 
-# (reason id, regex over a function's qualified name, explanation): functions only ever called where the
-# UNREACHABLE table says the call cannot happen (the call graph is by bare name and cannot see it).
-UNREACHABLE_FUNCS: list[tuple[str, str, str]] = [
-    ("help", r"^get_attr_docs$", "(see `help`) arg_utils calls it only as `get_attr_docs(cls) if NEEDS_HELP else {}`"),
-    ("abstract", r"^VerifyAndUpdateConfig\.verify_and_update_config$",
-     "the model hooks' base class method (raises NotImplementedError at the seed and 0.11.1): every class of "
-     "MODELS_CONFIG_MAP defines its own and none calls super()"),
+# reasons that only UNREACHABLE_FUNCS below uses
+FUNC_REASONS: dict[str, str] = {
+    "abstract": "the model hooks' base class method (raises NotImplementedError at the seed and 0.11.1): every class "
+                "of MODELS_CONFIG_MAP defines its own and none calls super()",
+}
+
+# Whole functions (or their tail from an anchor statement on) that run only under a condition of the table above,
+# tested by their caller, not by a guard of their own: (reason id, file regex, qualname regex, anchor regex over a
+# stripped source line or None = the whole function). A reached site stays reachable.
+UNREACHABLE_FUNCS: list[tuple[str, str, str, str | None]] = [
+    # called only under `current_platform.uses_standalone_cpu_model_runner()` (vllm/config/vllm.py _validate_model_runner)
+    ("non-x86", r"^vllm/config/vllm\.py$", r"\._get_standalone_cpu_model_runner_unsupported_features$", None),
+    # after `if config is None: return True`: the request-time part (vllm/v1/engine/input_processor.py calls it with
+    # a request's params); resolution calls it with config=None
+    ("runtime-caller", r"^vllm/config/vllm\.py$", r"\._check_supports_watermarking$", r"^if config is None:"),
+    # after the MoRI availability answer: MoRI is not installed, so the function returns there
+    ("missing-package", r"^vllm/config/parallel\.py$", r"^_mori_epv2_unsupported_reason$", r"^if not validated_arch"),
+    # called only from the tail of _mori_epv2_unsupported_reason above
+    ("missing-package", r"^vllm/config/parallel\.py$", r"^(_ep_spans_hosts|_quantizes_activations_per_tensor)$", None),
+    # arg_utils calls it only as `get_attr_docs(cls) if NEEDS_HELP else {}` (see `help`)
+    ("help", r"^vllm/config/utils\.py$", r"^get_attr_docs$", None),
+    ("abstract", r"^vllm/model_executor/models/config\.py$", r"^VerifyAndUpdateConfig\.verify_and_update_config$", None),
 ]
 
 
@@ -155,6 +184,7 @@ class FileInfo:
     neg: dict[int, list[str]] = field(default_factory=dict)  # line -> tests whose false side the line is on
     ifs: dict[int, tuple[str, bool, int, int]] = field(default_factory=dict)  # if/while line -> (test, pos, body)
     line_func: dict[int, str] = field(default_factory=dict)
+    stub_lines: set[int] = field(default_factory=set)  # lines of typing.overload signatures and `...` bodies
 
 
 def _src(node: ast.AST, text: str) -> str:
@@ -173,6 +203,8 @@ def parse_file(rel: str, path: str) -> tuple[FileInfo, ast.Module, str]:
                 cq = f"{qual}.{child.name}" if qual else child.name
                 if not isinstance(child, ast.ClassDef):
                     info.funcs[cq] = (child.lineno, child.end_lineno or child.lineno, child)
+                    if _is_stub(child):  # an overload shares its name with the implementation: by line
+                        info.stub_lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
             if isinstance(child, ast.stmt):
                 for ln in range(child.lineno, (child.end_lineno or child.lineno) + 1):
                     info.guards[ln] = guards
@@ -319,10 +351,20 @@ def collect_sites(version: str, executed: dict[str, set[int]], arcs_possible: di
                 if any(s in PROBES for s in short):
                     return "probe"
                 return "not-called"
-            for q2 in _prefixes(q) if q else []:
-                for rid, rx, _why in UNREACHABLE_FUNCS:
-                    if re.search(rx, q2):
-                        return rid
+            if ln in info.stub_lines:
+                return "typing"
+            for rid, file_rx, func_rx, anchor in UNREACHABLE_FUNCS:
+                if not re.search(file_rx, rel) or not q:
+                    continue
+                for q2 in _prefixes(q):
+                    if q2 in info.funcs and re.search(func_rx, q2):
+                        start, end, _node = info.funcs[q2]
+                        if anchor is None:
+                            return rid
+                        first = next((i for i in range(start, end + 1) if re.search(anchor, lines[i - 1].strip())),
+                                     None)
+                        if first is not None and ln >= first:
+                            return rid
             holds, fails = [*info.guards.get(ln, []), *pos], [*info.neg.get(ln, []), *neg]
             for g in holds:
                 for rid, rx, _why in UNREACHABLE:
@@ -383,6 +425,17 @@ def collect_sites(version: str, executed: dict[str, set[int]], arcs_possible: di
         if s.reached:
             s.reason = None
     return sites
+
+
+def _is_stub(node: ast.AST) -> bool:
+    """A ``typing.overload`` signature or a body of only ``...`` (a Protocol's method): never runs as code."""
+    decos = {ast.unparse(d) for d in getattr(node, "decorator_list", [])}
+    if decos & {"overload", "typing.overload"}:
+        return True
+    body = [b for b in getattr(node, "body", []) if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)
+                                                        and isinstance(b.value.value, str))]
+    return len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+        and body[0].value.value is Ellipsis
 
 
 def _canon(test: str) -> str:
@@ -454,14 +507,16 @@ def pct(a: int, b: int) -> str:
     return f"{100.0 * a / b:.1f}%" if b else "-"
 
 
-def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: Path, data_file: str) -> None:
+def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: Path, data_file: str,
+              note: str | None = None) -> None:
     reasons = {"not-called": "the function is never named from the resolution entry points nor from a function "
                              "they reach, and no golden case runs it (runtime-only: workers, engine, model runner)",
                "dead": "contradictory guards (dead code): a test the site needs true is one it needs false, or it "
                        "needs `a and b` false while needing each of a, b true",
                "probe": "a hardware probe the oracle's simulated platform answers itself (never runs here)"}
-    for rid, _rx, why in UNREACHABLE + UNREACHABLE_ELSE + UNREACHABLE_FUNCS:
+    for rid, _rx, why in UNREACHABLE + UNREACHABLE_ELSE:
         reasons.setdefault(rid, why)
+    reasons.update(FUNC_REASONS)
     s = summary(sites)
     b_reached = {(x.file, x.line, x.kind, x.what) for x in before or [] if x.reached}
     L: list[str] = []
@@ -475,6 +530,8 @@ def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: P
     listed = Path(data_file).parent / "cases.txt"  # written by `run`
     n_cases = len(listed.read_text().split()) if listed.is_file() else 0
     L.append(f"Measured on {n_cases} golden cases of {version}.\n")
+    if note:
+        L.append(f"{note}\n")
     L.append("Sites: every branch arc (coverage.py's), every `logger.*` / `*_once` / `warnings.warn` call and "
              "every `raise` of the scope (see the script's docstring). *Reachable* = not matched by the "
              "classification table below.\n")
@@ -493,17 +550,22 @@ def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: P
                  f"of {s.get('reachable', 0)} reachable.")
     L.append("\n## Unreachable on this CPU machine, by reason\n")
     L.append("| reason | sites | why | pattern (positive guard text; `false side of:` a test that always holds; "
-             "`function:` a qualified name) |")
+             "functions: qualified names, from an anchor statement on) |")
     L.append("| --- | ---: | --- | --- |")
     rc = Counter(x.reason for x in sites if x.reason)
     pats: dict[str, str] = {}
-    for table, label in ((UNREACHABLE, ""), (UNREACHABLE_ELSE, "false side of: "), (UNREACHABLE_FUNCS, "function: ")):
+    for table, label in ((UNREACHABLE, ""), (UNREACHABLE_ELSE, "false side of: ")):
         for rid, rx, _ in table:
             pats[rid] = f"{pats[rid]}` + `{label}{rx}" if rid in pats else f"{label}{rx}"
     for rid in list(reasons):
         if rc.get(rid):
-            rx = pats.get(rid, {"not-called": "(call graph)", "dead": "(guard logic)"}.get(rid, "(PROBES)"))
-            L.append(f"| `{rid}` | {rc[rid]} | {reasons[rid]} | `{rx.replace('|', chr(92) + '|')}` |")
+            rx = pats.get(rid, {"not-called": "(call graph)", "dead": "(guard logic)", "probe": "(PROBES)"}.get(rid, ""))
+            cell = f"`{rx}`" if rx else ""
+            funcs = [f"`{frx}`" + (f" from `{anchor}`" if anchor else "")
+                     for r2, _file_rx, frx, anchor in UNREACHABLE_FUNCS if r2 == rid]
+            if funcs:
+                cell = "; ".join([cell] if cell else []) + ("; " if cell else "") + "functions " + ", ".join(funcs)
+            L.append(f"| `{rid}` | {rc[rid]} | {reasons[rid]} | {cell.replace('|', chr(92) + '|')} |")
     L.append("\n## Per file\n")
     L.append("| file | sites | unreachable | reachable | reached | % |")
     L.append("| --- | ---: | ---: | ---: | ---: | ---: |")
@@ -555,6 +617,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", help="run: a glob of case files instead of the version's whole corpus")
     ap.add_argument("--before", help="report: a coverage data file to compare with (before -> after)")
     ap.add_argument("-o", "--out", help="report: output path (default docs/coverage-<version>.md)")
+    ap.add_argument("--note", help="report: a paragraph after the 'Measured on' line (how the data was made)")
     args = ap.parse_args(argv)
     data_dir = Path(args.data or f"/tmp/postinit-coverage/{args.version}")
     if args.step == "run":
@@ -566,7 +629,7 @@ def main(argv: list[str] | None = None) -> int:
     sites = analyse(args.version, str(data_dir / ".coverage"))
     before = analyse(args.version, args.before) if args.before else None
     write_doc(args.version, sites, before, Path(args.out or REPO / f"docs/coverage-{args.version}.md"),
-              str(data_dir / ".coverage"))
+              str(data_dir / ".coverage"), args.note)
     return 0
 
 
