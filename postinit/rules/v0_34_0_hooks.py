@@ -659,8 +659,86 @@ def gptoss_mxfp4(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+# =========================================================================== Kimi-K3 (config.py:788-816)
+
+@rule(
+    "models.kimi-k3-mxfp4",
+    title="Kimi-K3: compressed-tensors MXFP4 experts quantize with the mxfp4 method",
+    phase="model_config",
+    kind="override",
+    reads=(*models.ON_READS, _H + "quantization_config", _H + "text_config"),
+    writes=(_H + "quantization_config",),
+    source=f"{_SRC} KimiK3ForConditionalGenerationConfig.verify_and_update_model_config (788-816; the composite "
+    f"KimiK3Config carries the text config's quantization_config, vllm/transformers_utils/configs/kimi_k3.py:133-134); "
+    f"{_REF}",
+)
+def kimi_k3_mxfp4(c: Mapping[str, Any]) -> RuleResult:
+    """A ``compressed-tensors`` config of format ``mxfp4-pack-quantized`` becomes ``mxfp4`` (Mxfp4Config and its
+    full MoE backend set); any other checkpoint is left alone. The composite config holds the text config's
+    quantization_config, so the renamed dict is the model's."""
+    if not models.step2_on(c, "KimiK3ForConditionalGeneration", "KimiK3MTPModel"):
+        return None
+    quant = c[_H + "quantization_config"]
+    if quant is None:
+        quant = (c[_H + "text_config"] or {}).get("quantization_config")
+    if isinstance(quant, dict) and quant.get("quant_method") == "compressed-tensors" \
+            and quant.get("format") == "mxfp4-pack-quantized":
+        return {_H + "quantization_config": {**quant, "quant_method": "mxfp4"}}
+    return None
+
+
+# =========================================================================== RoPE names of remote config classes
+
+_ROPE_ALIASES = (("rope_theta", ("rotary_emb_base",)), ("partial_rotary_factor", ("rotary_pct", "rotary_emb_fraction")))
+
+
+def _remote_config_class(c: Mapping[str, Any]) -> str | None:
+    """The config class of a checkpoint whose config.json names remote code (``auto_map.AutoConfig``), trusted."""
+    if not c[_M + "trust_remote_code"]:
+        return None
+    amap = _other(c, "auto_map")
+    ref = amap.get("AutoConfig") if isinstance(amap, dict) else None
+    return str(ref).rsplit(".", 1)[-1] if ref else None
+
+
+@rule(
+    "models.rope-deprecated-names",
+    title="A remote config class naming RoPE settings by their old names (rotary_emb_base, ...) is warned about",
+    phase="model_config",
+    kind="check",
+    reads=("model_config", _M + "trust_remote_code", _H + "other", _H + "rope_theta", _H + "partial_rotary_factor",
+           _H + "rotary_emb_base", _H + "rotary_emb_fraction"),
+    source="vllm/transformers_utils/config.py patch_rope_parameters (701-709; getattr_iter(warn=True), "
+    f"vllm/config/utils.py:133-158); {_REF}",
+    level="warning",
+)
+def rope_deprecated_names(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM reads ``rope_theta`` and ``partial_rotary_factor`` under their old names too, and warns (once per name)
+    when the config object has only an old one. Which attributes the config object has is its class's: postinit
+    knows it for a trusted remote config class (a plain class of its own, holding config.json's keys as given);
+    a transformers class may define the new names itself, so none is warned about there."""
+    if not c["model_config"]:
+        return None
+    cls = _remote_config_class(c)
+    if cls is None:
+        return None
+    other = c[_H + "other"] or {}
+    lines = []
+    for new, olds in _ROPE_ALIASES:
+        if c[_H + new] is not None or new in other:
+            continue
+        for old in olds:
+            present = other.get(old) if old == "rotary_pct" else c[_H + old]
+            if present is not None or old in other:
+                lines.append(f"{cls} contains a deprecated attribute name '{old}'. Please use the preferred "
+                             f"attribute name '{new}' instead.")
+                break
+    return Outcome({}, message="\n".join(lines)) if lines else None
+
+
 MODEL_CONFIG_HOOKS = ("models.alice-ai-checkpoint", "models.alice-ai-mtp-ignored", "models.llama-bidirectional",
-                      "models.embedding-gemma2-matryoshka", "models.jina-embeddings-v5-encoder", "models.deepseek-v4-fp8", "models.gptoss-mxfp4")
+                      "models.embedding-gemma2-matryoshka", "models.jina-embeddings-v5-encoder", "models.deepseek-v4-fp8", "models.gptoss-mxfp4",
+                      "models.kimi-k3-mxfp4")
 """The rule ids of this module run by ModelConfig._try_verify_and_update_model_config (in order)."""
 VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dtype", "models.longcat-ngram-compilation",
                      "models.glm-moe-dsa", "models.mistral-large4", "models.gemma4-attention",
@@ -676,7 +754,7 @@ DELTA = Delta(
          longcat_ngram_compilation, glm_moe_dsa, gemma4_attention, mistral_large4, embedding_gemma2_matryoshka,
          embedding_gemma2_backend, embedding_gemma2_max_model_len, diffusion_gemma_attention, diffusion_gemma_config,
          diffusion_gemma_max_num_seqs, diffusion_gemma_generation_cap, jina_embeddings_v5_encoder,
-         deepseek_v4_indexer, deepseek_v4_fp8, gptoss_mxfp4),
+         deepseek_v4_indexer, deepseek_v4_fp8, gptoss_mxfp4, kimi_k3_mxfp4, rope_deprecated_names),
     replace=(is_deepseek_mla, cache_sliding_window),
 )
 """The model-hook part of vLLM 0.34.0's delta over 0.11.1."""
