@@ -946,11 +946,11 @@ def _normalise(args: list[str], level: bool = False) -> list[str]:
     return out
 
 
-def _merge(original: dict[str, Any], update: dict[str, Any]) -> PySet:
+def _merge(original: dict[str, Any], update: dict[str, Any]) -> PySet[str]:
     """vLLM's recursive update: dicts merge, lists concatenate, a repeated scalar key is a duplicate.
 
     The duplicates come back as the ``set`` vLLM builds (its table order is the order of its warning's text)."""
-    duplicates = PySet()
+    duplicates: PySet[str] = PySet()
     for key, value in update.items():
         if isinstance(value, dict) and isinstance(original.get(key), dict):
             nested = _merge(original[key], value)
@@ -980,7 +980,7 @@ def _pull_dotted(
     rest: list[str] = []
     dotted: dict[str, _Dotted] = {}
     order: list[str] = []
-    duplicates = PySet()
+    duplicates: PySet[str] = PySet()
     plain_seen: set[str] = set()
     skip = False
     for i, arg in enumerate(args):
@@ -1527,7 +1527,8 @@ def parse_vllm_args(
         _set(config, target, value)
 
     result.warnings.extend(later)
-    _apply_engine_args(config, result, given, lora_given, at_create=version in _GIVEN_TWICE_AT_CREATE)
+    _apply_engine_args(config, result, given, lora_given, at_create=version in _GIVEN_TWICE_AT_CREATE,
+                       cc_at_create=version in _CC_GIVEN_TWICE_AT_CREATE)
 
     if model is not None:
         _set(config, "model_config.model", model)
@@ -1604,6 +1605,11 @@ _GIVEN_TWICE_AT_CREATE = ("0.34.0",)
 """Versions whose create_engine_config itself refuses an EngineArgs field given both as its flag and in its
 sub-config's JSON (a ValueError after the sub-configs it builds first; before them postinit refuses it at the door)."""
 
+_CC_GIVEN_TWICE_AT_CREATE = ("d7fb10c57", "0.11.1", "0.34.0")
+"""Versions whose create_engine_config refuses the dedicated compilation flags (``_MUTUALLY_EXCLUSIVE``) given
+beside the same key in -O itself, after the sub-configs it builds first (vllm/engine/arg_utils.py:1648-1674 at
+d7fb10c57): recorded in ``usage.given_twice`` for the rule (engine-args.compilation-flag-given-twice)."""
+
 _GIVEN_TWICE_EXTRA: tuple[tuple[str, str, str], ...] = (
     ("attention_backend", "attention_config", "backend"),
     ("enable_flashinfer_autotune", "kernel_config", "enable_flashinfer_autotune"),
@@ -1666,6 +1672,7 @@ def _apply_engine_args(
     given: dict[str, _Given],
     lora_given: list[str],
     at_create: bool = False,
+    cc_at_create: bool = False,
 ) -> None:
     """The plain copies ``EngineArgs.create_engine_config`` makes (no derived defaults).
 
@@ -1688,8 +1695,10 @@ def _apply_engine_args(
         if dest not in given:
             continue
         in_json = key in cc_json and cc_json[key] is not None
-        if in_json and at_create:
+        if in_json and (at_create or cc_at_create):
             result.given_twice.append(dest)
+        elif dest == "cudagraph_capture_sizes" and both_sizes and cc_at_create:
+            result.given_twice.append(dest)  # --cuda-graph-sizes wrote the key first
         elif in_json or (dest == "cudagraph_capture_sizes" and both_sizes):
             raise InvalidValueError(
                 f"{name} and compilation_config.{key} are mutually exclusive (set by {given[dest].option} and {given['compilation_config'].option if in_json else '--cuda-graph-sizes'})",
