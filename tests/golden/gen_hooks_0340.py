@@ -35,6 +35,13 @@ def argv(slug: str, description: str, sites: list[str], line: list[str], *, usag
                          "env": env, "tags": ["part=coverage", *(f"site=models/config.py:{s}" for s in sites)]}))
 
 
+def conf(slug: str, description: str, sites: list[str], *, platform: str = "cuda:90", **kwargs: Any) -> None:
+    """Config mode: sub-config keyword arguments, as a program building VllmConfig directly passes them."""
+    name = f"h{len(CASES) + 1:03d}-{slug}"
+    CASES.append((name, {"description": description, "platform": platform, **kwargs,
+                         "tags": ["part=coverage", *(f"site=models/config.py:{s}" for s in sites)]}))
+
+
 def hf(d: dict[str, Any]) -> list[str]:
     return ["--hf-overrides", json.dumps(d)]
 
@@ -209,6 +216,9 @@ argv("dsv4-b200-dcp", "DeepSeek-V4 on SM100 with candidate blocks and DCP 2: no 
 argv("dsv4-sparse-given", "DeepSeek-V4 with --attention-config indexer_sparse_logits false", ["756"],
      [DSV4, "--attention-config", json.dumps({"indexer_sparse_logits": False}),
       *hf({"candidate_block_size": 64, "candidate_topk_blocks": 8})], platform="cuda:100")
+
+conf("mamba-cache-mode-given", "Mamba built directly with prefix caching and mamba_cache_mode align (config mode)",
+     ["1095"], model="mamba_0340", cache_config={"enable_prefix_caching": True, "mamba_cache_mode": "align"})
 
 
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
