@@ -184,3 +184,21 @@ def test_every_documented_oracle_run_pins_the_hash_seed() -> None:
                 assert "PYTHONHASHSEED=0" in line, (doc.name, line)
     oracle = (root / "tests/golden/oracle/vllm_oracle.py").read_text()
     assert '"PYTHONHASHSEED": "0"' in oracle  # the 0.34.0 oracle re-runs itself under it
+
+
+@pytest.mark.parametrize("version", ["0.11.1", "0.34.0"])
+def test_hybrid_lb_with_one_local_rank_autoswitches_to_external_lb(version: str) -> None:
+    """create_engine_config reads --data-parallel-hybrid-lb as given (``usage.given_on``): with one local DP rank it
+    switches to external LB with rank 0 and resolves; its own rewrite (hybrid off, external on, no rank given) is
+    not checked again as if the user had asked for external LB without a rank (golden k093, n161)."""
+    argv = ["deepseek-ai/DeepSeek-V3", "-dp", "2", "-dpl", "1", "--data-parallel-hybrid-lb"]
+    r = postinit.resolve(argv=argv, platform="h100", vllm_version=version)
+    assert r.ok, r.error
+    assert r.engine.initial["usage.given_on"] == ("parallel_config.data_parallel_hybrid_lb",)
+    assert (r.get("parallel_config.data_parallel_external_lb"), r.get("parallel_config.data_parallel_hybrid_lb"),
+            r.get("parallel_config.data_parallel_rank"), r.get("parallel_config.data_parallel_size_local")) \
+        == (True, False, 0, 1)
+    assert "autoswitch to data_parallel_external_lb" in " ".join(_messages(r))
+    external = postinit.resolve(argv=[*argv[:-1], "--data-parallel-external-lb"], platform="h100",
+                                vllm_version=version)
+    assert not external.ok  # asked for external LB without a rank: refused

@@ -563,7 +563,7 @@ def executor_backend_multi(c: Mapping[str, Any]) -> RuleResult:
 
 
 _DPR, _DPL = "parallel_config.data_parallel_rank", "parallel_config.data_parallel_size_local"
-_DP_LB_READS = (_EA, "usage.given", "usage.data_parallel_start_rank", "usage.headless",
+_DP_LB_READS = (_EA, "usage.given", "usage.given_on", "usage.data_parallel_start_rank", "usage.headless",
                 "parallel_config.data_parallel_size", _DPL, _DPR, "parallel_config.data_parallel_hybrid_lb",
                 "parallel_config.data_parallel_external_lb", "parallel_config.data_parallel_backend",
                 "parallel_config.nnodes", "parallel_config.node_rank", "parallel_config.pipeline_parallel_size",
@@ -577,8 +577,9 @@ def _dp_lb(c: Mapping[str, Any]) -> Violation | tuple[dict[str, Any], list[tuple
     given = c["usage.given"] or ()
     rank_set, local_set = _DPR in given, _DPL in given
     headless, start = bool(c["usage.headless"]), int(c["usage.data_parallel_start_rank"] or 0)
-    hybrid, external_flag = bool(c["parallel_config.data_parallel_hybrid_lb"]), bool(
-        c["parallel_config.data_parallel_external_lb"])
+    on = c["usage.given_on"] or ()  # the flags as given: this rule rewrites the config's (the autoswitch)
+    hybrid = "parallel_config.data_parallel_hybrid_lb" in on
+    external_flag = "parallel_config.data_parallel_external_lb" in on
     dp, local, rank = c["parallel_config.data_parallel_size"], c[_DPL], c[_DPR]
     nnodes, node_rank = c["parallel_config.nnodes"], c["parallel_config.node_rank"]
     said: list[tuple[str, str]] = []

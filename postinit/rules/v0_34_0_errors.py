@@ -30,8 +30,8 @@ _DPR, _DPL = "parallel_config.data_parallel_rank", "parallel_config.data_paralle
 _HYBRID, _EXTERNAL = "parallel_config.data_parallel_hybrid_lb", "parallel_config.data_parallel_external_lb"
 _OPTS = "Invalid data-parallel launch options: "
 
-_DP_LB_READS = (_EA, "usage.given", "usage.data_parallel_start_rank", "usage.headless", _DP, _DPL, _DPR, _HYBRID,
-                _EXTERNAL, "parallel_config.data_parallel_backend", "parallel_config.nnodes",
+_DP_LB_READS = (_EA, "usage.given", "usage.given_on", "usage.data_parallel_start_rank", "usage.headless", _DP, _DPL,
+                _DPR, _HYBRID, _EXTERNAL, "parallel_config.data_parallel_backend", "parallel_config.nnodes",
                 "parallel_config.node_rank", "parallel_config.pipeline_parallel_size",
                 "parallel_config.tensor_parallel_size", "parallel_config.prefill_context_parallel_size",
                 "parallel_config.enable_fault_tolerance", "model_config.is_moe")
@@ -43,7 +43,8 @@ def _dp_lb(c: Mapping[str, Any]) -> Violation | tuple[dict[str, Any], list[tuple
     given = c["usage.given"] or ()
     rank_set, local_set = _DPR in given, _DPL in given
     headless, start = bool(c["usage.headless"]), int(c["usage.data_parallel_start_rank"] or 0)
-    hybrid, external_flag = bool(c[_HYBRID]), bool(c[_EXTERNAL])
+    on = c["usage.given_on"] or ()  # the flags as given: this rule rewrites the config's (the autoswitch)
+    hybrid, external_flag = _HYBRID in on, _EXTERNAL in on
     dp, local, rank = c[_DP], c[_DPL], c[_DPR]
     nnodes, node_rank = c["parallel_config.nnodes"], c["parallel_config.node_rank"]
     backend = c["parallel_config.data_parallel_backend"]
