@@ -696,7 +696,12 @@ def _md_upgrade(u: Any) -> str:
 
 
 @app.command(epilog="Example:\n\n  postinit versions --format json")
-def versions(fmt: FmtOpt = Fmt.text) -> None:
+def versions(
+    fmt: FmtOpt = Fmt.text,
+    full: Annotated[bool, typer.Option(
+        "--full", help="Every cell in full (the whole status and the real vLLM each version was checked against), "
+        "instead of one line per version.")] = False,
+) -> None:
     """The vLLM versions postinit models, each with the real vLLM it was checked against and its delta."""
 
     def run() -> int:
@@ -707,9 +712,10 @@ def versions(fmt: FmtOpt = Fmt.text) -> None:
                  "rules": v.rules, "delta": f"+{v.added} ~{v.replaced} *{v.patched} -{v.dropped}" if v.parent else "—",
                  "status": v.status or "complete", "checked against": v.oracle} for v in found]
         cols = ["version", "parent", "rules", "delta", "status", "checked against"]
+        title = "modelled vLLM versions (delta: rules added ~replaced *patched -dropped)"
         _emit(fmt, lambda: {"versions": [v.to_dict() for v in found]},
-              lambda c: render.text_table(c, rows, cols, title="modelled vLLM versions (delta: rules added "
-                                          "~replaced *patched -dropped)", whole=("version",)),
+              lambda c: render.text_table(c, rows, cols, title=title, whole=("version",)) if full
+              else render.text_table(c, rows, cols[:-1], title=title, whole=("version",), one_line=True),
               lambda: render.md_table(rows, cols))
         return 0
 

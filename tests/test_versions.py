@@ -74,7 +74,10 @@ def test_versions_are_listed_on_every_face(http: TestClient) -> None:
     assert out.exit_code == 0 and json.loads(out.stdout)["versions"] == lib
     assert http.get("/v1/versions").json() == lib
     text = runner.invoke(cli_app, ["versions"]).stdout
-    assert "0.11.1" in text and "checked against" in text and "partial" in text
+    rows = [line for line in text.splitlines() if line.split() and line.split()[0] in {v["name"] for v in lib}]
+    assert len(rows) == 3 and "partial" in rows[2] and "checked against" not in text  # one line per version
+    full = runner.invoke(cli_app, ["versions", "--full"]).stdout
+    assert "checked against" in full and "vllm==0.11.1" in full.replace("\n", "")
 
 
 def _answer(d: dict[str, Any]) -> tuple[Any, ...]:
