@@ -40,12 +40,13 @@ from postinit.errors import InputError, InvalidValueError, ViolationError, did_y
 from postinit.rules import paths, versions
 from postinit.rules.hashing import transformers_module
 from postinit.rules.model_config import registry
-from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
+from postinit.schema import DraftModel, Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
 from postinit.schema.configs import CacheDType, DistributedExecutorBackend, SpeculativeMethod
 from postinit.schema.env import defined_variables, read_env
-from postinit.schema.errors import SubConfigError
+from postinit.schema.errors import ModelNotFoundError, SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
 from postinit.schema.loaders.construct import (
+    one_line,
     refusal,
     refused_fields,
     schema_class,
@@ -460,6 +461,32 @@ def _model_facts(
     return named, _load(named, allow_files=allow_files)
 
 
+_CHECKPOINT_FREE = ("ngram", "[ngram]", "ngram_gpu", "suffix", "extract_hidden_states")
+"""``speculative_config.model`` values that name a speculator without a draft checkpoint, not a checkpoint."""
+
+
+def _draft_facts(data: Mapping[str, Any], allow_files: bool) -> tuple[dict[str, Any], str | None, Note | None]:
+    """The draft checkpoint's config.json facts (``draft.*``), read by the target model's loader with its limits (a
+    local directory only where files may be read, else a catalog id): ``(flat facts, where from, note)``."""
+    spec = data.get("speculative_config")
+    name = spec.get("model") if isinstance(spec, Mapping) else None
+    if not isinstance(name, str) or name in _CHECKPOINT_FREE:
+        return {}, None, None
+    try:
+        draft = _load(name, allow_files=allow_files)
+    except ModelNotFoundError:
+        return {}, None, Note("draft", name, f"the draft checkpoint {show(name)} is neither a local directory with "
+                              "config.json nor in the built-in catalog: what vLLM reads from its config.json (the "
+                              "draft's architecture and max_model_len) is not modelled for it")
+    try:
+        hf, text = HFConfig.model_validate(draft.hf_config), HFConfig.model_validate(draft.hf_text_config)
+    except ValidationError as e:
+        raise InvalidValueError(f"speculative_config.model {show(name)}: its config.json: {one_line(str(e))}",
+                                path="speculative_config.model", value=None) from None
+    facts = DraftModel(loaded=True, name=draft.name, hf_config=hf.model_dump(), hf_text_config=text.model_dump())
+    return paths().flatten_model(facts, "draft"), draft.path or f"catalog {draft.name}", None
+
+
 def _overridden(loaded: LoadedModel, mc: dict[str, Any], flags: Mapping[str, str], *,
                 standardize_rope: bool = False) -> LoadedModel:
     """The model's facts with ``model_config.hf_overrides`` (and the seed's ``rope_scaling``/``rope_theta``)
@@ -501,7 +528,7 @@ class _Front:
 
 _NOT_INCREMENTAL = ("env", "platform", "usage")
 """Top-level input fields a change of which goes through the whole front door (the environment, the facts)."""
-_MODEL_LOADING = ("model_config.model", "model_config.hf_config", "model_config.hf_text_config",
+_MODEL_LOADING = ("model_config.model", "speculative_config.model", "model_config.hf_config", "model_config.hf_text_config",
                   "model_config.hf_overrides", "model_config.rope_scaling", "model_config.rope_theta")
 """The ``model_config`` fields the model's facts are loaded from: a change of one goes through the whole door."""
 
@@ -731,6 +758,10 @@ def _prepare(
         data["model_config"] = mc
         loader_sources = {f"model_config.{k}": v for k, v in loaded.sources.items()}
 
+    draft_flat, draft_origin, draft_note = _draft_facts(data, allow_files)
+    if draft_note is not None:
+        notes.append(draft_note)
+
     # each top-level field is validated and flattened on its own and cached (flags and overrides
     # are merged into ``data``; they only change provenance, which is built below), in the order
     # vLLM builds the sub-configs: the first one vLLM refuses is the one reported
@@ -821,6 +852,7 @@ def _prepare(
         # a field whose vLLM type takes any text keeps the text: vLLM's rules compare it with their names
         state.update({p: v for p, v in unheld.items() if p in _ANY_TEXT})
     state.update(version.fact_state)
+    state.update(draft_flat)
     if loaded is not None:
         found = _transformers_backend(state, version)
         if found is not None:
@@ -846,6 +878,7 @@ def _prepare(
         Provenance(Source.FACT, f"usage {usage}" if usage else "VllmConfig(...) built directly"),
     ))
     prov.update(dict.fromkeys(version.fact_state, Provenance(Source.FACT, f"vLLM {version.name}")))
+    prov.update(dict.fromkeys(draft_flat, Provenance(Source.LOADER, f"the draft's config.json ({draft_origin})")))
     for name in reading.env.explicit:
         prov[f"env.{name}"] = Provenance(Source.FACT, f"env {name}")
     inputs = {"platform": plat_detail, "usage": usage, "semantics": request.semantics,

@@ -202,3 +202,46 @@ def test_hybrid_lb_with_one_local_rank_autoswitches_to_external_lb(version: str)
     external = postinit.resolve(argv=[*argv[:-1], "--data-parallel-external-lb"], platform="h100",
                                 vllm_version=version)
     assert not external.ok  # asked for external LB without a rank: refused
+
+
+# ------------------------------------------------------------------------------------- the draft's config.json
+
+_DRAFT = str(MODELS_DIR / "llama_draft")
+
+
+def _spec(**kw: object) -> list[str]:
+    return ["--speculative-config", json.dumps({"num_speculative_tokens": 2, **kw})]
+
+
+def test_the_draft_checkpoint_is_read_where_the_target_would_be() -> None:
+    """vLLM 0.34.0 builds the draft's ModelConfig from its config.json: postinit reads it through the target's
+    loader (``draft.*``): a local directory where files may be read, else only a catalog id."""
+    argv = [LLAMA, *_spec(method="eagle", model=_DRAFT)]
+    r = postinit.resolve(argv=argv, vllm_version="0.34.0")
+    assert r.ok and r.engine.initial["draft.loaded"] and r.engine.initial["draft.name"] == _DRAFT
+    assert r.get("draft.built_max_model_len") == 4096 and r.get("draft.max_model_len") == 4096
+    served = postinit.resolve(argv=["fixtures/llama", *argv[1:]], vllm_version="0.34.0",
+                              catalog_only=True)  # the service: no files
+    assert not served.engine.initial["draft.loaded"]
+    assert [n.subject for n in served.notes if n.kind == "draft"] == [_DRAFT]
+    catalog = postinit.resolve(argv=["fixtures/llama", *_spec(method="eagle", model="fixtures/llama_draft")],
+                               vllm_version="0.34.0", catalog_only=True)
+    assert catalog.engine.initial["draft.loaded"]
+
+
+def test_the_draft_max_model_len_is_capped_by_the_target() -> None:
+    """SpeculativeConfig caps the draft's length by the target's (logged); a speculative max_model_len may exceed
+    neither (with VLLM_ALLOW_LONG_MAX_MODEL_LEN the draft's ModelConfig takes it, SpeculativeConfig refuses it)."""
+    r = postinit.resolve(argv=[LLAMA, "--max-model-len", "2000", *_spec(method="eagle", model=_DRAFT)],
+                         vllm_version="0.34.0")
+    assert r.get("draft.max_model_len") == 2000 and r.get("model_config.max_model_len") == 2000
+    assert "Overriding draft model max model len from 4096 to 2000" in _messages(r)
+    long = postinit.resolve(argv=[LLAMA, *_spec(method="eagle", model=_DRAFT, max_model_len=100000)],
+                            vllm_version="0.34.0", env={"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"})
+    assert long.error is not None and long.error.stage == "speculative_config"
+    assert long.error.message == "speculative_max_model_len=100000 cannot be larger than target_max_model_len=4096"
+    refused = postinit.resolve(argv=[LLAMA, *_spec(method="eagle", model=_DRAFT, max_model_len=100000)],
+                               vllm_version="0.34.0")
+    assert refused.error is not None and refused.error.stage == "model_config"  # the draft's ModelConfig
+    assert refused.error.wrapper_message is not None
+    assert refused.error.wrapper_message.startswith("1 validation error for SpeculativeConfig")

@@ -49,6 +49,7 @@ from typing import NamedTuple
 from postinit.engine import Rule
 
 __all__ = [
+    "BUILT_INSIDE",
     "CONFIG_CLASSES",
     "EXPLANATIONS",
     "FIELD_VALIDATORS",
@@ -314,6 +315,14 @@ _FIELD_VALIDATOR_STEPS: dict[str, str] = {
 }
 """Rules standing for a sub-config's field validator that must come before its ``__post_init__``'s rules (which
 read what they write): the step of their own."""
+BUILT_INSIDE: dict[str, str] = {
+    "speculative.draft-architecture": "speculative_config",
+    "speculative.draft-max-model-len": "speculative_config",
+    "speculative.draft-max-model-len-log": "speculative_config",
+}
+"""Rules standing for a config vLLM builds inside another's construction (vLLM 0.34.0's draft ModelConfig, built
+by SpeculativeConfig.__post_init__) -> the outer stage: their stage is the inner config's (the oracle names the
+class that raised), their step and pydantic's wrapper (``1 validation error for SpeculativeConfig``) the outer's."""
 _ONLY_IN_SUB_CONFIGS = frozenset({"engine-args.batch-defaults-cpu", "engine-args.batch-defaults-large-gpu",
                                   "engine-args.batch-defaults-other-device"})
 """Rules ``_ENGINE_ARGS_STEPS`` places only where a version runs them in phase ``sub_configs`` (0.34.0); in phase
@@ -405,6 +414,8 @@ def step_of(rule: Rule) -> Step:
     stage = stage_of(rule)
     if rule.id in _FIELD_VALIDATOR_STEPS:
         return STEPS[_STEP_INDEX[_FIELD_VALIDATOR_STEPS[rule.id]]]
+    if rule.id in BUILT_INSIDE:
+        return STEPS[_STEP_INDEX[BUILT_INSIDE[rule.id]]]
     if stage == "vllm_config":
         cited = [int(n) for n in _STEP_REF.findall(rule.source)]
         n = max(cited) if cited else _FIRST_STEP[rule.phase]

@@ -106,8 +106,9 @@ NOT_MODELLED: Mapping[str, str] = {
     "speculative_config.target_model_config.hf_config": "the repr of transformers' config object "
     "(postinit holds its keys as model_config.hf_config.* facts)",
     "speculative_config.target_model_config.hf_text_config": "the repr of transformers' config object",
-    "speculative_config.draft_model_config": "the draft's own ModelConfig (EAGLE / draft-model / MTP); postinit has "
-    "no facts about the draft's config.json (for n-gram it is the target's and is compared, see ALIASES)",
+    "speculative_config.draft_model_config": "the draft's own ModelConfig (EAGLE / draft-model / MTP); postinit "
+    "reads the draft's config.json (draft.*) and derives its max_model_len, but builds no whole ModelConfig for it "
+    "(for n-gram it is the target's and is compared, see ALIASES)",
     "speculative_config.draft_parallel_config": "the draft's ParallelConfig built by create_draft_parallel_config "
     "(for n-gram it is the target's and is compared, see ALIASES)",
     # 0.34.0
@@ -177,6 +178,18 @@ def fixture_path(name: str, models: str | None = None) -> str:
     return f"{models}/{bare}" if models is not None else str(MODELS_DIR / bare)
 
 
+_JSON_FIXTURE = re.compile(r'"(models/[\w.-]+)"')
+
+
+def _json_fixtures(arg: str, models: str | None) -> str:
+    """A JSON-valued flag's fixture paths (``--speculative-config '{"model": "models/llama_draft"}'``) as
+    :func:`fixture_path` gives them: the oracle ran where ``models/`` held the fixtures."""
+    if not arg.lstrip().startswith("{"):
+        return arg
+    return _JSON_FIXTURE.sub(lambda m: json.dumps(fixture_path(m.group(1), models))
+                             if (MODELS_DIR / m.group(1).removeprefix("models/")).is_dir() else m.group(0), arg)
+
+
 def platform_of(gc: GoldenCase) -> Platform:
     spec = dict(gc.expected["platform"])
     fields = set(Platform.model_fields)
@@ -201,7 +214,8 @@ def inputs_of(gc: GoldenCase, models: str | None = None, version: str = versions
     plat = platform_of(gc)
     env = {k: v for k, v in (case.get("env") or {}).items()}
     if gc.argv_mode:
-        argv = [fixture_path(a, models) if a.startswith("models/") else a for a in case["argv"]]
+        argv = [fixture_path(a, models) if a.startswith("models/") else _json_fixtures(a, models)
+                for a in case["argv"]]
         return None, {"argv": argv, "usage": USAGE[case.get("usage_context", "OPENAI_API_SERVER")],
                       "platform": plat, "env": env}
     config: dict[str, Any] = {}
