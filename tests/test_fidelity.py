@@ -245,3 +245,37 @@ def test_the_draft_max_model_len_is_capped_by_the_target() -> None:
     assert refused.error is not None and refused.error.stage == "model_config"  # the draft's ModelConfig
     assert refused.error.wrapper_message is not None
     assert refused.error.wrapper_message.startswith("1 validation error for SpeculativeConfig")
+
+
+def _fired(r: postinit.Resolution) -> list[str]:
+    return [e.rule for e in r.trace.fired if e.changes or e.message] + [v.rule for v in r.violations]
+
+
+def test_the_draft_model_config_rules_in_vllms_order() -> None:
+    """0.34.0: the draft's architecture and length records, then SpeculativeConfig's cap; an EAGLE draft shorter
+    than a long target has its max_position_embeddings raised (no cap on the target: its RoPE is cache-only)."""
+    r = postinit.resolve(argv=[LLAMA, "--max-model-len", "2000", *_spec(method="eagle", model=_DRAFT)],
+                         vllm_version="0.34.0")
+    ours = ("speculative.draft-architecture", "speculative.draft-max-model-len", "speculative.draft-max-model-len-log",
+            "speculative.draft-max-model-len-override")
+    draft = [x for x in _fired(r) if x in ours]
+    assert draft == list(ours)
+    long = postinit.resolve(argv=[str(MODELS_DIR / "llama_long"), *_spec(method="eagle", model=_DRAFT)],
+                            vllm_version="0.34.0")
+    assert "speculative.draft-max-position-embeddings" in _fired(long)
+    assert long.get("model_config.max_model_len") == 262144 and long.get("draft.max_model_len") == 4096
+    plain = postinit.resolve(argv=[str(MODELS_DIR / "llama_long"), *_spec(model=_DRAFT)], vllm_version="0.34.0")
+    assert plain.get("model_config.max_model_len") == 4096  # a plain draft's own limit caps the target (s-x207)
+    assert "speculative.draft-max-position-embeddings" not in _fired(plain)
+
+
+@pytest.mark.parametrize("version", ["d7fb10c57", "0.11.1"])
+def test_eagle3_needs_a_supported_target_before_0_34_0(version: str) -> None:
+    """The seed and 0.11.1 refuse EAGLE-3 on a target family without its auxiliary hidden states, after the
+    draft's ModelConfig logged (golden n082); 0.34.0 dropped the check (s-n082)."""
+    argv = [str(MODELS_DIR / "mistral_sw"), *_spec(method="eagle3", model=_DRAFT)]
+    r = postinit.resolve(argv=argv, vllm_version=version)
+    assert r.error is not None and r.error.rule == "speculative.eagle3-target-type"
+    assert r.error.message.startswith("Eagle3 is only supported for ['llama', 'qwen', 'minicpm', 'gpt_oss'] models")
+    assert "Resolved architecture: LlamaForCausalLM" in _messages(r)
+    assert postinit.resolve(argv=argv, vllm_version="0.34.0").ok

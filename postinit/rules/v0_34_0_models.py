@@ -23,6 +23,7 @@ from typing import Any
 from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
 from postinit.rules import model_config as mc
 from postinit.rules import models
+from postinit.rules import speculative as spec
 from postinit.rules.verify import _hf_quant_cfg, quant_method
 from postinit.rules.versions import Delta, patch
 
@@ -989,7 +990,7 @@ def limit_max_model_len_to_draft(c: Mapping[str, Any]) -> RuleResult:
         return None
     method = c[_SC + "method"]
     if _draft_of(c) is not None:
-        shares = method != "draft_model" and _rope_only_sizes_cache(_draft_rope(c))
+        shares = method != "draft_model" and spec.rope_only_sizes_cache(_draft_rope(c))
         draft = None if shares else c[_D + "max_model_len"]
     else:
         draft = c[_SC + "max_model_len"] if method == "draft_model" else None
@@ -1002,135 +1003,34 @@ def limit_max_model_len_to_draft(c: Mapping[str, Any]) -> RuleResult:
 # ----------------------------------------------------------------- the draft checkpoint's ModelConfig (draft.*)
 
 _D = "draft."
-_CACHE_ONLY_ROPE = ("default", "linear", "llama3", "ntk", "proportional")
-"""``_CACHE_ONLY_ROPE_TYPES`` (vllm/config/speculative.py:121-123): RoPE types whose max_position_embeddings only
-sizes the cos/sin cache, so a draft of these is resized to the target's length rather than limiting it."""
-_LEN_FACTS = tuple(p for p in mc._LEN_READS if p.startswith((mc.T, _H)))
-_DRAFT_READS = ("speculative_config", "model_config", _SC + "method", _D + "loaded", _D + "hf_config",
-                _D + "hf_text_config", *_LEN_FACTS, _H + "max_position_embeddings", _H + "rope_scaling")
+_DRAFT_SRC = ("the draft's ModelConfig, built by DraftModelSpeculatorConfig.configure "
+              "(vllm/v1/worker/gpu/spec_decode/speculator_config.py:191-210) inside SpeculativeConfig.__post_init__")
+_DRAFT_OPTIONS: dict[str, Any] = dict(methods=_DRAFT_MODEL_METHODS, mtp=True)
+"""0.34.0 builds a draft ModelConfig for every DraftModelSpeculatorConfig: a plain draft model and DFlash too,
+and MTP's (the target checkpoint) runs the same length derivation and cap."""
 
 
 def _draft_of(c: Mapping[str, Any]) -> str | None:
-    """Whose config.json the draft ModelConfig is built from: ``checkpoint`` (a draft checkpoint of its own whose
-    config.json postinit read), ``target`` (MTP: the target checkpoint, with its MTP architecture), or None."""
-    if not c["speculative_config"] or not c["model_config"] or c[_SC + "method"] not in _DRAFT_MODEL_METHODS:
-        return None
-    if c[_SC + "method"] == "mtp":
-        return "target"
-    return "checkpoint" if c[_D + "loaded"] else None
-
-
-def _draft_hf(c: Mapping[str, Any], key: str) -> Any:
-    """A config.json fact of the draft (``draft.hf_config``, or for MTP the target's)."""
-    return c[_D + "hf_config"].get(key) if _draft_of(c) == "checkpoint" else c[_H + key]
+    return spec.draft_of(c, methods=_DRAFT_MODEL_METHODS, mtp=True)
 
 
 def _draft_rope(c: Mapping[str, Any]) -> Any:
-    return _draft_hf(c, "rope_scaling")
+    return spec.draft_hf(c, "rope_scaling", methods=_DRAFT_MODEL_METHODS, mtp=True)
 
 
-def _rope_only_sizes_cache(rope: Any) -> bool:
-    """``_rope_only_sizes_cache``: every RoPE of the config (one, or one per layer type) is of a cache-only type."""
-    if not isinstance(rope, Mapping):
-        return True  # no scaling: the default RoPE (or none)
-    per_layer = [v for v in rope.values() if isinstance(v, Mapping)]
-    return all((mc._rope_type(r) or "default") in _CACHE_ONLY_ROPE for r in (per_layer or [rope]))
-
-
-class _DraftView(Mapping[str, Any]):
-    """The draft ModelConfig as ``model.max-model-len`` reads a ModelConfig: its config.json (``draft.*``), the
-    user's speculative max_model_len, the target's as ``spec_target_max_model_len``, runner ``draft``."""
-
-    def __init__(self, c: Mapping[str, Any]) -> None:
-        self._c = c
-        self._target = _draft_of(c) == "target"  # MTP: the target checkpoint's facts
-        self._own = {"model_config": True, _M + "max_model_len": c[_SC + "max_model_len"],
-                     _M + "disable_sliding_window": False, _M + "runner_type": "draft",
-                     _M + "spec_target_max_model_len": c["model_config.max_model_len"]}
-        self._hf, self._text = c[_D + "hf_config"], c[_D + "hf_text_config"]
-
-    def __getitem__(self, path: str) -> Any:
-        if path in self._own:
-            return self._own[path]
-        if self._target:
-            return self._c[path]
-        if path.startswith(mc.T):
-            return self._text.get(path[len(mc.T):])
-        if path.startswith(_H):
-            return self._hf.get(path[len(_H):])
-        return self._c[path]  # the environment
-
-    def __iter__(self) -> Any:
-        return iter(self._own)
-
-    def __len__(self) -> int:
-        return len(self._own)
-
-
-_DRAFT_SRC = ("the draft's ModelConfig, built by DraftModelSpeculatorConfig.configure "
-              "(vllm/v1/worker/gpu/spec_decode/speculator_config.py:191-210) inside SpeculativeConfig.__post_init__")
-
-
-@rule(
-    "speculative.draft-architecture",
-    title="The draft checkpoint's ModelConfig resolves its architecture",
-    phase="sub_configs",
-    kind="check",
-    reads=(*_DRAFT_READS, "version.model_registry"),
-    source=f"vllm/config/model.py ModelConfig.__post_init__ ({_DRAFT_SRC}); {_REF}",
-    message="Resolved architecture: {architecture}",
-    level="info",
+_DRAFT_PATCHES = (
+    patch("speculative.draft-architecture", methods=_DRAFT_MODEL_METHODS,
+          source=f"vllm/config/model.py ModelConfig.__post_init__ ({_DRAFT_SRC}); {_REF}"),
+    patch("speculative.draft-max-model-len", **_DRAFT_OPTIONS, user_len=True, options=_MAX_LEN_OPTIONS,
+          source=f"vllm/config/model.py _get_and_verify_max_len (2589-2740) for {_DRAFT_SRC}: max_model_len="
+          f"speculative_config.max_model_len, spec_target_max_model_len=the target's; {_REF}"),
+    patch("speculative.draft-max-model-len-log", **_DRAFT_OPTIONS,
+          source=f"vllm/config/model.py ModelConfig.get_and_verify_max_len ({_DRAFT_SRC}); {_REF}"),
+    patch("speculative.draft-max-model-len-override", **_DRAFT_OPTIONS, log=True,
+          message="Overriding draft model max model len from {draft} to {result}", level="info",
+          source=f"{_SPEC}._maybe_override_draft_max_model_len (vllm/config/speculative.py:1442-1484), called by "
+          f"DraftModelSpeculatorConfig.configure (speculator_config.py:240-246); {_REF}"),
 )
-def draft_architecture(c: Mapping[str, Any]) -> RuleResult:
-    """Every ModelConfig logs the architecture it resolved; the draft's is its checkpoint's first registered one
-    (EAGLE's wrapping into its EAGLE class comes after, silently)."""
-    if _draft_of(c) != "checkpoint":
-        return None
-    registered = mc.registry_of(c["version.model_registry"]).classes
-    arch = next((a for a in c[_D + "hf_config"].get("architectures") or () if a in registered), None)
-    return Outcome.log(architecture=arch) if arch else None
-
-
-@rule(
-    "speculative.draft-max-model-len",
-    title="The draft's max_model_len from its config.json, as the target's (the target's when it has no length key)",
-    phase="sub_configs",
-    kind="derive",
-    reads=(*_DRAFT_READS, _SC + "max_model_len", "model_config.max_model_len", "env.VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
-    writes=(_D + "built_max_model_len",),
-    after=("speculative.draft-architecture",),
-    source=f"vllm/config/model.py _get_and_verify_max_len (2589-2740) for {_DRAFT_SRC}: max_model_len="
-    f"speculative_config.max_model_len, spec_target_max_model_len=the target's; {_REF}",
-    message="<the draft ModelConfig's max-length warnings, if any>",
-    level="warning",
-)
-def draft_max_model_len(c: Mapping[str, Any]) -> RuleResult:
-    """The draft's ModelConfig derives its length as every ModelConfig does (``model.max-model-len``): a
-    speculative max_model_len above the draft checkpoint's own limit is refused there, before SpeculativeConfig
-    compares it with anything."""
-    if _draft_of(c) is None:
-        return None
-    found = mc.max_model_len(_DraftView(c), **_MAX_LEN_OPTIONS)
-    if not isinstance(found, Outcome):
-        return found
-    return Outcome({_D + "built_max_model_len": found.changes[_M + "max_model_len"]}, message=found.message,
-                   level="warning")
-
-
-@rule(
-    "speculative.draft-max-model-len-log",
-    title="The draft's ModelConfig logs its max_model_len",
-    phase="sub_configs",
-    kind="check",
-    reads=(*_DRAFT_READS, _D + "built_max_model_len"),
-    source=f"vllm/config/model.py ModelConfig.get_and_verify_max_len ({_DRAFT_SRC}); {_REF}",
-    message="Using max model len {n}",
-    level="info",
-)
-def draft_max_model_len_log(c: Mapping[str, Any]) -> RuleResult:
-    """As every ModelConfig does."""
-    n = c[_D + "built_max_model_len"]
-    return Outcome.log(n=n) if _draft_of(c) is not None and n is not None else None
 
 
 @rule(
@@ -1138,7 +1038,7 @@ def draft_max_model_len_log(c: Mapping[str, Any]) -> RuleResult:
     title="A draft that shares the target's positions has its max_position_embeddings raised to the target's length",
     phase="sub_configs",
     kind="check",
-    reads=(*_DRAFT_READS, "model_config.max_model_len"),
+    reads=(*spec.DRAFT_READS, "model_config.max_model_len"),
     after=("speculative.draft-max-model-len-log",),
     source=f"{_SPEC}._maybe_override_draft_max_position_embeddings (vllm/config/speculative.py:1486-1528), called "
     f"by DraftModelSpeculatorConfig.configure (speculator_config.py:217-220) where shares_target_positions; {_REF}",
@@ -1151,42 +1051,11 @@ def draft_max_position_embeddings(c: Mapping[str, Any]) -> RuleResult:
     bounds; only cache-only RoPE types are resized (a plain draft model has positions of its own)."""
     if _draft_of(c) is None or c[_SC + "method"] == "draft_model":
         return None
-    draft, target = _draft_hf(c, "max_position_embeddings"), c["model_config.max_model_len"]
-    if draft is None or target is None or draft >= target or not _rope_only_sizes_cache(_draft_rope(c)):
+    draft = spec.draft_hf(c, "max_position_embeddings", methods=_DRAFT_MODEL_METHODS, mtp=True)
+    target = c["model_config.max_model_len"]
+    if draft is None or target is None or draft >= target or not spec.rope_only_sizes_cache(_draft_rope(c)):
         return None
     return Outcome.log(draft=draft, target=target)
-
-
-@rule(
-    "speculative.draft-max-model-len-override",
-    title="The draft's max_model_len is capped by the target's, or is speculative_config.max_model_len",
-    phase="sub_configs",
-    kind="derive",
-    reads=(*_DRAFT_READS, _D + "built_max_model_len", _SC + "max_model_len", "model_config.max_model_len"),
-    writes=(_D + "max_model_len",),
-    after=("speculative.draft-max-position-embeddings",),
-    source=f"{_SPEC}._maybe_override_draft_max_model_len (vllm/config/speculative.py:1442-1484), called by "
-    f"DraftModelSpeculatorConfig.configure (speculator_config.py:240-246); {_REF}",
-    message="Overriding draft model max model len from {draft} to {result}",
-    level="info",
-)
-def draft_max_model_len_override(c: Mapping[str, Any]) -> RuleResult:
-    """Sequences must fit both models: the shorter length wins (logged when it is the target's); a speculative
-    max_model_len (for testing that sequences can skip speculation) may exceed neither."""
-    draft = c[_D + "built_max_model_len"]
-    if _draft_of(c) is None or draft is None:
-        return None
-    given, target = c[_SC + "max_model_len"], c["model_config.max_model_len"]
-    if given is not None:
-        if given > draft:
-            return Violation(f"speculative_max_model_len={given} cannot be larger than draft_max_model_len={draft}")
-        if given > target:
-            return Violation(f"speculative_max_model_len={given} cannot be larger than target_max_model_len={target}")
-        return {_D + "max_model_len": given}
-    result = min(draft, target)
-    if result != draft:
-        return Outcome.log({_D + "max_model_len": result}, draft=draft, result=result)
-    return {_D + "max_model_len": result}
 
 
 _TOKENIZER_MODES = {
@@ -1771,6 +1640,8 @@ def replayssm_supported(c: Mapping[str, Any]) -> RuleResult:
 
 
 _SPEC_DROPS = {
+    "speculative.eagle3-target-type": "vLLM 0.34.0's SpeculativeConfig no longer limits EAGLE-3 to some target "
+    "model types (vllm/config/speculative.py _verify_args)",
     "engine-args.draft-model-unsupported": "vLLM 0.34.0 runs draft-model speculative decoding "
     "(StandaloneARSpeculatorConfig, vllm/v1/worker/gpu/spec_decode/standalone_ar/config.py); EngineArgs no longer "
     "refuses method draft_model",
@@ -1810,7 +1681,7 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 
 DELTA = Delta(
     facts={"model_registry": "model-registry-0.34.0.json", "rope_override_standardized": True},
-    patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
+    patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG, *_DRAFT_PATCHES),
     replace=(head_dtype, class_interfaces, gptoss_max_capture_size, method_from_model_name, draft_model_from_method, quant_config,
              deepseek_v32_cache_dtype,
              prompt_lookup_defaults, draft_tensor_parallel_size, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
@@ -1818,8 +1689,7 @@ DELTA = Delta(
     add=(sleep_mode_cumem_allocator, deprecated_quantization, pooler_logit_sigma_nonzero, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
          mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
          draft_decode_context_parallel_size, suffix_default_tokens, limit_max_model_len_to_draft, mtp_reused_layer, tokenizer_mode_default,
-         draft_architecture, draft_max_model_len, draft_max_model_len_log, draft_max_position_embeddings,
-         draft_max_model_len_override,
+         draft_max_position_embeddings,
          spec_flags_given_twice, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
          speculative_lookahead_slots, watermark_speculative,
          mamba_chunked_prefill_required, mamba_stochastic_rounding_needs_fp16, kda_recoverssm, replayssm_supported),
