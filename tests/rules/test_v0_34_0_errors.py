@@ -14,6 +14,7 @@ from postinit.rules import v0_34_0_errors as e
 from postinit.rules._kit import state
 from postinit.schema.configs import CompilationConfig
 from postinit.schema.loaders.construct import refusal
+from postinit.schema.usage import ENGINE_ARGS_REWRITTEN
 from tests.golden.parity import fixture_path
 
 LLAMA = fixture_path("llama")
@@ -89,7 +90,10 @@ def _dp(**kw: Any) -> dict[str, Any]:
             "parallel_config.node_rank": 0, "parallel_config.pipeline_parallel_size": 1,
             "parallel_config.tensor_parallel_size": 1, "parallel_config.prefill_context_parallel_size": 1,
             "parallel_config.enable_fault_tolerance": False, "model_config.is_moe": False}
-    return state({**base, **kw})
+    merged = {**base, **kw}
+    # the door records the load-balancing flags as given (usage.given_on): the rule reads those, not the config's
+    merged["usage.given_on"] = tuple(p for p in ENGINE_ARGS_REWRITTEN if merged.get(p))
+    return state(merged)
 
 
 @pytest.mark.parametrize(("given", "start"), [
