@@ -653,6 +653,34 @@ def data_parallel_lb_check(c: Mapping[str, Any]) -> RuleResult:
     return _dp_lb_refusal(c) if c[_EA] else None
 
 
+_GIVEN_TWICE = (("cuda_graph_sizes", "cudagraph_capture_sizes"), ("cudagraph_capture_sizes", "cudagraph_capture_sizes"),
+                ("max_cudagraph_capture_size", "max_cudagraph_capture_size"))
+"""create_engine_config's compilation overrides in its order: (the flag's field, the -O key it sets)."""
+
+
+@rule(
+    "engine-args.capture-sizes-given-twice",
+    title="--cuda-graph-sizes / --cudagraph-capture-sizes / --max-cudagraph-capture-size exclude the same key in -O",
+    phase="sub_configs",
+    kind="check",
+    reads=(_EA, "usage.given_twice"),
+    source=f"{_SRC}.create_engine_config (its compilation config overrides, after the sub-configs it builds); "
+    "ref 12.2",
+    message="<field> and compilation_config.<key> are mutually exclusive",
+)
+def capture_sizes_given_twice(c: Mapping[str, Any]) -> RuleResult:
+    """The flags are shorthands for -O's keys: vLLM will not guess which of the two to keep (--cuda-graph-sizes
+    sets cudagraph_capture_sizes first, so --cudagraph-capture-sizes beside it is refused as given twice)."""
+    if not c[_EA]:
+        return None
+    given = c["usage.given_twice"] or ()
+    for field, key in _GIVEN_TWICE:
+        if field in given:
+            return Violation(f"{field} and compilation_config.{key} are mutually exclusive",
+                             hint=f"give {key} once: its flag or -O")
+    return None
+
+
 @rule(
     "engine-args.lookahead-slots-from-speculative",
     title="num_lookahead_slots = num_speculative_tokens",

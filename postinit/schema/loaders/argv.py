@@ -1678,17 +1678,14 @@ def _apply_engine_args(
     if "compilation_config" in given:
         cc_json = _convert(_BY_DEST["compilation_config"], given["compilation_config"])[0]
     both_sizes = "cuda_graph_sizes" in given and "cudagraph_capture_sizes" in given
-    for dest, key, name in _MUTUALLY_EXCLUSIVE:
+    for dest, key, _name in _MUTUALLY_EXCLUSIVE:
         if dest not in given:
             continue
         in_json = key in cc_json and cc_json[key] is not None
-        if in_json and at_create:
+        if in_json or (dest == "cudagraph_capture_sizes" and both_sizes):
+            # create_engine_config refuses it (engine-args.capture-sizes-given-twice), after the sub-configs it
+            # builds first; --cudagraph-capture-sizes finds the value --cuda-graph-sizes just set
             result.given_twice.append(dest)
-        elif in_json or (dest == "cudagraph_capture_sizes" and both_sizes):
-            raise InvalidValueError(
-                f"{name} and compilation_config.{key} are mutually exclusive (set by {given[dest].option} and {given['compilation_config'].option if in_json else '--cuda-graph-sizes'})",
-                path=f"compilation_config.{key}",
-            )
     if "compilation_config" in given:
         # the dedicated flags were written into config before the JSON merge and
         # must win; re-apply them over the JSON value
