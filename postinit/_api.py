@@ -12,7 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
 from postinit._request import DEFAULT_MODEL, DEFAULT_PLATFORM, Request, Semantics, UsageSpec
 from postinit._stages import (
@@ -736,6 +736,7 @@ def _prepare(
         notes.extend(_drop_absent(data, version))
     data, unheld = _unheld(data, version)
     _refuse_later_values(data, version)
+    data, held_len = _max_model_len_below_one(data, version, usage is not None)
     if usage is None:
         notes.append(Note("mode", "config mode", "a nested config without flags is built as VllmConfig(...) builds "
                                                  "it, not through EngineArgs as vllm serve does (EngineArgs' defaults "
@@ -806,6 +807,9 @@ def _prepare(
     # sub-configs the input names, the platform (cached per spec), the env and the usage facts
     state = dict(fast.default_flat)
     state.update(fields)
+    if held_len is not None:  # as given: the version's ModelConfig derives it (-1) or refuses it after logging
+        state[_MML] = held_len
+        user_paths.append(_MML)
     state.update(plat_flat)
     state.update(env_flat)
     version_defaults = version.defaults_for(engine_args=usage is not None)
@@ -1064,6 +1068,36 @@ def _refuse_later_values(data: Mapping[str, Any], version: versions.Version) -> 
 
 
 _MISSING = object()
+_MML = "model_config.max_model_len"
+
+
+@functools.cache
+def _model_config_bound() -> type[BaseModel]:
+    """ModelConfig's max_model_len field as vLLM 0.34.0 bounds it (``Field(ge=-1)``), for pydantic's refusal."""
+    return create_model("ModelConfig", max_model_len=(int, Field(ge=-1)))
+
+
+def _max_model_len_below_one(data: dict[str, Any], version: versions.Version,
+                             engine_args: bool) -> tuple[dict[str, Any], int | None]:
+    """A max_model_len below 1 where the version's ModelConfig takes it (``version.max_model_len_auto``, vLLM
+    0.34.0: -1 is "auto"; 0 is derived and logged, then refused by its model validator): held out of the schema's
+    validation (whose bound is 1) and returned, to be put in the state as given. One below -1 is pydantic's
+    refusal of the field, where create_engine_config builds the ModelConfig (before it logs anything)."""
+    mc = data.get("model_config")
+    if not version.facts.max_model_len_auto or not isinstance(mc, Mapping):
+        return data, None
+    value = mc.get("max_model_len")
+    if not isinstance(value, int) or isinstance(value, bool) or value >= 1:
+        return data, None
+    if value < -1:
+        try:
+            _model_config_bound().model_validate({"max_model_len": value})
+        except ValidationError as e:
+            text = str(e)
+        raise SubConfigError(f"{_MML}: {one_line(text)}", config="ModelConfig", path=_MML,
+                             stage="create_engine_config" if engine_args else "model_config",
+                             error="ValidationError", vllm_message=text)
+    return {**data, "model_config": {k: v for k, v in mc.items() if k != "max_model_len"}}, value
 
 
 def _absent_why(path: str, version: versions.Version) -> str:

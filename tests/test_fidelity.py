@@ -279,3 +279,22 @@ def test_eagle3_needs_a_supported_target_before_0_34_0(version: str) -> None:
     assert r.error.message.startswith("Eagle3 is only supported for ['llama', 'qwen', 'minicpm', 'gpt_oss'] models")
     assert "Resolved architecture: LlamaForCausalLM" in _messages(r)
     assert postinit.resolve(argv=argv, vllm_version="0.34.0").ok
+
+
+def test_a_max_model_len_below_one_in_0_34_0() -> None:
+    """vLLM 0.34.0's ModelConfig takes -1 ('auto': derived as if unset), derives and logs 0 and then refuses it in
+    its model validator (golden e070), and refuses -2 by its field's bound where create_engine_config builds it
+    (e104); the seed's door keeps postinit's bound of 1."""
+    auto = postinit.resolve({"model_config": {"max_model_len": -1}}, model=LLAMA, vllm_version="0.34.0")
+    assert auto.ok and auto.get("model_config.max_model_len") == 4096
+    assert auto.get("model_config.original_max_model_len") == -1
+    zero = postinit.resolve({"model_config": {"max_model_len": 0}}, model=LLAMA, vllm_version="0.34.0")
+    assert zero.error is not None and zero.error.rule == "model.max-model-len-positive"
+    assert zero.error.stage == "model_config" and "Using max model len 0" in _messages(zero)
+    with pytest.raises(postinit.InputError) as refused:
+        postinit.resolve({"model_config": {"max_model_len": -2}}, model=LLAMA, vllm_version="0.34.0")
+    assert refused.value.stage == "model_config" and "greater than or equal to -1" in str(refused.value)
+    with pytest.raises(postinit.InputError, match="greater than or equal to 1"):
+        postinit.resolve({"model_config": {"max_model_len": -1}}, model=LLAMA)
+    again = postinit.resolve(argv=[LLAMA, "--max-model-len", "2048"], vllm_version="0.34.0")
+    assert again.with_changes({"model_config.max_model_len": 0}).error is not None  # the whole front door

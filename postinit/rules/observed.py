@@ -335,7 +335,8 @@ _ENGINE_ARGS_BY_SOURCE = (
 )
 
 WITHIN_STEPS: dict[str, tuple[str, ...]] = {
-    "model_config": ("model.prompt-embeds-encoder-decoder",),  # a model_validator: after __post_init__
+    "model_config": ("model.max-model-len-positive", "model.prompt-embeds-encoder-decoder"),  # a model_validator:
+    # after __post_init__
     "mamba_config": ("mamba.backend-enum", "mamba.ssu-algorithm-backend", "mamba.stochastic-rounding-platform"),
     "parallel_config": ("parallel.external-launcher-dp-rank", "parallel.data-parallel-rank-range",
                         "parallel.external-launcher-disables-multiprocessing", "parallel.data-parallel-size-local-range",

@@ -763,6 +763,26 @@ def prompt_embeds_encoder_decoder(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+@rule(
+    "model.max-model-len-positive",
+    title="max_model_len ends up a positive integer",
+    phase="model_config",
+    kind="check",
+    reads=("model_config", _MC + "max_model_len"),
+    source="vllm/config/model.py ModelConfig.validate_model_config_after (vllm/config/model.py:1090-1095, a "
+    "model_validator, after __post_init__ derived and logged it); ref v0.34.0",
+    message="max_model_len must be a positive integer, got <type>: <value>. Example: max_model_len=2048",
+)
+def max_model_len_positive(c: Mapping[str, Any]) -> RuleResult:
+    """The field takes -1 (auto-fit, derived in __post_init__), so 0 reaches the end of __post_init__ as given (a
+    length of nothing) and only the model validator refuses it."""
+    value = c[_MC + "max_model_len"]
+    if c["model_config"] and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        return Violation(f"max_model_len must be a positive integer, got {type(value).__name__}: {value!r}. "
+                         "Example: max_model_len=2048", hint="give --max-model-len a positive length (or auto)")
+    return None
+
+
 _MEGA_MOE = ("deep_gemm_mega_moe", "flashinfer_moe_ep_cutedsl", "flashinfer_moe_ep_mega_deep_gemm", "aiter_mega_moe")
 _MOE_EP = ("flashinfer_moe_ep_cutedsl", "flashinfer_moe_ep_mega_deep_gemm")
 _MOE_EP_ARCHS = ("DeepSeekV4MTPModel", "DeepseekV41ForCausalLM", "DeepseekV4ForCausalLM")
@@ -1181,7 +1201,7 @@ DELTA = Delta(
          seed_without_multiprocessing, sleep_mode_checks, prompt_embeds_encoder_decoder,
          lora_mega_moe_backend, moe_ep_backend, lm_format_enforcer_deprecated, offload_prefetch_bounds,
          multimodal_config_checks, mm_processor_device, profiler_warnings,
-         layerwise_nvtx_deprecated),
+         layerwise_nvtx_deprecated, max_model_len_positive),
     patch=(
         patch("compilation.custom-ops-all-none-count", error="ValueError",
               text="custom_ops can contain only one base mode: 'all' or 'none'",

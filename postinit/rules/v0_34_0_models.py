@@ -242,6 +242,7 @@ _MAX_LEN_OPTIONS: dict[str, Any] = dict(
     # hf_overrides {"rope_scaling": {"type": ...}} no longer fails on the missing key
     legacy_type_key_error=False,
     rope_float=True,  # derived_max_model_len *= scaling_factor for every RoPE model (2678)
+    auto_fit=True,  # max_model_len -1 ("auto") is derived as if unset (2683-2686)
 )
 """0.34.0's ``_get_and_verify_max_len``: ``model.max-model-len``'s options (the target's and the draft's)."""
 
@@ -1680,7 +1681,8 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 
 
 DELTA = Delta(
-    facts={"model_registry": "model-registry-0.34.0.json", "rope_override_standardized": True},
+    facts={"model_registry": "model-registry-0.34.0.json", "rope_override_standardized": True,
+           "max_model_len_auto": True},
     patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG, *_DRAFT_PATCHES),
     replace=(head_dtype, class_interfaces, gptoss_max_capture_size, method_from_model_name, draft_model_from_method, quant_config,
              deepseek_v32_cache_dtype,
