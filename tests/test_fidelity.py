@@ -298,3 +298,17 @@ def test_a_max_model_len_below_one_in_0_34_0() -> None:
         postinit.resolve({"model_config": {"max_model_len": -1}}, model=LLAMA)
     again = postinit.resolve(argv=[LLAMA, "--max-model-len", "2048"], vllm_version="0.34.0")
     assert again.with_changes({"model_config.max_model_len": 0}).error is not None  # the whole front door
+
+
+def test_legacy_rope_attribute_names_of_a_remote_code_config_are_warned_about() -> None:
+    """vLLM 0.34.0's patch_rope_parameters reads rotary_emb_base / rotary_emb_fraction under the standard names
+    and warns (golden s-n100); a config without them, or a transformers class's, says nothing."""
+    r = postinit.resolve(argv=[str(MODELS_DIR / "nomic"), "--trust-remote-code", "--runner", "pooling"],
+                         vllm_version="0.34.0")
+    said = [m for m in _messages(r) if "deprecated attribute name" in m]
+    assert said == ["NomicBertConfig contains a deprecated attribute name 'rotary_emb_base'. Please use the preferred "
+                    "attribute name 'rope_theta' instead.",
+                    "NomicBertConfig contains a deprecated attribute name 'rotary_emb_fraction'. Please use the "
+                    "preferred attribute name 'partial_rotary_factor' instead."]
+    assert "model.rope-deprecated-attribute-names" in _fired(r)
+    assert "model.rope-deprecated-attribute-names" not in _fired(postinit.resolve(argv=[LLAMA], vllm_version="0.34.0"))
