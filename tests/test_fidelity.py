@@ -312,3 +312,17 @@ def test_legacy_rope_attribute_names_of_a_remote_code_config_are_warned_about() 
                     "preferred attribute name 'partial_rotary_factor' instead."]
     assert "model.rope-deprecated-attribute-names" in _fired(r)
     assert "model.rope-deprecated-attribute-names" not in _fired(postinit.resolve(argv=[LLAMA], vllm_version="0.34.0"))
+
+
+def test_the_encoder_cache_transfer_config_is_built_by_0_34_0s_parser() -> None:
+    """vLLM 0.34.0's parser builds --ec-transfer-config's ECTransferConfig: a role it does not know, or a connector
+    without a role (ec-transfer.role-required, its __post_init__), is an ArgumentError (golden s-n151, s-n152);
+    0.11.1's flag stays an unchecked extra (its roles differ)."""
+    for value, text in (('{"ec_connector": "C", "ec_role": "ec_nobody"}', "Input should be 'ec_producer'"),
+                        ('{"ec_connector": "C"}', "Please specify ec_role when ec_connector is set")):
+        with pytest.raises(postinit.InputError, match=text) as refused:
+            postinit.resolve(argv=[LLAMA, "--ec-transfer-config", value], vllm_version="0.34.0")
+        assert refused.value.stage == "parse"
+    assert postinit.resolve(argv=[LLAMA, "--ec-transfer-config", '{"ec_connector": "C", "ec_role": "ec_both"}'],
+                            vllm_version="0.34.0").ok
+    assert postinit.resolve(argv=[LLAMA, "--ec-transfer-config", '{"ec_connector": "C"}'], vllm_version="0.11.1").ok

@@ -165,7 +165,7 @@ from postinit import _api  # noqa: E402
 from postinit.rules import paths  # noqa: E402
 
 _LEAVES = sorted(p for p in paths().paths
-                 if p.split(".", 1)[0] not in ("env", "platform", "usage", "version") and "." in p
+                 if p.split(".", 1)[0] not in ("env", "platform", "usage", "version", "draft") and "." in p
                  and not p.startswith(("model_config.hf_config", "model_config.hf_text_config"))
                  and not paths().info[p].presence)
 _VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 70000), st.floats(allow_nan=False, width=32),

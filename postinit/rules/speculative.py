@@ -104,9 +104,10 @@ def mtp_draft_architecture(c: Mapping[str, Any]) -> RuleResult:
 
 _D = "draft."
 _SC = "speculative_config."
-_SEED_DRAFT_METHODS = ("eagle", "eagle3", "medusa", "mlp_speculator")
-"""The methods whose draft checkpoint SpeculativeConfig builds a ModelConfig for and keeps (a plain draft model is
-refused right after it: ``speculative.draft-model-unsupported``)."""
+_SEED_DRAFT_METHODS: tuple[str | None, ...] = ("eagle", "eagle3", "medusa", "mlp_speculator", "draft_model", None)
+"""The methods whose draft checkpoint SpeculativeConfig builds a ModelConfig for: every one but n-gram and MTP
+(None: to be detected from the draft; a plain draft model is refused right after its ModelConfig is built,
+``speculative.draft-model-unsupported``)."""
 _CACHE_ONLY_ROPE = ("default", "linear", "llama3", "ntk", "proportional")
 """vLLM 0.34.0's ``_CACHE_ONLY_ROPE_TYPES`` (vllm/config/speculative.py:121-123): RoPE types whose
 max_position_embeddings only sizes the cos/sin cache."""
@@ -116,7 +117,7 @@ DRAFT_READS = ("speculative_config", "model_config", _SM, _D + "loaded", _D + "h
 """What the draft rules read to know whose config.json the draft's ModelConfig is built from (:func:`draft_of`)."""
 
 
-def draft_of(c: Mapping[str, Any], *, methods: tuple[str, ...] = _SEED_DRAFT_METHODS, mtp: bool = False) -> str | None:
+def draft_of(c: Mapping[str, Any], *, methods: tuple[str | None, ...] = _SEED_DRAFT_METHODS, mtp: bool = False) -> str | None:
     """Whose config.json the draft's ModelConfig is built from: ``checkpoint`` (a draft checkpoint of its own whose
     config.json postinit read, ``draft.*``), ``target`` (MTP, with ``mtp``: the target checkpoint), or None."""
     if not c["speculative_config"] or not c["model_config"]:
@@ -184,7 +185,7 @@ _DRAFT_SRC = "the draft's ModelConfig, built by SpeculativeConfig.__post_init__"
     message="Resolved architecture: {architecture}",
     level="info",
 )
-def draft_architecture(c: Mapping[str, Any], *, methods: tuple[str, ...] = _SEED_DRAFT_METHODS) -> RuleResult:
+def draft_architecture(c: Mapping[str, Any], *, methods: tuple[str | None, ...] = _SEED_DRAFT_METHODS) -> RuleResult:
     """Every ModelConfig logs the architecture it resolved; the draft's is its checkpoint's first registered one
     (EAGLE's wrapping into its EAGLE class comes after, silently). ``methods``: those with a draft checkpoint."""
     if draft_of(c, methods=methods) != "checkpoint":
@@ -207,7 +208,7 @@ def draft_architecture(c: Mapping[str, Any], *, methods: tuple[str, ...] = _SEED
     message="<the draft ModelConfig's max-length warnings, if any>",
     level="warning",
 )
-def draft_max_model_len(c: Mapping[str, Any], *, methods: tuple[str, ...] = _SEED_DRAFT_METHODS, mtp: bool = False,
+def draft_max_model_len(c: Mapping[str, Any], *, methods: tuple[str | None, ...] = _SEED_DRAFT_METHODS, mtp: bool = False,
                         user_len: bool = False, options: Mapping[str, Any] | None = None) -> RuleResult:
     """The draft's ModelConfig derives its length as every ModelConfig does (``model.max-model-len``, with the
     version's ``options``). ``user_len``: the speculative max_model_len is its max_model_len (vLLM 0.34.0; a value
@@ -233,7 +234,7 @@ def draft_max_model_len(c: Mapping[str, Any], *, methods: tuple[str, ...] = _SEE
     message="Using max model len {n}",
     level="info",
 )
-def draft_max_model_len_log(c: Mapping[str, Any], *, methods: tuple[str, ...] = _SEED_DRAFT_METHODS,
+def draft_max_model_len_log(c: Mapping[str, Any], *, methods: tuple[str | None, ...] = _SEED_DRAFT_METHODS,
                             mtp: bool = False) -> RuleResult:
     """As every ModelConfig does."""
     n = c[_D + "built_max_model_len"]
@@ -247,12 +248,12 @@ def draft_max_model_len_log(c: Mapping[str, Any], *, methods: tuple[str, ...] = 
     kind="derive",
     reads=(*DRAFT_READS, _D + "built_max_model_len", _SC + "max_model_len", "model_config.max_model_len"),
     writes=(_D + "max_model_len",),
-    after=("speculative.draft-max-model-len-log",),
+    after=("speculative.draft-max-model-len-log", "speculative.draft-model-unsupported"),
     source="vllm/config/speculative.py SpeculativeConfig._maybe_override_draft_max_model_len; ref 2.8",
     message="",
     level="debug",
 )
-def draft_max_model_len_override(c: Mapping[str, Any], *, methods: tuple[str, ...] = _SEED_DRAFT_METHODS,
+def draft_max_model_len_override(c: Mapping[str, Any], *, methods: tuple[str | None, ...] = _SEED_DRAFT_METHODS,
                                  mtp: bool = False, log: bool = False) -> RuleResult:
     """Sequences must fit both models: the shorter length wins (``log``: vLLM 0.34.0 logs it when it is the
     target's); a speculative max_model_len (for testing that sequences can skip speculation) may exceed neither."""
@@ -338,6 +339,7 @@ _DRAFT_MODEL_MESSAGE = ("Speculative decoding with draft model is not supported 
     kind="check",
     reads=("speculative_config", _SM, "speculative_config.model", "model_config.hf_config.model_type",
            "model_config.hf_config.architectures"),
+    after=("speculative.draft-max-model-len-log",),  # the draft's ModelConfig is built (and logs) first
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
     message=_DRAFT_MODEL_MESSAGE,
 )

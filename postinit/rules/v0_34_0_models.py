@@ -630,6 +630,27 @@ _EC_READS = ("ec_transfer_config", _EC + "ec_connector", _EC + "ec_role")
 
 
 @rule(
+    "ec-transfer.role-required",
+    title="An encoder-cache connector needs an ec_role",
+    phase="sub_configs",
+    kind="check",
+    reads=_EC_READS,
+    source="vllm/config/ec_transfer.py ECTransferConfig.__post_init__ (vllm/config/ec_transfer.py:71-85; with "
+    "--ec-transfer-config built by vLLM's parser); ref v0.34.0",
+    message="Please specify ec_role when ec_connector is set, supported roles are ('ec_producer', 'ec_both', "
+    "'ec_consumer')",
+)
+def ec_transfer_role_required(c: Mapping[str, Any]) -> RuleResult:
+    """The encoder-cache connector must know whether this instance produces encoder outputs, consumes them or
+    both (as the KV connector's kv_role)."""
+    if c["ec_transfer_config"] and c[_EC + "ec_connector"] is not None and c[_EC + "ec_role"] is None:
+        return Violation("Please specify ec_role when ec_connector is set, supported roles are ('ec_producer', "
+                         "'ec_both', 'ec_consumer')")
+    return None
+
+
+
+@rule(
     "vllm.mm-encoder-only",
     title="An encoder-only instance (EC producer) runs the multimodal encoder only: no prefix caching",
     phase="model",
@@ -1731,7 +1752,7 @@ DELTA = Delta(
     add=(sleep_mode_cumem_allocator, deprecated_quantization, pooler_logit_sigma_nonzero, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
          mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
          draft_decode_context_parallel_size, suffix_default_tokens, limit_max_model_len_to_draft, mtp_reused_layer, tokenizer_mode_default,
-         draft_max_position_embeddings, rope_deprecated_attribute_names,
+         draft_max_position_embeddings, rope_deprecated_attribute_names, ec_transfer_role_required,
          spec_flags_given_twice, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
          speculative_lookahead_slots, watermark_speculative,
          mamba_chunked_prefill_required, mamba_stochastic_rounding_needs_fp16, kda_recoverssm, replayssm_supported),
