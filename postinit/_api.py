@@ -512,18 +512,45 @@ def _overridden(loaded: LoadedModel, mc: dict[str, Any], flags: Mapping[str, str
         return loaded  # content the loader refuses is the schema's to report, with its field
 
 
-@dataclass(frozen=True, slots=True)
 class _Front:
-    """What the front door built for a request, that a change of a few input paths re-derives from."""
+    """What the front door built for a request, that a change of a few input paths re-derives from.
 
-    data: dict[str, Any]
-    """The nested input after flags and overrides (fields the version lacks dropped)."""
-    flags: dict[str, str]
-    """Input path -> the flag (or ``--set``) that set it."""
-    loader: frozenset[str]
-    """The paths the model loader set (their provenance is the loader's)."""
-    extra: frozenset[str] = frozenset()
-    """The flags given that no ``VllmConfig`` field holds (EngineArgs-only values, by destination)."""
+    A front made by a change of leaf fields (:func:`_prepare_changes`) derives its nested input and
+    flags from its parent's on first use: a resolution that never becomes a base never pays for them.
+    """
+
+    __slots__ = ("_changes", "_data", "_flags", "_parent", "extra", "loader")
+
+    def __init__(self, data: dict[str, Any] | None, flags: dict[str, str] | None, loader: frozenset[str],
+                 extra: frozenset[str] = frozenset(), *, parent: _Front | None = None,
+                 changes: Mapping[str, Any] | None = None) -> None:
+        self._data = data
+        self._flags = flags
+        self.loader = loader
+        """The paths the model loader set (their provenance is the loader's)."""
+        self.extra = extra
+        """The flags given that no ``VllmConfig`` field holds (EngineArgs-only values, by destination)."""
+        self._parent = parent
+        self._changes = changes
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The nested input after flags and overrides (fields the version lacks dropped)."""
+        if self._data is None:
+            assert self._parent is not None and self._changes is not None
+            data = self._parent.data
+            for p, v in self._changes.items():
+                data = _merged_at(data, p.split("."), v)
+            self._data = data
+        return self._data
+
+    @property
+    def flags(self) -> dict[str, str]:
+        """Input path -> the flag (or ``--set``) that set it."""
+        if self._flags is None:
+            assert self._parent is not None and self._changes is not None
+            self._flags = {**self._parent.flags, **{p: f"--set {p}" for p in self._changes}}
+        return self._flags
 
 
 _NOT_INCREMENTAL = ("env", "platform", "usage")
@@ -613,10 +640,7 @@ def _prepare_changes(
             leaves[p] = leaf
         else:
             keys[top] = None
-    data = front.data
-    for p, v in changes.items():
-        data = _merged_at(data, p.split("."), v)
-    flags = {**front.flags, **{p: f"--set {p}" for p in changes}}
+    new_front = _Front(None, None, front.loader, front.extra, parent=front, changes=dict(changes))
     state = dict(base_state)
     prov = dict(res.engine.initial_provenance)
     touched: dict[str, None] = {}
@@ -627,8 +651,9 @@ def _prepare_changes(
             return None
         touched[p] = None
         if p not in front.loader:  # the loader's paths keep the loader's provenance
-            prov[p] = Provenance(Source.USER, flags[p])
+            prov[p] = Provenance(Source.USER, f"--set {p}")
     if keys:
+        data, flags = new_front.data, new_front.flags
         version_defaults = changed.version.defaults_for(engine_args=changed.effective_usage is not None)
         for key in keys:
             try:
@@ -647,7 +672,7 @@ def _prepare_changes(
             for q in users:
                 if q not in front.loader:
                     prov[q] = Provenance(Source.USER, flags.get(q, "config"))
-    return state, prov, touched, _Front(data, flags, front.loader, front.extra)
+    return state, prov, touched, new_front
 
 
 def _prepare_platform(

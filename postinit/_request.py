@@ -85,6 +85,8 @@ DottedPath = Annotated[
 JsonObject = Annotated[dict[str, Any], Field(max_length=MAX_KEYS)]
 _OVERRIDES: TypeAdapter[dict[str, Any]] = TypeAdapter(dict[DottedPath, Any])
 """The validation of overrides a changed request adds (the rest of the request was validated already)."""
+_CHECKED_PATHS: set[str] = set()
+"""Override paths :data:`_OVERRIDES` took (its values are ``Any``: a path it took once, it takes again)."""
 
 _LIMITS = (
     f"Bounds: nesting ≤ 24 levels, strings ≤ {MAX_STRING} characters, lists ≤ 4096 items, "
@@ -365,7 +367,11 @@ class Request(BaseModel):
         if env == self.env and type(self) is Request:
             # only overrides change: the new ones are validated here, the rest of the request already was
             try:
-                added = _OVERRIDES.validate_python({p: v for p, v in set.items() if not p.startswith("env.")})
+                added = {p: v for p, v in set.items() if not p.startswith("env.")}
+                if not _CHECKED_PATHS.issuperset(added):  # a path validated once validates the same again
+                    added = _OVERRIDES.validate_python(added)
+                    if len(_CHECKED_PATHS) < 65_536:
+                        _CHECKED_PATHS.update(added)
                 if len(overrides) <= MAX_KEYS:
                     overrides.update({p: plain_copy(v, p) for p, v in added.items()})
                     return self._with_overrides(overrides)

@@ -194,7 +194,8 @@ def _same_effects(ea: list[tuple[CompiledRule, Effect]], eb: list[tuple[Compiled
 class _Step:
     """What one recorded evaluation did, read from its events (made for the evaluations a replay looks at)."""
 
-    __slots__ = ("changes", "copyable", "effects", "fired", "named", "reads", "stale", "stale_writes", "violation")
+    __slots__ = ("changes", "copyable", "effects", "fired", "fired_list", "named", "reads", "stale", "stale_writes",
+                 "violation")
 
     def __init__(self, rec: Recording, c: CompiledRule, out: Any, a: int, b: int) -> None:
         changes: dict[str, tuple[Any, Any, Source]] = {}
@@ -227,6 +228,7 @@ class _Step:
         """Path -> (its first old value, its last new value, the old value's source)."""
         self.fired = tuple(fired)
         """The ids recorded as fired, in order."""
+        self.fired_list = fired
         self.stale = stale
         self.violation = violation
         self.reads = frozenset(reads)
@@ -250,7 +252,7 @@ class _PhaseIndex:
     are copied as slices (renumbered, cached per slice and shift).
     """
 
-    __slots__ = ("_details", "_slices", "by_value", "by_value_minimal", "changed", "end", "k", "member", "named",
+    __slots__ = ("_details", "by_value", "by_value_minimal", "changed", "end", "k", "member", "named",
                  "order", "readers", "rec", "restart", "shows", "spans", "start", "steps", "unique", "watched")
 
     def __init__(self, rec: Recording, k: int, order: tuple[CompiledRule, ...]) -> None:
@@ -280,7 +282,6 @@ class _PhaseIndex:
         self.restart = restart
         """The first evaluation after the phase's first sweep (the sweep went back to a rule behind)."""
         self._details: dict[int, _Step] = {}
-        self._slices: dict[tuple[int, int, int], Any] = {}
         shows: dict[str, list[int]] = {}
         changed: dict[str, list[int]] = {}
         watched: dict[str, list[int]] = {}
@@ -322,33 +323,68 @@ class _PhaseIndex:
             found = self._details[j] = _Step(self.rec, self.order[pos], out, *self.spans[j])
         return found
 
-    def slice(self, a: int, b: int, shift: int) -> tuple[tuple[Any, ...], dict[str, Any], dict[str, Provenance],
-                                                        tuple[Any, ...], tuple[tuple[str, str, str], ...]]:
-        """Recorded events ``a:b`` of the phase renumbered by ``shift``: the events, the writes they make, their
-        provenance, stale-read log entries and the stale reads they report (cached)."""
-        key = (a, b, shift)
-        found = self._slices.get(key)
-        if found is None:
-            events, values, provenance = _renumbered(self.rec.events[a:b], shift)
-            log: list[tuple[str, str, int, Any]] = []
-            stale: list[tuple[str, str, str]] = []
-            now: dict[str, Any] = {}
-            for i in range(a, b):
-                ev = self.rec.events[i]
-                t = type(ev)
-                if t is Fired:
-                    for ch in ev.changes:
-                        now[ch.path] = ch.new
-                    m = self.member[i]
-                    for p in m.stale_log:
-                        # the value it read: the slice's latest write of it, else what it holds at the slice's start
-                        log.append((p, m.id, m.phase_idx, now.get(p, _AT_START)))
-                elif t is StaleRead:
-                    stale.append((ev.rule, ev.path, ev.by))
-            if len(self._slices) > 4096:
-                self._slices.clear()
-            found = self._slices[key] = (events, values, provenance, tuple(log), tuple(stale))
-        return found
+
+def _index(rec: Recording, book: Any, k: int) -> _PhaseIndex:
+    """Phase ``k``'s index of the recording (built on first use)."""
+    found: _PhaseIndex | None = rec.indexes.get(k)
+    if found is None:
+        found = rec.indexes[k] = _PhaseIndex(rec, k, book.compiled[book.phases[k]])
+    return found
+
+
+def _indexes(rec: Recording, book: Any) -> list[_PhaseIndex]:
+    """Every recorded phase's index, in order (cached)."""
+    found: list[_PhaseIndex] | None = rec.indexes.get("all")
+    if found is None:
+        found = rec.indexes["all"] = [_index(rec, book, k) for k in range(len(rec.bounds))]
+    return found
+
+
+def _members(rec: Recording, book: Any) -> dict[int, CompiledRule]:
+    """Event index -> the compiled rule (or member) that made it, over the whole recording (cached)."""
+    found: dict[int, CompiledRule] | None = rec.indexes.get("member")
+    if found is None:
+        found = {}
+        for k in range(len(rec.bounds)):
+            found.update(_index(rec, book, k).member)
+        rec.indexes["member"] = found
+    return found
+
+
+_Slice = tuple[tuple[Any, ...], dict[str, Any], dict[str, Provenance], tuple[tuple[str, str, int, str, Any], ...],
+               tuple[tuple[str, str, str], ...]]
+
+
+def _slice(rec: Recording, book: Any, a: int, b: int, shift: int) -> _Slice:
+    """Recorded events ``a:b`` (of any phases) renumbered by ``shift``: the events, the writes they make, their
+    provenance, stale-read log entries and the stale reads they report (cached per slice and shift)."""
+    cache: dict[tuple[int, int, int], _Slice] | None = rec.indexes.get("slices")
+    if cache is None:
+        cache = rec.indexes["slices"] = {}
+    key = (a, b, shift)
+    found = cache.get(key)
+    if found is None:
+        member = _members(rec, book)
+        events, values, provenance = _renumbered(rec.events[a:b], shift)
+        log: list[tuple[str, str, int, str, Any]] = []
+        stale: list[tuple[str, str, str]] = []
+        now: dict[str, Any] = {}
+        for i in range(a, b):
+            ev = rec.events[i]
+            t = type(ev)
+            if t is Fired:
+                for ch in ev.changes:
+                    now[ch.path] = ch.new
+                m = member[i]
+                for p in m.stale_log:
+                    # the value it read: the slice's latest write of it, else what it holds at the slice's start
+                    log.append((p, m.id, m.phase_idx, ev.phase, now.get(p, _AT_START)))
+            elif t is StaleRead:
+                stale.append((ev.rule, ev.path, ev.by))
+        if len(cache) > 4096:
+            cache.clear()
+        found = cache[key] = (events, values, provenance, tuple(log), tuple(stale))
+    return found
 
 
 _ABSENT = object()
@@ -412,6 +448,9 @@ class _Replay:
         """The recording still describes the run (False once this run went on where the recorded one stopped)."""
         self.phase_start = 0
         """The number of this run's events when the phase being followed began."""
+        self.cursor = 0
+        """The recorded events before this one are this run's too (copied, or recorded again): the recorded
+        events are copied lazily, in one slice up to the next evaluation that runs again (across phases)."""
         self.newly: tuple[list[str], list[str], list[str]] = ([], [], [])
         """What the last evaluation compared made differ: paths in value, in provenance source, in the log."""
         self.mine: dict[str, tuple[Any, Any, Source]] = {}
@@ -423,24 +462,41 @@ class _Replay:
 
     def run(self) -> None:
         run, rec, book = self.run_, self.rec, self.book
-        for k, phase in enumerate(book.phases):
+        phases = book.phases
+        k = 0
+        while k < len(phases):
             if not self.following or k >= len(rec.bounds):
                 self.program.run(run, first=k)
                 return
-            if self.follow(k, phase):
+            k = self.next_phase(k)  # the phases in between: nothing in them can differ (copied with the next slice)
+            if k >= len(rec.bounds):
+                break
+            if self.follow(k, phases[k]):
                 return
+            k += 1
+        self.copy_to(rec.bounds[-1][1])
+
+    def next_phase(self, k: int) -> int:
+        """The first recorded phase from ``k`` on with an evaluation that what differs now can reach (the number
+        of recorded phases when there is none): the phases before it are copied as recorded."""
+        dirty, sources, logs = self.dirty.keys(), self.sources.keys(), self.logs
+        full = self.run_.full
+        indexes = _indexes(self.rec, self.book)
+        for kk in range(k, len(indexes)):
+            ix = indexes[kk]
+            if (ix.unique or (dirty and not dirty.isdisjoint(ix.by_value.keys() if full else ix.by_value_minimal.keys()))
+                    or (sources and not sources.isdisjoint(ix.changed.keys()))
+                    or (full and logs and not logs.isdisjoint(ix.watched.keys()))):
+                return kk
+        return len(indexes)
 
     def index(self, k: int) -> _PhaseIndex:
-        found: _PhaseIndex | None = self.rec.indexes.get(k)
-        if found is None:
-            found = self.rec.indexes[k] = _PhaseIndex(self.rec, k, self.book.compiled[self.book.phases[k]])
-        return found
+        return _index(self.rec, self.book, k)
 
     def follow(self, k: int, phase: str) -> bool:
         """Follow phase ``k`` of the recording; True when the run stopped (a violation)."""
         ix = self.index(k)
         run, dirty, sources, logs = self.run_, self.dirty, self.sources, self.logs
-        self.phase_start = len(run.events)
         full = run.full
         by_value = ix.by_value if full else ix.by_value_minimal
         changed, watched = ix.changed, ix.watched
@@ -452,21 +508,30 @@ class _Replay:
         if full and logs:
             for p in logs & watched.keys():
                 pending += watched[p]
-        cursor = ix.start
         if pending:
+            self.phase_start = len(run.events) + ix.start - self.cursor  # once the copies reach the phase
             seen = set(pending)
             pending = list(seen)
             heapq.heapify(pending)
             pop, push = heapq.heappop, heapq.heappush
             steps, order, spans = ix.steps, ix.order, ix.spans
             view, events, apply = run.view, run.events, run.apply
+            j = -1
+
+            def wake(paths: Iterable[str], table: Mapping[str, Iterable[int]]) -> None:
+                """Queue the evaluations after the current one that ``paths`` can now make differ."""
+                for p in paths:
+                    for jj in table.get(p, ()):
+                        if jj > j and jj not in seen:
+                            seen.add(jj)
+                            push(pending, jj)
+
             while pending:
                 j = pop(pending)
                 pos, recorded, _, consulted = steps[j]
                 a, b = spans[j]
-                if cursor < a:  # the events of the evaluations in between, as recorded
-                    self.copy_events(ix, cursor, a, phase)
-                cursor = b
+                if self.cursor < a:  # the events of the evaluations in between, as recorded
+                    self.copy_to(a)
                 c = order[pos]
                 if dirty and not dirty.keys().isdisjoint(consulted):
                     run.current = c
@@ -481,9 +546,14 @@ class _Replay:
                     effs = _effects(c, out)
                     if a < b:
                         d = ix.detail(j)
-                        if (out is recorded or _same_effects(effs, d.effects)) and self.holds(d):
-                            self.copy_events(ix, a, b, phase)  # the same result: early cutoff
-                            continue
+                        if out is recorded or _same_effects(effs, d.effects):
+                            if self.holds(d):
+                                continue  # the same result: early cutoff (its events copied with the next slice)
+                            if b - a == 1 and self.holds(d, shown=False):
+                                # the same result and the same event, but for the reads it shows: the recorded
+                                # event with the reads as they are now
+                                wake(self.copy_showing_reads(a, phase), watched)
+                                continue
                 elif a == b:  # it recorded nothing: only a path it names that now differs can make a change
                     if recorded is None or not dirty:
                         continue
@@ -493,9 +563,12 @@ class _Replay:
                 else:
                     d = ix.detail(j)
                     if self.holds(d):
-                        self.copy_events(ix, a, b, phase)
+                        continue
+                    if b - a == 1 and self.holds(d, shown=False):  # only the reads its event shows differ
+                        wake(self.copy_showing_reads(a, phase), watched)
                         continue
                     effs = d.effects
+                self.cursor = b  # its recorded events are replaced by this run's
                 n = len(events)
                 for m, eff in effs:
                     apply(m, eff, phase, m.read_order)
@@ -504,53 +577,69 @@ class _Replay:
                 if self.compare(ix, j, c, n, effs):
                     return True
                 if not self.aligned:
-                    return self.leave(ix, j, cursor)
+                    return self.leave(ix, j)
                 new_dirty, new_sources, new_logs = self.newly
-                for p in new_dirty:
-                    for jj in by_value.get(p, ()):
-                        if jj > j and jj not in seen:
-                            seen.add(jj)
-                            push(pending, jj)
-                for p in new_sources:
-                    for jj in changed.get(p, ()):
-                        if jj > j and jj not in seen:
-                            seen.add(jj)
-                            push(pending, jj)
-                for p in new_logs:
-                    for jj in watched.get(p, ()):
-                        if jj > j and jj not in seen:
-                            seen.add(jj)
-                            push(pending, jj)
-        if cursor < ix.end:
-            self.copy_events(ix, cursor, ix.end, phase)
+                wake(new_dirty, by_value)
+                wake(new_sources, changed)
+                wake(new_logs, watched)
         return False
 
-    def holds(self, d: _Step) -> bool:
-        """The recorded events of an evaluation that returns its recorded result hold as they are here."""
+    def holds(self, d: _Step, shown: bool = True) -> bool:
+        """The recorded events of an evaluation that returns its recorded result hold as they are here (``shown``
+        False: but for the values of the reads they show)."""
         if not d.copyable:
             return False
         dirty = self.dirty
-        if dirty and not (d.named.isdisjoint(dirty) and (not self.run_.full or d.reads.isdisjoint(dirty))):
+        if dirty and not (d.named.isdisjoint(dirty) and (not (shown and self.run_.full) or d.reads.isdisjoint(dirty))):
             return False
         if self.sources and not self.sources.keys().isdisjoint(d.changes):
             return False
         return not (d.stale_writes and self.run_.full and not self.logs.isdisjoint(d.stale_writes))
 
-    def copy_events(self, ix: _PhaseIndex, a: int, b: int, phase: str) -> None:
-        """Repeat recorded events ``a:b`` (renumbered to follow this run's) and what they make: writes,
-        provenance and the stale-read log."""
+    def copy_to(self, b: int) -> None:
+        """Repeat the recorded events from the cursor to ``b`` (renumbered to follow this run's) and what they
+        make: writes, provenance and the stale-read log."""
+        a = self.cursor
+        if a >= b:
+            return
+        self.cursor = b
         run = self.run_
-        events, values, provenance, log, stale = ix.slice(a, b, len(run.events) - a)
+        events, values, provenance, log, stale = _slice(self.rec, self.book, a, b, len(run.events) - a)
         state = run.state
         if run.full:
             readers_log = run.readers_log
-            for path, rid, idx, value in log:  # before the writes: _AT_START is the slice's start
+            for path, rid, idx, phase, value in log:  # before the writes: _AT_START is the slice's start
                 readers_log[path][rid] = (idx, phase, state[path] if value is _AT_START else value)
             if stale:
                 run.stale_seen.update(stale)
         run.events.extend(events)
         state.update(values)
         run.prov.update(provenance)
+
+    def copy_showing_reads(self, a: int, phase: str) -> list[str]:
+        """Repeat recorded event ``a`` (a firing whose result and changes hold here) with the values of the reads it
+        shows as they are now. Returns the paths whose stale-read log now differs (a logged read of a path that
+        differs)."""
+        self.copy_to(a)
+        run = self.run_
+        events, values, provenance, log, _ = _slice(self.rec, self.book, a, a + 1, len(run.events) - a)
+        self.cursor = a + 1
+        ev = events[0]
+        state = run.state
+        m = _members(self.rec, self.book)[a]
+        run.events.append(_new(Fired, (*ev[:7], {p: state[p] for p in m.read_order}, *ev[8:])))
+        new_logs: list[str] = []
+        if log:
+            readers_log, dirty, logs = run.readers_log, self.dirty, self.logs
+            for path, rid, idx, ph, value in log:
+                readers_log[path][rid] = (idx, ph, state[path] if value is _AT_START else value)
+            for p in m.stale_log:
+                if p in dirty and p not in logs:
+                    logs.add(p)
+                    new_logs.append(p)
+        state.update(values)
+        run.prov.update(provenance)
+        return new_logs
 
     def compare(self, ix: _PhaseIndex, j: int, c: CompiledRule, n: int,
                 effs: list[tuple[CompiledRule, Effect]]) -> bool:
@@ -581,7 +670,7 @@ class _Replay:
         if run.full and (fired or d.fired):  # the stale-read log: what fired in one run only, or read another value
             logs, by_id = self.logs, c.by_id
             maybe: set[str] = set()
-            if fired != list(d.fired):
+            if fired != d.fired_list:
                 for rid in set(fired).symmetric_difference(d.fired):
                     maybe.update(by_id[rid].stale_log)
             if dirty:
@@ -596,7 +685,9 @@ class _Replay:
                 logs.update(new_logs)
         new_dirty: list[str] = []
         new_sources: list[str] = []
-        touched = d.named.union(mine, theirs, *(eff.changes for _, eff in effs))
+        # only a path either run changed here can begin or stop differing (a path a result names without changing
+        # it holds in both runs what it held before the evaluation)
+        touched = theirs.keys() | mine.keys() if mine.keys() != theirs.keys() else theirs
         prov_get, init_get = run.prov.get, run.initial_prov.get
         for p in touched:
             made, was = mine.get(p), theirs.get(p)  # this run's change of it here, and the recorded one
@@ -646,7 +737,7 @@ class _Replay:
         self.aligned = aligned
         return False
 
-    def leave(self, ix: _PhaseIndex, j: int, cursor: int) -> bool:
+    def leave(self, ix: _PhaseIndex, j: int) -> bool:
         """Evaluation ``j`` woke other rules than it did in the recording: the compiled sweep finishes the phase
         from there (the queue as the recording had it, with this evaluation's own wakes); then what differs at
         the phase's end is worked out, for the next phases to follow the recording from."""
@@ -670,6 +761,7 @@ class _Replay:
         pos = steps[j][0]
         if self.program.sweep(run, k, queued, runs, pos + 1, any(queued[: pos + 1])):
             return True
+        self.cursor = ix.end  # the sweep made the rest of the phase: its recorded events are not this run's
         if self.following:
             self.resync(ix)
         return False
