@@ -58,7 +58,11 @@ from postinit.schema.loaders.model import (
     standardized_rope_override,
     with_hf_overrides,
 )
-from postinit.schema.usage import ENGINE_ARGS_NONE_DEFAULTS, ENGINE_ARGS_REWRITTEN
+from postinit.schema.usage import (
+    ENGINE_ARGS_AS_GIVEN,
+    ENGINE_ARGS_NONE_DEFAULTS,
+    ENGINE_ARGS_REWRITTEN,
+)
 from postinit.site import NO_RULES, RulesSpec, SiteRules, site_rulebook
 from postinit.site import load as load_rules
 
@@ -569,8 +573,9 @@ def _incremental_top(p: str, version: versions.Version) -> str | None:
         return None
     if any(a == p or a.startswith(p + ".") or p.startswith(a + ".") for a in _absent_by_field(version).get(top, ())):
         return None
-    if any(g == p or g.startswith(p + ".") for g in (*ENGINE_ARGS_NONE_DEFAULTS, *ENGINE_ARGS_REWRITTEN)):
-        return None  # usage.given / usage.given_on follow the input: the whole front door
+    if any(g == p or g.startswith(p + ".")
+           for g in (*ENGINE_ARGS_NONE_DEFAULTS, *ENGINE_ARGS_REWRITTEN, *ENGINE_ARGS_AS_GIVEN)):
+        return None  # usage.given / given_on / given_values follow the input: the whole front door
     return top
 
 
@@ -856,6 +861,7 @@ def _prepare(
         ea_on = tuple(p for p in ENGINE_ARGS_REWRITTEN if state.get(p))
         if ea_on:  # the flags as given, before create_engine_config's rules rewrite them
             state["usage.given_on"] = ea_on
+        state["usage.given_values"] = freeze({p: state[p] for p in ENGINE_ARGS_AS_GIVEN})
         if extras.get("data_parallel_start_rank"):
             state["usage.data_parallel_start_rank"] = int(extras["data_parallel_start_rank"])
         if extras.get("headless"):

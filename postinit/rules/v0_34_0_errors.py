@@ -30,11 +30,14 @@ _DPR, _DPL = "parallel_config.data_parallel_rank", "parallel_config.data_paralle
 _HYBRID, _EXTERNAL = "parallel_config.data_parallel_hybrid_lb", "parallel_config.data_parallel_external_lb"
 _OPTS = "Invalid data-parallel launch options: "
 
-_DP_LB_READS = (_EA, "usage.given", "usage.given_on", "usage.data_parallel_start_rank", "usage.headless", _DP, _DPL,
-                _DPR, _HYBRID, _EXTERNAL, "parallel_config.data_parallel_backend", "parallel_config.nnodes",
-                "parallel_config.node_rank", "parallel_config.pipeline_parallel_size",
-                "parallel_config.tensor_parallel_size", "parallel_config.prefill_context_parallel_size",
-                "parallel_config.enable_fault_tolerance", "model_config.is_moe")
+_DP_LB_CHECK_READS = (_EA, "usage.given", "usage.given_on", "usage.given_values", "usage.data_parallel_start_rank",
+                      "usage.headless", _DPL, "parallel_config.data_parallel_backend", "parallel_config.nnodes",
+                      "parallel_config.node_rank", "parallel_config.pipeline_parallel_size",
+                      "parallel_config.tensor_parallel_size", "parallel_config.prefill_context_parallel_size",
+                      "parallel_config.enable_fault_tolerance", "model_config.is_moe")
+"""What create_engine_config's data-parallel checks read: the DP size and rank as given (``usage.given_values``),
+not the config's, which ParallelConfig's rules rewrite from VLLM_DP_* before the checks run in postinit."""
+_DP_LB_READS = (*_DP_LB_CHECK_READS, _DP, _DPR, _HYBRID, _EXTERNAL)
 
 
 def _dp_lb(c: Mapping[str, Any]) -> Violation | tuple[dict[str, Any], list[tuple[str, str]]]:
@@ -45,7 +48,8 @@ def _dp_lb(c: Mapping[str, Any]) -> Violation | tuple[dict[str, Any], list[tuple
     headless, start = bool(c["usage.headless"]), int(c["usage.data_parallel_start_rank"] or 0)
     on = c["usage.given_on"] or ()  # the flags as given: this rule rewrites the config's (the autoswitch)
     hybrid, external_flag = _HYBRID in on, _EXTERNAL in on
-    dp, local, rank = c[_DP], c[_DPL], c[_DPR]
+    as_given = c["usage.given_values"] or {}  # the DP size and rank as given (ParallelConfig rewrites them later)
+    dp, local, rank = as_given.get(_DP, 1), c[_DPL], as_given.get(_DPR, 0)
     nnodes, node_rank = c["parallel_config.nnodes"], c["parallel_config.node_rank"]
     backend = c["parallel_config.data_parallel_backend"]
     said: list[tuple[str, str]] = []
@@ -148,9 +152,9 @@ def data_parallel_lb(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "engine-args.data-parallel-lb-check",
     title="create_engine_config's refusals of the data-parallel launch options",
-    phase="engine_args",
+    phase="sub_configs",  # after CacheConfig is built and logged (observed._ENGINE_ARGS_STEPS: before-parallel)
     kind="check",
-    reads=_DP_LB_READS,
+    reads=_DP_LB_CHECK_READS,
     source=f"{_ARGS}.create_engine_config (vllm/engine/arg_utils.py:2412-2560); {_REF}",
     message="<create_engine_config's refusal>",
 )
