@@ -1622,6 +1622,8 @@ DELTA = Delta(
         patch("cache.fast-prefill-eagle", error="ValueError", source=f"{_VLLM}; ref step-13, v0.11.1"),
         patch("cpu.env-shared-experts-stream", value="1", source=f"{_CPU}; ref step-17, 7.6#15, v0.11.1",
               why="0.11.1 disables the stream with '1' (the seed wrote '0')"),
+        patch("cpu.env-thread-counts", nobind=True, source=f"{_CPU} (vllm/platforms/cpu.py:277-283); ref step-17, "
+              "7.6#15, v0.11.1", why="VLLM_CPU_OMP_THREADS_BIND=nobind leaves OMP_NUM_THREADS to the user (logged)"),
         patch("models.gptoss-max-capture-size", size=1024, title="GptOssForCausalLM: max cudagraph capture size 1024",
               message="Overriding max cuda graph capture size to 1024 for performance.",
               source=f"{_MODELS} GptOssForCausalLMConfig; ref 8.1:GptOssForCausalLM, v0.11.1",
