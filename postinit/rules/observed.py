@@ -243,6 +243,8 @@ FIELD_VALIDATORS: dict[str, str] = {
     "model.multimodal-config-checks": "mm_encoder_attn_backend:Attention backend 'XFORMERS'",  # vLLM 0.34.0
     "observability.custom-histogram-buckets": "custom_histogram_buckets",  # vLLM 0.34.0 (v0_34_0_errors.py)
     "speculative.method-known": "method",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
+    "mamba.backend-enum": "backend",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
+    "attention.backend-per-kind": "backend_per_kind",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
 }
 """Rules that stand for a validator VllmConfig runs on one of its fields: pydantic names that field in the
 ``ValidationError`` around the rule's exception. ``a|b``: one rule for the validators of several fields, the

@@ -154,7 +154,10 @@ FIELDS_ADDED = (
     "engram_config.dp_shared_memory",
     "engram_config.embedding_across_dp",
     "engram_config.use_thp",
+    "env.CUDA_VISIBLE_DEVICES",
+    "env.NCCL_GRAPH_REGISTER",
     "env.TORCH_COMPILE_DISABLE",
+    "env.VLLM_MORI_EP_V2",
     "env.VLLM_USE_BREAKABLE_CUDAGRAPH",
     "env.VLLM_RELOAD_MODE",
     "env.VLLM_USE_OINK_OPS",
@@ -3937,6 +3940,278 @@ def hisparse(c: Mapping[str, Any]) -> RuleResult:
     return Outcome(out, message="") if out else None
 
 
+
+# =========================================================================== issue 30's coverage cases, batch 3 (k140-)
+
+@rule(
+    "parallel.dbo-spec-thresholds",
+    title="Under microbatching with speculative decoding, DBO thresholds below microbatches x decode query length "
+    "are raised to it",
+    phase="finalize",
+    kind="derive",
+    reads=("parallel_config.enable_dbo", "parallel_config.ubatch_size", "parallel_config.dbo_decode_token_threshold",
+           "parallel_config.dbo_prefill_token_threshold", _SPEC, "speculative_config.num_speculative_tokens",
+           "diffusion_config", "diffusion_config.canvas_length"),
+    writes=("parallel_config.dbo_decode_token_threshold", "parallel_config.dbo_prefill_token_threshold"),
+    source=f"{_VLLM}._raise_dbo_thresholds_for_spec_decode (vllm/config/vllm.py:3353-3376, called at :2116 after "
+    "the microbatching backend check); uniform_decode_query_len (:657-675); ref v0.34.0",
+    message="Raising <name> from <old> to <new>, the number of microbatches times the decode query length.",
+    level="warning",
+)
+def dbo_spec_thresholds(c: Mapping[str, Any]) -> RuleResult:
+    """A uniform decode batch below one request per microbatch cannot be split on a request boundary."""
+    if not _use_ubatching(c):
+        return None
+    n = 2 if c["parallel_config.enable_dbo"] else c["parallel_config.ubatch_size"]
+    least = n * (1 + spec.num_speculative_tokens(c))
+    out: dict[str, Any] = {}
+    said: list[str] = []
+    for name in ("dbo_decode_token_threshold", "dbo_prefill_token_threshold"):
+        old = c[f"parallel_config.{name}"]
+        if old < least:
+            out[f"parallel_config.{name}"] = least
+            said.append(f"Raising {name} from {old} to {least}, the number of microbatches times the decode query "
+                        "length.")
+    return Outcome(out, message="\n".join(said)) if out else None
+
+
+def _hisparse_host_pool_gib(c: Mapping[str, Any]) -> Violation | float | None:
+    """``hisparse_host_pool_gib`` (vllm/config/kv_transfer.py:16-47): the one HiSparseConnector's host pool."""
+    if not c[_KVT]:
+        return None
+    extra = c[f"{_KVT}.kv_connector_extra_config"] or {}
+    if c[_KVC] == "MultiConnector":
+        connectors = [x for x in extra.get("connectors", ()) if isinstance(x, Mapping)]
+    else:
+        connectors = [{"kv_connector": c[_KVC], "kv_connector_extra_config": extra}]
+    entries = [x.get("kv_connector_extra_config", {}) for x in connectors if x.get("kv_connector") == "HiSparseConnector"]
+    if len(entries) > 1:
+        return Violation("Only one HiSparseConnector may be configured")
+    if not entries:
+        return None
+    gib = entries[0].get("host_pool_gib")
+    if gib is None:
+        return Violation("HiSparseConnector requires host_pool_gib")
+    if float(gib) <= 0:
+        return Violation("HiSparseConnector host_pool_gib must be positive")
+    return float(gib)
+
+
+@rule(
+    "attention.hisparse-host-pool",
+    title="HiSparse needs one HiSparseConnector with a positive host_pool_gib",
+    phase="finalize",
+    kind="check",
+    reads=(_HISPARSE, _KVT, _KVC, f"{_KVT}.kv_connector_extra_config"),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:2133-2141, after _post_init_kv_transfer_config), "
+    "hisparse_host_pool_gib (vllm/config/kv_transfer.py:16-47); ref V-HISPARSE, v0.34.0",
+    message="HiSparse requires a KV transfer config with HiSparseConnector and host_pool_gib; to combine it with "
+    "another connector, nest both in MultiConnector instead of using --kv-offloading-size.",
+)
+def hisparse_host_pool(c: Mapping[str, Any]) -> RuleResult:
+    """The connector holds the host-side pool HiSparse offloads the KV cache to."""
+    if c[_HISPARSE] is None:
+        return None
+    gib = _hisparse_host_pool_gib(c)
+    if isinstance(gib, Violation):
+        return gib
+    if gib is None:
+        return Violation("HiSparse requires a KV transfer config with HiSparseConnector and host_pool_gib; to "
+                         "combine it with another connector, nest both in MultiConnector instead of using "
+                         "--kv-offloading-size.")
+    return None
+
+
+@rule(
+    "attention.hisparse-needs-hma",
+    title="HiSparse needs the hybrid KV cache manager",
+    phase="finalize",
+    kind="check",
+    reads=(_HISPARSE, _HMA),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:2217-2225, after the hybrid KV cache manager is decided); "
+    "ref V-HISPARSE, v0.34.0",
+    message="HiSparse requires the hybrid KV cache manager; remove --disable-hybrid-kv-cache-manager or use "
+    "connectors that support HMA.",
+)
+def hisparse_needs_hma(c: Mapping[str, Any]) -> RuleResult:
+    """Its KV cache groups are the hybrid manager's."""
+    if c[_HISPARSE] is not None and c[_HMA]:
+        return Violation("HiSparse requires the hybrid KV cache manager; remove --disable-hybrid-kv-cache-manager "
+                         "or use connectors that support HMA.")
+    return None
+
+
+_NGRAM_LAYER_FIELDS = {"DeepseekV41ForCausalLM": "engram_layer_ids", "Qwen4ExpForCausalLM": "ple_layer_ids",
+                       "Qwen4ExpForConditionalGeneration": "ple_layer_ids"}
+"""``_NGRAM_LAYER_FIELDS`` (vllm/config/engram.py:16-20): where an architecture lists its n-gram embedding layers."""
+
+
+@rule(
+    "engram.verify-model",
+    title="An Engram config needs a model with n-gram embedding layers (disk offload: a Qwen4Exp model on CUDA)",
+    phase="verify",
+    kind="check",
+    reads=("engram_config", "engram_config.disk_offload", _MC, "model_config.architecture",
+           _HT + "engram_layer_ids", _HT + "ple_layer_ids", _KIND),
+    source=f"{_VLLM}._resolve_and_verify_engram_config (vllm/config/vllm.py:1401-1429, called at :1485), "
+    "EngramConfig.verify_model_config (vllm/config/engram.py:74-94); ref v0.34.0",
+    message="EngramConfig requires a model with supported Engram embeddings and non-empty n-gram layer ids.",
+)
+def engram_verify_model(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: the Engram config vLLM creates for a model with such layers (DeepSeek V4.1, Qwen4Exp) and the
+    DP shared-memory and parallel checks after this one are not modelled."""
+    if c["engram_config"] is None:
+        return None
+    field = _NGRAM_LAYER_FIELDS.get(c["model_config.architecture"]) if c[_MC] else None
+    if field is None or not c[_HT + field]:
+        return Violation("EngramConfig requires a model with supported Engram embeddings and non-empty n-gram layer "
+                         "ids.")
+    if c["engram_config.disk_offload"] and (field != "ple_layer_ids" or c[_KIND] != "cuda"):
+        return Violation("disk_offload requires a Qwen4Exp model on CUDA")
+    return None
+
+
+@rule(
+    "model.hc-sp",
+    title="--enable-hc-sp with TP > 1 needs CUDA or ROCm and a model implementing it (none does in 0.34.0)",
+    phase="verify",
+    kind="check",
+    reads=("parallel_config.enable_hc_sp", _TP, _KIND, _MC),
+    source="vllm/config/model.py ModelConfig.verify_with_parallel_config (vllm/config/model.py:1569-1576), "
+    "ModelRegistry.is_hc_sp_supported_model (vllm/model_executor/models/registry.py:1593: SupportsHCSP, which no "
+    "registered model class implements in 0.34.0); ref v0.34.0",
+    message="--enable-hc-sp currently requires CUDA or ROCm / --enable-hc-sp is not supported for this model",
+)
+def hc_sp(c: Mapping[str, Any]) -> RuleResult:
+    """Head-count sequence parallelism: with no model supporting it, its PP=1 check is never reached."""
+    if not c[_MC] or not c["parallel_config.enable_hc_sp"] or c[_TP] <= 1:
+        return None
+    if c[_KIND] not in ("cuda", "rocm"):
+        return Violation("--enable-hc-sp currently requires CUDA or ROCm")
+    return Violation("--enable-hc-sp is not supported for this model")
+
+
+@rule(
+    "model.torch-shm-single-process",
+    title="mm_tensor_ipc torch_shm needs one process (no TP, PP, PCP or DP)",
+    phase="verify",
+    kind="check",
+    reads=(_MC, "model_config.multimodal_config", _TP, "parallel_config.pipeline_parallel_size", _PCP, _DP),
+    source="vllm/config/model.py ModelConfig.verify_with_parallel_config (vllm/config/model.py:1630-1642: "
+    "world_size_across_dp, vllm/config/parallel.py:702); ref v0.34.0",
+    message="mm_tensor_ipc='torch_shm' is not supported with data_parallel_size > 1 or tensor_parallel_size > 1 or "
+    "pipeline_parallel_size > 1.",
+)
+def torch_shm_single_process(c: Mapping[str, Any]) -> RuleResult:
+    """API servers cannot know which engine gets the work, and TP ranks would need the tensors broadcast."""
+    mm = c["model_config.multimodal_config"] if c[_MC] else None
+    world = c[_TP] * c["parallel_config.pipeline_parallel_size"] * c[_PCP] * c[_DP]
+    if mm and mm.get("mm_tensor_ipc") == "torch_shm" and world > 1:
+        return Violation("mm_tensor_ipc='torch_shm' is not supported with data_parallel_size > 1 or "
+                         "tensor_parallel_size > 1 or pipeline_parallel_size > 1.")
+    return None
+
+
+@rule(
+    "vllm.cumem-graph-pool-nccl",
+    title="CUDA graphs in the sleep-offloaded cuMem pool: NCCL graph registration off unless set",
+    phase="finalize",
+    kind="check",
+    reads=(_MC, "model_config.sleep_mode_offload_cudagraph", "model_config.enable_sleep_mode",
+           "model_config.sleep_mode_backend", _CG, _KIND, "env.NCCL_GRAPH_REGISTER"),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:2251-2259: os.environ.setdefault), "
+    "use_cumem_cudagraph_pool (:752-762); ref v0.34.0",
+    message="NCCL_GRAPH_REGISTER=<value> pins the CUDA graph pool during sleep.",
+    level="warning",
+)
+def cumem_graph_pool_nccl(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM writes NCCL_GRAPH_REGISTER=0 into the process environment when unset (workers inherit it); a value
+    given other than 0 is kept, with this warning."""
+    if not (c[_MC] and c["model_config.sleep_mode_offload_cudagraph"] and c["model_config.enable_sleep_mode"]
+            and c["model_config.sleep_mode_backend"] == "cumem" and c[_CG] != CUDAGraphMode.NONE
+            and c[_KIND] in ("cuda", "rocm")):
+        return None
+    value = c["env.NCCL_GRAPH_REGISTER"]
+    if value is None or value == "0":
+        return None
+    return Outcome(message=f"NCCL_GRAPH_REGISTER={value} pins the CUDA graph pool during sleep.")
+
+
+_MORI_MISSING = "this MoRI (MoRI is not installed; upgrade MoRI)"
+"""``_mori_epv2_unsupported_reason``'s first answer where the ``mori`` package is absent (the modelled host)."""
+
+
+@rule(
+    "rocm.pcp-disables-full-graphs",
+    title="On ROCm, prefill context parallelism turns full CUDA graphs into PIECEWISE",
+    phase="platform",
+    kind="override",
+    reads=(_KIND, _CG, _PCP),
+    writes=(_CG,),
+    source="vllm/platforms/rocm.py RocmPlatform.check_and_update_config (:1195-1205); ref v0.34.0",
+    message="Prefill context parallel (PCP) is enabled, which is incompatible with full CUDA graphs. Overriding "
+    "cudagraph_mode to PIECEWISE.",
+    level="warning",
+)
+def rocm_pcp_disables_full_graphs(c: Mapping[str, Any]) -> RuleResult:
+    """Its first statement: prefill context parallelism does not support full CUDA graphs there."""
+    mode = c[_CG]
+    full = mode in (CUDAGraphMode.FULL, CUDAGraphMode.FULL_DECODE_ONLY, CUDAGraphMode.FULL_AND_PIECEWISE)
+    if c[_KIND] != "rocm" or not full or c[_PCP] <= 1:
+        return None
+    return Outcome.log({_CG: CUDAGraphMode.PIECEWISE})
+
+
+@rule(
+    "rocm.mori-ep-v2",
+    title="The mori all2all backend runs MoRI EPv2 or EPv1 (VLLM_MORI_EP_V2; EPv1 without a MoRI with EPv2)",
+    phase="platform",
+    kind="derive",
+    reads=(_KIND, "parallel_config.all2all_backend", "parallel_config.mori_ep_v2", "env.VLLM_MORI_EP_V2"),
+    writes=("parallel_config.mori_ep_v2",),
+    source="vllm/platforms/rocm.py RocmPlatform.check_and_update_config (:1232-1242) -> resolve_mori_all2all, "
+    "_resolve_mori_ep_v2, _mori_epv2_unsupported_reason (vllm/config/parallel.py:1296-1411), "
+    "mori_epv2_unavailable_reason (vllm/utils/import_utils.py:641-660); ref v0.34.0",
+    message="MORI EPv2 does not support <reason>; falling back to MORI EPv1. Set VLLM_MORI_EP_V2=1 to force EPv2, "
+    "or 0 to select EPv1.",
+    level="warning",
+)
+def mori_ep_v2(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: the host has no ``mori`` package, so EPv2 is never supported and the later reasons (GPU
+    architecture, EP across hosts, SDMA, MegaMoE, dtype, per-tensor FP8) are never reached."""
+    if c[_KIND] != "rocm" or c["parallel_config.all2all_backend"] != "mori" \
+            or c["parallel_config.mori_ep_v2"] is not None:
+        return None
+    forced = c["env.VLLM_MORI_EP_V2"]
+    if forced is False:
+        return Outcome({"parallel_config.mori_ep_v2": False}, message="")
+    if forced:
+        return Outcome({"parallel_config.mori_ep_v2": True},
+                       message=f"VLLM_MORI_EP_V2=1 is set explicitly, so MORI EPv2 is used even though it does not "
+                       f"support {_MORI_MISSING}.")
+    return Outcome({"parallel_config.mori_ep_v2": False},
+                   message=f"MORI EPv2 does not support {_MORI_MISSING}; falling back to MORI EPv1. Set "
+                   "VLLM_MORI_EP_V2=1 to force EPv2, or 0 to select EPv1.")
+
+
+@rule(
+    "rocm.mori-all2all",
+    title="The mori all2all backend logs which MoRI EP version it runs",
+    phase="platform",
+    kind="check",
+    reads=(_KIND, "parallel_config.all2all_backend", "parallel_config.mori_ep_v2"),
+    after=("rocm.mori-ep-v2",),
+    source="vllm/config/parallel.py resolve_mori_all2all (:1296-1324); ref v0.34.0",
+    message="MoRI all2all: EP<v1|v2>",
+    level="info",
+)
+def mori_all2all(c: Mapping[str, Any]) -> RuleResult:
+    """Logged once per process (info_once)."""
+    if c[_KIND] != "rocm" or c["parallel_config.all2all_backend"] != "mori":
+        return None
+    return Outcome(message=f"MoRI all2all: EP{'v2' if c['parallel_config.mori_ep_v2'] else 'v1'}")
+
+
 CPU_CHECK_AND_UPDATE = sequence(
     "cpu.check-and-update-config",
     "cpu.triton-required", "cpu.block-size-multiple-of-32", "cpu.mamba-ssm-cache-float32", "cpu.kv-cache-memory-bytes",
@@ -3984,10 +4259,11 @@ FINALIZE = sequence(
     "scheduler.diffusion-scheduler", "cudagraph.normalize-piecewise-after-platform", "cudagraph.stock-compile-disables", "vllm.model-runner",
     "kv-transfer.nixl-ucx-rcache", "kv-transfer.nixl-unavailable", "cache.extensible-kv-cache", "profiler.proton-checks", "parallel.batch-sharded-sampling-default",
     "speculative.adaptive-verification", "compilation.compile-ranges", "parallel.moonep", "compilation.splitting-ops",
-    "cudagraph.piecewise-needs-vllm-compile", "parallel.dbo-requires-deepep", "kv-transfer.offloading",
-    "aux-output.compatibility", "scheduler.hma",
+    "cudagraph.piecewise-needs-vllm-compile", "parallel.dbo-requires-deepep", "parallel.dbo-spec-thresholds",
+    "kv-transfer.offloading", "attention.hisparse-host-pool", "aux-output.compatibility", "scheduler.hma",
+    "attention.hisparse-needs-hma",
     "compilation.debug-dump-path", "compilation.debug-dump-path-env", "compilation.blocked-fp8-adds-quant-fp8",
-    "kv-transfer.sleep-mode",
+    "kv-transfer.sleep-mode", "vllm.cumem-graph-pool-nccl",
     title="VllmConfig.__post_init__ of 0.34.0 after the platform hook, in its statement order",
     source=_VLLM,
 )
@@ -4067,7 +4343,10 @@ DELTA = Delta(
          batch_sharded_sampling_default, compile_ranges, hma_chunked_local_attention_warning, hybrid_kv_cache_manager, connector_class_for_graphs,
          blocked_fp8_adds_quant_fp8_early, rocm_config_platform_defaults, log_enabled_passes,
          model_is_quantized, optimization_level, performance_mode, cpu_async_scheduling_off, cpu_kv_cache_memory_bytes,
-         cpu_profiler_no_cuda_time, cpu_mamba_ssm_cache_float32, max_num_scheduled_tokens),
+         cpu_profiler_no_cuda_time, cpu_mamba_ssm_cache_float32, max_num_scheduled_tokens,
+         dbo_spec_thresholds, hisparse_host_pool, cumem_graph_pool_nccl, mori_ep_v2, mori_all2all,
+         hisparse_needs_hma, engram_verify_model, hc_sp, torch_shm_single_process,
+         rocm_pcp_disables_full_graphs),
     drop=DROPS,
     groups=(CREATE_ENGINE_CONFIG, BATCH_DEFAULTS, CPU_CHECK_AND_UPDATE, PARALLEL_POST_INIT, SCHEDULER_POST_INIT, CORE, FINALIZE),
     drop_groups=_DROP_GROUPS,
@@ -4076,7 +4355,9 @@ DELTA = Delta(
                  "engine-args.batch-defaults-other-device")
            for rid in ("scheduler.max-num-batched-tokens-default", "scheduler.max-num-seqs-default")},
         # ModelConfig refuses sleep mode off CUDA/ROCm before it reads config.json (golden s-n027)
-        "model.architecture": ("model.sleep-mode-platform",)},
+        "model.architecture": ("model.sleep-mode-platform",),
+        # verify_with_parallel_config (:1498) runs before the spawn check (:1674)
+        "vllm.torch-shm-needs-spawn": ("model.torch-shm-single-process",)},
     fields_added=FIELDS_ADDED,
     fields_removed=FIELDS_REMOVED,
     flags_added=("optimization_level", "performance_mode", "custom_histogram_buckets"),

@@ -250,11 +250,67 @@ _MB = "mamba_config."
     "for --mamba-backend, vllm/engine/arg_utils.py:2809); ref v0.34.0",
 )
 def mamba_backend_enum(c: Mapping[str, Any]) -> RuleResult:
-    """``--mamba-backend flashinfer`` and ``{"backend": "flashinfer"}`` both name ``MambaBackendEnum.FLASHINFER``."""
+    """``--mamba-backend flashinfer`` and ``{"backend": "flashinfer"}`` both name ``MambaBackendEnum.FLASHINFER``; another
+    name is refused by the enum's ``__getitem__`` (vllm/config/mamba.py:14-24)."""
     backend = c[_MB + "backend"]
+    if isinstance(backend, str) and backend.upper() not in ("TRITON", "FLASHINFER", "CPU"):
+        return Violation(f"Unknown Mamba SSU backend: '{backend.upper()}'. Valid options are: TRITON, FLASHINFER, CPU")
     if isinstance(backend, str) and backend != backend.upper():
         return {_MB + "backend": backend.upper()}
     return None
+
+
+_KV_CACHE_SPEC_KINDS = ("chunked_local_attention", "cross_attention", "encoder_only_attention", "full_attention",
+                        "mamba", "mla_attention", "sink_full_attention", "sliding_window", "sliding_window_mla",
+                        "unknown")
+"""``KVCacheSpecKind``'s values (vllm/v1/kv_cache_interface.py), sorted as vLLM lists them."""
+
+
+@rule(
+    "attention.backend-per-kind",
+    title="attention_config.backend_per_kind maps KV cache group kinds to backends",
+    phase="sub_configs",
+    kind="check",
+    reads=("attention_config.backend_per_kind",),
+    source="vllm/config/attention.py AttentionConfig.validate_backend_per_kind_before (vllm/config/attention.py:"
+    "304-324, a field validator); ref v0.34.0",
+    message="Unknown KV cache group kind '<kind>' in backend_per_kind. Valid kinds are: <kinds>.",
+)
+def attention_backend_per_kind(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: the backend names are not checked against AttentionBackendEnum."""
+    per_kind = c["attention_config.backend_per_kind"]
+    if not isinstance(per_kind, Mapping):
+        return None
+    for kind in per_kind:
+        if kind not in _KV_CACHE_SPEC_KINDS:
+            return Violation(f"Unknown KV cache group kind '{kind}' in backend_per_kind. Valid kinds are: "
+                             f"{', '.join(_KV_CACHE_SPEC_KINDS)}.")
+    return None
+
+
+@rule(
+    "attention.backend-auto",
+    title="An attention backend given as 'auto' (any case) means automatic selection (None); a speculative "
+    "config's backend name is the enum member's",
+    phase="sub_configs",
+    kind="derive",
+    reads=("attention_config.backend", "speculative_config", "speculative_config.attention_backend"),
+    writes=("attention_config.backend", "speculative_config.attention_backend"),
+    source="vllm/config/attention.py AttentionConfig.validate_backend_before (:280-290), "
+    "vllm/config/speculative.py SpeculativeConfig._parse_attention_backend (:1636-1643); ref v0.34.0",
+)
+def attention_backend_auto(c: Mapping[str, Any]) -> RuleResult:
+    """Both are field validators: "auto" becomes None, another name ``AttentionBackendEnum[name.upper()]``."""
+    out: dict[str, Any] = {}
+    backend = c["attention_config.backend"]
+    if isinstance(backend, str) and backend.lower() == "auto":
+        out["attention_config.backend"] = None
+    spec = c["speculative_config.attention_backend"] if c["speculative_config"] else None
+    if isinstance(spec, str):
+        value = None if spec.lower() == "auto" else spec.upper()
+        if value != spec:
+            out["speculative_config.attention_backend"] = value
+    return Outcome(out, message="") if out else None
 
 
 @rule(
@@ -680,28 +736,65 @@ def speculative_sampling_options(c: Mapping[str, Any]) -> RuleResult:
 
 @rule(
     "engine-args.device-ids",
-    title="--device-ids: no duplicates, not mixing indices and UUIDs; indices become the assigned GPU ids",
+    title="--device-ids: no duplicates, not mixing indices and UUIDs; indices (into CUDA_VISIBLE_DEVICES when set) "
+    "become the assigned GPU ids",
     phase="engine_args",
     kind="override",
-    reads=(_EA, "usage.device_ids"),
+    reads=(_EA, "usage.device_ids", "parallel_config.distributed_executor_backend", "platform.kind",
+           "env.CUDA_VISIBLE_DEVICES"),
     writes=("parallel_config.assigned_physical_gpu_ids",),
-    source="vllm/engine/arg_utils.py EngineArgs._resolve_device_ids (vllm/engine/arg_utils.py:2171-2210); ref v0.34.0",
-    message="--device-ids must not contain duplicates: <ids> / must not mix integer IDs and UUIDs",
+    source="vllm/engine/arg_utils.py EngineArgs._resolve_device_ids (vllm/engine/arg_utils.py:2174-2212), "
+    "Platform.device_control_id_to_physical_device_id (vllm/platforms/interface.py:278-286); ref v0.34.0",
+    message="--device-ids has no effect when using the Ray executor. Use Ray placement groups for GPU selection "
+    "instead.",
+    level="warning",
 )
 def device_ids(c: Mapping[str, Any]) -> RuleResult:
-    """The ids pick the GPUs the workers use. UUIDs go through the platform's device mapping (a probe of the real
-    devices), left unset here; postinit does not read CUDA_VISIBLE_DEVICES, under which vLLM maps indices too."""
+    """The ids pick the GPUs the workers use. An id that is not a number goes through the platform's device
+    mapping: on CUDA a probe of the real devices (NVML, left unset here); elsewhere only numbers are accepted. Under
+    CUDA_VISIBLE_DEVICES (ROCm: the same variable) the ids index its devices."""
     text = c["usage.device_ids"]
     if not c[_EA] or not text:
         return None
+    said = ("--device-ids has no effect when using the Ray executor. Use Ray placement groups for GPU selection "
+            "instead." if c["parallel_config.distributed_executor_backend"] == "ray" else "")
     ids: list[int | str] = [int(x) if x.strip().isdigit() else x.strip() for x in str(text).split(",")]
     if len(set(ids)) != len(ids):
         return Violation(f"--device-ids must not contain duplicates: {ids}")
+    kind = c["platform.kind"]
+
+    def physical(x: str) -> int | Violation:
+        try:
+            return int(x)
+        except ValueError:
+            return Violation(f"Non-integer device ID {x!r} is not supported by {kind}.")
+
     if all(isinstance(i, str) for i in ids):
-        return None
+        if kind in ("rocm", "cpu"):
+            for x in ids:
+                got = physical(str(x))
+                if isinstance(got, Violation):
+                    return got
+            return Outcome({"parallel_config.assigned_physical_gpu_ids": tuple(int(str(x)) for x in ids)},
+                           message=said)
+        return Outcome(message=said) if said else None
     if any(isinstance(i, str) for i in ids):
         return Violation("--device-ids must not mix integer IDs and UUIDs")
-    return Outcome({"parallel_config.assigned_physical_gpu_ids": tuple(ids)}, message="")
+    cvd = c["env.CUDA_VISIBLE_DEVICES"] if kind in ("cuda", "rocm") else None
+    if cvd and kind == "rocm":
+        visible: list[int] = []
+        for x in cvd.split(","):
+            got = physical(x)
+            if isinstance(got, Violation):
+                return got
+            visible.append(got)
+        for i in ids:
+            if not 0 <= int(i) < len(visible):
+                return Violation(f"--device-ids index {i} is out of range for CUDA_VISIBLE_DEVICES={cvd} "
+                                 f"({len(visible)} devices visible)")
+        return Outcome({"parallel_config.assigned_physical_gpu_ids": tuple(visible[int(i)] for i in ids)},
+                       message=said)
+    return Outcome({"parallel_config.assigned_physical_gpu_ids": tuple(ids)}, message=said)
 
 
 @rule(
@@ -1205,7 +1298,7 @@ DELTA = Delta(
          seed_without_multiprocessing, sleep_mode_checks, prompt_embeds_encoder_decoder,
          lora_mega_moe_backend, moe_ep_backend, lm_format_enforcer_deprecated, offload_prefetch_bounds,
          multimodal_config_checks, mm_processor_device, profiler_warnings,
-         layerwise_nvtx_deprecated, max_model_len_positive),
+         layerwise_nvtx_deprecated, attention_backend_per_kind, attention_backend_auto, max_model_len_positive),
     patch=(
         patch("compilation.custom-ops-all-none-count", error="ValueError",
               text="custom_ops can contain only one base mode: 'all' or 'none'",

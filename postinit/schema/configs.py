@@ -319,6 +319,8 @@ class HFConfig(BaseModel):
     qk_nope_head_dim: int | None = unhashed(None)
     v_head_dim: int | None = unhashed(None)
     index_topk: int | None = unhashed(None)
+    engram_layer_ids: list[int] | None = unhashed(None)  # n-gram embedding layers (DeepSeek V4.1; vllm 0.34.0)
+    ple_layer_ids: list[int] | None = unhashed(None)  # n-gram embedding layers (Qwen4Exp; vllm 0.34.0)
     num_nextn_predict_layers: int | None = unhashed(None)
     # heads and sizes
     num_attention_heads: int | None = unhashed(None)

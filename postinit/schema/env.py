@@ -137,6 +137,11 @@ class Env(BaseModel):
     VLLM_USE_RUST_FRONTEND: bool = since("0.34.0", False)
     TORCH_COMPILE_DISABLE: str | None = since("0.34.0", None, description="torch's switch; vLLM compares with '1'")
     VLLM_RELOAD_MODE: Literal["layerwise", "direct"] = since("0.34.0", "layerwise")
+    VLLM_MORI_EP_V2: bool | None = since("0.34.0", None, description="None = unset (prefer EPv2, fall back to EPv1)")
+    CUDA_VISIBLE_DEVICES: str | None = since("0.34.0", None, description="raw text; None = unset (--device-ids "
+                                             "index its devices)")
+    NCCL_GRAPH_REGISTER: str | None = since("0.34.0", None, description="NCCL's switch (raw text; None = unset): "
+                                            "0.34.0 sets it to 0 for CUDA graphs in the sleep-offloaded pool")
     RANK: str | None = unhashed(None, description="torch.distributed's global rank (raw text; None = unset): "
                                 "ParallelConfig reads it for an external launcher with data parallelism")
     VLLM_DEBUG_DUMP_PATH: str | None = unhashed(None)
@@ -236,7 +241,7 @@ _TEXT_FIELDS = frozenset(
 )
 
 
-_EXTERNAL = ("TORCH_COMPILE_DISABLE", "RANK")
+_EXTERNAL = ("TORCH_COMPILE_DISABLE", "RANK", "NCCL_GRAPH_REGISTER")
 """Variables vLLM's config resolution reads that its ``envs.py`` does not define (torch's own)."""
 
 

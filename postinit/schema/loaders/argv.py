@@ -492,6 +492,9 @@ def _generic(dest: str, facts: Mapping[str, Any]) -> FlagSpec:
                 # or value it refuses is a parse error; the object is kept as an extra no rule reads
                 return FlagSpec(tuple(facts["names"]), f"extra.{dest}", "json", optional=vtype.startswith("optional("),
                                 builds=built.group(1))
+            if vtype == "optional(loads)" and dest in _LOADED_SUB_CONFIGS:
+                # EngineArgs.create_<name>() builds the sub-config from the loaded JSON (vllm/engine/arg_utils.py)
+                return FlagSpec(tuple(facts["names"]), f"extra.{dest}", "json", optional=True)
             kind = "str"  # JSON-valued ones too: vLLM's own type refuses bad JSON, and no rule reads the value
     return FlagSpec(tuple(facts["names"]), f"extra.{dest}", kind, optional=vtype.startswith("optional("))
 
@@ -503,7 +506,9 @@ _M, _P, _C, _S, _O, _L = ("model_config.", "parallel_config.", "cache_config.", 
                           "observability_config.", "lora_config.")
 _SUB_CONFIG_FLAGS = ("attention_config", "kernel_config", "engram_config", "reasoning_config", "aux_output_config",
                      "profiler_config", "watchdog_config", "weight_transfer_config", "ec_manager_config",
-                     "ec_transfer_config")
+                     "ec_transfer_config", "diffusion_config", "watermark_config")
+_LOADED_SUB_CONFIGS = ("diffusion_config", "watermark_config")
+"""Sub-config flags vLLM's parser loads as plain JSON (``optional(loads)``), built later by EngineArgs."""
 TARGETS_FROM: tuple[tuple[str, dict[str, str]], ...] = (
     ("0.34.0", {
         **{d: _M + d for d in (
@@ -538,6 +543,7 @@ TARGETS_FROM: tuple[tuple[str, dict[str, str]], ...] = (
             "enable_tower_connector_lora", "specialize_active_lora", "enable_mixed_moe_lora_format",
             "enable_moe_shared_loras", "max_lora_cls_labels")},
         "lora_target_modules": _L + "target_modules",
+        "log_level": "logging_config.log_level",
         "offload_backend": "offload_config.offload_backend",
         "cpu_offload_params": "offload_config.uva.cpu_offload_params",
         **{d: "offload_config.prefetch." + d for d in (

@@ -80,16 +80,44 @@ PROBES = {"get_device_capability", "has_device_capability", "get_device_name", "
 
 # (reason id, regex over a positive guard's source text, explanation). First match wins.
 UNREACHABLE: list[tuple[str, str, str]] = [
-    ("typing", r"^TYPE_CHECKING$|__name__ == .__main__.", "type-checking or script-only block"),
+    ("typing", r"^TYPE_CHECKING$|__name__ == .__main__.",
+     "type-checking or script-only block, a typing.overload signature or a body of only `...` (a Protocol's)"),
     ("tpu-xpu", r"\bis_(tpu|xpu|hpu|neuron|out_of_tree)\(\)|\b(tpu|xpu|hpu)\b.*==|==\s*['\"](tpu|xpu|hpu)['\"]",
      "TPU / XPU / HPU / out-of-tree platform (the oracle simulates CUDA, ROCm and CPU)"),
-    ("non-x86", r"CpuArchEnum\.(ARM|POWERPC|S390X|RISCV)|\baarch64\b|\bppc64|\bs390x\b|\bdarwin\b|macos|is_arm",
+    # uses_standalone_cpu_model_runner(): the no-Triton CPU model runner, only on a non-x86 CPU (vllm/platforms/cpu.py)
+    ("non-x86", r"CpuArchEnum\.(ARM|POWERPC|S390X|RISCV)|\baarch64\b|\bppc64|\bs390x\b|\b[dD]arwin\b|macos|is_arm"
+     r"|uses_standalone_cpu_model_runner\(\)|startswith\([\"'](arm|aarch|ppc|riscv)",
      "a non-x86 CPU or macOS (this machine is x86-64 Linux)"),
-    ("ray", r"\bray\b\.|ray_utils|placement_group|is_ray_initialized|RAY_", "needs a Ray cluster"),
+    ("wsl", r"\bin_wsl\(\)", "Windows Subsystem for Linux (this machine is native Linux)"),
+    ("ray", r"\bray\b\.|ray_utils|placement_group|is_ray_initialized|RAY_|\bray_found\b|ray_is_initialized\(\)"
+     r"|is_in_ray_actor\(\)", "needs a Ray cluster (Ray is not installed here)"),
     ("remote-storage", r"s3://|gs://|\bis_s3\b|\bis_gcs\b|runai|object_storage|is_runai|MODELSCOPE",
      "S3 / GCS / RunAI object storage or ModelScope (no network)"),
     ("real-gpu", r"torch\.cuda\.is_available\(\)|pynvml|amdsmi|cuda_is_initialized|is_initialized\(\)",
      "a real GPU probe (torch.cuda.is_available() is False here; the oracle simulates the answers)"),
+    ("missing-package", r"^is_nixl_available\(\)$",
+     "needs an optional package that is not installed here: NIXL (is_nixl_available()), MoRI with its EPv2 modules "
+     "(mori_epv2_unavailable_reason() answers first, vllm/utils/import_utils.py)"),
+    ("runtime-caller", r"\bconfig\.watermarking is True|^custom_sampler$",
+     "an argument only a runtime caller passes (a request's SamplingParams from the input processor, "
+     "custom_sampler=True from the GPU model runner); config resolution calls the function without them"),
+]
+# reasons that only UNREACHABLE_FUNCS below uses
+FUNC_REASONS: dict[str, str] = {}
+
+# Whole functions (or their tail from an anchor statement on) that run only under a condition of the table above,
+# tested by their caller, not by a guard of their own: (reason id, file regex, qualname regex, anchor regex over a
+# stripped source line or None = the whole function). A reached site stays reachable.
+UNREACHABLE_FUNCS: list[tuple[str, str, str, str | None]] = [
+    # called only under `current_platform.uses_standalone_cpu_model_runner()` (vllm/config/vllm.py _validate_model_runner)
+    ("non-x86", r"^vllm/config/vllm\.py$", r"\._get_standalone_cpu_model_runner_unsupported_features$", None),
+    # after `if config is None: return True`: the request-time part (vllm/v1/engine/input_processor.py calls it with
+    # a request's params); resolution calls it with config=None
+    ("runtime-caller", r"^vllm/config/vllm\.py$", r"\._check_supports_watermarking$", r"^if config is None:"),
+    # after the MoRI availability answer: MoRI is not installed, so the function returns there
+    ("missing-package", r"^vllm/config/parallel\.py$", r"^_mori_epv2_unsupported_reason$", r"^if not validated_arch"),
+    # called only from the tail of _mori_epv2_unsupported_reason above
+    ("missing-package", r"^vllm/config/parallel\.py$", r"^(_ep_spans_hosts|_quantizes_activations_per_tensor)$", None),
 ]
 
 
@@ -249,6 +277,21 @@ def collect_sites(version: str, executed: dict[str, set[int]], arcs_possible: di
                 if any(s in PROBES for s in short):
                     return "probe"
                 return "not-called"
+            for q2 in _prefixes(q) if q else []:
+                if q2 in info.funcs and _is_stub(info.funcs[q2][2]):
+                    return "typing"
+            for rid, file_rx, func_rx, anchor in UNREACHABLE_FUNCS:
+                if not re.search(file_rx, rel) or not q:
+                    continue
+                for q2 in _prefixes(q):
+                    if q2 in info.funcs and re.search(func_rx, q2):
+                        start, end, _node = info.funcs[q2]
+                        if anchor is None:
+                            return rid
+                        first = next((i for i in range(start, end + 1) if re.search(anchor, lines[i - 1].strip())),
+                                     None)
+                        if first is not None and ln >= first:
+                            return rid
             for g in info.guards.get(ln, []):
                 for rid, rx, _why in UNREACHABLE:
                     if re.search(rx, g):
@@ -293,6 +336,17 @@ def collect_sites(version: str, executed: dict[str, set[int]], arcs_possible: di
         if s.reached:
             s.reason = None
     return sites
+
+
+def _is_stub(node: ast.AST) -> bool:
+    """A ``typing.overload`` signature or a body of only ``...`` (a Protocol's method): never runs as code."""
+    decos = {ast.unparse(d) for d in getattr(node, "decorator_list", [])}
+    if decos & {"overload", "typing.overload"}:
+        return True
+    body = [b for b in getattr(node, "body", []) if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)
+                                                        and isinstance(b.value.value, str))]
+    return len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+        and body[0].value.value is Ellipsis
 
 
 def _prefixes(q: str) -> list[str]:
@@ -344,6 +398,7 @@ def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: P
                              "workers, engine, model runner)",
                "probe": "a hardware probe the oracle's simulated platform answers itself (never runs here)"}
     reasons.update({rid: why for rid, _rx, why in UNREACHABLE})
+    reasons.update(FUNC_REASONS)
     s = summary(sites)
     b_reached = {(x.file, x.line, x.kind, x.what) for x in before or [] if x.reached}
     L: list[str] = []
@@ -380,8 +435,13 @@ def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: P
     pats = {rid: rx for rid, rx, _ in UNREACHABLE}
     for rid in list(reasons):
         if rc.get(rid):
-            rx = pats.get(rid, "(call graph)" if rid == "not-called" else "(PROBES)")
-            L.append(f"| `{rid}` | {rc[rid]} | {reasons[rid]} | `{rx.replace('|', chr(92) + '|')}` |")
+            rx = pats.get(rid, "(call graph)" if rid == "not-called" else "(PROBES)" if rid == "probe" else "")
+            cell = f"`{rx}`" if rx else ""
+            funcs = [f"`{frx}`" + (f" from `{anchor}`" if anchor else "")
+                     for r2, _file_rx, frx, anchor in UNREACHABLE_FUNCS if r2 == rid]
+            if funcs:
+                cell = "; ".join([cell] if cell else []) + ("; " if cell else "") + "functions " + ", ".join(funcs)
+            L.append(f"| `{rid}` | {rc[rid]} | {reasons[rid]} | {cell.replace('|', chr(92) + '|')} |")
     L.append("\n## Per file\n")
     L.append("| file | sites | unreachable | reachable | reached | % |")
     L.append("| --- | ---: | ---: | ---: | ---: | ---: |")
