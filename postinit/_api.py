@@ -576,6 +576,9 @@ def _incremental_top(p: str, version: versions.Version) -> str | None:
     if any(g == p or g.startswith(p + ".")
            for g in (*ENGINE_ARGS_NONE_DEFAULTS, *ENGINE_ARGS_REWRITTEN, *ENGINE_ARGS_AS_GIVEN)):
         return None  # usage.given / given_on / given_values follow the input: the whole front door
+    info = paths().info.get(p)
+    if info is not None and info.extra.get("choices_from"):
+        return None  # the values it takes depend on the version (_refuse_later_values): the whole front door
     return top
 
 
@@ -1082,7 +1085,8 @@ def _version_choices(version: versions.Version) -> tuple[tuple[str, tuple[Any, .
         steps = info.extra.get("choices_from")
         if steps:
             allowed = next((c for v, c in reversed(steps) if v in lineage), steps[0][1])
-            out.append((path, tuple(allowed)))
+            if allowed is not None:  # None: the version takes any value of the field's type
+                out.append((path, tuple(allowed)))
     return tuple(out)
 
 

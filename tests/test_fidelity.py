@@ -326,3 +326,17 @@ def test_the_encoder_cache_transfer_config_is_built_by_0_34_0s_parser() -> None:
     assert postinit.resolve(argv=[LLAMA, "--ec-transfer-config", '{"ec_connector": "C", "ec_role": "ec_both"}'],
                             vllm_version="0.34.0").ok
     assert postinit.resolve(argv=[LLAMA, "--ec-transfer-config", '{"ec_connector": "C"}'], vllm_version="0.11.1").ok
+
+
+def test_a_tokenizer_mode_of_any_name_from_0_34_0() -> None:
+    """vLLM 0.34.0's tokenizer_mode is any text (a registered tokenizer's name; golden e101); the seed and 0.11.1
+    take their four modes, refused by the parser's choices or, in a config, by the door, also on with_changes."""
+    assert postinit.resolve(argv=[LLAMA, "--tokenizer-mode", "fast"], vllm_version="0.34.0").get(
+        "model_config.tokenizer_mode") == "fast"
+    for version in ("d7fb10c57", "0.11.1"):
+        with pytest.raises(postinit.InputError, match="invalid choice: 'fast'"):
+            postinit.resolve(argv=[LLAMA, "--tokenizer-mode", "fast"], vllm_version=version)
+        with pytest.raises(postinit.InputError, match="'fast' is not allowed; allowed: auto, slow, mistral, custom"):
+            postinit.resolve({"model_config": {"tokenizer_mode": "fast"}}, model=LLAMA, vllm_version=version)
+        with pytest.raises(postinit.InputError, match="'fast' is not allowed"):
+            postinit.resolve(argv=[LLAMA], vllm_version=version).with_changes({"model_config.tokenizer_mode": "fast"})
