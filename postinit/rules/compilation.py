@@ -747,7 +747,7 @@ def _blocked_weights(c: Mapping[str, Any]) -> bool:
         return True
     hf = c["model_config.hf_config.quantization_config"] or {}
     method = c["quant_config.method"]
-    if method == "fp8":
+    if method in ("fp8", "deepseek_v4_fp8"):  # DeepseekV4FP8Config is an Fp8Config (vLLM 0.34.0)
         return hf.get("weight_block_size") is not None
     if method == "compressed-tensors":
         groups = hf.get("config_groups") or {}

@@ -24,6 +24,7 @@ from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
 from postinit.rules import model_config as mc
 from postinit.rules import models
 from postinit.rules import speculative as spec
+from postinit.rules import v0_34_0_hooks as hooks
 from postinit.rules.verify import _hf_quant_cfg, quant_method
 from postinit.rules.versions import Delta, patch
 
@@ -1725,6 +1726,7 @@ TRY_VERIFY_AND_UPDATE_MODEL_CONFIG = sequence(
     "models.try-verify-and-update-model-config",
     "models.gemma3-text-is-causal", "models.jamba-cls-activation", "models.jinavl-ranking",
     "models.qwen2-prm-step-tag-id", "models.qwen2-rm-softmax", "models.qwen3-reranker-method",
+    *hooks.MODEL_CONFIG_HOOKS,
     title="The end of ModelConfig.__post_init__: the architecture's MODELS_CONFIG_MAP hook "
     "(verify_and_update_model_config; one applies per architecture)",
     source=f"vllm/config/model.py ModelConfig._try_verify_and_update_model_config (1525-1540); {_REF}",
@@ -1732,6 +1734,7 @@ TRY_VERIFY_AND_UPDATE_MODEL_CONFIG = sequence(
 
 TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
     "models.try-verify-and-update-config",
+    *hooks.VLLM_CONFIG_HOOKS,
     "models.deepseek-v32-cache-dtype", "models.gptoss-max-capture-size", "models.gptoss-reasoning-parser",
     "models.nomic-bert-config", "models.gte-new-rotary", "models.jina-roberta-rotary", "models.mamba-prefix-caching", "models.mamba-chunked-prefill-required", "models.mamba-block-size-default",
     "models.seq-cls-config", "models.runai-load-format",

@@ -1,0 +1,682 @@
+"""vLLM 0.34.0's per-architecture model hooks, as a part of its delta over 0.11.1 (``delta_parts`` in versions.json).
+
+The ``MODELS_CONFIG_MAP`` classes of ``vllm/model_executor/models/config.py`` that earlier versions do not have:
+each class's ``verify_and_update_model_config`` runs at the end of ``ModelConfig.__post_init__`` (phase
+``model_config``: its raises are the ``model_config`` stage) and its ``verify_and_update_config`` in
+``VllmConfig.try_verify_and_update_config`` (phase ``model``: the ``vllm_config`` stage). The hooks 0.11.1
+already had (Mamba, GPT-OSS, DeepSeek-V3.2, the poolers) are in :mod:`postinit.rules.v0_34_0_models`, whose
+two sequences list these rules too.
+
+Unknown ``config.json`` keys (``kda_allow_negative_eigenvalues``, ...) are read from ``hf_config.other``, where
+the loader keeps every key it has no field for (as transformers keeps them as attributes); a key the checkpoint
+does not give reads as vLLM's ``getattr(hf_config, key, None)`` does.
+
+Sources (``source=``) are files of the ``vllm==0.34.0`` wheel (``site-packages/vllm/``); every rule here
+carries the reference tag ``v0.34.0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.rules import models
+from postinit.rules.versions import Delta
+from postinit.schema import CompilationMode, CUDAGraphMode
+
+__all__ = ["DELTA", "MODEL_CONFIG_HOOKS", "VLLM_CONFIG_HOOKS"]
+
+_M = "model_config."
+_H = "model_config.hf_config."
+_HT = "model_config.hf_text_config."
+_SRC = "vllm/model_executor/models/config.py"
+_REF = "ref v0.34.0"
+
+
+def _other(c: Mapping[str, Any], key: str, default: Any = None, *, text: bool = False) -> Any:
+    """``getattr(hf_config, key, default)`` for a config.json key postinit has no field for."""
+    other = c[(_HT if text else _H) + "other"] or {}
+    return other.get(key, default)
+
+
+# =========================================================================== AliceAI (config.py:30-65)
+
+_ALICE = "AliceAIForCausalLM"
+
+
+@rule(
+    "models.alice-ai-checkpoint",
+    title="AliceAI: the checkpoint must declare positive-only KDA eigenvalues and a bias-corrected sigmoid router",
+    phase="model_config",
+    kind="check",
+    reads=(*models.ON_READS, _H + "other"),
+    source=f"{_SRC} AliceAIForCausalLMConfig.verify_and_update_model_config (33-41); {_REF}",
+)
+def alice_ai_checkpoint(c: Mapping[str, Any]) -> RuleResult:
+    """The three checkpoint facts the implementation hard-codes, checked in vLLM's order; a key the checkpoint
+    omits fails its check (``getattr(..., None)`` is neither False nor 'sigmoid' nor True)."""
+    if not models.step2_on(c, _ALICE):
+        return None
+    if _other(c, "kda_allow_negative_eigenvalues") is not False:
+        return Violation("AliceAI requires kda_allow_negative_eigenvalues=false", error="NotImplementedError")
+    if _other(c, "router_score_function") != "sigmoid":
+        return Violation("AliceAI requires router_score_function='sigmoid'")
+    if _other(c, "router_bias_correction") is not True:
+        return Violation("AliceAI requires router_bias_correction=true")
+    return None
+
+
+@rule(
+    "models.alice-ai-mtp-ignored",
+    title="AliceAI: MTP layers of the checkpoint are ignored (warning)",
+    phase="model_config",
+    kind="check",
+    reads=(*models.ON_READS, _H + "other"),
+    after=("models.alice-ai-checkpoint",),
+    source=f"{_SRC} AliceAIForCausalLMConfig.verify_and_update_model_config (42-50); {_REF}",
+    message="AliceAI checkpoint declares {n} MTP layer(s), but this implementation ignores the MTP configuration "
+    "and weights; MTP speculative decoding is unavailable.",
+    level="warning",
+)
+def alice_ai_mtp_ignored(c: Mapping[str, Any]) -> RuleResult:
+    """A truthy ``mtp_num_hidden_layers`` is only warned about (the draft layers are not built)."""
+    if not models.step2_on(c, _ALICE):
+        return None
+    n = _other(c, "mtp_num_hidden_layers", 0)
+    return Outcome.log(n=n) if n else None
+
+
+@rule(
+    "models.alice-ai-parallel",
+    title="AliceAI: no pipeline parallelism, no speculative method that needs auxiliary hidden states",
+    phase="model",
+    kind="check",
+    reads=(*models.ON_READS, "parallel_config.pipeline_parallel_size", "speculative_config",
+           "speculative_config.method"),
+    source=f"{_SRC} AliceAIForCausalLMConfig.verify_and_update_config (52-65; uses_aux_hidden_states: "
+    f"vllm/config/speculative.py SpeculativeConfig.uses_aux_hidden_states, the speculator's); {_REF}",
+)
+def alice_ai_parallel(c: Mapping[str, Any]) -> RuleResult:
+    """Pipeline parallelism first, then a speculator that reads auxiliary hidden states (EAGLE-3, DFlash, DSpark,
+    hidden-state extraction)."""
+    if not models.step2_on(c, _ALICE):
+        return None
+    if c["parallel_config.pipeline_parallel_size"] != 1:
+        return Violation("AliceAI does not support pipeline parallelism; pipeline_parallel_size=1 is required",
+                         error="NotImplementedError")
+    method = c["speculative_config.method"] if c["speculative_config"] else None
+    if method in _AUX_HIDDEN_METHODS:
+        return Violation(f"AliceAI does not support speculative method {method!r} because it requires auxiliary "
+                         "hidden states", error="NotImplementedError")
+    return None
+
+
+_AUX_HIDDEN_METHODS = ("extract_hidden_states", "eagle3", "dflash", "dspark")
+"""Speculative methods whose speculator reads the target's auxiliary hidden states (see hashing_v0_34_0)."""
+
+
+# =========================================================================== the MLA model types (0.34.0's list)
+
+MLA_MODEL_TYPES = frozenset({
+    "axk1", "deepseek_v2", "deepseek_v3", "deepseek_v32", "deepseek_v4", "deepseek_v41", "dots3_note", "deepseek_mtp",
+    "k3_dspark", "glm5_next", "glm5_next_text", "glm_moe_dsa", "glm4_moe_lite", "glm4_moe_lite_mtp", "kimi_k2",
+    "kimi_linear", "longcat_flash", "mistral_large_4", "pangu_ultra_moe", "pangu_ultra_moe_mtp", "bailing_hybrid",
+    "bailing_hybrid_mtp", "bailing_hybrid_v3_mtp", "hy_v4", "hy_v4_mtp",
+})
+"""vllm/transformers_utils/model_arch_config_convertor.py ModelArchConfigConvertorBase.is_deepseek_mla (294-322)."""
+
+
+@rule(
+    "model.is-deepseek-mla",
+    title="DeepSeek-style multi-head latent attention (0.34.0's model types)",
+    phase="model_config",
+    kind="derive",
+    reads=("model_config", _HT + "model_type", _HT + "kv_lora_rank", _HT + "head_dim", _HT + "other"),
+    writes=(_M + "is_deepseek_mla",),
+    source="vllm/transformers_utils/model_arch_config_convertor.py ModelArchConfigConvertorBase.is_deepseek_mla "
+    f"(294-322; get_compress_ratios: vllm/transformers_utils/deepseek_v4_utils.py:6-18); {_REF}",
+)
+def is_deepseek_mla(c: Mapping[str, Any]) -> RuleResult:
+    """A text config of an MLA model type uses MLA when it has ``kv_lora_rank`` (a DeepSeek-V4-style config with
+    compress ratios: when it has ``head_dim``). The EAGLE branch (``model_type`` eagle) is not modelled here: an
+    EAGLE draft's own config never reaches this rule."""
+    if not c["model_config"]:
+        return None
+    if c[_HT + "model_type"] not in MLA_MODEL_TYPES:
+        return {_M + "is_deepseek_mla": False}
+    other = c[_HT + "other"] or {}
+    # transformers' DeepseekV4Config always fills compress_rates (and layer_types), so its ratios are never empty
+    if other.get("compress_ratios") or other.get("compress_rates") or c[_HT + "model_type"] == "deepseek_v4":
+        return {_M + "is_deepseek_mla": c[_HT + "head_dim"] is not None}
+    return {_M + "is_deepseek_mla": c[_HT + "kv_lora_rank"] is not None}
+
+
+# =========================================================================== FA4 (the simulated platform's answer)
+
+def fa4_supported(c: Mapping[str, Any]) -> bool:
+    """``is_fa_version_supported(4)``: vLLM's FA4 build runs on CUDA SM 9.x, 10.x and 11.x
+    (vllm/vllm_flash_attn/flash_attn_interface.py:72-97; elsewhere the import fails or the family is refused)."""
+    return c["platform.kind"] == "cuda" and (c["platform.capability"] or 0) // 10 in (9, 10, 11)
+
+
+def _family(c: Mapping[str, Any], major: int) -> bool:
+    """``current_platform.is_device_capability_family(major * 10)`` on CUDA."""
+    return c["platform.kind"] == "cuda" and (c["platform.capability"] or 0) // 10 == major
+
+
+# =========================================================================== LlamaBidirectional (config.py:1007-1045)
+
+_BIDIR = ("LlamaBidirectionalForSequenceClassification", "LlamaBidirectionalModel")
+_POOLING_TYPES = {"avg": "MEAN", "cls": "CLS", "last": "LAST"}
+_PC = "model_config.pooler_config."
+
+
+@rule(
+    "models.llama-bidirectional",
+    title="Llama bidirectional: not causal; the sequence pooling type from the config's 'pooling' (avg, cls, last)",
+    phase="model_config",
+    kind="override",
+    reads=(*models.ON_READS, _H + "text_config", _H + "other", "model_config.pooler_config"),
+    writes=(*models.hf_writes("is_causal"), _PC + "seq_pooling_type"),
+    after=("model.pooler-config",),
+    source=f"{_SRC} LlamaBidirectionalConfig.verify_and_update_model_config (1008-1045); {_REF}",
+)
+def llama_bidirectional(c: Mapping[str, Any]) -> RuleResult:
+    """No default pooling is assumed (a wrong one would silently give wrong embeddings): a missing key and an
+    unknown name are refused; otherwise the user's sequence pooling type is replaced too."""
+    if not models.step2_on(c, *_BIDIR):
+        return None
+    pooling = _other(c, "pooling")
+    if pooling is None:
+        return Violation(
+            "This bidirectional model requires a 'pooling' field in its HF config (one of 'avg', 'cls', 'last'), "
+            "but none was found. Unlike the VL variants, no default is assumed here because silently picking a "
+            "pooling for an embedding model can produce wrong embeddings.")
+    kind = _POOLING_TYPES.get(pooling) if isinstance(pooling, str) else None
+    if kind is None:
+        return Violation(f"pool_type {pooling!r} not supported")
+    if not c["model_config.pooler_config"]:
+        return Violation("", error="AssertionError", hint="a bidirectional Llama needs a pooling runner")
+    return {**models.hf_set(c, {"is_causal": False}), _PC + "seq_pooling_type": kind}
+
+
+# =========================================================================== NemotronH (config.py:1143-1170)
+
+_NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")
+
+
+@rule(
+    "models.nemotron-h-ssm-cache-dtype",
+    title="NemotronH: mamba_ssm_cache_dtype 'auto' becomes the checkpoint's, else float32",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, "cache_config.mamba_ssm_cache_dtype", _H + "other"),
+    writes=("cache_config.mamba_ssm_cache_dtype",),
+    source=f"{_SRC} NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype, verify_and_update_config (1143-1170); "
+    f"{_REF}",
+    message="Updating mamba_ssm_cache_dtype to '{dtype}' for NemotronH model",
+)
+def nemotron_h_ssm_cache_dtype(c: Mapping[str, Any]) -> RuleResult:
+    """Only float32 is known to keep accuracy, so it is the default; a checkpoint's ``mamba_ssm_cache_dtype``
+    wins, and a dtype the user gave stays."""
+    if not models.step2_on(c, *_NEMOTRON_H) or c["cache_config.mamba_ssm_cache_dtype"] != "auto":
+        return None
+    dtype = _other(c, "mamba_ssm_cache_dtype", "float32")
+    return Outcome.log({"cache_config.mamba_ssm_cache_dtype": dtype}, dtype=dtype)
+
+
+# =========================================================================== LongCat-Flash n-gram (config.py:1526-1541)
+
+@rule(
+    "models.longcat-ngram-compilation",
+    title="LongCat-Flash n-gram: no compilation and FULL CUDA graphs unless the user chose",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, "compilation_config.mode", "compilation_config.cudagraph_mode"),
+    writes=("compilation_config.mode", "compilation_config.cudagraph_mode"),
+    source=f"{_SRC} LongcatFlashNgramForCausalLMConfig.verify_and_update_config (1527-1541); {_REF}",
+)
+def longcat_ngram_compilation(c: Mapping[str, Any]) -> RuleResult:
+    """Its zero-expert MoE trips an assert under torch.compile, and its n-gram embeddings are only wired for FULL
+    capture: each of the two is set only when the user left it unset."""
+    if not models.step2_on(c, "LongcatFlashNgramForCausalLM"):
+        return None
+    out: dict[str, Any] = {}
+    if c["compilation_config.mode"] is None:
+        out["compilation_config.mode"] = CompilationMode.NONE
+    if c["compilation_config.cudagraph_mode"] is None:
+        out["compilation_config.cudagraph_mode"] = CUDAGraphMode.FULL
+    return out or None
+
+
+# =========================================================================== GLM-MoE-DSA (config.py:163-182)
+
+@rule(
+    "models.glm-moe-dsa",
+    title="GLM-MoE-DSA: an fp8 KV cache on SM 10.x by default; DCP defaults a2a with Q replication",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, "cache_config.cache_dtype", "platform.kind", "platform.capability",
+           "parallel_config.dcp_comm_backend", "parallel_config.dcp_q_replicate"),
+    writes=("cache_config.cache_dtype", "parallel_config.dcp_comm_backend", "parallel_config.dcp_q_replicate"),
+    source=f"{_SRC} GlmMoeDsaForCausalLM.verify_and_update_config (163-182; ParallelConfig.set_dcp_defaults: "
+    f"vllm/config/parallel.py:686-699); {_REF}",
+    message="Using fp8 kv-cache for GlmMoeDsaForCausalLM on SM10x",
+)
+def glm_moe_dsa(c: Mapping[str, Any]) -> RuleResult:
+    """The DCP options are only filled where the user left them unset (the stock defaults come after)."""
+    if not models.step2_on(c, "GlmMoeDsaForCausalLM"):
+        return None
+    out: dict[str, Any] = {}
+    fp8 = c["cache_config.cache_dtype"] == "auto" and _family(c, 10)
+    if fp8:
+        out["cache_config.cache_dtype"] = "fp8_e4m3"
+    if c["parallel_config.dcp_comm_backend"] is None:
+        out["parallel_config.dcp_comm_backend"] = "a2a"
+    if c["parallel_config.dcp_q_replicate"] is None:
+        out["parallel_config.dcp_q_replicate"] = True
+    return Outcome(out, message=None if fp8 else "") if out else None
+
+
+# =========================================================================== Gemma4 (config.py:531-597)
+
+_GEMMA4 = ("Gemma4ForCausalLM", "Gemma4ForConditionalGeneration", "Gemma4UnifiedForConditionalGeneration",
+           "EmbeddingGemma2Model", "DiffusionGemmaForBlockDiffusion")
+"""The architectures whose hook runs Gemma4Config.verify_and_update_config (EmbeddingGemma2 and DiffusionGemma call it
+first)."""
+_GEMMA4_FULL_HEAD_DIM = 512
+"""transformers' Gemma4TextConfig: ``global_head_dim`` (the full-attention layers' head size) defaults to 512."""
+
+
+def gemma4_head_dims(c: Mapping[str, Any]) -> dict[str, int]:
+    """``{layer type: head size}`` over the text config's layers, in first-seen order: the full-attention layers
+    have ``global_head_dim`` (transformers' per-layer config), the others ``head_dim``."""
+    types = c[_HT + "layer_types"] or []
+    n = c[_HT + "num_hidden_layers"] or 0
+    head, full = c[_HT + "head_dim"], _other(c, "global_head_dim", _GEMMA4_FULL_HEAD_DIM, text=True)
+    return {t: (full if t == "full_attention" else head) for t in types[:n]}
+
+
+@rule(
+    "models.gemma4-attention",
+    title="Gemma4 with heterogeneous head sizes: FA4 for every layer (per-layer FA3/FA4 for an fp8 KV cache on "
+    "SM 9.x); without FA4, TRITON_ATTN",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, _HT + "layer_types", _HT + "num_hidden_layers", _HT + "head_dim", _HT + "other",
+           "attention_config.backend", "attention_config.flash_attn_version", "cache_config.cache_dtype",
+           "platform.kind", "platform.capability"),
+    writes=("attention_config.backend", "attention_config.flash_attn_version"),
+    source=f"{_SRC} Gemma4Config.verify_and_update_config (531-597; is_fa_version_supported: "
+    f"vllm/v1/attention/backends/fa_utils.py:271-279); {_REF}",
+)
+def gemma4_attention(c: Mapping[str, Any]) -> RuleResult:
+    """FA3 on Hopper cannot take head sizes over 256. Nothing happens when every layer has one head size, or when
+    the user chose a flash-attention version or a backend other than FLASH_ATTN (with FA4); without FA4 (or
+    over 512) only an unset backend is replaced."""
+    if not models.step2_on(c, *_GEMMA4):
+        return None
+    return _gemma4(c)
+
+
+def _gemma4(c: Mapping[str, Any]) -> RuleResult:
+    dims = gemma4_head_dims(c)
+    if len(set(dims.values())) <= 1:
+        return None
+    backend = c["attention_config.backend"]
+    if fa4_supported(c) and max(dims.values()) <= 512:
+        if c["attention_config.flash_attn_version"] is not None or backend not in (None, "FLASH_ATTN"):
+            return None
+        if _family(c, 9) and str(c["cache_config.cache_dtype"]).startswith("fp8"):
+            return Outcome({}, message=f"Gemma4 model has heterogeneous head dimensions {dims}. Using per-layer "
+                           "FA3/FA4 selection for FP8 KV cache on SM90.", level="info")
+        return Outcome({"attention_config.flash_attn_version": 4}, message=f"Gemma4 model has heterogeneous head "
+                       f"dimensions {dims}. Using FA4 for all layers to avoid mixed FA3/FA4 penalty.", level="info")
+    if backend is None:
+        return Outcome({"attention_config.backend": "TRITON_ATTN"}, message=f"Gemma4 model has heterogeneous head "
+                       f"dimensions {dims}. FA4 not available, forcing TRITON_ATTN backend.", level="info")
+    return None
+
+
+# =========================================================================== Mistral Large 4 (config.py:122-152)
+
+@rule(
+    "models.mistral-large4",
+    title="Mistral Large 4: sparse MQA for every token, DCP a2a, the checkpoint's fp8 latent KV cache",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, "parallel_config.prefill_context_parallel_size", "parallel_config.dcp_comm_backend",
+           "parallel_config.dcp_q_replicate", "cache_config.cache_dtype", _HT + "other", "platform.kind"),
+    writes=("attention_config.sparse_mla_force_mqa", "parallel_config.dcp_comm_backend",
+            "parallel_config.dcp_q_replicate", "cache_config.cache_dtype"),
+    source=f"{_SRC} MistralLarge4ForCausalLM.verify_and_update_config (122-152; ParallelConfig.set_dcp_defaults: "
+    f"vllm/config/parallel.py:686-699); {_REF}",
+)
+def mistral_large4(c: Mapping[str, Any]) -> RuleResult:
+    """KV-sharing layers have no latent KV of their own, so all tokens take the sparse MQA path. Without prefill
+    context parallelism the DCP defaults are a2a (no Q replication). A checkpoint declaring ``fp8_kv_cache`` gets
+    ``fp8_ds_mla`` (``fp8`` on ROCm) when the KV dtype is auto; an explicit bfloat16 opts out (auto)."""
+    if not models.step2_on(c, "MistralLarge4ForCausalLM"):
+        return None
+    out: dict[str, Any] = {"attention_config.sparse_mla_force_mqa": True}
+    if c["parallel_config.prefill_context_parallel_size"] == 1:
+        if c["parallel_config.dcp_comm_backend"] is None:
+            out["parallel_config.dcp_comm_backend"] = "a2a"
+        if c["parallel_config.dcp_q_replicate"] is None:
+            out["parallel_config.dcp_q_replicate"] = False
+    dtype = c["cache_config.cache_dtype"]
+    if dtype == "auto" and _other(c, "fp8_kv_cache", False, text=True):
+        if c["platform.kind"] == "rocm":
+            out["cache_config.cache_dtype"] = "fp8"
+            return Outcome(out, message="Using fp8 kv-cache for Mistral Large 4 on ROCm", level="info")
+        out["cache_config.cache_dtype"] = "fp8_ds_mla"
+        return Outcome(out, message="Using fp8_ds_mla kv-cache for Mistral Large 4", level="info")
+    if dtype == "bfloat16":
+        out["cache_config.cache_dtype"] = "auto"
+    return out
+
+
+# =========================================================================== EmbeddingGemma2 (config.py:600-636)
+
+_EG2 = "EmbeddingGemma2Model"
+_MATRYOSHKA = [128, 256, 512, 768]
+
+
+@rule(
+    "models.embedding-gemma2-matryoshka",
+    title="EmbeddingGemma2: the Matryoshka dimensions 128, 256, 512, 768 unless the config declares its own",
+    phase="model_config",
+    kind="default",
+    reads=(*models.ON_READS, _H + "text_config", _H + "matryoshka_dimensions", _H + "is_matryoshka"),
+    writes=models.hf_writes("matryoshka_dimensions"),
+    source=f"{_SRC} EmbeddingGemma2ModelConfig.verify_and_update_model_config (602-612); {_REF}",
+)
+def embedding_gemma2_matryoshka(c: Mapping[str, Any]) -> RuleResult:
+    """Trained with Matryoshka representation learning, but the published configs do not say so; a config that
+    declares ``matryoshka_dimensions`` or ``is_matryoshka`` is kept."""
+    if not models.step2_on(c, _EG2):
+        return None
+    if c[_H + "matryoshka_dimensions"] is not None or c[_H + "is_matryoshka"] is not None:
+        return None
+    return models.hf_set(c, {"matryoshka_dimensions": list(_MATRYOSHKA)})
+
+
+@rule(
+    "models.embedding-gemma2-backend",
+    title="EmbeddingGemma2: TRITON_ATTN unless a backend is given (logged either way)",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, "attention_config.backend"),
+    writes=("attention_config.backend",),
+    after=("models.gemma4-attention",),
+    source=f"{_SRC} EmbeddingGemma2ModelConfig.verify_and_update_config (614-628); {_REF}",
+)
+def embedding_gemma2_backend(c: Mapping[str, Any]) -> RuleResult:
+    """TRITON_ATTN is the backend validated for heterogeneous head sizes; the Gemma4 part runs first (and may have
+    chosen it already)."""
+    if not models.step2_on(c, _EG2):
+        return None
+    backend = c["attention_config.backend"]
+    if backend is None:
+        return Outcome({"attention_config.backend": "TRITON_ATTN"}, message="EmbeddingGemma2: attention backend not "
+                       "specified; defaulting to TRITON_ATTN (validated backend for heterogeneous head dimensions).",
+                       level="info")
+    return Outcome({}, message=f"EmbeddingGemma2: using attention backend AttentionBackendEnum.{backend}",
+                   level="info")
+
+
+@rule(
+    "models.embedding-gemma2-max-model-len",
+    title="EmbeddingGemma2: max_model_len capped at 8192 unless the user gave one",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, _M + "max_model_len", _M + "original_max_model_len"),
+    writes=(_M + "max_model_len",),
+    after=("vllm.limit-max-model-len-to-draft",),
+    source=f"{_SRC} EmbeddingGemma2ModelConfig.verify_and_update_config (630-636); {_REF}",
+)
+def embedding_gemma2_max_model_len(c: Mapping[str, Any]) -> RuleResult:
+    """The derived length (the checkpoint's positions) is capped; a length the user asked for is kept."""
+    if not models.step2_on(c, _EG2):
+        return None
+    if (c[_M + "max_model_len"] or 0) > 8192 and c[_M + "original_max_model_len"] in (None, -1):
+        return {_M + "max_model_len": 8192}
+    return None
+
+
+# =========================================================================== DiffusionGemma (config.py:639-708)
+
+_DG = "DiffusionGemmaForBlockDiffusion"
+
+
+@rule(
+    "models.diffusion-gemma-attention",
+    title="DiffusionGemma: FlashInfer refused; an unset backend prefers FlashAttention (use_non_causal)",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, "attention_config.backend", "attention_config.use_non_causal"),
+    writes=("attention_config.use_non_causal",),
+    after=("models.gemma4-attention",),
+    source=f"{_SRC} DiffusionGemmaModelForBlockDiffusionConfig.verify_and_update_config (650-671); {_REF}",
+    message="DiffusionGemma mixes causal and bidirectional attention in one batch; setting use_non_causal=True so "
+    "the default backend order prefers FlashAttention over FlashInfer.",
+)
+def diffusion_gemma_attention(c: Mapping[str, Any]) -> RuleResult:
+    """Causal and bidirectional attention share a batch, which FlashInfer cannot run; the Gemma4 part (first) may
+    have set TRITON_ATTN already, and then nothing is left to prefer."""
+    if not models.step2_on(c, _DG):
+        return None
+    backend = c["attention_config.backend"]
+    if backend == "FLASHINFER":
+        return Violation("FlashInfer does not support DiffusionGemma's mixed causal/bidirectional attention. Use "
+                         "--attention-backend FLASH_ATTN or TRITON_ATTN instead.")
+    if backend is None and not c["attention_config.use_non_causal"]:
+        return Outcome.log({"attention_config.use_non_causal": True})
+    return None
+
+
+@rule(
+    "models.diffusion-gemma-config",
+    title="DiffusionGemma: a DiffusionConfig from the checkpoint's canvas_length when none is given",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, "diffusion_config", _H + "other"),
+    writes=("diffusion_config", "diffusion_config.canvas_length", "diffusion_config.max_denoising_steps"),
+    after=("models.diffusion-gemma-attention",),
+    source=f"{_SRC} DiffusionGemmaModelForBlockDiffusionConfig.verify_and_update_config (673-680); {_REF}",
+)
+def diffusion_gemma_config(c: Mapping[str, Any]) -> RuleResult:
+    """transformers' DiffusionGemmaConfig defaults ``canvas_length`` to 256."""
+    if not models.step2_on(c, _DG) or c["diffusion_config"]:
+        return None
+    return {"diffusion_config": True, "diffusion_config.canvas_length": _other(c, "canvas_length", 256),
+            "diffusion_config.max_denoising_steps": None}
+
+
+@rule(
+    "models.diffusion-gemma-max-num-seqs",
+    title="DiffusionGemma: max_num_seqs 8 unless the user chose fewer than the default",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, "scheduler_config.max_num_seqs"),
+    writes=("scheduler_config.max_num_seqs",),
+    after=("models.diffusion-gemma-config",),
+    source=f"{_SRC} DiffusionGemmaModelForBlockDiffusionConfig.verify_and_update_config (682-693; "
+    f"SchedulerConfig.DEFAULT_MAX_NUM_SEQS 128, vllm/config/scheduler.py:42); {_REF}",
+)
+def diffusion_gemma_max_num_seqs(c: Mapping[str, Any]) -> RuleResult:
+    """The sampler's fp32 transients make concurrency memory-bound. vLLM cannot tell a default from a choice here, so
+    any value of at least SchedulerConfig.DEFAULT_MAX_NUM_SEQS (128) counts as the default."""
+    if not models.step2_on(c, _DG):
+        return None
+    n = c["scheduler_config.max_num_seqs"]
+    return {"scheduler_config.max_num_seqs": 8} if n is not None and n >= 128 else None
+
+
+@rule(
+    "models.diffusion-gemma-generation-cap",
+    title="DiffusionGemma: generation_config.json's max_new_tokens cap removed unless overridden",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, _M + "override_generation_config"),
+    writes=(_M + "override_generation_config",),
+    after=("models.diffusion-gemma-max-num-seqs",),
+    source=f"{_SRC} DiffusionGemmaModelForBlockDiffusionConfig.verify_and_update_config (695-708); {_REF}",
+    message="DiffusionGemma: removing server-wide max_new_tokens cap from generation_config.json (use "
+    "--override-generation-config to set a custom limit).",
+)
+def diffusion_gemma_generation_cap(c: Mapping[str, Any]) -> RuleResult:
+    """``max_new_tokens: None`` in the override makes vLLM skip the checkpoint's 256-token cap."""
+    if not models.step2_on(c, _DG):
+        return None
+    given = dict(c[_M + "override_generation_config"] or {})
+    if "max_new_tokens" in given:
+        return None
+    return Outcome.log({_M + "override_generation_config": {**given, "max_new_tokens": None}})
+
+
+# =========================================================================== Jina Embeddings V5 (config.py:933-951)
+
+@rule(
+    "models.jina-embeddings-v5-encoder",
+    title="Jina Embeddings V5: an encoder checkpoint (is_decoder false) attends bidirectionally",
+    phase="model_config",
+    kind="override",
+    reads=(*models.ON_READS, _H + "text_config", _H + "other"),
+    writes=models.hf_writes("is_causal"),
+    source=f"{_SRC} JinaEmbeddingsV5ModelConfig.verify_and_update_model_config (933-951); {_REF}",
+)
+def jina_embeddings_v5_encoder(c: Mapping[str, Any]) -> RuleResult:
+    """The -nano variant is a bidirectional EuroBERT encoder under the same architecture, told apart only by
+    ``is_decoder: false`` (a config without the key is a decoder)."""
+    if not models.step2_on(c, "JinaEmbeddingsV5Model") or _other(c, "is_decoder", True):
+        return None
+    return models.hf_set(c, {"is_causal": False})
+
+
+# =========================================================================== CacheConfig.sliding_window (0.34.0's test)
+
+@rule(
+    "engine-args.cache-sliding-window",
+    title="CacheConfig.sliding_window only for a model whose layers are all sliding window (or untyped)",
+    phase="engine_args",
+    kind="derive",
+    reads=("usage.via_engine_args", _HT + "sliding_window", _HT + "layer_types"),
+    writes=("cache_config.sliding_window",),
+    source=f"vllm/engine/arg_utils.py EngineArgs.create_engine_config (2321-2327); {_REF}",
+    level="debug",
+)
+def cache_sliding_window(c: Mapping[str, Any]) -> RuleResult:
+    """On a model with other layer types too (interleaved sliding window, DeepSeek-V4's compressed attention) the
+    cache's window would override the other layers, so it stays None."""
+    if not c["usage.via_engine_args"]:
+        return None
+    layers = c[_HT + "layer_types"]
+    if layers is not None and not all(t == "sliding_attention" for t in layers):
+        return None
+    return {"cache_config.sliding_window": c[_HT + "sliding_window"]}
+
+
+# =========================================================================== DeepSeek-V4 (config.py:704-786)
+
+_DSV4 = ("DeepseekV4ForCausalLM", "DeepseekV4ForConditionalGeneration", "DeepseekV41ForCausalLM")
+
+
+@rule(
+    "models.deepseek-v4-indexer",
+    title="DeepSeek-V4: the sparse-logits indexer where supported (never without DeepGEMM's sparse MQA kernels); "
+    "indexer logits in BF16 on SM 10.x, FP32 elsewhere",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, "attention_config.indexer_sparse_logits", "attention_config.indexer_logits_dtype",
+           "platform.kind", "platform.capability"),
+    writes=("attention_config.indexer_sparse_logits", "attention_config.indexer_logits_dtype"),
+    source=f"{_SRC} DeepseekV4ForCausalLMConfig.verify_and_update_config (751-760), _indexer_sparse_logits_supported "
+    f"(711-748: has_deep_gemm_sparse_mqa and has_deep_select, vllm/utils/deep_gemm.py), "
+    f"_set_deepseek_indexer_logits_dtype (68-77); {_REF}",
+)
+def deepseek_v4_indexer(c: Mapping[str, Any]) -> RuleResult:
+    """An unset ``indexer_sparse_logits`` becomes whether the sparse-logits indexer can run: it needs DeepGEMM's
+    sparse MQA kernels and DeepSelect, which postinit takes as absent (the installation's, as on the reference
+    machine), so False; a value the user gave stays. The logits dtype follows the GPU family as for V3.2."""
+    if not models.step2_on(c, *_DSV4):
+        return None
+    out: dict[str, Any] = {}
+    if c["attention_config.indexer_sparse_logits"] is None:
+        out["attention_config.indexer_sparse_logits"] = False
+    if c["attention_config.indexer_logits_dtype"] == "auto":
+        out["attention_config.indexer_logits_dtype"] = "bfloat16" if _family(c, 10) else "float32"
+    return out or None
+
+
+@rule(
+    "models.deepseek-v4-fp8",
+    title="DeepSeek-V4: an fp8 checkpoint quantizes with the deepseek_v4_fp8 method",
+    phase="model_config",
+    kind="override",
+    reads=(*models.ON_READS, _H + "quantization_config", _H + "model_type"),
+    writes=(_H + "quantization_config",),
+    source=f"{_SRC} DeepseekV4ForCausalLMConfig.verify_and_update_model_config (762-786; before "
+    f"ModelConfig._verify_quantization, vllm/config/model.py:941-942); {_REF}",
+)
+def deepseek_v4_fp8(c: Mapping[str, Any]) -> RuleResult:
+    """The config's ``quant_method: fp8`` is renamed in place when the model type is deepseek_v4 / deepseek_v41, so
+    quantization resolves to DeepseekV4FP8Config. (vLLM renames a nested text config's too, config.py:775-781;
+    postinit keeps a nested text_config as read: the DeepSeek-V4 configs are flat.)"""
+    if not models.step2_on(c, *_DSV4):
+        return None
+    out: dict[str, Any] = {}
+    quant = c[_H + "quantization_config"]
+    if quant is not None and quant.get("quant_method") == "fp8" and c[_H + "model_type"] in _V4_TYPES:
+        out[_H + "quantization_config"] = {**quant, "quant_method": "deepseek_v4_fp8"}
+    return out or None
+
+
+_V4_TYPES = ("deepseek_v4", "deepseek_v41")
+
+
+# =========================================================================== GPT-OSS (config.py:819-835)
+
+@rule(
+    "models.gptoss-mxfp4",
+    title="GPT-OSS: an MXFP4 checkpoint quantizes with the gpt_oss_mxfp4 method",
+    phase="model_config",
+    kind="override",
+    reads=(*models.ON_READS, _H + "quantization_config"),
+    writes=(_H + "quantization_config",),
+    source=f"{_SRC} GptOssForCausalLMConfig.verify_and_update_model_config (819-835; before "
+    f"ModelConfig._verify_quantization, vllm/config/model.py:941-942); {_REF}",
+)
+def gptoss_mxfp4(c: Mapping[str, Any]) -> RuleResult:
+    """``quant_method: mxfp4`` is renamed in place (the text config is the same object for GPT-OSS), so
+    quantization resolves to GptOssMxfp4Config."""
+    if not models.step2_on(c, "GptOssForCausalLM"):
+        return None
+    quant = c[_H + "quantization_config"]
+    if quant is not None and quant.get("quant_method") == "mxfp4":
+        return {_H + "quantization_config": {**quant, "quant_method": "gpt_oss_mxfp4"}}
+    return None
+
+
+MODEL_CONFIG_HOOKS = ("models.alice-ai-checkpoint", "models.alice-ai-mtp-ignored", "models.llama-bidirectional",
+                      "models.embedding-gemma2-matryoshka", "models.jina-embeddings-v5-encoder", "models.deepseek-v4-fp8", "models.gptoss-mxfp4")
+"""The rule ids of this module run by ModelConfig._try_verify_and_update_model_config (in order)."""
+VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dtype", "models.longcat-ngram-compilation",
+                     "models.glm-moe-dsa", "models.mistral-large4", "models.gemma4-attention",
+                     "models.embedding-gemma2-backend", "models.embedding-gemma2-max-model-len",
+                     "models.diffusion-gemma-attention", "models.diffusion-gemma-config",
+                     "models.diffusion-gemma-max-num-seqs", "models.diffusion-gemma-generation-cap",
+                     "models.deepseek-v4-indexer")
+"""The rule ids of this module run by VllmConfig.try_verify_and_update_config (before the hybrid hook)."""
+
+
+DELTA = Delta(
+    add=(alice_ai_checkpoint, alice_ai_mtp_ignored, alice_ai_parallel, llama_bidirectional, nemotron_h_ssm_cache_dtype,
+         longcat_ngram_compilation, glm_moe_dsa, gemma4_attention, mistral_large4, embedding_gemma2_matryoshka,
+         embedding_gemma2_backend, embedding_gemma2_max_model_len, diffusion_gemma_attention, diffusion_gemma_config,
+         diffusion_gemma_max_num_seqs, diffusion_gemma_generation_cap, jina_embeddings_v5_encoder,
+         deepseek_v4_indexer, deepseek_v4_fp8, gptoss_mxfp4),
+    replace=(is_deepseek_mla, cache_sliding_window),
+)
+"""The model-hook part of vLLM 0.34.0's delta over 0.11.1."""

@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""Golden cases h### for vllm==0.34.0: the model hooks of ``vllm/model_executor/models/config.py`` (issue 30).
+
+    python3 tests/golden/gen_hooks_0340.py        # (re)writes cases-0.34.0/h###-*.json only
+
+Each case aims at a branch, log call or raise of one ``MODELS_CONFIG_MAP`` hook class
+(``verify_and_update_model_config`` / ``verify_and_update_config``) of the 0.34.0 wheel, on a minimal fixture
+model of that architecture (tests/golden/models/<name>/config.json: only the keys vLLM's config code reads);
+the option that flips a branch is given on the command line (``--hf-overrides`` for a config.json key). The
+list is only appended to, so no earlier name moves. The answers are the 0.34.0 oracle's
+(tests/golden/oracle_cli.md), stripped with tests/golden/oracle/strip_0340.py into expected-0.34.0/.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "cases-0.34.0"
+CPU_ENV = {"VLLM_CPU_KVCACHE_SPACE": "4"}
+
+CASES: list[tuple[str, dict[str, Any]]] = []
+
+
+def argv(slug: str, description: str, sites: list[str], line: list[str], *, usage: str = "OPENAI_API_SERVER",
+         platform: str = "cuda:90", env: dict[str, str] | None = None) -> None:
+    """A `vllm serve` command line; `sites` are config.py line anchors of the 0.34.0 wheel."""
+    env = dict(env or {})
+    if platform == "cpu":
+        env = {**CPU_ENV, **env}
+    name = f"h{len(CASES) + 1:03d}-{slug}"
+    CASES.append((name, {"description": description, "argv": line, "usage_context": usage, "platform": platform,
+                         "env": env, "tags": ["part=coverage", *(f"site=models/config.py:{s}" for s in sites)]}))
+
+
+def hf(d: dict[str, Any]) -> list[str]:
+    return ["--hf-overrides", json.dumps(d)]
+
+
+# ---------------------------------------------------------------- AliceAIForCausalLMConfig (config.py:30-65)
+ALICE = "models/alice_ai"
+argv("alice-default", "AliceAI hybrid KDA model as shipped", ["43"], [ALICE])
+argv("alice-cpu", "AliceAI on CPU", ["43"], [ALICE], platform="cpu")
+argv("alice-negative-eig", "AliceAI with kda_allow_negative_eigenvalues=true", ["34", "35"],
+     [ALICE, *hf({"kda_allow_negative_eigenvalues": True})])
+argv("alice-softmax-router", "AliceAI with a softmax router", ["38", "39"],
+     [ALICE, *hf({"router_score_function": "softmax"})])
+argv("alice-no-bias-correction", "AliceAI without router bias correction", ["40", "41"],
+     [ALICE, *hf({"router_bias_correction": False})])
+argv("alice-mtp-layers", "AliceAI checkpoint declaring MTP layers: warned and ignored", ["43", "44"],
+     [ALICE, *hf({"mtp_num_hidden_layers": 1})])
+argv("alice-pp2", "AliceAI with pipeline parallelism", ["53", "54"], [ALICE, "-pp", "2"])
+argv("alice-ngram", "AliceAI with ngram speculative decoding (no aux hidden states)", ["60"],
+     [ALICE, "--speculative-config", json.dumps({"method": "ngram", "num_speculative_tokens": 2,
+                                                 "prompt_lookup_max": 3})])
+
+
+# ---------------------------------------------------------------- LlamaBidirectionalConfig (config.py:1011-1045)
+BIDIR = "models/llama_bidir"
+argv("bidir-avg", "Llama bidirectional embedder, pooling avg", ["1023", "1035"], [BIDIR])
+argv("bidir-cls", "Llama bidirectional embedder, pooling cls", ["1035"], [BIDIR, *hf({"pooling": "cls"})])
+argv("bidir-no-pooling", "Llama bidirectional embedder without a pooling key", ["1026", "1027"],
+     [BIDIR, *hf({"pooling": None})])
+argv("bidir-bad-pooling", "Llama bidirectional embedder with an unknown pooling", ["1035", "1036"],
+     [BIDIR, *hf({"pooling": "max"})])
+
+# ---------------------------------------------------------------- NemotronHForCausalLMConfig (config.py:1143-1170)
+NEMO = "models/nemotron_h"
+argv("nemotron-h-default", "NemotronH: mamba_ssm_cache_dtype auto becomes float32", ["1155", "1159"], [NEMO])
+argv("nemotron-h-ckpt-dtype", "NemotronH checkpoint naming its mamba_ssm_cache_dtype", ["1155", "1159"],
+     [NEMO, *hf({"mamba_ssm_cache_dtype": "bfloat16"})])
+argv("nemotron-h-user-dtype", "NemotronH with --mamba-ssm-cache-dtype given", ["1155"],
+     [NEMO, "--mamba-ssm-cache-dtype", "float16"])
+
+# ---------------------------------------------------------------- LongcatFlashNgramForCausalLMConfig (1526-1541)
+LONGCAT = "models/longcat_ngram"
+argv("longcat-ngram-default", "LongCat-Flash n-gram: no compile, FULL CUDA graphs by default", ["1537", "1539"],
+     [LONGCAT])
+argv("longcat-ngram-user-mode", "LongCat-Flash n-gram with -cc mode and cudagraph_mode given", ["1537", "1539"],
+     [LONGCAT, "-cc", json.dumps({"mode": 3, "cudagraph_mode": "PIECEWISE"})])
+
+# ---------------------------------------------------------------- GlmMoeDsaForCausalLM (config.py:163-182)
+GLMDSA = "models/glm_moe_dsa"
+argv("glm-dsa-h100", "GLM-MoE-DSA on SM90: KV cache dtype stays auto", ["169"], [GLMDSA])
+argv("glm-dsa-b200", "GLM-MoE-DSA on SM100: fp8 KV cache by default", ["169", "175"], [GLMDSA], platform="cuda:100")
+argv("glm-dsa-b200-bf16", "GLM-MoE-DSA on SM100 with --kv-cache-dtype bfloat16", ["169"],
+     [GLMDSA, "--kv-cache-dtype", "bfloat16"], platform="cuda:100")
+
+# ---------------------------------------------------------------- Gemma4Config (config.py:531-597)
+GEMMA4 = "models/gemma4_text"
+argv("gemma4-default", "Gemma4 heterogeneous head dims, no FA4: TRITON_ATTN forced", ["557", "565", "591"], [GEMMA4])
+argv("gemma4-backend-given", "Gemma4 with --attention-backend FLASH_ATTN: kept", ["591"],
+     [GEMMA4, "--attention-backend", "FLASH_ATTN"])
+argv("gemma4-homogeneous", "Gemma4 whose global head dim equals its head dim: nothing to do", ["557"],
+     ["models/gemma4_text_same"])
+argv("gemma4-cpu", "Gemma4 on CPU", ["557", "591"], [GEMMA4], platform="cpu")
+argv("gemma4-a100", "Gemma4 on SM80 (no FA4): TRITON_ATTN forced", ["565", "591"], [GEMMA4], platform="cuda:80")
+argv("gemma4-h100-fp8", "Gemma4 on SM90 with an fp8 KV cache: per-layer FA3/FA4", ["565", "572"],
+     [GEMMA4, "--kv-cache-dtype", "fp8"])
+argv("gemma4-b200-fp8", "Gemma4 on SM100 with an fp8 KV cache: FA4 everywhere", ["565", "572"],
+     [GEMMA4, "--kv-cache-dtype", "fp8"], platform="cuda:100")
+argv("gemma4-triton-given", "Gemma4 with --attention-backend TRITON_ATTN and FA4 available", ["567"],
+     [GEMMA4, "--attention-backend", "TRITON_ATTN"])
+argv("gemma4-a100-backend-given", "Gemma4 on SM80 with --attention-backend FLEX_ATTENTION", ["591"],
+     [GEMMA4, "--attention-backend", "FLEX_ATTENTION"], platform="cuda:80")
+
+
+# ---------------------------------------------------------------- MistralLarge4ForCausalLM (config.py:122-152)
+ML4 = "models/mistral_large4"
+argv("ml4-default", "Mistral Large 4 with fp8_kv_cache: fp8_ds_mla KV cache, sparse MQA, DCP a2a", ["133", "140", "143"],
+     [ML4])
+argv("ml4-rocm", "Mistral Large 4 with fp8_kv_cache on ROCm: fp8", ["143", "147"], [ML4], platform="rocm:942")
+argv("ml4-bf16", "Mistral Large 4 with --kv-cache-dtype bfloat16: opts out of fp8", ["151"],
+     [ML4, "--kv-cache-dtype", "bfloat16"])
+argv("ml4-fp8-given", "Mistral Large 4 with --kv-cache-dtype fp8", ["151"], [ML4, "--kv-cache-dtype", "fp8"])
+argv("ml4-no-fp8-flag", "Mistral Large 4 checkpoint without fp8_kv_cache", ["140"], [ML4, *hf({"fp8_kv_cache": False})])
+argv("ml4-pcp2", "Mistral Large 4 with prefill context parallelism 2", ["133"],
+     [ML4, "-tp", "2", "--prefill-context-parallel-size", "2"])
+
+# ---------------------------------------------------------------- DeepseekV4ForCausalLMConfig (config.py:704-786)
+DSV4 = "models/deepseek_v4"
+argv("dsv4-default", "DeepSeek-V4 on SM90: no sparse-logits indexer", ["720", "756"], [DSV4])
+argv("dsv4-b200", "DeepSeek-V4 on SM100 with candidate blocks", ["720", "738", "756"],
+     [DSV4, *hf({"candidate_block_size": 64, "candidate_topk_blocks": 4})], platform="cuda:100")
+argv("dsv4-fp8", "DeepSeek-V4 fp8 checkpoint: quant method deepseek_v4_fp8", ["765", "767", "775", "780"],
+     ["models/deepseek_v4_fp8"])
+
+# ---------------------------------------------------------------- EmbeddingGemma2ModelConfig (config.py:600-636)
+EG2 = "models/embedding_gemma2"
+argv("eg2-default", "EmbeddingGemma2: matryoshka dims, TRITON_ATTN, max_model_len 8192", ["609", "620", "632"], [EG2])
+argv("eg2-backend", "EmbeddingGemma2 with --attention-backend FLEX_ATTENTION", ["620", "627"],
+     [EG2, "--attention-backend", "FLEX_ATTENTION"])
+argv("eg2-max-len", "EmbeddingGemma2 with --max-model-len 4096", ["632"], [EG2, "--max-model-len", "4096"])
+argv("eg2-matryoshka", "EmbeddingGemma2 declaring is_matryoshka", ["609"], [EG2, *hf({"is_matryoshka": True})])
+
+# ---------------------------------------------------------------- DiffusionGemmaModelForBlockDiffusionConfig (639-708)
+DG = "models/diffusion_gemma"
+argv("dg-default", "DiffusionGemma: use_non_causal, diffusion config from canvas_length, max_num_seqs 8",
+     ["655", "661", "673", "691", "700"], [DG])
+argv("dg-flashinfer", "DiffusionGemma with --attention-backend FLASHINFER", ["655", "656"],
+     [DG, "--attention-backend", "FLASHINFER"])
+argv("dg-user-seqs", "DiffusionGemma with --max-num-seqs 4 and --attention-backend TRITON_ATTN", ["661", "691"],
+     [DG, "--max-num-seqs", "4", "--attention-backend", "TRITON_ATTN"])
+argv("dg-override-gen", "DiffusionGemma with --override-generation-config max_new_tokens",
+     ["700"], [DG, "--override-generation-config", json.dumps({"max_new_tokens": 128})])
+argv("dg-diffusion-config", "DiffusionGemma with --diffusion-config given", ["673"],
+     [DG, "--diffusion-config", json.dumps({"canvas_length": 32})])
+
+# ---------------------------------------------------------------- MuseGlimmerAttentionConfig (config.py:225-257)
+MUSE = "models/muse_glimmer"
+argv("muse-cuda", "MuseGlimmer on CUDA: nothing to do", ["230"], [MUSE])
+argv("muse-rocm", "MuseGlimmer on ROCm without AITER", ["230", "237", "244"], [MUSE], platform="rocm:942")
+argv("muse-rocm-aiter-env", "MuseGlimmer on ROCm with VLLM_ROCM_USE_AITER=1 (the library is not installed)",
+     ["237", "244"], [MUSE], platform="rocm:942", env={"VLLM_ROCM_USE_AITER": "1"})
+
+# ---------------------------------------------------------------- JinaEmbeddingsV5ModelConfig (config.py:933-951)
+JV5 = "models/jina_v5"
+argv("jina-v5-decoder", "Jina Embeddings V5 (small: decoder)", ["947"], [JV5])
+argv("jina-v5-encoder", "Jina Embeddings V5 (nano: is_decoder false)", ["947"], [JV5, *hf({"is_decoder": False})])
+
+
+# ---------------------------------------------------------------- the 0.11.1-era hooks' other branches
+argv("gptoss-mxfp4", "GPT-OSS MXFP4 checkpoint: quant method gpt_oss_mxfp4", ["823", "829"], ["models/gpt_oss_mxfp4"])
+argv("jamba-cls-activation", "Jamba classifier with use_activation given", ["927"],
+     ["models/jamba_cls", "--pooler-config", json.dumps({"use_activation": True})])
+argv("qwen2-rm-activation", "Qwen2 reward model with use_activation given", ["1263"],
+     ["models/qwen2_rm", "--pooler-config", json.dumps({"use_activation": True})])
+argv("qwen2-prm-step-tag", "Qwen2 process reward model with step_tag_id given", ["1253"],
+     ["models/qwen2_prm", "--pooler-config", json.dumps({"step_tag_id": 7})])
+argv("mamba-cache-mode-all", "Mamba with prefix caching and --mamba-cache-mode all", ["1095", "1109"],
+     ["models/mamba_0340", "--enable-prefix-caching", "--mamba-cache-mode", "all"])
+argv("mamba-block-size", "Mamba with prefix caching and --mamba-block-size 64", ["1109"],
+     ["models/mamba_0340", "--enable-prefix-caching", "--mamba-block-size", "64"])
+argv("qwen3-reranker-converted", "Qwen3 reranker already converted (is_original_qwen3_reranker false)", ["1276"],
+     ["models/qwen3_reranker", *hf({"is_original_qwen3_reranker": False})])
+argv("nomic-gelu", "NomicBert with a gelu MLP", ["1209"], ["models/nomic", *hf({"activation_function": "gelu"})])
+argv("jina-roberta-eager", "Jina XLM-RoBERTa (rotary) with --enforce-eager", ["964", "974"],
+     ["models/jina_xlm_roberta", "--enforce-eager"])
+argv("jina-roberta-compiled", "Jina XLM-RoBERTa (rotary) compiled: max_position rounded up to 8", ["964", "974"],
+     ["models/jina_xlm_roberta"])
+argv("alice-eagle3", "AliceAI with EAGLE-3 speculative decoding (auxiliary hidden states)", ["60", "61"],
+     [ALICE, "--speculative-config", json.dumps({"method": "eagle3", "model": "models/llama_draft",
+                                                 "num_speculative_tokens": 2})])
+
+
+# Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
+NOT_WRITTEN: dict[str, str] = {
+    "h060-nomic-gelu": "postinit's max_model_len of the NomicBert fixture without --max-model-len is 8192 where vLLM "
+    "0.34.0 takes 2048 (the fixture's remote NomicBertConfig), a difference outside the hook",
+    "h061-jina-roberta-eager": "the fixture is not the remote XLMRobertaFlashConfig, so vLLM's config-class assertion "
+    "fails; postinit does not model the transformers class (models.jina-roberta-rotary)",
+    "h062-jina-roberta-compiled": "as h061",
+}
+
+
+def main() -> int:
+    for old in OUT.glob("h[0-9][0-9][0-9]-*.json"):
+        old.unlink()
+    for name, case in CASES:
+        if name in NOT_WRITTEN:
+            continue
+        case = {"name": name, **case}
+        (OUT / f"{name}.json").write_text(json.dumps(case, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {len(CASES) - len(NOT_WRITTEN)} cases h001..h{len(CASES):03d} to {OUT}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

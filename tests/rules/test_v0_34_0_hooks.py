@@ -1,0 +1,177 @@
+"""vLLM 0.34.0's per-architecture model hooks (postinit/rules/v0_34_0_hooks.py), on the h### fixture models.
+
+The golden cases h### hold every rule here to the 0.34.0 wheel's answers; these tests state the decisions.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import postinit
+from postinit.rules import v0_34_0_hooks as h
+from postinit.rules._kit import state
+from postinit.schema import CompilationMode, CUDAGraphMode
+from tests.golden.parity import fixture_path
+
+V = "0.34.0"
+
+
+def r034(model: str, argv: list[str] | None = None, **kw: Any) -> postinit.Resolution:
+    """``vllm serve models/<model> <argv>`` as vLLM 0.34.0 resolves it."""
+    return postinit.resolve(model=fixture_path(model), argv=argv or [], vllm_version=V, **kw)
+
+
+def hf(d: dict[str, Any]) -> list[str]:
+    return ["--hf-overrides", json.dumps(d)]
+
+
+def message(r: postinit.Resolution) -> str:
+    assert r.error is not None
+    return r.error.message
+
+
+def texts(r: postinit.Resolution) -> list[str]:
+    return [e.message for e in r.messages()]
+
+
+# ---------------------------------------------------------------- AliceAI
+
+
+def test_alice_ai_checks_its_checkpoint_in_order() -> None:
+    """alice_ai_checkpoint: negative eigenvalues (NotImplementedError), then the router's score function and bias
+    correction (ValueError), at the model_config stage."""
+    assert r034("alice_ai").ok
+    bad = r034("alice_ai", hf({"kda_allow_negative_eigenvalues": True}))
+    assert bad.error is not None and bad.error.type == "NotImplementedError"
+    assert bad.error.rule == "models.alice-ai-checkpoint"
+    assert "router_score_function='sigmoid'" in message(r034("alice_ai", hf({"router_score_function": "softmax"})))
+    assert "router_bias_correction=true" in message(r034("alice_ai", hf({"router_bias_correction": False})))
+
+
+def test_alice_ai_warns_about_mtp_layers_and_refuses_pp_and_eagle3() -> None:
+    """alice_ai_mtp_ignored warns; alice_ai_parallel refuses PP and a speculator reading auxiliary hidden states."""
+    assert any("declares 1 MTP layer(s)" in t for t in texts(r034("alice_ai", hf({"mtp_num_hidden_layers": 1}))))
+    pp = r034("alice_ai", ["-pp", "2"])
+    assert pp.error is not None and pp.error.rule == "models.alice-ai-parallel"
+    ok = {"parallel_config.pipeline_parallel_size": 1, "model_config": True, "usage.config_updated_on_input": False,
+          "model_config.architecture": "AliceAIForCausalLM", "speculative_config": True}
+    assert h.alice_ai_parallel(state({**ok, "speculative_config.method": "ngram"}, version=V)) is None
+    assert "'eagle3'" in str(h.alice_ai_parallel(state({**ok, "speculative_config.method": "eagle3"}, version=V)))
+
+
+# ---------------------------------------------------------------- pooling / encoder hooks
+
+
+@pytest.mark.parametrize(("pooling", "expected"), [("avg", "MEAN"), ("cls", "CLS"), ("last", "LAST")])
+def test_llama_bidirectional_pools_as_its_config_says(pooling: str, expected: str) -> None:
+    """llama_bidirectional: not causal, and the sequence pooling type named by the config's 'pooling'."""
+    r = r034("llama_bidir", hf({"pooling": pooling}))
+    assert r.state["model_config.pooler_config.seq_pooling_type"] == expected
+    assert r.state["model_config.hf_config.is_causal"] is False
+
+
+def test_llama_bidirectional_assumes_no_pooling() -> None:
+    assert "requires a 'pooling' field" in message(r034("llama_bidir", hf({"pooling": None})))
+    assert "pool_type 'max' not supported" in message(r034("llama_bidir", hf({"pooling": "max"})))
+
+
+def test_jina_v5_encoders_are_not_causal() -> None:
+    """jina_embeddings_v5_encoder: only is_decoder false turns causal attention off."""
+    assert r034("jina_v5", hf({"is_decoder": False})).state["model_config.hf_config.is_causal"] is False
+    assert r034("jina_v5").state["model_config.hf_config.is_causal"] is None
+
+
+def test_embedding_gemma2_matryoshka_backend_and_length() -> None:
+    """embedding_gemma2_matryoshka, embedding_gemma2_backend, embedding_gemma2_max_model_len."""
+    r = r034("embedding_gemma2")
+    assert list(r.state["model_config.hf_config.matryoshka_dimensions"]) == [128, 256, 512, 768]
+    assert r.state["attention_config.backend"] == "TRITON_ATTN" and r.state["model_config.max_model_len"] == 8192
+    assert r034("embedding_gemma2", ["--max-model-len", "4096"]).state["model_config.max_model_len"] == 4096
+    flex = r034("embedding_gemma2", ["--attention-backend", "FLEX_ATTENTION"])
+    assert "EmbeddingGemma2: using attention backend AttentionBackendEnum.FLEX_ATTENTION" in texts(flex)
+
+
+# ---------------------------------------------------------------- attention / KV hooks
+
+
+def test_gemma4_heterogeneous_head_sizes() -> None:
+    """gemma4_attention: FA4 everywhere on SM90 (FA4 built), per-layer with an fp8 KV cache, TRITON_ATTN without
+    FA4; nothing when every layer has one head size."""
+    assert h.gemma4_head_dims({"model_config.hf_text_config.layer_types": ["sliding_attention", "full_attention"],
+                               "model_config.hf_text_config.num_hidden_layers": 2,
+                               "model_config.hf_text_config.head_dim": 32,
+                               "model_config.hf_text_config.other": {}}) == {"sliding_attention": 32,
+                                                                             "full_attention": 512}
+    assert r034("gemma4_text").state["attention_config.flash_attn_version"] == 4
+    fp8 = r034("gemma4_text", ["--kv-cache-dtype", "fp8"])
+    assert fp8.state["attention_config.flash_attn_version"] is None
+    assert any("per-layer FA3/FA4" in t for t in texts(fp8))
+    assert r034("gemma4_text", platform="cuda:8.0").state["attention_config.backend"] == "TRITON_ATTN"
+    assert r034("gemma4_text_same").state["attention_config.flash_attn_version"] is None
+
+
+def test_mistral_large4_kv_cache_and_dcp() -> None:
+    """mistral_large4: fp8_ds_mla (fp8 on ROCm) for an fp8_kv_cache checkpoint, sparse MQA, DCP a2a."""
+    r = r034("mistral_large4")
+    assert r.state["cache_config.cache_dtype"] == "fp8_ds_mla"
+    assert r.state["attention_config.sparse_mla_force_mqa"] is True
+    assert r.state["parallel_config.dcp_comm_backend"] == "a2a"
+    assert r034("mistral_large4", ["--kv-cache-dtype", "bfloat16"]).state["cache_config.cache_dtype"] == "auto"
+
+
+def test_glm_moe_dsa_fp8_on_blackwell() -> None:
+    """glm_moe_dsa: fp8_e4m3 on SM 10.x only; DCP a2a with Q replication; MLA (0.34.0's is_deepseek_mla)."""
+    b200 = r034("glm_moe_dsa", platform="cuda:10.0")
+    assert b200.state["cache_config.cache_dtype"] == "fp8_e4m3"
+    assert b200.state["parallel_config.dcp_q_replicate"] is True and b200.state["model_config.use_mla"] is True
+    assert r034("glm_moe_dsa").state["cache_config.cache_dtype"] == "auto"
+    assert "glm_moe_dsa" in h.MLA_MODEL_TYPES
+
+
+def test_deepseek_v4_indexer_and_fp8() -> None:
+    """deepseek_v4_indexer: sparse logits off (no DeepGEMM sparse MQA), logits dtype by family; deepseek_v4_fp8
+    renames the fp8 method; is_deepseek_mla by head_dim; cache_sliding_window stays None (compressed layers)."""
+    r = r034("deepseek_v4")
+    assert r.state["attention_config.indexer_sparse_logits"] is False
+    assert r.state["attention_config.indexer_logits_dtype"] == "float32"
+    assert r.state["model_config.is_deepseek_mla"] is True and r.state["cache_config.sliding_window"] is None
+    assert r034("deepseek_v4_fp8").state["model_config.quantization"] == "deepseek_v4_fp8"
+
+
+def test_nemotron_h_mamba_ssm_cache_dtype() -> None:
+    """nemotron_h_ssm_cache_dtype: float32 by default, the checkpoint's if it names one, the user's kept."""
+    assert r034("nemotron_h").state["cache_config.mamba_ssm_cache_dtype"] == "float32"
+    ckpt = r034("nemotron_h", hf({"mamba_ssm_cache_dtype": "bfloat16"}))
+    assert ckpt.state["cache_config.mamba_ssm_cache_dtype"] == "bfloat16"
+    user = r034("nemotron_h", ["--mamba-ssm-cache-dtype", "float16"])
+    assert user.state["cache_config.mamba_ssm_cache_dtype"] == "float16"
+
+
+def test_longcat_ngram_compiles_nothing_by_default() -> None:
+    """longcat_ngram_compilation: mode NONE and FULL graphs unless the user chose."""
+    r = r034("longcat_ngram")
+    assert r.state["compilation_config.mode"] == CompilationMode.NONE
+    assert r.state["compilation_config.cudagraph_mode"] == CUDAGraphMode.FULL
+
+
+def test_gptoss_mxfp4_method() -> None:
+    """gptoss_mxfp4: an MXFP4 checkpoint resolves to gpt_oss_mxfp4."""
+    assert r034("gpt_oss_mxfp4").state["model_config.quantization"] == "gpt_oss_mxfp4"
+
+
+# ---------------------------------------------------------------- DiffusionGemma
+
+
+def test_diffusion_gemma_defaults() -> None:
+    """diffusion_gemma_attention, diffusion_gemma_config, diffusion_gemma_max_num_seqs,
+    diffusion_gemma_generation_cap."""
+    r = r034("diffusion_gemma")
+    assert r.state["attention_config.use_non_causal"] is True
+    assert r.state["diffusion_config.canvas_length"] == 64 and r.state["scheduler_config.max_num_seqs"] == 8
+    assert r.state["model_config.override_generation_config"] == {"max_new_tokens": None}
+    assert r034("diffusion_gemma", ["--max-num-seqs", "4"]).state["scheduler_config.max_num_seqs"] == 4
+    fi = r034("diffusion_gemma", ["--attention-backend", "FLASHINFER"])
+    assert "FlashInfer does not support DiffusionGemma" in message(fi)
