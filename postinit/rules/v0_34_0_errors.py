@@ -288,6 +288,28 @@ def attention_backend_per_kind(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+_MSA_ALIASES = {"CUTLASS_MSA": "cutlass", "TRITON_MSA": "triton"}
+
+
+@rule(
+    "attention.indexer-cp-dtype",
+    title="MiniMax M3 indexer context parallelism needs a bf16 or fp8 e4m3 index cache",
+    phase="sub_configs",
+    kind="check",
+    reads=("attention_config.minimax_m3_indexer_cp", "attention_config.indexer_kv_dtype"),
+    source="vllm/config/attention.py AttentionConfig.__post_init__ (vllm/config/attention.py:237-250); ref v0.34.0",
+    message="minimax_m3_indexer_cp requires a bf16 or fp8 e4m3 index cache (indexer_kv_dtype 'auto', 'bf16', 'fp8' "
+    "or 'fp8_e4m3'), got <dtype>",
+)
+def attention_indexer_cp_dtype(c: Mapping[str, Any]) -> RuleResult:
+    """The two CP indexers (Triton for bf16, AITER MSA for fp8) cover those dtypes only."""
+    dtype = c["attention_config.indexer_kv_dtype"]
+    if c["attention_config.minimax_m3_indexer_cp"] and dtype not in ("auto", "bf16", "fp8", "fp8_e4m3"):
+        return Violation("minimax_m3_indexer_cp requires a bf16 or fp8 e4m3 index cache (indexer_kv_dtype 'auto', "
+                         f"'bf16', 'fp8' or 'fp8_e4m3'), got {dtype!r}")
+    return None
+
+
 @rule(
     "attention.backend-auto",
     title="An attention backend given as 'auto' (any case) means automatic selection (None); a speculative "
@@ -295,16 +317,22 @@ def attention_backend_per_kind(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="derive",
     reads=("attention_config.backend", "speculative_config", "speculative_config.attention_backend"),
-    writes=("attention_config.backend", "speculative_config.attention_backend"),
+    writes=("attention_config.backend", "attention_config.minimax_m3_msa_decode_backend",
+            "speculative_config.attention_backend"),
     source="vllm/config/attention.py AttentionConfig.validate_backend_before (:280-290), "
     "vllm/config/speculative.py SpeculativeConfig._parse_attention_backend (:1636-1643); ref v0.34.0",
 )
 def attention_backend_auto(c: Mapping[str, Any]) -> RuleResult:
-    """Both are field validators: "auto" becomes None, another name ``AttentionBackendEnum[name.upper()]``."""
+    """Both are field validators: "auto" becomes None, another name ``AttentionBackendEnum[name.upper()]``; the
+    MiniMax sparse-decode aliases CUTLASS_MSA / TRITON_MSA pick that kernel and leave the backend automatic
+    (AttentionConfig.__post_init__, vllm/config/attention.py:228-236)."""
     out: dict[str, Any] = {}
     backend = c["attention_config.backend"]
     if isinstance(backend, str) and backend.lower() == "auto":
         out["attention_config.backend"] = None
+    elif isinstance(backend, str) and backend.upper() in _MSA_ALIASES:
+        out["attention_config.backend"] = None
+        out["attention_config.minimax_m3_msa_decode_backend"] = _MSA_ALIASES[backend.upper()]
     spec = c["speculative_config.attention_backend"] if c["speculative_config"] else None
     if isinstance(spec, str):
         value = None if spec.lower() == "auto" else spec.upper()
@@ -938,6 +966,9 @@ def moe_ep_backend(c: Mapping[str, Any]) -> RuleResult:
         return Outcome({"parallel_config.all2all_backend": "passthrough"},
                        message=f"moe_backend={backend!r}: using all2all_backend='passthrough' (dispatch and combine "
                                "run inside the MoE backend).")
+    if a2a == "passthrough":  # a config-mode value only: vLLM's parser does not offer it
+        return Violation(f"all2all_backend={a2a!r} is only valid with a moe_backend that dispatches and combines "
+                         f"itself ({sorted(_MOE_EP)}), got moe_backend={backend!r}.")
     return None
 
 
@@ -1298,7 +1329,8 @@ DELTA = Delta(
          seed_without_multiprocessing, sleep_mode_checks, prompt_embeds_encoder_decoder,
          lora_mega_moe_backend, moe_ep_backend, lm_format_enforcer_deprecated, offload_prefetch_bounds,
          multimodal_config_checks, mm_processor_device, profiler_warnings,
-         layerwise_nvtx_deprecated, attention_backend_per_kind, attention_backend_auto, max_model_len_positive),
+         layerwise_nvtx_deprecated, attention_backend_per_kind, attention_backend_auto,
+         attention_indexer_cp_dtype, max_model_len_positive),
     patch=(
         patch("compilation.custom-ops-all-none-count", error="ValueError",
               text="custom_ops can contain only one base mode: 'all' or 'none'",

@@ -606,6 +606,81 @@ argv("moonep-graphs", "the moonep all2all backend disables CUDA graphs", ["vllm.
      [MOE, "-tp", "2", "--enable-expert-parallel", "--all2all-backend", "moonep"])
 
 
+# ---------------------------------------------------------------- batch 8 (cov034): EngineArgs, model config, KV caches
+argv("gpu-blocks-none", "--num-gpu-blocks-override None", ["arg_utils.py:176"], [LLAMA, "--num-gpu-blocks-override", "None"])
+argv("log-config-file", "a logging config file", ["arg_utils.py:2273"], [LLAMA, "--log-config-file", "/tmp/log.json"])
+argv("tensorizer", "the tensorizer load format with its URI", ["arg_utils.py:2102", "arg_utils.py:2110"],
+     [LLAMA, "--load-format", "tensorizer", "--model-loader-extra-config",
+      json.dumps({"tensorizer_uri": "/tmp/m.tensors"})])
+argv("dp-address", "a data-parallel address given", ["arg_utils.py:2573"],
+     [MOE, "-dp", "2", "--enable-expert-parallel", "--data-parallel-address", "10.0.0.1"])
+argv("dp-start-rank", "a data-parallel start rank with hybrid load balancing", ["arg_utils.py:2523"],
+     [MOE, "-dp", "4", "-dpl", "2", "--data-parallel-start-rank", "2", "--data-parallel-hybrid-lb",
+      "--enable-expert-parallel"])
+argv("ext-kv-lmcache-mp", "the extensible KV cache with LMCacheMPConnector", ["vllm.py:3241"],
+     [LLAMA, "--enable-extensible-kv-cache", "--kv-transfer-config",
+      json.dumps({"kv_connector": "LMCacheMPConnector", "kv_role": "kv_both"})])
+argv("ext-kv-nixl", "the extensible KV cache with NixlConnector", ["vllm.py:3218", "vllm.py:3223"],
+     [LLAMA, "--enable-extensible-kv-cache", *NIXL])
+argv("ext-kv-mooncake", "the extensible KV cache with MooncakeConnector", ["vllm.py:3223"],
+     [LLAMA, "--enable-extensible-kv-cache", "--kv-transfer-config",
+      json.dumps({"kv_connector": "MooncakeConnector", "kv_role": "kv_both"})])
+argv("dbo-mm", "DBO for a multimodal model", ["vllm.py:3396"],
+     [MM, "--enable-dbo", "--all2all-backend", "deepep_low_latency"])
+argv("rust-frontend-mm", "VLLM_USE_RUST_FRONTEND for a multimodal model", ["model.py:1109"], [MM],
+     env={"VLLM_USE_RUST_FRONTEND": "1"})
+argv("rust-frontend-normalize", "VLLM_USE_RUST_FRONTEND with device normalisation", ["model.py:1125"],
+     [MM, "--mm-device-do-normalize"], env={"VLLM_USE_RUST_FRONTEND": "1"})
+argv("model-class-overrides", "a model class override", ["model.py:1206", "model.py:1211"],
+     [LLAMA, "--model-class-overrides", json.dumps({"LlamaForCausalLM": "my_pkg.models:MyLlama"})])
+argv("tokenizer-revision", "a tokenizer revision given", ["model.py:624"], [LLAMA, "--tokenizer-revision", "main"])
+argv("hf-config-path", "a separate HF config path", ["model.py:628", "model.py:662"],
+     [LLAMA, "--hf-config-path", "models/llama_draft"])
+argv("ckpt-no-sleep-2", "checkpoint_prepare_on_startup without sleep mode", ["model.py:682"],
+     [LLAMA, "--checkpoint-prepare-on-startup"])
+argv("cumem-rocm-off", "the cumem allocator off on ROCm with sleep mode", ["model.py:686", "model.py:691"],
+     [LLAMA, "--enable-sleep-mode", "--no-enable-cumem-allocator"], platform="rocm:gfx942")
+
+
+# ---------------------------------------------------------------- batch 9 (cov034): CPU Mamba backends, multimodal options
+argv("cpu-mamba", "a Mamba model on CPU (inner state, no linear attention)", ["cpu.py:67"], ["models/mamba_0340"],
+     platform="cpu")
+argv("cpu-gdn-fp16", "a GDN model on CPU with a float16 SSM cache", ["cpu.py:86", "cpu.py:93"],
+     ["models/qwen3_next", "--mamba-ssm-cache-dtype", "float16"], platform="cpu")
+argv("cpu-gdn-bf16", "a GDN model on CPU with a bfloat16 SSM cache", ["cpu.py:88"],
+     ["models/qwen3_next", "--mamba-ssm-cache-dtype", "bfloat16"], platform="cpu")
+argv("mm-video-pruning", "a video pruning rate for an audio model", ["multimodal.py:761"],
+     [MM, "--video-pruning-rate", "0.5"])
+argv("mm-encoder-attn-name", "an encoder attention backend named", ["multimodal.py:506"],
+     [MM, "--mm-encoder-attn-backend", "FLASH_ATTN"])
+argv("mm-limit-int", "a per-modality limit given as a number", ["multimodal.py:480"],
+     [MM, "--limit-mm-per-prompt", json.dumps({"audio": 2})])
+
+
+# ---------------------------------------------------------------- batch 10 (cov034): DP launch, config-mode values
+argv("nnodes-ext-rank-given", "external LB on two nodes with the DP rank given", ["arg_utils.py:2460"],
+     [MOE, "-dp", "2", "--nnodes", "2", "--node-rank", "1", "-dpb", "mp", "--data-parallel-external-lb",
+      "--data-parallel-rank", "1"])
+argv("nnodes-local-given", "two nodes with the local DP size given", ["arg_utils.py:2476"],
+     [MOE, "-dp", "4", "-dpl", "2", "--nnodes", "2", "--node-rank", "1", "-dpb", "mp", "--enable-expert-parallel"])
+argv("hybrid-local-all", "hybrid LB with every DP rank local", ["arg_utils.py:2537"],
+     [MOE, "-dp", "2", "-dpl", "2", "--data-parallel-hybrid-lb", "--enable-expert-parallel"])
+conf("a2a-passthrough-conf", "the passthrough all2all backend without a MegaMoE backend (config mode)",
+     ["kernel.py:223", "kernel.py:224"], model="deepseek_v3",
+     parallel_config={"tensor_parallel_size": 2, "enable_expert_parallel": True, "all2all_backend": "passthrough"})
+conf("attn-msa-alias", "the CUTLASS_MSA attention backend alias", ["attention.py:232"],
+     attention_config={"backend": "CUTLASS_MSA"})
+conf("attn-indexer-cp-dtype", "MiniMax M3 indexer CP with an fp8_e5m2 index cache", ["attention.py:247"],
+     attention_config={"minimax_m3_indexer_cp": True, "indexer_kv_dtype": "fp8_e5m2"})
+conf("device-cuda", "the device given as cuda", ["device.py:53"], device_config={"device": "cuda"})
+conf("device-cpu-on-cuda", "the device given as cpu on a CUDA host", ["device.py:61"], device_config={"device": "cpu"})
+argv("cc-rope-op-given", "the QK-norm+RoPE fusion with the rotary op already enabled", ["compilation.py:1114"],
+     [LLAMA, *cc({"custom_ops": ["+rotary_embedding"], "pass_config": {"enable_qk_norm_rope_fusion": True}})])
+argv("cc-rope-kv-op-given", "RoPE+KV-cache fusions with the rotary op already enabled on ROCm",
+     ["compilation.py:1124", "compilation.py:1130"],
+     [LLAMA, *cc({"custom_ops": ["+rotary_embedding"], "pass_config": ROCM_KV})], platform="rocm:gfx942")
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN = {
     "k077-spec-zero-tokens": "pydantic's gt=0 bound of num_speculative_tokens, raised unwrapped by create_engine_config",
@@ -622,6 +697,19 @@ NOT_WRITTEN = {
     "k131-mm-fp8-missing-dir": "whether a directory exists is the file system's answer",
     "k225-cc-mode-int": "postinit's input layer refuses a number for cudagraph_mode, which vLLM's validator takes",
     "k228-a2a-passthrough-no-mega": "vLLM's parser refuses --all2all-backend passthrough (a config-mode value only)",
+    "k241-log-config-file": "vLLM's RuntimeError for a logging config file with logging configuration off is not "
+    "modelled",
+    "k242-tensorizer": "the tensorizer config vLLM builds from the model path is not modelled",
+    "k245-ext-kv-lmcache-mp": "the connector imports lmcache, which is not installed here (ModuleNotFoundError)",
+    "k247-ext-kv-mooncake": "the connector imports uvicorn, which is not installed here (ModuleNotFoundError)",
+    "k251-model-class-overrides": "postinit's input layer refuses the JSON text; vLLM then fails to import the class",
+    "k253-hf-config-path": "vLLM keeps --hf-config-path as given; postinit resolves the fixture path",
+    "k255-cumem-rocm-off": "vLLM probes libcudart (a real CUDA runtime) for the cumem allocator",
+    "k257-cpu-gdn-fp16": "the Qwen3Next model class does not import on this host: vLLM logs an error and falls back",
+    "k258-cpu-gdn-bf16": "the Qwen3Next model class does not import on this host: vLLM logs an error and falls back",
+    "k259-mm-video-pruning": "the video pruning fields of the multimodal config are not modelled",
+    "k261-mm-limit-int": "the per-modality options a bare count becomes (AudioDummyOptions(count, length)) are not "
+    "modelled",
 }
 
 

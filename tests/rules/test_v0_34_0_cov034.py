@@ -172,3 +172,14 @@ def test_flags_wired_in_this_batch_reach_their_fields() -> None:
     r = serve("--log-level", "DEBUG", "--watermark-config", '{"algorithm": "gumbel", "key": 42}')
     assert r.state["logging_config.log_level"] == "DEBUG"
     assert r.state["watermark_config"]
+
+
+def test_indexer_cp_dtype_msa_alias_and_passthrough_without_a_moe_ep_backend() -> None:
+    bad = e.attention_indexer_cp_dtype(state({"attention_config.minimax_m3_indexer_cp": True,
+                                              "attention_config.indexer_kv_dtype": "fp8_e5m2"}, version="0.34.0"))
+    assert isinstance(bad, Violation) and bad.message.endswith("got 'fp8_e5m2'")
+    alias = e.attention_backend_auto(state({"attention_config.backend": "cutlass_msa"}, version="0.34.0"))
+    assert isinstance(alias, Outcome) and alias.changes == {
+        "attention_config.backend": None, "attention_config.minimax_m3_msa_decode_backend": "cutlass"}
+    out = e.moe_ep_backend(state({"parallel_config.all2all_backend": "passthrough"}, version="0.34.0"))
+    assert isinstance(out, Violation) and out.message.startswith("all2all_backend='passthrough' is only valid")

@@ -27,9 +27,12 @@ and the helpers they call (by name).
 
 Reachability on this CPU machine with simulated platforms is decided by ``UNREACHABLE`` below (first
 match wins), never by hand: a site is *unreachable* when its function is never named from the
-resolution entry points (``not-called``), when the oracle answers that function itself (``probe``), or
-when one of the conditions it runs under (the positive ``if``/``elif``/``while`` tests around it) matches
-a pattern of the table. A reached site is reachable whatever the table says.
+resolution entry points (``not-called``), when the oracle answers that function itself (``probe``), when
+its function is a ``typing.overload`` signature or a ``...`` body (``typing``), when one of the conditions it
+runs under (the positive ``if``/``elif``/``while`` tests around it) matches a pattern of the table, or when its
+function (from an anchor statement on) is listed in ``UNREACHABLE_FUNCS`` (a condition its caller tests, e.g.
+the no-Triton CPU model runner of a non-x86 CPU, or an early return where an optional package is missing). A
+reached site is reachable whatever the tables say.
 """
 
 from __future__ import annotations
@@ -139,6 +142,7 @@ class FileInfo:
     funcs: dict[str, tuple[int, int, ast.AST]] = field(default_factory=dict)  # qualname -> (start, end, node)
     guards: dict[int, list[str]] = field(default_factory=dict)  # line -> positive guard texts
     line_func: dict[int, str] = field(default_factory=dict)
+    stub_lines: set[int] = field(default_factory=set)  # lines of typing.overload signatures and `...` bodies
 
 
 def _src(node: ast.AST, text: str) -> str:
@@ -157,6 +161,8 @@ def parse_file(rel: str, path: str) -> tuple[FileInfo, ast.Module, str]:
                 cq = f"{qual}.{child.name}" if qual else child.name
                 if not isinstance(child, ast.ClassDef):
                     info.funcs[cq] = (child.lineno, child.end_lineno or child.lineno, child)
+                    if _is_stub(child):  # an overload shares its name with the implementation: by line
+                        info.stub_lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
             if isinstance(child, ast.stmt):
                 for ln in range(child.lineno, (child.end_lineno or child.lineno) + 1):
                     info.guards[ln] = guards
@@ -277,9 +283,8 @@ def collect_sites(version: str, executed: dict[str, set[int]], arcs_possible: di
                 if any(s in PROBES for s in short):
                     return "probe"
                 return "not-called"
-            for q2 in _prefixes(q) if q else []:
-                if q2 in info.funcs and _is_stub(info.funcs[q2][2]):
-                    return "typing"
+            if ln in info.stub_lines:
+                return "typing"
             for rid, file_rx, func_rx, anchor in UNREACHABLE_FUNCS:
                 if not re.search(file_rx, rel) or not q:
                     continue
