@@ -214,3 +214,22 @@ def test_a_load_balancing_flag_change_goes_through_the_front_door(flag: str) -> 
     expected = postinit._api.resolve_request(r0.request.changed({flag: True}))
     assert _everything(got) == _everything(expected)
     assert got.engine.initial["usage.given_on"] == (flag,)
+
+
+def test_a_chain_of_changes_derives_each_front_from_the_last() -> None:
+    """with_changes of a with_changes result (leaves, then a sub-model whose nested input the lazy front derives):
+    each step equals a scratch resolve of the changed request, its front's input and flags included."""
+    base = postinit._api.resolve_request(
+        postinit.Request.build(model=LLAMA, platform="h100", argv=["--max-num-seqs", "32"]), record=True)
+    for chain in ([{"scheduler_config.max_num_seqs": 64},
+                   {"kv_transfer_config": {"kv_connector": "NixlConnector", "kv_role": "kv_both"}}],
+                  [{"load_config.download_dir": "/m"}, {"load_config.download_dir": "/n"},
+                   {"model_config.enforce_eager": True}, {"compilation_config.mode": 0}]):
+        got, request = base, base.request
+        assert request is not None
+        for change in chain:
+            got, request = got.with_changes(change), request.changed(change)
+            expected = postinit._api.resolve_request(request)
+            assert _everything(got) == _everything(expected)
+            assert got.front is not None and expected.front is not None
+            assert (got.front.data, got.front.flags) == (expected.front.data, expected.front.flags)

@@ -253,7 +253,7 @@ class _PhaseIndex:
     """
 
     __slots__ = ("_details", "by_value", "by_value_minimal", "changed", "end", "k", "member", "named",
-                 "order", "readers", "rec", "restart", "shows", "spans", "start", "steps", "unique", "watched")
+                 "order", "plan", "readers", "rec", "restart", "shows", "spans", "start", "steps", "unique", "watched")
 
     def __init__(self, rec: Recording, k: int, order: tuple[CompiledRule, ...]) -> None:
         self.rec = rec
@@ -264,6 +264,9 @@ class _PhaseIndex:
         end = self.end
         self.spans: list[tuple[int, int]] = [
             (before, steps[j + 1][2] if j + 1 < len(steps) else end) for j, (_, _, before, _) in enumerate(steps)]
+        self.plan: list[tuple[Any, Any, frozenset[str] | set[str], int, int, CompiledRule]] = [
+            (pos, out, consulted, a, b, order[pos]) for (pos, out, _, consulted), (a, b) in zip(steps, self.spans, strict=True)]
+        """Per evaluation: (position, recorded result, consulted paths, its events' span, the rule)."""
         readers: dict[str, list[int]] = {}
         named: dict[str, list[int]] = {}
         restart = len(steps)
@@ -514,7 +517,7 @@ class _Replay:
             pending = list(seen)
             heapq.heapify(pending)
             pop, push = heapq.heappop, heapq.heappush
-            steps, order, spans = ix.steps, ix.order, ix.spans
+            plan = ix.plan
             view, events, apply = run.view, run.events, run.apply
             j = -1
 
@@ -528,11 +531,9 @@ class _Replay:
 
             while pending:
                 j = pop(pending)
-                pos, recorded, _, consulted = steps[j]
-                a, b = spans[j]
+                _, recorded, consulted, a, b, c = plan[j]
                 if self.cursor < a:  # the events of the evaluations in between, as recorded
                     self.copy_to(a)
-                c = order[pos]
                 if dirty and not dirty.keys().isdisjoint(consulted):
                     run.current = c
                     try:

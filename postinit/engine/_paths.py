@@ -108,12 +108,34 @@ def _frozen_type(t: type) -> bool:
     return keep
 
 
+_PLAIN: dict[int, tuple[Any, ...]] = {}
+"""Long tuples of plain scalars already checked, by identity (a resolved state shares them between resolutions:
+a 513-entry padding table is checked once, not at every thaw). Holds them, so an id stays theirs."""
+
+
+def scalar_tuple(value: tuple[Any, ...], allowed: frozenset[type], seen: dict[int, tuple[Any, ...]]) -> bool:
+    """A tuple whose items' exact types are all ``allowed``; a long one is remembered in ``seen`` by identity (a
+    bounded cache that holds the tuples, so an id stays theirs)."""
+    if not allowed.issuperset(map(type, value)):
+        return False
+    if len(value) > 32:
+        if len(seen) >= 1024:
+            seen.clear()
+        seen[id(value)] = value
+    return True
+
+
+def _plain_tuple(value: tuple[Any, ...]) -> bool:
+    """A tuple of plain scalars (thawed to a list of the same values)."""
+    return scalar_tuple(value, _ATOMIC, _PLAIN)
+
+
 def thaw(value: Any) -> Any:
     """Undo :func:`freeze`: tuples → lists, FrozenDict → dict (recursively)."""
     t = type(value)
     if _KEEP.get(t) or (t not in _KEEP and _keeps(t)):
         return value
-    if t is tuple and _ATOMIC.issuperset(map(type, value)):
+    if t is tuple and (_PLAIN.get(id(value)) is value or _plain_tuple(value)):
         return list(value)
     if isinstance(value, tuple):
         return [thaw(v) for v in value]

@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from postinit.engine._effect import Effect, effect_of, statement
-from postinit.engine._paths import FrozenDict, freeze
+from postinit.engine._paths import FrozenDict, freeze, scalar_tuple
 from postinit.engine._rule import Matched
 from postinit.engine._trace import (
     DEFAULT_PROVENANCE,
@@ -99,13 +99,7 @@ inputs: a 513-entry padding table is checked once, not at every write). Holds th
 
 def flat_tuple(value: tuple[Any, ...]) -> bool:
     """A tuple of scalars (frozen as it is); a long one is remembered by identity."""
-    if not _ATOMIC.issuperset(map(type, value)):
-        return False
-    if len(value) > 32:
-        if len(_SEEN) >= 1024:
-            _SEEN.clear()
-        _SEEN[id(value)] = value
-    return True
+    return scalar_tuple(value, _ATOMIC, _SEEN)
 
 
 # --------------------------------------------------------------------------- the result

@@ -156,6 +156,7 @@ FIELDS_ADDED = (
     "engram_config.use_thp",
     "env.CUDA_VISIBLE_DEVICES",
     "env.NCCL_GRAPH_REGISTER",
+    "env.PYTORCH_CUDA_ALLOC_CONF",
     "env.TORCH_COMPILE_DISABLE",
     "env.VLLM_MORI_EP_V2",
     "env.VLLM_USE_BREAKABLE_CUDAGRAPH",
@@ -711,7 +712,12 @@ def _batch(c: Mapping[str, Any], tokens: Mapping[str | None, int], seqs: Mapping
     if orig_tok is None:
         if not c[_ECP]:
             tok = max(length, tok)
-        tok = min(seq * length, tok)
+        try:  # a max_num_seqs vLLM's EngineArgs took unchecked (an override): Python's own TypeError, as vLLM's
+            # (a sequence times max_model_len is a sequence of its type: its empty one compares the same)
+            product = seq[:0] if isinstance(seq, (str, bytes, list, tuple)) else seq * length
+            tok = min(product, tok)
+        except TypeError as e:
+            return Violation(str(e), error="TypeError")
         out[_TOK] = tok
         msgs.append(f"Defaulting max_num_batched_tokens to {tok} for {ctx} usage context.")
     if orig_seq is None:
@@ -3202,23 +3208,38 @@ def moonep(c: Mapping[str, Any]) -> RuleResult:
     title="Sleep mode needs a KV connector that follows the KV cache remap",
     phase="finalize",
     kind="check",
-    reads=(*_KVT_READS, _MC, "model_config.enable_sleep_mode"),
-    source=f"{_VLLM}._verify_kv_transfer_compat (vllm/config/vllm.py:1204, called at :2250), "
+    reads=(*_KVT_READS, _MC, "model_config.enable_sleep_mode", "model_config.enable_cumem_allocator",
+           "env.PYTORCH_CUDA_ALLOC_CONF"),
+    source=f"{_VLLM}._verify_kv_transfer_compat (vllm/config/vllm.py:1204-1262, called at :2250), "
     "supports_sleep_mode (kv_connector/v1/base.py:228, nixl/connector.py:159,387, mooncake_connector.py:904, "
     "moriio_connector.py:287, multi_connector.py:254); ref V-KV-TRANSFER-COMPAT, v0.34.0",
     message="<connector> does not support sleep mode.",
 )
 def kv_transfer_sleep_mode(c: Mapping[str, Any]) -> RuleResult:
-    """Partial model: the PYTORCH_CUDA_ALLOC_CONF=expandable_segments check is not modelled (that variable is
-    torch's, not in vLLM's envs.py table)."""
-    if not c[_KVT] or c[_KVC] is None or c[_MC] is None or not c["model_config.enable_sleep_mode"]:
+    """Then (:1227-1262) PyTorch's expandable-segments allocator (PYTORCH_CUDA_ALLOC_CONF, torch's variable) may
+    remap the KV cache a connector pinned: refused with any connector unless the cumem allocator is on."""
+    if not c[_KVT] or c[_KVC] is None:
         return None
-    found = _connectors(c)
-    if isinstance(found, Violation):
-        return found
-    if not _supports_sleep(*found):
-        return Violation(f"{c[_KVC]} does not support sleep mode.")
-    return None
+    if c[_MC] is not None and c["model_config.enable_sleep_mode"]:
+        found = _connectors(c)
+        if isinstance(found, Violation):
+            return found
+        if not _supports_sleep(*found):
+            return Violation(f"{c[_KVC]} does not support sleep mode.")
+    if "expandable_segments:True" not in (c["env.PYTORCH_CUDA_ALLOC_CONF"] or ""):
+        return None
+    if c[_MC] is not None and c["model_config.enable_cumem_allocator"]:
+        return None
+    return Violation(_EXPANDABLE.format(connector=c[_KVC]))
+
+
+_EXPANDABLE = (
+    "KV connector {connector} is incompatible with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True unless "
+    "enable_cumem_allocator is also enabled. PyTorch's CUDA VMM allocator can remap KV cache virtual addresses to "
+    "different physical pages, invalidating any pinned/registered KV memory (e.g. IB memory regions registered by "
+    "NIXL or Mooncake). Either unset expandable_segments:True or enable the cumem allocator (sleep mode does this "
+    "automatically and also routes KV allocations through CuMemAllocator's pool, where expandable_segments is "
+    "automatically disabled).")
 
 
 _ATTENTION_OPS = (

@@ -140,6 +140,8 @@ class Env(BaseModel):
     VLLM_MORI_EP_V2: bool | None = since("0.34.0", None, description="None = unset (prefer EPv2, fall back to EPv1)")
     CUDA_VISIBLE_DEVICES: str | None = since("0.34.0", None, description="raw text; None = unset (--device-ids "
                                              "index its devices)")
+    PYTORCH_CUDA_ALLOC_CONF: str | None = since("0.34.0", None, description="torch's allocator settings (raw text; "
+                                                "None = unset): expandable_segments:True vs KV connectors")
     NCCL_GRAPH_REGISTER: str | None = since("0.34.0", None, description="NCCL's switch (raw text; None = unset): "
                                             "0.34.0 sets it to 0 for CUDA graphs in the sleep-offloaded pool")
     RANK: str | None = unhashed(None, description="torch.distributed's global rank (raw text; None = unset): "
@@ -241,7 +243,7 @@ _TEXT_FIELDS = frozenset(
 )
 
 
-_EXTERNAL = ("TORCH_COMPILE_DISABLE", "RANK", "NCCL_GRAPH_REGISTER")
+_EXTERNAL = ("TORCH_COMPILE_DISABLE", "RANK", "NCCL_GRAPH_REGISTER", "PYTORCH_CUDA_ALLOC_CONF")
 """Variables vLLM's config resolution reads that its ``envs.py`` does not define (torch's own)."""
 
 

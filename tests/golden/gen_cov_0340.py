@@ -681,6 +681,18 @@ argv("cc-rope-kv-op-given", "RoPE+KV-cache fusions with the rotary op already en
      [LLAMA, *cc({"custom_ops": ["+rotary_embedding"], "pass_config": ROCM_KV})], platform="rocm:gfx942")
 
 
+# ---------------------------------------------------------------- batch 11 (cov034): KV connectors and the allocator
+EXPANDABLE = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
+argv("kv-expandable", "a KV connector with expandable segments", ["vllm.py:1242", "vllm.py:1249"], [LLAMA, *NIXL],
+     env=EXPANDABLE)
+argv("kv-expandable-cumem", "a KV connector with expandable segments and the cumem allocator", ["vllm.py:1246"],
+     [LLAMA, *NIXL, "--enable-cumem-allocator"], env=EXPANDABLE)
+argv("kv-offloading-sleep", "the offloading connector with sleep mode", ["vllm.py:1221", "vllm.py:1222"],
+     [LLAMA, "--enable-sleep-mode", "--kv-transfer-config",
+      json.dumps({"kv_connector": "OffloadingConnector", "kv_role": "kv_both"})])
+argv("trace-replay", "trace replay on", ["vllm.py:1293"], [LLAMA, "--enable-trace-replay"])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN = {
     "k077-spec-zero-tokens": "pydantic's gt=0 bound of num_speculative_tokens, raised unwrapped by create_engine_config",

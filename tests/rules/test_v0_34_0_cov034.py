@@ -183,3 +183,14 @@ def test_indexer_cp_dtype_msa_alias_and_passthrough_without_a_moe_ep_backend() -
         "attention_config.backend": None, "attention_config.minimax_m3_msa_decode_backend": "cutlass"}
     out = e.moe_ep_backend(state({"parallel_config.all2all_backend": "passthrough"}, version="0.34.0"))
     assert isinstance(out, Violation) and out.message.startswith("all2all_backend='passthrough' is only valid")
+
+
+def test_kv_connectors_refuse_expandable_segments_without_the_cumem_allocator() -> None:
+    nixl = {KVT: {"kv_connector": "NixlConnector"}, f"{KVT}.kv_connector": "NixlConnector",
+            f"{KVT}.kv_role": "kv_both", **MC}
+    env = {"PYTORCH_CUDA_ALLOC_CONF": "expandable_segments:True"}
+    out = v.kv_transfer_sleep_mode(state(nixl, env=env, version="0.34.0"))
+    assert isinstance(out, Violation) and out.message.startswith("KV connector NixlConnector is incompatible")
+    assert v.kv_transfer_sleep_mode(state({**nixl, "model_config.enable_cumem_allocator": True}, env=env,
+                                          version="0.34.0")) is None
+    assert v.kv_transfer_sleep_mode(state(nixl, version="0.34.0")) is None

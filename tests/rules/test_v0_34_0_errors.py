@@ -495,3 +495,13 @@ def test_the_data_parallel_checks_read_the_dp_size_and_rank_as_given() -> None:
     out = e.data_parallel_lb_check(flag_sized)
     assert isinstance(out, Violation) and out.message.startswith("Non-MoE models do not support external data")
     assert postinit.rules.rulebook("0.34.0")["engine-args.data-parallel-lb-check"].phase == "sub_configs"
+
+
+def test_a_max_num_seqs_engine_args_took_unchecked_is_pythons_type_error() -> None:
+    """An override EngineArgs takes unchecked (max_num_seqs="many") meets vLLM 0.34.0's default budget arithmetic
+    (``min(max_num_seqs * max_model_len, budget)``): Python's TypeError, raised by create_engine_config, not a
+    failure of postinit's rule (the deep with_changes property found it)."""
+    res = serve(overrides={"scheduler_config.max_num_seqs": "many"})
+    assert not res.ok and res.error is not None
+    assert res.error.type == "TypeError" and res.error.stage == "create_engine_config"
+    assert res.error.message == "'<' not supported between instances of 'int' and 'str'"

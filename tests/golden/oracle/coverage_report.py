@@ -398,7 +398,8 @@ def pct(a: int, b: int) -> str:
     return f"{100.0 * a / b:.1f}%" if b else "-"
 
 
-def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: Path, data_file: str) -> None:
+def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: Path, data_file: str,
+              note: str | None = None) -> None:
     reasons = {"not-called": "the function is never named from the resolution entry points (runtime-only: "
                              "workers, engine, model runner)",
                "probe": "a hardware probe the oracle's simulated platform answers itself (never runs here)"}
@@ -417,6 +418,8 @@ def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: P
     listed = Path(data_file).parent / "cases.txt"  # written by `run`
     n_cases = len(listed.read_text().split()) if listed.is_file() else 0
     L.append(f"Measured on {n_cases} golden cases of {version}.\n")
+    if note:
+        L.append(f"{note}\n")
     L.append("Sites: every branch arc (coverage.py's), every `logger.*` / `*_once` / `warnings.warn` call and "
              "every `raise` of the scope (see the script's docstring). *Reachable* = not matched by the "
              "classification table below.\n")
@@ -498,6 +501,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cases", help="run: a glob of case files instead of the version's whole corpus")
     ap.add_argument("--before", help="report: a coverage data file to compare with (before -> after)")
     ap.add_argument("-o", "--out", help="report: output path (default docs/coverage-<version>.md)")
+    ap.add_argument("--note", help="report: a paragraph after the 'Measured on' line (how the data was made)")
     args = ap.parse_args(argv)
     data_dir = Path(args.data or f"/tmp/postinit-coverage/{args.version}")
     if args.step == "run":
@@ -509,7 +513,7 @@ def main(argv: list[str] | None = None) -> int:
     sites = analyse(args.version, str(data_dir / ".coverage"))
     before = analyse(args.version, args.before) if args.before else None
     write_doc(args.version, sites, before, Path(args.out or REPO / f"docs/coverage-{args.version}.md"),
-              str(data_dir / ".coverage"))
+              str(data_dir / ".coverage"), args.note)
     return 0
 
 
