@@ -310,8 +310,8 @@ def test_legacy_rope_attribute_names_of_a_remote_code_config_are_warned_about() 
                     "attribute name 'rope_theta' instead.",
                     "NomicBertConfig contains a deprecated attribute name 'rotary_emb_fraction'. Please use the "
                     "preferred attribute name 'partial_rotary_factor' instead."]
-    assert "model.rope-deprecated-attribute-names" in _fired(r)
-    assert "model.rope-deprecated-attribute-names" not in _fired(postinit.resolve(argv=[LLAMA], vllm_version="0.34.0"))
+    assert "models.rope-deprecated-names" in _fired(r)
+    assert "models.rope-deprecated-names" not in _fired(postinit.resolve(argv=[LLAMA], vllm_version="0.34.0"))
 
 
 def test_the_encoder_cache_transfer_config_is_built_by_0_34_0s_parser() -> None:

@@ -25,6 +25,7 @@ from postinit.engine import (
 )
 from postinit.rules.compilation import migrate_deprecated_flags
 from postinit.schema import CompilationMode, CUDAGraphMode
+from postinit.schema.loaders._pyset import PySet
 
 _V1 = "env.VLLM_USE_V1"
 _CG = "compilation_config.cudagraph_mode"
@@ -423,22 +424,23 @@ SET_CUDAGRAPH_SIZES = all_of(
 def compile_sizes(c: Mapping[str, Any]) -> RuleResult:
     """Inductor compiles the listed batch sizes; 'cudagraph_capture_sizes' stands for the whole capture list.
 
-    De-duplicated through a set (order lost). vLLM's order for a mix of ints
-    and the string depends on the string's randomised hash; postinit puts the
-    ints first (in set order), then the expansion. Not run off static-graph platforms (I3).
+    De-duplicated through a set: vLLM walks ``list(set(compile_sizes))``, whose order for a mix of ints and the
+    string follows their hashes (the string's with ``PYTHONHASHSEED=0``, as the oracle ran: :class:`PySet`).
+    Not run off static-graph platforms (I3).
     """
     if not c[_STATIC]:
         return None
     given = c["compilation_config.compile_sizes"]
     out: list[int] = []
     if given is not None:
-        ints = list(set(x for x in given if not isinstance(x, str)))
-        words = list(dict.fromkeys(x for x in given if isinstance(x, str)))
-        for w in words:
-            if w != "cudagraph_capture_sizes":
-                msg = f"Unrecognized size type in compile_sizes, expect 'cudagraph_capture_sizes', got {w}"
-                return Violation(msg, error="AssertionError")
-        out = ints + [s for _ in words for s in c[_SIZES]]
+        for x in PySet[str | int](given):
+            if isinstance(x, str):
+                if x != "cudagraph_capture_sizes":
+                    msg = f"Unrecognized size type in compile_sizes, expect 'cudagraph_capture_sizes', got {x}"
+                    return Violation(msg, error="AssertionError")
+                out.extend(c[_SIZES])
+            else:
+                out.append(x)
     return {"compilation_config.compile_sizes": tuple(out)}
 
 

@@ -653,34 +653,6 @@ def data_parallel_lb_check(c: Mapping[str, Any]) -> RuleResult:
     return _dp_lb_refusal(c) if c[_EA] else None
 
 
-_GIVEN_TWICE = (("cuda_graph_sizes", "cudagraph_capture_sizes"), ("cudagraph_capture_sizes", "cudagraph_capture_sizes"),
-                ("max_cudagraph_capture_size", "max_cudagraph_capture_size"))
-"""create_engine_config's compilation overrides in its order: (the flag's field, the -O key it sets)."""
-
-
-@rule(
-    "engine-args.capture-sizes-given-twice",
-    title="--cuda-graph-sizes / --cudagraph-capture-sizes / --max-cudagraph-capture-size exclude the same key in -O",
-    phase="sub_configs",
-    kind="check",
-    reads=(_EA, "usage.given_twice"),
-    source=f"{_SRC}.create_engine_config (its compilation config overrides, after the sub-configs it builds); "
-    "ref 12.2",
-    message="<field> and compilation_config.<key> are mutually exclusive",
-)
-def capture_sizes_given_twice(c: Mapping[str, Any]) -> RuleResult:
-    """The flags are shorthands for -O's keys: vLLM will not guess which of the two to keep (--cuda-graph-sizes
-    sets cudagraph_capture_sizes first, so --cudagraph-capture-sizes beside it is refused as given twice)."""
-    if not c[_EA]:
-        return None
-    given = c["usage.given_twice"] or ()
-    for field, key in _GIVEN_TWICE:
-        if field in given:
-            return Violation(f"{field} and compilation_config.{key} are mutually exclusive",
-                             hint=f"give {key} once: its flag or -O")
-    return None
-
-
 @rule(
     "engine-args.lookahead-slots-from-speculative",
     title="num_lookahead_slots = num_speculative_tokens",
@@ -774,4 +746,63 @@ def bitsandbytes_load_format(c: Mapping[str, Any]) -> RuleResult:
     """Pre-quantized bitsandbytes weights need their own loader, whatever --load-format says."""
     if c[_EA] and c["model_config"] is not None and c["model_config.quantization"] == "bitsandbytes":
         return {"load_config.load_format": "bitsandbytes"}
+    return None
+
+
+TENSORIZER_FIELDS = (
+    "tensorizer_uri", "tensorizer_dir", "vllm_tensorized", "verify_hash", "num_readers", "encryption_keyfile",
+    "s3_access_key_id", "s3_secret_access_key", "s3_endpoint", "lora_dir", "stream_kwargs", "serialization_kwargs",
+    "deserialization_kwargs", "_extra_serialization_attrs", "model_class", "hf_config", "dtype", "_is_sharded")
+"""``vllm/model_executor/model_loader/tensorizer.py`` ``TensorizerConfig._fields`` (every dataclass field)."""
+
+
+@rule(
+    "engine-args.tensorizer-config",
+    title="The tensorizer loader's extra config gets a tensorizer_config: the model directory and the given "
+    "TensorizerConfig keys",
+    phase="engine_args",
+    kind="derive",
+    reads=(_EA, "model_config", "model_config.model", "load_config.load_format", "load_config.model_loader_extra_config"),
+    writes=("load_config.model_loader_extra_config",),
+    after=("engine-args.bitsandbytes-load-format",),
+    source=f"{_SRC}.create_load_config, validate_tensorizer_args; ref 12.3",
+)
+def tensorizer_config(c: Mapping[str, Any], *, fields: tuple[str, ...] = TENSORIZER_FIELDS) -> RuleResult:
+    """The tensorizer loader reads its settings from ``tensorizer_config`` inside the extra config: vLLM writes
+    the model as ``tensorizer_dir`` and copies every key of the extra config that is a TensorizerConfig field
+    (a given ``tensorizer_config`` is replaced)."""
+    extra = c["load_config.model_loader_extra_config"]
+    if not c[_EA] or c["model_config"] is None or c["load_config.load_format"] != "tensorizer" \
+            or not isinstance(extra, Mapping):
+        return None
+    inner: dict[str, Any] = {"tensorizer_dir": c["model_config.model"]}
+    for key in extra:
+        if key in fields:
+            inner[key] = extra[key]
+    return {"load_config.model_loader_extra_config": {**extra, "tensorizer_config": inner}}
+
+
+_CC_GIVEN_TWICE = (("cuda_graph_sizes", "cudagraph_capture_sizes"), ("cudagraph_capture_sizes", "cudagraph_capture_sizes"),
+                   ("max_cudagraph_capture_size", "max_cudagraph_capture_size"))
+
+
+@rule(
+    "engine-args.compilation-flag-given-twice",
+    title="--cuda-graph-sizes / --cudagraph-capture-sizes / --max-cudagraph-capture-size exclude the same key in -O",
+    phase="sub_configs",
+    kind="check",
+    reads=(_EA, "usage.given_twice"),
+    after=("scheduler.chunked-prefill-enabled",),
+    source=f"{_SRC}.create_engine_config (compilation config overrides, after the other sub-configs); ref 12.3",
+    message="<flag> and compilation_config.<key> are mutually exclusive",
+)
+def compilation_flag_given_twice(c: Mapping[str, Any]) -> RuleResult:
+    """The flags are shorthands for -O's keys (``--cuda-graph-sizes`` writes the key the next flag checks): vLLM
+    will not guess which of the two to keep."""
+    if not c[_EA]:
+        return None
+    twice = c["usage.given_twice"] or ()
+    for flag, key in _CC_GIVEN_TWICE:
+        if flag in twice:
+            return Violation(f"{flag} and compilation_config.{key} are mutually exclusive")
     return None

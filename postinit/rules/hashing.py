@@ -476,6 +476,10 @@ def _hf_plan(state: Mapping[str, Any], config_classes: frozenset[str] = VLLM_CON
                 "(vllm/transformers_utils/configs), which postinit does not rebuild")
     if "auto_map" in raw:
         return "the config.json names remote code (auto_map), which postinit never runs"
+    quant = raw.get("quantization_config")
+    if isinstance(quant, dict) and "producer" in quant:
+        return ("the config.json's quantization_config is ModelOpt's hf_quant_config form (producer / quantization), "
+                "which vLLM's quantization code rewrites and reads in place; postinit does not rebuild that object")
     kw = {k: v for k, v in overrides.items() if not isinstance(v, dict)}
     nested = {k: v for k, v in overrides.items() if isinstance(v, dict)}
     if rope and state["model_config.rope_scaling"]:

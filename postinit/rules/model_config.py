@@ -485,6 +485,61 @@ CONVERT_MESSAGE = "Resolved `--convert auto` to `--convert {}`. Pass the value e
 
 
 @rule(
+    "model.sentence-transformers-modules-found",
+    title="A sentence-transformers checkpoint's modules.json is found (runner auto or pooling)",
+    phase=PHASE,
+    kind="check",
+    reads=("model_config", M + "runner", M + "runner_type", H + "st_normalize"),
+    source="vllm/transformers_utils/config.py get_pooling_config (cached), called by "
+    f"{SRC}._get_default_runner_type and the pooler config init; ref 2.1.2",
+    message="Found sentence-transformers modules configuration.",
+    level="info",
+)
+def st_modules_found(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM looks for modules.json when it picks the runner (``--runner auto``) and when it builds the pooler
+    config; postinit's loader records the file's ``normalize`` fact exactly when it was found."""
+    if not _present(c) or c[H + "st_normalize"] is None:
+        return None
+    return Outcome.log() if c[M + "runner"] == "auto" or c[M + "runner_type"] == "pooling" else None
+
+
+@rule(
+    "model.sentence-transformers-pooling-found",
+    title="... and its Pooling module's config",
+    phase=PHASE,
+    kind="check",
+    reads=("model_config", M + "runner", M + "runner_type", H + "st_pooling_type"),
+    after=("model.sentence-transformers-modules-found",),
+    source="vllm/transformers_utils/config.py get_pooling_config; ref 2.1.2",
+    message="Found pooling configuration.",
+    level="info",
+)
+def st_pooling_found(c: Mapping[str, Any]) -> RuleResult:
+    """A Pooling module whose config names a pooling mode (postinit's ``st_pooling_type``)."""
+    if not _present(c) or c[H + "st_pooling_type"] is None:
+        return None
+    return Outcome.log() if c[M + "runner"] == "auto" or c[M + "runner_type"] == "pooling" else None
+
+
+@rule(
+    "model.sentence-transformers-tokenize-found",
+    title="A sentence-transformers tokenize config (sentence_bert_config.json) is found",
+    phase=PHASE,
+    kind="check",
+    reads=("model_config", H + "st_max_seq_length", H + "st_do_lower_case"),
+    source="vllm/transformers_utils/config.py get_sentence_transformer_tokenizer_config (cached), read for the "
+    f"max model len ({SRC}._get_encoder_config); ref 2.1.2",
+    message="Found sentence-transformers tokenize configuration.",
+    level="info",
+)
+def st_tokenize_found(c: Mapping[str, Any]) -> RuleResult:
+    """The encoder config's ``max_seq_length`` caps the max model len (with ``do_lower_case`` beside it)."""
+    if not _present(c) or (c[H + "st_max_seq_length"] is None and c[H + "st_do_lower_case"] is None):
+        return None
+    return Outcome.log()
+
+
+@rule(
     "model.runner-type",
     title="runner_type from --runner or the architecture",
     phase=PHASE,
@@ -730,7 +785,65 @@ def multimodal_config(c: Mapping[str, Any]) -> RuleResult:
     if not _present(c) or not c[M + "is_multimodal_model"]:
         return None
     given = {field: c[M + arg] for arg, field in MULTIMODAL_ARGS.items() if c[M + arg] is not None}
-    return {M + "multimodal_config": {**MULTIMODAL_DEFAULTS, **given, **(c[M + "multimodal_config"] or {})}}
+    mm = {**MULTIMODAL_DEFAULTS, **given, **(c[M + "multimodal_config"] or {})}
+    limits = mm.get("limit_per_prompt")
+    if isinstance(limits, Mapping):
+        mm["limit_per_prompt"] = {k: _dummy_options(k, v) for k, v in limits.items()}
+    backend = mm.get("mm_encoder_attn_backend")
+    if isinstance(backend, str) and backend.upper() in _ATTENTION_BACKENDS:
+        mm["mm_encoder_attn_backend"] = backend.upper()
+    return {M + "multimodal_config": mm}
+
+
+_DUMMY_OPTION_FIELDS = {"video": ("num_frames", "width", "height"), "image": ("width", "height"), "audio": ("length",)}
+"""``vllm/config/multimodal.py`` VideoDummyOptions / ImageDummyOptions / AudioDummyOptions fields beyond ``count``
+(BaseDummyOptions: ``count`` only, default 999)."""
+
+_ATTENTION_BACKENDS = (
+    "CUTLASS_MLA", "FLASHINFER", "FLASHINFER_MLA", "FLASHMLA", "FLASHMLA_SPARSE", "FLASH_ATTN", "FLASH_ATTN_MLA",
+    "FLEX_ATTENTION", "IPEX", "NO_ATTENTION", "PALLAS", "ROCM_AITER_FA", "ROCM_AITER_MLA", "ROCM_AITER_UNIFIED_ATTN",
+    "ROCM_ATTN", "TORCH_SDPA", "TREE_ATTN", "TRITON_ATTN", "TRITON_MLA", "XFORMERS")
+"""``vllm/attention/backends/registry.py`` ``_Backend`` member names at d7fb10c57, sorted (0.11.1 adds CPU_ATTN)."""
+
+
+def _dummy_options(modality: str, value: Any) -> Any:
+    """MultiModalConfig._validate_limit_per_prompt: a bare count becomes ``{"count": n}``, then the modality's
+    DummyOptions dataclass fills its other fields with None (other modalities: the count alone)."""
+    opts = {"count": value} if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(opts, Mapping):
+        return value
+    return {"count": 999, **{f: None for f in _DUMMY_OPTION_FIELDS.get(modality, ())}, **opts}
+
+
+@rule(
+    "model.multimodal-config-validators",
+    title="MultiModalConfig refuses an unknown encoder attention backend, and a shm object size without the shm "
+    "cache",
+    phase=PHASE,
+    kind="check",
+    reads=("model_config", M + "is_multimodal_model", M + "multimodal_config"),
+    after=("model.max-model-len-log",),
+    source="vllm/config/multimodal.py MultiModalConfig._validate_mm_encoder_attn_backend, "
+    "_validate_multimodal_config (validators), built at the end of ModelConfig.__post_init__; ref 2.1.1",
+    message="Invalid mm encoder attention backend. Expected one of: ... / 'mm_shm_cache_max_object_size_mb' should "
+    "only be set when 'mm_processor_cache_type' is 'shm'.",
+)
+def multimodal_config_validators(c: Mapping[str, Any], *, backends: tuple[str, ...] = _ATTENTION_BACKENDS,
+                                 refusal: str = "Invalid mm encoder attention backend. Expected one of: {sorted}.",
+                                 ) -> RuleResult:
+    """The encoder backend is a name of vLLM's attention backend enum (any case); the shm cache's object size
+    only means something for the shm cache (a value other than its default 128 is refused otherwise)."""
+    if not _present(c) or not c[M + "is_multimodal_model"]:
+        return None
+    mm = c[M + "multimodal_config"] or {}
+    backend = mm.get("mm_encoder_attn_backend")
+    if isinstance(backend, str) and backend.upper() not in backends:
+        return Violation(refusal.format(sorted=", ".join(sorted(backends)), ordered=", ".join(backends),
+                                        name=backend.upper()))
+    if mm.get("mm_processor_cache_type") != "shm" and mm.get("mm_shm_cache_max_object_size_mb") != 128:
+        return Violation("'mm_shm_cache_max_object_size_mb' should only be set when 'mm_processor_cache_type' is "
+                         "'shm'.")
+    return None
 
 
 @rule(

@@ -241,6 +241,8 @@ FIELD_VALIDATORS: dict[str, str] = {
     "observability.hidden-metrics-version": "show_hidden_metrics_for_version",  # postinit/rules/observability.py
     "parallel.numa-bind-lists": "numa_bind_nodes|numa_bind_cpus",  # vLLM 0.34.0 (postinit/rules/v0_34_0.py)
     "model.multimodal-config-checks": "mm_encoder_attn_backend:Attention backend 'XFORMERS'",  # vLLM 0.34.0
+    "model.multimodal-config-validators":  # postinit/rules/model_config.py (the seed; 0.11.1's message)
+        "mm_encoder_attn_backend:Invalid mm encoder attention backend|mm_encoder_attn_backend:Unknown attention backend",
     "observability.custom-histogram-buckets": "custom_histogram_buckets",  # vLLM 0.34.0 (v0_34_0_errors.py)
     "speculative.method-known": "method",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
     "mamba.backend-enum": "backend",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)

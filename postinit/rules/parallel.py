@@ -382,6 +382,7 @@ _DCAR = "parallel_config.disable_custom_all_reduce"
     kind="override",
     reads=("platform.use_custom_allreduce",),
     writes=(_DCAR,),
+    after=("parallel.eplb-requirements",),  # _validate_parallel_config runs before _verify_args
     source=f"{_PAR}._verify_args; ref 2.3",
     message="Disabled the custom all-reduce kernel because it is not supported on current platform.",
     level="debug",

@@ -48,19 +48,26 @@ def mtp_method_normalized(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="default",
     reads=("speculative_config", _SM, "speculative_config.model", "speculative_config.num_speculative_tokens",
-           "model_config.model"),
-    writes=("speculative_config.model",),
+           "model_config.model", "speculative_config.quantization", "model_config.quantization",
+           "model_config.hf_text_config.model_type"),
+    writes=("speculative_config.model", "speculative_config.quantization", "speculative_config.enforce_eager"),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
     message="",
     level="debug",
 )
 def draft_model_from_method(c: Mapping[str, Any]) -> RuleResult:
-    """MTP layers live in the target checkpoint; n-gram lookup has no model; anything else must name one."""
+    """MTP layers live in the target checkpoint (quantized like it unless the draft's quantization is given;
+    DeepSeek-V3.2's run eager); n-gram lookup has no model; anything else must name one."""
     if not c["speculative_config"] or c["speculative_config.model"] is not None \
             or c["speculative_config.num_speculative_tokens"] is None:
         return None
     if c[_SM] == "mtp":
-        return {"speculative_config.model": c["model_config.model"]}
+        out: dict[str, Any] = {"speculative_config.model": c["model_config.model"]}
+        if c["model_config.hf_text_config.model_type"] == "deepseek_v32":
+            out["speculative_config.enforce_eager"] = True  # vLLM: CUDA graphs with V3.2's MTP are not supported
+        if not c["speculative_config.quantization"] and c["model_config.quantization"]:
+            out["speculative_config.quantization"] = c["model_config.quantization"]
+        return out
     if c[_SM] in ("ngram", "[ngram]"):
         return {"speculative_config.model": "ngram"}
     return Violation("num_speculative_tokens was provided but without speculative model.")
@@ -81,7 +88,7 @@ _MTP_DRAFT_BY_ARCH = {"MiMoForCausalLM": "MiMoMTPModel", "Glm4MoeForCausalLM": "
     phase="sub_configs",
     kind="check",
     reads=("speculative_config", _SM, "model_config", "model_config.hf_config.model_type",
-           "model_config.hf_config.architectures"),
+           "model_config.hf_config.architectures", "speculative_config.model"),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__, hf_config_override; ref 2.8",
     message="Resolved architecture: {architecture}",
     level="info",
@@ -92,7 +99,8 @@ def mtp_draft_architecture(c: Mapping[str, Any]) -> RuleResult:
     The override renames the model type and architecture to the MTP head's, and the
     draft's ModelConfig logs the resolved architecture as every ModelConfig does.
     """
-    if not c["speculative_config"] or c[_SM] != "mtp" or not c["model_config"]:
+    if not c["speculative_config"] or c[_SM] != "mtp" or not c["model_config"] \
+            or c["speculative_config.model"] is None:  # no draft model: no draft ModelConfig
         return None
     archs = c["model_config.hf_config.architectures"] or ()
     arch = _MTP_DRAFT_BY_TYPE.get(c["model_config.hf_config.model_type"]) or (
@@ -304,15 +312,17 @@ def eagle3_target_type(c: Mapping[str, Any]) -> RuleResult:
     title="The method is detected from the draft model's name (ngram, EAGLE, EAGLE-3)",
     phase="sub_configs",
     kind="default",
-    reads=("speculative_config", _SM, "speculative_config.model"),
+    reads=("speculative_config", _SM, "speculative_config.model", "model_config.model",
+           "model_config.hf_config.model_type", "model_config.hf_config.architectures"),
     writes=(_SM,),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
     level="debug",
 )
 def method_from_model_name(c: Mapping[str, Any]) -> RuleResult:
-    """Without a method, "ngram" as model means n-gram lookup and EAGLE heads are recognised by name.
+    """Without a method, "ngram" as model means n-gram lookup and EAGLE heads are recognised by name; a draft that
+    is the target's own checkpoint with MTP layers (its model type after ``hf_config_override``) means MTP.
 
-    Detection from the draft's config.json model_type (medusa, mlp_speculator, MTP) is not modelled.
+    Detection from another draft's config.json model_type (medusa, mlp_speculator, MTP) is not modelled.
     """
     model = c["speculative_config.model"]
     if not c["speculative_config"] or c[_SM] is not None or model is None:
@@ -324,6 +334,10 @@ def method_from_model_name(c: Mapping[str, Any]) -> RuleResult:
         return {_SM: "eagle"}
     if "eagle3" in name:
         return {_SM: "eagle3"}
+    if model == c["model_config.model"]:
+        archs = c["model_config.hf_config.architectures"] or ()
+        if c["model_config.hf_config.model_type"] in _MTP_DRAFT_BY_TYPE or (archs and archs[0] in _MTP_DRAFT_BY_ARCH):
+            return {_SM: "mtp"}
     return None
 
 
@@ -545,6 +559,31 @@ def draft_verify_with_parallel_config(c: Mapping[str, Any]) -> RuleResult:
 
 
 @rule(
+    "speculative.mtp-n-predict-divides",
+    title="MTP: more speculative tokens than the checkpoint's MTP layers must be a multiple of them",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SM, "speculative_config.model", "speculative_config.num_speculative_tokens",
+           "model_config", "model_config.model", "model_config.hf_config.model_type",
+           "model_config.hf_config.num_nextn_predict_layers"),
+    after=("speculative.mtp-draft-architecture", "speculative.mtp-several-tokens-warning"),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__ (n_predict from hf_config_override); ref 2.8",
+    message="num_speculative_tokens:<k> must be divisible by n_predict=<n>",
+)
+def mtp_n_predict_divides(c: Mapping[str, Any]) -> RuleResult:
+    """The MTP draft (the target's own checkpoint) reuses its ``num_nextn_predict_layers`` layers in turn
+    (``hf_config_override`` makes that its ``n_predict``): more tokens must use every layer equally often."""
+    if not c["speculative_config"] or c[_SM] != "mtp" or not c["model_config"] \
+            or c["speculative_config.model"] != c["model_config.model"] \
+            or c["model_config.hf_config.model_type"] not in _MTP_DRAFT_BY_TYPE:
+        return None
+    n, k = c["model_config.hf_config.num_nextn_predict_layers"], c["speculative_config.num_speculative_tokens"]
+    if isinstance(n, int) and n > 0 and isinstance(k, int) and k > n and k % n != 0:
+        return Violation(f"num_speculative_tokens:{k} must be divisible by n_predict={n}")
+    return None
+
+
+@rule(
     "speculative.mtp-several-tokens-warning",
     title="MTP with more than one speculative token reruns the same layer (warning)",
     phase="sub_configs",
@@ -575,14 +614,15 @@ def mtp_several_tokens_warning(c: Mapping[str, Any]) -> RuleResult:
     title="n-gram lookup needs num_speculative_tokens",
     phase="sub_configs",
     kind="check",
-    reads=("speculative_config", _SM, "speculative_config.num_speculative_tokens"),
+    reads=("speculative_config", _SM, "speculative_config.num_speculative_tokens", "speculative_config.model"),
     source="vllm/config/speculative.py SpeculativeConfig._verify_args (a model_validator); ref 2.8",
     message="num_speculative_tokens must be provided with speculative model unless the draft model config contains "
     "an n_predict parameter.",
 )
 def num_tokens_required(c: Mapping[str, Any]) -> RuleResult:
-    """N-gram lookup has no draft config whose n_predict could stand for a missing number of tokens."""
-    if c["speculative_config"] and c[_SM] in ("ngram", "[ngram]") \
+    """N-gram lookup has no draft config whose n_predict could stand for a missing number of tokens; neither has
+    a method without a draft model (MTP names its draft, the target, only when the number of tokens is given)."""
+    if c["speculative_config"] and (c[_SM] in ("ngram", "[ngram]") or c["speculative_config.model"] is None) \
             and c["speculative_config.num_speculative_tokens"] is None:
         return Violation("num_speculative_tokens must be provided with speculative model unless the draft model "
                          "config contains an n_predict parameter.")

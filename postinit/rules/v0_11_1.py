@@ -1611,6 +1611,12 @@ DROPS: dict[str, str] = {
     "cpu.fp8-kv-fp16-to-bf16": "the CPU hook no longer changes the model dtype for an fp8 KV cache",
 }
 
+_ATTENTION_BACKENDS_0111 = (
+    "FLASH_ATTN", "TRITON_ATTN", "XFORMERS", "ROCM_ATTN", "ROCM_AITER_MLA", "ROCM_AITER_FA", "TORCH_SDPA", "FLASHINFER",
+    "FLASHINFER_MLA", "TRITON_MLA", "CUTLASS_MLA", "FLASHMLA", "FLASHMLA_SPARSE", "FLASH_ATTN_MLA", "PALLAS", "IPEX",
+    "NO_ATTENTION", "FLEX_ATTENTION", "TREE_ATTN", "ROCM_AITER_UNIFIED_ATTN", "CPU_ATTN")
+"""0.11.1's attention backend enum members in declaration order (its refusal lists them so)."""
+
 DELTA = Delta(
     facts={
         # the seed's with SupportsMambaPrefixCaching on the Mamba v1 mixer models (Mamba, FalconMamba, Jamba) and
@@ -1634,6 +1640,13 @@ DELTA = Delta(
               source=f"{_CPU}; ref step-17, 7.6#2, v0.11.1", why="128-token blocks whether or not IPEX is installed"),
         patch("scheduler.non-causal-blocks-cp", message=_NOT_CAUSAL, source=f"{_VLLM}; ref step-14, v0.11.1",
               why="vLLM fixed its log's grammar (support, not supports)"),
+        patch("model.multimodal-config-validators", backends=_ATTENTION_BACKENDS_0111,
+              refusal="Unknown attention backend: '{name}'. Valid options are: {ordered}, TORCH_SDPA",
+              source="vllm/config/multimodal.py MultiModalConfig._validate_mm_encoder_attn_backend "
+              "(vllm/attention/backends/registry.py AttentionBackendEnum[...]), _validate_multimodal_config; "
+              "ref 2.1.1, v0.11.1",
+              why="0.11.1 names the unknown backend and lists the enum in its own order (with CPU_ATTN), ending in "
+              "TORCH_SDPA once more"),
         patch("model.sleep-mode-platform", platforms=("cuda", "rocm"), title="Sleep mode needs CUDA or ROCm",
               source="vllm/config/model.py ModelConfig.__post_init__, vllm/platforms/interface.py "
               "Platform.is_sleep_mode_available; ref 2.1, v0.11.1",

@@ -413,6 +413,12 @@ FIELDS_REMOVED = (
 _TODO = "not yet modelled for 0.34.0 (partial model): "
 
 DROPS: dict[str, str] = {
+    "verify.modelopt-checkpoint-warning": "0.34.0's ModelOpt config classes no longer warn that the format is "
+    "experimental (vllm/model_executor/layers/quantization/modelopt.py has no such log)",
+    "engine-args.compilation-flag-given-twice": "0.34.0 refuses them with engine-args.capture-sizes-given-twice "
+    "(vllm/engine/arg_utils.py:2872-2884; no --cuda-graph-sizes)",
+    "model.multimodal-config-validators": "0.34.0's MultiModalConfig validators are model.multimodal-config-checks "
+    "(vllm/config/multimodal.py:495-541)",
     "engine-args.tp-divisible-by-dcp": "create_engine_config no longer asserts it in 0.34.0; ParallelConfig's "
     "_validate_parallel_config raises it (vllm/config/parallel.py:641, parallel.dcp-divides-tp)",
     "cpu.block-size-default": "0.34.0's CPU hook picks no default block size (CacheConfig's 64 stays; "

@@ -1317,11 +1317,11 @@ DELTA = Delta(
     facts={"checked_by_rules": ["cache_config.cache_dtype", _SC + "method", "parallel_config.distributed_executor_backend"],
            "unmodelled_values": {_SC + "method": _UNMODELLED_METHODS},
            "refused_values": {_SC + "method": [m for m in get_args(SpeculativeMethod) if m not in _SPECULATIVE_METHODS]}},
-    replace=(data_parallel_lb, data_parallel_lb_check, unsupported_feature, capture_sizes_given_twice),
+    replace=(data_parallel_lb, data_parallel_lb_check, unsupported_feature),
     add=(default_mm_loras_need_multimodal, kda_prefill_backend_platform, mamba_backend_enum,
          mamba_stochastic_rounding_platform,
          profiler_options_checks, nvfp4_kv_cache_mla, attention_backend_given_twice, flashinfer_autotune_given_twice,
-         speculative_config_undeclared, cache_dtype_known, custom_ops_conflicting,
+         capture_sizes_given_twice, speculative_config_undeclared, cache_dtype_known, custom_ops_conflicting,
          detailed_traces_need_otlp, mamba_ssu_algorithm_backend, speculative_verify_args, validate_environ,
          cache_config_fields, scheduler_config_fields, speculative_method_known, executor_backend_class,
          # issue 30's coverage cases (k###)

@@ -583,28 +583,54 @@ def cache_sliding_window(c: Mapping[str, Any]) -> RuleResult:
 _DSV4 = ("DeepseekV4ForCausalLM", "DeepseekV4ForConditionalGeneration", "DeepseekV41ForCausalLM")
 
 
+_SPARSE_BLOCK_KV = (16, 8)
+"""vllm/model_executor/kernels/attention/dsa/sparse_mqa_logits.py SPARSE_BLOCK_KV_CHOICES."""
+_DEEP_SELECT_ALIGN = (1024, 32)
+"""DeepSelect's row-stride alignment on SM 10.x, input and output bytes (its get_alignment_requirement)."""
+
+
+def indexer_sparse_logits_supported(c: Mapping[str, Any]) -> bool:
+    """``_indexer_sparse_logits_supported``: a two-level (candidate block) model on SM 10.x without decode or prefill
+    context parallelism and with a DeepSelect top-k backend, whose candidate block size a sparse block size divides
+    and whose sparse logits and top-k rows DeepSelect's strides accept (bf16 logits, int32 indices). DeepGEMM's
+    sparse MQA kernels and the DeepSelect extension are taken as present on SM 10.x (the wheel ships both)."""
+    block = _other(c, "candidate_block_size", 0, text=True) or 0
+    topk_blocks = _other(c, "candidate_topk_blocks", 0, text=True) or 0
+    if block <= 0 or topk_blocks <= 0 or not _family(c, 10) or c["parallel_config.decode_context_parallel_size"] > 1 \
+            or c["parallel_config.prefill_context_parallel_size"] > 1 \
+            or c["kernel_config.sparse_indexer_topk_backend"] not in ("auto", "deep_select"):
+        return False
+    if not any(block % size == 0 for size in _SPARSE_BLOCK_KV):
+        return False
+    cols, topk = topk_blocks * block, c[_HT + "index_topk"] or 0
+    in_align, out_align = _DEEP_SELECT_ALIGN
+    return cols < 2**23 and (cols * 2) % in_align == 0 and topk <= 4096 and (topk * 4) % out_align == 0
+
+
 @rule(
     "models.deepseek-v4-indexer",
-    title="DeepSeek-V4: the sparse-logits indexer where supported (never without DeepGEMM's sparse MQA kernels); "
-    "indexer logits in BF16 on SM 10.x, FP32 elsewhere",
+    title="DeepSeek-V4: the sparse-logits indexer where it can run; indexer logits in BF16 on SM 10.x, FP32 elsewhere",
     phase="model",
     kind="default",
     reads=(*models.ON_READS, "attention_config.indexer_sparse_logits", "attention_config.indexer_logits_dtype",
-           "platform.kind", "platform.capability"),
+           "platform.kind", "platform.capability", _HT + "other", _HT + "index_topk",
+           "parallel_config.decode_context_parallel_size", "parallel_config.prefill_context_parallel_size",
+           "kernel_config.sparse_indexer_topk_backend"),
     writes=("attention_config.indexer_sparse_logits", "attention_config.indexer_logits_dtype"),
     source=f"{_SRC} DeepseekV4ForCausalLMConfig.verify_and_update_config (751-760), _indexer_sparse_logits_supported "
-    f"(711-748: has_deep_gemm_sparse_mqa and has_deep_select, vllm/utils/deep_gemm.py), "
+    f"(711-748; pick_sparse_block_kv, check_deep_select_layout: "
+    f"vllm/model_executor/kernels/attention/dsa/sparse_mqa_logits.py:43-73, 173-181), "
     f"_set_deepseek_indexer_logits_dtype (68-77); {_REF}",
 )
 def deepseek_v4_indexer(c: Mapping[str, Any]) -> RuleResult:
-    """An unset ``indexer_sparse_logits`` becomes whether the sparse-logits indexer can run: it needs DeepGEMM's
-    sparse MQA kernels and DeepSelect, which postinit takes as absent (the installation's, as on the reference
-    machine), so False; a value the user gave stays. The logits dtype follows the GPU family as for V3.2."""
+    """An unset ``indexer_sparse_logits`` becomes whether the sparse-logits indexer can run
+    (:func:`indexer_sparse_logits_supported`); a value the user gave stays. The logits dtype follows the GPU family
+    as for V3.2."""
     if not models.step2_on(c, *_DSV4):
         return None
     out: dict[str, Any] = {}
     if c["attention_config.indexer_sparse_logits"] is None:
-        out["attention_config.indexer_sparse_logits"] = False
+        out["attention_config.indexer_sparse_logits"] = indexer_sparse_logits_supported(c)
     if c["attention_config.indexer_logits_dtype"] == "auto":
         out["attention_config.indexer_logits_dtype"] = "bfloat16" if _family(c, 10) else "float32"
     return out or None
@@ -659,8 +685,86 @@ def gptoss_mxfp4(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+# =========================================================================== Kimi-K3 (config.py:788-816)
+
+@rule(
+    "models.kimi-k3-mxfp4",
+    title="Kimi-K3: compressed-tensors MXFP4 experts quantize with the mxfp4 method",
+    phase="model_config",
+    kind="override",
+    reads=(*models.ON_READS, _H + "quantization_config", _H + "text_config"),
+    writes=(_H + "quantization_config",),
+    source=f"{_SRC} KimiK3ForConditionalGenerationConfig.verify_and_update_model_config (788-816; the composite "
+    f"KimiK3Config carries the text config's quantization_config, vllm/transformers_utils/configs/kimi_k3.py:133-134); "
+    f"{_REF}",
+)
+def kimi_k3_mxfp4(c: Mapping[str, Any]) -> RuleResult:
+    """A ``compressed-tensors`` config of format ``mxfp4-pack-quantized`` becomes ``mxfp4`` (Mxfp4Config and its
+    full MoE backend set); any other checkpoint is left alone. The composite config holds the text config's
+    quantization_config, so the renamed dict is the model's."""
+    if not models.step2_on(c, "KimiK3ForConditionalGeneration", "KimiK3MTPModel"):
+        return None
+    quant = c[_H + "quantization_config"]
+    if quant is None:
+        quant = (c[_H + "text_config"] or {}).get("quantization_config")
+    if isinstance(quant, dict) and quant.get("quant_method") == "compressed-tensors" \
+            and quant.get("format") == "mxfp4-pack-quantized":
+        return {_H + "quantization_config": {**quant, "quant_method": "mxfp4"}}
+    return None
+
+
+# =========================================================================== RoPE names of remote config classes
+
+_ROPE_ALIASES = (("rope_theta", ("rotary_emb_base",)), ("partial_rotary_factor", ("rotary_pct", "rotary_emb_fraction")))
+
+
+def _remote_config_class(c: Mapping[str, Any]) -> str | None:
+    """The config class of a checkpoint whose config.json names remote code (``auto_map.AutoConfig``), trusted."""
+    if not c[_M + "trust_remote_code"]:
+        return None
+    amap = _other(c, "auto_map")
+    ref = amap.get("AutoConfig") if isinstance(amap, dict) else None
+    return str(ref).rsplit(".", 1)[-1] if ref else None
+
+
+@rule(
+    "models.rope-deprecated-names",
+    title="A remote config class naming RoPE settings by their old names (rotary_emb_base, ...) is warned about",
+    phase="model_config",
+    kind="check",
+    reads=("model_config", _M + "trust_remote_code", _H + "other", _H + "rope_theta", _H + "partial_rotary_factor",
+           _H + "rotary_emb_base", _H + "rotary_emb_fraction"),
+    source="vllm/transformers_utils/config.py patch_rope_parameters (701-709; getattr_iter(warn=True), "
+    f"vllm/config/utils.py:133-158); {_REF}",
+    level="warning",
+)
+def rope_deprecated_names(c: Mapping[str, Any]) -> RuleResult:
+    """vLLM reads ``rope_theta`` and ``partial_rotary_factor`` under their old names too, and warns (once per name)
+    when the config object has only an old one. Which attributes the config object has is its class's: postinit
+    knows it for a trusted remote config class (a plain class of its own, holding config.json's keys as given);
+    a transformers class may define the new names itself, so none is warned about there."""
+    if not c["model_config"]:
+        return None
+    cls = _remote_config_class(c)
+    if cls is None:
+        return None
+    other = c[_H + "other"] or {}
+    lines = []
+    for new, olds in _ROPE_ALIASES:
+        if c[_H + new] is not None or new in other:
+            continue
+        for old in olds:
+            present = other.get(old) if old == "rotary_pct" else c[_H + old]
+            if present is not None or old in other:
+                lines.append(f"{cls} contains a deprecated attribute name '{old}'. Please use the preferred "
+                             f"attribute name '{new}' instead.")
+                break
+    return Outcome({}, message="\n".join(lines)) if lines else None
+
+
 MODEL_CONFIG_HOOKS = ("models.alice-ai-checkpoint", "models.alice-ai-mtp-ignored", "models.llama-bidirectional",
-                      "models.embedding-gemma2-matryoshka", "models.jina-embeddings-v5-encoder", "models.deepseek-v4-fp8", "models.gptoss-mxfp4")
+                      "models.embedding-gemma2-matryoshka", "models.jina-embeddings-v5-encoder", "models.deepseek-v4-fp8", "models.gptoss-mxfp4",
+                      "models.kimi-k3-mxfp4")
 """The rule ids of this module run by ModelConfig._try_verify_and_update_model_config (in order)."""
 VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dtype", "models.longcat-ngram-compilation",
                      "models.glm-moe-dsa", "models.mistral-large4", "models.gemma4-attention",
@@ -676,7 +780,7 @@ DELTA = Delta(
          longcat_ngram_compilation, glm_moe_dsa, gemma4_attention, mistral_large4, embedding_gemma2_matryoshka,
          embedding_gemma2_backend, embedding_gemma2_max_model_len, diffusion_gemma_attention, diffusion_gemma_config,
          diffusion_gemma_max_num_seqs, diffusion_gemma_generation_cap, jina_embeddings_v5_encoder,
-         deepseek_v4_indexer, deepseek_v4_fp8, gptoss_mxfp4),
+         deepseek_v4_indexer, deepseek_v4_fp8, gptoss_mxfp4, kimi_k3_mxfp4, rope_deprecated_names),
     replace=(is_deepseek_mla, cache_sliding_window),
 )
 """The model-hook part of vLLM 0.34.0's delta over 0.11.1."""

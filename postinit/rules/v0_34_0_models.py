@@ -1081,46 +1081,6 @@ def draft_max_position_embeddings(c: Mapping[str, Any]) -> RuleResult:
     return Outcome.log(draft=draft, target=target)
 
 
-_ROPE_ALIASES = (("rope_theta", "rotary_emb_base"), ("partial_rotary_factor", "rotary_pct", "rotary_emb_fraction"))
-"""The names ``patch_rope_parameters`` reads RoPE's base and rotary fraction under, the preferred one first."""
-
-
-@rule(
-    "model.rope-deprecated-attribute-names",
-    title="A remote-code config's legacy RoPE attribute names (rotary_emb_base, ...) are warned about",
-    phase="model_config",
-    kind="check",
-    reads=("model_config", _H + "rope_theta", _H + "rotary_emb_base", _H + "partial_rotary_factor",
-           _H + "rotary_emb_fraction", _H + "other"),
-    source="vllm/transformers_utils/config.py patch_rope_parameters (701-719: getattr_iter(..., warn=True), "
-    "vllm/config/utils.py:133-158), run by get_config as ModelConfig loads the config; ref v0.34.0",
-    message="<class> contains a deprecated attribute name '<name>'. Please use the preferred attribute name "
-    "'<preferred>' instead.",
-    level="warning",
-)
-def rope_deprecated_attribute_names(c: Mapping[str, Any]) -> RuleResult:
-    """Older custom models name RoPE's base and rotary fraction their own way; vLLM takes them under the standard
-    names and warns once per legacy name it used. Judged only for a remote-code config (auto_map's AutoConfig
-    names the class): its attributes are its config.json's keys, where a transformers class may define the
-    standard name itself."""
-    other = c[_H + "other"] or {}
-    auto_map = other.get("auto_map")
-    auto = auto_map.get("AutoConfig") if isinstance(auto_map, Mapping) else None
-    if not c["model_config"] or not isinstance(auto, str):
-        return None
-    cls = auto.rsplit(".", 1)[-1]
-    said = []
-    for names in _ROPE_ALIASES:
-        for i, name in enumerate(names):
-            value = other.get(name) if name == "rotary_pct" else c[_H + name]
-            if value is not None:
-                if i:
-                    said.append(f"{cls} contains a deprecated attribute name '{name}'. Please use the preferred "
-                                f"attribute name '{names[0]}' instead.")
-                break
-    return Outcome(message="\n".join(said)) if said else None
-
-
 _TOKENIZER_MODES = {
     "Alpamayo2Super": "alpamayo2_super", "MoonshotKimiaForCausalLM": "kimi_audio",
     "KimiK3ForConditionalGeneration": "kimi_k3", "KimiK31ForConditionalGeneration": "kimi_k3",
@@ -1755,7 +1715,7 @@ DELTA = Delta(
     add=(sleep_mode_cumem_allocator, deprecated_quantization, pooler_logit_sigma_nonzero, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
          mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
          draft_decode_context_parallel_size, suffix_default_tokens, limit_max_model_len_to_draft, mtp_reused_layer, tokenizer_mode_default,
-         draft_max_position_embeddings, rope_deprecated_attribute_names, ec_transfer_role_required,
+         draft_max_position_embeddings, ec_transfer_role_required,
          spec_flags_given_twice, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
          speculative_lookahead_slots, watermark_speculative,
          mamba_chunked_prefill_required, mamba_stochastic_rounding_needs_fp16, kda_recoverssm, replayssm_supported),

@@ -377,8 +377,35 @@ def quant_act_dtype(c: Mapping[str, Any], *,
 
 
 
+@rule(
+    "verify.modelopt-checkpoint-warning",
+    title="A ModelOpt FP8 / NVFP4 checkpoint's quantization config warns that the format is experimental",
+    phase="verify",
+    kind="check",
+    reads=("quant_config", "quant_config.method", *_QREADS),
+    source=f"{_VLLM}._get_quantization_config (get_quant_config builds it first), "
+    "vllm/model_executor/layers/quantization/modelopt.py ModelOptFp8Config / ModelOptNvFp4Config __init__; ref step-6",
+    message="Detected ModelOpt {kind} checkpoint. Please note that the format is experimental and could change{tail}.",
+    level="warning",
+)
+def modelopt_checkpoint_warning(c: Mapping[str, Any]) -> RuleResult:
+    """The config class warns when the checkpoint is serialized in its format (``quant_algo`` FP8 / NVFP4, in
+    hf_quant_config.json's nested ``quantization`` or flat)."""
+    method = c["quant_config.method"]
+    if not c["quant_config"] or method not in ("modelopt", "modelopt_fp4"):
+        return None
+    cfg = _hf_quant_cfg(c) or {}
+    inner = cfg.get("quantization")
+    algo = str((inner if isinstance(inner, Mapping) else cfg).get("quant_algo", "") or "")
+    if method == "modelopt" and "FP8" in algo:
+        return Outcome.log(kind="fp8", tail="")
+    if method == "modelopt_fp4" and "NVFP4" in algo:
+        return Outcome.log(kind="NVFP4", tail=" in future")
+    return None
+
+
 QUANTIZATION_CONFIG = sequence(
-    "verify.quantization-config", quant_capability, quant_act_dtype,
+    "verify.quantization-config", modelopt_checkpoint_warning, quant_capability, quant_act_dtype,
     title="_get_quantization_config: the GPU's capability, then the model dtype",
     source=f"{_VLLM}._get_quantization_config; ref step-6",
 )

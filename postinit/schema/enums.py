@@ -167,12 +167,15 @@ class CUDAGraphMode(enum.Enum):
 
     @classmethod
     def parse(cls, value: Any) -> CUDAGraphMode:
-        """Accept the enum or a member name (case-insensitive)."""
+        """Accept the enum, a member name (case-insensitive) or a member's int value (pydantic's enum validation in
+        vLLM: ``-O '{"cudagraph_mode": 1}'`` is PIECEWISE)."""
         if isinstance(value, cls):
             return value
         if isinstance(value, str):
             result: CUDAGraphMode = _by_name(cls, value)
             return result
+        if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1, 2):
+            return cls(value)
         raise PydanticCustomError(
             "cudagraph_mode",
             "CUDAGraphMode must be one of {names}, got {type}",

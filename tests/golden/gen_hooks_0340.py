@@ -175,24 +175,44 @@ argv("mamba-block-size", "Mamba with prefix caching and --mamba-block-size 64", 
      ["models/mamba_0340", "--enable-prefix-caching", "--mamba-block-size", "64"])
 argv("qwen3-reranker-converted", "Qwen3 reranker already converted (is_original_qwen3_reranker false)", ["1276"],
      ["models/qwen3_reranker", *hf({"is_original_qwen3_reranker": False})])
-argv("nomic-gelu", "NomicBert with a gelu MLP", ["1209"], ["models/nomic", *hf({"activation_function": "gelu"})])
-argv("jina-roberta-eager", "Jina XLM-RoBERTa (rotary) with --enforce-eager", ["964", "974"],
-     ["models/jina_xlm_roberta", "--enforce-eager"])
+argv("nomic-gelu", "NomicBert (its remote config class) with a gelu MLP", ["1209"],
+     ["models/nomic", "--trust-remote-code", *hf({"activation_function": "gelu"})])
+argv("jina-roberta-eager", "Jina XLM-RoBERTa (rotary, remote config class) with --enforce-eager", ["964", "974"],
+     ["models/jina_xlm_roberta", "--trust-remote-code", "--enforce-eager"])
 argv("jina-roberta-compiled", "Jina XLM-RoBERTa (rotary) compiled: max_position rounded up to 8", ["964", "974"],
-     ["models/jina_xlm_roberta"])
+     ["models/jina_xlm_roberta", "--trust-remote-code"])
 argv("alice-eagle3", "AliceAI with EAGLE-3 speculative decoding (auxiliary hidden states)", ["60", "61"],
      [ALICE, "--speculative-config", json.dumps({"method": "eagle3", "model": "models/llama_draft",
                                                  "num_speculative_tokens": 2})])
 
 
+# ---------------------------------------------------------------- KimiK3ForConditionalGenerationConfig (config.py:788-816)
+argv("kimi-k3-default", "Kimi-K3 (bf16 checkpoint): no quantization to reroute", ["805", "811"], ["models/kimi_k3"])
+argv("kimi-k3-mxfp4", "Kimi-K3 with compressed-tensors mxfp4-pack-quantized experts: the mxfp4 method",
+     ["805", "811"], ["models/kimi_k3_mxfp4"])
+
+argv("jina-roberta-absolute", "Jina XLM-RoBERTa with absolute positions: no rotary kwargs", ["964"],
+     ["models/jina_xlm_roberta", "--trust-remote-code", *hf({"position_embedding_type": "absolute"})])
+argv("nomic-swiglu", "NomicBert (its remote config class) as shipped: swiglu", ["1209"],
+     ["models/nomic", "--trust-remote-code"])
+argv("qwen3-reranker-original", "Qwen3 reranker as shipped (is_original_qwen3_reranker true)", ["1276"],
+     ["models/qwen3_reranker"])
+argv("mamba-cache-mode-align", "Mamba with prefix caching and --mamba-cache-mode align", ["1095"],
+     ["models/mamba_0340", "--enable-prefix-caching", "--mamba-cache-mode", "align"])
+
+argv("dsv4-b200-sparse", "DeepSeek-V4 on SM100 with candidate blocks DeepSelect accepts: the sparse-logits indexer",
+     ["720", "738", "756"], [DSV4, *hf({"candidate_block_size": 64, "candidate_topk_blocks": 8})],
+     platform="cuda:100")
+argv("dsv4-b200-dcp", "DeepSeek-V4 on SM100 with candidate blocks and DCP 2: no sparse-logits indexer", ["720"],
+     [DSV4, "-tp", "2", "--decode-context-parallel-size", "2",
+      *hf({"candidate_block_size": 64, "candidate_topk_blocks": 8})], platform="cuda:100")
+argv("dsv4-sparse-given", "DeepSeek-V4 with --attention-config indexer_sparse_logits false", ["756"],
+     [DSV4, "--attention-config", json.dumps({"indexer_sparse_logits": False}),
+      *hf({"candidate_block_size": 64, "candidate_topk_blocks": 8})], platform="cuda:100")
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
-NOT_WRITTEN: dict[str, str] = {
-    "h060-nomic-gelu": "postinit's max_model_len of the NomicBert fixture without --max-model-len is 8192 where vLLM "
-    "0.34.0 takes 2048 (the fixture's remote NomicBertConfig), a difference outside the hook",
-    "h061-jina-roberta-eager": "the fixture is not the remote XLMRobertaFlashConfig, so vLLM's config-class assertion "
-    "fails; postinit does not model the transformers class (models.jina-roberta-rotary)",
-    "h062-jina-roberta-compiled": "as h061",
-}
+NOT_WRITTEN: dict[str, str] = {}
 
 
 def main() -> int:

@@ -89,6 +89,7 @@ USAGE = {"OPENAI_API_SERVER": "serve", "LLM_CLASS": "llm", "ENGINE_CONTEXT": "en
 NOT_COMPARED: Mapping[str, str] = {
     "model_config.model": "the fixture's path in the oracle's checkout (models/x; here the fixture's directory)",
     "model_config.tokenizer": "the fixture's path in the oracle's checkout",
+    "model_config.hf_config_path": "the fixture's path in the oracle's checkout (--hf-config-path models/x)",
     "model_config.served_model_name": "the fixture's path in the oracle's checkout",
     "speculative_config.model": "the draft fixture's path in the oracle's checkout",
 }
@@ -161,6 +162,17 @@ KNOWN_MISSING_LOGS: Mapping[str, str] = {
         "EngineArgs.__post_init__ logs this for every argv case; postinit's env facts are VLLM_* "
         "variables and do not include huggingface_hub's offline switch"
     ),
+    "Error retrieving safetensors: Cannot reach https://huggingface.co/models/X/resolve/main/model.safetensors: "
+    "offline mode is enabled. To disable it, please unset the `HF_HUB_OFFLINE` environment variable., retrying N "
+    "of N": (
+        "a config.json without torch_dtype makes vLLM read the checkpoint's safetensors metadata; the fixture "
+        "directory has no weights, so it asks the Hub, which the oracle's HF_HUB_OFFLINE=1 refuses (n283); "
+        "postinit does not read weights' metadata and knows nothing of the Hub"
+    ),
+    "Error retrieving safetensors: Cannot reach https://huggingface.co/models/X/resolve/main/model.safetensors: "
+    "offline mode is enabled. To disable it, please unset the `HF_HUB_OFFLINE` environment variable.": (
+        "the same lookup's last retry (n283)"
+    ),
 }
 """vLLM log texts (``norm_log``, fixture names as ``X``) postinit does not produce -> why. In docs/divergences.md."""
 
@@ -176,18 +188,6 @@ def fixture_path(name: str, models: str | None = None) -> str:
         return name
     bare = name.removeprefix("models/")
     return f"{models}/{bare}" if models is not None else str(MODELS_DIR / bare)
-
-
-_JSON_FIXTURE = re.compile(r'"(models/[\w.-]+)"')
-
-
-def _json_fixtures(arg: str, models: str | None) -> str:
-    """A JSON-valued flag's fixture paths (``--speculative-config '{"model": "models/llama_draft"}'``) as
-    :func:`fixture_path` gives them: the oracle ran where ``models/`` held the fixtures."""
-    if not arg.lstrip().startswith("{"):
-        return arg
-    return _JSON_FIXTURE.sub(lambda m: json.dumps(fixture_path(m.group(1), models))
-                             if (MODELS_DIR / m.group(1).removeprefix("models/")).is_dir() else m.group(0), arg)
 
 
 def platform_of(gc: GoldenCase) -> Platform:
@@ -214,8 +214,16 @@ def inputs_of(gc: GoldenCase, models: str | None = None, version: str = versions
     plat = platform_of(gc)
     env = {k: v for k, v in (case.get("env") or {}).items()}
     if gc.argv_mode:
-        argv = [fixture_path(a, models) if a.startswith("models/") else _json_fixtures(a, models)
-                for a in case["argv"]]
+        argv = [fixture_path(a, models) if a.startswith("models/") else a for a in case["argv"]]
+        for i, a in enumerate(argv[:-1]):  # a draft fixture in --speculative-config's JSON, like the target's
+            if a == "--speculative-config" and argv[i + 1].startswith("{"):
+                try:
+                    spec = json.loads(argv[i + 1])
+                except ValueError:
+                    continue
+                if isinstance(spec, dict) and isinstance(spec.get("model"), str) \
+                        and spec["model"].startswith("models/") and (MODELS_DIR / spec["model"][7:]).is_dir():
+                    argv[i + 1] = json.dumps({**spec, "model": fixture_path(spec["model"], models)})
         return None, {"argv": argv, "usage": USAGE[case.get("usage_context", "OPENAI_API_SERVER")],
                       "platform": plat, "env": env}
     config: dict[str, Any] = {}
@@ -255,6 +263,10 @@ def run(gc: GoldenCase, models: str | None = None, **kw: Any) -> postinit.Resolu
 
 
 def _norm(path: str, value: Any) -> Any:
+    if isinstance(value, str) and _ABS_FIXTURE.fullmatch(value):
+        return "models/" + value.rsplit("/", 1)[1]  # a fixture directory postinit was given (vLLM: models/x)
+    if isinstance(value, dict):
+        return {k: _norm(f"{path}.{k}", v) for k, v in value.items()}
     if path == "optimization_level" and isinstance(value, str) and value[:1] == "O":
         return int(value[1:])  # 0.34.0's OptimizationLevel enum, reported by name (O0..O3)
     if isinstance(value, str) and value.startswith("device(type='"):
@@ -295,6 +307,7 @@ class Comparison:
 
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_ABS_FIXTURE = re.compile(r"/\S*/tests/golden/models/[\w.-]+")
 _FIXTURE_PATH = re.compile(r"(?:models|fixtures)/[\w.-]+|/\S*/tests/golden/models/[\w.-]+")
 
 
@@ -574,7 +587,7 @@ def _compare_fields(cmp: Comparison, state: Mapping[str, Any], oracle_prefix: st
                 skip.append(f.opath)
         else:
             ours = jsonable(state[f.path])
-            if ours != f.value:
+            if ours != f.value and _norm(f.path, ours) != f.value:  # a fixture path postinit was given
                 cmp.mismatches[f.opath] = (ours, f.value)
 
 

@@ -131,3 +131,79 @@ def test_0340_seed_warning_and_head_dtype() -> None:
     r = postinit.resolve(argv=[*LLAMA, "--hf-overrides", '{"head_dtype": "float32"}'], platform="h100",
                          vllm_version="0.34.0")
     assert r.config.model_config is not None and r.config.model_config.head_dtype == "float32"
+
+
+# ---- the session of 2026-12-06 (n170-n293)
+
+
+def test_compilation_flag_given_twice_refused_in_create_engine_config() -> None:
+    """n171, n173, n055: a dedicated compilation flag beside the same key in -O is refused after the sub-configs
+    create_engine_config builds first (the parser records it; the rule raises it)."""
+    on = {"usage.via_engine_args": True, "usage.given_twice": ["max_cudagraph_capture_size"]}
+    assert _message(engine_args.compilation_flag_given_twice(state(on))) == \
+        "max_cudagraph_capture_size and compilation_config.max_cudagraph_capture_size are mutually exclusive"
+    assert engine_args.compilation_flag_given_twice(state({"usage.via_engine_args": True})) is None
+    r = postinit.resolve(argv=[*LLAMA, "--cudagraph-capture-sizes", "8", "-O", '{"cudagraph_capture_sizes": [4]}'],
+                         platform="h100")
+    assert r.error is not None and "cudagraph_capture_sizes and compilation_config.cudagraph_capture_sizes" in str(
+        r.error)
+
+
+def test_tensorizer_config_built_for_the_tensorizer_loader() -> None:
+    """n183: the model directory as tensorizer_dir, and the extra config's TensorizerConfig keys copied."""
+    s = state({"usage.via_engine_args": True, "model_config": True, "model_config.model": "m",
+               "load_config.load_format": "tensorizer",
+               "load_config.model_loader_extra_config": {"tensorizer_uri": "u", "other": 1}})
+    out = engine_args.tensorizer_config(s)
+    assert out == {"load_config.model_loader_extra_config": {
+        "tensorizer_uri": "u", "other": 1, "tensorizer_config": {"tensorizer_dir": "m", "tensorizer_uri": "u"}}}
+    assert engine_args.tensorizer_config(state({"usage.via_engine_args": True, "model_config": True})) is None
+
+
+def test_multimodal_config_validators_and_limits() -> None:
+    """n202-n205: per-modality limit options, the backend by enum name, an unknown backend and a shm size without
+    the shm cache refused (0.11.1 with its own text)."""
+    mm = {"model_config": True, "model_config.is_multimodal_model": True}
+    bad = {**mm, "model_config.multimodal_config": {"mm_encoder_attn_backend": "nope", "mm_processor_cache_type": "lru",
+                                                    "mm_shm_cache_max_object_size_mb": 128}}
+    assert (_message(model_config.multimodal_config_validators(state(bad))) or "").startswith(
+        "Invalid mm encoder attention backend. Expected one of: CUTLASS_MLA,")
+    shm = {**mm, "model_config.multimodal_config": {"mm_processor_cache_type": "lru",
+                                                    "mm_shm_cache_max_object_size_mb": 64}}
+    assert "should only be set when" in (_message(model_config.multimodal_config_validators(state(shm))) or "")
+    assert model_config._dummy_options("video", {"count": 1, "num_frames": 8}) == \
+        {"count": 1, "num_frames": 8, "width": None, "height": None}
+    assert model_config._dummy_options("image", 2) == {"count": 2, "width": None, "height": None}
+    assert model_config._dummy_options("text", {"count": 1}) == {"count": 1}
+
+
+def test_sentence_transformers_found_records() -> None:
+    """n282: vLLM logs finding modules.json, its Pooling module and sentence_bert_config.json."""
+    st = {"model_config": True, "model_config.runner": "auto", "model_config.hf_config.st_normalize": False,
+          "model_config.hf_config.st_pooling_type": "MEAN", "model_config.hf_config.st_max_seq_length": 512}
+    assert isinstance(model_config.st_modules_found(state(st)), Outcome)
+    assert isinstance(model_config.st_pooling_found(state(st)), Outcome)
+    assert isinstance(model_config.st_tokenize_found(state(st)), Outcome)
+    assert model_config.st_modules_found(state({"model_config": True})) is None
+    assert model_config.st_tokenize_found(state({"model_config": True})) is None
+
+
+def test_mtp_n_predict_must_divide_more_tokens() -> None:
+    """n256: 3 tokens over 2 MTP layers of the target's checkpoint are refused; 4 are not."""
+    base = {"speculative_config": True, "speculative_config.method": "mtp", "speculative_config.model": "m",
+            "model_config": True, "model_config.model": "m", "model_config.hf_config.model_type": "deepseek_v3",
+            "model_config.hf_config.num_nextn_predict_layers": 2}
+    assert _message(speculative.mtp_n_predict_divides(state({**base, "speculative_config.num_speculative_tokens": 3}))) \
+        == "num_speculative_tokens:3 must be divisible by n_predict=2"
+    assert speculative.mtp_n_predict_divides(state({**base, "speculative_config.num_speculative_tokens": 4})) is None
+
+
+def test_modelopt_checkpoint_warning() -> None:
+    """n192, n193: the ModelOpt config classes warn that the checkpoint format is experimental."""
+    from postinit.rules import verify
+
+    fp8 = {"model_config": True, "quant_config": True, "quant_config.method": "modelopt",
+           "model_config.hf_config.quantization_config": {"quantization": {"quant_algo": "FP8"}}}
+    out = verify.modelopt_checkpoint_warning(state(fp8))
+    assert isinstance(out, Outcome)
+    assert verify.modelopt_checkpoint_warning(state({**fp8, "quant_config.method": "fp8"})) is None

@@ -629,7 +629,7 @@ def test_draft_tensor_parallel_size(method: str, draft: int | None, tp: int, exp
 def test_mtp_draft_architecture(model_type: str, archs: list[str], method: str, expected: str | None) -> None:
     """The MTP draft's ModelConfig logs its architecture from hf_config_override (golden 33-mtp-deepseek)."""
     from postinit.rules.speculative import mtp_draft_architecture
-    s = state({**_SPEC, "speculative_config.method": method, "model_config": True,
+    s = state({**_SPEC, "speculative_config.method": method, "model_config": True, "speculative_config.model": "m",
                "model_config.hf_config.model_type": model_type, "model_config.hf_config.architectures": archs})
     got = decide(mtp_draft_architecture, s)
     assert not got.changes

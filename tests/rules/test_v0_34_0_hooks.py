@@ -141,6 +141,22 @@ def test_deepseek_v4_indexer_and_fp8() -> None:
     assert r034("deepseek_v4_fp8").state["model_config.quantization"] == "deepseek_v4_fp8"
 
 
+@pytest.mark.parametrize(("blocks", "argv", "expected"), [
+    ({"candidate_block_size": 64, "candidate_topk_blocks": 8}, [], True),
+    ({"candidate_block_size": 64, "candidate_topk_blocks": 4}, [], False),  # 512 B logits rows: not 1024-aligned
+    ({"candidate_block_size": 24, "candidate_topk_blocks": 8}, [], False),
+    ({"candidate_block_size": 64, "candidate_topk_blocks": 8}, ["-tp", "2", "--decode-context-parallel-size", "2"],
+     False),
+])
+def test_deepseek_v4_sparse_logits_indexer_where_deep_select_runs(blocks: dict[str, int], argv: list[str],
+                                                                  expected: bool) -> None:
+    """indexer_sparse_logits_supported: SM 10.x, no context parallelism, a sparse block size dividing the candidate
+    block, DeepSelect's aligned rows."""
+    r = r034("deepseek_v4", [*argv, *hf(blocks)], platform="cuda:10.0")
+    assert r.state["attention_config.indexer_sparse_logits"] is expected
+    assert r.state["attention_config.indexer_logits_dtype"] == "bfloat16"
+
+
 def test_nemotron_h_mamba_ssm_cache_dtype() -> None:
     """nemotron_h_ssm_cache_dtype: float32 by default, the checkpoint's if it names one, the user's kept."""
     assert r034("nemotron_h").state["cache_config.mamba_ssm_cache_dtype"] == "float32"
@@ -175,3 +191,23 @@ def test_diffusion_gemma_defaults() -> None:
     assert r034("diffusion_gemma", ["--max-num-seqs", "4"]).state["scheduler_config.max_num_seqs"] == 4
     fi = r034("diffusion_gemma", ["--attention-backend", "FLASHINFER"])
     assert "FlashInfer does not support DiffusionGemma" in message(fi)
+
+
+def test_kimi_k3_mxfp4_experts() -> None:
+    """kimi_k3_mxfp4: compressed-tensors mxfp4-pack-quantized experts take the mxfp4 method; bf16 is left alone."""
+    assert r034("kimi_k3_mxfp4").state["model_config.quantization"] == "mxfp4"
+    assert r034("kimi_k3").state["model_config.quantization"] is None
+
+
+def test_rope_deprecated_names_of_a_remote_config_class() -> None:
+    """rope_deprecated_names: a trusted remote config class holding rotary_emb_base / rotary_emb_fraction (and no
+    rope_theta / partial_rotary_factor) is warned about once per name; without remote code nothing is said."""
+    warned = [line for t in texts(r034("nomic", ["--trust-remote-code"])) for line in t.splitlines()
+              if "deprecated attribute name" in line]
+    assert warned == ["NomicBertConfig contains a deprecated attribute name 'rotary_emb_base'. Please use the "
+                      "preferred attribute name 'rope_theta' instead.",
+                      "NomicBertConfig contains a deprecated attribute name 'rotary_emb_fraction'. Please use the "
+                      "preferred attribute name 'partial_rotary_factor' instead."]
+    jina = texts(r034("jina_xlm_roberta", ["--trust-remote-code", "--enforce-eager"]))
+    assert sum("XLMRobertaFlashConfig contains a deprecated attribute name" in t for t in jina) == 1
+    assert not any("deprecated attribute name" in t for t in texts(r034("nomic", ["--max-model-len", "2048"])))

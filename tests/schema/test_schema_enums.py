@@ -98,11 +98,17 @@ def test_compilation_mode_rejects(raw: Any) -> None:
         CompilationConfig(mode=raw)
 
 
-@pytest.mark.parametrize("raw", ["FULLY", 2, None.__class__])
+@pytest.mark.parametrize("raw", ["FULLY", 3, -1, True, 2.0, None.__class__])
 def test_cudagraph_mode_rejects(raw: Any) -> None:
-    """Unknown names and non-strings are rejected (ints are not accepted for CUDAGraphMode)."""
+    """Unknown names, other types and ints that are no member's value are rejected."""
     with pytest.raises(ValidationError):
         CompilationConfig(cudagraph_mode=raw)
+
+
+def test_cudagraph_mode_by_value() -> None:
+    """A member's int value is that member, as pydantic's enum validation in vLLM takes it (golden n251)."""
+    assert CompilationConfig(cudagraph_mode=1).cudagraph_mode is CUDAGraphMode.PIECEWISE
+    assert CompilationConfig(cudagraph_mode=0).cudagraph_mode is CUDAGraphMode.NONE
 
 
 def test_enums_in_plain_models() -> None:

@@ -12,6 +12,7 @@ order ``str.join`` sees. This is a fact about the interpreter vLLM ran in, writt
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Generic, TypeVar
 
 __all__ = ["PySet", "str_hash"]
 
@@ -69,19 +70,33 @@ def str_hash(text: str) -> int:
     return -2 if h == -1 else h
 
 
-class PySet:
-    """A set of strings laid out as CPython's ``set`` lays it out (insertion only: no removal is needed here)."""
+K = TypeVar("K", bound=str | int)
+
+
+def key_hash(key: str | int) -> int:
+    """``hash(key)`` for a string (:func:`str_hash`) or an int (CPython: the value modulo 2**61 - 1, -1 -> -2)."""
+    if isinstance(key, str):
+        return str_hash(key)
+    modulus = (1 << 61) - 1
+    h = abs(key) % modulus
+    h = -h if key < 0 else h
+    return -2 if h == -1 else h
+
+
+class PySet(Generic[K]):
+    """A set of strings (or ints) laid out as CPython's ``set`` lays it out (insertion only: no removal is
+    needed here)."""
 
     _LINEAR_PROBES = 9
     _PERTURB_SHIFT = 5
 
-    def __init__(self, items: Iterable[str] = ()) -> None:
-        self._table: list[str | None] = [None] * 8
+    def __init__(self, items: Iterable[K] = ()) -> None:
+        self._table: list[K | None] = [None] * 8
         self._used = 0
         self.update(items)
 
-    def add(self, key: str) -> None:
-        h = str_hash(key)
+    def add(self, key: K) -> None:
+        h = key_hash(key)
         mask = len(self._table) - 1
         perturb = h & ((1 << 64) - 1)
         i = h & mask
@@ -110,8 +125,8 @@ class PySet:
         for key in old:  # set_table_resize re-inserts in the old table's order (no duplicates, no resize)
             self._insert_clean(key)
 
-    def _insert_clean(self, key: str) -> None:
-        h = str_hash(key)
+    def _insert_clean(self, key: K) -> None:
+        h = key_hash(key)
         mask = len(self._table) - 1
         perturb = h & ((1 << 64) - 1)
         i = h & mask
@@ -125,7 +140,7 @@ class PySet:
             perturb >>= self._PERTURB_SHIFT
             i = (i * 5 + 1 + perturb) & mask
 
-    def update(self, items: Iterable[str]) -> None:
+    def update(self, items: Iterable[K]) -> None:
         """``self |= other`` (``set_merge`` for another set: one resize first, then the other's table copied as
         it is, or inserted in its table order), else ``add`` in the iterable's order."""
         if not isinstance(items, PySet):
@@ -146,7 +161,7 @@ class PySet:
         for key in list(items):
             self.add(key)
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[K]:
         return (k for k in self._table if k is not None)
 
     def __len__(self) -> int:

@@ -952,11 +952,11 @@ def _normalise(args: list[str], level: bool = False) -> list[str]:
     return out
 
 
-def _merge(original: dict[str, Any], update: dict[str, Any]) -> PySet:
+def _merge(original: dict[str, Any], update: dict[str, Any]) -> PySet[str]:
     """vLLM's recursive update: dicts merge, lists concatenate, a repeated scalar key is a duplicate.
 
     The duplicates come back as the ``set`` vLLM builds (its table order is the order of its warning's text)."""
-    duplicates = PySet()
+    duplicates: PySet[str] = PySet()
     for key, value in update.items():
         if isinstance(value, dict) and isinstance(original.get(key), dict):
             nested = _merge(original[key], value)
@@ -986,7 +986,7 @@ def _pull_dotted(
     rest: list[str] = []
     dotted: dict[str, _Dotted] = {}
     order: list[str] = []
-    duplicates = PySet()
+    duplicates: PySet[str] = PySet()
     plain_seen: set[str] = set()
     skip = False
     for i, arg in enumerate(args):
@@ -1533,7 +1533,8 @@ def parse_vllm_args(
         _set(config, target, value)
 
     result.warnings.extend(later)
-    _apply_engine_args(config, result, given, lora_given, at_create=version in _GIVEN_TWICE_AT_CREATE)
+    _apply_engine_args(config, result, given, lora_given, at_create=version in _GIVEN_TWICE_AT_CREATE,
+                       cc_at_create=version in _CC_GIVEN_TWICE_AT_CREATE)
 
     if model is not None:
         _set(config, "model_config.model", model)
@@ -1610,6 +1611,11 @@ _GIVEN_TWICE_AT_CREATE = ("0.34.0",)
 """Versions whose create_engine_config itself refuses an EngineArgs field given both as its flag and in its
 sub-config's JSON (a ValueError after the sub-configs it builds first; before them postinit refuses it at the door)."""
 
+_CC_GIVEN_TWICE_AT_CREATE = ("d7fb10c57", "0.11.1", "0.34.0")
+"""Versions whose create_engine_config refuses the dedicated compilation flags (``_MUTUALLY_EXCLUSIVE``) given
+beside the same key in -O itself, after the sub-configs it builds first (vllm/engine/arg_utils.py:1648-1674 at
+d7fb10c57): recorded in ``usage.given_twice`` for the rule (engine-args.compilation-flag-given-twice)."""
+
 _GIVEN_TWICE_EXTRA: tuple[tuple[str, str, str], ...] = (
     ("attention_backend", "attention_config", "backend"),
     ("enable_flashinfer_autotune", "kernel_config", "enable_flashinfer_autotune"),
@@ -1672,6 +1678,7 @@ def _apply_engine_args(
     given: dict[str, _Given],
     lora_given: list[str],
     at_create: bool = False,
+    cc_at_create: bool = False,
 ) -> None:
     """The plain copies ``EngineArgs.create_engine_config`` makes (no derived defaults).
 
@@ -1690,14 +1697,19 @@ def _apply_engine_args(
     if "compilation_config" in given:
         cc_json = _convert(_BY_DEST["compilation_config"], given["compilation_config"])[0]
     both_sizes = "cuda_graph_sizes" in given and "cudagraph_capture_sizes" in given
-    for dest, key, _name in _MUTUALLY_EXCLUSIVE:
+    for dest, key, name in _MUTUALLY_EXCLUSIVE:
         if dest not in given:
             continue
         in_json = key in cc_json and cc_json[key] is not None
-        if in_json or (dest == "cudagraph_capture_sizes" and both_sizes):
-            # create_engine_config refuses it (engine-args.capture-sizes-given-twice), after the sub-configs it
-            # builds first; --cudagraph-capture-sizes finds the value --cuda-graph-sizes just set
+        if in_json and (at_create or cc_at_create):
             result.given_twice.append(dest)
+        elif dest == "cudagraph_capture_sizes" and both_sizes and cc_at_create:
+            result.given_twice.append(dest)  # --cuda-graph-sizes wrote the key first
+        elif in_json or (dest == "cudagraph_capture_sizes" and both_sizes):
+            raise InvalidValueError(
+                f"{name} and compilation_config.{key} are mutually exclusive (set by {given[dest].option} and {given['compilation_config'].option if in_json else '--cuda-graph-sizes'})",
+                path=f"compilation_config.{key}",
+            )
     if "compilation_config" in given:
         # the dedicated flags were written into config before the JSON merge and
         # must win; re-apply them over the JSON value

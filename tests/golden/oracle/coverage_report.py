@@ -25,14 +25,21 @@ whole; in ``vllm/platforms/{interface,cuda,rocm,cpu}.py`` only the platform *hoo
 name the other scope files use as an attribute (``current_platform.check_and_update_config(...)``, ...),
 and the helpers they call (by name).
 
-Reachability on this CPU machine with simulated platforms is decided by ``UNREACHABLE`` below (first
+Reachability on this CPU machine with simulated platforms is decided by the tables below (first
 match wins), never by hand: a site is *unreachable* when its function is never named from the
-resolution entry points (``not-called``), when the oracle answers that function itself (``probe``), when
-its function is a ``typing.overload`` signature or a ``...`` body (``typing``), when one of the conditions it
-runs under (the positive ``if``/``elif``/``while`` tests around it) matches a pattern of the table, or when its
-function (from an anchor statement on) is listed in ``UNREACHABLE_FUNCS`` (a condition its caller tests, e.g.
-the no-Triton CPU model runner of a non-x86 CPU, or an early return where an optional package is missing). A
-reached site is reachable whatever the tables say.
+resolution entry points or from a function they reach and no case runs it (``not-called``; a function of
+the config files the corpus ran counts as called, whoever called it), when the oracle answers that
+function itself (``probe``), when one of the conditions
+it runs under (the positive ``if``/``elif``/``while`` tests around it, and for a branch arc the test it
+takes the true side of) matches a pattern of ``UNREACHABLE``, or when one of the tests whose *false* side
+it is on (``else``/``elif`` of a test, the body of ``if not test``, the false arc of a test) matches
+``UNREACHABLE_ELSE`` (tests that always hold here), or when those tests contradict each other (``dead``: one
+test both needed true and false, or ``a and b`` needed false with each operand needed true). A branch arc out
+of a line that is itself unreachable is unreachable. A site is ``typing`` when its function is a
+``typing.overload`` signature or a ``...`` body, and unreachable for the reason a row of ``UNREACHABLE_FUNCS``
+gives when its function (from an anchor statement on) is listed there (a condition its caller tests, e.g. the
+no-Triton CPU model runner of a non-x86 CPU, or an early return where an optional package is missing). A reached
+site is reachable whatever the tables say.
 """
 
 from __future__ import annotations
@@ -85,7 +92,8 @@ PROBES = {"get_device_capability", "has_device_capability", "get_device_name", "
 UNREACHABLE: list[tuple[str, str, str]] = [
     ("typing", r"^TYPE_CHECKING$|__name__ == .__main__.",
      "type-checking or script-only block, a typing.overload signature or a body of only `...` (a Protocol's)"),
-    ("tpu-xpu", r"\bis_(tpu|xpu|hpu|neuron|out_of_tree)\(\)|\b(tpu|xpu|hpu)\b.*==|==\s*['\"](tpu|xpu|hpu)['\"]",
+    ("tpu-xpu", r"\bis_(tpu|xpu|hpu|neuron|out_of_tree)\(\)|\b(tpu|xpu|hpu)\b.*==|==\s*['\"](tpu|xpu|hpu)['\"]"
+                r"|\bin \[['\"](tpu|xpu|hpu)['\"]\]",
      "TPU / XPU / HPU / out-of-tree platform (the oracle simulates CUDA, ROCm and CPU)"),
     # uses_standalone_cpu_model_runner(): the no-Triton CPU model runner, only on a non-x86 CPU (vllm/platforms/cpu.py)
     ("non-x86", r"CpuArchEnum\.(ARM|POWERPC|S390X|RISCV)|\baarch64\b|\bppc64|\bs390x\b|\b[dD]arwin\b|macos|is_arm"
@@ -98,15 +106,44 @@ UNREACHABLE: list[tuple[str, str, str]] = [
      "S3 / GCS / RunAI object storage or ModelScope (no network)"),
     ("real-gpu", r"torch\.cuda\.is_available\(\)|pynvml|amdsmi|cuda_is_initialized|is_initialized\(\)",
      "a real GPU probe (torch.cuda.is_available() is False here; the oracle simulates the answers)"),
+    ("torch-version", r"\bnot is_torch_equal_or_newer\(\s*['\"]2\.[0-9](\.[0-9a-z.]*)?['\"]\s*\)",
+     "an older torch than every oracle venv's (2.9.0 for the seed and 0.11.1, 2.14.0 for 0.34.0)"),
+    ("field-type", r"\bself\.(kv|ec)_role not in get_args\((KV|EC)Role\)|^self\.num_speculative_tokens <= 0$"
+                   r"|\bself\.disable_by_batch_size < 2$|^value not in \(['\"]binary['\"], ['\"]unpacked['\"]\)$"
+                   r"|^isinstance\(self\.pass_config, dict\)$|^value is not None and len\(value\) == 1 and ['\"],['\"] in "
+                   r"value\[0\]$|not isinstance\(self\.distributed_executor_backend, str\)\s+and not \(",
+     "a value the field's own pydantic type refuses (or converts) before this check runs (Literal kv_role / "
+     "ec_role / compile_cache_save_format / collect_detailed_traces items, whose 'after' validators see only "
+     "valid values; num_speculative_tokens Field(gt=0); disable_by_batch_size Field(ge=2); pass_config arrives as a "
+     "PassConfig; distributed_executor_backend is a str or an Executor class)"),
     ("missing-package", r"^is_nixl_available\(\)$",
      "needs an optional package that is not installed here: NIXL (is_nixl_available()), MoRI with its EPv2 modules "
      "(mori_epv2_unavailable_reason() answers first, vllm/utils/import_utils.py)"),
     ("runtime-caller", r"\bconfig\.watermarking is True|^custom_sampler$",
      "an argument only a runtime caller passes (a request's SamplingParams from the input processor, "
      "custom_sampler=True from the GPU model runner); config resolution calls the function without them"),
+    ("help", r"['\"]--help['\"] in sys\.argv|\bNEEDS_HELP\b",
+     "only with `--help` on the process's own command line (`vllm serve --help` prints the help and exits; the "
+     "oracle's argv is its own)"),
 ]
+
+# (reason id, regex over the test of an ``if``/``while`` whose *else* side a site is on, explanation): tests that
+# are always true here, so their false side never runs. First match wins; checked after UNREACHABLE.
+UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
+    ("torch-version", r"^is_torch_equal_or_newer\(\s*['\"]2\.[0-9](\.[0-9a-z.]*)?['\"]\s*\)$",
+     "(see `torch-version`)"),
+    ("x86-linux", r"^machine in \(['\"]x86_64['\"]|^hasattr\(os, ['\"]sched_getaffinity['\"]\)$",
+     "the false side of an x86-64 / Linux test (this machine is x86-64 Linux: os.sched_getaffinity exists)"),
+    ("always-set", r"^self\.(cache|parallel|scheduler|device|load|structured_outputs|compilation)_config$",
+     "the false side of `if self.<sub>_config:` in VllmConfig.compute_hash: those fields are not Optional and have "
+     "a default factory (pydantic refuses None), and a config dataclass instance is always truthy"),
+]
+
 # reasons that only UNREACHABLE_FUNCS below uses
-FUNC_REASONS: dict[str, str] = {}
+FUNC_REASONS: dict[str, str] = {
+    "abstract": "the model hooks' base class method (raises NotImplementedError at the seed and 0.11.1): every class "
+                "of MODELS_CONFIG_MAP defines its own and none calls super()",
+}
 
 # Whole functions (or their tail from an anchor statement on) that run only under a condition of the table above,
 # tested by their caller, not by a guard of their own: (reason id, file regex, qualname regex, anchor regex over a
@@ -121,6 +158,9 @@ UNREACHABLE_FUNCS: list[tuple[str, str, str, str | None]] = [
     ("missing-package", r"^vllm/config/parallel\.py$", r"^_mori_epv2_unsupported_reason$", r"^if not validated_arch"),
     # called only from the tail of _mori_epv2_unsupported_reason above
     ("missing-package", r"^vllm/config/parallel\.py$", r"^(_ep_spans_hosts|_quantizes_activations_per_tensor)$", None),
+    # arg_utils calls it only as `get_attr_docs(cls) if NEEDS_HELP else {}` (see `help`)
+    ("help", r"^vllm/config/utils\.py$", r"^get_attr_docs$", None),
+    ("abstract", r"^vllm/model_executor/models/config\.py$", r"^VerifyAndUpdateConfig\.verify_and_update_config$", None),
 ]
 
 
@@ -141,6 +181,8 @@ class FileInfo:
     path: str
     funcs: dict[str, tuple[int, int, ast.AST]] = field(default_factory=dict)  # qualname -> (start, end, node)
     guards: dict[int, list[str]] = field(default_factory=dict)  # line -> positive guard texts
+    neg: dict[int, list[str]] = field(default_factory=dict)  # line -> tests whose false side the line is on
+    ifs: dict[int, tuple[str, bool, int, int]] = field(default_factory=dict)  # if/while line -> (test, pos, body)
     line_func: dict[int, str] = field(default_factory=dict)
     stub_lines: set[int] = field(default_factory=set)  # lines of typing.overload signatures and `...` bodies
 
@@ -154,7 +196,7 @@ def parse_file(rel: str, path: str) -> tuple[FileInfo, ast.Module, str]:
     tree = ast.parse(text)
     info = FileInfo(rel, path)
 
-    def visit(node: ast.AST, qual: str, guards: list[str]) -> None:
+    def visit(node: ast.AST, qual: str, guards: list[str], neg: list[str]) -> None:
         for child in ast.iter_child_nodes(node):
             cq, cg = qual, guards
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -166,26 +208,29 @@ def parse_file(rel: str, path: str) -> tuple[FileInfo, ast.Module, str]:
             if isinstance(child, ast.stmt):
                 for ln in range(child.lineno, (child.end_lineno or child.lineno) + 1):
                     info.guards[ln] = guards
+                    info.neg[ln] = neg
                     info.line_func[ln] = cq if not isinstance(child, ast.ClassDef) else qual
             if isinstance(child, (ast.If, ast.While)):
                 test = child.test
                 positive = not (isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not))
-                t = _src(test, text)
+                t = _src(test, text) if positive else _src(test.operand, text)  # type: ignore[attr-defined]
                 for ln in range(child.lineno, (child.end_lineno or child.lineno) + 1):
                     info.guards[ln] = guards
+                    info.neg[ln] = neg
                     info.line_func[ln] = qual
-                for sub in child.body:
-                    visit_stmt(sub, cq, guards + ([t] if positive else []))
+                info.ifs[child.lineno] = (t, positive, child.body[0].lineno, child.body[-1].end_lineno or 0)
+                for sub in child.body:  # t holds (positive) or does not hold (`if not t:`)
+                    visit_stmt(sub, cq, guards + [t] if positive else guards, neg if positive else neg + [t])
                 for sub in child.orelse:
-                    visit_stmt(sub, cq, guards + ([] if positive else [_src(test.operand, text)]))  # type: ignore[attr-defined]
+                    visit_stmt(sub, cq, guards if positive else guards + [t], neg + [t] if positive else neg)
                 continue
-            visit(child, cq, cg)
+            visit(child, cq, cg, neg)
 
-    def visit_stmt(stmt: ast.stmt, qual: str, guards: list[str]) -> None:
+    def visit_stmt(stmt: ast.stmt, qual: str, guards: list[str], neg: list[str]) -> None:
         wrapper = ast.Module(body=[stmt], type_ignores=[])
-        visit(wrapper, qual, guards)
+        visit(wrapper, qual, guards, neg)
 
-    visit(tree, "", [])
+    visit(tree, "", [], [])
     return info, tree, text
 
 
@@ -235,6 +280,17 @@ def collect_sites(version: str, executed: dict[str, set[int]], arcs_possible: di
                                     module_names |= names_in(d)
                     else:
                         module_names |= names_in(stmt)
+    # names per top-level statement of the non-platform files: a top-level function counts as named in the
+    # scope when a statement other than its own definition names it (a recursive call is not a caller)
+    top_names: list[tuple[str, ast.AST, set[str]]] = [
+        (rel, stmt, names_in(stmt)) for rel, _p, _i, tree, _t in files if not rel.startswith("vllm/platforms/")
+        for stmt in tree.body]
+
+    def named_elsewhere(rel: str, name: str) -> bool:
+        return any(name in names for r, stmt, names in top_names
+                   if not (r == rel and isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef))
+                           and stmt.name == name))
+
     reachable: set[tuple[str, str]] = set()
     todo: list[tuple[str, str]] = []
 
@@ -252,7 +308,19 @@ def collect_sites(version: str, executed: dict[str, set[int]], arcs_possible: di
                 if short in hook_names and short not in PROBES:
                     mark((rel, q))
             elif (short in ROOT_NAMES or short in module_names or "validator" in decos or "property" in decos
-                  or (q.count(".") == 0 and short in hook_names)):
+                  or (q.count(".") == 0 and named_elsewhere(rel, short))):
+                mark((rel, q))
+    # a function of the config files the corpus ran is called, whoever calls it (code outside the scope, e.g.
+    # the model registry, calls some): it and what it names are reachable (the platform files keep their hook
+    # scope: their methods also run at import and in the oracle's own set-up)
+    for rel, path, info, _tree, _text in files:
+        if rel.startswith("vllm/platforms/"):
+            continue
+        exe = executed.get(path, set())
+        for q, (start, end, node) in info.funcs.items():
+            body = getattr(node, "body", [])
+            first = body[0].lineno if body else start
+            if any(ln in exe for ln in range(first, end + 1)):
                 mark((rel, q))
     while todo:
         key = todo.pop()
@@ -277,7 +345,7 @@ def collect_sites(version: str, executed: dict[str, set[int]], arcs_possible: di
                 return True
             return any((rel, q2) in reachable for q2 in _prefixes(q))
 
-        def classify(ln: int, q: str) -> str | None:
+        def classify(ln: int, q: str, pos: tuple[str, ...] = (), neg: tuple[str, ...] = ()) -> str | None:
             if q and not any((rel, q2) in reachable for q2 in _prefixes(q)):
                 short = q.split(".")
                 if any(s in PROBES for s in short):
@@ -297,11 +365,27 @@ def collect_sites(version: str, executed: dict[str, set[int]], arcs_possible: di
                                      None)
                         if first is not None and ln >= first:
                             return rid
-            for g in info.guards.get(ln, []):
+            holds, fails = [*info.guards.get(ln, []), *pos], [*info.neg.get(ln, []), *neg]
+            for g in holds:
                 for rid, rx, _why in UNREACHABLE:
                     if re.search(rx, g):
                         return rid
-            return None
+            for g in fails:
+                for rid, rx, _why in UNREACHABLE_ELSE:
+                    if re.search(rx, g):
+                        return rid
+            return "dead" if _contradicts(holds, fails) else None
+
+        def classify_arc(a: int, b: int, q: str) -> str | None:
+            # the arc's own test: its true side (into the body) or false side; then where it lands, then where
+            # it leaves from (an arc out of a line that cannot run cannot run either)
+            pos: tuple[str, ...] = ()
+            neg: tuple[str, ...] = ()
+            if a in info.ifs and b > 0:
+                t, positive, b0, b1 = info.ifs[a]
+                true_side = b0 <= b <= b1
+                pos, neg = ((t,), ()) if true_side == positive else ((), (t,))
+            return classify(b if b > 0 else a, q, pos, neg) or classify(a, q)
 
         for node in ast.walk(tree):
             if isinstance(node, ast.Raise):
@@ -335,7 +419,7 @@ def collect_sites(version: str, executed: dict[str, set[int]], arcs_possible: di
             head = lines[a - 1].strip()[:60] if 0 < a <= len(lines) else ""
             for b in sorted(dests):
                 where = f"-> {b}" if b > 0 else "-> exit"
-                cl = classify(b if b > 0 else a, q)
+                cl = classify_arc(a, b, q)
                 sites.append(Site(rel, a, "branch", f"`{head}` {where}", q, (a, b) in done, cl))
     for s in sites:
         if s.reached:
@@ -352,6 +436,31 @@ def _is_stub(node: ast.AST) -> bool:
                                                         and isinstance(b.value.value, str))]
     return len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
         and body[0].value.value is Ellipsis
+
+
+def _canon(test: str) -> str:
+    try:
+        return ast.unparse(ast.parse(test.strip(), mode="eval"))
+    except SyntaxError:
+        return test.strip()
+
+
+def _contradicts(holds: list[str], fails: list[str]) -> bool:
+    """Whether the tests a site runs under cannot all be as required: one test both holds and fails, or a
+    failing ``a and b`` whose every operand holds (same text, no other reasoning)."""
+    pos = {_canon(t) for t in holds}
+    for t in fails:
+        c = _canon(t)
+        if c in pos:
+            return True
+        try:
+            node = ast.parse(c, mode="eval").body
+        except SyntaxError:
+            continue
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) \
+                and all(ast.unparse(v) in pos for v in node.values):
+            return True
+    return False
 
 
 def _prefixes(q: str) -> list[str]:
@@ -400,10 +509,13 @@ def pct(a: int, b: int) -> str:
 
 def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: Path, data_file: str,
               note: str | None = None) -> None:
-    reasons = {"not-called": "the function is never named from the resolution entry points (runtime-only: "
-                             "workers, engine, model runner)",
+    reasons = {"not-called": "the function is never named from the resolution entry points nor from a function "
+                             "they reach, and no golden case runs it (runtime-only: workers, engine, model runner)",
+               "dead": "contradictory guards (dead code): a test the site needs true is one it needs false, or it "
+                       "needs `a and b` false while needing each of a, b true",
                "probe": "a hardware probe the oracle's simulated platform answers itself (never runs here)"}
-    reasons.update({rid: why for rid, _rx, why in UNREACHABLE})
+    for rid, _rx, why in UNREACHABLE + UNREACHABLE_ELSE:
+        reasons.setdefault(rid, why)
     reasons.update(FUNC_REASONS)
     s = summary(sites)
     b_reached = {(x.file, x.line, x.kind, x.what) for x in before or [] if x.reached}
@@ -437,13 +549,17 @@ def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: P
         L.append(f"\nBefore -> after (this doc's cases added): reached {bs.get('reached', 0)} -> {s.get('reached', 0)} "
                  f"of {s.get('reachable', 0)} reachable.")
     L.append("\n## Unreachable on this CPU machine, by reason\n")
-    L.append("| reason | sites | why | pattern (positive guard text) |")
+    L.append("| reason | sites | why | pattern (positive guard text; `false side of:` a test that always holds; "
+             "functions: qualified names, from an anchor statement on) |")
     L.append("| --- | ---: | --- | --- |")
     rc = Counter(x.reason for x in sites if x.reason)
-    pats = {rid: rx for rid, rx, _ in UNREACHABLE}
+    pats: dict[str, str] = {}
+    for table, label in ((UNREACHABLE, ""), (UNREACHABLE_ELSE, "false side of: ")):
+        for rid, rx, _ in table:
+            pats[rid] = f"{pats[rid]}` + `{label}{rx}" if rid in pats else f"{label}{rx}"
     for rid in list(reasons):
         if rc.get(rid):
-            rx = pats.get(rid, "(call graph)" if rid == "not-called" else "(PROBES)" if rid == "probe" else "")
+            rx = pats.get(rid, {"not-called": "(call graph)", "dead": "(guard logic)", "probe": "(PROBES)"}.get(rid, ""))
             cell = f"`{rx}`" if rx else ""
             funcs = [f"`{frx}`" + (f" from `{anchor}`" if anchor else "")
                      for r2, _file_rx, frx, anchor in UNREACHABLE_FUNCS if r2 == rid]
