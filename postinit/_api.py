@@ -12,7 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
 from postinit._request import DEFAULT_MODEL, DEFAULT_PLATFORM, Request, Semantics, UsageSpec
 from postinit._stages import (
@@ -40,12 +40,13 @@ from postinit.errors import InputError, InvalidValueError, ViolationError, did_y
 from postinit.rules import paths, versions
 from postinit.rules.hashing import transformers_module
 from postinit.rules.model_config import registry
-from postinit.schema import Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
+from postinit.schema import DraftModel, Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
 from postinit.schema.configs import CacheDType, DistributedExecutorBackend, SpeculativeMethod
 from postinit.schema.env import defined_variables, read_env
-from postinit.schema.errors import SubConfigError
+from postinit.schema.errors import ModelNotFoundError, SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
 from postinit.schema.loaders.construct import (
+    one_line,
     refusal,
     refused_fields,
     schema_class,
@@ -57,7 +58,11 @@ from postinit.schema.loaders.model import (
     standardized_rope_override,
     with_hf_overrides,
 )
-from postinit.schema.usage import ENGINE_ARGS_NONE_DEFAULTS
+from postinit.schema.usage import (
+    ENGINE_ARGS_AS_GIVEN,
+    ENGINE_ARGS_NONE_DEFAULTS,
+    ENGINE_ARGS_REWRITTEN,
+)
 from postinit.site import NO_RULES, RulesSpec, SiteRules, site_rulebook
 from postinit.site import load as load_rules
 
@@ -460,6 +465,32 @@ def _model_facts(
     return named, _load(named, allow_files=allow_files)
 
 
+_CHECKPOINT_FREE = ("ngram", "[ngram]", "ngram_gpu", "suffix", "extract_hidden_states")
+"""``speculative_config.model`` values that name a speculator without a draft checkpoint, not a checkpoint."""
+
+
+def _draft_facts(data: Mapping[str, Any], allow_files: bool) -> tuple[dict[str, Any], str | None, Note | None]:
+    """The draft checkpoint's config.json facts (``draft.*``), read by the target model's loader with its limits (a
+    local directory only where files may be read, else a catalog id): ``(flat facts, where from, note)``."""
+    spec = data.get("speculative_config")
+    name = spec.get("model") if isinstance(spec, Mapping) else None
+    if not isinstance(name, str) or name in _CHECKPOINT_FREE:
+        return {}, None, None
+    try:
+        draft = _load(name, allow_files=allow_files)
+    except ModelNotFoundError:
+        return {}, None, Note("draft", name, f"the draft checkpoint {show(name)} is neither a local directory with "
+                              "config.json nor in the built-in catalog: what vLLM reads from its config.json (the "
+                              "draft's architecture and max_model_len) is not modelled for it")
+    try:
+        hf, text = HFConfig.model_validate(draft.hf_config), HFConfig.model_validate(draft.hf_text_config)
+    except ValidationError as e:
+        raise InvalidValueError(f"speculative_config.model {show(name)}: its config.json: {one_line(str(e))}",
+                                path="speculative_config.model", value=None) from None
+    facts = DraftModel(loaded=True, name=draft.name, hf_config=hf.model_dump(), hf_text_config=text.model_dump())
+    return paths().flatten_model(facts, "draft"), draft.path or f"catalog {draft.name}", None
+
+
 def _overridden(loaded: LoadedModel, mc: dict[str, Any], flags: Mapping[str, str], *,
                 standardize_rope: bool = False) -> LoadedModel:
     """The model's facts with ``model_config.hf_overrides`` (and the seed's ``rope_scaling``/``rope_theta``)
@@ -528,7 +559,7 @@ class _Front:
 
 _NOT_INCREMENTAL = ("env", "platform", "usage")
 """Top-level input fields a change of which goes through the whole front door (the environment, the facts)."""
-_MODEL_LOADING = ("model_config.model", "model_config.hf_config", "model_config.hf_text_config",
+_MODEL_LOADING = ("model_config.model", "speculative_config.model", "model_config.hf_config", "model_config.hf_text_config",
                   "model_config.hf_overrides", "model_config.rope_scaling", "model_config.rope_theta")
 """The ``model_config`` fields the model's facts are loaded from: a change of one goes through the whole door."""
 
@@ -542,8 +573,12 @@ def _incremental_top(p: str, version: versions.Version) -> str | None:
         return None
     if any(a == p or a.startswith(p + ".") or p.startswith(a + ".") for a in _absent_by_field(version).get(top, ())):
         return None
-    if any(g == p or g.startswith(p + ".") for g in ENGINE_ARGS_NONE_DEFAULTS):
-        return None  # usage.given follows the input: the whole front door
+    if any(g == p or g.startswith(p + ".")
+           for g in (*ENGINE_ARGS_NONE_DEFAULTS, *ENGINE_ARGS_REWRITTEN, *ENGINE_ARGS_AS_GIVEN)):
+        return None  # usage.given / given_on / given_values follow the input: the whole front door
+    info = paths().info.get(p)
+    if info is not None and info.extra.get("choices_from"):
+        return None  # the values it takes depend on the version (_refuse_later_values): the whole front door
     return top
 
 
@@ -734,6 +769,7 @@ def _prepare(
         notes.extend(_drop_absent(data, version))
     data, unheld = _unheld(data, version)
     _refuse_later_values(data, version)
+    data, held_len = _max_model_len_below_one(data, version, usage is not None)
     if usage is None:
         notes.append(Note("mode", "config mode", "a nested config without flags is built as VllmConfig(...) builds "
                                                  "it, not through EngineArgs as vllm serve does (EngineArgs' defaults "
@@ -755,6 +791,10 @@ def _prepare(
         mc["model"] = model_name = loaded.name  # a catalog id in its catalog spelling
         data["model_config"] = mc
         loader_sources = {f"model_config.{k}": v for k, v in loaded.sources.items()}
+
+    draft_flat, draft_origin, draft_note = _draft_facts(data, allow_files)
+    if draft_note is not None:
+        notes.append(draft_note)
 
     # each top-level field is validated and flattened on its own and cached (flags and overrides
     # are merged into ``data``; they only change provenance, which is built below), in the order
@@ -800,6 +840,9 @@ def _prepare(
     # sub-configs the input names, the platform (cached per spec), the env and the usage facts
     state = dict(fast.default_flat)
     state.update(fields)
+    if held_len is not None:  # as given: the version's ModelConfig derives it (-1) or refuses it after logging
+        state[_MML] = held_len
+        user_paths.append(_MML)
     state.update(plat_flat)
     state.update(env_flat)
     version_defaults = version.defaults_for(engine_args=usage is not None)
@@ -818,6 +861,10 @@ def _prepare(
         ea_given = tuple(p for p in ENGINE_ARGS_NONE_DEFAULTS if p in user_paths)
         if ea_given:
             state["usage.given"] = ea_given
+        ea_on = tuple(p for p in ENGINE_ARGS_REWRITTEN if state.get(p))
+        if ea_on:  # the flags as given, before create_engine_config's rules rewrite them
+            state["usage.given_on"] = ea_on
+        state["usage.given_values"] = freeze({p: state[p] for p in ENGINE_ARGS_AS_GIVEN})
         if extras.get("data_parallel_start_rank"):
             state["usage.data_parallel_start_rank"] = int(extras["data_parallel_start_rank"])
         if extras.get("headless"):
@@ -843,6 +890,7 @@ def _prepare(
         # a field whose vLLM type takes any text keeps the text: vLLM's rules compare it with their names
         state.update({p: v for p, v in unheld.items() if p in _ANY_TEXT})
     state.update(version.fact_state)
+    state.update(draft_flat)
     if loaded is not None:
         found = _transformers_backend(state, version)
         if found is not None:
@@ -868,6 +916,7 @@ def _prepare(
         Provenance(Source.FACT, f"usage {usage}" if usage else "VllmConfig(...) built directly"),
     ))
     prov.update(dict.fromkeys(version.fact_state, Provenance(Source.FACT, f"vLLM {version.name}")))
+    prov.update(dict.fromkeys(draft_flat, Provenance(Source.LOADER, f"the draft's config.json ({draft_origin})")))
     for name in reading.env.explicit:
         prov[f"env.{name}"] = Provenance(Source.FACT, f"env {name}")
     inputs = {"platform": plat_detail, "usage": usage, "semantics": request.semantics,
@@ -1036,7 +1085,8 @@ def _version_choices(version: versions.Version) -> tuple[tuple[str, tuple[Any, .
         steps = info.extra.get("choices_from")
         if steps:
             allowed = next((c for v, c in reversed(steps) if v in lineage), steps[0][1])
-            out.append((path, tuple(allowed)))
+            if allowed is not None:  # None: the version takes any value of the field's type
+                out.append((path, tuple(allowed)))
     return tuple(out)
 
 
@@ -1053,6 +1103,36 @@ def _refuse_later_values(data: Mapping[str, Any], version: versions.Version) -> 
 
 
 _MISSING = object()
+_MML = "model_config.max_model_len"
+
+
+@functools.cache
+def _model_config_bound() -> type[BaseModel]:
+    """ModelConfig's max_model_len field as vLLM 0.34.0 bounds it (``Field(ge=-1)``), for pydantic's refusal."""
+    return create_model("ModelConfig", max_model_len=(int, Field(ge=-1)))
+
+
+def _max_model_len_below_one(data: dict[str, Any], version: versions.Version,
+                             engine_args: bool) -> tuple[dict[str, Any], int | None]:
+    """A max_model_len below 1 where the version's ModelConfig takes it (``version.max_model_len_auto``, vLLM
+    0.34.0: -1 is "auto"; 0 is derived and logged, then refused by its model validator): held out of the schema's
+    validation (whose bound is 1) and returned, to be put in the state as given. One below -1 is pydantic's
+    refusal of the field, where create_engine_config builds the ModelConfig (before it logs anything)."""
+    mc = data.get("model_config")
+    if not version.facts.max_model_len_auto or not isinstance(mc, Mapping):
+        return data, None
+    value = mc.get("max_model_len")
+    if not isinstance(value, int) or isinstance(value, bool) or value >= 1:
+        return data, None
+    if value < -1:
+        try:
+            _model_config_bound().model_validate({"max_model_len": value})
+        except ValidationError as e:
+            text = str(e)
+        raise SubConfigError(f"{_MML}: {one_line(text)}", config="ModelConfig", path=_MML,
+                             stage="create_engine_config" if engine_args else "model_config",
+                             error="ValidationError", vllm_message=text)
+    return {**data, "model_config": {k: v for k, v in mc.items() if k != "max_model_len"}}, value
 
 
 def _absent_why(path: str, version: versions.Version) -> str:

@@ -202,5 +202,6 @@ def raised(v: ViolationEvent, engine_args: bool = False) -> RaisedError:
         field = observed.field_of(v.rule, v.message)
         loc = (field,) if field is not None else ()
         text = _INPUT.sub("input_value=…, input_type=ArgsKwargs]",
-                          wrapped_text(observed.CONFIG_CLASSES[v.stage], v.error, v.message, None, loc))
+                          wrapped_text(observed.CONFIG_CLASSES[observed.BUILT_INSIDE.get(v.rule, v.stage)], v.error,
+                                       v.message, None, loc))
     return RaisedError(v.error, v.message, v.stage, v.rule, wrapper, text)

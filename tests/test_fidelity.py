@@ -184,3 +184,159 @@ def test_every_documented_oracle_run_pins_the_hash_seed() -> None:
                 assert "PYTHONHASHSEED=0" in line, (doc.name, line)
     oracle = (root / "tests/golden/oracle/vllm_oracle.py").read_text()
     assert '"PYTHONHASHSEED": "0"' in oracle  # the 0.34.0 oracle re-runs itself under it
+
+
+@pytest.mark.parametrize("version", ["0.11.1", "0.34.0"])
+def test_hybrid_lb_with_one_local_rank_autoswitches_to_external_lb(version: str) -> None:
+    """create_engine_config reads --data-parallel-hybrid-lb as given (``usage.given_on``): with one local DP rank it
+    switches to external LB with rank 0 and resolves; its own rewrite (hybrid off, external on, no rank given) is
+    not checked again as if the user had asked for external LB without a rank (golden k093, n161)."""
+    argv = ["deepseek-ai/DeepSeek-V3", "-dp", "2", "-dpl", "1", "--data-parallel-hybrid-lb"]
+    r = postinit.resolve(argv=argv, platform="h100", vllm_version=version)
+    assert r.ok, r.error
+    assert r.engine.initial["usage.given_on"] == ("parallel_config.data_parallel_hybrid_lb",)
+    assert (r.get("parallel_config.data_parallel_external_lb"), r.get("parallel_config.data_parallel_hybrid_lb"),
+            r.get("parallel_config.data_parallel_rank"), r.get("parallel_config.data_parallel_size_local")) \
+        == (True, False, 0, 1)
+    assert "autoswitch to data_parallel_external_lb" in " ".join(_messages(r))
+    external = postinit.resolve(argv=[*argv[:-1], "--data-parallel-external-lb"], platform="h100",
+                                vllm_version=version)
+    assert not external.ok  # asked for external LB without a rank: refused
+
+
+# ------------------------------------------------------------------------------------- the draft's config.json
+
+_DRAFT = str(MODELS_DIR / "llama_draft")
+
+
+def _spec(**kw: object) -> list[str]:
+    return ["--speculative-config", json.dumps({"num_speculative_tokens": 2, **kw})]
+
+
+def test_the_draft_checkpoint_is_read_where_the_target_would_be() -> None:
+    """vLLM 0.34.0 builds the draft's ModelConfig from its config.json: postinit reads it through the target's
+    loader (``draft.*``): a local directory where files may be read, else only a catalog id."""
+    argv = [LLAMA, *_spec(method="eagle", model=_DRAFT)]
+    r = postinit.resolve(argv=argv, vllm_version="0.34.0")
+    assert r.ok and r.engine.initial["draft.loaded"] and r.engine.initial["draft.name"] == _DRAFT
+    assert r.get("draft.built_max_model_len") == 4096 and r.get("draft.max_model_len") == 4096
+    served = postinit.resolve(argv=["fixtures/llama", *argv[1:]], vllm_version="0.34.0",
+                              catalog_only=True)  # the service: no files
+    assert not served.engine.initial["draft.loaded"]
+    assert [n.subject for n in served.notes if n.kind == "draft"] == [_DRAFT]
+    catalog = postinit.resolve(argv=["fixtures/llama", *_spec(method="eagle", model="fixtures/llama_draft")],
+                               vllm_version="0.34.0", catalog_only=True)
+    assert catalog.engine.initial["draft.loaded"]
+
+
+def test_the_draft_max_model_len_is_capped_by_the_target() -> None:
+    """SpeculativeConfig caps the draft's length by the target's (logged); a speculative max_model_len may exceed
+    neither (with VLLM_ALLOW_LONG_MAX_MODEL_LEN the draft's ModelConfig takes it, SpeculativeConfig refuses it)."""
+    r = postinit.resolve(argv=[LLAMA, "--max-model-len", "2000", *_spec(method="eagle", model=_DRAFT)],
+                         vllm_version="0.34.0")
+    assert r.get("draft.max_model_len") == 2000 and r.get("model_config.max_model_len") == 2000
+    assert "Overriding draft model max model len from 4096 to 2000" in _messages(r)
+    long = postinit.resolve(argv=[LLAMA, *_spec(method="eagle", model=_DRAFT, max_model_len=100000)],
+                            vllm_version="0.34.0", env={"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"})
+    assert long.error is not None and long.error.stage == "speculative_config"
+    assert long.error.message == "speculative_max_model_len=100000 cannot be larger than target_max_model_len=4096"
+    refused = postinit.resolve(argv=[LLAMA, *_spec(method="eagle", model=_DRAFT, max_model_len=100000)],
+                               vllm_version="0.34.0")
+    assert refused.error is not None and refused.error.stage == "model_config"  # the draft's ModelConfig
+    assert refused.error.wrapper_message is not None
+    assert refused.error.wrapper_message.startswith("1 validation error for SpeculativeConfig")
+
+
+def _fired(r: postinit.Resolution) -> list[str]:
+    return [e.rule for e in r.trace.fired if e.changes or e.message] + [v.rule for v in r.violations]
+
+
+def test_the_draft_model_config_rules_in_vllms_order() -> None:
+    """0.34.0: the draft's architecture and length records, then SpeculativeConfig's cap; an EAGLE draft shorter
+    than a long target has its max_position_embeddings raised (no cap on the target: its RoPE is cache-only)."""
+    r = postinit.resolve(argv=[LLAMA, "--max-model-len", "2000", *_spec(method="eagle", model=_DRAFT)],
+                         vllm_version="0.34.0")
+    ours = ("speculative.draft-architecture", "speculative.draft-max-model-len", "speculative.draft-max-model-len-log",
+            "speculative.draft-max-model-len-override")
+    draft = [x for x in _fired(r) if x in ours]
+    assert draft == list(ours)
+    long = postinit.resolve(argv=[str(MODELS_DIR / "llama_long"), *_spec(method="eagle", model=_DRAFT)],
+                            vllm_version="0.34.0")
+    assert "speculative.draft-max-position-embeddings" in _fired(long)
+    assert long.get("model_config.max_model_len") == 262144 and long.get("draft.max_model_len") == 4096
+    plain = postinit.resolve(argv=[str(MODELS_DIR / "llama_long"), *_spec(model=_DRAFT)], vllm_version="0.34.0")
+    assert plain.get("model_config.max_model_len") == 4096  # a plain draft's own limit caps the target (s-x207)
+    assert "speculative.draft-max-position-embeddings" not in _fired(plain)
+
+
+@pytest.mark.parametrize("version", ["d7fb10c57", "0.11.1"])
+def test_eagle3_needs_a_supported_target_before_0_34_0(version: str) -> None:
+    """The seed and 0.11.1 refuse EAGLE-3 on a target family without its auxiliary hidden states, after the
+    draft's ModelConfig logged (golden n082); 0.34.0 dropped the check (s-n082)."""
+    argv = [str(MODELS_DIR / "mistral_sw"), *_spec(method="eagle3", model=_DRAFT)]
+    r = postinit.resolve(argv=argv, vllm_version=version)
+    assert r.error is not None and r.error.rule == "speculative.eagle3-target-type"
+    assert r.error.message.startswith("Eagle3 is only supported for ['llama', 'qwen', 'minicpm', 'gpt_oss'] models")
+    assert "Resolved architecture: LlamaForCausalLM" in _messages(r)
+    assert postinit.resolve(argv=argv, vllm_version="0.34.0").ok
+
+
+def test_a_max_model_len_below_one_in_0_34_0() -> None:
+    """vLLM 0.34.0's ModelConfig takes -1 ('auto': derived as if unset), derives and logs 0 and then refuses it in
+    its model validator (golden e070), and refuses -2 by its field's bound where create_engine_config builds it
+    (e104); the seed's door keeps postinit's bound of 1."""
+    auto = postinit.resolve({"model_config": {"max_model_len": -1}}, model=LLAMA, vllm_version="0.34.0")
+    assert auto.ok and auto.get("model_config.max_model_len") == 4096
+    assert auto.get("model_config.original_max_model_len") == -1
+    zero = postinit.resolve({"model_config": {"max_model_len": 0}}, model=LLAMA, vllm_version="0.34.0")
+    assert zero.error is not None and zero.error.rule == "model.max-model-len-positive"
+    assert zero.error.stage == "model_config" and "Using max model len 0" in _messages(zero)
+    with pytest.raises(postinit.InputError) as refused:
+        postinit.resolve({"model_config": {"max_model_len": -2}}, model=LLAMA, vllm_version="0.34.0")
+    assert refused.value.stage == "model_config" and "greater than or equal to -1" in str(refused.value)
+    with pytest.raises(postinit.InputError, match="greater than or equal to 1"):
+        postinit.resolve({"model_config": {"max_model_len": -1}}, model=LLAMA)
+    again = postinit.resolve(argv=[LLAMA, "--max-model-len", "2048"], vllm_version="0.34.0")
+    assert again.with_changes({"model_config.max_model_len": 0}).error is not None  # the whole front door
+
+
+def test_legacy_rope_attribute_names_of_a_remote_code_config_are_warned_about() -> None:
+    """vLLM 0.34.0's patch_rope_parameters reads rotary_emb_base / rotary_emb_fraction under the standard names
+    and warns (golden s-n100); a config without them, or a transformers class's, says nothing."""
+    r = postinit.resolve(argv=[str(MODELS_DIR / "nomic"), "--trust-remote-code", "--runner", "pooling"],
+                         vllm_version="0.34.0")
+    said = [m for m in _messages(r) if "deprecated attribute name" in m]
+    assert said == ["NomicBertConfig contains a deprecated attribute name 'rotary_emb_base'. Please use the preferred "
+                    "attribute name 'rope_theta' instead.",
+                    "NomicBertConfig contains a deprecated attribute name 'rotary_emb_fraction'. Please use the "
+                    "preferred attribute name 'partial_rotary_factor' instead."]
+    assert "models.rope-deprecated-names" in _fired(r)
+    assert "models.rope-deprecated-names" not in _fired(postinit.resolve(argv=[LLAMA], vllm_version="0.34.0"))
+
+
+def test_the_encoder_cache_transfer_config_is_built_by_0_34_0s_parser() -> None:
+    """vLLM 0.34.0's parser builds --ec-transfer-config's ECTransferConfig: a role it does not know, or a connector
+    without a role (ec-transfer.role-required, its __post_init__), is an ArgumentError (golden s-n151, s-n152);
+    0.11.1's flag stays an unchecked extra (its roles differ)."""
+    for value, text in (('{"ec_connector": "C", "ec_role": "ec_nobody"}', "Input should be 'ec_producer'"),
+                        ('{"ec_connector": "C"}', "Please specify ec_role when ec_connector is set")):
+        with pytest.raises(postinit.InputError, match=text) as refused:
+            postinit.resolve(argv=[LLAMA, "--ec-transfer-config", value], vllm_version="0.34.0")
+        assert refused.value.stage == "parse"
+    assert postinit.resolve(argv=[LLAMA, "--ec-transfer-config", '{"ec_connector": "C", "ec_role": "ec_both"}'],
+                            vllm_version="0.34.0").ok
+    assert postinit.resolve(argv=[LLAMA, "--ec-transfer-config", '{"ec_connector": "C"}'], vllm_version="0.11.1").ok
+
+
+def test_a_tokenizer_mode_of_any_name_from_0_34_0() -> None:
+    """vLLM 0.34.0's tokenizer_mode is any text (a registered tokenizer's name; golden e101); the seed and 0.11.1
+    take their four modes, refused by the parser's choices or, in a config, by the door, also on with_changes."""
+    assert postinit.resolve(argv=[LLAMA, "--tokenizer-mode", "fast"], vllm_version="0.34.0").get(
+        "model_config.tokenizer_mode") == "fast"
+    for version in ("d7fb10c57", "0.11.1"):
+        with pytest.raises(postinit.InputError, match="invalid choice: 'fast'"):
+            postinit.resolve(argv=[LLAMA, "--tokenizer-mode", "fast"], vllm_version=version)
+        with pytest.raises(postinit.InputError, match="'fast' is not allowed; allowed: auto, slow, mistral, custom"):
+            postinit.resolve({"model_config": {"tokenizer_mode": "fast"}}, model=LLAMA, vllm_version=version)
+        with pytest.raises(postinit.InputError, match="'fast' is not allowed"):
+            postinit.resolve(argv=[LLAMA], vllm_version=version).with_changes({"model_config.tokenizer_mode": "fast"})

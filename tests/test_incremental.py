@@ -39,6 +39,8 @@ BASES = [
     {"model": "deepseek-ai/DeepSeek-V3", "platform": "b200", "argv": ["-tp", "8"], "vllm_version": "0.34.0"},
     {"config": {"model_config": {"model": LLAMA}, "scheduler_config": {"max_num_seqs": 8}}, "platform": "cpu",
      "vllm_version": "0.34.0"},
+    {"model": "deepseek-ai/DeepSeek-V3", "platform": "h100", "argv": ["-dp", "2", "-dpl", "1"],
+     "vllm_version": "0.34.0"},
 ]
 CHANGES: list[dict[str, Any]] = [
     {"model_config.enforce_eager": True},
@@ -58,6 +60,8 @@ CHANGES: list[dict[str, Any]] = [
     {"kv_transfer_config.kv_role": "kv_producer"},
     {"scheduler_config.max_num_batched_tokens": 2048},
     {"load_config.download_dir": "/models"},
+    {"parallel_config.data_parallel_hybrid_lb": True},
+    {"parallel_config.data_parallel_external_lb": True},
     {"scheduler_config.max_num_seqs": -1},
     {"scheduler_config.max_num_seqs": "many"},
     {"compilation_config.pass_config": {"enable_fusion": False}},
@@ -166,7 +170,7 @@ from postinit import _api  # noqa: E402
 from postinit.rules import paths  # noqa: E402
 
 _LEAVES = sorted(p for p in paths().paths
-                 if p.split(".", 1)[0] not in ("env", "platform", "usage", "version") and "." in p
+                 if p.split(".", 1)[0] not in ("env", "platform", "usage", "version", "draft") and "." in p
                  and not p.startswith(("model_config.hf_config", "model_config.hf_text_config"))
                  and not paths().info[p].presence)
 _VALUES = st.one_of(st.none(), st.booleans(), st.integers(-3, 70000), st.floats(allow_nan=False, width=32),
@@ -200,6 +204,16 @@ def test_a_leaf_validated_alone_is_validated_as_its_sub_config_validates_it(path
         alone = ("refused", type(e).__name__)
     whole = _whole(path, value)
     assert alone == whole and type(alone) is type(whole)
+
+
+@pytest.mark.parametrize("flag", ["parallel_config.data_parallel_hybrid_lb", "parallel_config.data_parallel_external_lb"])
+def test_a_load_balancing_flag_change_goes_through_the_front_door(flag: str) -> None:
+    """usage.given_on follows the hybrid / external LB flags as given, so changing one re-reads the input."""
+    r0 = postinit._api.resolve_request(postinit.Request.build(**BASES[-1]))
+    got = r0.with_changes({flag: True})
+    expected = postinit._api.resolve_request(r0.request.changed({flag: True}))
+    assert _everything(got) == _everything(expected)
+    assert got.engine.initial["usage.given_on"] == (flag,)
 
 
 def test_a_chain_of_changes_derives_each_front_from_the_last() -> None:

@@ -31,7 +31,8 @@ def _refused(argv: list[str] | None = None, config: dict | None = None) -> Input
 
 
 def test_the_flags_vllms_parser_builds_a_sub_config_for() -> None:
-    """Seven flags (vLLM's get_kwargs types them with TypeAdapter(cls).validate_json); each names its class.
+    """Eight flags (vLLM's get_kwargs types them with TypeAdapter(cls).validate_json); each names its class
+    (--ec-transfer-config's from vLLM 0.34.0 on: ``builds_since``).
 
     vLLM 0.34.0's parser builds more (its flag table types them ``dataclass(X)``); of those, ProfilerConfig has a
     validator of its own that runs there."""
@@ -40,7 +41,9 @@ def test_the_flags_vllms_parser_builds_a_sub_config_for() -> None:
         "--compilation-config": "CompilationConfig", "--kv-transfer-config": "KVTransferConfig",
         "--kv-events-config": "KVEventsConfig", "--structured-outputs-config": "StructuredOutputsConfig",
         "--eplb-config": "EPLBConfig", "--pooler-config": "PoolerConfig", "--override-pooler-config": "PoolerConfig",
+        "--ec-transfer-config": "ECTransferConfig",
     }
+    assert not any(spec.builds for spec in flags_for("0.11.1") if spec.dest == "ec_transfer_config")
     later = {spec.builds for spec in flags_for("0.34.0") if spec.builds} - set(builds.values())
     assert "ProfilerConfig" in later and "AttentionConfig" in later
     assert set(builds.values()) | {"ProfilerConfig"} == set(PARSED_SUB_CONFIGS)

@@ -55,7 +55,7 @@ from postinit.rules import (
     verify,
 )
 from postinit.rules.platforms import cpu, cuda, rocm
-from postinit.schema import Env, Platform, Usage, VersionFacts, VllmConfig
+from postinit.schema import DraftModel, Env, Platform, Usage, VersionFacts, VllmConfig
 
 if TYPE_CHECKING:
     from postinit.rules.versions import groups, rulebook, version_rules
@@ -106,9 +106,10 @@ about); ``finalize`` holds VllmConfig's own steps 1/21 and the order of steps 18
 
 @functools.cache
 def paths() -> PathSpace:
-    """The flat path space: ``VllmConfig``'s fields plus ``platform.*``, ``env.*``, ``usage.*`` and ``version.*`` facts."""
+    """The flat path space: ``VllmConfig``'s fields plus ``platform.*``, ``env.*``, ``usage.*``, ``version.*`` and
+    ``draft.*`` (the speculative draft checkpoint's) facts."""
     return PathSpace.from_model(VllmConfig, mounts={"platform": Platform, "env": Env, "usage": Usage,
-                                                          "version": VersionFacts})
+                                                          "version": VersionFacts, "draft": DraftModel})
 
 
 SEMANTICS: dict[str, Semantics] = {"vllm": "ordered"}

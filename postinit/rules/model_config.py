@@ -1346,7 +1346,7 @@ def _final_len(c: Mapping[str, Any], user: int | None, derived: float) -> int:
 )
 def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESSAGE,
                   unscaled_rope: tuple[str, ...] = UNSCALED_ROPE, sliding_window_checks: bool = True,
-                  legacy_type_key_error: bool = True, rope_float: bool = False) -> RuleResult:
+                  legacy_type_key_error: bool = True, rope_float: bool = False, auto_fit: bool = False) -> RuleResult:
     """The model's context length caps max_model_len; a larger user value is refused unless explicitly allowed.
 
     ``no_key_message``: the warning when config.json has no length key (``{}``: the keys vLLM looked for).
@@ -1357,6 +1357,8 @@ def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESS
     ``rope_type``) is a KeyError (transformers 4 left it as given; transformers 5 standardizes it).
     ``rope_float``: every RoPE model multiplies the derived length by its (float) scaling factor, 1.0 by default,
     so the refusal / warning shows it as a float (vLLM 0.34.0, transformers 5's rope_parameters; golden s-n035).
+    ``auto_fit``: a user value of -1 ("auto") is derived as if unset (vLLM 0.34.0; the engine fits it to the KV
+    cache later, which postinit does not model).
 
     Runs once: it reads the user's value (kept as original_max_model_len) and replaces it. With
     disable_sliding_window vLLM then clears the text config's sliding_window. Its message is
@@ -1368,6 +1370,8 @@ def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESS
     user = c[M + "max_model_len"]
     derived, key = _config_len(c)
     changes: dict[str, Any] = {M + "original_max_model_len": user}
+    if auto_fit and user == -1:
+        user = None
     if c[M + "disable_sliding_window"]:
         changes[T + "sliding_window"] = None
     if derived == float("inf") and (user is not None or c[M + "spec_target_max_model_len"] is not None):

@@ -49,6 +49,7 @@ from typing import NamedTuple
 from postinit.engine import Rule
 
 __all__ = [
+    "BUILT_INSIDE",
     "CONFIG_CLASSES",
     "EXPLANATIONS",
     "FIELD_VALIDATORS",
@@ -139,6 +140,8 @@ STEPS: tuple[Step, ...] = (
          f"{_ECC}: async scheduling's executor backend, create_speculative_config's arguments"),
     Step("speculative_config:field-validators", "speculative_config",
          f"{_ECC}: SpeculativeConfig(...)'s field validators, before its __post_init__ (vLLM 0.34.0)"),
+    Step("speculative_config:draft-model-config", "model_config",
+         f"{_ECC}: SpeculativeConfig(...)'s __post_init__ builds the draft's ModelConfig (BUILT_INSIDE)"),
     Step("speculative_config", "speculative_config", f"{_ECC}: SpeculativeConfig(...)"),
     Step("diffusion_config", "diffusion_config", f"{_ECC}: create_diffusion_config (vLLM 0.34.0)"),
     Step("watermark_config", "watermark_config", f"{_ECC}: create_watermark_config (vLLM 0.34.0)"),
@@ -195,6 +198,7 @@ PARSED_SUB_CONFIGS: dict[str, str | None] = {
     "EPLBConfig": None,
     "PoolerConfig": None,
     "ProfilerConfig": "profiler_config",  # vLLM 0.34.0: --profiler-config (its model_validator, profiler.py:205)
+    "ECTransferConfig": "ec_transfer_config",  # vLLM 0.34.0: --ec-transfer-config (its __post_init__, ec_transfer.py:71)
 }
 """The sub-configs vLLM's argument parser builds from a JSON-valued flag (``--compilation-config``/``-O``,
 ``--kv-transfer-config``, ``--kv-events-config``, ``--structured-outputs-config``, ``--eplb-config``,
@@ -318,6 +322,16 @@ _FIELD_VALIDATOR_STEPS: dict[str, str] = {
 }
 """Rules standing for a sub-config's field validator that must come before its ``__post_init__``'s rules (which
 read what they write): the step of their own."""
+BUILT_INSIDE: dict[str, str] = {
+    "speculative.draft-architecture": "speculative_config",
+    "speculative.draft-max-model-len": "speculative_config",
+    "speculative.draft-max-model-len-log": "speculative_config",
+}
+"""Rules standing for a config vLLM builds inside another's construction (the draft's ModelConfig, built by
+SpeculativeConfig.__post_init__) -> the outer stage: their stage is the inner config's (the oracle names the class
+that raised), pydantic's wrapper the outer's (``1 validation error for SpeculativeConfig``), their step the one
+:data:`_BUILT_INSIDE_STEPS` names inside the outer's construction."""
+_BUILT_INSIDE_STEPS = {"speculative_config": "speculative_config:draft-model-config"}
 _ONLY_IN_SUB_CONFIGS = frozenset({"engine-args.batch-defaults-cpu", "engine-args.batch-defaults-large-gpu",
                                   "engine-args.batch-defaults-other-device"})
 """Rules ``_ENGINE_ARGS_STEPS`` places only where a version runs them in phase ``sub_configs`` (0.34.0); in phase
@@ -330,7 +344,8 @@ _ENGINE_ARGS_BY_SOURCE = (
 )
 
 WITHIN_STEPS: dict[str, tuple[str, ...]] = {
-    "model_config": ("model.prompt-embeds-encoder-decoder",),  # a model_validator: after __post_init__
+    "model_config": ("model.max-model-len-positive", "model.prompt-embeds-encoder-decoder"),  # a model_validator:
+    # after __post_init__
     "mamba_config": ("mamba.backend-enum", "mamba.ssu-algorithm-backend", "mamba.stochastic-rounding-platform"),
     "parallel_config": ("parallel.external-launcher-dp-rank", "parallel.data-parallel-rank-range",
                         "parallel.external-launcher-disables-multiprocessing", "parallel.data-parallel-size-local-range",
@@ -409,6 +424,8 @@ def step_of(rule: Rule) -> Step:
     stage = stage_of(rule)
     if rule.id in _FIELD_VALIDATOR_STEPS:
         return STEPS[_STEP_INDEX[_FIELD_VALIDATOR_STEPS[rule.id]]]
+    if rule.id in BUILT_INSIDE:
+        return STEPS[_STEP_INDEX[_BUILT_INSIDE_STEPS[BUILT_INSIDE[rule.id]]]]
     if stage == "vllm_config":
         cited = [int(n) for n in _STEP_REF.findall(rule.source)]
         n = max(cited) if cited else _FIRST_STEP[rule.phase]

@@ -16,6 +16,7 @@ from postinit.engine import (
     rule_of,
     sequence,
 )
+from postinit.rules import model_config as mc
 from postinit.rules import verify
 
 _MTP_TYPES = ("deepseek_mtp", "mimo_mtp", "glm4_moe_mtp", "ernie_mtp", "qwen3_next_mtp", "longcat_flash_mtp")
@@ -107,6 +108,205 @@ def mtp_draft_architecture(c: Mapping[str, Any]) -> RuleResult:
     return Outcome.log(architecture=arch) if arch else None
 
 
+# ----------------------------------------------------------------- the draft checkpoint's ModelConfig (draft.*)
+
+_D = "draft."
+_SC = "speculative_config."
+_SEED_DRAFT_METHODS: tuple[str | None, ...] = ("eagle", "eagle3", "medusa", "mlp_speculator", "draft_model", None)
+"""The methods whose draft checkpoint SpeculativeConfig builds a ModelConfig for: every one but n-gram and MTP
+(None: to be detected from the draft; a plain draft model is refused right after its ModelConfig is built,
+``speculative.draft-model-unsupported``)."""
+_CACHE_ONLY_ROPE = ("default", "linear", "llama3", "ntk", "proportional")
+"""vLLM 0.34.0's ``_CACHE_ONLY_ROPE_TYPES`` (vllm/config/speculative.py:121-123): RoPE types whose
+max_position_embeddings only sizes the cos/sin cache."""
+_LEN_FACTS = tuple(p for p in mc._LEN_READS if p.startswith((mc.T, mc.H)))
+DRAFT_READS = ("speculative_config", "model_config", _SM, _D + "loaded", _D + "hf_config", _D + "hf_text_config",
+               *_LEN_FACTS, mc.H + "max_position_embeddings", mc.H + "rope_scaling")
+"""What the draft rules read to know whose config.json the draft's ModelConfig is built from (:func:`draft_of`)."""
+
+
+def draft_of(c: Mapping[str, Any], *, methods: tuple[str | None, ...] = _SEED_DRAFT_METHODS, mtp: bool = False) -> str | None:
+    """Whose config.json the draft's ModelConfig is built from: ``checkpoint`` (a draft checkpoint of its own whose
+    config.json postinit read, ``draft.*``), ``target`` (MTP, with ``mtp``: the target checkpoint), or None."""
+    if not c["speculative_config"] or not c["model_config"]:
+        return None
+    method = c[_SM]
+    if method == "mtp":
+        return "target" if mtp else None
+    return "checkpoint" if method in methods and c[_D + "loaded"] else None
+
+
+def draft_hf(c: Mapping[str, Any], key: str, **kw: Any) -> Any:
+    """A config.json fact of the draft (``draft.hf_config``, or for MTP the target's)."""
+    return c[_D + "hf_config"].get(key) if draft_of(c, **kw) == "checkpoint" else c[mc.H + key]
+
+
+def rope_only_sizes_cache(rope: Any) -> bool:
+    """vLLM 0.34.0's ``_rope_only_sizes_cache``: every RoPE of the config (one, or one per layer type) is of a
+    cache-only type (no scaling at all: the default RoPE, or none)."""
+    if not isinstance(rope, Mapping):
+        return True
+    per_layer = [v for v in rope.values() if isinstance(v, Mapping)]
+    return all((mc._rope_type(r) or "default") in _CACHE_ONLY_ROPE for r in (per_layer or [rope]))
+
+
+class _DraftView(Mapping[str, Any]):
+    """The draft's ModelConfig as ``model.max-model-len`` reads a ModelConfig: its config.json (``draft.*``, or for
+    MTP the target's), ``max_model_len`` (the speculative one with ``user_len``, else none), the target's as
+    ``spec_target_max_model_len``, runner ``draft``."""
+
+    def __init__(self, c: Mapping[str, Any], *, user_len: bool, target: bool) -> None:
+        self._c, self._target = c, target
+        self._own = {"model_config": True, mc.M + "max_model_len": c[_SC + "max_model_len"] if user_len else None,
+                     mc.M + "disable_sliding_window": False, mc.M + "runner_type": "draft",
+                     mc.M + "spec_target_max_model_len": c["model_config.max_model_len"]}
+        self._hf, self._text = c[_D + "hf_config"], c[_D + "hf_text_config"]
+
+    def __getitem__(self, path: str) -> Any:
+        if path in self._own:
+            return self._own[path]
+        if self._target:
+            return self._c[path]
+        if path.startswith(mc.T):
+            return self._text.get(path[len(mc.T):])
+        if path.startswith(mc.H):
+            return self._hf.get(path[len(mc.H):])
+        return self._c[path]  # the environment
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._own)
+
+    def __len__(self) -> int:
+        return len(self._own)
+
+
+_DRAFT_SRC = "the draft's ModelConfig, built by SpeculativeConfig.__post_init__"
+
+
+@rule(
+    "speculative.draft-architecture",
+    title="The draft checkpoint's ModelConfig resolves its architecture",
+    phase="sub_configs",
+    kind="check",
+    reads=(*DRAFT_READS, "version.model_registry"),
+    source=f"vllm/config/model.py ModelConfig.__post_init__ ({_DRAFT_SRC}); ref 2.8",
+    message="Resolved architecture: {architecture}",
+    level="info",
+)
+def draft_architecture(c: Mapping[str, Any], *, methods: tuple[str | None, ...] = _SEED_DRAFT_METHODS) -> RuleResult:
+    """Every ModelConfig logs the architecture it resolved; the draft's is its checkpoint's first registered one
+    (EAGLE's wrapping into its EAGLE class comes after, silently). ``methods``: those with a draft checkpoint."""
+    if draft_of(c, methods=methods) != "checkpoint":
+        return None
+    registered = mc.registry_of(c["version.model_registry"]).classes
+    arch = next((a for a in c[_D + "hf_config"].get("architectures") or () if a in registered), None)
+    return Outcome.log(architecture=arch) if arch else None
+
+
+@rule(
+    "speculative.draft-max-model-len",
+    title="The draft's max_model_len from its config.json, as the target's (the target's when it has no length key)",
+    phase="sub_configs",
+    kind="derive",
+    reads=(*DRAFT_READS, _SC + "max_model_len", "model_config.max_model_len", "env.VLLM_ALLOW_LONG_MAX_MODEL_LEN"),
+    writes=(_D + "built_max_model_len",),
+    after=("speculative.draft-architecture",),
+    source=f"vllm/config/model.py _get_and_verify_max_len for {_DRAFT_SRC} (spec_target_max_model_len=the "
+    "target's); ref 2.8",
+    message="<the draft ModelConfig's max-length warnings, if any>",
+    level="warning",
+)
+def draft_max_model_len(c: Mapping[str, Any], *, methods: tuple[str | None, ...] = _SEED_DRAFT_METHODS, mtp: bool = False,
+                        user_len: bool = False, options: Mapping[str, Any] | None = None) -> RuleResult:
+    """The draft's ModelConfig derives its length as every ModelConfig does (``model.max-model-len``, with the
+    version's ``options``). ``user_len``: the speculative max_model_len is its max_model_len (vLLM 0.34.0; a value
+    above the draft's own limit is refused there), else it gets none and SpeculativeConfig checks it after.
+    ``mtp``: an MTP draft (the target checkpoint) is derived too."""
+    kind = draft_of(c, methods=methods, mtp=mtp)
+    if kind is None:
+        return None
+    found = mc.max_model_len(_DraftView(c, user_len=user_len, target=kind == "target"), **(options or {}))
+    if not isinstance(found, Outcome):
+        return found
+    return Outcome({_D + "built_max_model_len": found.changes[mc.M + "max_model_len"]}, message=found.message,
+                   level="warning")
+
+
+@rule(
+    "speculative.draft-max-model-len-log",
+    title="The draft's ModelConfig logs its max_model_len",
+    phase="sub_configs",
+    kind="check",
+    reads=(*DRAFT_READS, _D + "built_max_model_len"),
+    source=f"vllm/config/model.py ModelConfig.get_and_verify_max_len ({_DRAFT_SRC}); ref 2.8",
+    message="Using max model len {n}",
+    level="info",
+)
+def draft_max_model_len_log(c: Mapping[str, Any], *, methods: tuple[str | None, ...] = _SEED_DRAFT_METHODS,
+                            mtp: bool = False) -> RuleResult:
+    """As every ModelConfig does."""
+    n = c[_D + "built_max_model_len"]
+    return Outcome.log(n=n) if draft_of(c, methods=methods, mtp=mtp) is not None and n is not None else None
+
+
+@rule(
+    "speculative.draft-max-model-len-override",
+    title="The draft's max_model_len is capped by the target's, or is speculative_config.max_model_len",
+    phase="sub_configs",
+    kind="derive",
+    reads=(*DRAFT_READS, _D + "built_max_model_len", _SC + "max_model_len", "model_config.max_model_len"),
+    writes=(_D + "max_model_len",),
+    after=("speculative.draft-max-model-len-log", "speculative.draft-model-unsupported"),
+    source="vllm/config/speculative.py SpeculativeConfig._maybe_override_draft_max_model_len; ref 2.8",
+    message="",
+    level="debug",
+)
+def draft_max_model_len_override(c: Mapping[str, Any], *, methods: tuple[str | None, ...] = _SEED_DRAFT_METHODS,
+                                 mtp: bool = False, log: bool = False) -> RuleResult:
+    """Sequences must fit both models: the shorter length wins (``log``: vLLM 0.34.0 logs it when it is the
+    target's); a speculative max_model_len (for testing that sequences can skip speculation) may exceed neither."""
+    draft = c[_D + "built_max_model_len"]
+    if draft_of(c, methods=methods, mtp=mtp) is None or draft is None:
+        return None
+    given, target = c[_SC + "max_model_len"], c["model_config.max_model_len"]
+    if given is not None:
+        if given > draft:
+            return Violation(f"speculative_max_model_len={given} cannot be larger than draft_max_model_len={draft}")
+        if given > target:
+            return Violation(f"speculative_max_model_len={given} cannot be larger than target_max_model_len={target}")
+        return {_D + "max_model_len": given}
+    result = min(draft, target)
+    if log and result != draft:
+        return Outcome.log({_D + "max_model_len": result}, draft=draft, result=result)
+    return {_D + "max_model_len": result}
+
+
+_EAGLE3_TARGETS = ("llama", "qwen", "minicpm", "gpt_oss")
+
+
+@rule(
+    "speculative.eagle3-target-type",
+    title="EAGLE-3 needs a Llama, Qwen, MiniCPM or gpt-oss target",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", "model_config", _SM, mc.T + "model_type"),
+    after=("speculative.draft-max-model-len-override",),
+    source="vllm/config/speculative.py SpeculativeConfig._verify_args; ref 2.8",
+    message="Eagle3 is only supported for ['llama', 'qwen', 'minicpm', 'gpt_oss'] models. Got "
+    "self.target_model_config.hf_text_config.model_type=<type>",
+)
+def eagle3_target_type(c: Mapping[str, Any]) -> RuleResult:
+    """The EAGLE-3 heads read the auxiliary hidden states only these model families expose."""
+    if not c["speculative_config"] or not c["model_config"] or c[_SM] != "eagle3":
+        return None
+    model_type = c[mc.T + "model_type"] or ""
+    if any(t in model_type for t in _EAGLE3_TARGETS):
+        return None
+    return Violation(f"Eagle3 is only supported for {list(_EAGLE3_TARGETS)} models. Got "
+                     f"self.target_model_config.hf_text_config.model_type={model_type!r}",
+                     hint="use an EAGLE-3 draft with a Llama, Qwen, MiniCPM or gpt-oss target")
+
+
 @rule(
     "speculative.method-from-model-name",
     title="The method is detected from the draft model's name (ngram, EAGLE, EAGLE-3)",
@@ -153,6 +353,7 @@ _DRAFT_MODEL_MESSAGE = ("Speculative decoding with draft model is not supported 
     kind="check",
     reads=("speculative_config", _SM, "speculative_config.model", "model_config.hf_config.model_type",
            "model_config.hf_config.architectures"),
+    after=("speculative.draft-max-model-len-log",),  # the draft's ModelConfig is built (and logs) first
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
     message=_DRAFT_MODEL_MESSAGE,
 )

@@ -563,11 +563,14 @@ def executor_backend_multi(c: Mapping[str, Any]) -> RuleResult:
 
 
 _DPR, _DPL = "parallel_config.data_parallel_rank", "parallel_config.data_parallel_size_local"
-_DP_LB_READS = (_EA, "usage.given", "usage.data_parallel_start_rank", "usage.headless",
-                "parallel_config.data_parallel_size", _DPL, _DPR, "parallel_config.data_parallel_hybrid_lb",
-                "parallel_config.data_parallel_external_lb", "parallel_config.data_parallel_backend",
-                "parallel_config.nnodes", "parallel_config.node_rank", "parallel_config.pipeline_parallel_size",
-                "parallel_config.tensor_parallel_size")
+_DP_LB_CHECK_READS = (_EA, "usage.given", "usage.given_on", "usage.given_values", "usage.data_parallel_start_rank",
+                      "usage.headless", _DPL, "parallel_config.data_parallel_backend", "parallel_config.nnodes",
+                      "parallel_config.node_rank", "parallel_config.pipeline_parallel_size",
+                      "parallel_config.tensor_parallel_size")
+"""What create_engine_config's data-parallel assertions read: the DP size and rank as given (``usage.given_values``),
+not the config's, which ParallelConfig's rules rewrite from VLLM_DP_* before the checks run in postinit."""
+_DP_LB_READS = (*_DP_LB_CHECK_READS, "parallel_config.data_parallel_size", _DPR,
+                "parallel_config.data_parallel_hybrid_lb", "parallel_config.data_parallel_external_lb")
 
 
 def _dp_lb(c: Mapping[str, Any]) -> Violation | tuple[dict[str, Any], list[tuple[str, str]]]:
@@ -577,9 +580,11 @@ def _dp_lb(c: Mapping[str, Any]) -> Violation | tuple[dict[str, Any], list[tuple
     given = c["usage.given"] or ()
     rank_set, local_set = _DPR in given, _DPL in given
     headless, start = bool(c["usage.headless"]), int(c["usage.data_parallel_start_rank"] or 0)
-    hybrid, external_flag = bool(c["parallel_config.data_parallel_hybrid_lb"]), bool(
-        c["parallel_config.data_parallel_external_lb"])
-    dp, local, rank = c["parallel_config.data_parallel_size"], c[_DPL], c[_DPR]
+    on = c["usage.given_on"] or ()  # the flags as given: this rule rewrites the config's (the autoswitch)
+    hybrid = "parallel_config.data_parallel_hybrid_lb" in on
+    external_flag = "parallel_config.data_parallel_external_lb" in on
+    as_given = c["usage.given_values"] or {}  # the DP size and rank as given (ParallelConfig rewrites them later)
+    dp, local, rank = as_given.get("parallel_config.data_parallel_size", 1), c[_DPL], as_given.get(_DPR, 0)
     nnodes, node_rank = c["parallel_config.nnodes"], c["parallel_config.node_rank"]
     said: list[tuple[str, str]] = []
     if headless and hybrid:
@@ -664,11 +669,11 @@ def data_parallel_lb(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "engine-args.data-parallel-lb-check",
     title="create_engine_config's assertions on the data-parallel arguments",
-    # in EngineArgs' phase: it reads the DP size and rank as given, which ParallelConfig's own rules rewrite
-    # (from VLLM_DP_*, RANK); the records CacheConfig logs before it are not produced when it fails
-    phase="engine_args",
+    # after CacheConfig is built and logged; it reads the DP size and rank as given (usage.given_values), which
+    # ParallelConfig's own rules rewrite (from VLLM_DP_*, RANK)
+    phase="sub_configs",
     kind="check",
-    reads=_DP_LB_READS,
+    reads=_DP_LB_CHECK_READS,
     source=f"{_ARGS}.create_engine_config; ref 12.2, v0.11.1",
     message="<create_engine_config's assertion>",
 )
@@ -1623,6 +1628,8 @@ DELTA = Delta(
         patch("cache.fast-prefill-eagle", error="ValueError", source=f"{_VLLM}; ref step-13, v0.11.1"),
         patch("cpu.env-shared-experts-stream", value="1", source=f"{_CPU}; ref step-17, 7.6#15, v0.11.1",
               why="0.11.1 disables the stream with '1' (the seed wrote '0')"),
+        patch("cpu.env-thread-counts", nobind=True, source=f"{_CPU} (vllm/platforms/cpu.py:277-283); ref step-17, "
+              "7.6#15, v0.11.1", why="VLLM_CPU_OMP_THREADS_BIND=nobind leaves OMP_NUM_THREADS to the user (logged)"),
         patch("models.gptoss-max-capture-size", size=1024, title="GptOssForCausalLM: max cudagraph capture size 1024",
               message="Overriding max cuda graph capture size to 1024 for performance.",
               source=f"{_MODELS} GptOssForCausalLMConfig; ref 8.1:GptOssForCausalLM, v0.11.1",

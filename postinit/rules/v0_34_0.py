@@ -4314,6 +4314,9 @@ _DROP_GROUPS = {
 _MODEL_PY = "vllm/config/model.py ModelConfig"
 
 PATCHES = (
+    patch("cpu.env-thread-counts", nobind=False, source="vllm/platforms/cpu.py CpuPlatform.check_and_update_config "
+          "(vllm/platforms/cpu.py:420-440); ref step-17, 7.6#15, v0.34.0",
+          why="0.34.0 has no VLLM_CPU_OMP_THREADS_BIND=nobind branch (nor its record)"),
     patch("speculative.mtp-several-tokens-warning",
           message="Enabling num_speculative_tokens > 1 will run multiple times of forward on same MTP layer,which "
           "may result in lower acceptance rate",

@@ -30,11 +30,14 @@ _DPR, _DPL = "parallel_config.data_parallel_rank", "parallel_config.data_paralle
 _HYBRID, _EXTERNAL = "parallel_config.data_parallel_hybrid_lb", "parallel_config.data_parallel_external_lb"
 _OPTS = "Invalid data-parallel launch options: "
 
-_DP_LB_READS = (_EA, "usage.given", "usage.data_parallel_start_rank", "usage.headless", _DP, _DPL, _DPR, _HYBRID,
-                _EXTERNAL, "parallel_config.data_parallel_backend", "parallel_config.nnodes",
-                "parallel_config.node_rank", "parallel_config.pipeline_parallel_size",
-                "parallel_config.tensor_parallel_size", "parallel_config.prefill_context_parallel_size",
-                "parallel_config.enable_fault_tolerance", "model_config.is_moe")
+_DP_LB_CHECK_READS = (_EA, "usage.given", "usage.given_on", "usage.given_values", "usage.data_parallel_start_rank",
+                      "usage.headless", _DPL, "parallel_config.data_parallel_backend", "parallel_config.nnodes",
+                      "parallel_config.node_rank", "parallel_config.pipeline_parallel_size",
+                      "parallel_config.tensor_parallel_size", "parallel_config.prefill_context_parallel_size",
+                      "parallel_config.enable_fault_tolerance", "model_config.is_moe")
+"""What create_engine_config's data-parallel checks read: the DP size and rank as given (``usage.given_values``),
+not the config's, which ParallelConfig's rules rewrite from VLLM_DP_* before the checks run in postinit."""
+_DP_LB_READS = (*_DP_LB_CHECK_READS, _DP, _DPR, _HYBRID, _EXTERNAL)
 
 
 def _dp_lb(c: Mapping[str, Any]) -> Violation | tuple[dict[str, Any], list[tuple[str, str]]]:
@@ -43,8 +46,10 @@ def _dp_lb(c: Mapping[str, Any]) -> Violation | tuple[dict[str, Any], list[tuple
     given = c["usage.given"] or ()
     rank_set, local_set = _DPR in given, _DPL in given
     headless, start = bool(c["usage.headless"]), int(c["usage.data_parallel_start_rank"] or 0)
-    hybrid, external_flag = bool(c[_HYBRID]), bool(c[_EXTERNAL])
-    dp, local, rank = c[_DP], c[_DPL], c[_DPR]
+    on = c["usage.given_on"] or ()  # the flags as given: this rule rewrites the config's (the autoswitch)
+    hybrid, external_flag = _HYBRID in on, _EXTERNAL in on
+    as_given = c["usage.given_values"] or {}  # the DP size and rank as given (ParallelConfig rewrites them later)
+    dp, local, rank = as_given.get(_DP, 1), c[_DPL], as_given.get(_DPR, 0)
     nnodes, node_rank = c["parallel_config.nnodes"], c["parallel_config.node_rank"]
     backend = c["parallel_config.data_parallel_backend"]
     said: list[tuple[str, str]] = []
@@ -147,9 +152,9 @@ def data_parallel_lb(c: Mapping[str, Any]) -> RuleResult:
 @rule(
     "engine-args.data-parallel-lb-check",
     title="create_engine_config's refusals of the data-parallel launch options",
-    phase="engine_args",
+    phase="sub_configs",  # after CacheConfig is built and logged (observed._ENGINE_ARGS_STEPS: before-parallel)
     kind="check",
-    reads=_DP_LB_READS,
+    reads=_DP_LB_CHECK_READS,
     source=f"{_ARGS}.create_engine_config (vllm/engine/arg_utils.py:2412-2560); {_REF}",
     message="<create_engine_config's refusal>",
 )
@@ -883,6 +888,26 @@ def prompt_embeds_encoder_decoder(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+@rule(
+    "model.max-model-len-positive",
+    title="max_model_len ends up a positive integer",
+    phase="model_config",
+    kind="check",
+    reads=("model_config", _MC + "max_model_len"),
+    source="vllm/config/model.py ModelConfig.validate_model_config_after (vllm/config/model.py:1090-1095, a "
+    "model_validator, after __post_init__ derived and logged it); ref v0.34.0",
+    message="max_model_len must be a positive integer, got <type>: <value>. Example: max_model_len=2048",
+)
+def max_model_len_positive(c: Mapping[str, Any]) -> RuleResult:
+    """The field takes -1 (auto-fit, derived in __post_init__), so 0 reaches the end of __post_init__ as given (a
+    length of nothing) and only the model validator refuses it."""
+    value = c[_MC + "max_model_len"]
+    if c["model_config"] and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        return Violation(f"max_model_len must be a positive integer, got {type(value).__name__}: {value!r}. "
+                         "Example: max_model_len=2048", hint="give --max-model-len a positive length (or auto)")
+    return None
+
+
 _MEGA_MOE = ("deep_gemm_mega_moe", "flashinfer_moe_ep_cutedsl", "flashinfer_moe_ep_mega_deep_gemm", "aiter_mega_moe")
 _MOE_EP = ("flashinfer_moe_ep_cutedsl", "flashinfer_moe_ep_mega_deep_gemm")
 _MOE_EP_ARCHS = ("DeepSeekV4MTPModel", "DeepseekV41ForCausalLM", "DeepseekV4ForCausalLM")
@@ -1305,7 +1330,7 @@ DELTA = Delta(
          lora_mega_moe_backend, moe_ep_backend, lm_format_enforcer_deprecated, offload_prefetch_bounds,
          multimodal_config_checks, mm_processor_device, profiler_warnings,
          layerwise_nvtx_deprecated, attention_backend_per_kind, attention_backend_auto,
-         attention_indexer_cp_dtype),
+         attention_indexer_cp_dtype, max_model_len_positive),
     patch=(
         patch("compilation.custom-ops-all-none-count", error="ValueError",
               text="custom_ops can contain only one base mode: 'all' or 'none'",

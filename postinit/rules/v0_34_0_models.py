@@ -23,6 +23,7 @@ from typing import Any
 from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
 from postinit.rules import model_config as mc
 from postinit.rules import models
+from postinit.rules import speculative as spec
 from postinit.rules import v0_34_0_hooks as hooks
 from postinit.rules.verify import _hf_quant_cfg, quant_method
 from postinit.rules.versions import Delta, patch
@@ -233,16 +234,21 @@ _RUNNER = (
           f"runner_converts); {_REF}"),
 )
 
+_MAX_LEN_OPTIONS: dict[str, Any] = dict(
+    no_key_message="The model's config.json does not contain any of the keys to determine the original maximum "
+    "length of the model. Assuming the model's maximum length is 2048.",
+    unscaled_rope=("su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling"),
+    sliding_window_checks=False,
+    # transformers 5 standardizes a legacy rope_scaling "type" into rope_parameters' rope_type, so an
+    # hf_overrides {"rope_scaling": {"type": ...}} no longer fails on the missing key
+    legacy_type_key_error=False,
+    rope_float=True,  # derived_max_model_len *= scaling_factor for every RoPE model (2678)
+    auto_fit=True,  # max_model_len -1 ("auto") is derived as if unset (2683-2686)
+)
+"""0.34.0's ``_get_and_verify_max_len``: ``model.max-model-len``'s options (the target's and the draft's)."""
+
 _MAX_LEN = (
-    patch("model.max-model-len",
-          no_key_message="The model's config.json does not contain any of the keys to determine the original maximum "
-          "length of the model. Assuming the model's maximum length is 2048.",
-          unscaled_rope=("su", "longrope", "llama3", "yarn", "deepseek_yarn", "deepseek_llama_scaling"),
-          sliding_window_checks=False,
-          # transformers 5 standardizes a legacy rope_scaling "type" into rope_parameters' rope_type, so an
-          # hf_overrides {"rope_scaling": {"type": ...}} no longer fails on the missing key
-          legacy_type_key_error=False,
-          rope_float=True,  # derived_max_model_len *= scaling_factor for every RoPE model (2678)
+    patch("model.max-model-len", **_MAX_LEN_OPTIONS,
           source=f"vllm/config/model.py _get_and_verify_max_len (2589-2700: YaRN variants leave "
           f"max_position_embeddings already scaled, 2659-2666; no NotImplementedError for rope scaling or "
           f"model_max_length with disable_sliding_window); {_REF}"),
@@ -625,6 +631,27 @@ _EC_READS = ("ec_transfer_config", _EC + "ec_connector", _EC + "ec_role")
 
 
 @rule(
+    "ec-transfer.role-required",
+    title="An encoder-cache connector needs an ec_role",
+    phase="sub_configs",
+    kind="check",
+    reads=_EC_READS,
+    source="vllm/config/ec_transfer.py ECTransferConfig.__post_init__ (vllm/config/ec_transfer.py:71-85; with "
+    "--ec-transfer-config built by vLLM's parser); ref v0.34.0",
+    message="Please specify ec_role when ec_connector is set, supported roles are ('ec_producer', 'ec_both', "
+    "'ec_consumer')",
+)
+def ec_transfer_role_required(c: Mapping[str, Any]) -> RuleResult:
+    """The encoder-cache connector must know whether this instance produces encoder outputs, consumes them or
+    both (as the KV connector's kv_role)."""
+    if c["ec_transfer_config"] and c[_EC + "ec_connector"] is not None and c[_EC + "ec_role"] is None:
+        return Violation("Please specify ec_role when ec_connector is set, supported roles are ('ec_producer', "
+                         "'ec_both', 'ec_consumer')")
+    return None
+
+
+
+@rule(
     "vllm.mm-encoder-only",
     title="An encoder-only instance (EC producer) runs the multimodal encoder only: no prefix caching",
     phase="model",
@@ -966,7 +993,8 @@ def suffix_default_tokens(c: Mapping[str, Any]) -> RuleResult:
     title="A plain draft model's shorter max_model_len caps the target's",
     phase="model",
     kind="override",
-    reads=("speculative_config", _SC + "method", _SC + "max_model_len", "model_config", "model_config.max_model_len"),
+    reads=("speculative_config", _SC + "method", _SC + "max_model_len", "model_config", "model_config.max_model_len",
+           "draft.loaded", "draft.hf_config", "draft.max_model_len", _H + "rope_scaling"),
     writes=("model_config.max_model_len",),
     source="vllm/config/vllm.py VllmConfig._limit_max_model_len_to_draft (3102-3121, called at 1482 before the "
     "model hooks), StandaloneARSpeculatorConfig (shares_target_positions False) and "
@@ -977,14 +1005,80 @@ def suffix_default_tokens(c: Mapping[str, Any]) -> RuleResult:
 )
 def limit_max_model_len_to_draft(c: Mapping[str, Any]) -> RuleResult:
     """An independent draft (method draft_model) has its own positional limit, and the runner cannot stop
-    speculating past it. Its limit is ``speculative_config.max_model_len`` when given; a draft checkpoint's own
-    length needs its config.json, which postinit does not load (EAGLE-style drafts share the target's positions)."""
-    if not c["speculative_config"] or not c["model_config"] or c[_SC + "method"] != "draft_model":
+    speculating past it: the draft's max_model_len (from its config.json, capped by the target's, or
+    ``speculative_config.max_model_len``). A draft that shares the target's positions (EAGLE, DFlash, ...) limits
+    it only when its RoPE cannot simply be resized (``speculator_config.max_model_len``). Without the draft's
+    config.json (a checkpoint postinit cannot find) a plain draft's limit is ``speculative_config.max_model_len``."""
+    if not c["speculative_config"] or not c["model_config"]:
         return None
-    draft, target = c[_SC + "max_model_len"], c["model_config.max_model_len"]
+    method = c[_SC + "method"]
+    if _draft_of(c) is not None:
+        shares = method != "draft_model" and spec.rope_only_sizes_cache(_draft_rope(c))
+        draft = None if shares else c[_D + "max_model_len"]
+    else:
+        draft = c[_SC + "max_model_len"] if method == "draft_model" else None
+    target = c["model_config.max_model_len"]
     if draft is None or target is None or draft >= target:
         return None
     return Outcome.log({"model_config.max_model_len": draft}, draft=draft, target=target)
+
+
+# ----------------------------------------------------------------- the draft checkpoint's ModelConfig (draft.*)
+
+_D = "draft."
+_DRAFT_SRC = ("the draft's ModelConfig, built by DraftModelSpeculatorConfig.configure "
+              "(vllm/v1/worker/gpu/spec_decode/speculator_config.py:191-210) inside SpeculativeConfig.__post_init__")
+_DRAFT_OPTIONS: dict[str, Any] = dict(methods=_DRAFT_MODEL_METHODS, mtp=True)
+"""0.34.0 builds a draft ModelConfig for every DraftModelSpeculatorConfig: a plain draft model and DFlash too,
+and MTP's (the target checkpoint) runs the same length derivation and cap."""
+
+
+def _draft_of(c: Mapping[str, Any]) -> str | None:
+    return spec.draft_of(c, methods=_DRAFT_MODEL_METHODS, mtp=True)
+
+
+def _draft_rope(c: Mapping[str, Any]) -> Any:
+    return spec.draft_hf(c, "rope_scaling", methods=_DRAFT_MODEL_METHODS, mtp=True)
+
+
+_DRAFT_PATCHES = (
+    patch("speculative.draft-architecture", methods=_DRAFT_MODEL_METHODS,
+          source=f"vllm/config/model.py ModelConfig.__post_init__ ({_DRAFT_SRC}); {_REF}"),
+    patch("speculative.draft-max-model-len", **_DRAFT_OPTIONS, user_len=True, options=_MAX_LEN_OPTIONS,
+          source=f"vllm/config/model.py _get_and_verify_max_len (2589-2740) for {_DRAFT_SRC}: max_model_len="
+          f"speculative_config.max_model_len, spec_target_max_model_len=the target's; {_REF}"),
+    patch("speculative.draft-max-model-len-log", **_DRAFT_OPTIONS,
+          source=f"vllm/config/model.py ModelConfig.get_and_verify_max_len ({_DRAFT_SRC}); {_REF}"),
+    patch("speculative.draft-max-model-len-override", **_DRAFT_OPTIONS, log=True,
+          message="Overriding draft model max model len from {draft} to {result}", level="info",
+          source=f"{_SPEC}._maybe_override_draft_max_model_len (vllm/config/speculative.py:1442-1484), called by "
+          f"DraftModelSpeculatorConfig.configure (speculator_config.py:240-246); {_REF}"),
+)
+
+
+@rule(
+    "speculative.draft-max-position-embeddings",
+    title="A draft that shares the target's positions has its max_position_embeddings raised to the target's length",
+    phase="sub_configs",
+    kind="check",
+    reads=(*spec.DRAFT_READS, "model_config.max_model_len"),
+    after=("speculative.draft-max-model-len-log",),
+    source=f"{_SPEC}._maybe_override_draft_max_position_embeddings (vllm/config/speculative.py:1486-1528), called "
+    f"by DraftModelSpeculatorConfig.configure (speculator_config.py:217-220) where shares_target_positions; {_REF}",
+    message="Overriding draft model max_position_embeddings from {draft} to the target model's max_model_len "
+    "({target}); the draft shares the target's positional space.",
+    level="info",
+)
+def draft_max_position_embeddings(c: Mapping[str, Any]) -> RuleResult:
+    """The proposer feeds the draft the target's positions, so a shorter rotary cache would be read out of
+    bounds; only cache-only RoPE types are resized (a plain draft model has positions of its own)."""
+    if _draft_of(c) is None or c[_SC + "method"] == "draft_model":
+        return None
+    draft = spec.draft_hf(c, "max_position_embeddings", methods=_DRAFT_MODEL_METHODS, mtp=True)
+    target = c["model_config.max_model_len"]
+    if draft is None or target is None or draft >= target or not spec.rope_only_sizes_cache(_draft_rope(c)):
+        return None
+    return Outcome.log(draft=draft, target=target)
 
 
 _TOKENIZER_MODES = {
@@ -1569,6 +1663,8 @@ def replayssm_supported(c: Mapping[str, Any]) -> RuleResult:
 
 
 _SPEC_DROPS = {
+    "speculative.eagle3-target-type": "vLLM 0.34.0's SpeculativeConfig no longer limits EAGLE-3 to some target "
+    "model types (vllm/config/speculative.py _verify_args)",
     "engine-args.draft-model-unsupported": "vLLM 0.34.0 runs draft-model speculative decoding "
     "(StandaloneARSpeculatorConfig, vllm/v1/worker/gpu/spec_decode/standalone_ar/config.py); EngineArgs no longer "
     "refuses method draft_model",
@@ -1609,8 +1705,9 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 
 
 DELTA = Delta(
-    facts={"model_registry": "model-registry-0.34.0.json", "rope_override_standardized": True},
-    patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG),
+    facts={"model_registry": "model-registry-0.34.0.json", "rope_override_standardized": True,
+           "max_model_len_auto": True},
+    patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG, *_DRAFT_PATCHES),
     replace=(head_dtype, class_interfaces, gptoss_max_capture_size, method_from_model_name, draft_model_from_method, quant_config,
              deepseek_v32_cache_dtype,
              prompt_lookup_defaults, draft_tensor_parallel_size, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
@@ -1618,6 +1715,7 @@ DELTA = Delta(
     add=(sleep_mode_cumem_allocator, deprecated_quantization, pooler_logit_sigma_nonzero, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_encoder_tp_mode, mm_device_do_normalize,
          mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
          draft_decode_context_parallel_size, suffix_default_tokens, limit_max_model_len_to_draft, mtp_reused_layer, tokenizer_mode_default,
+         draft_max_position_embeddings, ec_transfer_role_required,
          spec_flags_given_twice, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
          speculative_lookahead_slots, watermark_speculative,
          mamba_chunked_prefill_required, mamba_stochastic_rounding_needs_fp16, kda_recoverssm, replayssm_supported),

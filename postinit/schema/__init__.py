@@ -24,6 +24,7 @@ from postinit.schema.configs import (
     StructuredOutputsConfig,
     VllmConfig,
 )
+from postinit.schema.draft import DraftModel
 from postinit.schema.enums import CompilationMode, CUDAGraphMode
 from postinit.schema.env import Env
 from postinit.schema.platform import PLATFORM_PRESETS, Platform
@@ -39,6 +40,7 @@ __all__ = [
     "CompilationConfig",
     "CompilationMode",
     "DeviceConfig",
+    "DraftModel",
     "EPLBConfig",
     "Env",
     "HFConfig",

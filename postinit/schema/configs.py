@@ -99,6 +99,9 @@ MambaDType = Literal["auto", "float32", "float16", "bfloat16"]  # the half types
 _MAMBA_DTYPES = {"choices_from": (("d7fb10c57", ("auto", "float32")), ("0.34.0", ("auto", "float32", "float16",
                                                                                    "bfloat16")))}
 """Which MambaDType values each version takes (``choices_from``: the door refuses the others, as vLLM does)."""
+_TOKENIZER_MODES = {"choices_from": (("d7fb10c57", ("auto", "slow", "mistral", "custom")), ("0.34.0", None))}
+"""Which tokenizer modes each version takes: the seed's and 0.11.1's Literal, any text from vLLM 0.34.0 on
+(``TokenizerMode | str``: a tokenizer registered under that name)."""
 All2AllBackend = Literal[
     "naive",
     "pplx",
@@ -470,7 +473,7 @@ class ModelConfig(BaseModel):
     convert: ConvertOption = unhashed("auto")
     task: str | None = unhashed(None, until="0.11.1")
     tokenizer: str | None = unhashed(None)
-    tokenizer_mode: Literal["auto", "slow", "mistral", "custom"] = unhashed("auto")
+    tokenizer_mode: str = unhashed("auto", json_schema_extra=_TOKENIZER_MODES)
     trust_remote_code: bool = hashed(False)
     dtype: ModelDType = hashed("auto")
     seed: int | None = unhashed(None)

@@ -174,6 +174,9 @@ class Env(BaseModel):
     VLLM_ROCM_USE_AITER_RMSNORM: bool = unhashed(True)
     VLLM_CPU_KVCACHE_SPACE: int | None = unhashed(None, ge=0, description="GiB; None → 4 GiB")
     VLLM_CPU_CI_ENV: str = unhashed("0")
+    VLLM_CPU_OMP_THREADS_BIND: str = unhashed(
+        "auto", description="the CPU cores the OpenMP threads bind to ('auto', a core list, or 'nobind': vLLM 0.11.1 "
+        "then leaves OMP_NUM_THREADS to the user)")
     VLLM_COMPILE_CACHE_SAVE_FORMAT: Literal["binary", "unpacked"] | None = unhashed(
         None, description="vLLM 0.11.1 (CompilationConfig.compile_cache_save_format's default); None = unset"
     )

@@ -9,12 +9,23 @@ from pydantic import BaseModel, ConfigDict
 
 from postinit.schema._fields import unhashed
 
-__all__ = ["ENGINE_ARGS_NONE_DEFAULTS", "Usage", "UsageContext"]
+__all__ = ["ENGINE_ARGS_AS_GIVEN", "ENGINE_ARGS_NONE_DEFAULTS", "ENGINE_ARGS_REWRITTEN", "Usage", "UsageContext"]
 
 ENGINE_ARGS_NONE_DEFAULTS: tuple[str, ...] = (
     "parallel_config.data_parallel_rank", "parallel_config.data_parallel_size_local",
 )
 """Config paths whose EngineArgs field defaults to None where the config's own default is a number (``usage.given``)."""
+
+ENGINE_ARGS_REWRITTEN: tuple[str, ...] = (
+    "parallel_config.data_parallel_hybrid_lb", "parallel_config.data_parallel_external_lb",
+)
+"""Boolean config paths create_engine_config decides from the flags as given and then rewrites (``usage.given_on``)."""
+
+ENGINE_ARGS_AS_GIVEN: tuple[str, ...] = (
+    "parallel_config.data_parallel_size", "parallel_config.data_parallel_rank",
+)
+"""Config paths whose values create_engine_config checks as given, before ParallelConfig's own rules rewrite them
+from VLLM_DP_* (``usage.given_values``)."""
 
 UsageContext = Literal[
     "OPENAI_API_SERVER", "LLM_CLASS", "ENGINE_CONTEXT", "API_SERVER", "OPENAI_BATCH_RUNNER", "UNKNOWN_CONTEXT",
@@ -49,6 +60,23 @@ class Usage(BaseModel):
             "the EngineArgs fields whose EngineArgs default is None that the input sets (flag, --config or --set), "
             "as config paths: create_engine_config tells a set data_parallel_rank / data_parallel_size_local from "
             "an unset one, which the config's own defaults (0, 1) cannot show"
+        ),
+    )
+    given_on: list[str] = unhashed(
+        default_factory=list,
+        description=(
+            "the boolean EngineArgs fields of ENGINE_ARGS_REWRITTEN that the input turns on, as config paths: "
+            "create_engine_config reads --data-parallel-hybrid-lb / --data-parallel-external-lb as given and "
+            "rewrites them (hybrid LB with one local rank autoswitches to external LB), so the rule that writes "
+            "them reads the flags here, not its own answer"
+        ),
+    )
+    given_values: dict[str, Any] = unhashed(
+        default_factory=dict,
+        description=(
+            "the values of ENGINE_ARGS_AS_GIVEN paths as the input gives them (the DP size and rank): "
+            "create_engine_config's data-parallel checks read these, after CacheConfig is built, while "
+            "ParallelConfig's rules rewrite the config's from VLLM_DP_SIZE / VLLM_DP_RANK"
         ),
     )
     given_twice: list[str] = unhashed(

@@ -35,6 +35,10 @@ class VersionFacts(BaseModel):
         ">=4.56.0,<5", description="the transformers versions the modelled vLLM runs with (its wheel's "
         "requirement; the seed ran over the 0.11.1 wheel): the hash includes transformers' HF config JSON, so "
         "postinit's hash is vLLM's only beside such a transformers")
+    max_model_len_auto: bool = unhashed(
+        False, description="whether ModelConfig's max_model_len takes -1 ('auto': derived, the engine auto-fits it "
+        "later) and checks a value below 1 only in its model validator, after __post_init__ derived and logged it "
+        "(vLLM 0.34.0: Field(ge=-1), validate_model_config_after); before, postinit's door refuses a value below 1")
     rope_override_standardized: bool = unhashed(
         False, description="whether a dict-valued hf_overrides rope_scaling is standardized in place as it is set "
         "(transformers 5's rope_scaling setter, vLLM 0.34.0: rope_type from a legacy type or 'default', rope_theta, "

@@ -107,8 +107,9 @@ NOT_MODELLED: Mapping[str, str] = {
     "speculative_config.target_model_config.hf_config": "the repr of transformers' config object "
     "(postinit holds its keys as model_config.hf_config.* facts)",
     "speculative_config.target_model_config.hf_text_config": "the repr of transformers' config object",
-    "speculative_config.draft_model_config": "the draft's own ModelConfig (EAGLE / draft-model / MTP); postinit has "
-    "no facts about the draft's config.json (for n-gram it is the target's and is compared, see ALIASES)",
+    "speculative_config.draft_model_config": "the draft's own ModelConfig (EAGLE / draft-model / MTP); postinit "
+    "reads the draft's config.json (draft.*) and derives its max_model_len, but builds no whole ModelConfig for it "
+    "(for n-gram it is the target's and is compared, see ALIASES)",
     "speculative_config.draft_parallel_config": "the draft's ParallelConfig built by create_draft_parallel_config "
     "(for n-gram it is the target's and is compared, see ALIASES)",
     # 0.34.0

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 import postinit
-from postinit.engine import Violation
+from postinit.engine import Outcome, Violation
 from postinit.rules._kit import state
 from postinit.rules.platforms import cpu
 from postinit.schema import CompilationMode, Platform
@@ -238,6 +238,11 @@ def test_env_writes() -> None:
     }
     assert cpu.env_shared_experts_stream(s) == {"env.VLLM_DISABLE_SHARED_EXPERTS_STREAM": "0"}
     assert cpu.env_local_world_size(s) == {"env.LOCAL_WORLD_SIZE": "2"}
+    unbound = cpu_state({"env.VLLM_CPU_OMP_THREADS_BIND": "nobind"}, cpu_count=64, torch_num_threads=32)
+    assert cpu.env_thread_counts(unbound) == cpu.env_thread_counts(s)  # the seed has no nobind branch
+    said = cpu.env_thread_counts(unbound, nobind=True)  # vLLM 0.11.1 (golden n166): OMP_NUM_THREADS is the user's
+    assert isinstance(said, Outcome) and "env.OMP_NUM_THREADS" not in said.changes
+    assert said.message == "Disabling binding processes to CPU cores..."
 
 
 def test_env_writes_not_cpu() -> None:

@@ -14,6 +14,7 @@ from postinit.rules import v0_34_0_errors as e
 from postinit.rules._kit import state
 from postinit.schema.configs import CompilationConfig
 from postinit.schema.loaders.construct import refusal
+from postinit.schema.usage import ENGINE_ARGS_AS_GIVEN, ENGINE_ARGS_REWRITTEN
 from tests.golden.parity import fixture_path
 
 LLAMA = fixture_path("llama")
@@ -89,7 +90,11 @@ def _dp(**kw: Any) -> dict[str, Any]:
             "parallel_config.node_rank": 0, "parallel_config.pipeline_parallel_size": 1,
             "parallel_config.tensor_parallel_size": 1, "parallel_config.prefill_context_parallel_size": 1,
             "parallel_config.enable_fault_tolerance": False, "model_config.is_moe": False}
-    return state({**base, **kw})
+    merged = {**base, **kw}
+    # the door records the load-balancing flags as given (usage.given_on): the rule reads those, not the config's
+    merged["usage.given_on"] = tuple(p for p in ENGINE_ARGS_REWRITTEN if merged.get(p))
+    merged["usage.given_values"] = {p: merged[p] for p in ENGINE_ARGS_AS_GIVEN}  # and the DP size and rank
+    return state(merged)
 
 
 @pytest.mark.parametrize(("given", "start"), [
@@ -478,6 +483,18 @@ def test_a_generation_head_dtype_is_not_logged_in_0_34_0() -> None:
     r = postinit.resolve(model=LLAMA, argv=["--dtype", "bfloat16"], vllm_version="0.34.0", platform="t4")
     assert r.config.model_config.head_dtype == r.config.model_config.dtype
     assert not any(e.rule == "model.head-dtype" and e.message for e in r.trace.fired)
+
+
+def test_the_data_parallel_checks_read_the_dp_size_and_rank_as_given() -> None:
+    """They run after CacheConfig (golden s-x209: its fp8 record comes first), where ParallelConfig's rules have
+    rewritten the DP size from VLLM_DP_SIZE: the size the flags gave decides (usage.given_values)."""
+    rank_given = {"usage.given": ("parallel_config.data_parallel_rank",)}
+    env_sized = {**dict(_dp(**rank_given)), "parallel_config.data_parallel_size": 2}  # the env's, after the flags'
+    assert e.data_parallel_lb_check(state(env_sized)) is None
+    flag_sized = _dp(**rank_given, **{"parallel_config.data_parallel_size": 2})
+    out = e.data_parallel_lb_check(flag_sized)
+    assert isinstance(out, Violation) and out.message.startswith("Non-MoE models do not support external data")
+    assert postinit.rules.rulebook("0.34.0")["engine-args.data-parallel-lb-check"].phase == "sub_configs"
 
 
 def test_a_max_num_seqs_engine_args_took_unchecked_is_pythons_type_error() -> None:

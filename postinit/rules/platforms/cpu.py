@@ -384,21 +384,26 @@ def env_multiproc_spawn(c: Mapping[str, Any]) -> RuleResult:
     title="CPU thread environment (NUMEXPR, OMP, Inductor compile threads)",
     phase="platform",
     kind="override",
-    reads=(_KIND, "platform.cpu_count", "platform.torch_num_threads"),
+    reads=(_KIND, "platform.cpu_count", "platform.torch_num_threads", "env.VLLM_CPU_OMP_THREADS_BIND"),
     writes=("env.NUMEXPR_MAX_THREADS", "env.OMP_NUM_THREADS", "env.TORCHINDUCTOR_COMPILE_THREADS"),
     source=f"{_SRC}; ref step-17, 7.6#15",
+    message="",
+    level="info",
 )
-def env_thread_counts(c: Mapping[str, Any]) -> RuleResult:
+def env_thread_counts(c: Mapping[str, Any], *, nobind: bool = False) -> RuleResult:
     """NUMEXPR may use every allowed core, OpenMP torch's thread count; Inductor must not compile asynchronously in daemonic processes.
 
     ``NUMEXPR_MAX_THREADS``/``OMP_NUM_THREADS`` are written only when the
-    ``platform.cpu_count``/``platform.torch_num_threads`` facts are known.
+    ``platform.cpu_count``/``platform.torch_num_threads`` facts are known. ``nobind`` (vLLM 0.11.1):
+    ``VLLM_CPU_OMP_THREADS_BIND=nobind`` leaves OMP_NUM_THREADS to the user, which vLLM logs.
     """
     if not _cpu(c):
         return None
     out: dict[str, Any] = {"env.TORCHINDUCTOR_COMPILE_THREADS": "1"}
     if c["platform.cpu_count"] is not None:
         out["env.NUMEXPR_MAX_THREADS"] = str(c["platform.cpu_count"])
+    if nobind and c["env.VLLM_CPU_OMP_THREADS_BIND"] == "nobind":
+        return Outcome(out, message="Disabling binding processes to CPU cores...", level="info")
     if c["platform.torch_num_threads"] is not None:
         out["env.OMP_NUM_THREADS"] = str(c["platform.torch_num_threads"])
     return out

@@ -111,6 +111,9 @@ class FlagSpec:
     builds: str | None = None
     """A JSON-valued flag whose sub-config vLLM's parser builds on the spot (argparse type
     ``TypeAdapter(cls).validate_json``): the class. A value it refuses is a parse error."""
+    builds_since: str | None = None
+    """The first vLLM version whose sub-config ``builds`` is modelled (0.11.1's ECTransferConfig, whose roles differ
+    from 0.34.0's, is not: its flag stays an unchecked extra there)."""
     renamed: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """``(version, names)``: the spellings the flag has from that vLLM version on (0.34.0 moved ``-O`` from
     ``--compilation-config`` to ``--optimization-level``: ``--compilation-config/-cc`` there)."""
@@ -427,7 +430,8 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--speculative-config",), "speculative_config", "json", optional=True),
     _F(("--kv-transfer-config",), "kv_transfer_config", "json", optional=True, builds="KVTransferConfig"),
     _F(("--kv-events-config",), "kv_events_config", "json", optional=True, builds="KVEventsConfig"),
-    _F(("--ec-transfer-config",), "extra.ec_transfer_config", "json", optional=True, since="0.11.1"),
+    _F(("--ec-transfer-config",), "extra.ec_transfer_config", "json", optional=True, since="0.11.1",
+       builds="ECTransferConfig", builds_since="0.34.0"),
     _F(("--compilation-config", "-O"), "compilation_config", "json", builds="CompilationConfig",
        renamed=(("0.34.0", ("--compilation-config", "-cc")),)),
     # typed str in vLLM (OptimizationLevel is no builtin): argparse takes any text, VllmConfig refuses a bad one
@@ -604,6 +608,8 @@ def flags_for(version: str = "") -> tuple[FlagSpec, ...]:
     targets = _targets(version)
     for dest, facts, scope in sorted(rows, key=lambda r: int(r[1]["index"])):
         spec = _BY_DEST.get(dest) or _generic(dest, facts)
+        if spec.builds_since is not None and spec.builds_since not in _lineage(version):
+            spec = dataclasses.replace(spec, builds=None)
         if spec.target.startswith("extra.") and dest in targets:
             spec = dataclasses.replace(spec, target=targets[dest])
         off = tuple(facts.get("off") or ())
