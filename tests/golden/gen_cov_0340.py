@@ -725,16 +725,20 @@ NOT_WRITTEN = {
 }
 
 
-def main() -> int:
-    for old in OUT.glob("k[0-9][0-9][0-9]-*.json"):
+def write_cases(out: Path, prefix: str, cases: list[tuple[str, dict[str, Any]]], not_written: Any) -> int:
+    """(Re)write the ``<prefix>###-*.json`` cases of ``out`` (the others are left alone); shared by gen_hooks_0340."""
+    for old in out.glob(f"{prefix}[0-9][0-9][0-9]-*.json"):
         old.unlink()
-    for name, case in CASES:
-        if name in NOT_WRITTEN:
+    for name, case in cases:
+        if name in not_written:
             continue
-        case = {"name": name, **case}
-        (OUT / f"{name}.json").write_text(json.dumps(case, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {len(CASES) - len(NOT_WRITTEN)} cases k001..k{len(CASES):03d} to {OUT}")
+        (out / f"{name}.json").write_text(json.dumps({"name": name, **case}, indent=1, sort_keys=True) + "\n")
+    print(f"wrote {len(cases) - len(not_written)} cases {prefix}001..{prefix}{len(cases):03d} to {out}")
     return 0
+
+
+def main() -> int:
+    return write_cases(OUT, "k", CASES, NOT_WRITTEN)
 
 
 if __name__ == "__main__":

@@ -226,15 +226,10 @@ NOT_WRITTEN: dict[str, str] = {}
 
 
 def main() -> int:
-    for old in OUT.glob("h[0-9][0-9][0-9]-*.json"):
-        old.unlink()
-    for name, case in CASES:
-        if name in NOT_WRITTEN:
-            continue
-        case = {"name": name, **case}
-        (OUT / f"{name}.json").write_text(json.dumps(case, indent=1, sort_keys=True) + "\n")
-    print(f"wrote {len(CASES) - len(NOT_WRITTEN)} cases h001..h{len(CASES):03d} to {OUT}")
-    return 0
+    # a sibling script: this one runs from tests/golden, as oracle_cli.md says
+    from gen_cov_0340 import write_cases
+
+    return write_cases(OUT, "h", CASES, NOT_WRITTEN)
 
 
 if __name__ == "__main__":
