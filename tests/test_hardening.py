@@ -250,7 +250,7 @@ def test_http_in_flight_bound_answers_503(monkeypatch: pytest.MonkeyPatch) -> No
 
     def held(*args: Any, **kwargs: Any) -> Any:
         started.set()
-        release.wait(5)
+        release.wait(120)  # held until the second request is answered (a generous bound: a loaded CI box is slow)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(postinit._api, "resolve_request", held)
@@ -258,10 +258,10 @@ def test_http_in_flight_bound_answers_503(monkeypatch: pytest.MonkeyPatch) -> No
         first: list[int] = []
         worker = threading.Thread(target=lambda: first.append(c.post("/v1/resolve", json={"model": LLAMA}).status_code))
         worker.start()
-        assert started.wait(5)
+        assert started.wait(120)
         second = c.post("/v1/resolve", json={"model": LLAMA})
         release.set()
-        worker.join(5)
+        worker.join(120)
     assert second.status_code == 503 and second.headers["retry-after"] == "1"
     assert first == [200]
 
