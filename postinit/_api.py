@@ -561,7 +561,7 @@ _NOT_INCREMENTAL = ("env", "platform", "usage")
 """Top-level input fields a change of which goes through the whole front door (the environment, the facts)."""
 _MODEL_LOADING = ("model_config.model", "speculative_config.model", "model_config.hf_config", "model_config.hf_text_config",
                   "model_config.hf_overrides", "model_config.rope_scaling", "model_config.rope_theta")
-"""The ``model_config`` fields the model's facts are loaded from: a change of one goes through the whole door."""
+"""The fields the model's (and the draft's) facts are loaded from: a change of one goes through the whole door."""
 
 
 @functools.lru_cache(maxsize=4096)

@@ -653,11 +653,15 @@ def _dp_lb(c: Mapping[str, Any]) -> Violation | tuple[dict[str, Any], list[tuple
 def data_parallel_lb(c: Mapping[str, Any]) -> RuleResult:
     """As at the seed, plus --data-parallel-external-lb (a rank is then required: given, or inferred from
     --node-rank) and --nnodes (each node's share of the world gives its DP rank or its local DP size)."""
-    if not c[_EA]:
-        return None
-    found = _dp_lb(c)
+    return dp_lb_outcome(c, _dp_lb(c)) if c[_EA] else None
+
+
+def dp_lb_outcome(c: Mapping[str, Any], found: Violation | tuple[dict[str, Any], list[tuple[str, str]]]) -> RuleResult:
+    """What ``engine-args.data-parallel-lb`` makes of a version's ``_dp_lb`` answer (0.34.0's too): the values that
+    differ from the config's, with the records vLLM logs on the way; nothing for a refusal, which
+    ``engine-args.data-parallel-lb-check`` raises after CacheConfig is built."""
     if isinstance(found, Violation):
-        return None  # engine-args.data-parallel-lb-check raises it, after CacheConfig is built
+        return None
     out, said = found
     changes = {k: v for k, v in out.items() if c[k] != v}
     if not said:

@@ -16,6 +16,7 @@ from typing import Any, get_args
 
 from postinit.engine import Outcome, RuleResult, Violation, rule
 from postinit.rules.delta import patch
+from postinit.rules.v0_11_1 import dp_lb_outcome
 from postinit.rules.versions import Delta
 from postinit.schema.configs import DistributedExecutorBackend, SpeculativeMethod
 from postinit.schema.loaders.construct import SAME_TYPES, refused_fields, schema_class
@@ -136,17 +137,7 @@ def _dp_lb(c: Mapping[str, Any]) -> Violation | tuple[dict[str, Any], list[tuple
 def data_parallel_lb(c: Mapping[str, Any]) -> RuleResult:
     """As in 0.11.1, with prefill context parallelism counted in a node's share of the world, and a rank
     inferred from --node-rank only where none was given."""
-    if not c[_EA]:
-        return None
-    found = _dp_lb(c)
-    if isinstance(found, Violation):
-        return None  # engine-args.data-parallel-lb-check raises it
-    out, said = found
-    changes = {k: v for k, v in out.items() if c[k] != v}
-    if not said:
-        return changes or None
-    level = "warning" if any(lv == "warning" for lv, _ in said) else "info"
-    return Outcome(changes, message="\n".join(text for _, text in said), level=level)
+    return dp_lb_outcome(c, _dp_lb(c)) if c[_EA] else None
 
 
 @rule(
