@@ -29,6 +29,7 @@ from postinit.rules import hashing_v0_34_0
 from postinit.rules import v0_34_0_models as spec
 from postinit.rules.delta import patch
 from postinit.rules.models import PAGE_READS, head_size, total_num_kv_heads
+from postinit.rules.v0_34_0_hooks import capability_family
 from postinit.rules.verify import num_experts
 from postinit.rules.versions import Delta
 from postinit.schema import CompilationMode, CUDAGraphMode
@@ -2363,7 +2364,7 @@ def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
     query_lens = spec.decode_query_lens(c)
     user_max, user_sizes = c[_MAX], c[_SIZES]
     legacy = user_max is not None or user_sizes is not None
-    sm10x = c[_KIND] == "cuda" and (c["platform.capability"] or 0) // 10 == 10
+    sm10x = capability_family(c, 10)
     uniform: list[int] = []
     max_size = user_max
     if max_size is None:

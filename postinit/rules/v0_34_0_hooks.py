@@ -160,8 +160,8 @@ def fa4_supported(c: Mapping[str, Any]) -> bool:
     return c["platform.kind"] == "cuda" and (c["platform.capability"] or 0) // 10 in (9, 10, 11)
 
 
-def _family(c: Mapping[str, Any], major: int) -> bool:
-    """``current_platform.is_device_capability_family(major * 10)`` on CUDA."""
+def capability_family(c: Mapping[str, Any], major: int) -> bool:
+    """``current_platform.is_device_capability_family(major * 10)`` on CUDA (0.34.0's rules' one spelling of it)."""
     return c["platform.kind"] == "cuda" and (c["platform.capability"] or 0) // 10 == major
 
 
@@ -269,7 +269,7 @@ def glm_moe_dsa(c: Mapping[str, Any]) -> RuleResult:
     if not models.step2_on(c, "GlmMoeDsaForCausalLM"):
         return None
     out: dict[str, Any] = {}
-    fp8 = c["cache_config.cache_dtype"] == "auto" and _family(c, 10)
+    fp8 = c["cache_config.cache_dtype"] == "auto" and capability_family(c, 10)
     if fp8:
         out["cache_config.cache_dtype"] = "fp8_e4m3"
     if c["parallel_config.dcp_comm_backend"] is None:
@@ -328,7 +328,7 @@ def _gemma4(c: Mapping[str, Any]) -> RuleResult:
     if fa4_supported(c) and max(dims.values()) <= 512:
         if c["attention_config.flash_attn_version"] is not None or backend not in (None, "FLASH_ATTN"):
             return None
-        if _family(c, 9) and str(c["cache_config.cache_dtype"]).startswith("fp8"):
+        if capability_family(c, 9) and str(c["cache_config.cache_dtype"]).startswith("fp8"):
             return Outcome({}, message=f"Gemma4 model has heterogeneous head dimensions {dims}. Using per-layer "
                            "FA3/FA4 selection for FP8 KV cache on SM90.", level="info")
         return Outcome({"attention_config.flash_attn_version": 4}, message=f"Gemma4 model has heterogeneous head "
@@ -596,7 +596,7 @@ def indexer_sparse_logits_supported(c: Mapping[str, Any]) -> bool:
     sparse MQA kernels and the DeepSelect extension are taken as present on SM 10.x (the wheel ships both)."""
     block = _other(c, "candidate_block_size", 0, text=True) or 0
     topk_blocks = _other(c, "candidate_topk_blocks", 0, text=True) or 0
-    if block <= 0 or topk_blocks <= 0 or not _family(c, 10) or c["parallel_config.decode_context_parallel_size"] > 1 \
+    if block <= 0 or topk_blocks <= 0 or not capability_family(c, 10) or c["parallel_config.decode_context_parallel_size"] > 1 \
             or c["parallel_config.prefill_context_parallel_size"] > 1 \
             or c["kernel_config.sparse_indexer_topk_backend"] not in ("auto", "deep_select"):
         return False
@@ -632,7 +632,7 @@ def deepseek_v4_indexer(c: Mapping[str, Any]) -> RuleResult:
     if c["attention_config.indexer_sparse_logits"] is None:
         out["attention_config.indexer_sparse_logits"] = indexer_sparse_logits_supported(c)
     if c["attention_config.indexer_logits_dtype"] == "auto":
-        out["attention_config.indexer_logits_dtype"] = "bfloat16" if _family(c, 10) else "float32"
+        out["attention_config.indexer_logits_dtype"] = "bfloat16" if capability_family(c, 10) else "float32"
     return out or None
 
 

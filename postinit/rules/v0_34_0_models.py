@@ -1141,7 +1141,7 @@ def deepseek_v32_cache_dtype(c: Mapping[str, Any]) -> RuleResult:
     if bf16:
         out["cache_config.cache_dtype"] = "auto"
     if c["attention_config.indexer_logits_dtype"] == "auto":
-        sm100 = c["platform.kind"] == "cuda" and (c["platform.capability"] or 0) // 10 == 10
+        sm100 = hooks.capability_family(c, 10)
         out["attention_config.indexer_logits_dtype"] = "bfloat16" if sm100 else "float32"
     return Outcome(out, message="Using bfloat16 kv-cache for DeepSeekV3.2" if bf16 else "") if out else None
 
@@ -1476,7 +1476,7 @@ def gptoss_max_capture_size(c: Mapping[str, Any]) -> RuleResult:
         return None
     if any(c[p] is not None for p in _CAPTURE_FIELDS):
         return None
-    if c["platform.kind"] == "cuda" and (c["platform.capability"] or 0) // 10 == 10:
+    if hooks.capability_family(c, 10):
         return None
     k = num_speculative_tokens(c)
     lens = decode_query_lens(c) if c["parallel_config.data_parallel_size"] == 1 else {1 + k: 0}
