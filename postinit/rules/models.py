@@ -562,6 +562,9 @@ _DTYPE_BYTES = {"float16": 2, "half": 2, "bfloat16": 2, "float32": 4, "float": 4
 _HT = "model_config.hf_text_config."
 _HC = "model_config.hf_config."
 _KV_HEAD_KEYS = ("n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num")
+KV_HEAD_READS: tuple[str, ...] = (*(_HT + k for k in ("multi_query", *_KV_HEAD_KEYS, "num_attention_heads")),
+                                  _HC + "model_type", _HC + "attn_config")
+"""Every path :func:`total_num_kv_heads` reads (declare it in rules that call it)."""
 _MAMBA_KEYS = (
     "hidden_size", "intermediate_size", "mamba_expand", "mamba_d_state", "mamba_d_conv", "mamba_n_groups",
     "mamba_n_heads", "mamba_d_head", "mamba_d_ssm", "mamba_num_heads", "mamba_head_dim", "n_groups",
@@ -573,8 +576,10 @@ PAGE_READS: tuple[str, ...] = (
     "model_config.dtype", "model_config.use_mla", "model_config.is_deepseek_mla", "model_config.is_attention_free",
     "cache_config.cache_dtype", "cache_config.mamba_cache_dtype", "cache_config.mamba_ssm_cache_dtype",
     "parallel_config.tensor_parallel_size", "speculative_config", "speculative_config.num_speculative_tokens",
-    *(_HT + k for k in ("head_dim", "hidden_size", "num_attention_heads", "kv_lora_rank", "qk_rope_head_dim",
+    *(_HT + k for k in ("head_dim", "hidden_size_per_head", "hidden_size", "num_attention_heads", "kv_lora_rank",
+                        "qk_rope_head_dim",
                         "qk_nope_head_dim", "multi_query", *_KV_HEAD_KEYS)),
+    _HC + "model_type", _HC + "attn_config",
     *(_HC + k for k in _MAMBA_KEYS),
 )
 """Every path the page-size helpers read (declare it in rules that call them)."""
@@ -597,9 +602,20 @@ def dtype_bytes(name: str) -> int:
 
 
 def total_num_kv_heads(c: Mapping[str, Any]) -> int:
-    """``ModelConfig.get_total_num_kv_heads`` for the common config keys (MPT/DBRX/Nemotron-NAS not modelled)."""
+    """``ModelConfig.get_total_num_kv_heads``: one for multi-query attention; MPT's and DBRX's from their
+    ``attn_config``; else the first KV-head key that is set, else the attention heads (Nemotron-NAS's per-block
+    configs are not modelled).
+
+    MPT: transformers' ``MptAttentionConfig`` keeps no ``kv_n_heads`` (config.json's is dropped), so vLLM's
+    ``"kv_n_heads" in attn_config`` is false and the count is the attention heads. DBRX: ``DbrxAttentionConfig``
+    always has ``kv_n_heads`` (1 when config.json does not give it)."""
     if c[_HT + "multi_query"]:
         return 1
+    model_type = c[_HC + "model_type"]
+    if model_type == "mpt":
+        return int(c[_HT + "num_attention_heads"] or 0)
+    if model_type == "dbrx":
+        return int((c[_HC + "attn_config"] or {}).get("kv_n_heads", 1))
     for key in _KV_HEAD_KEYS:
         if c[_HT + key] is not None:
             return int(c[_HT + key])
@@ -619,6 +635,8 @@ def head_size(c: Mapping[str, Any]) -> int:
         return 0
     if c[_HT + "head_dim"] is not None:
         return int(c[_HT + "head_dim"])
+    if c[_HT + "hidden_size_per_head"] is not None:  # PLaMo2's name for it
+        return int(c[_HT + "hidden_size_per_head"])
     return int(c[_HT + "hidden_size"]) // int(c[_HT + "num_attention_heads"])
 
 

@@ -42,6 +42,7 @@ from postinit.rules.model_config import (
 )
 from postinit.rules.models import (
     _HYBRID_ON,
+    KV_HEAD_READS,
     _cdiv,
     _hybrid_on,
     dtype_bytes,
@@ -1023,10 +1024,7 @@ def structured_outputs_revalidated(c: Mapping[str, Any]) -> RuleResult:
     phase="verify",
     kind="check",
     reads=("model_config", "model_config.use_mla", "parallel_config.decode_context_parallel_size",
-           "parallel_config.tensor_parallel_size",
-           *(f"model_config.hf_text_config.{k}" for k in ("multi_query", "n_head_kv", "num_kv_heads",
-                                                          "num_key_value_heads", "multi_query_group_num",
-                                                          "num_attention_heads"))),
+           "parallel_config.tensor_parallel_size", *KV_HEAD_READS),
     after=("verify.pipeline-parallel-supported",),
     source="vllm/config/model.py ModelConfig.verify_with_parallel_config; ref step-3, 9:dcp, v0.11.1",
 )

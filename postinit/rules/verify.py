@@ -13,13 +13,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
-from postinit.rules.models import total_num_kv_heads
+from postinit.rules.models import KV_HEAD_READS, total_num_kv_heads
 
 _MODEL = "vllm/config/model.py ModelConfig"
 _VLLM = "vllm/config/vllm.py VllmConfig"
 _HT = "model_config.hf_text_config."
-_KV_READS = (*(_HT + k for k in ("multi_query", "n_head_kv", "num_kv_heads", "num_key_value_heads",
-                                  "multi_query_group_num", "num_attention_heads")),)
+_KV_READS = KV_HEAD_READS
 
 PP_SUPPORTED = frozenset({
     "LlamaForCausalLM", "MistralForCausalLM", "MistralModel", "Qwen3ForCausalLM", "Qwen3NextForCausalLM",

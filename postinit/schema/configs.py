@@ -334,6 +334,7 @@ class HFConfig(BaseModel):
     multi_query: bool | None = unhashed(None)
     attn_config: dict[str, Any] | None = unhashed(None)
     head_dim: int | None = unhashed(None)
+    hidden_size_per_head: int | None = unhashed(None)
     hidden_size: int | None = unhashed(None)
     intermediate_size: int | None = unhashed(None)
     num_hidden_layers: int | None = unhashed(None)
@@ -355,7 +356,7 @@ class HFConfig(BaseModel):
     quantization_config: dict[str, Any] | None = unhashed(None)
     compression_config: dict[str, Any] | None = unhashed(None)
     # MoE
-    num_experts: int | None = unhashed(None)
+    num_experts: int | list[int] | None = unhashed(None)  # a list in Ernie VL's remote code
     moe_num_experts: int | None = unhashed(None)
     n_routed_experts: int | None = unhashed(None)
     num_local_experts: int | None = unhashed(None)

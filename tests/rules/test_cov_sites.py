@@ -207,3 +207,49 @@ def test_modelopt_checkpoint_warning() -> None:
     out = verify.modelopt_checkpoint_warning(state(fp8))
     assert isinstance(out, Outcome)
     assert verify.modelopt_checkpoint_warning(state({**fp8, "quant_config.method": "fp8"})) is None
+
+
+def test_kv_heads_of_mpt_and_dbrx() -> None:
+    """n299, n301: MPT's attn_config keeps no kv_n_heads (transformers drops it), so its KV heads are its attention
+    heads; DBRX's attn_config always has kv_n_heads (1 when config.json does not give it)."""
+    from postinit.rules.models import total_num_kv_heads
+
+    mpt = {"model_config.hf_config.model_type": "mpt", "model_config.hf_text_config.num_attention_heads": 8,
+           "model_config.hf_config.attn_config": {"kv_n_heads": 2}}
+    assert total_num_kv_heads(state(mpt)) == 8
+    dbrx = {**mpt, "model_config.hf_config.model_type": "dbrx"}
+    assert total_num_kv_heads(state(dbrx)) == 2
+    assert total_num_kv_heads(state({**dbrx, "model_config.hf_config.attn_config": None})) == 1
+    r = postinit.resolve(argv=["tests/golden/models/cvo_dbrx", "-tp", "4", "--decode-context-parallel-size", "2"])
+    assert r.error is None
+    r = postinit.resolve(argv=["tests/golden/models/cvo_mpt", "-tp", "4", "--decode-context-parallel-size", "2"])
+    assert r.error is not None and "total num kv heads 8" in r.error.message
+
+
+def test_kv_heads_fall_back_to_attention_heads() -> None:
+    """n300: with every KV-head key unset the KV heads are the attention heads."""
+    from postinit.rules.models import total_num_kv_heads
+
+    s = {"model_config.hf_text_config.num_attention_heads": 8, "model_config.hf_text_config.num_key_value_heads": None}
+    assert total_num_kv_heads(state(s)) == 8
+
+
+def test_head_size_per_head() -> None:
+    """n303: PLaMo2's hidden_size_per_head is the head size when head_dim is unset."""
+    from postinit.rules.models import head_size
+
+    s = {"model_config.hf_text_config.hidden_size": 256, "model_config.hf_text_config.num_attention_heads": 8}
+    assert head_size(state(s)) == 32
+    assert head_size(state({**s, "model_config.hf_text_config.hidden_size_per_head": 64})) == 64
+    assert head_size(state({**s, "model_config.hf_text_config.hidden_size_per_head": 64,
+                            "model_config.hf_text_config.head_dim": 16})) == 16
+
+
+def test_num_experts_as_a_list() -> None:
+    """n302: a list-valued num_experts (Ernie VL's remote code) counts its first element."""
+    r = postinit.resolve(argv=[*LLAMA, "--hf-overrides", '{"num_experts": [4, 4]}', "--enable-expert-parallel",
+                               "-tp", "2"])
+    assert r.error is None
+    r = postinit.resolve(argv=[*LLAMA, "--hf-overrides", '{"num_experts": [0, 4]}', "--enable-expert-parallel",
+                               "-tp", "2"])
+    assert r.error is not None and "Number of experts" in r.error.message

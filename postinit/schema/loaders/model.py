@@ -164,6 +164,9 @@ def _with_other(config: dict[str, Any]) -> dict[str, Any]:
 ATTRIBUTE_MAPS: dict[str, dict[str, str]] = {
     "whisper": {"num_key_value_heads": "encoder_attention_heads", "num_attention_heads": "encoder_attention_heads",
                 "hidden_size": "d_model"},
+    "mpt": {"num_attention_heads": "n_heads", "hidden_size": "d_model", "num_hidden_layers": "n_layers"},
+    "dbrx": {"num_attention_heads": "n_heads", "hidden_size": "d_model", "num_hidden_layers": "n_layers",
+             "max_position_embeddings": "max_seq_len"},
 }
 """Transformers config classes' ``attribute_map`` (alias -> config.json key) for model types without the
 standard names; vLLM reads e.g. ``hf_text_config.num_attention_heads`` through it (transformers 4.57.1)."""
