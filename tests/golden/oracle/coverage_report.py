@@ -34,7 +34,8 @@ it runs under (the positive ``if``/``elif``/``while`` tests around it, and for a
 takes the true side of) matches a pattern of ``UNREACHABLE``, or when one of the tests whose *false* side
 it is on (``else``/``elif`` of a test, the body of ``if not test``, the false arc of a test) matches
 ``UNREACHABLE_ELSE`` (tests that always hold here), or when those tests contradict each other (``dead``: one
-test both needed true and false, or ``a and b`` needed false with each operand needed true). A branch arc out
+test both needed true and false, ``a and b`` needed false with each operand needed true, or ``x in {l1, l2}``
+needed true with each ``x == l`` needed false). A branch arc out
 of a line that is itself unreachable is unreachable. A site is ``typing`` when its function is a
 ``typing.overload`` signature or a ``...`` body, and unreachable for the reason a row of ``UNREACHABLE_FUNCS``
 gives when its function (from an anchor statement on) is listed there (a condition its caller tests, e.g. the
@@ -111,14 +112,30 @@ UNREACHABLE: list[tuple[str, str, str]] = [
     ("field-type", r"\bself\.(kv|ec)_role not in get_args\((KV|EC)Role\)|^self\.num_speculative_tokens <= 0$"
                    r"|\bself\.disable_by_batch_size < 2$|^value not in \(['\"]binary['\"], ['\"]unpacked['\"]\)$"
                    r"|^isinstance\(self\.pass_config, dict\)$|^value is not None and len\(value\) == 1 and ['\"],['\"] in "
-                   r"value\[0\]$|not isinstance\(self\.distributed_executor_backend, str\)\s+and not \(",
+                   r"value\[0\]$|not isinstance\(self\.distributed_executor_backend, str\)\s+and not \("
+                   r"|^tokenizer_mode not in get_args\(TokenizerMode\)$|^dtype not in _STR_DTYPE_TO_TORCH_DTYPE$",
      "a value the field's own pydantic type refuses (or converts) before this check runs (Literal kv_role / "
      "ec_role / compile_cache_save_format / collect_detailed_traces items, whose 'after' validators see only "
      "valid values; num_speculative_tokens Field(gt=0); disable_by_batch_size Field(ge=2); pass_config arrives as a "
-     "PassConfig; distributed_executor_backend is a str or an Executor class)"),
-    ("missing-package", r"^is_nixl_available\(\)$",
+     "PassConfig; distributed_executor_backend is a str or an Executor class; ModelConfig's Literal tokenizer_mode "
+     "and dtype are lower case already, so lowering them keeps them valid)"),
+    ("missing-package", r"^is_nixl_available\(\)$|^is_otel_available\(\)$",
      "needs an optional package that is not installed here: NIXL (is_nixl_available()), MoRI with its EPv2 modules "
-     "(mori_epv2_unavailable_reason() answers first, vllm/utils/import_utils.py)"),
+     "(mori_epv2_unavailable_reason() answers first, vllm/utils/import_utils.py), OpenTelemetry "
+     "(is_otel_available()), Arctic Inference (0.11.1's suffix "
+     "decoding checks, after `if not has_arctic_inference(): raise`)"),
+    ("installed-package", r"\bfind_spec\(['\"]flashinfer['\"]\) is None",
+     "needs an optional package to be missing that every oracle venv of the version has: FlashInfer (installed with "
+     "the seed's and 0.11.1's wheels)"),
+    ("hub-api", r"^repo_mt and \(files_mt := repo_mt\.files_metadata\)$",
+     "an answer from the Hugging Face Hub's API (huggingface_hub.get_safetensors_metadata of a repo id; no network "
+     "here, and a local model directory is not a repo id): never any metadata"),
+    ("fixed-types", r"^contains_type\(type_hints, tuple\)$",
+     "the parser is built from vLLM's own config dataclasses (get_kwargs / _compute_kwargs / literal_to_kwargs), "
+     "whose field types are fixed: no field is a tuple, a Literal of mixed types or an unsupported type (these "
+     "checks guard vLLM's own code)"),
+    ("platform-dtypes", r"^torch\.float32 not in current_platform\.supported_dtypes$",
+     "a platform without float32: every platform here (CUDA of any capability, ROCm, CPU) supports it"),
     ("runtime-caller", r"\bconfig\.watermarking is True|^custom_sampler$",
      "an argument only a runtime caller passes (a request's SamplingParams from the input processor, "
      "custom_sampler=True from the GPU model runner); config resolution calls the function without them"),
@@ -134,13 +151,39 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
      "(see `torch-version`)"),
     ("x86-linux", r"^machine in \(['\"]x86_64['\"]|^hasattr\(os, ['\"]sched_getaffinity['\"]\)$",
      "the false side of an x86-64 / Linux test (this machine is x86-64 Linux: os.sched_getaffinity exists)"),
-    ("always-set", r"^self\.(cache|parallel|scheduler|device|load|structured_outputs|compilation)_config$",
-     "the false side of `if self.<sub>_config:` in VllmConfig.compute_hash: those fields are not Optional and have "
-     "a default factory (pydantic refuses None), and a config dataclass instance is always truthy"),
+    ("field-type", r"^isinstance\(dtype, torch\.dtype\)$",
+     "(see `field-type`: ModelConfig.dtype is a Literal name or a torch.dtype, nothing else reaches "
+     "_get_and_verify_dtype)"),
+    ("caller-values", r"^task == ['\"]score['\"]$|^self\.convert_type not in generate_converts$",
+     "the false side of a test its inputs always pass: _task_to_convert is only called with a pooling task, each of "
+     "which an `if` returns; _RUNNER_CONVERTS['generate'] is an empty list, so no convert type is in it"),
+    ("post-init-types", r"^isinstance\(self\.tokenizer, str\)$|^isinstance\(self\.max_model_len, int\)$",
+     "ModelConfig.__post_init__ always leaves tokenizer a str (the model's name when unset) and max_model_len an int "
+     "(get_and_verify_max_len's int(...), or the int the user or the target model gave)"),
+    ("hf-model-type", r"^hasattr\(self\.hf_text_config, ['\"]model_type['\"]\)$",
+     "every transformers PretrainedConfig has model_type (a class attribute, '' on the base class)"),
+    ("fixed-types", r"^all\(isinstance\(option, option_type\) for option in options\)$"
+                    r"|^contains_type\(type_hints, str\) or any\(", "(see `fixed-types`)"),
+    ("offline", r"^huggingface_hub\.constants\.HF_HUB_OFFLINE$",
+     "the oracles run offline (HF_HUB_OFFLINE=1: no network here), so the hub's offline mode is always on"),
+    ("platform-device-type", r"^self\.device_type$",
+     "a platform without a device type: every platform here (cuda, rocm, cpu) names one"),
+    ("set-before", r"^self\.instance_id$",
+     "VllmConfig.__post_init__ sets instance_id (time.time_ns()) at its start, so it is never empty where it is "
+     "tested later"),
+    ("platform-hybrid", r"^current_platform\.support_hybrid_kv_cache\(\)$",
+     "a platform without the hybrid KV cache manager: every platform here (CUDA, ROCm, CPU) supports it"),
+    ("always-set", r"^self\.(cache|parallel|scheduler|device|load|structured_outputs|compilation)_config"
+                   r"( is not None)?$",
+     "the false side of `if self.<sub>_config:` (VllmConfig.compute_hash) or `if self.cache_config is not None:` "
+     "(VllmConfig.__post_init__): those fields are not Optional and have a default factory (pydantic refuses None), "
+     "and a config dataclass instance is always truthy"),
 ]
 
 # reasons that only UNREACHABLE_FUNCS below uses
 FUNC_REASONS: dict[str, str] = {
+    "import-time": "get_field runs only while vLLM's modules are imported, each call with a fixed (dataclass, field) "
+                   "pair that exists and has a default: its refusals guard vLLM's own code",
     "abstract": "the model hooks' base class method (raises NotImplementedError at the seed and 0.11.1): every class "
                 "of MODELS_CONFIG_MAP defines its own and none calls super()",
 }
@@ -161,6 +204,13 @@ UNREACHABLE_FUNCS: list[tuple[str, str, str, str | None]] = [
     # arg_utils calls it only as `get_attr_docs(cls) if NEEDS_HELP else {}` (see `help`)
     ("help", r"^vllm/config/utils\.py$", r"^get_attr_docs$", None),
     ("abstract", r"^vllm/model_executor/models/config\.py$", r"^VerifyAndUpdateConfig\.verify_and_update_config$", None),
+    ("import-time", r"^vllm/config/utils\.py$", r"^get_field$", None),
+    # after `if not (is_runai_obj_uri(model) or is_runai_obj_uri(tokenizer)): return`: an object-storage URI
+    ("remote-storage", r"^vllm/config/model\.py$", r"\.maybe_pull_model_tokenizer_for_runai$",
+     r"^if is_runai_obj_uri\(model\):$"),
+    # after `if not has_arctic_inference(): raise ImportError(...)` (0.11.1): Arctic Inference is not installed
+    ("missing-package", r"^vllm/config/speculative\.py$", r"\._validate_suffix_decoding$",
+     r"^if self\.num_speculative_tokens is None:$"),
 ]
 
 
@@ -381,11 +431,13 @@ def collect_sites(version: str, executed: dict[str, set[int]], arcs_possible: di
             # it leaves from (an arc out of a line that cannot run cannot run either)
             pos: tuple[str, ...] = ()
             neg: tuple[str, ...] = ()
-            if a in info.ifs and b > 0:
+            if a in info.ifs:  # an arc from the test straight out of the function is its false side
                 t, positive, b0, b1 = info.ifs[a]
-                true_side = b0 <= b <= b1
+                true_side = b > 0 and b0 <= b <= b1
                 pos, neg = ((t,), ()) if true_side == positive else ((), (t,))
-            return classify(b if b > 0 else a, q, pos, neg) or classify(a, q)
+            # (and the tests the source line runs under together with the arc's own: e.g. an `elif x == l` whose
+            # false side the enclosing `if x in {...}` leaves empty)
+            return classify(b if b > 0 else a, q, pos, neg) or classify(a, q) or classify(a, q, pos, neg)
 
         for node in ast.walk(tree):
             if isinstance(node, ast.Raise):
@@ -446,9 +498,26 @@ def _canon(test: str) -> str:
 
 
 def _contradicts(holds: list[str], fails: list[str]) -> bool:
-    """Whether the tests a site runs under cannot all be as required: one test both holds and fails, or a
-    failing ``a and b`` whose every operand holds (same text, no other reasoning)."""
+    """Whether the tests a site runs under cannot all be as required: one test both holds and fails, a
+    failing ``a and b`` whose every operand holds, or a holding ``x in {l1, l2}`` (literal members; alone or as
+    an operand of a holding ``and``) whose every member a failing ``x == l`` excludes (same text, no other
+    reasoning)."""
     pos = {_canon(t) for t in holds}
+    neg = {_canon(t) for t in fails}
+    for t in pos:
+        try:
+            node = ast.parse(t, mode="eval").body
+        except SyntaxError:
+            continue
+        parts = node.values if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And) else [node]
+        for part in parts:
+            if isinstance(part, ast.Compare) and len(part.ops) == 1 and isinstance(part.ops[0], ast.In) \
+                    and isinstance(part.comparators[0], (ast.Set, ast.List, ast.Tuple)):
+                members = part.comparators[0].elts
+                x = ast.unparse(part.left)
+                if members and all(isinstance(m, ast.Constant) for m in members) \
+                        and all(f"{x} == {ast.unparse(m)}" in neg for m in members):
+                    return True
     for t in fails:
         c = _canon(t)
         if c in pos:
@@ -512,7 +581,8 @@ def write_doc(version: str, sites: list[Site], before: list[Site] | None, out: P
     reasons = {"not-called": "the function is never named from the resolution entry points nor from a function "
                              "they reach, and no golden case runs it (runtime-only: workers, engine, model runner)",
                "dead": "contradictory guards (dead code): a test the site needs true is one it needs false, or it "
-                       "needs `a and b` false while needing each of a, b true",
+                       "needs `a and b` false while needing each of a, b true, or `x in {l1, l2}` true while "
+                       "needing each `x == l` false",
                "probe": "a hardware probe the oracle's simulated platform answers itself (never runs here)"}
     for rid, _rx, why in UNREACHABLE + UNREACHABLE_ELSE:
         reasons.setdefault(rid, why)
