@@ -875,8 +875,10 @@ def pooler_config(c: Mapping[str, Any]) -> RuleResult:
 
 
 def _device_str(c: Mapping[str, Any]) -> str:
+    """The device in vLLM's dtype fallback warning: its name (the CPU platform's get_device_name() is 'cpu') and,
+    on a GPU, its compute capability."""
     cap = c["platform.capability"] if c["platform.kind"] in ("cuda", "rocm") else None
-    name = repr(c["platform.device_name"])
+    name = repr("cpu" if c["platform.kind"] == "cpu" else c["platform.device_name"])
     return name if cap is None else f"{name} (with compute capability {cap // 10}.{cap % 10})"
 
 

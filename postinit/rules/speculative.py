@@ -48,7 +48,7 @@ def mtp_method_normalized(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="default",
     reads=("speculative_config", _SM, "speculative_config.model", "speculative_config.num_speculative_tokens",
-           "model_config.model", "speculative_config.quantization", "model_config.quantization",
+           "model_config", "model_config.model", "speculative_config.quantization", "model_config.quantization",
            "model_config.hf_text_config.model_type"),
     writes=("speculative_config.model", "speculative_config.quantization", "speculative_config.enforce_eager"),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
@@ -62,6 +62,8 @@ def draft_model_from_method(c: Mapping[str, Any]) -> RuleResult:
             or c["speculative_config.num_speculative_tokens"] is None:
         return None
     if c[_SM] == "mtp":
+        if not c["model_config"]:  # VllmConfig(...) built without a model: no target to take the layers from
+            return Violation("target_model_config must be present for mtp")
         out: dict[str, Any] = {"speculative_config.model": c["model_config.model"]}
         if c["model_config.hf_text_config.model_type"] == "deepseek_v32":
             out["speculative_config.enforce_eager"] = True  # vLLM: CUDA graphs with V3.2's MTP are not supported

@@ -696,14 +696,17 @@ def data_parallel_lb_check(c: Mapping[str, Any]) -> RuleResult:
     title="Multi-node (--nnodes > 1) needs the mp executor",
     phase="sub_configs",
     kind="check",
-    reads=(_EXEC, _NNODES),
+    reads=(_EXEC, _NNODES, "parallel_config.world_size"),
     feedback=("parallel.executor-backend-multi", "parallel.executor-backend-uni"),
     source=f"{_PAR}.__post_init__; ref 2.3, v0.11.1",
     message="nnodes > 1 can only be set when distributed exectuor backend is mp.",
 )
 def nnodes_needs_mp(c: Mapping[str, Any]) -> RuleResult:
-    """vLLM's own multi-node launcher is the multiprocessing executor."""
-    if c[_NNODES] > 1 and c[_EXEC] != "mp":
+    """vLLM's own multi-node launcher is the multiprocessing executor. ParallelConfig checks it after defaulting an
+    unset backend (uni for one worker; for several, mp or what the default rule picks, judged once it is in:
+    feedback)."""
+    backend = "uni" if c[_EXEC] is None and c["parallel_config.world_size"] <= 1 else c[_EXEC]
+    if c[_NNODES] > 1 and backend is not None and backend != "mp":
         return Violation("nnodes > 1 can only be set when distributed exectuor backend is mp.")
     return None
 

@@ -253,3 +253,27 @@ def test_num_experts_as_a_list() -> None:
     r = postinit.resolve(argv=[*LLAMA, "--hf-overrides", '{"num_experts": [0, 4]}', "--enable-expert-parallel",
                                "-tp", "2"])
     assert r.error is not None and "Number of experts" in r.error.message
+
+
+def test_dtype_fallback_names_the_cpu() -> None:
+    """n315: the CPU platform's get_device_name() is 'cpu', and it has no compute capability."""
+    r = postinit.resolve(argv=["tests/golden/models/cvo_llama_f64"], platform="cpu",
+                         env={"VLLM_CPU_KVCACHE_SPACE": "4"})
+    assert any("Your device 'cpu' doesn't support torch.float64" in (e.message or "") for e in r.trace.events
+               if hasattr(e, "message"))
+
+
+def test_mtp_needs_a_target_model() -> None:
+    """n328: a config built without a model has no target to take the MTP layers from."""
+    s = {"speculative_config": True, "speculative_config.method": "mtp", "speculative_config.num_speculative_tokens": 1,
+         "model_config": False}
+    assert _message(speculative.draft_model_from_method(state(s))) == "target_model_config must be present for mtp"
+
+
+def test_nnodes_with_the_executor_left_unset() -> None:
+    """n318, n163: 0.11.1 checks --nnodes after defaulting the executor: mp for several workers passes, uni for one
+    does not."""
+    ok = postinit.resolve(argv=[*LLAMA, "-tp", "8", "--nnodes", "2"], vllm_version="0.11.1")
+    assert ok.error is None and ok.config.parallel_config.distributed_executor_backend == "mp"
+    bad = postinit.resolve(argv=[*LLAMA, "-dp", "4", "--nnodes", "2", "--node-rank", "1"], vllm_version="0.11.1")
+    assert bad.error is not None and "nnodes > 1 can only be set" in bad.error.message
