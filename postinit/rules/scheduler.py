@@ -236,6 +236,25 @@ def scheduler_cls_default(c: Mapping[str, Any]) -> RuleResult:
 
 
 @rule(
+    "scheduler.async-scheduling-bool",
+    title="async_scheduling must be a bool (a config built directly may not leave it None)",
+    phase="sub_configs",
+    kind="check",
+    reads=("scheduler_config.async_scheduling",),
+    source=f"{_SCH} (async_scheduling: bool = False, checked by pydantic); ref 2.4",
+    message="1 validation error for SchedulerConfig\nasync_scheduling\n  Input should be a valid boolean ...",
+)
+def async_scheduling_bool(c: Mapping[str, Any]) -> RuleResult:
+    """The seed's SchedulerConfig types the flag ``bool``; a None given to ``VllmConfig(...)`` is refused where the
+    SchedulerConfig is built (EngineArgs always passes a bool)."""
+    if c["scheduler_config.async_scheduling"] is None:
+        return Violation("1 validation error for SchedulerConfig\nasync_scheduling\n  Input should be a valid boolean "
+                         "[type=bool_type, input_value=None, input_type=NoneType]\n    For further information visit "
+                         "https://errors.pydantic.dev/2.12/v/bool_type", error="ValidationError")
+    return None
+
+
+@rule(
     "scheduler.async-scheduler-cls",
     title="async_scheduling selects the AsyncScheduler",
     phase="sub_configs",

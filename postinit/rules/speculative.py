@@ -381,6 +381,26 @@ def plain_draft_model_refused(c: Mapping[str, Any]) -> RuleResult:
                      hint="use an EAGLE head (method eagle), MTP or n-gram speculation")
 
 
+@rule(
+    "speculative.eagle-v0-chunked-prefill",
+    title="EAGLE under V0 does not take chunked prefill",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SM, "speculative_config.model", "speculative_config.enable_chunked_prefill",
+           "env.VLLM_USE_V1"),
+    after=("speculative.draft-max-model-len-log",),  # the draft's ModelConfig is built (and logs) first
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__ (a draft model named); ref 2.8",
+    message="Chunked prefill and EAGLE are not compatible when using V0.",
+)
+def eagle_v0_chunked_prefill(c: Mapping[str, Any]) -> RuleResult:
+    """The seed's V0 engine cannot chunk prefills for an EAGLE drafter: a named EAGLE draft with chunked prefill
+    (EngineArgs' flag, which it hands to SpeculativeConfig) under VLLM_USE_V1=0 is refused."""
+    if c["speculative_config"] and c["speculative_config.model"] is not None and c[_SM] in ("eagle", "eagle3") \
+            and c["speculative_config.enable_chunked_prefill"] and not c["env.VLLM_USE_V1"]:
+        return Violation("Chunked prefill and EAGLE are not compatible when using V0.")
+    return None
+
+
 SPECULATIVE_METHOD = sequence(
     "speculative.method", mtp_method_normalized, draft_model_from_method, method_from_model_name,
     plain_draft_model_refused, mtp_draft_architecture,
@@ -590,8 +610,8 @@ def mtp_n_predict_divides(c: Mapping[str, Any]) -> RuleResult:
     title="MTP with more than one speculative token reruns the same layer (warning)",
     phase="sub_configs",
     kind="check",
-    reads=("speculative_config", _SM, "speculative_config.num_speculative_tokens", "model_config",
-           "model_config.hf_config.model_type"),
+    reads=("speculative_config", _SM, "speculative_config.num_speculative_tokens", "speculative_config.model",
+           "model_config", "model_config.hf_config.model_type"),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
     message="Enabling num_speculative_tokens > 1 will runmultiple times of forward on same MTP layer,which may "
     "result in lower acceptance rate",
@@ -608,6 +628,10 @@ def mtp_several_tokens_warning(c: Mapping[str, Any]) -> RuleResult:
     if c["model_config.hf_config.model_type"] not in _MTP_DRAFT_BY_TYPE:
         return None
     tokens = c["speculative_config.num_speculative_tokens"]
+    if tokens is None and c["speculative_config.model"] is not None:
+        # the draft named without a number of tokens: vLLM compares None with 1 as it detects MTP from the draft
+        return Violation("'>' not supported between instances of 'NoneType' and 'int'", error="TypeError",
+                         hint="give num_speculative_tokens")
     return Outcome.log() if isinstance(tokens, int) and tokens > 1 else None
 
 

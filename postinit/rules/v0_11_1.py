@@ -1100,6 +1100,38 @@ def async_scheduling_supported(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+_ASYNC_OFF_SPEC_PP = ("Async scheduling is not yet supported with speculative decoding  or pipeline_parallel_size > 1 "
+                      "and will be disabled.")
+
+
+@rule(
+    "scheduler.async-scheduling-auto",
+    title="async_scheduling left None (VllmConfig(...) only): on, unless PP, speculation or the executor rule it out",
+    phase="verify",
+    kind="default",
+    reads=_ASYNC_READS,
+    writes=(_ASYNC,),
+    source=f"{_VLLM}.__post_init__ (async_scheduling is None); ref step-6, v0.11.1",
+    message=f"{_ASYNC_OFF_SPEC_PP} | Async scheduling will be disabled because it is not supported with the "
+    "`<backend>` distributed executor backend (only `mp`, `uni`, and `external_launcher` are supported).",
+    level="warning",
+)
+def async_scheduling_auto(c: Mapping[str, Any]) -> RuleResult:
+    """0.11.1's SchedulerConfig lets a directly built config leave the flag None (``_skip_none_validation``); VllmConfig
+    then turns async scheduling on where nothing rules it out and off, with a warning, where something does
+    (EngineArgs always passes a bool)."""
+    if c[_ASYNC] is not None:
+        return None
+    if c["parallel_config.pipeline_parallel_size"] > 1 or c["speculative_config"]:
+        return Outcome({_ASYNC: False}, message=_ASYNC_OFF_SPEC_PP)
+    backend = c[_EXEC]
+    if backend not in ("mp", "uni", "external_launcher"):
+        return Outcome({_ASYNC: False}, message=f"Async scheduling will be disabled because it is not supported with "
+                       f"the `{backend}` distributed executor backend (only `mp`, `uni`, and `external_launcher` are "
+                       "supported).")
+    return Outcome({_ASYNC: True}, message="")
+
+
 # =========================================================================== core (steps 7-16)
 
 _TURING = ("Turing devices tensor cores do not support float32 matmul. To workaround this limitation, vLLM will "
@@ -1607,6 +1639,9 @@ DROPS: dict[str, str] = {
     "quirk.chunked-prefill-enabled-none": "chunked_prefill_enabled is an alias of enable_chunked_prefill, which "
     "defaults to True",
     "quirk.chunked-prefill-flags-disagree": "one chunked-prefill flag: the two can no longer disagree",
+    "speculative.eagle-v0-chunked-prefill": "there is no V0 engine any more (vllm/config/speculative.py)",
+    "scheduler.async-scheduling-bool": "SchedulerConfig lets async_scheduling be None (its _skip_none_validation; "
+    "VllmConfig decides, scheduler.async-scheduling-auto)",
     "quirk.rms-norm-both-signs": "'+rms_norm' is not appended over a user '-rms_norm' any more "
     "(compilation.sp-needs-rms-norm warns instead)",
     "verify.lora-cpu-offload-v0": "VllmConfig no longer calls LoRAConfig.verify_with_cache_config (vllm/config/lora.py)",
@@ -1662,7 +1697,7 @@ DELTA = Delta(
         pooling_prefix_caching_warning, lora_speculative_budget, scheduler_chunked_prefill_default, nnodes_needs_mp,
         nnodes_disables_custom_all_reduce, qk_norm_rope_fusion_platform, qk_norm_rope_rotary_op,
         compile_cache_save_format_default, pooler_use_activation, structured_outputs_revalidated,
-        async_scheduling_supported,
+        async_scheduling_supported, async_scheduling_auto,
         cpu_block_size_multiple_of_32, cpu_kv_cache_quantization_fallback, dcp_interleave_block_size,
         dcp_interleave_speculative, kv_offloading,
     ),

@@ -473,6 +473,7 @@ DROPS: dict[str, str] = {
     "platform checks: compilation.pass-config-given",
     "compilation.attn-fusion-forces-full": _TODO + "enable_attn_fusion is fuse_attn_quant in 0.34.0",
     "scheduler.async-scheduling-supported": "0.34.0 turns async scheduling on by default (scheduler.async-scheduling-default and -explicit)",
+    "scheduler.async-scheduling-auto": "0.34.0's default is None: scheduler.async-scheduling-default decides",
     # decisions 0.34.0 no longer takes in VllmConfig (docs/vllm-0.34.0.md sections 1 and 10)
     "cudagraph.dcp-forces-piecewise": "0.34.0 keeps full CUDA graphs with decode context parallelism",
     "cudagraph.cascade-attn-warning": "cascade attention is off by default in 0.34.0 (disable_cascade_attn=True); "

@@ -277,3 +277,39 @@ def test_nnodes_with_the_executor_left_unset() -> None:
     assert ok.error is None and ok.config.parallel_config.distributed_executor_backend == "mp"
     bad = postinit.resolve(argv=[*LLAMA, "-dp", "4", "--nnodes", "2", "--node-rank", "1"], vllm_version="0.11.1")
     assert bad.error is not None and "nnodes > 1 can only be set" in bad.error.message
+
+
+def test_async_scheduling_left_none() -> None:
+    """n336, n337: the seed's SchedulerConfig refuses None; 0.11.1's VllmConfig decides: on, or off with a warning
+    under pipeline parallelism (or speculation)."""
+    from postinit.rules import scheduler
+
+    refused = scheduler.async_scheduling_bool(state({"scheduler_config.async_scheduling": None}))
+    assert isinstance(refused, Violation) and refused.error == "ValidationError"
+    assert "Input should be a valid boolean" in refused.message
+    assert scheduler.async_scheduling_bool(state({"scheduler_config.async_scheduling": False})) is None
+    llama = "tests/golden/models/llama"
+    on = postinit.resolve(model=llama, config={"scheduler_config": {"async_scheduling": None}}, vllm_version="0.11.1")
+    assert on.error is None and on.config.scheduler_config.async_scheduling is True
+    off = postinit.resolve(model=llama, config={"scheduler_config": {"async_scheduling": None},
+                                                "parallel_config": {"pipeline_parallel_size": 2}},
+                           vllm_version="0.11.1")
+    assert off.error is None and off.config.scheduler_config.async_scheduling is False
+    seed = postinit.resolve(model=llama, config={"scheduler_config": {"async_scheduling": None}})
+    assert seed.error is not None and seed.error.type == "ValidationError"
+
+
+def test_eagle_under_v0_refuses_chunked_prefill() -> None:
+    """n335: the seed's V0 engine cannot chunk prefills for an EAGLE drafter; 0.11.1 has no V0."""
+    spec = '{"model": "tests/golden/models/cvo_eagle-llama", "num_speculative_tokens": 2}'
+    r = postinit.resolve(argv=[*LLAMA, "--speculative-config", spec], env={"VLLM_USE_V1": "0"})
+    assert r.error is not None and r.error.message == "Chunked prefill and EAGLE are not compatible when using V0."
+    r = postinit.resolve(argv=[*LLAMA, "--speculative-config", spec], env={"VLLM_USE_V1": "0"}, vllm_version="0.11.1")
+    assert r.error is None
+
+
+def test_mtp_draft_named_without_tokens() -> None:
+    """n334: naming the MTP draft without num_speculative_tokens makes vLLM compare None with 1 (TypeError)."""
+    r = postinit.resolve(argv=["tests/golden/models/deepseek_v3", "--speculative-config",
+                               '{"method": "mtp", "model": "tests/golden/models/deepseek_v3"}'])
+    assert r.error is not None and r.error.type == "TypeError"

@@ -103,7 +103,7 @@ UNREACHABLE: list[tuple[str, str, str]] = [
     ("wsl", r"\bin_wsl\(\)", "Windows Subsystem for Linux (this machine is native Linux)"),
     ("ray", r"\bray\b\.|ray_utils|placement_group|is_ray_initialized|RAY_|\bray_found\b|ray_is_initialized\(\)"
      r"|is_in_ray_actor\(\)", "needs a Ray cluster (Ray is not installed here)"),
-    ("remote-storage", r"s3://|gs://|\bis_s3\b|\bis_gcs\b|runai|object_storage|is_runai|MODELSCOPE",
+    ("remote-storage", r"s3://|gs://|\bis_s3\b|\bis_gcs\b|runai|object_storage|is_runai|MODELSCOPE|\bis_cloud_storage\b",
      "S3 / GCS / RunAI object storage or ModelScope (no network)"),
     ("real-gpu", r"torch\.cuda\.is_available\(\)|pynvml|amdsmi|cuda_is_initialized|is_initialized\(\)",
      "a real GPU probe (torch.cuda.is_available() is False here; the oracle simulates the answers)"),
@@ -134,6 +134,13 @@ UNREACHABLE: list[tuple[str, str, str]] = [
      "the parser is built from vLLM's own config dataclasses (get_kwargs / _compute_kwargs / literal_to_kwargs), "
      "whose field types are fixed: no field is a tuple, a Literal of mixed types or an unsupported type (these "
      "checks guard vLLM's own code)"),
+    ("own-tables", r"^self\.draft_model_config\.hf_config\.model_type in \(\s*['\"]longcat_flash_mtp['\"]\s*\)$"
+                   r"|^name in get_args\(me_quant\.QuantizationMethods\)\s+and name not in overrides$",
+     "a check of vLLM's own tables that they satisfy: SpeculativeConfig's `model_type in (\"longcat_flash_mtp\")` "
+     "(a substring test) comes after `in MTP_MODEL_TYPES` (0.11.1: MTPModelTypes), which has longcat_flash_mtp, "
+     "and no other model type vLLM loads is part of that name; every built-in quantization method that overrides "
+     "another is in "
+     "_verify_quantization's overrides list"),
     ("platform-dtypes", r"^torch\.float32 not in current_platform\.supported_dtypes$",
      "a platform without float32: every platform here (CUDA of any capability, ROCm, CPU) supports it"),
     ("runtime-caller", r"\bconfig\.watermarking is True|^custom_sampler$",
@@ -151,9 +158,9 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
      "(see `torch-version`)"),
     ("x86-linux", r"^machine in \(['\"]x86_64['\"]|^hasattr\(os, ['\"]sched_getaffinity['\"]\)$",
      "the false side of an x86-64 / Linux test (this machine is x86-64 Linux: os.sched_getaffinity exists)"),
-    ("field-type", r"^isinstance\(dtype, torch\.dtype\)$",
+    ("field-type", r"^isinstance\(dtype, torch\.dtype\)$|^kv_offloading_backend == ['\"]lmcache['\"]$",
      "(see `field-type`: ModelConfig.dtype is a Literal name or a torch.dtype, nothing else reaches "
-     "_get_and_verify_dtype)"),
+     "_get_and_verify_dtype; CacheConfig.kv_offloading_backend is Literal['native', 'lmcache'])"),
     ("caller-values", r"^task == ['\"]score['\"]$|^self\.convert_type not in generate_converts$",
      "the false side of a test its inputs always pass: _task_to_convert is only called with a pooling task, each of "
      "which an `if` returns; _RUNNER_CONVERTS['generate'] is an empty list, so no convert type is in it"),
