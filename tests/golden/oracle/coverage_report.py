@@ -189,6 +189,8 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
 
 # reasons that only UNREACHABLE_FUNCS below uses
 FUNC_REASONS: dict[str, str] = {
+    "runtime-property": "a property only the runtime reads (the model runner, the pooler, the metrics): no config "
+                        "code of the scope reads it and the oracle does not either",
     "import-time": "get_field runs only while vLLM's modules are imported, each call with a fixed (dataclass, field) "
                    "pair that exists and has a default: its refusals guard vLLM's own code",
     "abstract": "the model hooks' base class method (raises NotImplementedError at the seed and 0.11.1): every class "
@@ -212,6 +214,8 @@ UNREACHABLE_FUNCS: list[tuple[str, str, str, str | None]] = [
     ("help", r"^vllm/config/utils\.py$", r"^get_attr_docs$", None),
     ("abstract", r"^vllm/model_executor/models/config\.py$", r"^VerifyAndUpdateConfig\.verify_and_update_config$", None),
     ("import-time", r"^vllm/config/utils\.py$", r"^get_field$", None),
+    ("runtime-property", r"^vllm/config/model\.py$", r"^ModelConfig\.(hidden_size|embedding_size)$", None),
+    ("runtime-property", r"^vllm/config/observability\.py$", r"^ObservabilityConfig\.show_hidden_metrics$", None),
     # after `if not (is_runai_obj_uri(model) or is_runai_obj_uri(tokenizer)): return`: an object-storage URI
     ("remote-storage", r"^vllm/config/model\.py$", r"\.maybe_pull_model_tokenizer_for_runai$",
      r"^if is_runai_obj_uri\(model\):$"),
