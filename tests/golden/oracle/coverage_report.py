@@ -705,6 +705,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     data_dir = Path(args.data or f"/tmp/postinit-coverage/{args.version}")
     if args.step == "run":
+        venv = VERSIONS[args.version][0]
+        if subprocess.run([str(venv / "bin/python"), "-c", "import coverage"], capture_output=True).returncode:
+            # the oracle locks pin vLLM's own dependencies only; coverage.py is this script's tool
+            sys.exit(f"coverage.py is not installed in {venv}: {venv}/bin/pip install coverage")
         run(args.version, data_dir, args.cases)
         return 0
     venv = VERSIONS[args.version][0]
