@@ -103,7 +103,7 @@ UNREACHABLE: list[tuple[str, str, str]] = [
     ("wsl", r"\bin_wsl\(\)", "Windows Subsystem for Linux (this machine is native Linux)"),
     ("ray", r"\bray\b\.|ray_utils|placement_group|is_ray_initialized|RAY_|\bray_found\b|ray_is_initialized\(\)"
      r"|is_in_ray_actor\(\)", "needs a Ray cluster (Ray is not installed here)"),
-    ("remote-storage", r"s3://|gs://|\bis_s3\b|\bis_gcs\b|runai|object_storage|is_runai|MODELSCOPE|\bis_cloud_storage\b",
+    ("remote-storage", r"s3://|gs://|\bis_s3\b|\bis_gcs\b|runai|object_storage|is_runai|MODELSCOPE|^is_cloud_storage\([^()]*\)$",
      "S3 / GCS / RunAI object storage or ModelScope (no network)"),
     ("real-gpu", r"torch\.cuda\.is_available\(\)|pynvml|amdsmi|cuda_is_initialized|is_initialized\(\)",
      "a real GPU probe (torch.cuda.is_available() is False here; the oracle simulates the answers)"),
@@ -192,7 +192,7 @@ FUNC_REASONS: dict[str, str] = {
     "runtime-property": "a property only the runtime reads (the model runner, the pooler, the metrics): no config "
                         "code of the scope reads it and the oracle does not either",
     "import-time": "get_field runs only while vLLM's modules are imported, each call with a fixed (dataclass, field) "
-                   "pair that exists and has a default: its refusals guard vLLM's own code",
+                   "pair: a path those calls do not take at import (a refusal, a missing default) is never taken",
     "abstract": "the model hooks' base class method (raises NotImplementedError at the seed and 0.11.1): every class "
                 "of MODELS_CONFIG_MAP defines its own and none calls super()",
 }
