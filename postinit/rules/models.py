@@ -289,6 +289,26 @@ def nomic_bert_max_model_len(c: Mapping[str, Any]) -> RuleResult:
     }, message="")
 
 
+@rule(
+    "models.nomic-bert-max-model-len-log",
+    title="NomicBertModel: the re-verified max_model_len is logged again",
+    phase="model",
+    kind="check",
+    reads=(*_ON, "model_config.max_model_len"),
+    after=("models.nomic-bert-max-model-len",),
+    source=f"{_SRC} NomicBertModelConfig (vllm/config/vllm.py recalculate_max_model_len -> "
+    "ModelConfig.get_and_verify_max_len); ref 8.1:NomicBertModel",
+    message="Using max model len {n}",
+    level="info",
+)
+def nomic_bert_max_model_len_log(c: Mapping[str, Any]) -> RuleResult:
+    """``recalculate_max_model_len`` verifies the length again through ``get_and_verify_max_len``, which logs it
+    as ModelConfig did (golden n332: 8192, then 2048 after the cap)."""
+    if not _on(c, "NomicBertModel"):
+        return None
+    return Outcome.log(n=c["model_config.max_model_len"])
+
+
 def _pooler_default(c: Mapping[str, Any], arch: str, field: str, value: Any) -> RuleResult:
     """``pooler.<field> default <value>``: dereferences the pooler config unconditionally, like vLLM."""
     if not _on(c, arch):

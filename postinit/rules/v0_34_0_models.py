@@ -298,6 +298,8 @@ _POOLER_DROPS = {
     "refused: 'Parameter `normalize` was removed; use `use_activation` instead.')",
     "models.nomic-bert-max-model-len": f"{_MODELS} NomicBertModelConfig.verify_and_update_model_config no longer "
     "changes max_model_len in 0.34.0 (it only builds the rotary kwargs from it)",
+    "models.nomic-bert-max-model-len-log": "no max_model_len to re-verify: NomicBertModelConfig no longer changes it "
+    "in 0.34.0",
 }
 
 

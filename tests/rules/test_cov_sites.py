@@ -313,3 +313,14 @@ def test_mtp_draft_named_without_tokens() -> None:
     r = postinit.resolve(argv=["tests/golden/models/deepseek_v3", "--speculative-config",
                                '{"method": "mtp", "model": "tests/golden/models/deepseek_v3"}'])
     assert r.error is not None and r.error.type == "TypeError"
+
+
+def test_nomic_cap_logs_the_length_again() -> None:
+    """n332: recalculate_max_model_len re-verifies the capped length and logs it (the seed and 0.11.1; 0.34.0 no
+    longer caps it)."""
+    argv = ["tests/golden/models/cvo_nomic_gelu", "--trust-remote-code", "--runner", "pooling"]
+    for version, expected in (("d7fb10c57", ["8192", "2048"]), ("0.11.1", ["8192", "2048"]), ("0.34.0", ["8192"])):
+        r = postinit.resolve(argv=argv, vllm_version=version)
+        logged = [e.message.rsplit(" ", 1)[-1] for e in r.trace.events
+                  if getattr(e, "message", None) and e.message.startswith("Using max model len")]
+        assert logged == expected, (version, logged)
