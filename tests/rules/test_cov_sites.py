@@ -297,6 +297,12 @@ def test_async_scheduling_left_none() -> None:
     assert off.error is None and off.config.scheduler_config.async_scheduling is False
     seed = postinit.resolve(model=llama, config={"scheduler_config": {"async_scheduling": None}})
     assert seed.error is not None and seed.error.type == "ValidationError"
+    from postinit.rules.v0_11_1 import async_scheduling_auto
+
+    unset = {"scheduler_config.async_scheduling": None, "parallel_config.distributed_executor_backend": "ray"}
+    out = async_scheduling_auto(state(unset, version="0.11.1"))
+    assert isinstance(out, Outcome) and out.changes == {"scheduler_config.async_scheduling": False}
+    assert "`ray` distributed executor backend" in (out.message or "")
 
 
 def test_eagle_under_v0_refuses_chunked_prefill() -> None:
@@ -306,6 +312,11 @@ def test_eagle_under_v0_refuses_chunked_prefill() -> None:
     assert r.error is not None and r.error.message == "Chunked prefill and EAGLE are not compatible when using V0."
     r = postinit.resolve(argv=[*LLAMA, "--speculative-config", spec], env={"VLLM_USE_V1": "0"}, vllm_version="0.11.1")
     assert r.error is None
+    eagle = {"speculative_config": True, "speculative_config.method": "eagle", "speculative_config.model": "d",
+             "speculative_config.enable_chunked_prefill": True}
+    assert _message(speculative.eagle_v0_chunked_prefill(state(eagle, env={"VLLM_USE_V1": "0"}))) == \
+        "Chunked prefill and EAGLE are not compatible when using V0."
+    assert speculative.eagle_v0_chunked_prefill(state(eagle)) is None
 
 
 def test_mtp_draft_named_without_tokens() -> None:
@@ -324,3 +335,6 @@ def test_nomic_cap_logs_the_length_again() -> None:
         logged = [e.message.rsplit(" ", 1)[-1] for e in r.trace.events
                   if getattr(e, "message", None) and e.message.startswith("Using max model len")]
         assert logged == expected, (version, logged)
+    from postinit.rules.models import nomic_bert_max_model_len_log
+
+    assert nomic_bert_max_model_len_log(state({"model_config": True})) is None  # no architecture resolved yet

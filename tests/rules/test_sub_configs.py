@@ -545,8 +545,8 @@ def test_speculative_method_normalization() -> None:
 def test_speculative_draft_model_and_lookup() -> None:
     """mtp drafts with the target, ngram with "ngram", others need a model; lookup windows default."""
     base = {"speculative_config": True, "speculative_config.num_speculative_tokens": 2}
-    assert draft_model_from_method(state({**base, "speculative_config.method": "mtp", "model_config.model": "m"})) == {
-        "speculative_config.model": "m"}
+    mtp = {**base, "speculative_config.method": "mtp", "model_config": True, "model_config.model": "m"}
+    assert draft_model_from_method(state(mtp)) == {"speculative_config.model": "m"}
     assert draft_model_from_method(state({**base, "speculative_config.method": "ngram"})) == {
         "speculative_config.model": "ngram"}
     assert isinstance(draft_model_from_method(state({**base, "speculative_config.method": "eagle"})), Violation)
