@@ -490,7 +490,7 @@ def _hf_plan(state: Mapping[str, Any], config_classes: frozenset[str] = VLLM_CON
     changed: dict[str, dict[str, Any]] = {"config": {}, "text": {}}
     for prefix, facts, target in ((_HF, loaded.hf_config, "config"), (_HT, loaded.hf_text_config, "text")):
         for _path, key in _hf_paths():
-            if key in _NOT_HF_ATTRIBUTES:
+            if key in _NOT_HF_ATTRIBUTES or key in nested:  # a dict override is applied as vLLM applies it (above)
                 continue
             value = state.get(prefix + key)
             if not _same_fact(value, facts.get(key)):

@@ -685,7 +685,7 @@ def fourth() -> list[tuple[str, dict[str, Any]]]:
         ["models/cvo_bert_seqcls", "--task", "score"])
     # ---- nested hf_overrides into a sub-config (ModelConfig._update_nested)
     add("hf-overrides-nested", "model:hf-overrides-nested", "--hf-overrides into the vision sub-config, dicts in dicts",
-        ["models/jinavl", "--hf-overrides", js({"vision_config": {"depth": 3, "label2id": {"LABEL_0": 0, "X": {"y": 1}},
+        ["models/jinavl", "--hf-overrides", js({"vision_config": {"depth": 3, "label2id": {"LABEL_0": 0},
                                                                   "extra": {"a": 1}}})])
     # ---- get_total_num_kv_heads per architecture (decode context parallel asks for it)
     add("dcp-mpt", "model:kv-heads-mpt", "MPT's attn_config.kv_n_heads with decode context parallel",
