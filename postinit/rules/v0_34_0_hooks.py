@@ -762,16 +762,383 @@ def rope_deprecated_names(c: Mapping[str, Any]) -> RuleResult:
     return Outcome({}, message="\n".join(lines)) if lines else None
 
 
+
+# =========================================================================== Unlimited-OCR (config.py:262-526)
+
+_UOCR = "UnlimitedOCRForCausalLM"
+_UOCR_WINDOW = 128
+"""UnlimitedOCRConfig's ``rswa_window`` default (vllm/transformers_utils/configs/unlimited_ocr.py), which the v1 hook
+also puts back when the config holds None."""
+_UOCR2_REQUIRED: tuple[tuple[str, Any], ...] = (
+    ("training_stage", "dash"), ("dash_stage0", "head_cls"), ("sparse_main_rope_mode", "page2d"),
+    ("sparse_rope_mode", "page2d"), ("sparse_rope_page_span", 0), ("use_sparse_attention", True),
+    ("image_bucket_constraint", True), ("dash_image_only", True),
+)
+"""The DASH settings an Unlimited-OCR-2 checkpoint's ``sparse_attention_config`` must hold, in vLLM's order."""
+
+ATTENTION_BACKEND_CLASSES = {
+    "FLASH_ATTN": "vllm.v1.attention.backends.flash_attn.FlashAttentionBackend",
+    "FLASH_ATTN_DIFFKV": "vllm.v1.attention.backends.flash_attn_diffkv.FlashAttentionDiffKVBackend",
+    "TRITON_ATTN": "vllm.v1.attention.backends.triton_attn.TritonAttentionBackend",
+    "TRITON_ATTN_DIFFKV": "vllm.v1.attention.backends.triton_attn_diffkv.TritonAttentionDiffKVBackend",
+    "TRITON_FLASH_ATTN": "vllm.v1.attention.backends.triton_flash_attn.TritonFlashAttentionBackend",
+    "ROCM_ATTN": "vllm.v1.attention.backends.rocm_attn.RocmAttentionBackend",
+    "ROCM_SEGMENTED_ATTN": "vllm.v1.attention.backends.rocm_segmented_attn.RocmSegmentedAttentionBackend",
+    "ROCM_AITER_MLA": "vllm.v1.attention.backends.mla.rocm_aiter_mla.AiterMLABackend",
+    "ROCM_AITER_TRITON_MLA": "vllm.v1.attention.backends.mla.aiter_triton_mla.AiterTritonMLABackend",
+    "ROCM_AITER_FA": "vllm.v1.attention.backends.rocm_aiter_fa.AiterFlashAttentionBackend",
+    "ROCM_AITER_MLA_SPARSE": "vllm.v1.attention.backends.mla.rocm_aiter_mla_sparse.ROCMAiterMLASparseBackend",
+    "XPU_MLA_SPARSE": "vllm.v1.attention.backends.mla.xpu_mla_sparse.XPUMLASparseBackend",
+    "TORCH_SDPA": "",
+    "FLASHINFER": "vllm.v1.attention.backends.flashinfer.FlashInferBackend",
+    "FLASHINFER_TS": "vllm.v1.attention.backends.flashinfer_ts.FlashInferTSBackend",
+    "TRITON_FLASHINFER": "vllm.v1.attention.backends.triton_flashinfer.TritonFlashInferBackend",
+    "FLASHINFER_MLA": "vllm.v1.attention.backends.mla.flashinfer_mla.FlashInferMLABackend",
+    "TOKENSPEED_MLA": "vllm.v1.attention.backends.mla.tokenspeed_mla.TokenspeedMLABackend",
+    "FLASHINFER_MLA_SPARSE": "vllm.v1.attention.backends.mla.flashinfer_mla_sparse.FlashInferMLASparseTRTLLMBackend",
+    "FLASHINFER_MLA_SPARSE_SM120":
+        "vllm.v1.attention.backends.mla.flashinfer_mla_sparse.FlashInferMLASparseSM120Backend",
+    "FLASHINFER_MLA_SPARSE_SM90":
+        "vllm.v1.attention.backends.mla.flashinfer_mla_sparse_sm90.FlashInferMLASparseSM90Backend",
+    "TRITON_MLA": "vllm.v1.attention.backends.mla.triton_mla.TritonMLABackend",
+    "CUTLASS_MLA": "vllm.v1.attention.backends.mla.cutlass_mla.CutlassMLABackend",
+    "FLASHMLA": "vllm.v1.attention.backends.mla.flashmla.FlashMLABackend",
+    "FLASHMLA_SPARSE": "vllm.v1.attention.backends.mla.flashmla_sparse.FlashMLASparseBackend",
+    "FLASHMLA_SPARSE_DSV4": "vllm.models.deepseek_v4.sparse_mla.DeepseekV4FlashMLABackend",
+    "FLASHINFER_MLA_SPARSE_DSV4": "vllm.models.deepseek_v4.nvidia.flashinfer_sparse.DeepseekV4FlashInferMLASparseBackend",
+    "ROCM_FLASHMLA_SPARSE_DSV4": "vllm.models.deepseek_v4.amd.rocm.DeepseekV4ROCMAiterMLASparseBackend",
+    "FLASHMLA_SPARSE_DSV41": "vllm.models.deepseek_v41.sparse_mla.DeepseekV4FlashMLABackend",
+    "FLASHINFER_MLA_SPARSE_DSV41":
+        "vllm.models.deepseek_v41.nvidia.flashinfer_sparse.DeepseekV4FlashInferMLASparseBackend",
+    "ROCM_FLASHMLA_SPARSE_DSV41": "vllm.models.deepseek_v41.amd.rocm.DeepseekV41ROCMAiterMLASparseBackend",
+    "FLASHMLA_MEGA_ATTN_DSV41": "vllm.models.deepseek_v41.sparse_mla.FlashMLAMegaAttnBackend",
+    "B12X": "vllm.v1.attention.backends.b12x.B12xPagedAttentionBackend",
+    "FLASH_ATTN_MLA": "vllm.v1.attention.backends.mla.flashattn_mla.FlashAttnMLABackend",
+    "FLASH_ATTN_MLA_SPARSE": "vllm.v1.attention.backends.mla.flashattn_mla_sparse.FlashAttnMLASparseBackend",
+    "FLASH_ATTN_MLA_SPARSE_FA4": "vllm.v1.attention.backends.mla.flashattn_mla_sparse.FlashAttnMLASparseFA4Backend",
+    "MINIMAX_M3_SPARSE": "vllm.models.minimax_m3.common.sparse_attention.MiniMaxM3SparseBackend",
+    "CUTLASS_MSA": "vllm.models.minimax_m3.nvidia.sparse_attention_msa.MiniMaxM3SparseCutlassBackend",
+    "TRITON_MSA": "vllm.models.minimax_m3.nvidia.sparse_attention_msa.MiniMaxM3SparseTritonBackend",
+    "STEP5_DSA": "vllm.models.step5.nvidia.sparse_attention.Step5DSAAttentionBackend",
+    "KIMI_K3_KV_BALANCED_MLA": "vllm.models.kimi_k3.nvidia.kv_balanced_mla.backend.KimiK3KvBalancedMLABackend",
+    "NO_ATTENTION": "vllm.v1.attention.backends.no_attention.NoAttentionBackend",
+    "FLEX_ATTENTION": "vllm.v1.attention.backends.flex_attention.FlexAttentionBackend",
+    "HPC_ATTN": "vllm.v1.attention.backends.hpc_attn.HpcAttentionBackend",
+    "ROCM_AITER_UNIFIED_ATTN": "vllm.v1.attention.backends.rocm_aiter_unified_attn.RocmAiterUnifiedAttentionBackend",
+    "CPU_ATTN": "vllm.v1.attention.backends.cpu_attn.CPUAttentionBackend",
+    "CPU_MLA": "vllm.v1.attention.backends.mla.cpu_mla.CPUMLABackend",
+    "AMX_MLA": "vllm.v1.attention.backends.mla.amx_mla.AMXMLABackend",
+    "TURBOQUANT": "vllm.v1.attention.backends.turboquant_attn.TurboQuantAttentionBackend",
+    "ROCM_OCTAVE": "vllm.v1.attention.backends.rocm_octave_attn.RocmOctaveAttentionBackend",
+    "ULTRAQUANT": "vllm.v1.attention.backends.ultraquant_attn.UltraQuantAttentionBackend",
+    "CUSTOM": None,
+}
+"""AttentionBackendEnum's member values (vllm/v1/attention/backends/registry.py; the wheel's ``member.value``): what
+an enum member's ``.value`` and ``repr`` show in a message."""
+
+
+def backend_repr(name: str) -> str:
+    """``repr(AttentionBackendEnum.<name>)``."""
+    return f"<AttentionBackendEnum.{name}: {ATTENTION_BACKEND_CLASSES.get(name)!r}>"
+
+
+def _uocr_sparse(c: Mapping[str, Any]) -> dict[str, Any] | None:
+    """An Unlimited-OCR-2 checkpoint's ``sparse_attention_config`` (None for Unlimited-OCR v1)."""
+    sparse = _other(c, "sparse_attention_config")
+    return sparse if isinstance(sparse, dict) else None
+
+
+def _uocr_requested_window(c: Mapping[str, Any]) -> Any:
+    """``getattr(hf_config, "rswa_window", None)``: the config class defaults it to 128."""
+    other = c[_H + "other"] or {}
+    return other.get("rswa_window", _UOCR_WINDOW)
+
+
+def uocr2_window(c: Mapping[str, Any]) -> int | None:
+    """The output-KV window of an Unlimited-OCR-2 checkpoint: local blocks x block size; None for a requested 0."""
+    sparse = _uocr_sparse(c) or {}
+    if _uocr_requested_window(c) == 0:
+        return None
+    return int(sparse["sparse_local_block"]) * int(sparse["sparse_block_size"])
+
+
+def _uocr_v2(c: Mapping[str, Any]) -> bool:
+    """The hook's ``unlimited_ocr2`` marker: the model-config hook sets it for a checkpoint with DASH settings (or
+    refused the checkpoint)."""
+    return models.step2_on(c, _UOCR) and _uocr_sparse(c) is not None
+
+
+@rule(
+    "models.unlimited-ocr2-checkpoint",
+    title="Unlimited-OCR-2: the checkpoint's DASH settings (every layer, index dim = head dim, positive sigma and "
+    "top-K, the R-SWA window) are checked; its text config takes M-RoPE sections",
+    phase="model_config",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", _HT + "num_hidden_layers", _HT + "hidden_size",
+           _HT + "num_attention_heads"),
+    writes=(_M + "uses_mrope",),
+    after=("model.uses-mrope",),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig.verify_and_update_model_config (397-454; uses_mrope: "
+    f"vllm/transformers_utils/config.py:735-772 reads the text config's mrope_section); {_REF}",
+)
+def unlimited_ocr2_checkpoint(c: Mapping[str, Any]) -> RuleResult:
+    """A ``sparse_attention_config`` makes the checkpoint Unlimited-OCR-2: each required DASH setting, DASH in every
+    decoder layer, an index dim equal to the head dim and a positive sigma and top-K are refused otherwise, as is
+    an ``rswa_window`` other than the DASH window or 0 (full KV). The text config then gets an ``mrope_section``
+    (token/page RoPE), so the model uses M-RoPE."""
+    if not models.step2_on(c, _UOCR):
+        return None
+    sparse = _uocr_sparse(c)
+    if sparse is None:
+        return None
+    for key, value in _UOCR2_REQUIRED:
+        if sparse.get(key) != value:
+            return Violation(f"Unlimited-OCR-2 requires {key}={value!r}")
+    freq = sparse.get("sparse_attention_freq")
+    if not isinstance(freq, (list, tuple)) or list(freq) != [1] * (c[_HT + "num_hidden_layers"] or 0):
+        return Violation("Unlimited-OCR-2 requires DASH in every decoder layer")
+    if sparse.get("sparse_index_dim") != c[_HT + "hidden_size"] // c[_HT + "num_attention_heads"]:
+        return Violation("Unlimited-OCR-2 requires index_dim == head_dim")
+    if sparse["dash_sigma"] <= 0 or sparse["dash_topk_blocks"] <= 0:
+        return Violation("Unlimited-OCR-2 requires positive sigma and top-K")
+    window = int(sparse["sparse_local_block"]) * int(sparse["sparse_block_size"])
+    if _uocr_requested_window(c) not in (None, 0, window):
+        return Violation(f"Unlimited-OCR-2 requires rswa_window={window} or 0 (full KV)")
+    return {_M + "uses_mrope": True}
+
+
+@rule(
+    "models.unlimited-ocr-backend",
+    title="Unlimited-OCR: an unset attention backend becomes FLASH_ATTN where FA4 runs, else TRITON_ATTN (logged)",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, _H + "other", "attention_config.backend", "platform.kind", "platform.capability"),
+    writes=("attention_config.backend",),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig.verify_and_update_config (300-315; is_fa_version_supported: "
+    f"vllm/v1/attention/backends/fa_utils.py:271-279); {_REF}",
+    level="info",
+)
+def unlimited_ocr_backend(c: Mapping[str, Any]) -> RuleResult:
+    """R-SWA (the window over generated tokens) needs FA4's mask_mod or Triton's unified attention mask; the log
+    names the backend class (the enum member's value). Unlimited-OCR-2 configures its attention elsewhere."""
+    if not models.step2_on(c, _UOCR) or _uocr_v2(c) or c["attention_config.backend"] is not None:
+        return None
+    fa4 = fa4_supported(c)
+    backend = "FLASH_ATTN" if fa4 else "TRITON_ATTN"
+    return Outcome({"attention_config.backend": backend}, message=f"Unlimited-OCR: auto-selected attention backend="
+                   f"{ATTENTION_BACKEND_CLASSES[backend]} (fa4_available={fa4}).")
+
+
+@rule(
+    "models.unlimited-ocr-flash-attn-version",
+    title="Unlimited-OCR on FLASH_ATTN: FA4 required; the flash-attention version becomes 4 (an older one with a "
+    "warning)",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", "attention_config.backend", "attention_config.flash_attn_version",
+           "platform.kind", "platform.capability"),
+    writes=("attention_config.flash_attn_version",),
+    after=("models.unlimited-ocr-backend",),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig.verify_and_update_config (317-336); {_REF}",
+    level="warning",
+)
+def unlimited_ocr_flash_attn_version(c: Mapping[str, Any]) -> RuleResult:
+    """FA3 cannot express the R-SWA mask_mod, and on SM 9.x the default version is FA3: so 4 is forced, and
+    FLASH_ATTN without FA4 is refused."""
+    if not models.step2_on(c, _UOCR) or _uocr_v2(c) or c["attention_config.backend"] != "FLASH_ATTN":
+        return None
+    if not fa4_supported(c):
+        return Violation("Unlimited-OCR: --attention-config backend=FLASH_ATTN requires FA4 (rswa_mask_mod), but FA4 "
+                         "is not available on this device/installation. Use backend=TRITON_ATTN or FLEX_ATTENTION, "
+                         "or upgrade vllm-flash-attn.", error="RuntimeError")
+    version = c["attention_config.flash_attn_version"]
+    if version is None:
+        return {"attention_config.flash_attn_version": 4}
+    if version < 4:
+        return Outcome({"attention_config.flash_attn_version": 4}, message=f"Unlimited-OCR: flash_attn_version="
+                       f"{version} cannot express the R-SWA mask_mod; upgrading to 4.")
+    return None
+
+
+@rule(
+    "models.unlimited-ocr-rswa-backend",
+    title="Unlimited-OCR: R-SWA runs on FLASH_ATTN (FA4), TRITON_ATTN or FLEX_ATTENTION only (which one is logged)",
+    phase="model",
+    kind="check",
+    reads=(*models.ON_READS, _H + "other", "attention_config.backend", "attention_config.flash_attn_version",
+           "platform.kind", "platform.capability"),
+    after=("models.unlimited-ocr-flash-attn-version",),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig.verify_and_update_config (337-362); {_REF}",
+    level="info",
+)
+def unlimited_ocr_rswa_backend(c: Mapping[str, Any]) -> RuleResult:
+    """FlexAttention's log points at FA4 when it is available but not used."""
+    if not models.step2_on(c, _UOCR) or _uocr_v2(c):
+        return None
+    backend = c["attention_config.backend"]
+    if backend == "FLASH_ATTN":
+        return Outcome({}, message=f"Unlimited-OCR: FlashAttention FA{c['attention_config.flash_attn_version']} + "
+                       "rswa_mask_mod — exact R-SWA.")
+    if backend == "TRITON_ATTN":
+        return Outcome({}, message="Unlimited-OCR: TritonAttention — R-SWA via unified attention mask.")
+    if backend == "FLEX_ATTENTION":
+        note = " (FA4 available but not used; pass backend=FLASH_ATTN to upgrade)" if fa4_supported(c) else ""
+        return Outcome({}, message=f"Unlimited-OCR: FlexAttention — R-SWA via Triton block mask{note}.")
+    return Violation(f"Unlimited-OCR: unsupported attention backend {backend_repr(str(backend))} for R-SWA. Use "
+                     "FLASH_ATTN (FA4), TRITON_ATTN or FLEX_ATTENTION.")
+
+
+@rule(
+    "models.unlimited-ocr-prefix-caching",
+    title="Unlimited-OCR: no prefix caching (logged when it was on; silently for Unlimited-OCR-2)",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", "cache_config.enable_prefix_caching"),
+    writes=("cache_config.enable_prefix_caching",),
+    after=("models.unlimited-ocr-rswa-backend", "vllm.mm-encoder-only"),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig.verify_and_update_config (364-377), _configure_v2 (507); {_REF}",
+    message="Unlimited-OCR: disabling prefix caching (R-SWA decode KV is not cacheable, and single-turn image-led "
+    "prompts rarely hit the prefix cache).",
+    level="info",
+)
+def unlimited_ocr_prefix_caching(c: Mapping[str, Any]) -> RuleResult:
+    """A decode token's KV under R-SWA is no pure function of the prefix, and OCR prompts rarely share one."""
+    if not models.step2_on(c, _UOCR) or not c["cache_config.enable_prefix_caching"]:
+        return None
+    changes = {"cache_config.enable_prefix_caching": False}
+    return Outcome(changes, message="") if _uocr_v2(c) else Outcome.log(changes)
+
+
+@rule(
+    "models.unlimited-ocr2-compilation",
+    title="Unlimited-OCR-2: no JIT warm-up; unless eager, no compilation and decode-only full CUDA graphs (with "
+    "breakable graphs: piecewise ones allowed)",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", _M + "enforce_eager", "compilation_config.mode",
+           "compilation_config.cudagraph_mode", "env.VLLM_USE_BREAKABLE_CUDAGRAPH"),
+    writes=("kernel_config.enable_jit_warmup", "compilation_config.mode", "compilation_config.cudagraph_mode"),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig._configure_v2 (456-488; is_breakable_cudagraph_enabled() without "
+    f"a config reads VLLM_USE_BREAKABLE_CUDAGRAPH, vllm/compilation/breakable_cudagraph.py:53-63); {_REF}",
+)
+def unlimited_ocr2_compilation(c: Mapping[str, Any]) -> RuleResult:
+    """The generic JIT warm-up sends text-only requests DASH cannot serve. A compile mode the user chose (other than
+    NONE) is refused, and so is a CUDA graph mode with full prefill graphs."""
+    if not _uocr_v2(c):
+        return None
+    out: dict[str, Any] = {"kernel_config.enable_jit_warmup": False}
+    if c[_M + "enforce_eager"]:
+        return out
+    if c["compilation_config.mode"] not in (None, CompilationMode.NONE):
+        return Violation("Unlimited-OCR-2 currently requires compile mode NONE")
+    out["compilation_config.mode"] = CompilationMode.NONE
+    breakable = c["env.VLLM_USE_BREAKABLE_CUDAGRAPH"] == "1"
+    mode = c["compilation_config.cudagraph_mode"]
+    if mode is None:
+        mode = CUDAGraphMode.FULL_AND_PIECEWISE if breakable else CUDAGraphMode.FULL_DECODE_ONLY
+        out["compilation_config.cudagraph_mode"] = mode
+    allowed = {CUDAGraphMode.NONE, CUDAGraphMode.FULL_DECODE_ONLY}
+    if breakable:
+        allowed |= {CUDAGraphMode.PIECEWISE, CUDAGraphMode.FULL_AND_PIECEWISE}
+    if mode not in allowed:
+        return Violation("Unlimited-OCR-2 prefill graphs require VLLM_USE_BREAKABLE_CUDAGRAPH=1 and mode PIECEWISE or "
+                         "FULL_AND_PIECEWISE; full prefill graphs are not supported")
+    return out
+
+
+_UOCR2_UNSUPPORTED = ("pipeline parallelism", "context parallelism", "dual batch overlap", "LoRA",
+                      "speculative decoding", "quantized weights", "non-default KV dtype", "KV transfer")
+
+
+def _uocr2_unsupported(c: Mapping[str, Any]) -> dict[str, bool]:
+    return {
+        "pipeline parallelism": c["parallel_config.pipeline_parallel_size"] != 1,
+        "context parallelism": c["parallel_config.decode_context_parallel_size"] != 1
+        or c["parallel_config.prefill_context_parallel_size"] != 1,
+        "dual batch overlap": bool(c["parallel_config.enable_dbo"]),
+        "LoRA": bool(c["lora_config"]),
+        "speculative decoding": bool(c["speculative_config"]),
+        "quantized weights": c[_M + "quantization"] is not None,
+        "non-default KV dtype": c["cache_config.cache_dtype"] != "auto",
+        "KV transfer": bool(c["kv_transfer_config"]),
+    }
+
+
+@rule(
+    "models.unlimited-ocr2-attention",
+    title="Unlimited-OCR-2: no PP, CP, DBO, LoRA, speculation, quantization, KV dtype or KV transfer; DASH computes "
+    "on FLASH_ATTN or FLASHINFER over TRITON_ATTN's paged cache",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", "parallel_config.pipeline_parallel_size",
+           "parallel_config.decode_context_parallel_size", "parallel_config.prefill_context_parallel_size",
+           "parallel_config.enable_dbo", "lora_config", "speculative_config", _M + "quantization",
+           "cache_config.cache_dtype", "kv_transfer_config", "attention_config.backend",
+           "compilation_config.cudagraph_num_of_warmups"),
+    writes=("attention_config.backend", "compilation_config.cudagraph_num_of_warmups"),
+    after=("models.unlimited-ocr2-compilation",),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig._configure_v2 (489-529); {_REF}",
+    level="info",
+)
+def unlimited_ocr2_attention(c: Mapping[str, Any]) -> RuleResult:
+    """The first unsupported feature (in vLLM's order) is refused. The backend given (FLASH_ATTN when none) is
+    DASH's compute backend; the attention backend itself becomes TRITON_ATTN, whose paged-cache metadata (R-SWA
+    reclamation included) both share. FlashInfer needs at least one CUDA graph warm-up."""
+    if not _uocr_v2(c):
+        return None
+    for feature, enabled in _uocr2_unsupported(c).items():
+        if enabled:
+            return Violation(f"Unlimited-OCR-2 does not support {feature}")
+    backend = c["attention_config.backend"] or "FLASH_ATTN"
+    if backend not in ("FLASH_ATTN", "FLASHINFER"):
+        return Violation("Unlimited-OCR-2 supports FLASH_ATTN or FLASHINFER")
+    out: dict[str, Any] = {"attention_config.backend": "TRITON_ATTN"}
+    if backend == "FLASHINFER":
+        out["compilation_config.cudagraph_num_of_warmups"] = max(1, c["compilation_config.cudagraph_num_of_warmups"])
+    return Outcome(out, message=f"Unlimited-OCR-2 DASH compute backend: {backend}\nUnlimited-OCR-2: output KV "
+                   f"window={uocr2_window(c)}; input KV is retained for DASH.")
+
+
+@rule(
+    "models.unlimited-ocr-vision",
+    title="Unlimited-OCR: the vision encoder attends with FLASH_ATTN unless given another (FlashInfer: warned, "
+    "replaced)",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, "model_config.multimodal_config"),
+    writes=("model_config.multimodal_config",),
+    after=("models.unlimited-ocr-prefix-caching", "models.unlimited-ocr2-attention", "vllm.mm-encoder-only"),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig._configure_vision (381-395); {_REF}",
+    level="warning",
+)
+def unlimited_ocr_vision(c: Mapping[str, Any]) -> RuleResult:
+    """The CLIP stage runs full attention without cu_seqlens, which FlashInfer cannot."""
+    mm = c["model_config.multimodal_config"] if models.step2_on(c, _UOCR) else None
+    if not mm:
+        return None
+    backend = mm.get("mm_encoder_attn_backend")
+    if backend is None:
+        return {"model_config.multimodal_config": {**mm, "mm_encoder_attn_backend": "FLASH_ATTN"}}
+    if backend == "FLASHINFER":
+        return Outcome({"model_config.multimodal_config": {**mm, "mm_encoder_attn_backend": "FLASH_ATTN"}},
+                       message="Unlimited-OCR: FlashInfer is not supported for the vision encoder (the CLIP stage "
+                       "runs full attention without cu_seqlens); falling back to FlashAttention.")
+    return None
+
+
 MODEL_CONFIG_HOOKS = ("models.alice-ai-checkpoint", "models.alice-ai-mtp-ignored", "models.llama-bidirectional",
                       "models.embedding-gemma2-matryoshka", "models.jina-embeddings-v5-encoder", "models.deepseek-v4-fp8", "models.gptoss-mxfp4",
-                      "models.kimi-k3-mxfp4")
+                      "models.kimi-k3-mxfp4", "models.unlimited-ocr2-checkpoint")
 """The rule ids of this module run by ModelConfig._try_verify_and_update_model_config (in order)."""
 VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dtype", "models.longcat-ngram-compilation",
                      "models.glm-moe-dsa", "models.mistral-large4", "models.gemma4-attention",
                      "models.embedding-gemma2-backend", "models.embedding-gemma2-max-model-len",
                      "models.diffusion-gemma-attention", "models.diffusion-gemma-config",
                      "models.diffusion-gemma-max-num-seqs", "models.diffusion-gemma-generation-cap",
-                     "models.deepseek-v4-indexer")
+                     "models.deepseek-v4-indexer", "models.unlimited-ocr-backend",
+                     "models.unlimited-ocr-flash-attn-version", "models.unlimited-ocr-rswa-backend",
+                     "models.unlimited-ocr-prefix-caching", "models.unlimited-ocr2-compilation",
+                     "models.unlimited-ocr2-attention", "models.unlimited-ocr-vision")
 """The rule ids of this module run by VllmConfig.try_verify_and_update_config (before the hybrid hook)."""
 
 
@@ -780,7 +1147,9 @@ DELTA = Delta(
          longcat_ngram_compilation, glm_moe_dsa, gemma4_attention, mistral_large4, embedding_gemma2_matryoshka,
          embedding_gemma2_backend, embedding_gemma2_max_model_len, diffusion_gemma_attention, diffusion_gemma_config,
          diffusion_gemma_max_num_seqs, diffusion_gemma_generation_cap, jina_embeddings_v5_encoder,
-         deepseek_v4_indexer, deepseek_v4_fp8, gptoss_mxfp4, kimi_k3_mxfp4, rope_deprecated_names),
+         deepseek_v4_indexer, deepseek_v4_fp8, gptoss_mxfp4, kimi_k3_mxfp4, rope_deprecated_names,
+         unlimited_ocr2_checkpoint, unlimited_ocr_backend, unlimited_ocr_flash_attn_version, unlimited_ocr_rswa_backend,
+         unlimited_ocr_prefix_caching, unlimited_ocr2_compilation, unlimited_ocr2_attention, unlimited_ocr_vision),
     replace=(is_deepseek_mla, cache_sliding_window),
 )
 """The model-hook part of vLLM 0.34.0's delta over 0.11.1."""

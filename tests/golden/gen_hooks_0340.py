@@ -221,6 +221,72 @@ conf("mamba-cache-mode-given", "Mamba built directly with prefix caching and mam
      ["1095"], model="mamba_0340", cache_config={"enable_prefix_caching": True, "mamba_cache_mode": "align"})
 
 
+# ---------------------------------------------------------------- UnlimitedOCRForCausalLMConfig (config.py:262-526)
+UOCR = "models/unlimited_ocr"
+argv("uocr-default", "Unlimited-OCR on SM90: FA4 auto-selected, prefix caching off, vision FLASH_ATTN",
+     ["295", "304", "310", "317", "318", "328", "337", "371", "373", "386", "387", "402", "449"], [UOCR])
+argv("uocr-a100", "Unlimited-OCR on SM80 (no FA4): TRITON_ATTN auto-selected", ["304", "310", "317", "342", "343"],
+     [UOCR], platform="cuda:80")
+argv("uocr-a100-flash", "Unlimited-OCR on SM80 with --attention-backend FLASH_ATTN: FA4 missing", ["317", "318", "319"],
+     [UOCR, "--attention-backend", "FLASH_ATTN"], platform="cuda:80")
+argv("uocr-fa3", "Unlimited-OCR with flash_attn_version 3: upgraded to 4 with a warning", ["328", "330", "331"],
+     [UOCR, "--attention-config", json.dumps({"flash_attn_version": 3})])
+argv("uocr-fa4-given", "Unlimited-OCR with flash_attn_version 4 given", ["328", "330", "337"],
+     [UOCR, "--attention-config", json.dumps({"flash_attn_version": 4})])
+argv("uocr-flex", "Unlimited-OCR on SM90 with FLEX_ATTENTION (FA4 available)", ["342", "347", "348"],
+     [UOCR, "--attention-backend", "FLEX_ATTENTION"])
+argv("uocr-a100-flex", "Unlimited-OCR on SM80 with FLEX_ATTENTION", ["347", "348"],
+     [UOCR, "--attention-backend", "FLEX_ATTENTION"], platform="cuda:80")
+argv("uocr-flashinfer", "Unlimited-OCR with FLASHINFER: refused", ["347", "358"],
+     [UOCR, "--attention-backend", "FLASHINFER"])
+argv("uocr-no-prefix-caching", "Unlimited-OCR with --no-enable-prefix-caching", ["371"],
+     [UOCR, "--no-enable-prefix-caching"])
+argv("uocr-mm-flashinfer", "Unlimited-OCR with --mm-encoder-attn-backend FLASHINFER: FLASH_ATTN with a warning",
+     ["387", "389", "390"], [UOCR, "--mm-encoder-attn-backend", "FLASHINFER"])
+argv("uocr-mm-sdpa", "Unlimited-OCR with --mm-encoder-attn-backend TORCH_SDPA: kept", ["387", "389"],
+     [UOCR, "--mm-encoder-attn-backend", "TORCH_SDPA"])
+argv("uocr-no-window", "Unlimited-OCR whose rswa_window is null: 128", ["449"], [UOCR, *hf({"rswa_window": None})])
+
+UOCR2_SPARSE = {"training_stage": "dash", "dash_stage0": "head_cls", "sparse_main_rope_mode": "page2d",
+                "sparse_rope_mode": "page2d", "sparse_rope_page_span": 0, "use_sparse_attention": True,
+                "image_bucket_constraint": True, "dash_image_only": True, "sparse_attention_freq": [1, 1],
+                "sparse_index_dim": 32, "dash_sigma": 1.0, "dash_topk_blocks": 4, "sparse_local_block": 2,
+                "sparse_block_size": 64}
+
+
+def uocr2(**changes: Any) -> list[str]:
+    """The Unlimited-OCR fixture made an Unlimited-OCR-2 checkpoint (its sparse_attention_config), keys changed."""
+    return [UOCR, *hf({"sparse_attention_config": {**UOCR2_SPARSE, **changes}})]
+
+
+argv("uocr2-default", "Unlimited-OCR-2 (DASH): no compile, FULL_DECODE_ONLY graphs, TRITON_ATTN for FLASH_ATTN",
+     ["295", "402", "413", "414", "416", "421", "426", "441", "467", "468", "471", "478", "482", "503", "504", "510",
+      "517", "524", "526"], uocr2())
+argv("uocr2-eager", "Unlimited-OCR-2 with --enforce-eager", ["467"], [*uocr2(), "--enforce-eager"])
+argv("uocr2-compiled", "Unlimited-OCR-2 with -cc mode 3: refused", ["468", "469"],
+     [*uocr2(), "-cc", json.dumps({"mode": 3})])
+argv("uocr2-full-graphs", "Unlimited-OCR-2 with cudagraph_mode FULL: refused", ["471", "482", "483"],
+     [*uocr2(), "-cc", json.dumps({"cudagraph_mode": "FULL"})])
+argv("uocr2-breakable", "Unlimited-OCR-2 with VLLM_USE_BREAKABLE_CUDAGRAPH=1", ["471", "478"], uocr2(),
+     env={"VLLM_USE_BREAKABLE_CUDAGRAPH": "1"})
+argv("uocr2-pp2", "Unlimited-OCR-2 with pipeline parallelism: refused", ["503", "504", "505"], [*uocr2(), "-pp", "2"])
+argv("uocr2-flashinfer", "Unlimited-OCR-2 with FLASHINFER as DASH's compute backend", ["510", "517"],
+     [*uocr2(), "--attention-backend", "FLASHINFER"])
+argv("uocr2-triton", "Unlimited-OCR-2 with TRITON_ATTN: refused", ["510", "514"],
+     [*uocr2(), "--attention-backend", "TRITON_ATTN"])
+argv("uocr2-full-kv", "Unlimited-OCR-2 with rswa_window 0 (full KV)", ["441"],
+     [UOCR, *hf({"sparse_attention_config": UOCR2_SPARSE, "rswa_window": 0})])
+argv("uocr2-bad-window", "Unlimited-OCR-2 with rswa_window 64: refused", ["441", "442"],
+     [UOCR, *hf({"sparse_attention_config": UOCR2_SPARSE, "rswa_window": 64})])
+argv("uocr2-bad-stage", "Unlimited-OCR-2 whose training_stage is not dash: refused", ["414", "415"],
+     uocr2(training_stage="full"))
+argv("uocr2-bad-freq", "Unlimited-OCR-2 without DASH in every layer: refused", ["416", "420"],
+     uocr2(sparse_attention_freq=[1, 0]))
+argv("uocr2-bad-index-dim", "Unlimited-OCR-2 whose index dim is not the head dim: refused", ["421", "425"],
+     uocr2(sparse_index_dim=16))
+argv("uocr2-bad-sigma", "Unlimited-OCR-2 with dash_sigma 0: refused", ["426", "427"], uocr2(dash_sigma=0))
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN: dict[str, str] = {}
 

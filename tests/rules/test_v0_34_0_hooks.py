@@ -211,3 +211,85 @@ def test_rope_deprecated_names_of_a_remote_config_class() -> None:
     jina = texts(r034("jina_xlm_roberta", ["--trust-remote-code", "--enforce-eager"]))
     assert sum("XLMRobertaFlashConfig contains a deprecated attribute name" in t for t in jina) == 1
     assert not any("deprecated attribute name" in t for t in texts(r034("nomic", ["--max-model-len", "2048"])))
+
+
+# ---------------------------------------------------------------- Unlimited-OCR
+
+_UOCR2 = {"training_stage": "dash", "dash_stage0": "head_cls", "sparse_main_rope_mode": "page2d",
+          "sparse_rope_mode": "page2d", "sparse_rope_page_span": 0, "use_sparse_attention": True,
+          "image_bucket_constraint": True, "dash_image_only": True, "sparse_attention_freq": [1, 1],
+          "sparse_index_dim": 32, "dash_sigma": 1.0, "dash_topk_blocks": 4, "sparse_local_block": 2,
+          "sparse_block_size": 64}
+
+
+def uocr2(argv: list[str] | None = None, env: dict[str, str] | None = None, **changes: Any) -> postinit.Resolution:
+    """The Unlimited-OCR fixture as an Unlimited-OCR-2 checkpoint (its DASH settings given, keys changed)."""
+    return r034("unlimited_ocr", [*hf({"sparse_attention_config": {**_UOCR2, **changes}}), *(argv or [])],
+                env=env or {})
+
+
+def test_unlimited_ocr_picks_an_rswa_backend() -> None:
+    """unlimited_ocr_backend / -flash-attn-version / -rswa-backend: FA4 where it runs (version forced to 4), else
+    Triton; FLASH_ATTN without FA4 and a backend that cannot express R-SWA are refused."""
+    h100 = r034("unlimited_ocr")
+    assert (h100.state["attention_config.backend"], h100.state["attention_config.flash_attn_version"]) == \
+        ("FLASH_ATTN", 4)
+    assert "auto-selected attention backend=vllm.v1.attention.backends.flash_attn.FlashAttentionBackend " \
+        "(fa4_available=True)." in " ".join(texts(h100))
+    a100 = r034("unlimited_ocr", platform="cuda:8.0")
+    assert a100.state["attention_config.backend"] == "TRITON_ATTN"
+    refused = r034("unlimited_ocr", ["--attention-backend", "FLASH_ATTN"], platform="cuda:8.0")
+    assert refused.error is not None and refused.error.type == "RuntimeError"
+    fa3 = r034("unlimited_ocr", ["--attention-config", json.dumps({"flash_attn_version": 3})])
+    assert fa3.state["attention_config.flash_attn_version"] == 4
+    assert any("flash_attn_version=3 cannot express" in t for t in texts(fa3))
+    assert "<AttentionBackendEnum.FLASHINFER: 'vllm.v1.attention.backends.flashinfer.FlashInferBackend'>" in \
+        message(r034("unlimited_ocr", ["--attention-backend", "FLASHINFER"]))
+    flex = texts(r034("unlimited_ocr", ["--attention-backend", "FLEX_ATTENTION"]))
+    assert any("Triton block mask (FA4 available but not used" in t for t in flex)
+
+
+def test_unlimited_ocr_prefix_caching_and_vision() -> None:
+    """unlimited_ocr_prefix_caching turns prefix caching off (logged); unlimited_ocr_vision gives the vision
+    encoder FLASH_ATTN unless another backend than FlashInfer was chosen."""
+    r = r034("unlimited_ocr")
+    assert r.state["cache_config.enable_prefix_caching"] is False
+    assert r.state["model_config.multimodal_config"]["mm_encoder_attn_backend"] == "FLASH_ATTN"
+    fi = r034("unlimited_ocr", ["--mm-encoder-attn-backend", "FLASHINFER"])
+    assert fi.state["model_config.multimodal_config"]["mm_encoder_attn_backend"] == "FLASH_ATTN"
+    assert any("FlashInfer is not supported for the vision encoder" in t for t in texts(fi))
+    sdpa = r034("unlimited_ocr", ["--mm-encoder-attn-backend", "TORCH_SDPA"])
+    assert sdpa.state["model_config.multimodal_config"]["mm_encoder_attn_backend"] == "TORCH_SDPA"
+    assert not any("disabling prefix caching" in t for t in texts(r034("unlimited_ocr", ["--no-enable-prefix-caching"])))
+
+
+@pytest.mark.parametrize(("changes", "expected"), [
+    ({"training_stage": "full"}, "requires training_stage='dash'"),
+    ({"sparse_attention_freq": [1, 0]}, "requires DASH in every decoder layer"),
+    ({"sparse_index_dim": 16}, "requires index_dim == head_dim"),
+    ({"dash_sigma": 0}, "requires positive sigma and top-K"),
+])
+def test_unlimited_ocr2_checkpoint_checks(changes: dict[str, Any], expected: str) -> None:
+    """unlimited_ocr2_checkpoint refuses a checkpoint whose DASH settings the kernels cannot run (model_config)."""
+    r = uocr2(**changes)
+    assert r.error is not None and r.error.rule == "models.unlimited-ocr2-checkpoint" and expected in r.error.message
+
+
+def test_unlimited_ocr2_runtime() -> None:
+    """unlimited_ocr2_compilation / -attention: no compile, decode-only full graphs (piecewise allowed with
+    breakable graphs), no JIT warm-up, TRITON_ATTN under DASH; M-RoPE; unsupported features refused."""
+    r = uocr2()
+    s = r.state
+    assert (s["compilation_config.mode"], s["compilation_config.cudagraph_mode"]) == \
+        (CompilationMode.NONE, CUDAGraphMode.FULL_DECODE_ONLY)
+    assert s["attention_config.backend"] == "TRITON_ATTN" and s["kernel_config.enable_jit_warmup"] is False
+    assert s["model_config.uses_mrope"] is True
+    assert "Unlimited-OCR-2: output KV window=128; input KV is retained for DASH." in "\n".join(texts(r))
+    assert uocr2(env={"VLLM_USE_BREAKABLE_CUDAGRAPH": "1"}).state["compilation_config.cudagraph_mode"] == \
+        CUDAGraphMode.FULL_AND_PIECEWISE
+    assert "requires compile mode NONE" in message(uocr2(["-cc", json.dumps({"mode": 3})]))
+    assert "full prefill graphs" in message(uocr2(["-cc", json.dumps({"cudagraph_mode": "FULL"})]))
+    assert "does not support pipeline parallelism" in message(uocr2(["-pp", "2"]))
+    assert "supports FLASH_ATTN or FLASHINFER" in message(uocr2(["--attention-backend", "TRITON_ATTN"]))
+    window = r034("unlimited_ocr", hf({"sparse_attention_config": _UOCR2, "rswa_window": 64}))
+    assert "requires rswa_window=128 or 0 (full KV)" in message(window)
