@@ -1126,9 +1126,183 @@ def unlimited_ocr_vision(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+
+# =========================================================================== M-RoPE (0.34.0's uses_mrope)
+
+_MROPE_NAMES = ("mrope_section", "xdrope_section")
+
+
+def _has_mrope_section(config: Mapping[str, Any] | None, rope_scaling: Any) -> bool:
+    """vLLM 0.34.0's ``_uses_mrope`` on one config: a section in its RoPE parameters (one dict, or one per layer
+    type), or an attribute of that name (a ``mrope_section`` set on the config itself)."""
+    config = config or {}
+    params = config.get("rope_parameters")
+    if not isinstance(params, dict):
+        params = rope_scaling if isinstance(rope_scaling, dict) else None
+    if isinstance(params, dict):
+        nested = [p for p in params.values() if isinstance(p, dict)]
+        for one in (nested if nested and len(nested) == len(params) else [params]):
+            if any(isinstance(one.get(name), (list, tuple)) for name in _MROPE_NAMES):
+                return True
+    return any(isinstance(config.get(name), (list, tuple)) for name in _MROPE_NAMES)
+
+
+@rule(
+    "model.uses-mrope",
+    title="M-RoPE when the config or its text config declares an mrope_section (transformers 5: in rope_parameters)",
+    phase="model_config",
+    kind="derive",
+    reads=("model_config", _H + "other", _HT + "other", _H + "rope_scaling", _HT + "rope_scaling"),
+    writes=(_M + "uses_mrope",),
+    source="vllm/config/model.py ModelConfig.uses_mrope (2011); vllm/transformers_utils/config.py uses_mrope, "
+    f"_mrope_section, iter_rope_parameters (723-772); {_REF}",
+)
+def uses_mrope(c: Mapping[str, Any]) -> RuleResult:
+    """transformers 5 keeps the RoPE settings in ``rope_parameters`` (a config.json ``rope_scaling`` becomes it),
+    nested per layer type for some models; the legacy name ``xdrope_section`` counts too."""
+    if not c["model_config"]:
+        return None
+    return {_M + "uses_mrope": _has_mrope_section(c[_H + "other"], c[_H + "rope_scaling"])
+            or _has_mrope_section(c[_HT + "other"], c[_HT + "rope_scaling"])}
+
+
+# =========================================================================== Qwen3.5 (config.py:1290-1335)
+
+_QWEN3_5_CONFIG = ("Qwen3_5ForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM",
+                   "Qwen3_5MoeForConditionalGeneration", "ColQwen3_5", "D3ForSequenceClassification")
+"""The architectures whose hook runs Qwen3_5ForConditionalGenerationConfig.verify_and_update_config (ColQwen3.5 and
+Decision 3.0 inherit it; Qwen4Exp's hooks, which run it first too, are not modelled)."""
+_QWEN3_5_TEXT_ONLY = ("Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM")
+
+
+@rule(
+    "models.qwen3-5-ssm-cache-dtype",
+    title="Qwen3.5: mamba_ssm_cache_dtype 'auto' becomes the config's mamba_ssm_dtype; another one given is warned "
+    "about",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, "cache_config.mamba_ssm_cache_dtype", _HT + "other"),
+    writes=("cache_config.mamba_ssm_cache_dtype",),
+    source=f"{_SRC} Qwen3_5ForConditionalGenerationConfig.verify_and_update_config (1292-1318); {_REF}",
+    level="warning",
+)
+def qwen3_5_ssm_cache_dtype(c: Mapping[str, Any]) -> RuleResult:
+    """The checkpoint says which dtype its Gated DeltaNet state was trained with; a dtype the user chose wins."""
+    if not models.step2_on(c, *_QWEN3_5_CONFIG):
+        return None
+    ckpt = _other(c, "mamba_ssm_dtype", text=True)
+    given = c["cache_config.mamba_ssm_cache_dtype"]
+    if ckpt is None:
+        return None
+    if given == "auto":
+        return {"cache_config.mamba_ssm_cache_dtype": ckpt}
+    if given != ckpt:
+        return Outcome({}, message=f"Qwen3.5 model specifies mamba_ssm_dtype='{ckpt}' in its config, but "
+                       f"--mamba-ssm-cache-dtype='{given}' was passed. Using the user-specified value.")
+    return None
+
+
+@rule(
+    "models.qwen3-5-text-only-rope",
+    title="Qwen3.5 text-only models: one-dimensional positions (the M-RoPE fields are removed)",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, _M + "uses_mrope"),
+    writes=(_M + "uses_mrope",),
+    after=("models.qwen3-5-ssm-cache-dtype",),
+    source=f"{_SRC} Qwen3_5ForCausalLMConfig.verify_and_update_config (1321-1333: mrope_section and mrope_interleaved "
+    f"popped from the text config's rope_parameters); {_REF}",
+)
+def qwen3_5_text_only_rope(c: Mapping[str, Any]) -> RuleResult:
+    """The text-only classes inherit the multimodal configuration's M-RoPE fields; popping them leaves plain RoPE."""
+    if not models.step2_on(c, *_QWEN3_5_TEXT_ONLY) or not c[_M + "uses_mrope"]:
+        return None
+    return {_M + "uses_mrope": False}
+
+
+def _both_configs(c: Mapping[str, Any], key: str) -> list[Any]:
+    """``getattr(config, key, None)`` of the hf config and of its text config when that is another object (a
+    nested ``text_config``), in that order."""
+    values = [_other(c, key)]
+    sub = c[_H + "text_config"]
+    if isinstance(sub, dict):
+        values.append(sub.get(key))
+    return values
+
+
+def _set_causal(c: Mapping[str, Any], causal: bool) -> dict[str, Any]:
+    """``is_causal`` set on the hf config and its text config."""
+    return {_H + "is_causal": causal, _HT + "is_causal": causal}
+
+
+@rule(
+    "models.colqwen3-5-contract",
+    title="ColQwen3.5: the checkpoint's retrieval_attention_contract ('causal' or 'bidirectional') sets is_causal",
+    phase="model_config",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", _H + "text_config"),
+    writes=models.hf_writes("is_causal"),
+    source=f"{_SRC} ColQwen3_5Config.verify_and_update_model_config (1418-1449); {_REF}",
+)
+def colqwen3_5_contract(c: Mapping[str, Any]) -> RuleResult:
+    """The config and its text config may each declare the contract: none, a non-string, an unknown one or two that
+    disagree are refused."""
+    if not models.step2_on(c, "ColQwen3_5"):
+        return None
+    declarations = [v for v in _both_configs(c, "retrieval_attention_contract") if v is not None]
+    if not declarations:
+        return Violation("ColQwen3.5 checkpoints must declare retrieval_attention_contract as 'causal' or "
+                         "'bidirectional'")
+    if any(not isinstance(d, str) or d not in ("causal", "bidirectional") for d in declarations) \
+            or len(set(map(str, declarations))) != 1:
+        return Violation(f"unsupported or conflicting ColQwen3.5 retrieval_attention_contract declarations: "
+                         f"{declarations!r}")
+    return _set_causal(c, declarations[0] == "causal")
+
+
+@rule(
+    "models.d3-decision",
+    title="Decision 3.0: the decision_config.json contract (version 1, last-token pooling, causal or full "
+    "attention, one token per code); raw code logits unless use_activation is given",
+    phase="model_config",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", "model_config.pooler_config", _PC + "use_activation"),
+    writes=(*models.hf_writes("is_causal"), _PC + "use_activation"),
+    after=("model.pooler-config",),
+    source=f"{_SRC} D3ForSequenceClassificationConfig.verify_and_update_model_config (1452-1497; decision_config: "
+    f"vllm/transformers_utils/model_arch_config_convertor.py Qwen3_5ModelArchConfigConvertor, 641-652); {_REF}",
+)
+def d3_decision(c: Mapping[str, Any]) -> RuleResult:
+    """The full-attention layers read the whole prompt both ways under ``noncausal_full_attention``; the head's
+    probabilities would only make sense over one question's options, so it returns logits."""
+    if not models.step2_on(c, "D3ForSequenceClassification"):
+        return None
+    decision = _other(c, "decision_config")
+    if not isinstance(decision, dict):
+        return Violation("Decision 3.0 checkpoints need a decision_config.json")
+    if decision.get("format_version") != 1:
+        return Violation(f"unsupported decision_config.json format_version {decision.get('format_version')!r}; vLLM "
+                         "reads version 1")
+    if decision.get("pooling", "last") != "last":
+        return Violation(f"unsupported decision_config.json pooling {decision['pooling']!r}")
+    mode = decision.get("attention_mode", "causal")
+    if mode not in ("causal", "noncausal_full_attention"):
+        return Violation(f"unsupported decision_config.json attention_mode {mode!r}")
+    codes, token_ids = decision.get("codes"), decision.get("token_ids")
+    if not codes or not isinstance(token_ids, (list, tuple)) or len(codes) != len(token_ids):
+        return Violation("decision_config.json must list one token id per answer code")
+    out = _set_causal(c, mode == "causal")
+    if not c["model_config.pooler_config"]:
+        return Violation("", error="AssertionError", hint="a Decision 3.0 classifier needs a pooling runner")
+    if c[_PC + "use_activation"] is None:
+        out[_PC + "use_activation"] = False
+    return out
+
+
 MODEL_CONFIG_HOOKS = ("models.alice-ai-checkpoint", "models.alice-ai-mtp-ignored", "models.llama-bidirectional",
                       "models.embedding-gemma2-matryoshka", "models.jina-embeddings-v5-encoder", "models.deepseek-v4-fp8", "models.gptoss-mxfp4",
-                      "models.kimi-k3-mxfp4", "models.unlimited-ocr2-checkpoint")
+                      "models.kimi-k3-mxfp4", "models.unlimited-ocr2-checkpoint",
+                      "models.colqwen3-5-contract", "models.d3-decision")
 """The rule ids of this module run by ModelConfig._try_verify_and_update_model_config (in order)."""
 VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dtype", "models.longcat-ngram-compilation",
                      "models.glm-moe-dsa", "models.mistral-large4", "models.gemma4-attention",
@@ -1138,7 +1312,8 @@ VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dt
                      "models.deepseek-v4-indexer", "models.unlimited-ocr-backend",
                      "models.unlimited-ocr-flash-attn-version", "models.unlimited-ocr-rswa-backend",
                      "models.unlimited-ocr-prefix-caching", "models.unlimited-ocr2-compilation",
-                     "models.unlimited-ocr2-attention", "models.unlimited-ocr-vision")
+                     "models.unlimited-ocr2-attention", "models.unlimited-ocr-vision",
+                     "models.qwen3-5-ssm-cache-dtype", "models.qwen3-5-text-only-rope")
 """The rule ids of this module run by VllmConfig.try_verify_and_update_config (before the hybrid hook)."""
 
 
@@ -1149,7 +1324,8 @@ DELTA = Delta(
          diffusion_gemma_max_num_seqs, diffusion_gemma_generation_cap, jina_embeddings_v5_encoder,
          deepseek_v4_indexer, deepseek_v4_fp8, gptoss_mxfp4, kimi_k3_mxfp4, rope_deprecated_names,
          unlimited_ocr2_checkpoint, unlimited_ocr_backend, unlimited_ocr_flash_attn_version, unlimited_ocr_rswa_backend,
-         unlimited_ocr_prefix_caching, unlimited_ocr2_compilation, unlimited_ocr2_attention, unlimited_ocr_vision),
-    replace=(is_deepseek_mla, cache_sliding_window),
+         unlimited_ocr_prefix_caching, unlimited_ocr2_compilation, unlimited_ocr2_attention, unlimited_ocr_vision,
+         qwen3_5_ssm_cache_dtype, qwen3_5_text_only_rope, colqwen3_5_contract, d3_decision),
+    replace=(is_deepseek_mla, cache_sliding_window, uses_mrope),
 )
 """The model-hook part of vLLM 0.34.0's delta over 0.11.1."""

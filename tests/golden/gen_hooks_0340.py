@@ -287,6 +287,54 @@ argv("uocr2-bad-index-dim", "Unlimited-OCR-2 whose index dim is not the head dim
 argv("uocr2-bad-sigma", "Unlimited-OCR-2 with dash_sigma 0: refused", ["426", "427"], uocr2(dash_sigma=0))
 
 
+# ---------------------------------------------------------------- Qwen3_5ForConditionalGenerationConfig (1290-1335)
+Q35 = "models/qwen3_5_text"
+argv("q35-default", "Qwen3.5 (text): mamba_ssm_cache_dtype from the config's mamba_ssm_dtype; M-RoPE fields dropped",
+     ["1304", "1305", "1329"], [Q35])
+argv("q35-user-dtype", "Qwen3.5 with --mamba-ssm-cache-dtype other than the config's: warned", ["1304", "1307", "1311"],
+     [Q35, "--mamba-ssm-cache-dtype", "bfloat16"])
+argv("q35-same-dtype", "Qwen3.5 with --mamba-ssm-cache-dtype equal to the config's", ["1307"],
+     [Q35, "--mamba-ssm-cache-dtype", "float32"])
+argv("q35-no-dtype", "Qwen3.5 whose config names no mamba_ssm_dtype", ["1305"], [Q35, *hf({"mamba_ssm_dtype": None})])
+
+# ---------------------------------------------------------------- D3ForSequenceClassificationConfig (1452-1497)
+D3 = "models/d3"
+D3_DECISION = {"format_version": 1, "pooling": "last", "attention_mode": "causal", "codes": ["A", "B"],
+               "token_ids": [5, 6]}
+
+
+def d3(**changes: Any) -> list[str]:
+    """The Decision 3.0 fixture with its decision_config.json (as vLLM's loader attaches it), keys changed."""
+    return [D3, *hf({"decision_config": {**D3_DECISION, **changes}})]
+
+
+argv("d3-default", "Decision 3.0 classifier: causal, raw code logits", ["1458", "1460", "1465", "1470", "1476", "1484",
+     "1495"], d3())
+argv("d3-noncausal", "Decision 3.0 with attention_mode noncausal_full_attention", ["1470", "1484"],
+     d3(attention_mode="noncausal_full_attention"))
+argv("d3-activation", "Decision 3.0 with use_activation given", ["1495"],
+     [*d3(), "--pooler-config", json.dumps({"use_activation": True})])
+argv("d3-no-decision", "Decision 3.0 without a decision_config.json: refused", ["1458", "1459"], [D3])
+argv("d3-bad-version", "Decision 3.0 with format_version 2: refused", ["1460", "1461"], d3(format_version=2))
+argv("d3-bad-pooling", "Decision 3.0 with pooling mean: refused", ["1465", "1466"], d3(pooling="mean"))
+argv("d3-bad-attention", "Decision 3.0 with an unknown attention_mode: refused", ["1470", "1471"],
+     d3(attention_mode="sliding"))
+argv("d3-bad-codes", "Decision 3.0 with fewer token ids than codes: refused", ["1476", "1477"], d3(token_ids=[5]))
+
+# ---------------------------------------------------------------- ColQwen3_5Config (1418-1449)
+COLQ = "models/colqwen3_5"
+argv("colq35-bidirectional", "ColQwen3.5 declaring a bidirectional retrieval contract", ["1432", "1437", "1447"],
+     [COLQ])
+argv("colq35-causal", "ColQwen3.5 declaring a causal retrieval contract", ["1437", "1447"],
+     [COLQ, *hf({"retrieval_attention_contract": "causal"})])
+argv("colq35-undeclared", "ColQwen3.5 without a retrieval contract: refused", ["1432", "1433"],
+     [COLQ, *hf({"retrieval_attention_contract": None})])
+argv("colq35-unknown", "ColQwen3.5 with an unknown retrieval contract: refused", ["1437", "1442"],
+     [COLQ, *hf({"retrieval_attention_contract": "sideways"})])
+argv("colq35-conflict", "ColQwen3.5 whose text config declares another contract: refused", ["1437", "1442"],
+     [COLQ, *hf({"text_config": {"retrieval_attention_contract": "causal"}})])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN: dict[str, str] = {}
 

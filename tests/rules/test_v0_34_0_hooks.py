@@ -293,3 +293,56 @@ def test_unlimited_ocr2_runtime() -> None:
     assert "supports FLASH_ATTN or FLASHINFER" in message(uocr2(["--attention-backend", "TRITON_ATTN"]))
     window = r034("unlimited_ocr", hf({"sparse_attention_config": _UOCR2, "rswa_window": 64}))
     assert "requires rswa_window=128 or 0 (full KV)" in message(window)
+
+
+# ---------------------------------------------------------------- Qwen3.5, Decision 3.0, ColQwen3.5
+
+
+def test_qwen3_5_ssm_cache_dtype_and_text_only_rope() -> None:
+    """qwen3_5_ssm_cache_dtype takes the config's mamba_ssm_dtype for 'auto' and warns about another one given;
+    qwen3_5_text_only_rope drops the inherited M-RoPE of a text-only class (uses_mrope reads rope_parameters)."""
+    r = r034("qwen3_5_text")
+    assert r.state["cache_config.mamba_ssm_cache_dtype"] == "float32"
+    assert r.state["model_config.uses_mrope"] is False
+    user = r034("qwen3_5_text", ["--mamba-ssm-cache-dtype", "bfloat16"])
+    assert user.state["cache_config.mamba_ssm_cache_dtype"] == "bfloat16"
+    assert any("specifies mamba_ssm_dtype='float32' in its config" in t for t in texts(user))
+    assert r034("qwen3_5_text", hf({"mamba_ssm_dtype": None})).state["cache_config.mamba_ssm_cache_dtype"] == "auto"
+    assert r034("d3", hf({"decision_config": {"format_version": 1, "codes": ["A"], "token_ids": [5]}})) \
+        .state["model_config.uses_mrope"] is True
+
+
+_D3 = {"format_version": 1, "pooling": "last", "attention_mode": "causal", "codes": ["A", "B"], "token_ids": [5, 6]}
+
+
+@pytest.mark.parametrize(("changes", "expected"), [
+    ({"format_version": 2}, "format_version 2; vLLM reads version 1"),
+    ({"pooling": "mean"}, "pooling 'mean'"),
+    ({"attention_mode": "sliding"}, "attention_mode 'sliding'"),
+    ({"token_ids": [5]}, "one token id per answer code"),
+])
+def test_d3_decision_contract(changes: dict[str, Any], expected: str) -> None:
+    """d3_decision refuses a decision_config.json vLLM cannot read (model_config stage)."""
+    r = r034("d3", hf({"decision_config": {**_D3, **changes}}))
+    assert r.error is not None and r.error.rule == "models.d3-decision" and expected in r.error.message
+
+
+def test_d3_decision_attention_and_activation() -> None:
+    """Causal by default, bidirectional under noncausal_full_attention (then no chunked prefill); raw logits."""
+    r = r034("d3", hf({"decision_config": _D3}))
+    assert r.state["model_config.hf_config.is_causal"] is True
+    assert r.state["model_config.pooler_config.use_activation"] is False
+    full = r034("d3", hf({"decision_config": {**_D3, "attention_mode": "noncausal_full_attention"}}))
+    assert full.state["model_config.hf_config.is_causal"] is False
+    assert full.state["scheduler_config.enable_chunked_prefill"] is False
+    assert "need a decision_config.json" in message(r034("d3"))
+
+
+def test_colqwen3_5_retrieval_contract() -> None:
+    """colqwen3_5_contract: the declared contract sets is_causal; none, an unknown or two disagreeing ones are
+    refused."""
+    assert r034("colqwen3_5").state["model_config.hf_config.is_causal"] is False
+    assert r034("colqwen3_5", hf({"retrieval_attention_contract": "causal"})).state["model_config.hf_config.is_causal"]
+    assert "must declare" in message(r034("colqwen3_5", hf({"retrieval_attention_contract": None})))
+    assert "declarations: ['bidirectional', 'causal']" in message(
+        r034("colqwen3_5", hf({"text_config": {"retrieval_attention_contract": "causal"}})))
