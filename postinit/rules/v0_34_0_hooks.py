@@ -1168,11 +1168,12 @@ def uses_mrope(c: Mapping[str, Any]) -> RuleResult:
 
 # =========================================================================== Qwen3.5 (config.py:1290-1335)
 
+_QWEN4_EXP = ("Qwen4ExpForCausalLM", "Qwen4ExpForConditionalGeneration", "Qwen4ExpMTP")
 _QWEN3_5_CONFIG = ("Qwen3_5ForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM",
-                   "Qwen3_5MoeForConditionalGeneration", "ColQwen3_5", "D3ForSequenceClassification")
-"""The architectures whose hook runs Qwen3_5ForConditionalGenerationConfig.verify_and_update_config (ColQwen3.5 and
-Decision 3.0 inherit it; Qwen4Exp's hooks, which run it first too, are not modelled)."""
-_QWEN3_5_TEXT_ONLY = ("Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM")
+                   "Qwen3_5MoeForConditionalGeneration", "ColQwen3_5", "D3ForSequenceClassification", *_QWEN4_EXP)
+"""The architectures whose hook runs Qwen3_5ForConditionalGenerationConfig.verify_and_update_config (ColQwen3.5,
+Decision 3.0 and Qwen4Exp's hooks run it first)."""
+_QWEN3_5_TEXT_ONLY = ("Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "Qwen4ExpForCausalLM")
 
 
 @rule(
@@ -1202,22 +1203,74 @@ def qwen3_5_ssm_cache_dtype(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+_QWEN4_SP_MOE_BACKENDS = ("allgather_reducescatter", "deepep_high_throughput", "deepep_low_latency", "deepep_v2",
+                          "flashinfer_nvlink_one_sided", "passthrough", "mori_high_throughput", "mori_low_latency",
+                          "mori", "nixl_ep")
+"""ParallelConfig.use_sequence_parallel_moe's all2all backends (vllm/config/parallel.py:859-877)."""
+_QWEN4_SPEC_METHODS = ("mtp", "ngram", "ngram_gpu")
+
+
+@rule(
+    "models.qwen4-exp-checks",
+    title="Qwen4Exp: hyper-connections (hc_count > 1); MoE sequence parallelism only without PP; PLE/QSA without "
+    "DBO or micro-batches; speculation by its MTP or n-gram only",
+    phase="model",
+    kind="check",
+    reads=(*models.ON_READS, _HT + "other", "platform.kind", "parallel_config.all2all_backend",
+           "parallel_config.enable_expert_parallel", "parallel_config.tensor_parallel_size",
+           "parallel_config.data_parallel_size", "parallel_config.pipeline_parallel_size",
+           "parallel_config.enable_dbo", "parallel_config.ubatch_size", "speculative_config",
+           "speculative_config.method"),
+    after=("models.qwen3-5-ssm-cache-dtype",),
+    source=f"{_SRC} Qwen4ExpForConditionalGenerationConfig.verify_and_update_config (1352-1391; "
+    f"ParallelConfig.use_sequence_parallel_moe: vllm/config/parallel.py:859-877; ple_layer_ids None is [] in "
+    f"transformers' Qwen4ExpTextConfig); {_REF}",
+)
+def qwen4_exp_checks(c: Mapping[str, Any]) -> RuleResult:
+    """MoE sequence parallelism (an all2all backend that supports it, EP, TP > 1 and DP > 1) turns on the
+    hyper-connection SP too, which needs a single pipeline stage. Per-layer embeddings and the QSA indexer have no
+    micro-batched path."""
+    if not models.step2_on(c, *_QWEN4_EXP):
+        return None
+    if (_other(c, "hc_count", 4, text=True) or 0) <= 1:
+        return Violation("Qwen4Exp requires hc_count > 1")
+    sp_moe = c["parallel_config.all2all_backend"] in _QWEN4_SP_MOE_BACKENDS and c["parallel_config.enable_expert_parallel"] \
+        and c["parallel_config.tensor_parallel_size"] > 1 and c["parallel_config.data_parallel_size"] > 1
+    if c["platform.kind"] in ("cuda", "rocm") and sp_moe and c["parallel_config.pipeline_parallel_size"] != 1:
+        return Violation("Qwen4Exp MoE SP requires PP=1")
+    ple_or_qsa = bool(_other(c, "ple_layer_ids", None, text=True)) or \
+        _other(c, "indexer_n_heads", None, text=True) is not None
+    if ple_or_qsa and (c["parallel_config.enable_dbo"] or (c["parallel_config.ubatch_size"] or 0) > 1):
+        return Violation("Qwen4Exp PLE/QSA does not support dual-batch overlap or microbatching",
+                         error="NotImplementedError")
+    if c["speculative_config"] and c["speculative_config.method"] not in _QWEN4_SPEC_METHODS:
+        return Violation("Qwen4Exp speculative decoding supports only its native MTP checkpoint and linear n-gram "
+                         "proposers", error="NotImplementedError")
+    return None
+
+
 @rule(
     "models.qwen3-5-text-only-rope",
-    title="Qwen3.5 text-only models: one-dimensional positions (the M-RoPE fields are removed)",
+    title="Qwen3.5 / Qwen4Exp text-only models: one-dimensional positions (the M-RoPE fields are removed)",
     phase="model",
     kind="override",
-    reads=(*models.ON_READS, _M + "uses_mrope"),
+    reads=(*models.ON_READS, _M + "uses_mrope", "model_config.multimodal_config", _H + "other"),
     writes=(_M + "uses_mrope",),
-    after=("models.qwen3-5-ssm-cache-dtype",),
-    source=f"{_SRC} Qwen3_5ForCausalLMConfig.verify_and_update_config (1321-1333: mrope_section and mrope_interleaved "
-    f"popped from the text config's rope_parameters); {_REF}",
+    after=("models.qwen3-5-ssm-cache-dtype", "models.qwen4-exp-checks"),
+    source=f"{_SRC} Qwen3_5ForCausalLMConfig.verify_and_update_config (1321-1333), _strip_qwen4_exp_mrope "
+    f"(1336-1348) for Qwen4ExpForCausalLM, a language-model-only Qwen4ExpForConditionalGeneration and a Qwen4ExpMTP "
+    f"without a vision config (1380-1410): mrope_section and mrope_interleaved popped from rope_parameters; {_REF}",
 )
 def qwen3_5_text_only_rope(c: Mapping[str, Any]) -> RuleResult:
     """The text-only classes inherit the multimodal configuration's M-RoPE fields; popping them leaves plain RoPE."""
-    if not models.step2_on(c, *_QWEN3_5_TEXT_ONLY) or not c[_M + "uses_mrope"]:
+    if not c[_M + "uses_mrope"]:
         return None
-    return {_M + "uses_mrope": False}
+    mm = c["model_config.multimodal_config"] if c["model_config"] else None
+    if models.step2_on(c, *_QWEN3_5_TEXT_ONLY) \
+            or (models.step2_on(c, "Qwen4ExpForConditionalGeneration") and mm and mm.get("language_model_only")) \
+            or (models.step2_on(c, "Qwen4ExpMTP") and "vision_config" not in (c[_H + "other"] or {})):
+        return {_M + "uses_mrope": False}
+    return None
 
 
 def _both_configs(c: Mapping[str, Any], key: str) -> list[Any]:
@@ -1313,7 +1366,7 @@ VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dt
                      "models.unlimited-ocr-flash-attn-version", "models.unlimited-ocr-rswa-backend",
                      "models.unlimited-ocr-prefix-caching", "models.unlimited-ocr2-compilation",
                      "models.unlimited-ocr2-attention", "models.unlimited-ocr-vision",
-                     "models.qwen3-5-ssm-cache-dtype", "models.qwen3-5-text-only-rope")
+                     "models.qwen3-5-ssm-cache-dtype", "models.qwen4-exp-checks", "models.qwen3-5-text-only-rope")
 """The rule ids of this module run by VllmConfig.try_verify_and_update_config (before the hybrid hook)."""
 
 
@@ -1325,7 +1378,7 @@ DELTA = Delta(
          deepseek_v4_indexer, deepseek_v4_fp8, gptoss_mxfp4, kimi_k3_mxfp4, rope_deprecated_names,
          unlimited_ocr2_checkpoint, unlimited_ocr_backend, unlimited_ocr_flash_attn_version, unlimited_ocr_rswa_backend,
          unlimited_ocr_prefix_caching, unlimited_ocr2_compilation, unlimited_ocr2_attention, unlimited_ocr_vision,
-         qwen3_5_ssm_cache_dtype, qwen3_5_text_only_rope, colqwen3_5_contract, d3_decision),
+         qwen3_5_ssm_cache_dtype, qwen4_exp_checks, qwen3_5_text_only_rope, colqwen3_5_contract, d3_decision),
     replace=(is_deepseek_mla, cache_sliding_window, uses_mrope),
 )
 """The model-hook part of vLLM 0.34.0's delta over 0.11.1."""

@@ -335,6 +335,28 @@ argv("colq35-conflict", "ColQwen3.5 whose text config declares another contract:
      [COLQ, *hf({"text_config": {"retrieval_attention_contract": "causal"}})])
 
 
+# ---------------------------------------------------------------- Qwen4ExpForConditionalGenerationConfig (1338-1410)
+Q4 = "models/qwen4_exp_text"
+Q4_QSA = {"indexer_n_heads": 4, "indexer_kv_heads": 1, "indexer_head_dim": 64, "indexer_budget": 64,
+          "indexer_compress_ratio": 4}
+argv("q4-default", "Qwen4Exp (text): the Qwen3.5 cache contract, hyper-connections, 1D RoPE",
+     ["1304", "1305", "1343", "1345", "1359", "1363", "1373", "1380", "1383"], [Q4])
+argv("q4-user-dtype", "Qwen4Exp with --mamba-ssm-cache-dtype other than the config's: warned", ["1307", "1311"],
+     [Q4, "--mamba-ssm-cache-dtype", "bfloat16"])
+argv("q4-hc1", "Qwen4Exp with hc_count 1: refused", ["1359", "1360"], [Q4, *hf({"hc_count": 1})])
+argv("q4-moe-sp-pp", "Qwen4Exp with sequence-parallel MoE (TP 2, DP 2, EP) and PP 2: refused", ["1363", "1368"],
+     [Q4, "-tp", "2", "-dp", "2", "-pp", "2", "--enable-expert-parallel"])
+argv("q4-qsa", "Qwen4Exp with a QSA indexer", ["1373"], [Q4, *hf(Q4_QSA)])
+argv("q4-qsa-dbo", "Qwen4Exp with a QSA indexer and dual-batch overlap: refused", ["1373", "1376"],
+     [Q4, *hf(Q4_QSA), "--enable-dbo"])
+argv("q4-qsa-ubatch", "Qwen4Exp with a QSA indexer and micro-batches of 2: refused", ["1373", "1376"],
+     [Q4, *hf(Q4_QSA), "--ubatch-size", "2"])
+argv("q4-ngram", "Qwen4Exp with n-gram speculation (allowed)", ["1383"],
+     [Q4, "--speculative-config", json.dumps({"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3})])
+argv("q4-suffix", "Qwen4Exp with suffix speculation: refused", ["1383", "1388"],
+     [Q4, "--speculative-config", json.dumps({"method": "suffix", "num_speculative_tokens": 2})])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN: dict[str, str] = {}
 

@@ -346,3 +346,20 @@ def test_colqwen3_5_retrieval_contract() -> None:
     assert "must declare" in message(r034("colqwen3_5", hf({"retrieval_attention_contract": None})))
     assert "declarations: ['bidirectional', 'causal']" in message(
         r034("colqwen3_5", hf({"text_config": {"retrieval_attention_contract": "causal"}})))
+
+
+def test_qwen4_exp_checks_and_rope() -> None:
+    """qwen4_exp_checks: hc_count > 1, no PP under sequence-parallel MoE, no DBO / micro-batches with a QSA indexer,
+    speculation by MTP or n-gram only; the text-only class drops M-RoPE and takes the Qwen3.5 cache dtype."""
+    r = r034("qwen4_exp_text")
+    assert r.state["model_config.uses_mrope"] is False and r.state["cache_config.mamba_ssm_cache_dtype"] == "float32"
+    assert message(r034("qwen4_exp_text", hf({"hc_count": 1}))) == "Qwen4Exp requires hc_count > 1"
+    sp = r034("qwen4_exp_text", ["-tp", "2", "-dp", "2", "-pp", "2", "--enable-expert-parallel"])
+    assert sp.error is not None and sp.error.rule == "models.qwen4-exp-checks"
+    qsa = {"indexer_n_heads": 4, "indexer_kv_heads": 1, "indexer_head_dim": 64, "indexer_budget": 64,
+           "indexer_compress_ratio": 4}
+    assert r034("qwen4_exp_text", hf(qsa)).ok
+    dbo = r034("qwen4_exp_text", [*hf(qsa), "--enable-dbo"])
+    assert dbo.error is not None and dbo.error.type == "NotImplementedError"
+    suffix = r034("qwen4_exp_text", ["--speculative-config", json.dumps({"method": "suffix", "num_speculative_tokens": 2})])
+    assert "supports only its native MTP checkpoint" in message(suffix)
