@@ -1127,6 +1127,36 @@ def unlimited_ocr_vision(c: Mapping[str, Any]) -> RuleResult:
 
 
 
+
+# =========================================================================== GLM-5.3-Flash (config.py:185-212)
+
+@rule(
+    "models.glm5-next-kv-cache",
+    title="GLM-5.3-Flash with an indexer on SM 10.x: an fp8 KV cache by default (a drafter other than its MTP / "
+    "DSpark keeps auto)",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, "cache_config.cache_dtype", "platform.kind", "platform.capability", _HT + "index_topk",
+           "speculative_config", "speculative_config.method", "speculative_config.kv_cache_dtype"),
+    writes=("cache_config.cache_dtype", "speculative_config.kv_cache_dtype"),
+    source=f"{_SRC} Glm5NextModelConfig.verify_and_update_config (185-212); {_REF}",
+    message="Using fp8 KV cache for GLM-5.3-Flash",
+    level="info",
+)
+def glm5_next_kv_cache(c: Mapping[str, Any]) -> RuleResult:
+    """Only an unset KV cache dtype on CUDA SM 10.x with a sparse indexer (``index_topk``) changes; a separate drafter
+    then gets its KV cache dtype pinned to auto so it does not inherit fp8."""
+    if not models.step2_on(c, "Glm5NextForCausalLM", "Glm5NextForConditionalGeneration"):
+        return None
+    if c["cache_config.cache_dtype"] != "auto" or not capability_family(c, 10) or c[_HT + "index_topk"] is None:
+        return None
+    out: dict[str, Any] = {"cache_config.cache_dtype": "fp8"}
+    if c["speculative_config"] and c["speculative_config.method"] not in ("mtp", "dspark") \
+            and c["speculative_config.kv_cache_dtype"] is None:
+        out["speculative_config.kv_cache_dtype"] = "auto"
+    return Outcome.log(out)
+
+
 # =========================================================================== M-RoPE (0.34.0's uses_mrope)
 
 _MROPE_NAMES = ("mrope_section", "xdrope_section")
@@ -1366,7 +1396,8 @@ VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dt
                      "models.unlimited-ocr-flash-attn-version", "models.unlimited-ocr-rswa-backend",
                      "models.unlimited-ocr-prefix-caching", "models.unlimited-ocr2-compilation",
                      "models.unlimited-ocr2-attention", "models.unlimited-ocr-vision",
-                     "models.qwen3-5-ssm-cache-dtype", "models.qwen4-exp-checks", "models.qwen3-5-text-only-rope")
+                     "models.qwen3-5-ssm-cache-dtype", "models.qwen4-exp-checks", "models.qwen3-5-text-only-rope",
+                     "models.glm5-next-kv-cache")
 """The rule ids of this module run by VllmConfig.try_verify_and_update_config (before the hybrid hook)."""
 
 
@@ -1378,7 +1409,8 @@ DELTA = Delta(
          deepseek_v4_indexer, deepseek_v4_fp8, gptoss_mxfp4, kimi_k3_mxfp4, rope_deprecated_names,
          unlimited_ocr2_checkpoint, unlimited_ocr_backend, unlimited_ocr_flash_attn_version, unlimited_ocr_rswa_backend,
          unlimited_ocr_prefix_caching, unlimited_ocr2_compilation, unlimited_ocr2_attention, unlimited_ocr_vision,
-         qwen3_5_ssm_cache_dtype, qwen4_exp_checks, qwen3_5_text_only_rope, colqwen3_5_contract, d3_decision),
+         qwen3_5_ssm_cache_dtype, qwen4_exp_checks, qwen3_5_text_only_rope, colqwen3_5_contract, d3_decision,
+         glm5_next_kv_cache),
     replace=(is_deepseek_mla, cache_sliding_window, uses_mrope),
 )
 """The model-hook part of vLLM 0.34.0's delta over 0.11.1."""

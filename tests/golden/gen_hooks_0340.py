@@ -357,6 +357,20 @@ argv("q4-suffix", "Qwen4Exp with suffix speculation: refused", ["1383", "1388"],
      [Q4, "--speculative-config", json.dumps({"method": "suffix", "num_speculative_tokens": 2})])
 
 
+# ---------------------------------------------------------------- Glm5NextModelConfig (config.py:185-212)
+G5 = "models/glm5_next_text"
+argv("glm5-h100", "GLM-5.3-Flash on SM90: KV cache dtype stays auto", ["190"], [G5])
+argv("glm5-b200", "GLM-5.3-Flash on SM100: fp8 KV cache", ["190", "200", "202"], [G5], platform="cuda:100")
+argv("glm5-b200-ngram", "GLM-5.3-Flash on SM100 with n-gram speculation: the drafter's KV cache dtype auto",
+     ["202"], [G5, "--speculative-config", json.dumps({"method": "ngram", "num_speculative_tokens": 2,
+                                                       "prompt_lookup_max": 3})], platform="cuda:100")
+
+# ---------------------------------------------------------------- JinaVLForSequenceClassificationConfig (986-996)
+argv("jinavl-default", "Jina VL reranker: one label, logit_mean 2.65", ["995"], ["models/jinavl"])
+argv("jinavl-logit-mean", "Jina VL reranker with logit_mean given", ["995"],
+     ["models/jinavl", "--pooler-config", json.dumps({"logit_mean": 1.5})])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN: dict[str, str] = {}
 

@@ -363,3 +363,14 @@ def test_qwen4_exp_checks_and_rope() -> None:
     assert dbo.error is not None and dbo.error.type == "NotImplementedError"
     suffix = r034("qwen4_exp_text", ["--speculative-config", json.dumps({"method": "suffix", "num_speculative_tokens": 2})])
     assert "supports only its native MTP checkpoint" in message(suffix)
+
+
+def test_glm5_next_fp8_kv_cache_on_blackwell() -> None:
+    """glm5_next_kv_cache: fp8 on SM 10.x (logged), auto elsewhere; an n-gram drafter's KV cache stays auto."""
+    assert r034("glm5_next_text").state["cache_config.cache_dtype"] == "auto"
+    b200 = r034("glm5_next_text", platform="cuda:10.0")
+    assert b200.state["cache_config.cache_dtype"] == "fp8"
+    assert "Using fp8 KV cache for GLM-5.3-Flash" in texts(b200)
+    ngram = r034("glm5_next_text", ["--speculative-config", json.dumps(
+        {"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3})], platform="cuda:10.0")
+    assert ngram.state["speculative_config.kv_cache_dtype"] == "auto"
