@@ -1284,7 +1284,7 @@ def qwen4_exp_checks(c: Mapping[str, Any]) -> RuleResult:
     title="Qwen3.5 / Qwen4Exp text-only models: one-dimensional positions (the M-RoPE fields are removed)",
     phase="model",
     kind="override",
-    reads=(*models.ON_READS, _M + "uses_mrope", "model_config.multimodal_config", _H + "other"),
+    reads=(*models.ON_READS, _M + "uses_mrope", "model_config.multimodal_config", _H + "vision_config"),
     writes=(_M + "uses_mrope",),
     after=("models.qwen3-5-ssm-cache-dtype", "models.qwen4-exp-checks"),
     source=f"{_SRC} Qwen3_5ForCausalLMConfig.verify_and_update_config (1321-1333), _strip_qwen4_exp_mrope "
@@ -1298,7 +1298,7 @@ def qwen3_5_text_only_rope(c: Mapping[str, Any]) -> RuleResult:
     mm = c["model_config.multimodal_config"] if c["model_config"] else None
     if models.step2_on(c, *_QWEN3_5_TEXT_ONLY) \
             or (models.step2_on(c, "Qwen4ExpForConditionalGeneration") and mm and mm.get("language_model_only")) \
-            or (models.step2_on(c, "Qwen4ExpMTP") and "vision_config" not in (c[_H + "other"] or {})):
+            or (models.step2_on(c, "Qwen4ExpMTP") and c[_H + "vision_config"] is None):
         return {_M + "uses_mrope": False}
     return None
 

@@ -371,6 +371,13 @@ argv("jinavl-logit-mean", "Jina VL reranker with logit_mean given", ["995"],
      ["models/jinavl", "--pooler-config", json.dumps({"logit_mean": 1.5})])
 
 
+# ---------------------------------------------------------------- Qwen4ExpMTPConfig (config.py:1401-1410)
+argv("q4mtp-text", "Qwen4Exp MTP module of a text-only target: 1D RoPE", ["1408"],
+     [Q4, *hf({"architectures": ["Qwen4ExpMTP"]})])
+argv("q4mtp-vision", "Qwen4Exp MTP module of a VL target (a vision config): M-RoPE kept", ["1408"],
+     [Q4, *hf({"architectures": ["Qwen4ExpMTP"], "vision_config": {"depth": 1}})])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN: dict[str, str] = {}
 

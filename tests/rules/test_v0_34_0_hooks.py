@@ -374,3 +374,11 @@ def test_glm5_next_fp8_kv_cache_on_blackwell() -> None:
     ngram = r034("glm5_next_text", ["--speculative-config", json.dumps(
         {"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3})], platform="cuda:10.0")
     assert ngram.state["speculative_config.kv_cache_dtype"] == "auto"
+
+
+def test_qwen4_exp_mtp_keeps_mrope_for_a_vl_target() -> None:
+    """qwen3_5_text_only_rope: the MTP module drops M-RoPE unless its config has a vision config."""
+    text = r034("qwen4_exp_text", hf({"architectures": ["Qwen4ExpMTP"]}))
+    assert text.state["model_config.uses_mrope"] is False
+    vl = r034("qwen4_exp_text", hf({"architectures": ["Qwen4ExpMTP"], "vision_config": {"depth": 1}}))
+    assert vl.state["model_config.uses_mrope"] is True
