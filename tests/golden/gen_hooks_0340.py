@@ -378,6 +378,13 @@ argv("q4mtp-vision", "Qwen4Exp MTP module of a VL target (a vision config): M-Ro
      [Q4, *hf({"architectures": ["Qwen4ExpMTP"], "vision_config": {"depth": 1}})])
 
 
+# ---------------------------------------------------------------- DeepseekV4ForCausalLMConfig's fp8 rename (762-786)
+argv("dsv4-arch-v3-fp8", "DeepSeek-V4 architecture over a deepseek_v3 config with an fp8 quantization_config: kept fp8",
+     ["767", "775", "780"], ["models/deepseek_v3", *hf({"architectures": ["DeepseekV4ForCausalLM"], "quantization_config":
+                                                       {"quant_method": "fp8", "weight_block_size": [128, 128],
+                                                        "activation_scheme": "dynamic"}})])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN: dict[str, str] = {}
 
