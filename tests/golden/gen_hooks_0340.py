@@ -385,6 +385,13 @@ argv("dsv4-arch-v3-fp8", "DeepSeek-V4 architecture over a deepseek_v3 config wit
                                                         "activation_scheme": "dynamic"}})])
 
 
+# ---------------------------------------------------------------- Qwen4ExpForConditionalGeneration (config.py:1380-1381)
+Q4VL = "models/qwen4_exp_vl"
+argv("q4vl-default", "Qwen4Exp VL: M-RoPE kept", ["1380"], [Q4VL])
+argv("q4vl-language-only", "Qwen4Exp VL with --language-model-only: 1D RoPE on both configs", ["1380", "1343", "1345"],
+     [Q4VL, "--language-model-only"])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN: dict[str, str] = {}
 

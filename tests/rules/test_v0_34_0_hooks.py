@@ -382,3 +382,9 @@ def test_qwen4_exp_mtp_keeps_mrope_for_a_vl_target() -> None:
     assert text.state["model_config.uses_mrope"] is False
     vl = r034("qwen4_exp_text", hf({"architectures": ["Qwen4ExpMTP"], "vision_config": {"depth": 1}}))
     assert vl.state["model_config.uses_mrope"] is True
+
+
+def test_qwen4_exp_vl_language_model_only_drops_mrope() -> None:
+    """qwen3_5_text_only_rope: a language-model-only Qwen4Exp VL model has no images to place, so 1D RoPE."""
+    assert r034("qwen4_exp_vl").state["model_config.uses_mrope"] is True
+    assert r034("qwen4_exp_vl", ["--language-model-only"]).state["model_config.uses_mrope"] is False
