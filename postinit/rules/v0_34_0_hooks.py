@@ -1157,6 +1157,33 @@ def glm5_next_kv_cache(c: Mapping[str, Any]) -> RuleResult:
     return Outcome.log(out)
 
 
+
+# =========================================================================== LFM3-VL (config.py:999-1008)
+
+@rule(
+    "models.lfm3-vl-video-backend",
+    title="LFM3-VL: videos load with Qwen3-VL's loader unless --media-io-kwargs names a video backend",
+    phase="model_config",
+    kind="default",
+    reads=(*models.ON_READS, "model_config.multimodal_config"),
+    writes=("model_config.multimodal_config",),
+    after=("model.multimodal-config",),
+    source=f"{_SRC} Lfm3VlForConditionalGenerationConfig.verify_and_update_model_config (999-1008); {_REF}",
+)
+def lfm3_vl_video_backend(c: Mapping[str, Any]) -> RuleResult:
+    """The checkpoints nest the video processor config in processor_config.json, where the lookup by processor
+    name does not see it; ``media_io_kwargs["video"]["video_backend"]`` is filled in unless given."""
+    mm = c["model_config.multimodal_config"] if models.step2_on(c, "Lfm3VlForConditionalGeneration") else None
+    if not mm:
+        return None
+    kwargs = dict(mm.get("media_io_kwargs") or {})
+    video = dict(kwargs.get("video") or {})
+    if "video_backend" in video:
+        return None
+    kwargs["video"] = {**video, "video_backend": "qwen3_vl"}
+    return {"model_config.multimodal_config": {**mm, "media_io_kwargs": kwargs}}
+
+
 # =========================================================================== M-RoPE (0.34.0's uses_mrope)
 
 _MROPE_NAMES = ("mrope_section", "xdrope_section")
@@ -1385,7 +1412,7 @@ def d3_decision(c: Mapping[str, Any]) -> RuleResult:
 MODEL_CONFIG_HOOKS = ("models.alice-ai-checkpoint", "models.alice-ai-mtp-ignored", "models.llama-bidirectional",
                       "models.embedding-gemma2-matryoshka", "models.jina-embeddings-v5-encoder", "models.deepseek-v4-fp8", "models.gptoss-mxfp4",
                       "models.kimi-k3-mxfp4", "models.unlimited-ocr2-checkpoint",
-                      "models.colqwen3-5-contract", "models.d3-decision")
+                      "models.colqwen3-5-contract", "models.d3-decision", "models.lfm3-vl-video-backend")
 """The rule ids of this module run by ModelConfig._try_verify_and_update_model_config (in order)."""
 VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dtype", "models.longcat-ngram-compilation",
                      "models.glm-moe-dsa", "models.mistral-large4", "models.gemma4-attention",
@@ -1410,7 +1437,7 @@ DELTA = Delta(
          unlimited_ocr2_checkpoint, unlimited_ocr_backend, unlimited_ocr_flash_attn_version, unlimited_ocr_rswa_backend,
          unlimited_ocr_prefix_caching, unlimited_ocr2_compilation, unlimited_ocr2_attention, unlimited_ocr_vision,
          qwen3_5_ssm_cache_dtype, qwen4_exp_checks, qwen3_5_text_only_rope, colqwen3_5_contract, d3_decision,
-         glm5_next_kv_cache),
+         glm5_next_kv_cache, lfm3_vl_video_backend),
     replace=(is_deepseek_mla, cache_sliding_window, uses_mrope),
 )
 """The model-hook part of vLLM 0.34.0's delta over 0.11.1."""

@@ -392,6 +392,13 @@ argv("q4vl-language-only", "Qwen4Exp VL with --language-model-only: 1D RoPE on b
      [Q4VL, "--language-model-only"])
 
 
+# ---------------------------------------------------------------- Lfm3VlForConditionalGenerationConfig (999-1008)
+argv("lfm3vl-default", "LFM3-VL: the video loader is Qwen3-VL's unless media_io_kwargs names one", ["1005"],
+     ["models/lfm3_vl"])
+argv("lfm3vl-video-backend", "LFM3-VL with a video backend given in --media-io-kwargs", ["1005"],
+     ["models/lfm3_vl", "--media-io-kwargs", json.dumps({"video": {"video_backend": "opencv"}})])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN: dict[str, str] = {}
 

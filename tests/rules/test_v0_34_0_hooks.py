@@ -388,3 +388,11 @@ def test_qwen4_exp_vl_language_model_only_drops_mrope() -> None:
     """qwen3_5_text_only_rope: a language-model-only Qwen4Exp VL model has no images to place, so 1D RoPE."""
     assert r034("qwen4_exp_vl").state["model_config.uses_mrope"] is True
     assert r034("qwen4_exp_vl", ["--language-model-only"]).state["model_config.uses_mrope"] is False
+
+
+def test_lfm3_vl_video_backend() -> None:
+    """lfm3_vl_video_backend: Qwen3-VL's video loader unless one is named in --media-io-kwargs."""
+    mm = r034("lfm3_vl").state["model_config.multimodal_config"]
+    assert mm["media_io_kwargs"] == {"video": {"video_backend": "qwen3_vl"}}
+    given = r034("lfm3_vl", ["--media-io-kwargs", json.dumps({"video": {"video_backend": "opencv"}})])
+    assert given.state["model_config.multimodal_config"]["media_io_kwargs"]["video"]["video_backend"] == "opencv"
