@@ -229,8 +229,9 @@ def uocr2(argv: list[str] | None = None, env: dict[str, str] | None = None, **ch
 
 
 def test_unlimited_ocr_picks_an_rswa_backend() -> None:
-    """unlimited_ocr_backend / -flash-attn-version / -rswa-backend: FA4 where it runs (version forced to 4), else
-    Triton; FLASH_ATTN without FA4 and a backend that cannot express R-SWA are refused."""
+    """unlimited_ocr_backend, unlimited_ocr_flash_attn_version and unlimited_ocr_rswa_backend: FA4 where it runs
+    (version forced to 4), else Triton; FLASH_ATTN without FA4 and a backend that cannot express R-SWA are
+    refused."""
     h100 = r034("unlimited_ocr")
     assert (h100.state["attention_config.backend"], h100.state["attention_config.flash_attn_version"]) == \
         ("FLASH_ATTN", 4)
@@ -276,8 +277,8 @@ def test_unlimited_ocr2_checkpoint_checks(changes: dict[str, Any], expected: str
 
 
 def test_unlimited_ocr2_runtime() -> None:
-    """unlimited_ocr2_compilation / -attention: no compile, decode-only full graphs (piecewise allowed with
-    breakable graphs), no JIT warm-up, TRITON_ATTN under DASH; M-RoPE; unsupported features refused."""
+    """unlimited_ocr2_compilation and unlimited_ocr2_attention: no compile, decode-only full graphs (piecewise
+    allowed with breakable graphs), no JIT warm-up, TRITON_ATTN under DASH; M-RoPE; unsupported features refused."""
     r = uocr2()
     s = r.state
     assert (s["compilation_config.mode"], s["compilation_config.cudagraph_mode"]) == \
