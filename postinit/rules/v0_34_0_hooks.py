@@ -204,25 +204,31 @@ def llama_bidirectional(c: Mapping[str, Any]) -> RuleResult:
 # =========================================================================== NemotronH (config.py:1143-1170)
 
 _NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")
+_NEMOTRON_H_VL = ("NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3", "NemotronH_Super_Omni_Reasoning_V3",
+                  "NemotronH_Omni_Reasoning_V3", "Nemotron3_5TranscribeForConditionalGeneration")
+"""The composite models whose hook applies NemotronH's rule to their text config (NemotronHNanoVLV2Config,
+Nemotron3_5TranscribeForConditionalGenerationConfig)."""
 
 
 @rule(
     "models.nemotron-h-ssm-cache-dtype",
-    title="NemotronH: mamba_ssm_cache_dtype 'auto' becomes the checkpoint's, else float32",
+    title="NemotronH (and the Nemotron-H VL / Omni / transcription models' text model): mamba_ssm_cache_dtype "
+    "'auto' becomes the checkpoint's, else float32",
     phase="model",
     kind="default",
-    reads=(*models.ON_READS, "cache_config.mamba_ssm_cache_dtype", _H + "other"),
+    reads=(*models.ON_READS, "cache_config.mamba_ssm_cache_dtype", _HT + "other"),
     writes=("cache_config.mamba_ssm_cache_dtype",),
     source=f"{_SRC} NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype, verify_and_update_config (1143-1170); "
-    f"{_REF}",
+    f"NemotronHNanoVLV2Config, Nemotron3_5TranscribeForConditionalGenerationConfig.verify_and_update_config "
+    f"(1173-1194: hf_config.text_config); {_REF}",
     message="Updating mamba_ssm_cache_dtype to '{dtype}' for NemotronH model",
 )
 def nemotron_h_ssm_cache_dtype(c: Mapping[str, Any]) -> RuleResult:
     """Only float32 is known to keep accuracy, so it is the default; a checkpoint's ``mamba_ssm_cache_dtype``
-    wins, and a dtype the user gave stays."""
-    if not models.step2_on(c, *_NEMOTRON_H) or c["cache_config.mamba_ssm_cache_dtype"] != "auto":
+    (the text model's) wins, and a dtype the user gave stays."""
+    if not models.step2_on(c, *_NEMOTRON_H, *_NEMOTRON_H_VL) or c["cache_config.mamba_ssm_cache_dtype"] != "auto":
         return None
-    dtype = _other(c, "mamba_ssm_cache_dtype", "float32")
+    dtype = _other(c, "mamba_ssm_cache_dtype", "float32", text=True)
     return Outcome.log({"cache_config.mamba_ssm_cache_dtype": dtype}, dtype=dtype)
 
 
@@ -1158,29 +1164,36 @@ def glm5_next_kv_cache(c: Mapping[str, Any]) -> RuleResult:
 
 
 
-# =========================================================================== LFM3-VL (config.py:999-1008)
+# =========================================================================== video loaders (config.py:999-1008, 1181-1186)
+
+_VIDEO_BACKENDS = {"Lfm3VlForConditionalGeneration": "qwen3_vl",
+                   **{arch: "nemotron_vl" for arch in _NEMOTRON_H_VL[:4]}}
+"""The video loader each architecture's hook names (Lfm3VlForConditionalGenerationConfig, NemotronHNanoVLV2Config)."""
+
 
 @rule(
-    "models.lfm3-vl-video-backend",
-    title="LFM3-VL: videos load with Qwen3-VL's loader unless --media-io-kwargs names a video backend",
+    "models.mm-video-backend",
+    title="LFM3-VL (Qwen3-VL's) and Nemotron-H VL / Omni (Nemotron-VL's): a video loader unless --media-io-kwargs "
+    "names one",
     phase="model_config",
     kind="default",
     reads=(*models.ON_READS, "model_config.multimodal_config"),
     writes=("model_config.multimodal_config",),
     after=("model.multimodal-config",),
-    source=f"{_SRC} Lfm3VlForConditionalGenerationConfig.verify_and_update_model_config (999-1008); {_REF}",
+    source=f"{_SRC} Lfm3VlForConditionalGenerationConfig.verify_and_update_model_config (999-1008), "
+    f"NemotronHNanoVLV2Config.verify_and_update_model_config (1181-1186); {_REF}",
 )
-def lfm3_vl_video_backend(c: Mapping[str, Any]) -> RuleResult:
-    """The checkpoints nest the video processor config in processor_config.json, where the lookup by processor
-    name does not see it; ``media_io_kwargs["video"]["video_backend"]`` is filled in unless given."""
-    mm = c["model_config.multimodal_config"] if models.step2_on(c, "Lfm3VlForConditionalGeneration") else None
+def mm_video_backend(c: Mapping[str, Any]) -> RuleResult:
+    """LFM3-VL's checkpoints nest the video processor config in processor_config.json, where the lookup by
+    processor name does not see it; ``media_io_kwargs["video"]["video_backend"]`` is filled in unless given."""
+    mm = c["model_config.multimodal_config"] if models.step2_on(c, *_VIDEO_BACKENDS) else None
     if not mm:
         return None
     kwargs = dict(mm.get("media_io_kwargs") or {})
     video = dict(kwargs.get("video") or {})
     if "video_backend" in video:
         return None
-    kwargs["video"] = {**video, "video_backend": "qwen3_vl"}
+    kwargs["video"] = {**video, "video_backend": _VIDEO_BACKENDS[c["model_config.architecture"]]}
     return {"model_config.multimodal_config": {**mm, "media_io_kwargs": kwargs}}
 
 
@@ -1412,7 +1425,7 @@ def d3_decision(c: Mapping[str, Any]) -> RuleResult:
 MODEL_CONFIG_HOOKS = ("models.alice-ai-checkpoint", "models.alice-ai-mtp-ignored", "models.llama-bidirectional",
                       "models.embedding-gemma2-matryoshka", "models.jina-embeddings-v5-encoder", "models.deepseek-v4-fp8", "models.gptoss-mxfp4",
                       "models.kimi-k3-mxfp4", "models.unlimited-ocr2-checkpoint",
-                      "models.colqwen3-5-contract", "models.d3-decision", "models.lfm3-vl-video-backend")
+                      "models.colqwen3-5-contract", "models.d3-decision", "models.mm-video-backend")
 """The rule ids of this module run by ModelConfig._try_verify_and_update_model_config (in order)."""
 VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dtype", "models.longcat-ngram-compilation",
                      "models.glm-moe-dsa", "models.mistral-large4", "models.gemma4-attention",
@@ -1437,7 +1450,7 @@ DELTA = Delta(
          unlimited_ocr2_checkpoint, unlimited_ocr_backend, unlimited_ocr_flash_attn_version, unlimited_ocr_rswa_backend,
          unlimited_ocr_prefix_caching, unlimited_ocr2_compilation, unlimited_ocr2_attention, unlimited_ocr_vision,
          qwen3_5_ssm_cache_dtype, qwen4_exp_checks, qwen3_5_text_only_rope, colqwen3_5_contract, d3_decision,
-         glm5_next_kv_cache, lfm3_vl_video_backend),
+         glm5_next_kv_cache, mm_video_backend),
     replace=(is_deepseek_mla, cache_sliding_window, uses_mrope),
 )
 """The model-hook part of vLLM 0.34.0's delta over 0.11.1."""

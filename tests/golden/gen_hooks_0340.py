@@ -399,6 +399,11 @@ argv("lfm3vl-video-backend", "LFM3-VL with a video backend given in --media-io-k
      ["models/lfm3_vl", "--media-io-kwargs", json.dumps({"video": {"video_backend": "opencv"}})])
 
 
+# ---------------------------------------------------------------- NemotronHNanoVLV2Config (config.py:1173-1186)
+argv("nemotron-omni-default", "Nemotron-H Omni: the text model's SSM cache dtype, Nemotron-VL's video loader",
+     ["1184"], ["models/nemotron_h_omni"])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN: dict[str, str] = {}
 

@@ -391,9 +391,13 @@ def test_qwen4_exp_vl_language_model_only_drops_mrope() -> None:
     assert r034("qwen4_exp_vl", ["--language-model-only"]).state["model_config.uses_mrope"] is False
 
 
-def test_lfm3_vl_video_backend() -> None:
-    """lfm3_vl_video_backend: Qwen3-VL's video loader unless one is named in --media-io-kwargs."""
+def test_mm_video_backend() -> None:
+    """mm_video_backend: LFM3-VL takes Qwen3-VL's video loader, Nemotron-H Omni Nemotron-VL's, unless one is named
+    in --media-io-kwargs; the Omni model's text model sets the SSM cache dtype (nemotron_h_ssm_cache_dtype)."""
     mm = r034("lfm3_vl").state["model_config.multimodal_config"]
     assert mm["media_io_kwargs"] == {"video": {"video_backend": "qwen3_vl"}}
     given = r034("lfm3_vl", ["--media-io-kwargs", json.dumps({"video": {"video_backend": "opencv"}})])
     assert given.state["model_config.multimodal_config"]["media_io_kwargs"]["video"]["video_backend"] == "opencv"
+    omni = r034("nemotron_h_omni").state
+    assert omni["model_config.multimodal_config"]["media_io_kwargs"] == {"video": {"video_backend": "nemotron_vl"}}
+    assert omni["cache_config.mamba_ssm_cache_dtype"] == "float32"
