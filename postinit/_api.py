@@ -735,7 +735,9 @@ def _prepare(
     env_flat = fast.empty_env if not reading.env.explicit else space.flatten_model(reading.env, "env")
     if request.argv:
         # vLLM's parser builds the JSON-valued flags' sub-configs as VllmConfig(...) would: no EngineArgs
-        built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None), **version.fact_state}
+        def built() -> dict[str, Any]:
+            return {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None), **version.fact_state}
+
         logged: list[tuple[str, str, str]] = []
         try:
             parsed = parse_vllm_args(request.argv, allow_files=allow_files,
