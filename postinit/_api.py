@@ -347,6 +347,22 @@ def _part(key: str, value: Any, whole: Mapping[str, Any]) -> Part:
 
 
 _FACT_PARTS: dict[int, tuple[LoadedModel, dict[str, Any]]] = {}
+_LOADER_PROV: dict[int, tuple[LoadedModel, tuple[dict[str, str], dict[str, Provenance], frozenset[str]]]] = {}
+
+
+def _loader_provenance(model: LoadedModel) -> tuple[dict[str, str], dict[str, Provenance], frozenset[str]]:
+    """The paths the model loader set, with what set them: ``(path -> detail, the provenance of those that are
+    paths of the space, the paths)``, once per loaded model (shared: provenance is immutable)."""
+    hit = _LOADER_PROV.get(id(model))
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    space = paths()
+    sources = {f"model_config.{k}": v for k, v in model.sources.items()}
+    found = (sources, {p: Provenance(Source.LOADER, d) for p, d in sources.items() if p in space}, frozenset(sources))
+    if len(_LOADER_PROV) >= 256:
+        _LOADER_PROV.clear()
+    _LOADER_PROV[id(model)] = (model, found)
+    return found
 
 
 def _facts(model: LoadedModel, whole: Mapping[str, Any]) -> dict[str, Any]:
@@ -785,6 +801,8 @@ def _prepare(
 
     model_name, loaded = _model_facts(request, data, flag_model, allow_files)
     loader_sources: dict[str, str] = {}
+    loader_prov: dict[str, Provenance] = {}
+    loader_paths: frozenset[str] = frozenset()
     if loaded is not None:
         mc = dict(data.get("model_config") or {})
         loaded = _overridden(loaded, mc, flags, standardize_rope=version.facts.rope_override_standardized)
@@ -792,7 +810,7 @@ def _prepare(
         mc.pop("hf_text_config", None)
         mc["model"] = model_name = loaded.name  # a catalog id in its catalog spelling
         data["model_config"] = mc
-        loader_sources = {f"model_config.{k}": v for k, v in loaded.sources.items()}
+        loader_sources, loader_prov, loader_paths = _loader_provenance(loaded)
 
     draft_flat, draft_origin, draft_note = _draft_facts(data, allow_files)
     if draft_note is not None:
@@ -906,9 +924,7 @@ def _prepare(
         if p in loader_sources:
             continue
         prov[p] = Provenance(Source.USER, flags.get(p, "config"))
-    for p, detail in loader_sources.items():
-        if p in space:
-            prov[p] = Provenance(Source.LOADER, detail)
+    prov.update(loader_prov)
     for p in version_defaults:
         if p not in prov and state[p] != fast.default_flat[p]:
             prov[p] = Provenance(Source.DEFAULT, f"vLLM {version}'s default")
@@ -924,7 +940,7 @@ def _prepare(
     inputs = {"platform": plat_detail, "usage": usage, "semantics": request.semantics,
               "model": model_name, "vllm_version": version.name}
     if keep is not None:
-        keep.append(_Front(data, flags, frozenset(loader_sources), extra))
+        keep.append(_Front(data, flags, loader_paths, extra))
     return state, prov, inputs, tuple(notes), loaded
 
 

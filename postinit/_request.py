@@ -185,9 +185,12 @@ class Request(BaseModel):
     def source_of(self, path: str) -> str | None:
         """Where the user's file sets ``path`` (``serve.yaml:4 (max_num_seqs: 64)``), for a ``config`` read from
         a file (the CLI's ``--config``); None otherwise."""
+        sources: dict[str, str] = self.__pydantic_private__["_sources"]  # type: ignore[index]  # not __getattr__'s
+        if not sources:
+            return None
         parts = path.split(".")
         for n in range(len(parts), 0, -1):
-            found = self._sources.get(".".join(parts[:n]))
+            found = sources.get(".".join(parts[:n]))
             if found is not None:
                 return found
         return None
