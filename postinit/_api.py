@@ -315,6 +315,9 @@ def _part(key: str, value: Any, whole: Mapping[str, Any]) -> Part:
     ``model_config`` is validated without the model's facts (a ``ModelConfig`` has no check
     across its fields): those are flattened once per loaded model (:func:`_facts`).
     """
+    patched = _patched_part(key, value)
+    if patched is not None:
+        return patched
     text = _json_key(value)
     cache_key = (key, text) if text is not None else None
     hit = _PARTS.get(cache_key) if cache_key is not None else None
@@ -343,7 +346,50 @@ def _part(key: str, value: Any, whole: Mapping[str, Any]) -> Part:
         if len(_PARTS) >= _PARTS_MAX:
             _PARTS.clear()
         _PARTS[cache_key] = (None, part)
+    if type(value) is dict and _SCALARS.issuperset(map(type, value.values())):
+        if len(_SHAPES) >= _PARTS_MAX:
+            _SHAPES.clear()
+        _SHAPES[(key, tuple(value))] = (dict(value), part)
     return part
+
+
+_SCALARS = frozenset({type(None), bool, int, float, str})
+_SHAPES: dict[tuple[str, tuple[str, ...]], tuple[dict[str, Any], Part]] = {}
+"""Per top-level field and the keys its value gives, in order (a mapping of scalars): the last such value validated
+whole, and its part — what another value of that shape is patched from (:func:`_patched_part`)."""
+
+
+def _patched_part(key: str, value: Any) -> Part | None:
+    """The part of a top-level field's value made from a validated value of the same shape (:data:`_SHAPES`): the
+    leaves whose values differ validated on their own (:func:`_leaf_validator`: what the sub-config's validation does
+    to each, no validator of its models reading across fields), the rest taken as they are. The paths the input sets
+    are the shape's. None when no such value was validated, a differing leaf has no validator of its own or refuses
+    the value (the whole part is then validated, and reports it)."""
+    if type(value) is not dict:
+        return None
+    found = _SHAPES.get((key, tuple(value)))
+    if found is None:
+        return None
+    given, (flat, users) = found
+    patched: dict[str, Any] | None = None
+    for k, v in value.items():
+        was = given[k]
+        if v is was or (type(v) is type(was) and v == was):
+            continue
+        if type(v) not in _SCALARS:
+            return None
+        path = f"{key}.{k}"
+        leaf = _leaf_validator(path)
+        if leaf is None:
+            return None
+        try:
+            new = freeze(leaf(v))
+        except (InputError, ValidationError, ValueError, TypeError):
+            return None
+        if patched is None:
+            patched = dict(flat)
+        patched[path] = new
+    return (flat if patched is None else patched), users
 
 
 _FACT_PARTS: dict[int, tuple[LoadedModel, dict[str, Any]]] = {}
