@@ -42,7 +42,7 @@ from postinit.rules.hashing import transformers_module
 from postinit.rules.model_config import registry
 from postinit.schema import DraftModel, Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
 from postinit.schema.configs import CacheDType, DistributedExecutorBackend, SpeculativeMethod
-from postinit.schema.env import defined_variables, read_env
+from postinit.schema.env import EnvReading, defined_variables, read_env
 from postinit.schema.errors import ModelNotFoundError, SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
 from postinit.schema.loaders.construct import (
@@ -793,7 +793,7 @@ def _prepare(
     space = paths()
     # the platform and the environment first: vLLM's parser builds sub-configs that read them
     plat_detail, plat_flat = _platform(request.platform)
-    reading = read_env(request.env, table=version.env_table)
+    reading = read_env(request.env, table=version.env_table) if request.env else _no_env(version.env_table)
     env_flat = fast.empty_env if not reading.env.explicit else space.flatten_model(reading.env, "env")
     if request.argv:
         # vLLM's parser builds the JSON-valued flags' sub-configs as VllmConfig(...) would: no EngineArgs
@@ -1154,10 +1154,18 @@ def _version_choices(version: versions.Version) -> tuple[tuple[str, tuple[Any, .
     return tuple(out)
 
 
+@functools.cache
+def _no_env(table: str) -> EnvReading:
+    """What reading an empty environment gives at ``table`` (the door only reads it: made once per table)."""
+    return read_env({}, table=table)
+
+
 def _refuse_later_values(data: Mapping[str, Any], version: versions.Version) -> None:
     """A value the schema allows because a later (or earlier) vLLM takes it, given to a version whose config class
     refuses it: vLLM's pydantic literal error, as the door reports one."""
     for path, allowed in _version_choices(version):
+        if path.partition(".")[0] not in data:
+            continue
         node: Any = data
         for part in path.split("."):
             node = node.get(part, _MISSING) if isinstance(node, Mapping) else _MISSING

@@ -142,8 +142,14 @@ def built_before(state: Mapping[str, Any], stage: str, version: Version | None =
 
 def construction_order(keys: Iterable[str]) -> list[str]:
     """A config's top-level keys in the order vLLM builds those sub-configs (others first, as given)."""
-    index = {s.stage: i for i, s in reversed(list(enumerate(observed.STEPS)))}
+    index = _step_index()
     return sorted(keys, key=lambda k: index.get(k, -1))
+
+
+@functools.cache
+def _step_index() -> dict[str, int]:
+    """Each stage's first place in ``observed.STEPS`` (vLLM's order)."""
+    return {s.stage: i for i, s in reversed(list(enumerate(observed.STEPS)))}
 
 
 def refuse_part(key: str, value: Any, undeclared: Iterable[str] | None = None) -> None:
