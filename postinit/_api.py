@@ -797,13 +797,13 @@ def _prepare(
     env_flat = fast.empty_env if not reading.env.explicit else space.flatten_model(reading.env, "env")
     if request.argv:
         # vLLM's parser builds the JSON-valued flags' sub-configs as VllmConfig(...) would: no EngineArgs
-        def built() -> dict[str, Any]:
+        def parse_base() -> dict[str, Any]:
             return {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None), **version.fact_state}
 
         logged: list[tuple[str, str, str]] = []
         try:
             parsed = parse_vllm_args(request.argv, allow_files=allow_files,
-                                     construct=parse_stage(built, version, logged), absent=version.absent_flags,
+                                     construct=parse_stage(parse_base, version, logged), absent=version.absent_flags,
                                      version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"),
                                      undeclared=version.undeclared)
         except SubConfigError as e:
