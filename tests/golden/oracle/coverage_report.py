@@ -599,7 +599,10 @@ def run(version: str, data_dir: Path, cases: str | None) -> None:
     data_dir.mkdir(parents=True, exist_ok=True)
     files = sorted(glob.glob(cases or default_cases))
     (data_dir / "cases.txt").write_text("".join(f"{f}\n" for f in files))
-    env = {**os.environ, "PYTHONHASHSEED": "0", "COVERAGE_FILE": str(data_dir / ".coverage")}
+    # coverage.py's patch=fork (7.16.2 in the oracle venv) restarts measurement in a forked child only from
+    # COVERAGE_PROCESS_START (without it every case's child records nothing)
+    env = {**os.environ, "PYTHONHASHSEED": "0", "COVERAGE_FILE": str(data_dir / ".coverage"),
+           "COVERAGE_PROCESS_START": str(HERE / "coverage.rc")}
     py = str(venv / "bin/python")
     cmd = ["nice", "-n", "10", py, "-P", "-m", "coverage", "run", f"--rcfile={HERE / 'coverage.rc'}", str(oracle),
            *files, "-o", str(data_dir / "raw"), *extra]
