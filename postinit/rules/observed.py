@@ -199,6 +199,7 @@ PARSED_SUB_CONFIGS: dict[str, str | None] = {
     "PoolerConfig": None,
     "ProfilerConfig": "profiler_config",  # vLLM 0.34.0: --profiler-config (its model_validator, profiler.py:205)
     "ECTransferConfig": "ec_transfer_config",  # vLLM 0.34.0: --ec-transfer-config (its __post_init__, ec_transfer.py:71)
+    "EngramConfig": "engram_config",  # vLLM 0.34.0: --engram-config (its model_validator, engram.py:64)
 }
 """The sub-configs vLLM's argument parser builds from a JSON-valued flag (``--compilation-config``/``-O``,
 ``--kv-transfer-config``, ``--kv-events-config``, ``--structured-outputs-config``, ``--eplb-config``,

@@ -693,6 +693,74 @@ argv("kv-offloading-sleep", "the offloading connector with sleep mode", ["vllm.p
 argv("trace-replay", "trace replay on", ["vllm.py:1293"], [LLAMA, "--enable-trace-replay"])
 
 
+# ---------------------------------------------------------------- batch 12 (cov034): ReplaySSM / RecoverSSM
+NEMO, KIMI = "models/nemotron_h", "models/cov_kimi_linear"  # KimiLinear: the text-only KDA model
+RSSM = ["--use-replayssm"]
+FIB = ["--mamba-backend", "flashinfer"]
+NGRAM3 = ["--speculative-config", json.dumps({"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4})]
+argv("rssm-triton", "ReplaySSM on a Mamba2 hybrid with the Triton backend",
+     ["vllm.py:3618", "vllm.py:3623", "vllm.py:3630", "vllm.py:3643", "vllm.py:3668", "vllm.py:3673", "vllm.py:3677"],
+     [NEMO, *RSSM])
+argv("rssm-fi-buffer", "FlashInfer ReplaySSM with a ring longer than 16", ["vllm.py:3627"],
+     [NEMO, *RSSM, *FIB, "--replayssm-buffer-len", "32"])
+argv("rssm-fi-align-fp16", "FlashInfer ReplaySSM in align mode with float16 inputs", ["vllm.py:3649"],
+     [NEMO, *RSSM, *FIB, "--dtype", "float16", "--enable-prefix-caching", "--mamba-cache-mode", "align"])
+argv("rssm-fi", "FlashInfer ReplaySSM without speculative decoding",
+     ["vllm.py:3644", "vllm.py:3653", "vllm.py:3655", "vllm.py:3659"], [NEMO, *RSSM, *FIB])
+argv("rssm-fi-pp", "FlashInfer ReplaySSM with pipeline parallelism", ["vllm.py:3656"], [NEMO, *RSSM, *FIB, "-pp", "2"])
+argv("rssm-fi-spec-short", "FlashInfer ReplaySSM speculating past its ring", ["vllm.py:3662"],
+     [NEMO, *RSSM, *FIB, "--replayssm-buffer-len", "2", *NGRAM3])
+argv("rssm-fi-spec", "FlashInfer ReplaySSM with speculative decoding", ["vllm.py:3661"], [NEMO, *RSSM, *FIB, *NGRAM3])
+argv("rssm-triton-spec", "Triton ReplaySSM with speculative decoding", ["vllm.py:3669"], [NEMO, *RSSM, *NGRAM3])
+argv("rssm-cpu-backend", "ReplaySSM with the CPU Mamba backend on CUDA", ["vllm.py:3674"],
+     [NEMO, *RSSM, "--mamba-backend", "cpu"])
+argv("rssm-kv", "ReplaySSM with a KV connector", ["vllm.py:3685"],
+     [NEMO, *RSSM, "--kv-transfer-config", json.dumps({"kv_connector": "OffloadingConnector", "kv_role": "kv_both"})])
+argv("recoverssm", "RecoverSSM: a KDA model with ReplaySSM and speculative decoding",
+     ["vllm.py:3631", "vllm.py:3637", "vllm.py:3641"], [KIMI, *RSSM, *NGRAM3])
+argv("recoverssm-sr", "RecoverSSM with stochastic rounding", ["vllm.py:3632"],
+     [KIMI, *RSSM, *NGRAM3, "--enable-mamba-cache-stochastic-rounding", "--mamba-ssm-cache-dtype", "float16"],
+     platform="cuda:100")
+argv("recoverssm-pp", "RecoverSSM with pipeline parallelism", ["vllm.py:3638"], [KIMI, *RSSM, *NGRAM3, "-pp", "2"])
+argv("recoverssm-fi", "RecoverSSM with the FlashInfer backend", ["vllm.py:3642"], [KIMI, *RSSM, *NGRAM3, *FIB])
+argv("recoverssm-kv", "RecoverSSM with a KV connector (its state transfers as usual)", ["vllm.py:3677"],
+     [KIMI, *RSSM, *NGRAM3, "--kv-transfer-config",
+      json.dumps({"kv_connector": "OffloadingConnector", "kv_role": "kv_both"})])
+
+
+# ---------------------------------------------------------------- batch 13 (cov034): Engram (Qwen4-Exp PLE layers)
+Q4PLE = "models/cov_qwen4_exp_ple"  # a Qwen4-Exp text model with one PLE (n-gram embedding) layer
+
+
+def engram(d: dict[str, Any]) -> list[str]:
+    return ["--engram-config", json.dumps(d)]
+
+
+ELASTIC = ["-dp", "2", "--enable-expert-parallel", "--enable-eplb", "--eplb-config", json.dumps({"use_async": False}),
+           "--enable-elastic-ep"]
+argv("engram-auto", "the Engram config vLLM creates for a model with n-gram layers",
+     ["vllm.py:1423", "vllm.py:1429", "engram.py:28", "engram.py:90", "engram.py:98", "engram.py:108",
+      "engram.py:113", "engram.py:121"], [Q4PLE])
+argv("engram-auto-dp2", "Engram host tables shared between two DP replicas", ["engram.py:109", "engram.py:111"],
+     [Q4PLE, "-dp", "2"])
+argv("engram-disk", "Engram disk offload of Qwen4-Exp PLE tables on CUDA", ["engram.py:91", "engram.py:93"],
+     [Q4PLE, *engram({"disk_offload": True})])
+argv("engram-disk-rocm", "Engram disk offload on ROCm", ["engram.py:94"], [Q4PLE, *engram({"disk_offload": True})],
+     platform="rocm:gfx942")
+argv("engram-shared-dp1", "Engram DP shared memory without data parallelism", ["engram.py:98", "engram.py:110"],
+     [Q4PLE, *engram({"dp_shared_memory": True})])
+argv("engram-shared-elastic", "Engram DP shared memory with elastic EP", ["engram.py:112"],
+     [Q4PLE, *ELASTIC, *engram({"dp_shared_memory": True})])
+argv("engram-across-dp-elastic", "Engram embeddings across DP with elastic EP", ["engram.py:118"],
+     [Q4PLE, *ELASTIC, *engram({"embedding_across_dp": True})])
+argv("engram-disk-elastic", "Engram disk offload with elastic EP", ["engram.py:122"],
+     [Q4PLE, *ELASTIC, *engram({"disk_offload": True})])
+argv("engram-shared-no-cpu", "Engram DP shared memory without CPU offload", ["engram.py:67"],
+     [Q4PLE, *engram({"dp_shared_memory": True, "cpu_offload": False})])
+argv("engram-thp-no-cpu", "Engram THP without CPU offload", ["engram.py:69"],
+     [Q4PLE, *engram({"use_thp": True, "cpu_offload": False})])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN = {
     "k077-spec-zero-tokens": "pydantic's gt=0 bound of num_speculative_tokens, raised unwrapped by create_engine_config",
