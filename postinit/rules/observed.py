@@ -405,8 +405,11 @@ def stage_of(rule: Rule) -> str:
     where = rule.source.split(";", 1)[0]
     if rule.phase == "model_config":
         # create_engine_config's checks before it builds ModelConfig run in this phase too (vLLM 0.34.0's
-        # validate_environ): the ones whose source is EngineArgs
-        return "create_engine_config" if where.startswith("vllm/engine/arg_utils.py") else "model_config"
+        # validate_environ), and EngineArgs.__post_init__'s (0.34.0's online quantization config): the ones whose
+        # source is EngineArgs
+        if not where.startswith("vllm/engine/arg_utils.py"):
+            return "model_config"
+        return "engine_args" if "EngineArgs.__post_init__" in where else "create_engine_config"
     if "vllm/engine/arg_utils.py" in where.split(" / ", 1)[0]:
         return "engine_args" if "EngineArgs.__post_init__" in where else "create_engine_config"
     match = _CONFIG_FILE.search(where)

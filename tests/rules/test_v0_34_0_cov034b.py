@@ -1,5 +1,6 @@
 """vLLM 0.34.0 decisions modelled for issue 30's coverage cases k276- (tests/golden/gen_cov_0340.py, batches 12-):
-the Engram config vLLM creates, shares and checks for a model with n-gram embedding layers. The golden cases pin
+the Engram config vLLM creates, shares and checks for a model with n-gram embedding layers; online quantization
+configs (--quantization shorthands and --quantization-config). The golden cases pin
 each against the wheel; these tests pin each decision."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import postinit
 from postinit.engine import Outcome, Violation
 from postinit.errors import SubConfigError
 from postinit.rules import v0_34_0 as v
+from postinit.rules import v0_34_0_quant as q
 from postinit.rules._kit import state
 from tests.golden.parity import fixture_path
 
@@ -100,3 +102,88 @@ def test_engram_end_to_end() -> None:
     with pytest.raises(SubConfigError) as err:
         serve("--engram-config", json.dumps({"dp_shared_memory": True, "cpu_offload": False}))
     assert err.value.stage == "parse" and err.value.rule == "engram.shared-memory-fields"
+
+
+# ---------------------------------------------------------------- online quantization configs (v0_34_0_quant)
+
+def _fp8(name: str) -> dict[str, Any]:
+    return q.QUANT_KEYS[name]
+
+
+def _spec(weight: dict[str, Any] | None, *fields: str, activation: Any = None, size: int | None = None
+          ) -> dict[str, Any]:
+    return {"weight": weight, "activation": activation, "hadamard_size": size, "fields_set": sorted(fields)}
+
+
+def test_a_shorthand_alone_is_its_config_and_a_deferred_one_waits_for_the_checkpoint() -> None:
+    block = _spec(_fp8("fp8_per_block_static"), "weight")
+    assert q.resolve_online_config("fp8_per_block", None) == {"linear": block, "moe": block, "ignore": [],
+                                                               "targets": None}
+    assert q.resolve_online_config("mxfp4", None) is None
+    assert q.resolve_online_config("online", None) is None and q.resolve_online_config(None, None) is None
+    assert q.resolve_online_config("awq", None) is None
+
+
+def test_a_given_config_is_merged_over_the_shorthand() -> None:
+    out = q.resolve_online_config("fp8_per_tensor", {"linear": {"weight": "fp8_per_block_static"},
+                                                     "ignore": ["lm_head"]})
+    assert out == {"linear": _spec(_fp8("fp8_per_block_static"), "weight"),
+                   "moe": _spec(_fp8("fp8_per_tensor_static"), "weight"), "ignore": ["lm_head"], "targets": None}
+    # a shorthand name for a field is that shorthand's spec; a key name is a weight-only spec (no static variant)
+    assert q.resolve_online_config("online", {"linear": "mxfp4"})["linear"] == _spec(  # type: ignore[index]
+        q.WEIGHT_KEYS["mxfp4"], "weight")
+    assert q.resolve_online_config("online", {"moe": "fp8_per_token"})["moe"] == _spec(  # type: ignore[index]
+        _fp8("fp8_per_token"), "weight")
+    # a deferred shorthand keeps the given config as it is; in a spec an ambiguous name is the static weight key
+    kept = q.resolve_online_config("mxfp4", {"linear": {"weight": "mxfp4", "activation": None}})
+    assert kept == {"linear": _spec(q.WEIGHT_KEYS["mxfp4"], "weight", "activation"), "moe": None, "ignore": [],
+                    "targets": None}
+
+
+def test_targets_keep_shorthand_names_and_build_specs() -> None:
+    out = q.resolve_online_config("online", {"targets": {"re:.*proj": "fp8_per_tensor",
+                                                         "x": {"weight": "fp8_per_tensor_static"}}})
+    assert out == {"linear": None, "moe": None, "ignore": [],
+                   "targets": {"re:.*proj": "fp8_per_tensor", "x": _spec(_fp8("fp8_per_tensor_static"), "weight")}}
+
+
+def test_quant_spec_text_is_vllms_str() -> None:
+    assert q.spec_text(_spec(q.WEIGHT_KEYS["mxfp4"], "weight", "hadamard_size", size=32)) == "mxfp4_hadamard32"
+    assert q.spec_text(_spec(_fp8("fp8_per_tensor_static"), "weight", "activation")) == (
+        '{"weight":"fp8_per_tensor_static","activation":null}')
+    assert q.spec_text(q.SHORTHANDS["nvfp4_per_token"][1]).startswith("QuantKey(u8,")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("quantization", "given", "text"), [
+    ("mxfp4_hadamard32", {"linear": {"weight": "mxfp8"}},
+     "quantization_config cannot change the weight of a Hadamard-rotated shorthand (mxfp4_hadamard32 -> mxfp8); use "
+     "--quantization online and set `hadamard_size` on the spec instead."),
+    ("online", {"linear": "foo"}, "unknown quantization name 'foo'; expected one of"),
+    ("online", {"linear": "int8_per_channel_weight_only"},
+     "online shorthand 'int8_per_channel_weight_only' does not define a linear spec"),
+    ("online", {"linear": {"weight": "mxfp4", "hadamard_size": 3}}, "hadamard_size must be a power of two, got 3"),
+    ("online", {"targets": {"a": "nope"}}, "targets[a] = nope is not a valid online shorthand name"),
+    ("online", {"targets": {"a": 3}}, "targets[a] must be an online shorthand name or a quantization spec, got int"),
+    ("online", {"targets": {"re:[": "mxfp8"}}, "targets key re:[ is not a valid regex"),
+    ("online", {"targets": {"a": "fp8_per_tensor"}, "linear": "fp8_per_tensor"},
+     "quantization_config.targets is mutually exclusive with quantization_config.linear/moe, got "
+     "targets={'a': 'fp8_per_tensor'}, linear=fp8_per_tensor_static, moe=None."),
+])
+def test_refusals_are_vllms_text(quantization: str, given: dict[str, Any], text: str) -> None:
+    out = q.quantization_config(state({"usage.via_engine_args": True, "model_config.quantization": quantization,
+                                       "model_config.quantization_config": given}, version="0.34.0"))
+    assert isinstance(out, Violation) and out.message.startswith(text)
+
+
+def test_online_quantization_end_to_end() -> None:
+    llama = fixture_path("llama")
+    r = postinit.resolve(model=llama, argv=["--quantization", "mxfp4"], vllm_version="0.34.0", platform="cuda:9.0")
+    assert r.ok and r.config.model_config.quantization_config is None  # deferred: the checkpoint decides
+    r = postinit.resolve(model=llama, argv=["--quantization", "fp8_per_channel", "--quantization-config",
+                                            json.dumps({"moe": "mxfp8"})], vllm_version="0.34.0", platform="cuda:9.0")
+    assert r.ok and r.config.model_config.quantization_config["moe"]["weight"] == q.WEIGHT_KEYS["mxfp8"]
+    assert r.why("model_config.quantization_config").rule == "engine-args.quantization-config"
+    r = postinit.resolve(model=llama, argv=["--quantization", "mxfp4_hadamard32", "--quantization-config",
+                                            json.dumps({"linear": {"weight": "mxfp8"}})], vllm_version="0.34.0",
+                         platform="cuda:9.0")
+    assert not r.ok and r.error is not None and r.error.stage == "engine_args"

@@ -492,6 +492,10 @@ def _generic(dest: str, facts: Mapping[str, Any]) -> FlagSpec:
                 # or value it refuses is a parse error; the object is kept as an extra no rule reads
                 return FlagSpec(tuple(facts["names"]), f"extra.{dest}", "json", optional=vtype.startswith("optional("),
                                 builds=built.group(1))
+            if built is not None and dest in _RAW_SUB_CONFIGS:
+                # vLLM's parser builds that dataclass from the JSON text; postinit keeps the decoded JSON, which
+                # the rules resolve (postinit/rules/v0_34_0_quant.py)
+                return FlagSpec(tuple(facts["names"]), f"extra.{dest}", "json", optional=vtype.startswith("optional("))
             if vtype == "optional(loads)" and dest in _LOADED_SUB_CONFIGS:
                 # EngineArgs.create_<name>() builds the sub-config from the loaded JSON (vllm/engine/arg_utils.py)
                 return FlagSpec(tuple(facts["names"]), f"extra.{dest}", "json", optional=True)
@@ -508,6 +512,9 @@ _SUB_CONFIG_FLAGS = ("attention_config", "kernel_config", "engram_config", "reas
                      "profiler_config", "watchdog_config", "weight_transfer_config", "ec_manager_config",
                      "ec_transfer_config", "diffusion_config", "watermark_config")
 _LOADED_SUB_CONFIGS = ("diffusion_config", "watermark_config")
+_RAW_SUB_CONFIGS = ("quantization_config",)
+"""Dataclass-typed flags without a schema class of postinit's: their JSON is kept decoded (vLLM 0.34.0's
+``--quantization-config``, a QuantizationConfigArgs)."""
 """Sub-config flags vLLM's parser loads as plain JSON (``optional(loads)``), built later by EngineArgs."""
 TARGETS_FROM: tuple[tuple[str, dict[str, str]], ...] = (
     ("0.34.0", {
@@ -518,7 +525,7 @@ TARGETS_FROM: tuple[tuple[str, dict[str, str]], ...] = (
             "checkpoint_prepare_on_startup", "renderer_num_workers", "language_model_only", "mm_hasher_algorithm",
             "mm_encoder_only", "mm_encoder_attn_dtype", "mm_encoder_fp8_scale_path", "mm_encoder_fp8_scale_save_path",
             "mm_encoder_fp8_scale_save_margin", "video_pruning_rate", "video_pruning_method", "mm_tensor_ipc",
-            "mm_processor_device", "mm_ipc_gpu_memory_gb", "mm_device_do_normalize")},
+            "mm_processor_device", "mm_ipc_gpu_memory_gb", "mm_device_do_normalize", "quantization_config")},
         **{d: "load_config." + d for d in (
             "safetensors_prefetch_num_threads", "safetensors_prefetch_block_size", "shuffle_safetensors_files")},
         **{d: _P + d for d in (
