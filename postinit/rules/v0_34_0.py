@@ -29,6 +29,7 @@ from postinit.rules import hashing_v0_34_0
 from postinit.rules import v0_34_0_models as spec
 from postinit.rules.delta import patch
 from postinit.rules.models import PAGE_READS, head_size, total_num_kv_heads
+from postinit.rules.v0_34_0_errors import VLLM_EXECUTOR_CLASSES
 from postinit.rules.v0_34_0_hooks import capability_family
 from postinit.rules.verify import num_experts
 from postinit.rules.versions import Delta
@@ -1510,6 +1511,12 @@ _ASYNC_READS = (_ASYNC, _MC, "model_config.runner_type", "parallel_config.distri
                 "parallel_config.enable_dbo", "parallel_config.all2all_backend")
 
 
+def _executor_supports_async(backend: Any) -> bool:
+    """``Executor.get_class(...).supports_async_scheduling()``: the mp, uni and external_launcher executors and
+    vLLM's own classes that say so (by qualified name); not ray nor the base Executor."""
+    return backend in (None, "mp", "uni", "external_launcher") or VLLM_EXECUTOR_CLASSES.get(backend, False)
+
+
 @rule(
     "scheduler.async-scheduling-default",
     title="Async scheduling defaults on, except for pooling models, executors without support and ROCm DeepEP-HT DBO",
@@ -1528,7 +1535,7 @@ def async_scheduling_default(c: Mapping[str, Any]) -> RuleResult:
     if c[_MC] is not None and c["model_config.runner_type"] == "pooling":
         return Outcome.log({_ASYNC: False})
     backend = c["parallel_config.distributed_executor_backend"]
-    if backend not in (None, "mp", "uni", "external_launcher"):
+    if not _executor_supports_async(backend):
         return Outcome({_ASYNC: False}, message=f"Async scheduling will be disabled because it is not supported "
                                                f"with the `{backend}` distributed executor backend. ",
                        level="warning")
@@ -1556,7 +1563,7 @@ def async_scheduling_explicit(c: Mapping[str, Any]) -> RuleResult:
         return Violation("Async scheduling is not compatible with ROCm DeepEP high-throughput DBO. Please use "
                          "--no-async-scheduling or select a different all2all backend.")
     backend = c["parallel_config.distributed_executor_backend"]
-    if backend not in (None, "mp", "uni", "external_launcher"):
+    if not _executor_supports_async(backend):
         return Violation(f"`{backend}` does not support async scheduling yet.")
     return None
 
@@ -3863,7 +3870,8 @@ def nixl_dcp(c: Mapping[str, Any]) -> RuleResult:
     phase="verify",
     kind="check",
     reads=("env.VLLM_RELOAD_MODE", "offload_config.offload_backend", "offload_config.prefetch.offload_group_size",
-           "offload_config.uva.cpu_offload_gb", _MC, "model_config.quantization", "lora_config", _SPEC,
+           "offload_config.uva.cpu_offload_gb", _MC, "model_config.quantization", "quant_config",
+           "quant_config.class_name", "model_config.quantization_config", "lora_config", _SPEC,
            "speculative_config.draft_lm_head_quantization", "weight_transfer_config",
            "weight_transfer_config.backend"),
     source=f"{_VLLM}._verify_direct_reload_compat (vllm/config/vllm.py:1155, called at :1558); "
@@ -3871,7 +3879,8 @@ def nixl_dcp(c: Mapping[str, Any]) -> RuleResult:
     message="Direct reload does not support weight offloading.",
 )
 def direct_reload(c: Mapping[str, Any]) -> RuleResult:
-    """Partial model: online quantization configs are not modelled."""
+    """Online quantization is an OnlineQuantizationConfig, or a checkpoint's config composed with the user's
+    --quantization-config (its ``online_quantization_config``)."""
     if c["env.VLLM_RELOAD_MODE"] != "direct":
         return None
     if c["offload_config.offload_backend"] != "auto" or c["offload_config.prefetch.offload_group_size"] > 0 \
@@ -3879,6 +3888,9 @@ def direct_reload(c: Mapping[str, Any]) -> RuleResult:
         return Violation("Direct reload does not support weight offloading.")
     if c[_MC] is not None and c["model_config.quantization"] == "torchao":
         return Violation("Direct reload does not support torchao quantization.")
+    if c["quant_config"] and (c["quant_config.class_name"] == "OnlineQuantizationConfig"
+                              or c["model_config.quantization_config"] is not None):
+        return Violation("Direct reload does not support online quantization.")
     if c["lora_config"]:
         return Violation("Direct reload does not support LoRA.")
     if c[_SPEC] and c["speculative_config.draft_lm_head_quantization"] is not None:

@@ -1238,6 +1238,17 @@ def speculative_method_known(c: Mapping[str, Any]) -> RuleResult:
                      "registered custom methods: [].", hint="pick one of the built-in methods")
 
 
+VLLM_EXECUTOR_CLASSES: dict[str, bool] = {
+    "vllm.v1.executor.abstract.Executor": False,
+    "vllm.v1.executor.cuda_checkpoint_executor.CUDACheckpointExecutor": True,
+    "vllm.v1.executor.multiproc_executor.MultiprocExecutor": True,
+    "vllm.v1.executor.uniproc_executor.UniProcExecutor": True,
+    "vllm.v1.executor.uniproc_executor.ExecutorWithExternalLauncher": True,
+}
+"""vLLM 0.34.0's own executor classes (``vllm/v1/executor/``; the Ray one does not import here) by qualified name ->
+their ``supports_async_scheduling()``."""
+
+
 @rule(
     "parallel.executor-backend-class",
     title="A distributed executor backend that is no built-in name is a class's qualified name",
@@ -1251,9 +1262,10 @@ def speculative_method_known(c: Mapping[str, Any]) -> RuleResult:
 def executor_backend_class(c: Mapping[str, Any]) -> RuleResult:
     """ParallelConfig takes any text; VllmConfig imports it as ``module.Class`` when it picks the executor class:
     a bare word cannot be split, a dotted name whose module is not installed cannot be imported (postinit assumes
-    it is not)."""
+    it is not, except for vLLM's own executor classes)."""
     backend = c["parallel_config.distributed_executor_backend"]
-    if not isinstance(backend, str) or backend in get_args(DistributedExecutorBackend):
+    if not isinstance(backend, str) or backend in get_args(DistributedExecutorBackend) \
+            or backend in VLLM_EXECUTOR_CLASSES:
         return None
     if "." not in backend:
         return Violation("not enough values to unpack (expected 2, got 1)",

@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from postinit.engine import RuleResult, Violation, rule
+from postinit.engine import Outcome, RuleResult, Violation, rule
 from postinit.rules.versions import Delta
 
 __all__ = ["DELTA", "ONLINE_SHORTHAND_NAMES", "QUANT_KEYS", "SHORTHANDS", "resolve_online_config"]
@@ -250,5 +250,31 @@ def quantization_config(c: Mapping[str, Any]) -> RuleResult:
     return None if resolved == given else {_M + "quantization_config": resolved}
 
 
-DELTA = Delta(add=(quantization_config,))
+_SC = "speculative_config."
+
+
+@rule(
+    "speculative.draft-lm-head-dtype",
+    title="EAGLE with a quantized draft lm-head reads the draft's head dtype",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SC + "method", _SC + "draft_lm_head_quantization", _M + "dtype"),
+    after=("speculative.sampling-options",),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__ (1403: the speculator's apply_options, "
+    "check_draft_lm_head_quantization in vllm/v1/worker/gpu/spec_decode/eagle/config.py:21-31; ModelConfig.head_dtype "
+    "logs it, vllm/config/model.py:2169); ref v0.34.0",
+    message="head dtype: {dtype}",
+    level="debug",
+)
+def draft_lm_head_dtype(c: Mapping[str, Any]) -> RuleResult:
+    """The quantized lm-head must run in the model dtype; the draft's head dtype is its model dtype (the target's:
+    a generative draft without a ``head_dtype`` override), so the check passes and only the property's record
+    shows. Partial model: a draft ``head_dtype`` override and DSpark's drafter check are not modelled."""
+    if c["speculative_config"] is None or c[_SC + "method"] not in ("eagle", "eagle3") \
+            or c[_SC + "draft_lm_head_quantization"] is None:
+        return None
+    return Outcome.log(dtype=f"torch.{c[_M + 'dtype']}")
+
+
+DELTA = Delta(add=(quantization_config, draft_lm_head_dtype))
 """The online quantization part of vLLM 0.34.0's delta over 0.11.1."""

@@ -797,6 +797,39 @@ argv("quant-hadamard-override", "changing the weight of a Hadamard-rotated short
      [LLAMA, "--quantization", "mxfp4_hadamard32", *qc({"linear": {"weight": "mxfp8"}})])
 
 
+# ---------------------------------------------------------------- batch 15 (cov034): watermarking with speculative
+# decoding, VLLM_RELOAD_MODE=direct
+EAGLE_P = {"method": "eagle", "model": "llama_draft", "num_speculative_tokens": 2, "draft_sample_method": "probabilistic"}
+conf("wm-spec-block", "watermarking with block rejection sampling", ["vllm.py:1319", "vllm.py:1320"], model="llama",
+     speculative_config={**EAGLE_P, "rejection_sample_method": "block"}, watermark_config={"key": 7})
+conf("wm-spec-ngram", "watermarking with n-gram speculation", ["vllm.py:1324", "vllm.py:1325"], model="llama",
+     speculative_config={"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3,
+                         "draft_sample_method": "probabilistic"}, watermark_config={"key": 7})
+conf("wm-spec-gumbel", "gumbel watermarking with speculation, drafts not allowed unwatermarked",
+     ["vllm.py:1330", "vllm.py:1334"], model="llama", speculative_config=EAGLE_P, watermark_config={"key": 7})
+conf("wm-spec-dual-alpha", "dual-key gumbel watermarking with speculation and its alpha set",
+     ["vllm.py:1340", "vllm.py:1350", "vllm.py:1353"], model="llama", speculative_config=EAGLE_P,
+     watermark_config={"key": 7, "algorithm": "dual_key_gumbel", "alpha": 0.3})
+DIRECT = {"VLLM_RELOAD_MODE": "direct"}
+argv("direct-reload", "direct reload with nothing it refuses", ["vllm.py:1175", "vllm.py:1179", "vllm.py:1197"],
+     [LLAMA], env=DIRECT)
+argv("direct-reload-online", "direct reload with online quantization", ["vllm.py:1184"],
+     [LLAMA, "--quantization", "fp8_per_tensor"], env=DIRECT)
+argv("direct-reload-draft-head", "direct reload with a quantized draft lm-head", ["vllm.py:1190", "vllm.py:1193"],
+     [LLAMA, "--speculative-config", json.dumps({**EAGLE_P, "model": "models/llama_draft",
+                                                 "draft_lm_head_quantization": "fp8"})], env=DIRECT)
+
+
+# ---------------------------------------------------------------- batch 16 (cov034): an executor class by name
+ABSTRACT_EXECUTOR = ["--distributed-executor-backend", "vllm.v1.executor.abstract.Executor"]
+argv("executor-class-no-async", "an executor class without async scheduling support", ["vllm.py:1622", "vllm.py:1623"],
+     [LLAMA, *ABSTRACT_EXECUTOR])
+argv("executor-class-async", "async scheduling asked of an executor class without its support",
+     ["vllm.py:1606", "vllm.py:1607"], [LLAMA, *ABSTRACT_EXECUTOR, "--async-scheduling"])
+argv("executor-class-uni", "vLLM's uniprocess executor class by its qualified name", ["vllm.py:1622"],
+     [LLAMA, "--distributed-executor-backend", "vllm.v1.executor.uniproc_executor.UniProcExecutor"])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN = {
     "k077-spec-zero-tokens": "pydantic's gt=0 bound of num_speculative_tokens, raised unwrapped by create_engine_config",

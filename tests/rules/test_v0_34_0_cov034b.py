@@ -14,6 +14,7 @@ import postinit
 from postinit.engine import Outcome, Violation
 from postinit.errors import SubConfigError
 from postinit.rules import v0_34_0 as v
+from postinit.rules import v0_34_0_errors as e
 from postinit.rules import v0_34_0_quant as q
 from postinit.rules._kit import state
 from tests.golden.parity import fixture_path
@@ -187,3 +188,43 @@ def test_online_quantization_end_to_end() -> None:
                                             json.dumps({"linear": {"weight": "mxfp8"}})], vllm_version="0.34.0",
                          platform="cuda:9.0")
     assert not r.ok and r.error is not None and r.error.stage == "engine_args"
+
+
+def test_direct_reload_refuses_online_quantization() -> None:
+    base = {"model_config": {"model": fixture_path("llama")}, "quant_config": True, "env.VLLM_RELOAD_MODE": "direct"}
+    online = state({**base, "quant_config.class_name": "OnlineQuantizationConfig"},
+                   version="0.34.0")
+    assert v.direct_reload(online) == Violation("Direct reload does not support online quantization.")
+    composed = state({**base, "quant_config.class_name": "Fp8Config",
+                      "model_config.quantization_config": {"linear": None, "moe": None, "ignore": [], "targets": None}},
+                     version="0.34.0")
+    assert v.direct_reload(composed) == Violation("Direct reload does not support online quantization.")
+    checkpoint = state({**base, "quant_config.class_name": "Fp8Config"}, version="0.34.0")
+    assert v.direct_reload(checkpoint) is None
+
+
+def test_eagle_with_a_quantized_draft_lm_head_logs_the_draft_head_dtype() -> None:
+    on = {"speculative_config": {"method": "eagle"}, "speculative_config.method": "eagle",
+          "speculative_config.draft_lm_head_quantization": "fp8", "model_config.dtype": "bfloat16"}
+    out = q.draft_lm_head_dtype(state(on, version="0.34.0"))
+    assert isinstance(out, Outcome) and out.args == {"dtype": "torch.bfloat16"}
+    assert q.draft_lm_head_dtype(state({**on, "speculative_config.draft_lm_head_quantization": None},
+                                       version="0.34.0")) is None
+    assert q.draft_lm_head_dtype(state({**on, "speculative_config.method": "dspark"}, version="0.34.0")) is None
+
+
+def test_an_executor_class_by_name_supports_async_scheduling_as_the_class_says() -> None:
+    abstract = "vllm.v1.executor.abstract.Executor"
+    s = state({"parallel_config.distributed_executor_backend": abstract, "scheduler_config.async_scheduling": None},
+              version="0.34.0")
+    out = v.async_scheduling_default(s)
+    assert isinstance(out, Outcome) and out.changes == {"scheduler_config.async_scheduling": False}
+    asked = state({"parallel_config.distributed_executor_backend": abstract,
+                   "scheduler_config.async_scheduling": True}, version="0.34.0")
+    assert v.async_scheduling_explicit(asked) == Violation(f"`{abstract}` does not support async scheduling yet.")
+    uni = state({"parallel_config.distributed_executor_backend": "vllm.v1.executor.uniproc_executor.UniProcExecutor",
+                 "scheduler_config.async_scheduling": True}, version="0.34.0")
+    assert v.async_scheduling_explicit(uni) is None
+    assert e.executor_backend_class(uni) is None
+    other = state({"parallel_config.distributed_executor_backend": "my_pkg.MyExecutor"}, version="0.34.0")
+    assert isinstance(e.executor_backend_class(other), Violation)
