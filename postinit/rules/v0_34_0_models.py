@@ -678,7 +678,7 @@ def mm_encoder_only(c: Mapping[str, Any]) -> RuleResult:
         out[_MMC] = mm
     if mm is not None and mm.get("mm_encoder_only") and c[_APC]:
         return Outcome.log({**out, _APC: False})
-    return out or None
+    return Outcome(out, message="") if out else None  # marking the config logs nothing
 
 
 @rule(

@@ -830,6 +830,31 @@ argv("executor-class-uni", "vLLM's uniprocess executor class by its qualified na
      [LLAMA, "--distributed-executor-backend", "vllm.v1.executor.uniproc_executor.UniProcExecutor"])
 
 
+# ---------------------------------------------------------------- batch 17 (cov034): EPD encoder instances
+EC_PRODUCER = ["--ec-transfer-config", json.dumps({"ec_connector": "ECExampleConnector", "ec_role": "ec_producer"})]
+SPAWN = {"VLLM_WORKER_MULTIPROC_METHOD": "spawn"}
+argv("epd-processor-cpu", "an EPD encoder instance keeps the processor on CPU without torch_shm",
+     ["vllm.py:3013", "vllm.py:3016", "vllm.py:3020", "vllm.py:3056", "vllm.py:3060"], [MM, *EC_PRODUCER])
+argv("epd-processor-shm", "an EPD encoder instance runs the processor and video decoding on the GPU",
+     ["vllm.py:3016", "vllm.py:3032", "vllm.py:3060", "vllm.py:3068", "vllm.py:3078", "vllm.py:3086"],
+     [MM, *EC_PRODUCER, "--mm-tensor-ipc", "torch_shm"], env=SPAWN)
+argv("epd-processor-shm-video", "an EPD encoder instance with the video backend given", ["vllm.py:3068"],
+     [MM, *EC_PRODUCER, "--mm-tensor-ipc", "torch_shm", "--media-io-kwargs", json.dumps({"video": {"backend": "opencv"}})],
+     env=SPAWN)
+
+
+# ---------------------------------------------------------------- batch 18 (cov034): SpeculativeConfig
+EAGLE2 = {"method": "eagle", "model": "llama_draft", "num_speculative_tokens": 2}
+conf("spec-max-len-target", "a speculative max_model_len above the target's",
+     ["speculative.py:1465", "speculative.py:1466"], model="llama", model_config={"max_model_len": 1024},
+     speculative_config={**EAGLE2, "max_model_len": 2048})
+conf("spec-no-method-no-model", "speculative decoding without a method or a draft model", ["speculative.py:1370"],
+     model="llama", speculative_config={"num_speculative_tokens": 2})
+conf("spec-adaptive-local-argmax", "adaptive verification with local argmax reduction", ["speculative.py:1405",
+     "speculative.py:1410"], model="llama",
+     speculative_config={**EAGLE2, "enable_adaptive_verification": True, "use_local_argmax_reduction": True})
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN = {
     "k077-spec-zero-tokens": "pydantic's gt=0 bound of num_speculative_tokens, raised unwrapped by create_engine_config",

@@ -228,3 +228,51 @@ def test_an_executor_class_by_name_supports_async_scheduling_as_the_class_says()
     assert e.executor_backend_class(uni) is None
     other = state({"parallel_config.distributed_executor_backend": "my_pkg.MyExecutor"}, version="0.34.0")
     assert isinstance(e.executor_backend_class(other), Violation)
+
+
+def _epd(**mm: Any) -> dict[str, Any]:
+    return {"model_config": {"model": fixture_path("whisper")},
+            "model_config.multimodal_config": {"mm_tensor_ipc": "direct_rpc", "mm_processor_kwargs": None,
+                                               "media_io_kwargs": {}, **mm},
+            "ec_transfer_config": {"ec_connector": "ECExampleConnector"},
+            "ec_transfer_config.ec_connector": "ECExampleConnector", "ec_transfer_config.ec_role": "ec_producer"}
+
+
+def test_an_epd_encoder_instance_moves_the_processor_to_the_gpu_only_with_torch_shm() -> None:
+    out = e.epd_processor_device(state(_epd(), version="0.34.0"))
+    assert isinstance(out, Outcome) and not out.changes
+    assert (out.message or "").startswith("EPD encoder instance: keeping the multi-modal processor on CPU because "
+                                          "mm_tensor_ipc=direct_rpc")
+    out = e.epd_processor_device(state(_epd(mm_tensor_ipc="torch_shm"), version="0.34.0"))
+    assert isinstance(out, Outcome)
+    mm = out.changes["model_config.multimodal_config"]
+    assert mm["mm_processor_kwargs"] == {"device": "cuda"} and mm["media_io_kwargs"] == {"video": {}}
+    assert (out.message or "").splitlines()[1].startswith("EPD encoder instance: keeping CPU video decoding")
+    chosen = e.epd_processor_device(state(_epd(mm_tensor_ipc="torch_shm", media_io_kwargs={"video": {"backend": "x"}}),
+                                          version="0.34.0"))
+    assert isinstance(chosen, Outcome) and len((chosen.message or "").splitlines()) == 1
+    consumer = {**_epd(mm_tensor_ipc="torch_shm"), "ec_transfer_config.ec_role": "ec_both"}
+    assert e.epd_processor_device(state(consumer, version="0.34.0")) is None
+    assert e.epd_processor_device(state(_epd(mm_tensor_ipc="torch_shm"), platform="cpu", version="0.34.0")) is None
+
+
+def test_the_processor_on_the_gpu_is_logged_on_an_encode_only_instance_and_refused_elsewhere() -> None:
+    on_gpu = _epd(mm_processor_kwargs={"device": "cuda"})
+    base = {"model_config.is_multimodal_model": True}
+    out = e.mm_processor_device(state({**on_gpu, **base}, version="0.34.0"))
+    assert isinstance(out, Outcome) and out.message == (
+        "Running the multi-modal processor on cuda. Override with --mm-processor-device=cpu.")
+    both = {**on_gpu, **base, "ec_transfer_config.ec_role": "ec_both"}
+    assert isinstance(e.mm_processor_device(state(both, version="0.34.0")), Violation)
+
+
+def test_adaptive_verification_from_draft_logits_excludes_local_argmax_reduction() -> None:
+    on = {"speculative_config": {"method": "eagle"}, "speculative_config.method": "eagle",
+          "speculative_config.enable_adaptive_verification": True,
+          "speculative_config.use_local_argmax_reduction": True}
+    assert isinstance(e.adaptive_verification_draft_logits(state(on, version="0.34.0")), Violation)
+    for method in ("suffix", "dspark"):
+        assert e.adaptive_verification_draft_logits(
+            state({**on, "speculative_config.method": method}, version="0.34.0")) is None
+    assert e.adaptive_verification_draft_logits(
+        state({**on, "speculative_config.use_local_argmax_reduction": False}, version="0.34.0")) is None
