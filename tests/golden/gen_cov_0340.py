@@ -855,6 +855,40 @@ conf("spec-adaptive-local-argmax", "adaptive verification with local argmax redu
      speculative_config={**EAGLE2, "enable_adaptive_verification": True, "use_local_argmax_reduction": True})
 
 
+# ---------------------------------------------------------------- batch 19 (cov034): --quantization-config refused by
+# its validators while parsing
+argv("qc-targets-list", "quantization targets given as a list", ["quantization.py:224", "quantization.py:225"],
+     [LLAMA, *qc({"targets": ["x"]})])
+argv("qc-target-unknown", "a quantization target naming no online shorthand", ["quantization.py:233",
+     "quantization.py:234"], [LLAMA, *qc({"targets": {"a": "nope"}})])
+argv("qc-target-number", "a quantization target given as a number", ["quantization.py:241", "quantization.py:242"],
+     [LLAMA, *qc({"targets": {"a": 3}})])
+argv("qc-target-regex", "a quantization target pattern that is no regex", ["quantization.py:250"],
+     [LLAMA, *qc({"targets": {"re:[": "fp8_per_tensor"}})])
+argv("qc-targets-and-linear", "quantization targets with a linear spec",
+     ["quantization.py:260", "quantization.py:261", "quantization.py:162", "quantization.py:100"],
+     [LLAMA, *qc({"targets": {"a": "mxfp8"}, "linear": {"weight": "fp8_per_tensor_static", "activation": None}})])
+argv("qc-name-unknown", "an unknown quantization name for linear layers", ["quantization.py:77"],
+     [LLAMA, *qc({"linear": "foo"})])
+argv("qc-weight-number", "a quantization weight given as a number", ["quantization.py:72", "quantization.py:73"],
+     [LLAMA, *qc({"linear": {"weight": 3}})])
+argv("qc-hadamard-size", "a Hadamard size that is not a power of two", ["quantization.py:142", "quantization.py:143"],
+     [LLAMA, *qc({"linear": {"weight": "mxfp4", "hadamard_size": 3}})])
+argv("qc-shorthand-no-linear", "an online shorthand without a linear spec for linear layers",
+     ["quantization.py:212", "quantization.py:213"], [LLAMA, *qc({"linear": "int8_per_channel_weight_only"})])
+
+
+# ---------------------------------------------------------------- batch 20 (cov034): ModelConfig's quantization and
+# decode context parallelism checks
+argv("dcp-q-per-kv", "decode context parallelism not dividing the query heads per KV head",
+     ["model.py:1621", "model.py:1622"], ["models/cov_llama_h12kv2", "-tp", "12", "-dcp", "4"],
+     platform={"kind": "cuda", "capability": 90, "device_count": 12})
+argv("quant-deprecated-allowed", "a deprecated quantization method allowed", ["model.py:1493", "model.py:1494"],
+     ["models/cov_llama_fbgemm", "--allow-deprecated-quantization"])
+argv("quant-humming", "the humming quantization method asked for", ["model.py:1438"],
+     [LLAMA, "--quantization", "humming"])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN = {
     "k077-spec-zero-tokens": "pydantic's gt=0 bound of num_speculative_tokens, raised unwrapped by create_engine_config",

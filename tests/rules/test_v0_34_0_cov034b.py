@@ -17,6 +17,7 @@ from postinit.rules import v0_34_0 as v
 from postinit.rules import v0_34_0_errors as e
 from postinit.rules import v0_34_0_quant as q
 from postinit.rules._kit import state
+from postinit.schema import online_quant
 from tests.golden.parity import fixture_path
 
 Q4PLE = fixture_path("cov_qwen4_exp_ple")
@@ -108,7 +109,7 @@ def test_engram_end_to_end() -> None:
 # ---------------------------------------------------------------- online quantization configs (v0_34_0_quant)
 
 def _fp8(name: str) -> dict[str, Any]:
-    return q.QUANT_KEYS[name]
+    return online_quant.QUANT_KEYS[name]
 
 
 def _spec(weight: dict[str, Any] | None, *fields: str, activation: Any = None, size: int | None = None
@@ -132,12 +133,12 @@ def test_a_given_config_is_merged_over_the_shorthand() -> None:
                    "moe": _spec(_fp8("fp8_per_tensor_static"), "weight"), "ignore": ["lm_head"], "targets": None}
     # a shorthand name for a field is that shorthand's spec; a key name is a weight-only spec (no static variant)
     assert q.resolve_online_config("online", {"linear": "mxfp4"})["linear"] == _spec(  # type: ignore[index]
-        q.WEIGHT_KEYS["mxfp4"], "weight")
+        online_quant.WEIGHT_KEYS["mxfp4"], "weight")
     assert q.resolve_online_config("online", {"moe": "fp8_per_token"})["moe"] == _spec(  # type: ignore[index]
         _fp8("fp8_per_token"), "weight")
     # a deferred shorthand keeps the given config as it is; in a spec an ambiguous name is the static weight key
     kept = q.resolve_online_config("mxfp4", {"linear": {"weight": "mxfp4", "activation": None}})
-    assert kept == {"linear": _spec(q.WEIGHT_KEYS["mxfp4"], "weight", "activation"), "moe": None, "ignore": [],
+    assert kept == {"linear": _spec(online_quant.WEIGHT_KEYS["mxfp4"], "weight", "activation"), "moe": None, "ignore": [],
                     "targets": None}
 
 
@@ -149,10 +150,10 @@ def test_targets_keep_shorthand_names_and_build_specs() -> None:
 
 
 def test_quant_spec_text_is_vllms_str() -> None:
-    assert q.spec_text(_spec(q.WEIGHT_KEYS["mxfp4"], "weight", "hadamard_size", size=32)) == "mxfp4_hadamard32"
-    assert q.spec_text(_spec(_fp8("fp8_per_tensor_static"), "weight", "activation")) == (
+    assert online_quant.spec_text(_spec(online_quant.WEIGHT_KEYS["mxfp4"], "weight", "hadamard_size", size=32)) == "mxfp4_hadamard32"
+    assert online_quant.spec_text(_spec(_fp8("fp8_per_tensor_static"), "weight", "activation")) == (
         '{"weight":"fp8_per_tensor_static","activation":null}')
-    assert q.spec_text(q.SHORTHANDS["nvfp4_per_token"][1]).startswith("QuantKey(u8,")  # type: ignore[arg-type]
+    assert online_quant.spec_text(online_quant.SHORTHANDS["nvfp4_per_token"][1]).startswith("QuantKey(u8,")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("quantization", "given", "text"), [
@@ -182,7 +183,7 @@ def test_online_quantization_end_to_end() -> None:
     assert r.ok and r.config.model_config.quantization_config is None  # deferred: the checkpoint decides
     r = postinit.resolve(model=llama, argv=["--quantization", "fp8_per_channel", "--quantization-config",
                                             json.dumps({"moe": "mxfp8"})], vllm_version="0.34.0", platform="cuda:9.0")
-    assert r.ok and r.config.model_config.quantization_config["moe"]["weight"] == q.WEIGHT_KEYS["mxfp8"]
+    assert r.ok and r.config.model_config.quantization_config["moe"]["weight"] == online_quant.WEIGHT_KEYS["mxfp8"]
     assert r.why("model_config.quantization_config").rule == "engine-args.quantization-config"
     r = postinit.resolve(model=llama, argv=["--quantization", "mxfp4_hadamard32", "--quantization-config",
                                             json.dumps({"linear": {"weight": "mxfp8"}})], vllm_version="0.34.0",
@@ -276,3 +277,25 @@ def test_adaptive_verification_from_draft_logits_excludes_local_argmax_reduction
             state({**on, "speculative_config.method": method}, version="0.34.0")) is None
     assert e.adaptive_verification_draft_logits(
         state({**on, "speculative_config.use_local_argmax_reduction": False}, version="0.34.0")) is None
+
+
+@pytest.mark.parametrize(("given", "first_lines"), [
+    ({"targets": ["x"]}, ['invalid _optional_type value: \'{"targets": ["x"]}\'']),
+    ({"linear": {"weight": "mxfp4", "hadamard_size": 3}},
+     ["1 validation error for QuantizationConfigArgs", "linear.hadamard_size",
+      "  Value error, hadamard_size must be a power of two, got 3 [type=value_error, input_value=3, input_type=int]"]),
+    ({"targets": {"a": "mxfp8"}, "linear": "fp8_per_tensor"},
+     ["1 validation error for QuantizationConfigArgs",
+      "  Value error, quantization_config.targets is mutually exclusive with quantization_config.linear/moe, got "
+      "targets={'a': 'mxfp8'}, linear=fp8_per_tensor_static, moe=None. [type=value_error, input_value={'targets': "
+      "{'a': 'mxfp8'...near': 'fp8_per_tensor'}, input_type=dict]"]),  # pydantic shortens the input it shows
+])
+def test_the_parser_refuses_a_quantization_config_its_validators_refuse(given: dict[str, Any],
+                                                                        first_lines: list[str]) -> None:
+    text = online_quant.parse_refusal(json.dumps(given), given)
+    assert text is not None and text.splitlines()[:len(first_lines)] == first_lines
+    assert online_quant.parse_refusal("{}", {"linear": "fp8_per_tensor"}) is None
+    with pytest.raises(SubConfigError) as err:
+        postinit.resolve(model=fixture_path("llama"), argv=["--quantization-config", json.dumps(given)],
+                         vllm_version="0.34.0", platform="cuda:9.0")
+    assert err.value.stage == "parse" and err.value.error == "ArgumentError"
