@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, get_args
 
 from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.rules import model_config as mc
 from postinit.rules.delta import patch
 from postinit.rules.v0_11_1 import dp_lb_outcome
 from postinit.rules.versions import Delta
@@ -1363,6 +1364,28 @@ def adaptive_verification_draft_logits(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+@rule(
+    "lora.model-supported",
+    title="LoRA needs a model class implementing SupportsLoRA",
+    phase="verify",
+    kind="check",
+    reads=("lora_config", *mc.INFO_READS, "model_config.model"),
+    source="vllm/config/lora.py LoRAConfig.verify_with_model_config (vllm/config/lora.py:140-148, called at "
+    "vllm/config/vllm.py:1540); ref step-5, v0.34.0",
+    message="LoRA is not supported for <architecture> (<model>). Supported models implement the `SupportsLoRA` "
+    "interface. Run this model without `enable_lora`.",
+)
+def lora_model_supported(c: Mapping[str, Any]) -> RuleResult:
+    """Adapters wrap the layers of a class that declares it can take them (a speculative drafter runs none)."""
+    if c["lora_config"] is None or not c["model_config"] or c["model_config.runner_type"] == "draft":
+        return None
+    info = mc.resolved_info(c)
+    if info is None or "lora" in info.interfaces:
+        return None
+    return Violation(f"LoRA is not supported for {c['model_config.architecture']} ({c['model_config.model']}). "
+                     "Supported models implement the `SupportsLoRA` interface. Run this model without `enable_lora`.")
+
+
 _REMOVED_ENV = {
     "VLLM_MARLIN_INPUT_DTYPE": "Marlin no longer supports 8-bit activations. Use `--quantization humming` and set "
     "the activation dtype with VLLM_HUMMING_INPUT_QUANT_CONFIG, e.g. '{\"dtype\":\"int8\"}'.",
@@ -1421,7 +1444,7 @@ DELTA = Delta(
          seed_without_multiprocessing, sleep_mode_checks, prompt_embeds_encoder_decoder,
          lora_mega_moe_backend, moe_ep_backend, lm_format_enforcer_deprecated, offload_prefetch_bounds,
          multimodal_config_checks, epd_processor_device, mm_processor_device, profiler_warnings,
-         adaptive_verification_draft_logits,
+         adaptive_verification_draft_logits, lora_model_supported,
          layerwise_nvtx_deprecated, attention_backend_per_kind, attention_backend_auto,
          attention_indexer_cp_dtype, max_model_len_positive),
     patch=(

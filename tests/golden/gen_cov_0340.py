@@ -889,6 +889,23 @@ argv("quant-humming", "the humming quantization method asked for", ["model.py:14
      [LLAMA, "--quantization", "humming"])
 
 
+# ---------------------------------------------------------------- batch 21 (cov034): LoRA support, elastic EP ceiling
+argv("lora-unsupported-model", "LoRA for a model class without LoRA support", ["lora.py:142", "lora.py:143"],
+     [KIMI, "--enable-lora"])
+argv("elastic-max-dp-below", "an elastic EP DP ceiling below the DP size", ["parallel.py:1135", "parallel.py:1136"],
+     [MOE, *ELASTIC, "--elastic-ep-max-dp-size", "1"])
+
+
+# ---------------------------------------------------------------- batch 22 (cov034): CPU block sizes, worker class
+argv("cpu-mla-block-size", "an MLA model on CPU with a block size given", ["cpu.py:291", "cpu.py:292"],
+     [MOE, "--block-size", "32"], platform="cpu")
+argv("cpu-dsv4-block-size", "DeepSeek-V4 on CPU with a block size given", ["cpu.py:298", "cpu.py:299", "cpu.py:303"],
+     ["models/deepseek_v4", "--block-size", "64"], platform="cpu")
+argv("cpu-dsv4", "DeepSeek-V4 on CPU", ["cpu.py:299"], ["models/deepseek_v4"], platform="cpu")
+argv("cpu-worker-cls", "a worker class given on CPU", ["cpu.py:359"],
+     [LLAMA, "--worker-cls", "vllm.v1.worker.cpu_worker.CPUWorker"], platform="cpu")
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN = {
     "k077-spec-zero-tokens": "pydantic's gt=0 bound of num_speculative_tokens, raised unwrapped by create_engine_config",

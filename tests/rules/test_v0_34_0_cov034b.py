@@ -299,3 +299,15 @@ def test_the_parser_refuses_a_quantization_config_its_validators_refuse(given: d
         postinit.resolve(model=fixture_path("llama"), argv=["--quantization-config", json.dumps(given)],
                          vllm_version="0.34.0", platform="cuda:9.0")
     assert err.value.stage == "parse" and err.value.error == "ArgumentError"
+
+
+def test_lora_needs_a_model_class_that_supports_it() -> None:
+    kimi = fixture_path("cov_kimi_linear")
+    with_lora = {"lora_config": {}, "model_config": {"model": kimi}, "model_config.model": kimi,
+                 "model_config.architecture": "KimiLinearForCausalLM", "model_config.runner_type": "generate"}
+    out = e.lora_model_supported(state(with_lora, version="0.34.0"))
+    assert isinstance(out, Violation) and out.message.startswith(f"LoRA is not supported for KimiLinearForCausalLM ({kimi}).")
+    llama = {**with_lora, "model_config.architecture": "LlamaForCausalLM"}
+    assert e.lora_model_supported(state(llama, version="0.34.0")) is None
+    draft = {**with_lora, "model_config.runner_type": "draft"}
+    assert e.lora_model_supported(state(draft, version="0.34.0")) is None
