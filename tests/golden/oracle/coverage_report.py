@@ -601,8 +601,8 @@ def run(version: str, data_dir: Path, cases: str | None) -> None:
     data_dir.mkdir(parents=True, exist_ok=True)
     files = sorted(glob.glob(cases or default_cases))
     (data_dir / "cases.txt").write_text("".join(f"{f}\n" for f in files))
-    # coverage.py's patch=fork (7.16.2 in the oracle venv) restarts measurement in a forked child only from
-    # COVERAGE_PROCESS_START (without it every case's child records nothing)
+    # patch=fork stops coverage in a forked child and restarts it only from COVERAGE_PROCESS_START (coverage.py
+    # >= 7.10; without it every child, i.e. every case, records nothing)
     env = {**os.environ, "PYTHONHASHSEED": "0", "COVERAGE_FILE": str(data_dir / ".coverage"),
            "COVERAGE_PROCESS_START": str(HERE / "coverage.rc")}
     py = str(venv / "bin/python")
@@ -626,6 +626,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     data_dir = Path(args.data or f"/tmp/postinit-coverage/{args.version}")
     if args.step == "run":
+        venv = VERSIONS[args.version][0]
+        if subprocess.run([str(venv / "bin/python"), "-c", "import coverage"], capture_output=True).returncode:
+            # the oracle locks pin vLLM's own dependencies only; coverage.py is this script's tool
+            sys.exit(f"coverage.py is not installed in {venv}: {venv}/bin/pip install coverage")
         run(args.version, data_dir, args.cases)
         return 0
     venv = VERSIONS[args.version][0]
