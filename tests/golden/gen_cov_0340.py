@@ -897,13 +897,20 @@ argv("elastic-max-dp-below", "an elastic EP DP ceiling below the DP size", ["par
 
 
 # ---------------------------------------------------------------- batch 22 (cov034): CPU block sizes, worker class
-argv("cpu-mla-block-size", "an MLA model on CPU with a block size given", ["cpu.py:291", "cpu.py:292"],
-     [MOE, "--block-size", "32"], platform="cpu")
+argv("cpu-mla-block-size", "an MLA model on CPU (reference MLA kernel) with a block size given", ["cpu.py:291", "cpu.py:292"],
+     [MOE, "--block-size", "32", "--attention-backend", "CPU_MLA"], platform="cpu")
 argv("cpu-dsv4-block-size", "DeepSeek-V4 on CPU with a block size given", ["cpu.py:298", "cpu.py:299", "cpu.py:303"],
      ["models/deepseek_v4", "--block-size", "64"], platform="cpu")
 argv("cpu-dsv4", "DeepSeek-V4 on CPU", ["cpu.py:299"], ["models/deepseek_v4"], platform="cpu")
 argv("cpu-worker-cls", "a worker class given on CPU", ["cpu.py:359"],
      [LLAMA, "--worker-cls", "vllm.v1.worker.cpu_worker.CPUWorker"], platform="cpu")
+
+
+# ---------------------------------------------------------------- batch 23 (cov034): online quantization composed
+# with a quantized checkpoint
+argv("quant-composed", "a quantized checkpoint with an online quantization config composed",
+     ["quantization.py:347", "quantization.py:353"],
+     ["models/llama_fp8_block", "--quantization", "fp8", *qc({"moe": "fp8_per_tensor", "ignore": ["lm_head"]})])
 
 
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
