@@ -3,7 +3,8 @@
 * the engine alone: the vLLM rulebook on a prepared Llama/H100 state, compiled evaluator against the
   readable interpreter (the reference it is tested against), full and minimal traces;
 * the dict path: ``postinit.resolve(config={...}, platform="h100")`` with a new input every call
-  (a new ``max_model_len``, so no cache of validated input parts can answer), with and without
+  (a new ``max_model_len``, so no cache of exact input parts can answer: the ``model_config`` part is
+  patched from the last one of its shape, that one leaf validated again), with and without
   ``.config`` (the validated ``VllmConfig`` object);
 * the flags path: ``postinit.resolve(argv=["--model", ..., "--max-model-len", N], platform="h100")``,
   what ``vllm serve`` flags give, the same two ways.

@@ -370,16 +370,21 @@ def _profile_flags() -> str:
 
 WHY_DICT = (
     "0.2× of vLLM's whole job from the dict (the sub-configs built — ModelConfig reads config.json through "
-    "transformers, warm in the oracle's process — then VllmConfig) is ~200-250 µs. postinit's dict path does "
-    "the same work from the dict: the input validated, the model's facts (cached per model), flattening and "
-    "provenance (~100 µs), the nine phases — ModelConfig, EngineArgs, the sub-configs and VllmConfig's own "
-    "steps — with a full trace (~215-255 µs, the rule bodies ~85 µs and the engine's recording of 36 firings "
-    "most of the rest), and `.config`, which unflattens and validates the 588 resolved values (~100-150 µs): "
-    "the engine alone is about the whole budget."
+    "transformers, warm in the oracle's process — then VllmConfig) is ~250-300 µs. postinit's dict path, by stage "
+    "(own process, a new max_model_len each call, load ~5: 880 µs in all): Request.build 35 µs (4%); the front door "
+    "114 µs (13%: a sub-config of a shape validated before re-validates only its changed leaves, the model's facts "
+    "and loader provenance are made once per model, the rest is flattening, provenance and the version's checks); "
+    "the nine phases with a full trace 421 µs (48%: the rule bodies of 261 evaluations and the recording of 36 "
+    "firings, the stale-read log); `.config` 297 µs (34%: unflattening the 588 resolved values, ~1/3, and "
+    "pydantic validating them into a VllmConfig, ~2/3). The engine alone is about the whole budget; beside vLLM "
+    "in its process every postinit figure is ~15-25% higher than in its own (vLLM's calls in between evict its "
+    "caches)."
 )
 WHY_FLAGS = (
     "0.2× of vLLM's create_engine_config (warm in the oracle's process: transformers' config loading is "
-    "cached after the first call) is ~250-290 µs for parsing the flags (~75 µs: argparse over vLLM's flag "
-    "table), validating, resolving with a trace and building the config: the engine alone takes most of it. "
-    "As processes, what `vllm serve` pays (its imports included), postinit is ~0.04× (the rows below)."
+    "cached after the first call) is ~300-350 µs. postinit's flags path is the dict path's work plus parsing "
+    "(own process, load ~5: 1,120 µs in all, the front door 271 µs of it): argparse over vLLM's flag table "
+    "(~190 actions walked twice per parse) is ~80% of parse_vllm_args; then the same nine phases (~466 µs) and "
+    "`.config` (~324 µs). As processes, what `vllm serve` pays (its imports included), postinit is ~0.05× "
+    "(the rows below)."
 )

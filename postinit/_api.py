@@ -42,7 +42,7 @@ from postinit.rules.hashing import transformers_module
 from postinit.rules.model_config import registry
 from postinit.schema import DraftModel, Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
 from postinit.schema.configs import CacheDType, DistributedExecutorBackend, SpeculativeMethod
-from postinit.schema.env import defined_variables, read_env
+from postinit.schema.env import EnvReading, defined_variables, read_env
 from postinit.schema.errors import ModelNotFoundError, SubConfigError
 from postinit.schema.loaders import check_keys, format_validation_error, load_model, parse_vllm_args
 from postinit.schema.loaders.construct import (
@@ -315,6 +315,9 @@ def _part(key: str, value: Any, whole: Mapping[str, Any]) -> Part:
     ``model_config`` is validated without the model's facts (a ``ModelConfig`` has no check
     across its fields): those are flattened once per loaded model (:func:`_facts`).
     """
+    patched = _patched_part(key, value)
+    if patched is not None:
+        return patched
     text = _json_key(value)
     cache_key = (key, text) if text is not None else None
     hit = _PARTS.get(cache_key) if cache_key is not None else None
@@ -343,10 +346,69 @@ def _part(key: str, value: Any, whole: Mapping[str, Any]) -> Part:
         if len(_PARTS) >= _PARTS_MAX:
             _PARTS.clear()
         _PARTS[cache_key] = (None, part)
+    if type(value) is dict and _SCALARS.issuperset(map(type, value.values())):
+        if len(_SHAPES) >= _PARTS_MAX:
+            _SHAPES.clear()
+        _SHAPES[(key, tuple(value))] = (dict(value), part)
     return part
 
 
+_SCALARS = frozenset({type(None), bool, int, float, str})
+_SHAPES: dict[tuple[str, tuple[str, ...]], tuple[dict[str, Any], Part]] = {}
+"""Per top-level field and the keys its value gives, in order (a mapping of scalars): the last such value validated
+whole, and its part — what another value of that shape is patched from (:func:`_patched_part`)."""
+
+
+def _patched_part(key: str, value: Any) -> Part | None:
+    """The part of a top-level field's value made from a validated value of the same shape (:data:`_SHAPES`): the
+    leaves whose values differ validated on their own (:func:`_leaf_validator`: what the sub-config's validation does
+    to each, no validator of its models reading across fields), the rest taken as they are. The paths the input sets
+    are the shape's. None when no such value was validated, a differing leaf has no validator of its own or refuses
+    the value (the whole part is then validated, and reports it)."""
+    if type(value) is not dict:
+        return None
+    found = _SHAPES.get((key, tuple(value)))
+    if found is None:
+        return None
+    given, (flat, users) = found
+    patched: dict[str, Any] | None = None
+    for k, v in value.items():
+        was = given[k]
+        if v is was or (type(v) is type(was) and v == was):
+            continue
+        if type(v) not in _SCALARS:
+            return None
+        path = f"{key}.{k}"
+        leaf = _leaf_validator(path)
+        if leaf is None:
+            return None
+        try:
+            new = freeze(leaf(v))
+        except (InputError, ValidationError, ValueError, TypeError):
+            return None
+        if patched is None:
+            patched = dict(flat)
+        patched[path] = new
+    return (flat if patched is None else patched), users
+
+
 _FACT_PARTS: dict[int, tuple[LoadedModel, dict[str, Any]]] = {}
+_LOADER_PROV: dict[int, tuple[LoadedModel, tuple[dict[str, str], dict[str, Provenance], frozenset[str]]]] = {}
+
+
+def _loader_provenance(model: LoadedModel) -> tuple[dict[str, str], dict[str, Provenance], frozenset[str]]:
+    """The paths the model loader set, with what set them: ``(path -> detail, the provenance of those that are
+    paths of the space, the paths)``, once per loaded model (shared: provenance is immutable)."""
+    hit = _LOADER_PROV.get(id(model))
+    if hit is not None and hit[0] is model:
+        return hit[1]
+    space = paths()
+    sources = {f"model_config.{k}": v for k, v in model.sources.items()}
+    found = (sources, {p: Provenance(Source.LOADER, d) for p, d in sources.items() if p in space}, frozenset(sources))
+    if len(_LOADER_PROV) >= 256:
+        _LOADER_PROV.clear()
+    _LOADER_PROV[id(model)] = (model, found)
+    return found
 
 
 def _facts(model: LoadedModel, whole: Mapping[str, Any]) -> dict[str, Any]:
@@ -731,15 +793,17 @@ def _prepare(
     space = paths()
     # the platform and the environment first: vLLM's parser builds sub-configs that read them
     plat_detail, plat_flat = _platform(request.platform)
-    reading = read_env(request.env, table=version.env_table)
+    reading = read_env(request.env, table=version.env_table) if request.env else _no_env(version.env_table)
     env_flat = fast.empty_env if not reading.env.explicit else space.flatten_model(reading.env, "env")
     if request.argv:
         # vLLM's parser builds the JSON-valued flags' sub-configs as VllmConfig(...) would: no EngineArgs
-        built = {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None), **version.fact_state}
+        def parse_base() -> dict[str, Any]:
+            return {**fast.default_flat, **plat_flat, **env_flat, **fast.usage(None), **version.fact_state}
+
         logged: list[tuple[str, str, str]] = []
         try:
             parsed = parse_vllm_args(request.argv, allow_files=allow_files,
-                                     construct=parse_stage(built, version, logged), absent=version.absent_flags,
+                                     construct=parse_stage(parse_base, version, logged), absent=version.absent_flags,
                                      version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"),
                                      undeclared=version.undeclared)
         except SubConfigError as e:
@@ -783,6 +847,8 @@ def _prepare(
 
     model_name, loaded = _model_facts(request, data, flag_model, allow_files)
     loader_sources: dict[str, str] = {}
+    loader_prov: dict[str, Provenance] = {}
+    loader_paths: frozenset[str] = frozenset()
     if loaded is not None:
         mc = dict(data.get("model_config") or {})
         loaded = _overridden(loaded, mc, flags, standardize_rope=version.facts.rope_override_standardized)
@@ -790,7 +856,7 @@ def _prepare(
         mc.pop("hf_text_config", None)
         mc["model"] = model_name = loaded.name  # a catalog id in its catalog spelling
         data["model_config"] = mc
-        loader_sources = {f"model_config.{k}": v for k, v in loaded.sources.items()}
+        loader_sources, loader_prov, loader_paths = _loader_provenance(loaded)
 
     draft_flat, draft_origin, draft_note = _draft_facts(data, allow_files)
     if draft_note is not None:
@@ -904,9 +970,7 @@ def _prepare(
         if p in loader_sources:
             continue
         prov[p] = Provenance(Source.USER, flags.get(p, "config"))
-    for p, detail in loader_sources.items():
-        if p in space:
-            prov[p] = Provenance(Source.LOADER, detail)
+    prov.update(loader_prov)
     for p in version_defaults:
         if p not in prov and state[p] != fast.default_flat[p]:
             prov[p] = Provenance(Source.DEFAULT, f"vLLM {version}'s default")
@@ -922,7 +986,7 @@ def _prepare(
     inputs = {"platform": plat_detail, "usage": usage, "semantics": request.semantics,
               "model": model_name, "vllm_version": version.name}
     if keep is not None:
-        keep.append(_Front(data, flags, frozenset(loader_sources), extra))
+        keep.append(_Front(data, flags, loader_paths, extra))
     return state, prov, inputs, tuple(notes), loaded
 
 
@@ -1090,10 +1154,18 @@ def _version_choices(version: versions.Version) -> tuple[tuple[str, tuple[Any, .
     return tuple(out)
 
 
+@functools.cache
+def _no_env(table: str) -> EnvReading:
+    """What reading an empty environment gives at ``table`` (the door only reads it: made once per table)."""
+    return read_env({}, table=table)
+
+
 def _refuse_later_values(data: Mapping[str, Any], version: versions.Version) -> None:
     """A value the schema allows because a later (or earlier) vLLM takes it, given to a version whose config class
     refuses it: vLLM's pydantic literal error, as the door reports one."""
     for path, allowed in _version_choices(version):
+        if path.partition(".")[0] not in data:
+            continue
         node: Any = data
         for part in path.split("."):
             node = node.get(part, _MISSING) if isinstance(node, Mapping) else _MISSING

@@ -185,9 +185,12 @@ class Request(BaseModel):
     def source_of(self, path: str) -> str | None:
         """Where the user's file sets ``path`` (``serve.yaml:4 (max_num_seqs: 64)``), for a ``config`` read from
         a file (the CLI's ``--config``); None otherwise."""
+        sources: dict[str, str] = self.__pydantic_private__["_sources"]  # type: ignore[index]  # not __getattr__'s
+        if not sources:
+            return None
         parts = path.split(".")
         for n in range(len(parts), 0, -1):
-            found = self._sources.get(".".join(parts[:n]))
+            found = sources.get(".".join(parts[:n]))
             if found is not None:
                 return found
         return None
@@ -226,7 +229,12 @@ class Request(BaseModel):
     @field_validator("config", "config_json", "tokenizer_config_json", mode="after")
     @classmethod
     def _bounded(cls, value: dict[str, Any] | None, info: Any) -> dict[str, Any] | None:
-        return None if value is None else plain_copy(value, info.field_name)
+        if value is None:
+            return None
+        if info.context is not None and info.field_name in info.context.get("copied", ()):
+            return value  # Request.build made it with plain_copy already: every bound checked, the copy its own
+        copied: dict[str, Any] = plain_copy(value, info.field_name)
+        return copied
 
     @field_validator("overrides", mode="after")
     @classmethod
@@ -312,19 +320,23 @@ class Request(BaseModel):
                 raise InvalidValueError(f"overrides: a mapping of dotted paths to values is expected, got "
                                         f"{type(overrides).__name__}", path="overrides")
             data["overrides"] = dict(overrides)
-        request = cls.parse(data)
+        request = cls.parse(data, copied=("config",) if config is not None else ())
         if sources:
             request._sources = dict(sources)
         return request
 
     @classmethod
-    def parse(cls, data: Any, *, keep: Version | None = None) -> Request:
+    def parse(cls, data: Any, *, keep: Version | None = None, copied: tuple[str, ...] = ()) -> Request:
         """Validate a JSON-like request; a bad field is one :class:`InvalidValueError` line naming it.
 
         ``keep``: the version of the request this one changes (not looked up again when it names it).
+        ``copied``: the fields of ``data`` that are already the caller's own ``plain_copy`` (not copied again).
         """
+        context: dict[str, Any] | None = None
+        if keep is not None or copied:
+            context = {"version": keep, "copied": copied}
         try:
-            return cls.model_validate(data, context={"version": keep} if keep is not None else None)
+            return cls.model_validate(data, context=context)
         except InvalidValueError:
             raise
         except ValidationError as e:

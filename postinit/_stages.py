@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 import types
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,13 +60,14 @@ def _nested_rules(cls: str, version: Version) -> frozenset[str]:
     return frozenset(r.id for r in version.rulebook.rules.values() if r.source.startswith(where))
 
 
-def parse_stage(base: Mapping[str, Any], version: Version | None = None,
+def parse_stage(base: Mapping[str, Any] | Callable[[], Mapping[str, Any]], version: Version | None = None,
                 said: list[tuple[str, str, str]] | None = None) -> Construct:
     """What vLLM's parser runs when a JSON-valued flag builds its sub-config: the class's ``__post_init__``.
 
     ``base`` is the flat state of a config built directly (defaults, the platform, the environment,
     no EngineArgs): the sub-config sees only its flag's JSON, as ``TypeAdapter(cls).validate_json``
-    builds it, with ``version``'s rules. The first rule of that sub-config that refuses the value raises a
+    builds it, with ``version``'s rules (``base`` may be a function returning it: called where a flag builds a
+    sub-config, so a command line without one never builds it). The first rule of that sub-config that refuses the value raises a
     :class:`~postinit.errors.SubConfigError` (``stage="parse"``) naming the flag and the rule.
     ``base`` holds ``version``'s ``version.*`` facts (default: the seed commit). ``said`` collects what a
     sub-config built without refusal logged there, ``(rule, level, text)``: vLLM logs it while parsing.
@@ -92,7 +93,7 @@ def parse_stage(base: Mapping[str, Any], version: Version | None = None,
             obj = cls.model_validate({k: v for k, v in value.items() if k in cls.model_fields})
         except ValidationError:
             return  # only postinit's own bounds are left: the door reports them
-        state = dict(base)
+        state = dict(base() if callable(base) else base)
         mount, _, name = target.rpartition(".")
         if mount:
             state[mount] = True
@@ -141,8 +142,14 @@ def built_before(state: Mapping[str, Any], stage: str, version: Version | None =
 
 def construction_order(keys: Iterable[str]) -> list[str]:
     """A config's top-level keys in the order vLLM builds those sub-configs (others first, as given)."""
-    index = {s.stage: i for i, s in reversed(list(enumerate(observed.STEPS)))}
+    index = _step_index()
     return sorted(keys, key=lambda k: index.get(k, -1))
+
+
+@functools.cache
+def _step_index() -> dict[str, int]:
+    """Each stage's first place in ``observed.STEPS`` (vLLM's order)."""
+    return {s.stage: i for i, s in reversed(list(enumerate(observed.STEPS)))}
 
 
 def refuse_part(key: str, value: Any, undeclared: Iterable[str] | None = None) -> None:

@@ -196,3 +196,36 @@ def test_prepare_cache_keeps_each_inputs_provenance() -> None:
     assert details == ["--max-model-len 32000", "config", f"--set {path}"]
     again = postinit.resolve(model="meta-llama/Llama-3.1-8B-Instruct", argv=["--max-model-len", "32000"])
     assert again.engine.initial_provenance[path].detail == "--max-model-len 32000"
+
+
+@pytest.mark.parametrize("part", [
+    {"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 4096, "enforce_eager": True, "dtype": "half"},
+    {"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": "8k", "enforce_eager": None, "dtype": "auto"},
+    {"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 10**12, "enforce_eager": False, "dtype": "half"},
+    {"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 2048, "enforce_eager": 2, "dtype": "half"},
+    {"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 2048, "enforce_eager": True, "dtype": "bogus"},
+    {"model": "Qwen/Qwen3-8B", "max_model_len": 0, "enforce_eager": True, "dtype": "bfloat16"},
+])
+def test_a_part_patched_from_one_of_its_shape_is_the_part_validated_whole(part: dict[str, object]) -> None:
+    """A sub-config value of a shape validated before is patched from it, leaf by leaf (``_patched_part``): the
+    resolution — input state, provenance, hash, notes — or the refusal is the one of a process that never saw it."""
+    from postinit import _api
+
+    def answer(config: dict[str, object]) -> object:
+        try:
+            r = postinit.resolve(config=config, platform="h100")
+        except postinit.InputError as e:
+            return type(e).__name__, str(e)
+        return dict(r.engine.initial), dict(r.engine.initial_provenance), r.hash, r.notes
+
+    config = {"model_config": part, "scheduler_config": {"max_num_seqs": 64}}
+    _api._PARTS.clear()
+    _api._SHAPES.clear()
+    scratch = answer(config)
+    prime = {"model_config": {"model": "meta-llama/Llama-3.1-8B-Instruct", "max_model_len": 1024,
+                               "enforce_eager": False, "dtype": "float16"}, "scheduler_config": {"max_num_seqs": 8}}
+    _api._PARTS.clear()
+    _api._SHAPES.clear()
+    answer(prime)
+    assert ("model_config", tuple(part)) in _api._SHAPES
+    assert answer(config) == scratch

@@ -31,6 +31,7 @@ ignore unknown keywords) and no rule of that version reads it.
 # No ``from __future__ import annotations`` here: pydantic would have to compile and evaluate
 # ~460 string annotations at import (~15 ms of every start-up); every class only refers to
 # classes defined above it.
+import functools
 import re
 from typing import Annotated, Any, Literal
 
@@ -253,6 +254,13 @@ def _hf_sizes(value: Any) -> Any:
 HFSized = AfterValidator(_hf_sizes)
 
 
+@functools.cache
+def _size_fields(cls: type[BaseModel]) -> tuple[str, ...]:
+    """The :data:`HF_SIZE_CAPS` keys that are fields of ``cls``, in the caps' order (asked once per class:
+    pydantic's ``model_fields`` class property costs a microsecond or so a read)."""
+    return tuple(k for k in HF_SIZE_CAPS if k in cls.model_fields)
+
+
 # --------------------------------------------------------------------------
 # HuggingFace facts
 # --------------------------------------------------------------------------
@@ -273,7 +281,7 @@ class HFConfig(BaseModel):
 
     @model_validator(mode="after")
     def _sizes(self) -> "HFConfig":
-        _hf_sizes({k: getattr(self, k) for k in HF_SIZE_CAPS if k in type(self).model_fields})
+        _hf_sizes({k: getattr(self, k) for k in _size_fields(type(self))})
         return self
 
     # identity

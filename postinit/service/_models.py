@@ -155,12 +155,12 @@ class UpgradeRequest(ResolveRequest):
         return version_name(value, "from" if info.field_name == "from_version" else "to")
 
     @classmethod
-    def parse(cls, data: Any, *, keep: Version | None = None) -> UpgradeRequest:
+    def parse(cls, data: Any, *, keep: Version | None = None, copied: tuple[str, ...] = ()) -> UpgradeRequest:
         """Validate a body; ``vllm_version`` is refused (the two versions are ``from`` and ``to``)."""
         if isinstance(data, dict) and "vllm_version" in data:
             raise InvalidValueError("an upgrade body names its versions as 'from' and 'to', not 'vllm_version'",
                                     path="vllm_version", value=None)
-        return cast(UpgradeRequest, super().parse(data, keep=keep))
+        return cast(UpgradeRequest, super().parse(data, keep=keep, copied=copied))
 
 
 class VersionInfoModel(BaseModel):

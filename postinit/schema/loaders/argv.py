@@ -917,7 +917,7 @@ def _build_parser(version: str = "", scope: str = "frontend") -> _Parser:
     for spec in flags_for(version):
         if table is not None and spec.scope not in allowed:
             continue
-        kwargs: dict[str, Any] = {"dest": spec.dest, "default": None}
+        kwargs: dict[str, Any] = {"dest": spec.dest, "default": argparse.SUPPRESS}
         if spec.kind == "bool":
             if table is not None:
                 parser.add_argument(*spec.option_strings, action=_SwitchGiven, off=spec.off or (), **kwargs)
