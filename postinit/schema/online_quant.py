@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 __all__ = ["DEFERRED", "ONLINE_SHORTHAND_NAMES", "QUANT_KEYS", "SHORTHANDS", "WEIGHT_KEYS", "QuantRefusal", "Spec",
-           "config_args", "from_json", "merge_spec", "parse_refusal", "spec_text"]
+           "config_args", "config_factor", "from_json", "hashed_exactly", "merge_spec", "parse_refusal", "spec_text"]
 
 _F8, _F32, _U8 = "float8_e4m3fn", "float32", "uint8"
 
@@ -223,3 +223,51 @@ def parse_refusal(raw: str, value: Mapping[str, Any]) -> str | None:
         return str(ValidationError.from_exception_data("QuantizationConfigArgs", [
             {"type": "value_error", "loc": e.loc, "input": shown, "ctx": {"error": error}}]))
     return None
+
+
+_QUANT_UTILS = "vllm.model_executor.layers.quantization.utils.quant_utils"
+
+
+def _scale_factor(scale: Mapping[str, Any]) -> list[Any]:
+    return [f"{_QUANT_UTILS}.ScaleDesc", [["dtype", f"torch.{scale['dtype']}"],
+                                          ["group_shape", list(scale["group_shape"])], ["static", scale["static"]]]]
+
+
+def _key_factor(key: Mapping[str, Any] | None) -> list[Any] | None:
+    if key is None:
+        return None
+    scale2 = key["scale2"]
+    return [f"{_QUANT_UTILS}.QuantKey", [["dtype", f"torch.{key['dtype']}"], ["scale", _scale_factor(key["scale"])],
+                                         ["scale2", None if scale2 is None else _scale_factor(scale2)],
+                                         ["symmetric", key["symmetric"]]]]
+
+
+def _spec_factor(spec: Mapping[str, Any] | None) -> list[Any] | None:
+    if spec is None:
+        return None
+    return ["vllm.config.quantization.QuantSpec", [
+        ["activation", _key_factor(spec["activation"])], ["fields_set", sorted(repr(f) for f in spec["fields_set"])],
+        ["hadamard_size", spec["hadamard_size"]], ["weight", _key_factor(spec["weight"])]]]
+
+
+def config_factor(args: Mapping[str, Any] | None) -> list[Any] | None:
+    """``normalize_value`` of a resolved QuantizationConfigArgs (a ModelConfig compile factor), as JSON writes it:
+    each dataclass its qualified name and its fields sorted by name, dtypes ``torch.<name>``, ``fields_set`` the
+    sorted ``repr`` of its names, ``targets`` sorted pairs."""
+    if args is None:
+        return None
+    targets = args["targets"]
+    return ["vllm.config.quantization.QuantizationConfigArgs", [
+        ["ignore", list(args["ignore"])], ["linear", _spec_factor(args["linear"])], ["moe", _spec_factor(args["moe"])],
+        ["targets", None if targets is None else [[str(k), v if isinstance(v, str) else _spec_factor(v)]
+                                                  for k, v in sorted(targets.items())]]]]
+
+
+def hashed_exactly(args: Mapping[str, Any] | None) -> bool:
+    """Whether :func:`config_factor` is vLLM's factor: every key's dtype a torch dtype (not ``int4_per_group_32``'s
+    scalar type)."""
+    if args is None:
+        return True
+    specs = [args["linear"], args["moe"], *(t for t in (args["targets"] or {}).values() if not isinstance(t, str))]
+    keys = [s[k] for s in specs if s is not None for k in ("weight", "activation") if s[k] is not None]
+    return all(isinstance(k["dtype"], str) for k in keys)
