@@ -204,25 +204,31 @@ def llama_bidirectional(c: Mapping[str, Any]) -> RuleResult:
 # =========================================================================== NemotronH (config.py:1143-1170)
 
 _NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")
+_NEMOTRON_H_VL = ("NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3", "NemotronH_Super_Omni_Reasoning_V3",
+                  "NemotronH_Omni_Reasoning_V3", "Nemotron3_5TranscribeForConditionalGeneration")
+"""The composite models whose hook applies NemotronH's rule to their text config (NemotronHNanoVLV2Config,
+Nemotron3_5TranscribeForConditionalGenerationConfig)."""
 
 
 @rule(
     "models.nemotron-h-ssm-cache-dtype",
-    title="NemotronH: mamba_ssm_cache_dtype 'auto' becomes the checkpoint's, else float32",
+    title="NemotronH (and the Nemotron-H VL / Omni / transcription models' text model): mamba_ssm_cache_dtype "
+    "'auto' becomes the checkpoint's, else float32",
     phase="model",
     kind="default",
-    reads=(*models.ON_READS, "cache_config.mamba_ssm_cache_dtype", _H + "other"),
+    reads=(*models.ON_READS, "cache_config.mamba_ssm_cache_dtype", _HT + "other"),
     writes=("cache_config.mamba_ssm_cache_dtype",),
     source=f"{_SRC} NemotronHForCausalLMConfig.update_mamba_ssm_cache_dtype, verify_and_update_config (1143-1170); "
-    f"{_REF}",
+    f"NemotronHNanoVLV2Config, Nemotron3_5TranscribeForConditionalGenerationConfig.verify_and_update_config "
+    f"(1173-1194: hf_config.text_config); {_REF}",
     message="Updating mamba_ssm_cache_dtype to '{dtype}' for NemotronH model",
 )
 def nemotron_h_ssm_cache_dtype(c: Mapping[str, Any]) -> RuleResult:
     """Only float32 is known to keep accuracy, so it is the default; a checkpoint's ``mamba_ssm_cache_dtype``
-    wins, and a dtype the user gave stays."""
-    if not models.step2_on(c, *_NEMOTRON_H) or c["cache_config.mamba_ssm_cache_dtype"] != "auto":
+    (the text model's) wins, and a dtype the user gave stays."""
+    if not models.step2_on(c, *_NEMOTRON_H, *_NEMOTRON_H_VL) or c["cache_config.mamba_ssm_cache_dtype"] != "auto":
         return None
-    dtype = _other(c, "mamba_ssm_cache_dtype", "float32")
+    dtype = _other(c, "mamba_ssm_cache_dtype", "float32", text=True)
     return Outcome.log({"cache_config.mamba_ssm_cache_dtype": dtype}, dtype=dtype)
 
 
@@ -762,16 +768,676 @@ def rope_deprecated_names(c: Mapping[str, Any]) -> RuleResult:
     return Outcome({}, message="\n".join(lines)) if lines else None
 
 
+
+# =========================================================================== Unlimited-OCR (config.py:262-526)
+
+_UOCR = "UnlimitedOCRForCausalLM"
+_UOCR_WINDOW = 128
+"""UnlimitedOCRConfig's ``rswa_window`` default (vllm/transformers_utils/configs/unlimited_ocr.py), which the v1 hook
+also puts back when the config holds None."""
+_UOCR2_REQUIRED: tuple[tuple[str, Any], ...] = (
+    ("training_stage", "dash"), ("dash_stage0", "head_cls"), ("sparse_main_rope_mode", "page2d"),
+    ("sparse_rope_mode", "page2d"), ("sparse_rope_page_span", 0), ("use_sparse_attention", True),
+    ("image_bucket_constraint", True), ("dash_image_only", True),
+)
+"""The DASH settings an Unlimited-OCR-2 checkpoint's ``sparse_attention_config`` must hold, in vLLM's order."""
+
+ATTENTION_BACKEND_CLASSES = {
+    "FLASH_ATTN": "vllm.v1.attention.backends.flash_attn.FlashAttentionBackend",
+    "FLASH_ATTN_DIFFKV": "vllm.v1.attention.backends.flash_attn_diffkv.FlashAttentionDiffKVBackend",
+    "TRITON_ATTN": "vllm.v1.attention.backends.triton_attn.TritonAttentionBackend",
+    "TRITON_ATTN_DIFFKV": "vllm.v1.attention.backends.triton_attn_diffkv.TritonAttentionDiffKVBackend",
+    "TRITON_FLASH_ATTN": "vllm.v1.attention.backends.triton_flash_attn.TritonFlashAttentionBackend",
+    "ROCM_ATTN": "vllm.v1.attention.backends.rocm_attn.RocmAttentionBackend",
+    "ROCM_SEGMENTED_ATTN": "vllm.v1.attention.backends.rocm_segmented_attn.RocmSegmentedAttentionBackend",
+    "ROCM_AITER_MLA": "vllm.v1.attention.backends.mla.rocm_aiter_mla.AiterMLABackend",
+    "ROCM_AITER_TRITON_MLA": "vllm.v1.attention.backends.mla.aiter_triton_mla.AiterTritonMLABackend",
+    "ROCM_AITER_FA": "vllm.v1.attention.backends.rocm_aiter_fa.AiterFlashAttentionBackend",
+    "ROCM_AITER_MLA_SPARSE": "vllm.v1.attention.backends.mla.rocm_aiter_mla_sparse.ROCMAiterMLASparseBackend",
+    "XPU_MLA_SPARSE": "vllm.v1.attention.backends.mla.xpu_mla_sparse.XPUMLASparseBackend",
+    "TORCH_SDPA": "",
+    "FLASHINFER": "vllm.v1.attention.backends.flashinfer.FlashInferBackend",
+    "FLASHINFER_TS": "vllm.v1.attention.backends.flashinfer_ts.FlashInferTSBackend",
+    "TRITON_FLASHINFER": "vllm.v1.attention.backends.triton_flashinfer.TritonFlashInferBackend",
+    "FLASHINFER_MLA": "vllm.v1.attention.backends.mla.flashinfer_mla.FlashInferMLABackend",
+    "TOKENSPEED_MLA": "vllm.v1.attention.backends.mla.tokenspeed_mla.TokenspeedMLABackend",
+    "FLASHINFER_MLA_SPARSE": "vllm.v1.attention.backends.mla.flashinfer_mla_sparse.FlashInferMLASparseTRTLLMBackend",
+    "FLASHINFER_MLA_SPARSE_SM120":
+        "vllm.v1.attention.backends.mla.flashinfer_mla_sparse.FlashInferMLASparseSM120Backend",
+    "FLASHINFER_MLA_SPARSE_SM90":
+        "vllm.v1.attention.backends.mla.flashinfer_mla_sparse_sm90.FlashInferMLASparseSM90Backend",
+    "TRITON_MLA": "vllm.v1.attention.backends.mla.triton_mla.TritonMLABackend",
+    "CUTLASS_MLA": "vllm.v1.attention.backends.mla.cutlass_mla.CutlassMLABackend",
+    "FLASHMLA": "vllm.v1.attention.backends.mla.flashmla.FlashMLABackend",
+    "FLASHMLA_SPARSE": "vllm.v1.attention.backends.mla.flashmla_sparse.FlashMLASparseBackend",
+    "FLASHMLA_SPARSE_DSV4": "vllm.models.deepseek_v4.sparse_mla.DeepseekV4FlashMLABackend",
+    "FLASHINFER_MLA_SPARSE_DSV4": "vllm.models.deepseek_v4.nvidia.flashinfer_sparse.DeepseekV4FlashInferMLASparseBackend",
+    "ROCM_FLASHMLA_SPARSE_DSV4": "vllm.models.deepseek_v4.amd.rocm.DeepseekV4ROCMAiterMLASparseBackend",
+    "FLASHMLA_SPARSE_DSV41": "vllm.models.deepseek_v41.sparse_mla.DeepseekV4FlashMLABackend",
+    "FLASHINFER_MLA_SPARSE_DSV41":
+        "vllm.models.deepseek_v41.nvidia.flashinfer_sparse.DeepseekV4FlashInferMLASparseBackend",
+    "ROCM_FLASHMLA_SPARSE_DSV41": "vllm.models.deepseek_v41.amd.rocm.DeepseekV41ROCMAiterMLASparseBackend",
+    "FLASHMLA_MEGA_ATTN_DSV41": "vllm.models.deepseek_v41.sparse_mla.FlashMLAMegaAttnBackend",
+    "B12X": "vllm.v1.attention.backends.b12x.B12xPagedAttentionBackend",
+    "FLASH_ATTN_MLA": "vllm.v1.attention.backends.mla.flashattn_mla.FlashAttnMLABackend",
+    "FLASH_ATTN_MLA_SPARSE": "vllm.v1.attention.backends.mla.flashattn_mla_sparse.FlashAttnMLASparseBackend",
+    "FLASH_ATTN_MLA_SPARSE_FA4": "vllm.v1.attention.backends.mla.flashattn_mla_sparse.FlashAttnMLASparseFA4Backend",
+    "MINIMAX_M3_SPARSE": "vllm.models.minimax_m3.common.sparse_attention.MiniMaxM3SparseBackend",
+    "CUTLASS_MSA": "vllm.models.minimax_m3.nvidia.sparse_attention_msa.MiniMaxM3SparseCutlassBackend",
+    "TRITON_MSA": "vllm.models.minimax_m3.nvidia.sparse_attention_msa.MiniMaxM3SparseTritonBackend",
+    "STEP5_DSA": "vllm.models.step5.nvidia.sparse_attention.Step5DSAAttentionBackend",
+    "KIMI_K3_KV_BALANCED_MLA": "vllm.models.kimi_k3.nvidia.kv_balanced_mla.backend.KimiK3KvBalancedMLABackend",
+    "NO_ATTENTION": "vllm.v1.attention.backends.no_attention.NoAttentionBackend",
+    "FLEX_ATTENTION": "vllm.v1.attention.backends.flex_attention.FlexAttentionBackend",
+    "HPC_ATTN": "vllm.v1.attention.backends.hpc_attn.HpcAttentionBackend",
+    "ROCM_AITER_UNIFIED_ATTN": "vllm.v1.attention.backends.rocm_aiter_unified_attn.RocmAiterUnifiedAttentionBackend",
+    "CPU_ATTN": "vllm.v1.attention.backends.cpu_attn.CPUAttentionBackend",
+    "CPU_MLA": "vllm.v1.attention.backends.mla.cpu_mla.CPUMLABackend",
+    "AMX_MLA": "vllm.v1.attention.backends.mla.amx_mla.AMXMLABackend",
+    "TURBOQUANT": "vllm.v1.attention.backends.turboquant_attn.TurboQuantAttentionBackend",
+    "ROCM_OCTAVE": "vllm.v1.attention.backends.rocm_octave_attn.RocmOctaveAttentionBackend",
+    "ULTRAQUANT": "vllm.v1.attention.backends.ultraquant_attn.UltraQuantAttentionBackend",
+    "CUSTOM": None,
+}
+"""AttentionBackendEnum's member values (vllm/v1/attention/backends/registry.py; the wheel's ``member.value``): what
+an enum member's ``.value`` and ``repr`` show in a message."""
+
+
+def backend_repr(name: str) -> str:
+    """``repr(AttentionBackendEnum.<name>)``."""
+    return f"<AttentionBackendEnum.{name}: {ATTENTION_BACKEND_CLASSES.get(name)!r}>"
+
+
+def _uocr_sparse(c: Mapping[str, Any]) -> dict[str, Any] | None:
+    """An Unlimited-OCR-2 checkpoint's ``sparse_attention_config`` (None for Unlimited-OCR v1)."""
+    sparse = _other(c, "sparse_attention_config")
+    return sparse if isinstance(sparse, dict) else None
+
+
+def _uocr_requested_window(c: Mapping[str, Any]) -> Any:
+    """``getattr(hf_config, "rswa_window", None)``: the config class defaults it to 128."""
+    other = c[_H + "other"] or {}
+    return other.get("rswa_window", _UOCR_WINDOW)
+
+
+def uocr2_window(c: Mapping[str, Any]) -> int | None:
+    """The output-KV window of an Unlimited-OCR-2 checkpoint: local blocks x block size; None for a requested 0."""
+    sparse = _uocr_sparse(c) or {}
+    if _uocr_requested_window(c) == 0:
+        return None
+    return int(sparse["sparse_local_block"]) * int(sparse["sparse_block_size"])
+
+
+def _uocr_v2(c: Mapping[str, Any]) -> bool:
+    """The hook's ``unlimited_ocr2`` marker: the model-config hook sets it for a checkpoint with DASH settings (or
+    refused the checkpoint)."""
+    return models.step2_on(c, _UOCR) and _uocr_sparse(c) is not None
+
+
+@rule(
+    "models.unlimited-ocr2-checkpoint",
+    title="Unlimited-OCR-2: the checkpoint's DASH settings (every layer, index dim = head dim, positive sigma and "
+    "top-K, the R-SWA window) are checked; its text config takes M-RoPE sections",
+    phase="model_config",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", _HT + "num_hidden_layers", _HT + "hidden_size",
+           _HT + "num_attention_heads"),
+    writes=(_M + "uses_mrope",),
+    after=("model.uses-mrope",),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig.verify_and_update_model_config (397-454; uses_mrope: "
+    f"vllm/transformers_utils/config.py:735-772 reads the text config's mrope_section); {_REF}",
+)
+def unlimited_ocr2_checkpoint(c: Mapping[str, Any]) -> RuleResult:
+    """A ``sparse_attention_config`` makes the checkpoint Unlimited-OCR-2: each required DASH setting, DASH in every
+    decoder layer, an index dim equal to the head dim and a positive sigma and top-K are refused otherwise, as is
+    an ``rswa_window`` other than the DASH window or 0 (full KV). The text config then gets an ``mrope_section``
+    (token/page RoPE), so the model uses M-RoPE."""
+    if not models.step2_on(c, _UOCR):
+        return None
+    sparse = _uocr_sparse(c)
+    if sparse is None:
+        return None
+    for key, value in _UOCR2_REQUIRED:
+        if sparse.get(key) != value:
+            return Violation(f"Unlimited-OCR-2 requires {key}={value!r}")
+    freq = sparse.get("sparse_attention_freq")
+    if not isinstance(freq, (list, tuple)) or list(freq) != [1] * (c[_HT + "num_hidden_layers"] or 0):
+        return Violation("Unlimited-OCR-2 requires DASH in every decoder layer")
+    if sparse.get("sparse_index_dim") != c[_HT + "hidden_size"] // c[_HT + "num_attention_heads"]:
+        return Violation("Unlimited-OCR-2 requires index_dim == head_dim")
+    if sparse["dash_sigma"] <= 0 or sparse["dash_topk_blocks"] <= 0:
+        return Violation("Unlimited-OCR-2 requires positive sigma and top-K")
+    window = int(sparse["sparse_local_block"]) * int(sparse["sparse_block_size"])
+    if _uocr_requested_window(c) not in (None, 0, window):
+        return Violation(f"Unlimited-OCR-2 requires rswa_window={window} or 0 (full KV)")
+    return {_M + "uses_mrope": True}
+
+
+@rule(
+    "models.unlimited-ocr-backend",
+    title="Unlimited-OCR: an unset attention backend becomes FLASH_ATTN where FA4 runs, else TRITON_ATTN (logged)",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, _H + "other", "attention_config.backend", "platform.kind", "platform.capability"),
+    writes=("attention_config.backend",),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig.verify_and_update_config (300-315; is_fa_version_supported: "
+    f"vllm/v1/attention/backends/fa_utils.py:271-279); {_REF}",
+    level="info",
+)
+def unlimited_ocr_backend(c: Mapping[str, Any]) -> RuleResult:
+    """R-SWA (the window over generated tokens) needs FA4's mask_mod or Triton's unified attention mask; the log
+    names the backend class (the enum member's value). Unlimited-OCR-2 configures its attention elsewhere."""
+    if not models.step2_on(c, _UOCR) or _uocr_v2(c) or c["attention_config.backend"] is not None:
+        return None
+    fa4 = fa4_supported(c)
+    backend = "FLASH_ATTN" if fa4 else "TRITON_ATTN"
+    return Outcome({"attention_config.backend": backend}, message=f"Unlimited-OCR: auto-selected attention backend="
+                   f"{ATTENTION_BACKEND_CLASSES[backend]} (fa4_available={fa4}).")
+
+
+@rule(
+    "models.unlimited-ocr-flash-attn-version",
+    title="Unlimited-OCR on FLASH_ATTN: FA4 required; the flash-attention version becomes 4 (an older one with a "
+    "warning)",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", "attention_config.backend", "attention_config.flash_attn_version",
+           "platform.kind", "platform.capability"),
+    writes=("attention_config.flash_attn_version",),
+    after=("models.unlimited-ocr-backend",),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig.verify_and_update_config (317-336); {_REF}",
+    level="warning",
+)
+def unlimited_ocr_flash_attn_version(c: Mapping[str, Any]) -> RuleResult:
+    """FA3 cannot express the R-SWA mask_mod, and on SM 9.x the default version is FA3: so 4 is forced, and
+    FLASH_ATTN without FA4 is refused."""
+    if not models.step2_on(c, _UOCR) or _uocr_v2(c) or c["attention_config.backend"] != "FLASH_ATTN":
+        return None
+    if not fa4_supported(c):
+        return Violation("Unlimited-OCR: --attention-config backend=FLASH_ATTN requires FA4 (rswa_mask_mod), but FA4 "
+                         "is not available on this device/installation. Use backend=TRITON_ATTN or FLEX_ATTENTION, "
+                         "or upgrade vllm-flash-attn.", error="RuntimeError")
+    version = c["attention_config.flash_attn_version"]
+    if version is None:
+        return {"attention_config.flash_attn_version": 4}
+    if version < 4:
+        return Outcome({"attention_config.flash_attn_version": 4}, message=f"Unlimited-OCR: flash_attn_version="
+                       f"{version} cannot express the R-SWA mask_mod; upgrading to 4.")
+    return None
+
+
+@rule(
+    "models.unlimited-ocr-rswa-backend",
+    title="Unlimited-OCR: R-SWA runs on FLASH_ATTN (FA4), TRITON_ATTN or FLEX_ATTENTION only (which one is logged)",
+    phase="model",
+    kind="check",
+    reads=(*models.ON_READS, _H + "other", "attention_config.backend", "attention_config.flash_attn_version",
+           "platform.kind", "platform.capability"),
+    after=("models.unlimited-ocr-flash-attn-version",),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig.verify_and_update_config (337-362); {_REF}",
+    level="info",
+)
+def unlimited_ocr_rswa_backend(c: Mapping[str, Any]) -> RuleResult:
+    """FlexAttention's log points at FA4 when it is available but not used."""
+    if not models.step2_on(c, _UOCR) or _uocr_v2(c):
+        return None
+    backend = c["attention_config.backend"]
+    if backend == "FLASH_ATTN":
+        return Outcome({}, message=f"Unlimited-OCR: FlashAttention FA{c['attention_config.flash_attn_version']} + "
+                       "rswa_mask_mod — exact R-SWA.")
+    if backend == "TRITON_ATTN":
+        return Outcome({}, message="Unlimited-OCR: TritonAttention — R-SWA via unified attention mask.")
+    if backend == "FLEX_ATTENTION":
+        note = " (FA4 available but not used; pass backend=FLASH_ATTN to upgrade)" if fa4_supported(c) else ""
+        return Outcome({}, message=f"Unlimited-OCR: FlexAttention — R-SWA via Triton block mask{note}.")
+    return Violation(f"Unlimited-OCR: unsupported attention backend {backend_repr(str(backend))} for R-SWA. Use "
+                     "FLASH_ATTN (FA4), TRITON_ATTN or FLEX_ATTENTION.")
+
+
+@rule(
+    "models.unlimited-ocr-prefix-caching",
+    title="Unlimited-OCR: no prefix caching (logged when it was on; silently for Unlimited-OCR-2)",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", "cache_config.enable_prefix_caching"),
+    writes=("cache_config.enable_prefix_caching",),
+    after=("models.unlimited-ocr-rswa-backend", "vllm.mm-encoder-only"),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig.verify_and_update_config (364-377), _configure_v2 (507); {_REF}",
+    message="Unlimited-OCR: disabling prefix caching (R-SWA decode KV is not cacheable, and single-turn image-led "
+    "prompts rarely hit the prefix cache).",
+    level="info",
+)
+def unlimited_ocr_prefix_caching(c: Mapping[str, Any]) -> RuleResult:
+    """A decode token's KV under R-SWA is no pure function of the prefix, and OCR prompts rarely share one."""
+    if not models.step2_on(c, _UOCR) or not c["cache_config.enable_prefix_caching"]:
+        return None
+    changes = {"cache_config.enable_prefix_caching": False}
+    return Outcome(changes, message="") if _uocr_v2(c) else Outcome.log(changes)
+
+
+@rule(
+    "models.unlimited-ocr2-compilation",
+    title="Unlimited-OCR-2: no JIT warm-up; unless eager, no compilation and decode-only full CUDA graphs (with "
+    "breakable graphs: piecewise ones allowed)",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", _M + "enforce_eager", "compilation_config.mode",
+           "compilation_config.cudagraph_mode", "env.VLLM_USE_BREAKABLE_CUDAGRAPH"),
+    writes=("kernel_config.enable_jit_warmup", "compilation_config.mode", "compilation_config.cudagraph_mode"),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig._configure_v2 (456-488; is_breakable_cudagraph_enabled() without "
+    f"a config reads VLLM_USE_BREAKABLE_CUDAGRAPH, vllm/compilation/breakable_cudagraph.py:53-63); {_REF}",
+)
+def unlimited_ocr2_compilation(c: Mapping[str, Any]) -> RuleResult:
+    """The generic JIT warm-up sends text-only requests DASH cannot serve. A compile mode the user chose (other than
+    NONE) is refused, and so is a CUDA graph mode with full prefill graphs."""
+    if not _uocr_v2(c):
+        return None
+    out: dict[str, Any] = {"kernel_config.enable_jit_warmup": False}
+    if c[_M + "enforce_eager"]:
+        return out
+    if c["compilation_config.mode"] not in (None, CompilationMode.NONE):
+        return Violation("Unlimited-OCR-2 currently requires compile mode NONE")
+    out["compilation_config.mode"] = CompilationMode.NONE
+    breakable = c["env.VLLM_USE_BREAKABLE_CUDAGRAPH"] == "1"
+    mode = c["compilation_config.cudagraph_mode"]
+    if mode is None:
+        mode = CUDAGraphMode.FULL_AND_PIECEWISE if breakable else CUDAGraphMode.FULL_DECODE_ONLY
+        out["compilation_config.cudagraph_mode"] = mode
+    allowed = {CUDAGraphMode.NONE, CUDAGraphMode.FULL_DECODE_ONLY}
+    if breakable:
+        allowed |= {CUDAGraphMode.PIECEWISE, CUDAGraphMode.FULL_AND_PIECEWISE}
+    if mode not in allowed:
+        return Violation("Unlimited-OCR-2 prefill graphs require VLLM_USE_BREAKABLE_CUDAGRAPH=1 and mode PIECEWISE or "
+                         "FULL_AND_PIECEWISE; full prefill graphs are not supported")
+    return out
+
+
+_UOCR2_UNSUPPORTED = ("pipeline parallelism", "context parallelism", "dual batch overlap", "LoRA",
+                      "speculative decoding", "quantized weights", "non-default KV dtype", "KV transfer")
+
+
+def _uocr2_unsupported(c: Mapping[str, Any]) -> dict[str, bool]:
+    return {
+        "pipeline parallelism": c["parallel_config.pipeline_parallel_size"] != 1,
+        "context parallelism": c["parallel_config.decode_context_parallel_size"] != 1
+        or c["parallel_config.prefill_context_parallel_size"] != 1,
+        "dual batch overlap": bool(c["parallel_config.enable_dbo"]),
+        "LoRA": bool(c["lora_config"]),
+        "speculative decoding": bool(c["speculative_config"]),
+        "quantized weights": c[_M + "quantization"] is not None,
+        "non-default KV dtype": c["cache_config.cache_dtype"] != "auto",
+        "KV transfer": bool(c["kv_transfer_config"]),
+    }
+
+
+@rule(
+    "models.unlimited-ocr2-attention",
+    title="Unlimited-OCR-2: no PP, CP, DBO, LoRA, speculation, quantization, KV dtype or KV transfer; DASH computes "
+    "on FLASH_ATTN or FLASHINFER over TRITON_ATTN's paged cache",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", "parallel_config.pipeline_parallel_size",
+           "parallel_config.decode_context_parallel_size", "parallel_config.prefill_context_parallel_size",
+           "parallel_config.enable_dbo", "lora_config", "speculative_config", _M + "quantization",
+           "cache_config.cache_dtype", "kv_transfer_config", "attention_config.backend",
+           "compilation_config.cudagraph_num_of_warmups"),
+    writes=("attention_config.backend", "compilation_config.cudagraph_num_of_warmups"),
+    after=("models.unlimited-ocr2-compilation",),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig._configure_v2 (489-529); {_REF}",
+    level="info",
+)
+def unlimited_ocr2_attention(c: Mapping[str, Any]) -> RuleResult:
+    """The first unsupported feature (in vLLM's order) is refused. The backend given (FLASH_ATTN when none) is
+    DASH's compute backend; the attention backend itself becomes TRITON_ATTN, whose paged-cache metadata (R-SWA
+    reclamation included) both share. FlashInfer needs at least one CUDA graph warm-up."""
+    if not _uocr_v2(c):
+        return None
+    for feature, enabled in _uocr2_unsupported(c).items():
+        if enabled:
+            return Violation(f"Unlimited-OCR-2 does not support {feature}")
+    backend = c["attention_config.backend"] or "FLASH_ATTN"
+    if backend not in ("FLASH_ATTN", "FLASHINFER"):
+        return Violation("Unlimited-OCR-2 supports FLASH_ATTN or FLASHINFER")
+    out: dict[str, Any] = {"attention_config.backend": "TRITON_ATTN"}
+    if backend == "FLASHINFER":
+        out["compilation_config.cudagraph_num_of_warmups"] = max(1, c["compilation_config.cudagraph_num_of_warmups"])
+    return Outcome(out, message=f"Unlimited-OCR-2 DASH compute backend: {backend}\nUnlimited-OCR-2: output KV "
+                   f"window={uocr2_window(c)}; input KV is retained for DASH.")
+
+
+@rule(
+    "models.unlimited-ocr-vision",
+    title="Unlimited-OCR: the vision encoder attends with FLASH_ATTN unless given another (FlashInfer: warned, "
+    "replaced)",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, "model_config.multimodal_config"),
+    writes=("model_config.multimodal_config",),
+    after=("models.unlimited-ocr-prefix-caching", "models.unlimited-ocr2-attention", "vllm.mm-encoder-only"),
+    source=f"{_SRC} UnlimitedOCRForCausalLMConfig._configure_vision (381-395); {_REF}",
+    level="warning",
+)
+def unlimited_ocr_vision(c: Mapping[str, Any]) -> RuleResult:
+    """The CLIP stage runs full attention without cu_seqlens, which FlashInfer cannot."""
+    mm = c["model_config.multimodal_config"] if models.step2_on(c, _UOCR) else None
+    if not mm:
+        return None
+    backend = mm.get("mm_encoder_attn_backend")
+    if backend is None:
+        return {"model_config.multimodal_config": {**mm, "mm_encoder_attn_backend": "FLASH_ATTN"}}
+    if backend == "FLASHINFER":
+        return Outcome({"model_config.multimodal_config": {**mm, "mm_encoder_attn_backend": "FLASH_ATTN"}},
+                       message="Unlimited-OCR: FlashInfer is not supported for the vision encoder (the CLIP stage "
+                       "runs full attention without cu_seqlens); falling back to FlashAttention.")
+    return None
+
+
+
+
+# =========================================================================== GLM-5.3-Flash (config.py:185-212)
+
+@rule(
+    "models.glm5-next-kv-cache",
+    title="GLM-5.3-Flash with an indexer on SM 10.x: an fp8 KV cache by default (a drafter other than its MTP / "
+    "DSpark keeps auto)",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, "cache_config.cache_dtype", "platform.kind", "platform.capability", _HT + "index_topk",
+           "speculative_config", "speculative_config.method", "speculative_config.kv_cache_dtype"),
+    writes=("cache_config.cache_dtype", "speculative_config.kv_cache_dtype"),
+    source=f"{_SRC} Glm5NextModelConfig.verify_and_update_config (185-212); {_REF}",
+    message="Using fp8 KV cache for GLM-5.3-Flash",
+    level="info",
+)
+def glm5_next_kv_cache(c: Mapping[str, Any]) -> RuleResult:
+    """Only an unset KV cache dtype on CUDA SM 10.x with a sparse indexer (``index_topk``) changes; a separate drafter
+    then gets its KV cache dtype pinned to auto so it does not inherit fp8."""
+    if not models.step2_on(c, "Glm5NextForCausalLM", "Glm5NextForConditionalGeneration"):
+        return None
+    if c["cache_config.cache_dtype"] != "auto" or not capability_family(c, 10) or c[_HT + "index_topk"] is None:
+        return None
+    out: dict[str, Any] = {"cache_config.cache_dtype": "fp8"}
+    if c["speculative_config"] and c["speculative_config.method"] not in ("mtp", "dspark") \
+            and c["speculative_config.kv_cache_dtype"] is None:
+        out["speculative_config.kv_cache_dtype"] = "auto"
+    return Outcome.log(out)
+
+
+
+# =========================================================================== video loaders (config.py:999-1008, 1181-1186)
+
+_VIDEO_BACKENDS = {"Lfm3VlForConditionalGeneration": "qwen3_vl",
+                   **{arch: "nemotron_vl" for arch in _NEMOTRON_H_VL[:4]}}
+"""The video loader each architecture's hook names (Lfm3VlForConditionalGenerationConfig, NemotronHNanoVLV2Config)."""
+
+
+@rule(
+    "models.mm-video-backend",
+    title="LFM3-VL (Qwen3-VL's) and Nemotron-H VL / Omni (Nemotron-VL's): a video loader unless --media-io-kwargs "
+    "names one",
+    phase="model_config",
+    kind="default",
+    reads=(*models.ON_READS, "model_config.multimodal_config"),
+    writes=("model_config.multimodal_config",),
+    after=("model.multimodal-config",),
+    source=f"{_SRC} Lfm3VlForConditionalGenerationConfig.verify_and_update_model_config (999-1008), "
+    f"NemotronHNanoVLV2Config.verify_and_update_model_config (1181-1186); {_REF}",
+)
+def mm_video_backend(c: Mapping[str, Any]) -> RuleResult:
+    """LFM3-VL's checkpoints nest the video processor config in processor_config.json, where the lookup by
+    processor name does not see it; ``media_io_kwargs["video"]["video_backend"]`` is filled in unless given."""
+    mm = c["model_config.multimodal_config"] if models.step2_on(c, *_VIDEO_BACKENDS) else None
+    if not mm:
+        return None
+    kwargs = dict(mm.get("media_io_kwargs") or {})
+    video = dict(kwargs.get("video") or {})
+    if "video_backend" in video:
+        return None
+    kwargs["video"] = {**video, "video_backend": _VIDEO_BACKENDS[c["model_config.architecture"]]}
+    return {"model_config.multimodal_config": {**mm, "media_io_kwargs": kwargs}}
+
+
+# =========================================================================== M-RoPE (0.34.0's uses_mrope)
+
+_MROPE_NAMES = ("mrope_section", "xdrope_section")
+
+
+def _has_mrope_section(config: Mapping[str, Any] | None, rope_scaling: Any) -> bool:
+    """vLLM 0.34.0's ``_uses_mrope`` on one config: a section in its RoPE parameters (one dict, or one per layer
+    type), or an attribute of that name (a ``mrope_section`` set on the config itself)."""
+    config = config or {}
+    params = config.get("rope_parameters")
+    if not isinstance(params, dict):
+        params = rope_scaling if isinstance(rope_scaling, dict) else None
+    if isinstance(params, dict):
+        nested = [p for p in params.values() if isinstance(p, dict)]
+        for one in (nested if nested and len(nested) == len(params) else [params]):
+            if any(isinstance(one.get(name), (list, tuple)) for name in _MROPE_NAMES):
+                return True
+    return any(isinstance(config.get(name), (list, tuple)) for name in _MROPE_NAMES)
+
+
+@rule(
+    "model.uses-mrope",
+    title="M-RoPE when the config or its text config declares an mrope_section (transformers 5: in rope_parameters)",
+    phase="model_config",
+    kind="derive",
+    reads=("model_config", _H + "other", _HT + "other", _H + "rope_scaling", _HT + "rope_scaling"),
+    writes=(_M + "uses_mrope",),
+    source="vllm/config/model.py ModelConfig.uses_mrope (2011); vllm/transformers_utils/config.py uses_mrope, "
+    f"_mrope_section, iter_rope_parameters (723-772); {_REF}",
+)
+def uses_mrope(c: Mapping[str, Any]) -> RuleResult:
+    """transformers 5 keeps the RoPE settings in ``rope_parameters`` (a config.json ``rope_scaling`` becomes it),
+    nested per layer type for some models; the legacy name ``xdrope_section`` counts too."""
+    if not c["model_config"]:
+        return None
+    return {_M + "uses_mrope": _has_mrope_section(c[_H + "other"], c[_H + "rope_scaling"])
+            or _has_mrope_section(c[_HT + "other"], c[_HT + "rope_scaling"])}
+
+
+# =========================================================================== Qwen3.5 (config.py:1290-1335)
+
+_QWEN4_EXP = ("Qwen4ExpForCausalLM", "Qwen4ExpForConditionalGeneration", "Qwen4ExpMTP")
+_QWEN3_5_CONFIG = ("Qwen3_5ForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForCausalLM",
+                   "Qwen3_5MoeForConditionalGeneration", "ColQwen3_5", "D3ForSequenceClassification", *_QWEN4_EXP)
+"""The architectures whose hook runs Qwen3_5ForConditionalGenerationConfig.verify_and_update_config (ColQwen3.5,
+Decision 3.0 and Qwen4Exp's hooks run it first)."""
+_QWEN3_5_TEXT_ONLY = ("Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM", "Qwen4ExpForCausalLM")
+
+
+@rule(
+    "models.qwen3-5-ssm-cache-dtype",
+    title="Qwen3.5: mamba_ssm_cache_dtype 'auto' becomes the config's mamba_ssm_dtype; another one given is warned "
+    "about",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, "cache_config.mamba_ssm_cache_dtype", _HT + "other"),
+    writes=("cache_config.mamba_ssm_cache_dtype",),
+    source=f"{_SRC} Qwen3_5ForConditionalGenerationConfig.verify_and_update_config (1292-1318); {_REF}",
+    level="warning",
+)
+def qwen3_5_ssm_cache_dtype(c: Mapping[str, Any]) -> RuleResult:
+    """The checkpoint says which dtype its Gated DeltaNet state was trained with; a dtype the user chose wins."""
+    if not models.step2_on(c, *_QWEN3_5_CONFIG):
+        return None
+    ckpt = _other(c, "mamba_ssm_dtype", text=True)
+    given = c["cache_config.mamba_ssm_cache_dtype"]
+    if ckpt is None:
+        return None
+    if given == "auto":
+        return {"cache_config.mamba_ssm_cache_dtype": ckpt}
+    if given != ckpt:
+        return Outcome({}, message=f"Qwen3.5 model specifies mamba_ssm_dtype='{ckpt}' in its config, but "
+                       f"--mamba-ssm-cache-dtype='{given}' was passed. Using the user-specified value.")
+    return None
+
+
+_QWEN4_SP_MOE_BACKENDS = ("allgather_reducescatter", "deepep_high_throughput", "deepep_low_latency", "deepep_v2",
+                          "flashinfer_nvlink_one_sided", "passthrough", "mori_high_throughput", "mori_low_latency",
+                          "mori", "nixl_ep")
+"""ParallelConfig.use_sequence_parallel_moe's all2all backends (vllm/config/parallel.py:859-877)."""
+_QWEN4_SPEC_METHODS = ("mtp", "ngram", "ngram_gpu")
+
+
+@rule(
+    "models.qwen4-exp-checks",
+    title="Qwen4Exp: hyper-connections (hc_count > 1); MoE sequence parallelism only without PP; PLE/QSA without "
+    "DBO or micro-batches; speculation by its MTP or n-gram only",
+    phase="model",
+    kind="check",
+    reads=(*models.ON_READS, _HT + "other", "platform.kind", "parallel_config.all2all_backend",
+           "parallel_config.enable_expert_parallel", "parallel_config.tensor_parallel_size",
+           "parallel_config.data_parallel_size", "parallel_config.pipeline_parallel_size",
+           "parallel_config.enable_dbo", "parallel_config.ubatch_size", "speculative_config",
+           "speculative_config.method"),
+    after=("models.qwen3-5-ssm-cache-dtype",),
+    source=f"{_SRC} Qwen4ExpForConditionalGenerationConfig.verify_and_update_config (1352-1391; "
+    f"ParallelConfig.use_sequence_parallel_moe: vllm/config/parallel.py:859-877; ple_layer_ids None is [] in "
+    f"transformers' Qwen4ExpTextConfig); {_REF}",
+)
+def qwen4_exp_checks(c: Mapping[str, Any]) -> RuleResult:
+    """MoE sequence parallelism (an all2all backend that supports it, EP, TP > 1 and DP > 1) turns on the
+    hyper-connection SP too, which needs a single pipeline stage. Per-layer embeddings and the QSA indexer have no
+    micro-batched path."""
+    if not models.step2_on(c, *_QWEN4_EXP):
+        return None
+    if (_other(c, "hc_count", 4, text=True) or 0) <= 1:
+        return Violation("Qwen4Exp requires hc_count > 1")
+    sp_moe = c["parallel_config.all2all_backend"] in _QWEN4_SP_MOE_BACKENDS and c["parallel_config.enable_expert_parallel"] \
+        and c["parallel_config.tensor_parallel_size"] > 1 and c["parallel_config.data_parallel_size"] > 1
+    if c["platform.kind"] in ("cuda", "rocm") and sp_moe and c["parallel_config.pipeline_parallel_size"] != 1:
+        return Violation("Qwen4Exp MoE SP requires PP=1")
+    ple_or_qsa = bool(_other(c, "ple_layer_ids", None, text=True)) or \
+        _other(c, "indexer_n_heads", None, text=True) is not None
+    if ple_or_qsa and (c["parallel_config.enable_dbo"] or (c["parallel_config.ubatch_size"] or 0) > 1):
+        return Violation("Qwen4Exp PLE/QSA does not support dual-batch overlap or microbatching",
+                         error="NotImplementedError")
+    if c["speculative_config"] and c["speculative_config.method"] not in _QWEN4_SPEC_METHODS:
+        return Violation("Qwen4Exp speculative decoding supports only its native MTP checkpoint and linear n-gram "
+                         "proposers", error="NotImplementedError")
+    return None
+
+
+@rule(
+    "models.qwen3-5-text-only-rope",
+    title="Qwen3.5 / Qwen4Exp text-only models: one-dimensional positions (the M-RoPE fields are removed)",
+    phase="model",
+    kind="override",
+    reads=(*models.ON_READS, _M + "uses_mrope", "model_config.multimodal_config", _H + "vision_config"),
+    writes=(_M + "uses_mrope",),
+    after=("models.qwen3-5-ssm-cache-dtype", "models.qwen4-exp-checks"),
+    source=f"{_SRC} Qwen3_5ForCausalLMConfig.verify_and_update_config (1321-1333), _strip_qwen4_exp_mrope "
+    f"(1336-1348) for Qwen4ExpForCausalLM, a language-model-only Qwen4ExpForConditionalGeneration and a Qwen4ExpMTP "
+    f"without a vision config (1380-1410): mrope_section and mrope_interleaved popped from rope_parameters; {_REF}",
+)
+def qwen3_5_text_only_rope(c: Mapping[str, Any]) -> RuleResult:
+    """The text-only classes inherit the multimodal configuration's M-RoPE fields; popping them leaves plain RoPE."""
+    if not c[_M + "uses_mrope"]:
+        return None
+    mm = c["model_config.multimodal_config"] if c["model_config"] else None
+    if models.step2_on(c, *_QWEN3_5_TEXT_ONLY) \
+            or (models.step2_on(c, "Qwen4ExpForConditionalGeneration") and mm and mm.get("language_model_only")) \
+            or (models.step2_on(c, "Qwen4ExpMTP") and c[_H + "vision_config"] is None):
+        return {_M + "uses_mrope": False}
+    return None
+
+
+def _both_configs(c: Mapping[str, Any], key: str) -> list[Any]:
+    """``getattr(config, key, None)`` of the hf config and of its text config when that is another object (a
+    nested ``text_config``), in that order."""
+    values = [_other(c, key)]
+    sub = c[_H + "text_config"]
+    if isinstance(sub, dict):
+        values.append(sub.get(key))
+    return values
+
+
+def _set_causal(c: Mapping[str, Any], causal: bool) -> dict[str, Any]:
+    """``is_causal`` set on the hf config and its text config."""
+    return {_H + "is_causal": causal, _HT + "is_causal": causal}
+
+
+@rule(
+    "models.colqwen3-5-contract",
+    title="ColQwen3.5: the checkpoint's retrieval_attention_contract ('causal' or 'bidirectional') sets is_causal",
+    phase="model_config",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", _H + "text_config"),
+    writes=models.hf_writes("is_causal"),
+    source=f"{_SRC} ColQwen3_5Config.verify_and_update_model_config (1418-1449); {_REF}",
+)
+def colqwen3_5_contract(c: Mapping[str, Any]) -> RuleResult:
+    """The config and its text config may each declare the contract: none, a non-string, an unknown one or two that
+    disagree are refused."""
+    if not models.step2_on(c, "ColQwen3_5"):
+        return None
+    declarations = [v for v in _both_configs(c, "retrieval_attention_contract") if v is not None]
+    if not declarations:
+        return Violation("ColQwen3.5 checkpoints must declare retrieval_attention_contract as 'causal' or "
+                         "'bidirectional'")
+    if any(not isinstance(d, str) or d not in ("causal", "bidirectional") for d in declarations) \
+            or len(set(map(str, declarations))) != 1:
+        return Violation(f"unsupported or conflicting ColQwen3.5 retrieval_attention_contract declarations: "
+                         f"{declarations!r}")
+    return _set_causal(c, declarations[0] == "causal")
+
+
+@rule(
+    "models.d3-decision",
+    title="Decision 3.0: the decision_config.json contract (version 1, last-token pooling, causal or full "
+    "attention, one token per code); raw code logits unless use_activation is given",
+    phase="model_config",
+    kind="override",
+    reads=(*models.ON_READS, _H + "other", "model_config.pooler_config", _PC + "use_activation"),
+    writes=(*models.hf_writes("is_causal"), _PC + "use_activation"),
+    after=("model.pooler-config",),
+    source=f"{_SRC} D3ForSequenceClassificationConfig.verify_and_update_model_config (1452-1497; decision_config: "
+    f"vllm/transformers_utils/model_arch_config_convertor.py Qwen3_5ModelArchConfigConvertor, 641-652); {_REF}",
+)
+def d3_decision(c: Mapping[str, Any]) -> RuleResult:
+    """The full-attention layers read the whole prompt both ways under ``noncausal_full_attention``; the head's
+    probabilities would only make sense over one question's options, so it returns logits."""
+    if not models.step2_on(c, "D3ForSequenceClassification"):
+        return None
+    decision = _other(c, "decision_config")
+    if not isinstance(decision, dict):
+        return Violation("Decision 3.0 checkpoints need a decision_config.json")
+    if decision.get("format_version") != 1:
+        return Violation(f"unsupported decision_config.json format_version {decision.get('format_version')!r}; vLLM "
+                         "reads version 1")
+    if decision.get("pooling", "last") != "last":
+        return Violation(f"unsupported decision_config.json pooling {decision['pooling']!r}")
+    mode = decision.get("attention_mode", "causal")
+    if mode not in ("causal", "noncausal_full_attention"):
+        return Violation(f"unsupported decision_config.json attention_mode {mode!r}")
+    codes, token_ids = decision.get("codes"), decision.get("token_ids")
+    if not codes or not isinstance(token_ids, (list, tuple)) or len(codes) != len(token_ids):
+        return Violation("decision_config.json must list one token id per answer code")
+    out = _set_causal(c, mode == "causal")
+    if not c["model_config.pooler_config"]:
+        return Violation("", error="AssertionError", hint="a Decision 3.0 classifier needs a pooling runner")
+    if c[_PC + "use_activation"] is None:
+        out[_PC + "use_activation"] = False
+    return out
+
+
 MODEL_CONFIG_HOOKS = ("models.alice-ai-checkpoint", "models.alice-ai-mtp-ignored", "models.llama-bidirectional",
                       "models.embedding-gemma2-matryoshka", "models.jina-embeddings-v5-encoder", "models.deepseek-v4-fp8", "models.gptoss-mxfp4",
-                      "models.kimi-k3-mxfp4")
+                      "models.kimi-k3-mxfp4", "models.unlimited-ocr2-checkpoint",
+                      "models.colqwen3-5-contract", "models.d3-decision", "models.mm-video-backend")
 """The rule ids of this module run by ModelConfig._try_verify_and_update_model_config (in order)."""
 VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dtype", "models.longcat-ngram-compilation",
                      "models.glm-moe-dsa", "models.mistral-large4", "models.gemma4-attention",
                      "models.embedding-gemma2-backend", "models.embedding-gemma2-max-model-len",
                      "models.diffusion-gemma-attention", "models.diffusion-gemma-config",
                      "models.diffusion-gemma-max-num-seqs", "models.diffusion-gemma-generation-cap",
-                     "models.deepseek-v4-indexer")
+                     "models.deepseek-v4-indexer", "models.unlimited-ocr-backend",
+                     "models.unlimited-ocr-flash-attn-version", "models.unlimited-ocr-rswa-backend",
+                     "models.unlimited-ocr-prefix-caching", "models.unlimited-ocr2-compilation",
+                     "models.unlimited-ocr2-attention", "models.unlimited-ocr-vision",
+                     "models.qwen3-5-ssm-cache-dtype", "models.qwen4-exp-checks", "models.qwen3-5-text-only-rope",
+                     "models.glm5-next-kv-cache")
 """The rule ids of this module run by VllmConfig.try_verify_and_update_config (before the hybrid hook)."""
 
 
@@ -780,7 +1446,11 @@ DELTA = Delta(
          longcat_ngram_compilation, glm_moe_dsa, gemma4_attention, mistral_large4, embedding_gemma2_matryoshka,
          embedding_gemma2_backend, embedding_gemma2_max_model_len, diffusion_gemma_attention, diffusion_gemma_config,
          diffusion_gemma_max_num_seqs, diffusion_gemma_generation_cap, jina_embeddings_v5_encoder,
-         deepseek_v4_indexer, deepseek_v4_fp8, gptoss_mxfp4, kimi_k3_mxfp4, rope_deprecated_names),
-    replace=(is_deepseek_mla, cache_sliding_window),
+         deepseek_v4_indexer, deepseek_v4_fp8, gptoss_mxfp4, kimi_k3_mxfp4, rope_deprecated_names,
+         unlimited_ocr2_checkpoint, unlimited_ocr_backend, unlimited_ocr_flash_attn_version, unlimited_ocr_rswa_backend,
+         unlimited_ocr_prefix_caching, unlimited_ocr2_compilation, unlimited_ocr2_attention, unlimited_ocr_vision,
+         qwen3_5_ssm_cache_dtype, qwen4_exp_checks, qwen3_5_text_only_rope, colqwen3_5_contract, d3_decision,
+         glm5_next_kv_cache, mm_video_backend),
+    replace=(is_deepseek_mla, cache_sliding_window, uses_mrope),
 )
 """The model-hook part of vLLM 0.34.0's delta over 0.11.1."""

@@ -221,6 +221,189 @@ conf("mamba-cache-mode-given", "Mamba built directly with prefix caching and mam
      ["1095"], model="mamba_0340", cache_config={"enable_prefix_caching": True, "mamba_cache_mode": "align"})
 
 
+# ---------------------------------------------------------------- UnlimitedOCRForCausalLMConfig (config.py:262-526)
+UOCR = "models/unlimited_ocr"
+argv("uocr-default", "Unlimited-OCR on SM90: FA4 auto-selected, prefix caching off, vision FLASH_ATTN",
+     ["295", "304", "310", "317", "318", "328", "337", "371", "373", "386", "387", "402", "449"], [UOCR])
+argv("uocr-a100", "Unlimited-OCR on SM80 (no FA4): TRITON_ATTN auto-selected", ["304", "310", "317", "342", "343"],
+     [UOCR], platform="cuda:80")
+argv("uocr-a100-flash", "Unlimited-OCR on SM80 with --attention-backend FLASH_ATTN: FA4 missing", ["317", "318", "319"],
+     [UOCR, "--attention-backend", "FLASH_ATTN"], platform="cuda:80")
+argv("uocr-fa3", "Unlimited-OCR with flash_attn_version 3: upgraded to 4 with a warning", ["328", "330", "331"],
+     [UOCR, "--attention-config", json.dumps({"flash_attn_version": 3})])
+argv("uocr-fa4-given", "Unlimited-OCR with flash_attn_version 4 given", ["328", "330", "337"],
+     [UOCR, "--attention-config", json.dumps({"flash_attn_version": 4})])
+argv("uocr-flex", "Unlimited-OCR on SM90 with FLEX_ATTENTION (FA4 available)", ["342", "347", "348"],
+     [UOCR, "--attention-backend", "FLEX_ATTENTION"])
+argv("uocr-a100-flex", "Unlimited-OCR on SM80 with FLEX_ATTENTION", ["347", "348"],
+     [UOCR, "--attention-backend", "FLEX_ATTENTION"], platform="cuda:80")
+argv("uocr-flashinfer", "Unlimited-OCR with FLASHINFER: refused", ["347", "358"],
+     [UOCR, "--attention-backend", "FLASHINFER"])
+argv("uocr-no-prefix-caching", "Unlimited-OCR with --no-enable-prefix-caching", ["371"],
+     [UOCR, "--no-enable-prefix-caching"])
+argv("uocr-mm-flashinfer", "Unlimited-OCR with --mm-encoder-attn-backend FLASHINFER: FLASH_ATTN with a warning",
+     ["387", "389", "390"], [UOCR, "--mm-encoder-attn-backend", "FLASHINFER"])
+argv("uocr-mm-sdpa", "Unlimited-OCR with --mm-encoder-attn-backend TORCH_SDPA: kept", ["387", "389"],
+     [UOCR, "--mm-encoder-attn-backend", "TORCH_SDPA"])
+argv("uocr-no-window", "Unlimited-OCR whose rswa_window is null: 128", ["449"], [UOCR, *hf({"rswa_window": None})])
+
+UOCR2_SPARSE = {"training_stage": "dash", "dash_stage0": "head_cls", "sparse_main_rope_mode": "page2d",
+                "sparse_rope_mode": "page2d", "sparse_rope_page_span": 0, "use_sparse_attention": True,
+                "image_bucket_constraint": True, "dash_image_only": True, "sparse_attention_freq": [1, 1],
+                "sparse_index_dim": 32, "dash_sigma": 1.0, "dash_topk_blocks": 4, "sparse_local_block": 2,
+                "sparse_block_size": 64}
+
+
+def uocr2(**changes: Any) -> list[str]:
+    """The Unlimited-OCR fixture made an Unlimited-OCR-2 checkpoint (its sparse_attention_config), keys changed."""
+    return [UOCR, *hf({"sparse_attention_config": {**UOCR2_SPARSE, **changes}})]
+
+
+argv("uocr2-default", "Unlimited-OCR-2 (DASH): no compile, FULL_DECODE_ONLY graphs, TRITON_ATTN for FLASH_ATTN",
+     ["295", "402", "413", "414", "416", "421", "426", "441", "467", "468", "471", "478", "482", "503", "504", "510",
+      "517", "524", "526"], uocr2())
+argv("uocr2-eager", "Unlimited-OCR-2 with --enforce-eager", ["467"], [*uocr2(), "--enforce-eager"])
+argv("uocr2-compiled", "Unlimited-OCR-2 with -cc mode 3: refused", ["468", "469"],
+     [*uocr2(), "-cc", json.dumps({"mode": 3})])
+argv("uocr2-full-graphs", "Unlimited-OCR-2 with cudagraph_mode FULL: refused", ["471", "482", "483"],
+     [*uocr2(), "-cc", json.dumps({"cudagraph_mode": "FULL"})])
+argv("uocr2-breakable", "Unlimited-OCR-2 with VLLM_USE_BREAKABLE_CUDAGRAPH=1", ["471", "478"], uocr2(),
+     env={"VLLM_USE_BREAKABLE_CUDAGRAPH": "1"})
+argv("uocr2-pp2", "Unlimited-OCR-2 with pipeline parallelism: refused", ["503", "504", "505"], [*uocr2(), "-pp", "2"])
+argv("uocr2-flashinfer", "Unlimited-OCR-2 with FLASHINFER as DASH's compute backend", ["510", "517"],
+     [*uocr2(), "--attention-backend", "FLASHINFER"])
+argv("uocr2-triton", "Unlimited-OCR-2 with TRITON_ATTN: refused", ["510", "514"],
+     [*uocr2(), "--attention-backend", "TRITON_ATTN"])
+argv("uocr2-full-kv", "Unlimited-OCR-2 with rswa_window 0 (full KV)", ["441"],
+     [UOCR, *hf({"sparse_attention_config": UOCR2_SPARSE, "rswa_window": 0})])
+argv("uocr2-bad-window", "Unlimited-OCR-2 with rswa_window 64: refused", ["441", "442"],
+     [UOCR, *hf({"sparse_attention_config": UOCR2_SPARSE, "rswa_window": 64})])
+argv("uocr2-bad-stage", "Unlimited-OCR-2 whose training_stage is not dash: refused", ["414", "415"],
+     uocr2(training_stage="full"))
+argv("uocr2-bad-freq", "Unlimited-OCR-2 without DASH in every layer: refused", ["416", "420"],
+     uocr2(sparse_attention_freq=[1, 0]))
+argv("uocr2-bad-index-dim", "Unlimited-OCR-2 whose index dim is not the head dim: refused", ["421", "425"],
+     uocr2(sparse_index_dim=16))
+argv("uocr2-bad-sigma", "Unlimited-OCR-2 with dash_sigma 0: refused", ["426", "427"], uocr2(dash_sigma=0))
+
+
+# ---------------------------------------------------------------- Qwen3_5ForConditionalGenerationConfig (1290-1335)
+Q35 = "models/qwen3_5_text"
+argv("q35-default", "Qwen3.5 (text): mamba_ssm_cache_dtype from the config's mamba_ssm_dtype; M-RoPE fields dropped",
+     ["1304", "1305", "1329"], [Q35])
+argv("q35-user-dtype", "Qwen3.5 with --mamba-ssm-cache-dtype other than the config's: warned", ["1304", "1307", "1311"],
+     [Q35, "--mamba-ssm-cache-dtype", "bfloat16"])
+argv("q35-same-dtype", "Qwen3.5 with --mamba-ssm-cache-dtype equal to the config's", ["1307"],
+     [Q35, "--mamba-ssm-cache-dtype", "float32"])
+argv("q35-no-dtype", "Qwen3.5 whose config names no mamba_ssm_dtype", ["1305"], [Q35, *hf({"mamba_ssm_dtype": None})])
+
+# ---------------------------------------------------------------- D3ForSequenceClassificationConfig (1452-1497)
+D3 = "models/d3"
+D3_DECISION = {"format_version": 1, "pooling": "last", "attention_mode": "causal", "codes": ["A", "B"],
+               "token_ids": [5, 6]}
+
+
+def d3(**changes: Any) -> list[str]:
+    """The Decision 3.0 fixture with its decision_config.json (as vLLM's loader attaches it), keys changed."""
+    return [D3, *hf({"decision_config": {**D3_DECISION, **changes}})]
+
+
+argv("d3-default", "Decision 3.0 classifier: causal, raw code logits", ["1458", "1460", "1465", "1470", "1476", "1484",
+     "1495"], d3())
+argv("d3-noncausal", "Decision 3.0 with attention_mode noncausal_full_attention", ["1470", "1484"],
+     d3(attention_mode="noncausal_full_attention"))
+argv("d3-activation", "Decision 3.0 with use_activation given", ["1495"],
+     [*d3(), "--pooler-config", json.dumps({"use_activation": True})])
+argv("d3-no-decision", "Decision 3.0 without a decision_config.json: refused", ["1458", "1459"], [D3])
+argv("d3-bad-version", "Decision 3.0 with format_version 2: refused", ["1460", "1461"], d3(format_version=2))
+argv("d3-bad-pooling", "Decision 3.0 with pooling mean: refused", ["1465", "1466"], d3(pooling="mean"))
+argv("d3-bad-attention", "Decision 3.0 with an unknown attention_mode: refused", ["1470", "1471"],
+     d3(attention_mode="sliding"))
+argv("d3-bad-codes", "Decision 3.0 with fewer token ids than codes: refused", ["1476", "1477"], d3(token_ids=[5]))
+
+# ---------------------------------------------------------------- ColQwen3_5Config (1418-1449)
+COLQ = "models/colqwen3_5"
+argv("colq35-bidirectional", "ColQwen3.5 declaring a bidirectional retrieval contract", ["1432", "1437", "1447"],
+     [COLQ])
+argv("colq35-causal", "ColQwen3.5 declaring a causal retrieval contract", ["1437", "1447"],
+     [COLQ, *hf({"retrieval_attention_contract": "causal"})])
+argv("colq35-undeclared", "ColQwen3.5 without a retrieval contract: refused", ["1432", "1433"],
+     [COLQ, *hf({"retrieval_attention_contract": None})])
+argv("colq35-unknown", "ColQwen3.5 with an unknown retrieval contract: refused", ["1437", "1442"],
+     [COLQ, *hf({"retrieval_attention_contract": "sideways"})])
+argv("colq35-conflict", "ColQwen3.5 whose text config declares another contract: refused", ["1437", "1442"],
+     [COLQ, *hf({"text_config": {"retrieval_attention_contract": "causal"}})])
+
+
+# ---------------------------------------------------------------- Qwen4ExpForConditionalGenerationConfig (1338-1410)
+Q4 = "models/qwen4_exp_text"
+Q4_QSA = {"indexer_n_heads": 4, "indexer_kv_heads": 1, "indexer_head_dim": 64, "indexer_budget": 64,
+          "indexer_compress_ratio": 4}
+argv("q4-default", "Qwen4Exp (text): the Qwen3.5 cache contract, hyper-connections, 1D RoPE",
+     ["1304", "1305", "1343", "1345", "1359", "1363", "1373", "1380", "1383"], [Q4])
+argv("q4-user-dtype", "Qwen4Exp with --mamba-ssm-cache-dtype other than the config's: warned", ["1307", "1311"],
+     [Q4, "--mamba-ssm-cache-dtype", "bfloat16"])
+argv("q4-hc1", "Qwen4Exp with hc_count 1: refused", ["1359", "1360"], [Q4, *hf({"hc_count": 1})])
+argv("q4-moe-sp-pp", "Qwen4Exp with sequence-parallel MoE (TP 2, DP 2, EP) and PP 2: refused", ["1363", "1368"],
+     [Q4, "-tp", "2", "-dp", "2", "-pp", "2", "--enable-expert-parallel"])
+argv("q4-qsa", "Qwen4Exp with a QSA indexer", ["1373"], [Q4, *hf(Q4_QSA)])
+argv("q4-qsa-dbo", "Qwen4Exp with a QSA indexer and dual-batch overlap: refused", ["1373", "1376"],
+     [Q4, *hf(Q4_QSA), "--enable-dbo"])
+argv("q4-qsa-ubatch", "Qwen4Exp with a QSA indexer and micro-batches of 2: refused", ["1373", "1376"],
+     [Q4, *hf(Q4_QSA), "--ubatch-size", "2"])
+argv("q4-ngram", "Qwen4Exp with n-gram speculation (allowed)", ["1383"],
+     [Q4, "--speculative-config", json.dumps({"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3})])
+argv("q4-suffix", "Qwen4Exp with suffix speculation: refused", ["1383", "1388"],
+     [Q4, "--speculative-config", json.dumps({"method": "suffix", "num_speculative_tokens": 2})])
+
+
+# ---------------------------------------------------------------- Glm5NextModelConfig (config.py:185-212)
+G5 = "models/glm5_next_text"
+argv("glm5-h100", "GLM-5.3-Flash on SM90: KV cache dtype stays auto", ["190"], [G5])
+argv("glm5-b200", "GLM-5.3-Flash on SM100: fp8 KV cache", ["190", "200", "202"], [G5], platform="cuda:100")
+argv("glm5-b200-ngram", "GLM-5.3-Flash on SM100 with n-gram speculation: the drafter's KV cache dtype auto",
+     ["202"], [G5, "--speculative-config", json.dumps({"method": "ngram", "num_speculative_tokens": 2,
+                                                       "prompt_lookup_max": 3})], platform="cuda:100")
+
+# ---------------------------------------------------------------- JinaVLForSequenceClassificationConfig (986-996)
+argv("jinavl-default", "Jina VL reranker: one label, logit_mean 2.65", ["995"], ["models/jinavl"])
+argv("jinavl-logit-mean", "Jina VL reranker with logit_mean given", ["995"],
+     ["models/jinavl", "--pooler-config", json.dumps({"logit_mean": 1.5})])
+
+
+# ---------------------------------------------------------------- Qwen4ExpMTPConfig (config.py:1401-1410)
+argv("q4mtp-text", "Qwen4Exp MTP module of a text-only target: 1D RoPE", ["1408"],
+     [Q4, *hf({"architectures": ["Qwen4ExpMTP"]})])
+argv("q4mtp-vision", "Qwen4Exp MTP module of a VL target (a vision config): M-RoPE kept", ["1408"],
+     [Q4, *hf({"architectures": ["Qwen4ExpMTP"], "vision_config": {"depth": 1}})])
+
+
+# ---------------------------------------------------------------- DeepseekV4ForCausalLMConfig's fp8 rename (762-786)
+argv("dsv4-arch-v3-fp8", "DeepSeek-V4 architecture over a deepseek_v3 config with an fp8 quantization_config: kept fp8",
+     ["767", "775", "780"], ["models/deepseek_v3", *hf({"architectures": ["DeepseekV4ForCausalLM"], "quantization_config":
+                                                       {"quant_method": "fp8", "weight_block_size": [128, 128],
+                                                        "activation_scheme": "dynamic"}})])
+
+
+# ---------------------------------------------------------------- Qwen4ExpForConditionalGeneration (config.py:1380-1381)
+Q4VL = "models/qwen4_exp_vl"
+argv("q4vl-default", "Qwen4Exp VL: M-RoPE kept", ["1380"], [Q4VL])
+argv("q4vl-language-only", "Qwen4Exp VL with --language-model-only: 1D RoPE on both configs", ["1380", "1343", "1345"],
+     [Q4VL, "--language-model-only"])
+
+
+# ---------------------------------------------------------------- Lfm3VlForConditionalGenerationConfig (999-1008)
+argv("lfm3vl-default", "LFM3-VL: the video loader is Qwen3-VL's unless media_io_kwargs names one", ["1005"],
+     ["models/lfm3_vl"])
+argv("lfm3vl-video-backend", "LFM3-VL with a video backend given in --media-io-kwargs", ["1005"],
+     ["models/lfm3_vl", "--media-io-kwargs", json.dumps({"video": {"video_backend": "opencv"}})])
+
+
+# ---------------------------------------------------------------- NemotronHNanoVLV2Config (config.py:1173-1186)
+argv("nemotron-omni-default", "Nemotron-H Omni: the text model's SSM cache dtype, Nemotron-VL's video loader",
+     ["1184"], ["models/nemotron_h_omni"])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN: dict[str, str] = {}
 

@@ -211,3 +211,193 @@ def test_rope_deprecated_names_of_a_remote_config_class() -> None:
     jina = texts(r034("jina_xlm_roberta", ["--trust-remote-code", "--enforce-eager"]))
     assert sum("XLMRobertaFlashConfig contains a deprecated attribute name" in t for t in jina) == 1
     assert not any("deprecated attribute name" in t for t in texts(r034("nomic", ["--max-model-len", "2048"])))
+
+
+# ---------------------------------------------------------------- Unlimited-OCR
+
+_UOCR2 = {"training_stage": "dash", "dash_stage0": "head_cls", "sparse_main_rope_mode": "page2d",
+          "sparse_rope_mode": "page2d", "sparse_rope_page_span": 0, "use_sparse_attention": True,
+          "image_bucket_constraint": True, "dash_image_only": True, "sparse_attention_freq": [1, 1],
+          "sparse_index_dim": 32, "dash_sigma": 1.0, "dash_topk_blocks": 4, "sparse_local_block": 2,
+          "sparse_block_size": 64}
+
+
+def uocr2(argv: list[str] | None = None, env: dict[str, str] | None = None, **changes: Any) -> postinit.Resolution:
+    """The Unlimited-OCR fixture as an Unlimited-OCR-2 checkpoint (its DASH settings given, keys changed)."""
+    return r034("unlimited_ocr", [*hf({"sparse_attention_config": {**_UOCR2, **changes}}), *(argv or [])],
+                env=env or {})
+
+
+def test_unlimited_ocr_picks_an_rswa_backend() -> None:
+    """unlimited_ocr_backend, unlimited_ocr_flash_attn_version and unlimited_ocr_rswa_backend: FA4 where it runs
+    (version forced to 4), else Triton; FLASH_ATTN without FA4 and a backend that cannot express R-SWA are
+    refused."""
+    h100 = r034("unlimited_ocr")
+    assert (h100.state["attention_config.backend"], h100.state["attention_config.flash_attn_version"]) == \
+        ("FLASH_ATTN", 4)
+    assert "auto-selected attention backend=vllm.v1.attention.backends.flash_attn.FlashAttentionBackend " \
+        "(fa4_available=True)." in " ".join(texts(h100))
+    a100 = r034("unlimited_ocr", platform="cuda:8.0")
+    assert a100.state["attention_config.backend"] == "TRITON_ATTN"
+    refused = r034("unlimited_ocr", ["--attention-backend", "FLASH_ATTN"], platform="cuda:8.0")
+    assert refused.error is not None and refused.error.type == "RuntimeError"
+    fa3 = r034("unlimited_ocr", ["--attention-config", json.dumps({"flash_attn_version": 3})])
+    assert fa3.state["attention_config.flash_attn_version"] == 4
+    assert any("flash_attn_version=3 cannot express" in t for t in texts(fa3))
+    assert "<AttentionBackendEnum.FLASHINFER: 'vllm.v1.attention.backends.flashinfer.FlashInferBackend'>" in \
+        message(r034("unlimited_ocr", ["--attention-backend", "FLASHINFER"]))
+    flex = texts(r034("unlimited_ocr", ["--attention-backend", "FLEX_ATTENTION"]))
+    assert any("Triton block mask (FA4 available but not used" in t for t in flex)
+
+
+def test_unlimited_ocr_prefix_caching_and_vision() -> None:
+    """unlimited_ocr_prefix_caching turns prefix caching off (logged); unlimited_ocr_vision gives the vision
+    encoder FLASH_ATTN unless another backend than FlashInfer was chosen."""
+    r = r034("unlimited_ocr")
+    assert r.state["cache_config.enable_prefix_caching"] is False
+    assert r.state["model_config.multimodal_config"]["mm_encoder_attn_backend"] == "FLASH_ATTN"
+    fi = r034("unlimited_ocr", ["--mm-encoder-attn-backend", "FLASHINFER"])
+    assert fi.state["model_config.multimodal_config"]["mm_encoder_attn_backend"] == "FLASH_ATTN"
+    assert any("FlashInfer is not supported for the vision encoder" in t for t in texts(fi))
+    sdpa = r034("unlimited_ocr", ["--mm-encoder-attn-backend", "TORCH_SDPA"])
+    assert sdpa.state["model_config.multimodal_config"]["mm_encoder_attn_backend"] == "TORCH_SDPA"
+    assert not any("disabling prefix caching" in t for t in texts(r034("unlimited_ocr", ["--no-enable-prefix-caching"])))
+
+
+@pytest.mark.parametrize(("changes", "expected"), [
+    ({"training_stage": "full"}, "requires training_stage='dash'"),
+    ({"sparse_attention_freq": [1, 0]}, "requires DASH in every decoder layer"),
+    ({"sparse_index_dim": 16}, "requires index_dim == head_dim"),
+    ({"dash_sigma": 0}, "requires positive sigma and top-K"),
+])
+def test_unlimited_ocr2_checkpoint_checks(changes: dict[str, Any], expected: str) -> None:
+    """unlimited_ocr2_checkpoint refuses a checkpoint whose DASH settings the kernels cannot run (model_config)."""
+    r = uocr2(**changes)
+    assert r.error is not None and r.error.rule == "models.unlimited-ocr2-checkpoint" and expected in r.error.message
+
+
+def test_unlimited_ocr2_runtime() -> None:
+    """unlimited_ocr2_compilation and unlimited_ocr2_attention: no compile, decode-only full graphs (piecewise
+    allowed with breakable graphs), no JIT warm-up, TRITON_ATTN under DASH; M-RoPE; unsupported features refused."""
+    r = uocr2()
+    s = r.state
+    assert (s["compilation_config.mode"], s["compilation_config.cudagraph_mode"]) == \
+        (CompilationMode.NONE, CUDAGraphMode.FULL_DECODE_ONLY)
+    assert s["attention_config.backend"] == "TRITON_ATTN" and s["kernel_config.enable_jit_warmup"] is False
+    assert s["model_config.uses_mrope"] is True
+    assert "Unlimited-OCR-2: output KV window=128; input KV is retained for DASH." in "\n".join(texts(r))
+    assert uocr2(env={"VLLM_USE_BREAKABLE_CUDAGRAPH": "1"}).state["compilation_config.cudagraph_mode"] == \
+        CUDAGraphMode.FULL_AND_PIECEWISE
+    assert "requires compile mode NONE" in message(uocr2(["-cc", json.dumps({"mode": 3})]))
+    assert "full prefill graphs" in message(uocr2(["-cc", json.dumps({"cudagraph_mode": "FULL"})]))
+    assert "does not support pipeline parallelism" in message(uocr2(["-pp", "2"]))
+    assert "supports FLASH_ATTN or FLASHINFER" in message(uocr2(["--attention-backend", "TRITON_ATTN"]))
+    window = r034("unlimited_ocr", hf({"sparse_attention_config": _UOCR2, "rswa_window": 64}))
+    assert "requires rswa_window=128 or 0 (full KV)" in message(window)
+
+
+# ---------------------------------------------------------------- Qwen3.5, Decision 3.0, ColQwen3.5
+
+
+def test_qwen3_5_ssm_cache_dtype_and_text_only_rope() -> None:
+    """qwen3_5_ssm_cache_dtype takes the config's mamba_ssm_dtype for 'auto' and warns about another one given;
+    qwen3_5_text_only_rope drops the inherited M-RoPE of a text-only class (uses_mrope reads rope_parameters)."""
+    r = r034("qwen3_5_text")
+    assert r.state["cache_config.mamba_ssm_cache_dtype"] == "float32"
+    assert r.state["model_config.uses_mrope"] is False
+    user = r034("qwen3_5_text", ["--mamba-ssm-cache-dtype", "bfloat16"])
+    assert user.state["cache_config.mamba_ssm_cache_dtype"] == "bfloat16"
+    assert any("specifies mamba_ssm_dtype='float32' in its config" in t for t in texts(user))
+    assert r034("qwen3_5_text", hf({"mamba_ssm_dtype": None})).state["cache_config.mamba_ssm_cache_dtype"] == "auto"
+    assert r034("d3", hf({"decision_config": {"format_version": 1, "codes": ["A"], "token_ids": [5]}})) \
+        .state["model_config.uses_mrope"] is True
+
+
+_D3 = {"format_version": 1, "pooling": "last", "attention_mode": "causal", "codes": ["A", "B"], "token_ids": [5, 6]}
+
+
+@pytest.mark.parametrize(("changes", "expected"), [
+    ({"format_version": 2}, "format_version 2; vLLM reads version 1"),
+    ({"pooling": "mean"}, "pooling 'mean'"),
+    ({"attention_mode": "sliding"}, "attention_mode 'sliding'"),
+    ({"token_ids": [5]}, "one token id per answer code"),
+])
+def test_d3_decision_contract(changes: dict[str, Any], expected: str) -> None:
+    """d3_decision refuses a decision_config.json vLLM cannot read (model_config stage)."""
+    r = r034("d3", hf({"decision_config": {**_D3, **changes}}))
+    assert r.error is not None and r.error.rule == "models.d3-decision" and expected in r.error.message
+
+
+def test_d3_decision_attention_and_activation() -> None:
+    """Causal by default, bidirectional under noncausal_full_attention (then no chunked prefill); raw logits."""
+    r = r034("d3", hf({"decision_config": _D3}))
+    assert r.state["model_config.hf_config.is_causal"] is True
+    assert r.state["model_config.pooler_config.use_activation"] is False
+    full = r034("d3", hf({"decision_config": {**_D3, "attention_mode": "noncausal_full_attention"}}))
+    assert full.state["model_config.hf_config.is_causal"] is False
+    assert full.state["scheduler_config.enable_chunked_prefill"] is False
+    assert "need a decision_config.json" in message(r034("d3"))
+
+
+def test_colqwen3_5_retrieval_contract() -> None:
+    """colqwen3_5_contract: the declared contract sets is_causal; none, an unknown or two disagreeing ones are
+    refused."""
+    assert r034("colqwen3_5").state["model_config.hf_config.is_causal"] is False
+    assert r034("colqwen3_5", hf({"retrieval_attention_contract": "causal"})).state["model_config.hf_config.is_causal"]
+    assert "must declare" in message(r034("colqwen3_5", hf({"retrieval_attention_contract": None})))
+    assert "declarations: ['bidirectional', 'causal']" in message(
+        r034("colqwen3_5", hf({"text_config": {"retrieval_attention_contract": "causal"}})))
+
+
+def test_qwen4_exp_checks_and_rope() -> None:
+    """qwen4_exp_checks: hc_count > 1, no PP under sequence-parallel MoE, no DBO / micro-batches with a QSA indexer,
+    speculation by MTP or n-gram only; the text-only class drops M-RoPE and takes the Qwen3.5 cache dtype."""
+    r = r034("qwen4_exp_text")
+    assert r.state["model_config.uses_mrope"] is False and r.state["cache_config.mamba_ssm_cache_dtype"] == "float32"
+    assert message(r034("qwen4_exp_text", hf({"hc_count": 1}))) == "Qwen4Exp requires hc_count > 1"
+    sp = r034("qwen4_exp_text", ["-tp", "2", "-dp", "2", "-pp", "2", "--enable-expert-parallel"])
+    assert sp.error is not None and sp.error.rule == "models.qwen4-exp-checks"
+    qsa = {"indexer_n_heads": 4, "indexer_kv_heads": 1, "indexer_head_dim": 64, "indexer_budget": 64,
+           "indexer_compress_ratio": 4}
+    assert r034("qwen4_exp_text", hf(qsa)).ok
+    dbo = r034("qwen4_exp_text", [*hf(qsa), "--enable-dbo"])
+    assert dbo.error is not None and dbo.error.type == "NotImplementedError"
+    suffix = r034("qwen4_exp_text", ["--speculative-config", json.dumps({"method": "suffix", "num_speculative_tokens": 2})])
+    assert "supports only its native MTP checkpoint" in message(suffix)
+
+
+def test_glm5_next_fp8_kv_cache_on_blackwell() -> None:
+    """glm5_next_kv_cache: fp8 on SM 10.x (logged), auto elsewhere; an n-gram drafter's KV cache stays auto."""
+    assert r034("glm5_next_text").state["cache_config.cache_dtype"] == "auto"
+    b200 = r034("glm5_next_text", platform="cuda:10.0")
+    assert b200.state["cache_config.cache_dtype"] == "fp8"
+    assert "Using fp8 KV cache for GLM-5.3-Flash" in texts(b200)
+    ngram = r034("glm5_next_text", ["--speculative-config", json.dumps(
+        {"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3})], platform="cuda:10.0")
+    assert ngram.state["speculative_config.kv_cache_dtype"] == "auto"
+
+
+def test_qwen4_exp_mtp_keeps_mrope_for_a_vl_target() -> None:
+    """qwen3_5_text_only_rope: the MTP module drops M-RoPE unless its config has a vision config."""
+    text = r034("qwen4_exp_text", hf({"architectures": ["Qwen4ExpMTP"]}))
+    assert text.state["model_config.uses_mrope"] is False
+    vl = r034("qwen4_exp_text", hf({"architectures": ["Qwen4ExpMTP"], "vision_config": {"depth": 1}}))
+    assert vl.state["model_config.uses_mrope"] is True
+
+
+def test_qwen4_exp_vl_language_model_only_drops_mrope() -> None:
+    """qwen3_5_text_only_rope: a language-model-only Qwen4Exp VL model has no images to place, so 1D RoPE."""
+    assert r034("qwen4_exp_vl").state["model_config.uses_mrope"] is True
+    assert r034("qwen4_exp_vl", ["--language-model-only"]).state["model_config.uses_mrope"] is False
+
+
+def test_mm_video_backend() -> None:
+    """mm_video_backend: LFM3-VL takes Qwen3-VL's video loader, Nemotron-H Omni Nemotron-VL's, unless one is named
+    in --media-io-kwargs; the Omni model's text model sets the SSM cache dtype (nemotron_h_ssm_cache_dtype)."""
+    mm = r034("lfm3_vl").state["model_config.multimodal_config"]
+    assert mm["media_io_kwargs"] == {"video": {"video_backend": "qwen3_vl"}}
+    given = r034("lfm3_vl", ["--media-io-kwargs", json.dumps({"video": {"video_backend": "opencv"}})])
+    assert given.state["model_config.multimodal_config"]["media_io_kwargs"]["video"]["video_backend"] == "opencv"
+    omni = r034("nemotron_h_omni").state
+    assert omni["model_config.multimodal_config"]["media_io_kwargs"] == {"video": {"video_backend": "nemotron_vl"}}
+    assert omni["cache_config.mamba_ssm_cache_dtype"] == "float32"
