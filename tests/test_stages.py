@@ -34,8 +34,8 @@ def test_the_flags_vllms_parser_builds_a_sub_config_for() -> None:
     """Eight flags (vLLM's get_kwargs types them with TypeAdapter(cls).validate_json); each names its class
     (--ec-transfer-config's from vLLM 0.34.0 on: ``builds_since``).
 
-    vLLM 0.34.0's parser builds more (its flag table types them ``dataclass(X)``); of those, ProfilerConfig has a
-    validator of its own that runs there."""
+    vLLM 0.34.0's parser builds more (its flag table types them ``dataclass(X)``); of those, ProfilerConfig and
+    EngramConfig have a validator of their own that runs there."""
     builds = {spec.names[0]: spec.builds for spec in FLAGS if spec.builds}
     assert builds == {
         "--compilation-config": "CompilationConfig", "--kv-transfer-config": "KVTransferConfig",
@@ -45,8 +45,8 @@ def test_the_flags_vllms_parser_builds_a_sub_config_for() -> None:
     }
     assert not any(spec.builds for spec in flags_for("0.11.1") if spec.dest == "ec_transfer_config")
     later = {spec.builds for spec in flags_for("0.34.0") if spec.builds} - set(builds.values())
-    assert "ProfilerConfig" in later and "AttentionConfig" in later
-    assert set(builds.values()) | {"ProfilerConfig"} == set(PARSED_SUB_CONFIGS)
+    assert {"ProfilerConfig", "EngramConfig", "AttentionConfig"} <= later
+    assert set(builds.values()) | {"ProfilerConfig", "EngramConfig"} == set(PARSED_SUB_CONFIGS)
 
 
 def test_no_later_flag_or_phase_feeds_a_check_argparse_runs() -> None:

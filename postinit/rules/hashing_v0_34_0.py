@@ -27,7 +27,7 @@ Exactness (:func:`inexact_reason` says why not, and every face shows it):
   differently (``torch_dtype`` for ``dtype``, every default, another version string);
 * a speculative method with a draft model (EAGLE, MTP, draft models, ...) hashes the draft's own
   ModelConfig, which postinit does not model (n-gram and suffix decoding hash the target's);
-* ``quantization_config`` given as an object, multimodal options postinit does not hold
+* a ``quantization_config`` with the ``int4_per_group_32`` key, multimodal options postinit does not hold
   (``--limit-mm-per-prompt``, ...) and model types vLLM builds with its own config class.
 """
 
@@ -43,6 +43,7 @@ from typing import Any
 
 from postinit.engine import thaw
 from postinit.rules import hashing
+from postinit.schema import online_quant
 
 __all__ = [
     "FACTS",
@@ -228,6 +229,7 @@ def _fields(state: Mapping[str, Any], sub: str, cls: str) -> dict[str, Any]:
 def _model(state: Mapping[str, Any], hf: tuple[str, str] | None, prefix: str = "model_config") -> dict[str, Any]:
     out = _fields(state, prefix, "ModelConfig")
     out["dtype"] = _torch_dtype(state[f"{prefix}.dtype"])
+    out["quantization_config"] = online_quant.config_factor(thaw(state.get(f"{prefix}.quantization_config")))
     hf_json, text_json = hf if hf is not None else _stand_in_hf(state)
     out["hf_config"], out["hf_text_config"] = hf_json, text_json
     mm = state.get(f"{prefix}.multimodal_config")
@@ -549,8 +551,9 @@ def inexact_reason(state: Mapping[str, Any]) -> str | None:
         why = _hf(state)[1]
         if why:
             reasons.append(why)
-        if state.get("model_config.quantization_config") is not None:
-            reasons.append("quantization_config objects are not hashed as vLLM 0.34.0 normalises them")
+        if not online_quant.hashed_exactly(thaw(state.get("model_config.quantization_config"))):
+            reasons.append("a quantization_config with the int4_per_group_32 key is not hashed as vLLM 0.34.0 "
+                           "normalises it")
         if state.get("model_config.multimodal_config"):
             mm = thaw(state["model_config.multimodal_config"]) or {}
             extra = hashing.given()[1]

@@ -199,6 +199,7 @@ PARSED_SUB_CONFIGS: dict[str, str | None] = {
     "PoolerConfig": None,
     "ProfilerConfig": "profiler_config",  # vLLM 0.34.0: --profiler-config (its model_validator, profiler.py:205)
     "ECTransferConfig": "ec_transfer_config",  # vLLM 0.34.0: --ec-transfer-config (its __post_init__, ec_transfer.py:71)
+    "EngramConfig": "engram_config",  # vLLM 0.34.0: --engram-config (its model_validator, engram.py:64)
 }
 """The sub-configs vLLM's argument parser builds from a JSON-valued flag (``--compilation-config``/``-O``,
 ``--kv-transfer-config``, ``--kv-events-config``, ``--structured-outputs-config``, ``--eplb-config``,
@@ -404,8 +405,11 @@ def stage_of(rule: Rule) -> str:
     where = rule.source.split(";", 1)[0]
     if rule.phase == "model_config":
         # create_engine_config's checks before it builds ModelConfig run in this phase too (vLLM 0.34.0's
-        # validate_environ): the ones whose source is EngineArgs
-        return "create_engine_config" if where.startswith("vllm/engine/arg_utils.py") else "model_config"
+        # validate_environ), and EngineArgs.__post_init__'s (0.34.0's online quantization config): the ones whose
+        # source is EngineArgs
+        if not where.startswith("vllm/engine/arg_utils.py"):
+            return "model_config"
+        return "engine_args" if "EngineArgs.__post_init__" in where else "create_engine_config"
     if "vllm/engine/arg_utils.py" in where.split(" / ", 1)[0]:
         return "engine_args" if "EngineArgs.__post_init__" in where else "create_engine_config"
     match = _CONFIG_FILE.search(where)

@@ -29,6 +29,7 @@ from postinit.rules import hashing_v0_34_0
 from postinit.rules import v0_34_0_models as spec
 from postinit.rules.delta import patch
 from postinit.rules.models import PAGE_READS, head_size, total_num_kv_heads
+from postinit.rules.v0_34_0_errors import VLLM_EXECUTOR_CLASSES
 from postinit.rules.v0_34_0_hooks import capability_family
 from postinit.rules.verify import num_experts
 from postinit.rules.versions import Delta
@@ -1511,6 +1512,12 @@ _ASYNC_READS = (_ASYNC, _MC, "model_config.runner_type", "parallel_config.distri
                 "parallel_config.enable_dbo", "parallel_config.all2all_backend")
 
 
+def _executor_supports_async(backend: Any) -> bool:
+    """``Executor.get_class(...).supports_async_scheduling()``: the mp, uni and external_launcher executors and
+    vLLM's own classes that say so (by qualified name); not ray nor the base Executor."""
+    return backend in (None, "mp", "uni", "external_launcher") or VLLM_EXECUTOR_CLASSES.get(backend, False)
+
+
 @rule(
     "scheduler.async-scheduling-default",
     title="Async scheduling defaults on, except for pooling models, executors without support and ROCm DeepEP-HT DBO",
@@ -1529,7 +1536,7 @@ def async_scheduling_default(c: Mapping[str, Any]) -> RuleResult:
     if c[_MC] is not None and c["model_config.runner_type"] == "pooling":
         return Outcome.log({_ASYNC: False})
     backend = c["parallel_config.distributed_executor_backend"]
-    if backend not in (None, "mp", "uni", "external_launcher"):
+    if not _executor_supports_async(backend):
         return Outcome({_ASYNC: False}, message=f"Async scheduling will be disabled because it is not supported "
                                                f"with the `{backend}` distributed executor backend. ",
                        level="warning")
@@ -1557,7 +1564,7 @@ def async_scheduling_explicit(c: Mapping[str, Any]) -> RuleResult:
         return Violation("Async scheduling is not compatible with ROCm DeepEP high-throughput DBO. Please use "
                          "--no-async-scheduling or select a different all2all backend.")
     backend = c["parallel_config.distributed_executor_backend"]
-    if backend not in (None, "mp", "uni", "external_launcher"):
+    if not _executor_supports_async(backend):
         return Violation(f"`{backend}` does not support async scheduling yet.")
     return None
 
@@ -3864,7 +3871,8 @@ def nixl_dcp(c: Mapping[str, Any]) -> RuleResult:
     phase="verify",
     kind="check",
     reads=("env.VLLM_RELOAD_MODE", "offload_config.offload_backend", "offload_config.prefetch.offload_group_size",
-           "offload_config.uva.cpu_offload_gb", _MC, "model_config.quantization", "lora_config", _SPEC,
+           "offload_config.uva.cpu_offload_gb", _MC, "model_config.quantization", "quant_config",
+           "quant_config.class_name", "model_config.quantization_config", "lora_config", _SPEC,
            "speculative_config.draft_lm_head_quantization", "weight_transfer_config",
            "weight_transfer_config.backend"),
     source=f"{_VLLM}._verify_direct_reload_compat (vllm/config/vllm.py:1155, called at :1558); "
@@ -3872,7 +3880,8 @@ def nixl_dcp(c: Mapping[str, Any]) -> RuleResult:
     message="Direct reload does not support weight offloading.",
 )
 def direct_reload(c: Mapping[str, Any]) -> RuleResult:
-    """Partial model: online quantization configs are not modelled."""
+    """Online quantization is an OnlineQuantizationConfig, or a checkpoint's config composed with the user's
+    --quantization-config (its ``online_quantization_config``)."""
     if c["env.VLLM_RELOAD_MODE"] != "direct":
         return None
     if c["offload_config.offload_backend"] != "auto" or c["offload_config.prefetch.offload_group_size"] > 0 \
@@ -3880,6 +3889,9 @@ def direct_reload(c: Mapping[str, Any]) -> RuleResult:
         return Violation("Direct reload does not support weight offloading.")
     if c[_MC] is not None and c["model_config.quantization"] == "torchao":
         return Violation("Direct reload does not support torchao quantization.")
+    if c["quant_config"] and (c["quant_config.class_name"] == "OnlineQuantizationConfig"
+                              or c["model_config.quantization_config"] is not None):
+        return Violation("Direct reload does not support online quantization.")
     if c["lora_config"]:
         return Violation("Direct reload does not support LoRA.")
     if c[_SPEC] and c["speculative_config.draft_lm_head_quantization"] is not None:
@@ -4073,6 +4085,55 @@ def hisparse_needs_hma(c: Mapping[str, Any]) -> RuleResult:
 _NGRAM_LAYER_FIELDS = {"DeepseekV41ForCausalLM": "engram_layer_ids", "Qwen4ExpForCausalLM": "ple_layer_ids",
                        "Qwen4ExpForConditionalGeneration": "ple_layer_ids"}
 """``_NGRAM_LAYER_FIELDS`` (vllm/config/engram.py:16-20): where an architecture lists its n-gram embedding layers."""
+_EG = "engram_config."
+_ENGRAM_FIELDS = ("cpu_offload", "disk_offload", "embedding_across_dp", "dp_shared_memory", "use_thp")
+"""EngramConfig's fields in declaration order (its repr, vllm/config/engram.py:33-62)."""
+_ENGRAM_SRC = f"{_VLLM}._resolve_and_verify_engram_config (vllm/config/vllm.py:1401-1429, called at :1485)"
+
+
+def _ngram_layer_field(c: Mapping[str, Any]) -> str | None:
+    """The hf_text_config field naming the model's n-gram layers, if the architecture has one and it lists some."""
+    field = _NGRAM_LAYER_FIELDS.get(c["model_config.architecture"]) if c[_MC] else None
+    return field if field is not None and c[_HT + field] else None
+
+
+@rule(
+    "engram.default-config",
+    title="A model with n-gram embedding layers gets a default Engram config",
+    phase="verify",
+    kind="default",
+    reads=("engram_config", _MC, "model_config.architecture", _HT + "engram_layer_ids", _HT + "ple_layer_ids"),
+    writes=("engram_config", *(_EG + f for f in _ENGRAM_FIELDS)),
+    source=f"{_ENGRAM_SRC}, model_has_engram_layers (vllm/config/engram.py:23-30); ref v0.34.0",
+)
+def engram_default_config(c: Mapping[str, Any]) -> RuleResult:
+    """Without an Engram config a model whose n-gram layers are listed gets ``EngramConfig()``; any other model
+    keeps none (and skips every Engram check)."""
+    if c["engram_config"] is not None or _ngram_layer_field(c) is None:
+        return None
+    return {"engram_config": True, _EG + "cpu_offload": True, _EG + "disk_offload": False,
+            _EG + "embedding_across_dp": False, _EG + "dp_shared_memory": None, _EG + "use_thp": False}
+
+
+@rule(
+    "engram.shared-memory-fields",
+    title="Engram: DP shared memory and transparent huge pages need CPU offload; THP excludes shared memory",
+    phase="sub_configs",
+    kind="check",
+    reads=("engram_config", _EG + "cpu_offload", _EG + "dp_shared_memory", _EG + "use_thp"),
+    source="vllm/config/engram.py EngramConfig._validate_shared_memory (64-72; a model_validator: pydantic wraps "
+    "its ValueError); ref v0.34.0",
+    message="dp_shared_memory requires cpu_offload=True",
+)
+def engram_shared_memory_fields(c: Mapping[str, Any]) -> RuleResult:
+    """Shared host tables and huge pages are ways of holding the CPU-offloaded tables."""
+    if c["engram_config"] is None:
+        return None
+    if c[_EG + "dp_shared_memory"] and not c[_EG + "cpu_offload"]:
+        return Violation("dp_shared_memory requires cpu_offload=True")
+    if c[_EG + "use_thp"] and (not c[_EG + "cpu_offload"] or c[_EG + "dp_shared_memory"]):
+        return Violation("use_thp requires cpu_offload=True and dp_shared_memory=False")
+    return None
 
 
 @rule(
@@ -4080,24 +4141,92 @@ _NGRAM_LAYER_FIELDS = {"DeepseekV41ForCausalLM": "engram_layer_ids", "Qwen4ExpFo
     title="An Engram config needs a model with n-gram embedding layers (disk offload: a Qwen4Exp model on CUDA)",
     phase="verify",
     kind="check",
-    reads=("engram_config", "engram_config.disk_offload", _MC, "model_config.architecture",
+    reads=("engram_config", _EG + "disk_offload", _MC, "model_config.architecture",
            _HT + "engram_layer_ids", _HT + "ple_layer_ids", _KIND),
-    source=f"{_VLLM}._resolve_and_verify_engram_config (vllm/config/vllm.py:1401-1429, called at :1485), "
-    "EngramConfig.verify_model_config (vllm/config/engram.py:74-94); ref v0.34.0",
+    after=("engram.default-config",),
+    source=f"{_ENGRAM_SRC}, EngramConfig.verify_model_config (vllm/config/engram.py:74-94); ref v0.34.0",
     message="EngramConfig requires a model with supported Engram embeddings and non-empty n-gram layer ids.",
 )
 def engram_verify_model(c: Mapping[str, Any]) -> RuleResult:
-    """Partial model: the Engram config vLLM creates for a model with such layers (DeepSeek V4.1, Qwen4Exp) and the
-    DP shared-memory and parallel checks after this one are not modelled."""
+    """Partial model: DeepSeek V4.1's refusal of DBO with Engram layers (vllm/config/vllm.py:1412-1421) is not
+    modelled (its tokenizer needs a package this host lacks)."""
     if c["engram_config"] is None:
         return None
-    field = _NGRAM_LAYER_FIELDS.get(c["model_config.architecture"]) if c[_MC] else None
-    if field is None or not c[_HT + field]:
+    field = _ngram_layer_field(c)
+    if field is None:
         return Violation("EngramConfig requires a model with supported Engram embeddings and non-empty n-gram layer "
                          "ids.")
-    if c["engram_config.disk_offload"] and (field != "ple_layer_ids" or c[_KIND] != "cuda"):
+    if c[_EG + "disk_offload"] and (field != "ple_layer_ids" or c[_KIND] != "cuda"):
         return Violation("disk_offload requires a Qwen4Exp model on CUDA")
     return None
+
+
+@rule(
+    "engram.dp-shared-memory",
+    title="Engram host tables are shared between co-located DP replicas whenever the settings allow it",
+    phase="verify",
+    kind="default",
+    reads=("engram_config", _EG + "dp_shared_memory", _EG + "cpu_offload", _EG + "use_thp", _DP,
+           "parallel_config.enable_elastic_ep"),
+    writes=(_EG + "dp_shared_memory",),
+    after=("engram.verify-model",),
+    source="vllm/config/engram.py EngramConfig.resolve_dp_shared_memory (96-104, called at vllm/config/vllm.py:1427); "
+    "ref v0.34.0",
+)
+def engram_dp_shared_memory(c: Mapping[str, Any]) -> RuleResult:
+    """Unset: on with CPU offload, without huge pages, with more than one DP replica and without elastic EP."""
+    if not c["engram_config"] or c[_EG + "dp_shared_memory"] is not None:
+        return None
+    return {_EG + "dp_shared_memory": bool(c[_EG + "cpu_offload"] and not c[_EG + "use_thp"] and c[_DP] > 1
+                                           and not c["parallel_config.enable_elastic_ep"])}
+
+
+@rule(
+    "engram.verify-parallel",
+    title="Engram: shared host tables need DP > 1 and no elastic EP; elastic EP excludes DP-sharded embeddings "
+    "and disk offload",
+    phase="verify",
+    kind="check",
+    reads=("engram_config", _EG + "dp_shared_memory", _EG + "embedding_across_dp", _EG + "disk_offload", _DP,
+           "parallel_config.enable_elastic_ep"),
+    after=("engram.dp-shared-memory",),
+    source="vllm/config/engram.py EngramConfig.verify_parallel_config (106-122, called at vllm/config/vllm.py:1428); "
+    "ref v0.34.0",
+    message="dp_shared_memory requires data_parallel_size > 1.",
+)
+def engram_verify_parallel(c: Mapping[str, Any]) -> RuleResult:
+    """Elastic EP changes the DP group at run time, which neither a shared nor a DP-sharded table follows yet."""
+    if c["engram_config"] is None:
+        return None
+    elastic = c["parallel_config.enable_elastic_ep"]
+    if c[_EG + "dp_shared_memory"]:
+        if c[_DP] <= 1:
+            return Violation("dp_shared_memory requires data_parallel_size > 1.")
+        if elastic:
+            return Violation("dp_shared_memory is not supported with elastic EP.")
+    if c[_EG + "embedding_across_dp"] and c[_DP] > 1 and elastic:
+        return Violation("Engram embedding_across_dp is not supported with elastic EP yet.")
+    if c[_EG + "disk_offload"] and elastic:
+        return Violation("disk_offload is not supported with elastic EP.")
+    return None
+
+
+@rule(
+    "engram.resolved",
+    title="The resolved Engram config is logged",
+    phase="verify",
+    kind="check",
+    reads=("engram_config", *(_EG + f for f in _ENGRAM_FIELDS)),
+    after=("engram.verify-parallel",),
+    source=f"{_ENGRAM_SRC}; ref v0.34.0",
+    message="Resolved Engram configuration: {config}",
+)
+def engram_resolved(c: Mapping[str, Any]) -> RuleResult:
+    """The config's repr, its fields in declaration order."""
+    if c["engram_config"] is None:
+        return None
+    fields = ", ".join(f"{f}={c[_EG + f]!r}" for f in _ENGRAM_FIELDS)
+    return Outcome.log(config=f"EngramConfig({fields})")
 
 
 @rule(
@@ -4374,7 +4503,8 @@ DELTA = Delta(
          model_is_quantized, optimization_level, performance_mode, cpu_async_scheduling_off, cpu_kv_cache_memory_bytes,
          cpu_profiler_no_cuda_time, cpu_mamba_ssm_cache_float32, max_num_scheduled_tokens,
          dbo_spec_thresholds, hisparse_host_pool, cumem_graph_pool_nccl, mori_ep_v2, mori_all2all,
-         hisparse_needs_hma, engram_verify_model, hc_sp, torch_shm_single_process,
+         hisparse_needs_hma, engram_default_config, engram_shared_memory_fields, engram_verify_model,
+         engram_dp_shared_memory, engram_verify_parallel, engram_resolved, hc_sp, torch_shm_single_process,
          rocm_pcp_disables_full_graphs),
     drop=DROPS,
     groups=(CREATE_ENGINE_CONFIG, BATCH_DEFAULTS, CPU_CHECK_AND_UPDATE, PARALLEL_POST_INIT, SCHEDULER_POST_INIT, CORE, FINALIZE),

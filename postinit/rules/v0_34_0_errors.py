@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any, get_args
 
 from postinit.engine import Outcome, RuleResult, Violation, rule
+from postinit.rules import model_config as mc
 from postinit.rules.delta import patch
 from postinit.rules.v0_11_1 import dp_lb_outcome
 from postinit.rules.versions import Delta
@@ -1053,25 +1054,87 @@ _TORCH_DEVICE = re.compile(r"(cpu|cuda|mps|xpu|xla|meta|hpu|mtia|privateuseone|i
                            r"ve|fpga|maia|vulkan|metal|lazy)(:\d+)?")
 
 
+_MMD = "model_config.multimodal_config"
+_EC = "ec_transfer_config."
+
+
+def _encode_only(c: Mapping[str, Any]) -> bool:
+    """``ECTransferConfig.is_encode_only``: an EC producer that is not also a consumer."""
+    return bool(c["ec_transfer_config"]) and c[_EC + "ec_connector"] is not None and c[_EC + "ec_role"] == "ec_producer"
+
+
+def _processor_device(c: Mapping[str, Any]) -> Any:
+    """``mm_processor_kwargs["device"]`` of the multimodal config (the flag's, before the config is built)."""
+    mm = c[_MMD] if c["model_config"] else None
+    kwargs = (mm.get("mm_processor_kwargs") if mm is not None else c[_MC + "mm_processor_kwargs"]) or {}
+    return kwargs.get("device")
+
+
+@rule(
+    "vllm.epd-processor-device",
+    title="An EPD encoder instance runs the multimodal processor on the GPU when tensors travel by torch_shm",
+    phase="finalize",
+    kind="default",
+    reads=("model_config", _MMD, _MC + "mm_processor_kwargs", "platform.kind", "ec_transfer_config",
+           _EC + "ec_connector", _EC + "ec_role"),
+    writes=(_MMD,),
+    source="vllm/config/vllm.py VllmConfig._resolve_mm_processor_device, _resolve_mm_video_decode_device "
+    "(vllm/config/vllm.py:2986-3087, called at :2000-2001); ref v0.34.0",
+    message="EPD encoder instance: ...",
+)
+def epd_processor_device(c: Mapping[str, Any]) -> RuleResult:
+    """An encode-only instance runs no forward pass, so frontend work may use the accelerator: the processor moves
+    there unless its output would be copied back to host bytes (any transport but torch_shm); video decoding
+    would follow it onto NVDEC, but torchcodec with FFmpeg is not available (as on the oracle's host), so it stays
+    on the CPU unless the user chose a video backend or device."""
+    mm = c[_MMD] if c["model_config"] else None
+    accelerator = {"cuda": "cuda", "rocm": "cuda"}.get(str(c["platform.kind"]))
+    if mm is None or accelerator is None or not _encode_only(c):
+        return None
+    said, out = [], dict(mm)
+    device = _processor_device(c)
+    if device is None:
+        if mm.get("mm_tensor_ipc") != "torch_shm":
+            said.append(f"EPD encoder instance: keeping the multi-modal processor on CPU because "
+                        f"mm_tensor_ipc={mm.get('mm_tensor_ipc')} cannot carry device tensors. Add "
+                        "--mm-tensor-ipc=torch_shm to run it on the accelerator.")
+        else:
+            out["mm_processor_kwargs"] = {**(mm.get("mm_processor_kwargs") or {}), "device": accelerator}
+            device = accelerator
+            said.append(f"EPD encoder instance: running the multi-modal processor on {accelerator}. Override with "
+                        "--mm-processor-device=cpu.")
+    if isinstance(device, str) and device.split(":")[0] == accelerator:
+        media = dict(out.get("media_io_kwargs") or {})
+        video = dict(media.get("video") or {})
+        media["video"] = video
+        out["media_io_kwargs"] = media
+        if "backend" not in video and "device" not in video:
+            said.append("EPD encoder instance: keeping CPU video decoding because torchcodec is not available "
+                        "(needs a CUDA build with FFmpeg).")
+    changes = {_MMD: out} if out != mm else {}
+    return Outcome(changes, message="\n".join(said)) if said or changes else None
+
+
 @rule(
     "vllm.mm-processor-device",
     title="The multimodal processor runs on the accelerator only in an encode-only instance",
     phase="finalize",
     kind="check",
-    reads=("model_config", _MC + "is_multimodal_model", _MC + "mm_processor_kwargs", "platform.kind",
-           "ec_transfer_config"),
+    reads=("model_config", _MC + "is_multimodal_model", _MMD, _MC + "mm_processor_kwargs", "platform.kind",
+           "ec_transfer_config", _EC + "ec_connector", _EC + "ec_role"),
+    after=("vllm.epd-processor-device",),
     source="vllm/config/multimodal.py MultiModalConfig.get_mm_processor_device_type, validate_mm_processor_device "
     "(vllm/config/multimodal.py:600-670), called by VllmConfig._validate_mm_processor_device "
     "(vllm/config/vllm.py:2002, 3100); ref v0.34.0",
-    message="Invalid \"device\" in mm_processor_kwargs: ... / Cannot run the multi-modal processor on ...",
+    message="Invalid \"device\" in mm_processor_kwargs: ... / Cannot run the multi-modal processor on ... / Running "
+    "the multi-modal processor on <device>. Override with --mm-processor-device=cpu.",
 )
 def mm_processor_device(c: Mapping[str, Any]) -> RuleResult:
     """The processor would share the device with the model's forward pass, outside the memory profiled for the KV
-    cache. An encode/prefill/decode deployment's encode-only instance (an EC producer) is not modelled: with an EC
-    transfer config the rule stays out."""
+    cache; an encode/prefill/decode deployment's encode-only instance (an EC producer that is no consumer) may."""
     if not c["model_config"] or not c[_MC + "is_multimodal_model"]:
         return None
-    device = (c[_MC + "mm_processor_kwargs"] or {}).get("device")
+    device = _processor_device(c)
     if device is None:
         return None
     found = _TORCH_DEVICE.fullmatch(str(device)) if isinstance(device, str) else None
@@ -1080,8 +1143,10 @@ def mm_processor_device(c: Mapping[str, Any]) -> RuleResult:
                          '"cpu", "cuda" or "cuda:0".')
     kind = found.group(1)
     accelerator = {"cuda": "cuda", "rocm": "cuda"}.get(str(c["platform.kind"]), "cpu")
-    if accelerator == "cpu" or kind != accelerator or c["ec_transfer_config"] is not None:
+    if accelerator == "cpu" or kind != accelerator:
         return None
+    if _encode_only(c):
+        return Outcome(message=f"Running the multi-modal processor on {kind}. Override with --mm-processor-device=cpu.")
     return Violation(
         f"Cannot run the multi-modal processor on {kind!r}: this instance also runs the language model. The processor "
         "would share the device with the model's forward pass, so its transform kernels contend with that compute, "
@@ -1238,6 +1303,17 @@ def speculative_method_known(c: Mapping[str, Any]) -> RuleResult:
                      "registered custom methods: [].", hint="pick one of the built-in methods")
 
 
+VLLM_EXECUTOR_CLASSES: dict[str, bool] = {
+    "vllm.v1.executor.abstract.Executor": False,
+    "vllm.v1.executor.cuda_checkpoint_executor.CUDACheckpointExecutor": True,
+    "vllm.v1.executor.multiproc_executor.MultiprocExecutor": True,
+    "vllm.v1.executor.uniproc_executor.UniProcExecutor": True,
+    "vllm.v1.executor.uniproc_executor.ExecutorWithExternalLauncher": True,
+}
+"""vLLM 0.34.0's own executor classes (``vllm/v1/executor/``; the Ray one does not import here) by qualified name ->
+their ``supports_async_scheduling()``."""
+
+
 @rule(
     "parallel.executor-backend-class",
     title="A distributed executor backend that is no built-in name is a class's qualified name",
@@ -1251,15 +1327,63 @@ def speculative_method_known(c: Mapping[str, Any]) -> RuleResult:
 def executor_backend_class(c: Mapping[str, Any]) -> RuleResult:
     """ParallelConfig takes any text; VllmConfig imports it as ``module.Class`` when it picks the executor class:
     a bare word cannot be split, a dotted name whose module is not installed cannot be imported (postinit assumes
-    it is not)."""
+    it is not, except for vLLM's own executor classes)."""
     backend = c["parallel_config.distributed_executor_backend"]
-    if not isinstance(backend, str) or backend in get_args(DistributedExecutorBackend):
+    if not isinstance(backend, str) or backend in get_args(DistributedExecutorBackend) \
+            or backend in VLLM_EXECUTOR_CLASSES:
         return None
     if "." not in backend:
         return Violation("not enough values to unpack (expected 2, got 1)",
                          hint="use ray, mp, uni or external_launcher, or a class as module.Class")
     return Violation(f"No module named {backend.split('.', 1)[0]!r}", error="ModuleNotFoundError",
                      hint="install the module of the executor class, or use ray, mp, uni or external_launcher")
+
+
+@rule(
+    "speculative.adaptive-verification-draft-logits",
+    title="Adaptive verification from draft logits excludes local argmax reduction",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SC + "method", _SC + "enable_adaptive_verification",
+           _SC + "use_local_argmax_reduction"),
+    after=("speculative.sampling-options",),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__ (vllm/config/speculative.py:1405-1414; "
+    "SpeculatorConfig.adaptive_verification_uses_draft_logits, False for the suffix and DSpark speculators); "
+    "ref v0.34.0",
+    message="Adaptive verification estimates per-position acceptance from the draft logits, which "
+    "use_local_argmax_reduction never materializes. Disable one of them.",
+)
+def adaptive_verification_draft_logits(c: Mapping[str, Any]) -> RuleResult:
+    """The draft logits adaptive verification reads are never materialized by a local argmax reduction; suffix
+    decoding and DSpark estimate acceptance otherwise."""
+    if c["speculative_config"] is None or c[_SC + "method"] in ("suffix", "dspark"):
+        return None
+    if c[_SC + "enable_adaptive_verification"] and c[_SC + "use_local_argmax_reduction"]:
+        return Violation("Adaptive verification estimates per-position acceptance from the draft logits, which "
+                         "use_local_argmax_reduction never materializes. Disable one of them.")
+    return None
+
+
+@rule(
+    "lora.model-supported",
+    title="LoRA needs a model class implementing SupportsLoRA",
+    phase="verify",
+    kind="check",
+    reads=("lora_config", *mc.INFO_READS, "model_config.model"),
+    source="vllm/config/lora.py LoRAConfig.verify_with_model_config (vllm/config/lora.py:140-148, called at "
+    "vllm/config/vllm.py:1540); ref step-5, v0.34.0",
+    message="LoRA is not supported for <architecture> (<model>). Supported models implement the `SupportsLoRA` "
+    "interface. Run this model without `enable_lora`.",
+)
+def lora_model_supported(c: Mapping[str, Any]) -> RuleResult:
+    """Adapters wrap the layers of a class that declares it can take them (a speculative drafter runs none)."""
+    if c["lora_config"] is None or not c["model_config"] or c["model_config.runner_type"] == "draft":
+        return None
+    info = mc.resolved_info(c)
+    if info is None or "lora" in info.interfaces:
+        return None
+    return Violation(f"LoRA is not supported for {c['model_config.architecture']} ({c['model_config.model']}). "
+                     "Supported models implement the `SupportsLoRA` interface. Run this model without `enable_lora`.")
 
 
 _REMOVED_ENV = {
@@ -1319,7 +1443,8 @@ DELTA = Delta(
          capture_and_encoder_bounds, custom_histogram_buckets, speculative_sampling_options, device_ids,
          seed_without_multiprocessing, sleep_mode_checks, prompt_embeds_encoder_decoder,
          lora_mega_moe_backend, moe_ep_backend, lm_format_enforcer_deprecated, offload_prefetch_bounds,
-         multimodal_config_checks, mm_processor_device, profiler_warnings,
+         multimodal_config_checks, epd_processor_device, mm_processor_device, profiler_warnings,
+         adaptive_verification_draft_logits, lora_model_supported,
          layerwise_nvtx_deprecated, attention_backend_per_kind, attention_backend_auto,
          attention_indexer_cp_dtype, max_model_len_positive),
     patch=(

@@ -376,19 +376,22 @@ def quant_config(c: Mapping[str, Any], *,
                  methods: Mapping[str, tuple[str, int, tuple[str, ...]]] = QUANT_METHODS) -> RuleResult:
     """A quantized checkpoint's method builds its config from the checkpoint's quantization_config. ``fp8`` on a
     checkpoint without one (FP8 has no config file of its own) quantizes online: 0.34.0 builds the online config
-    as ``fp8_per_tensor`` and warns that the spelling is deprecated."""
+    as ``fp8_per_tensor`` and warns that the spelling is deprecated; ``mxfp4``/``mxfp8`` there are the online
+    shorthands of those names."""
     if c["quant_config"] or not c["model_config"]:
         return None
     method = quant_method(c)
     if method is None:
         return None
     cfg = _hf_quant_cfg(c)
-    online = method == "fp8" and cfg is None
+    # fp8 and the deferred shorthands (mxfp4, mxfp8: also checkpoint formats) quantize an unquantized
+    # checkpoint online (get_quant_config, vllm/model_executor/model_loader/weight_utils.py:378-392)
+    online = method in ("fp8", "mxfp4", "mxfp8") and cfg is None
     found = _ONLINE if online else methods.get(method)
     cls, cap = (found[0], found[1]) if found is not None else (None, None)
     block = (cfg or {}).get("weight_block_size") if method == "fp8" else None
     message = ("--quantization fp8 is deprecated for online quantization; use --quantization fp8_per_tensor "
-               "instead.") if online else ""
+               "instead.") if online and method == "fp8" else ""
     return Outcome({"quant_config": True, "quant_config.method": method, "quant_config.class_name": cls,
                     "quant_config.min_capability": cap, "quant_config.weight_block_size": block}, message=message)
 
@@ -677,7 +680,7 @@ def mm_encoder_only(c: Mapping[str, Any]) -> RuleResult:
         out[_MMC] = mm
     if mm is not None and mm.get("mm_encoder_only") and c[_APC]:
         return Outcome.log({**out, _APC: False})
-    return out or None
+    return Outcome(out, message="") if out else None  # marking the config logs nothing
 
 
 @rule(

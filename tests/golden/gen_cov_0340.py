@@ -693,6 +693,226 @@ argv("kv-offloading-sleep", "the offloading connector with sleep mode", ["vllm.p
 argv("trace-replay", "trace replay on", ["vllm.py:1293"], [LLAMA, "--enable-trace-replay"])
 
 
+# ---------------------------------------------------------------- batch 12 (cov034): ReplaySSM / RecoverSSM
+NEMO, KIMI = "models/nemotron_h", "models/cov_kimi_linear"  # KimiLinear: the text-only KDA model
+RSSM = ["--use-replayssm"]
+FIB = ["--mamba-backend", "flashinfer"]
+NGRAM3 = ["--speculative-config", json.dumps({"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4})]
+argv("rssm-triton", "ReplaySSM on a Mamba2 hybrid with the Triton backend",
+     ["vllm.py:3618", "vllm.py:3623", "vllm.py:3630", "vllm.py:3643", "vllm.py:3668", "vllm.py:3673", "vllm.py:3677"],
+     [NEMO, *RSSM])
+argv("rssm-fi-buffer", "FlashInfer ReplaySSM with a ring longer than 16", ["vllm.py:3627"],
+     [NEMO, *RSSM, *FIB, "--replayssm-buffer-len", "32"])
+argv("rssm-fi-align-fp16", "FlashInfer ReplaySSM in align mode with float16 inputs", ["vllm.py:3649"],
+     [NEMO, *RSSM, *FIB, "--dtype", "float16", "--enable-prefix-caching", "--mamba-cache-mode", "align"])
+argv("rssm-fi", "FlashInfer ReplaySSM without speculative decoding",
+     ["vllm.py:3644", "vllm.py:3653", "vllm.py:3655", "vllm.py:3659"], [NEMO, *RSSM, *FIB])
+argv("rssm-fi-pp", "FlashInfer ReplaySSM with pipeline parallelism", ["vllm.py:3656"], [NEMO, *RSSM, *FIB, "-pp", "2"])
+argv("rssm-fi-spec-short", "FlashInfer ReplaySSM speculating past its ring", ["vllm.py:3662"],
+     [NEMO, *RSSM, *FIB, "--replayssm-buffer-len", "2", *NGRAM3])
+argv("rssm-fi-spec", "FlashInfer ReplaySSM with speculative decoding", ["vllm.py:3661"], [NEMO, *RSSM, *FIB, *NGRAM3])
+argv("rssm-triton-spec", "Triton ReplaySSM with speculative decoding", ["vllm.py:3669"], [NEMO, *RSSM, *NGRAM3])
+argv("rssm-cpu-backend", "ReplaySSM with the CPU Mamba backend on CUDA", ["vllm.py:3674"],
+     [NEMO, *RSSM, "--mamba-backend", "cpu"])
+argv("rssm-kv", "ReplaySSM with a KV connector", ["vllm.py:3685"],
+     [NEMO, *RSSM, "--kv-transfer-config", json.dumps({"kv_connector": "OffloadingConnector", "kv_role": "kv_both"})])
+argv("recoverssm", "RecoverSSM: a KDA model with ReplaySSM and speculative decoding",
+     ["vllm.py:3631", "vllm.py:3637", "vllm.py:3641"], [KIMI, *RSSM, *NGRAM3])
+argv("recoverssm-sr", "RecoverSSM with stochastic rounding", ["vllm.py:3632"],
+     [KIMI, *RSSM, *NGRAM3, "--enable-mamba-cache-stochastic-rounding", "--mamba-ssm-cache-dtype", "float16"],
+     platform="cuda:100")
+argv("recoverssm-pp", "RecoverSSM with pipeline parallelism", ["vllm.py:3638"], [KIMI, *RSSM, *NGRAM3, "-pp", "2"])
+argv("recoverssm-fi", "RecoverSSM with the FlashInfer backend", ["vllm.py:3642"], [KIMI, *RSSM, *NGRAM3, *FIB])
+argv("recoverssm-kv", "RecoverSSM with a KV connector (its state transfers as usual)", ["vllm.py:3677"],
+     [KIMI, *RSSM, *NGRAM3, "--kv-transfer-config",
+      json.dumps({"kv_connector": "OffloadingConnector", "kv_role": "kv_both"})])
+
+
+# ---------------------------------------------------------------- batch 13 (cov034): Engram (Qwen4-Exp PLE layers)
+Q4PLE = "models/cov_qwen4_exp_ple"  # a Qwen4-Exp text model with one PLE (n-gram embedding) layer
+
+
+def engram(d: dict[str, Any]) -> list[str]:
+    return ["--engram-config", json.dumps(d)]
+
+
+ELASTIC = ["-dp", "2", "--enable-expert-parallel", "--enable-eplb", "--eplb-config", json.dumps({"use_async": False}),
+           "--enable-elastic-ep"]
+argv("engram-auto", "the Engram config vLLM creates for a model with n-gram layers",
+     ["vllm.py:1423", "vllm.py:1429", "engram.py:28", "engram.py:90", "engram.py:98", "engram.py:108",
+      "engram.py:113", "engram.py:121"], [Q4PLE])
+argv("engram-auto-dp2", "Engram host tables shared between two DP replicas", ["engram.py:109", "engram.py:111"],
+     [Q4PLE, "-dp", "2"])
+argv("engram-disk", "Engram disk offload of Qwen4-Exp PLE tables on CUDA", ["engram.py:91", "engram.py:93"],
+     [Q4PLE, *engram({"disk_offload": True})])
+argv("engram-disk-rocm", "Engram disk offload on ROCm", ["engram.py:94"], [Q4PLE, *engram({"disk_offload": True})],
+     platform="rocm:gfx942")
+argv("engram-shared-dp1", "Engram DP shared memory without data parallelism", ["engram.py:98", "engram.py:110"],
+     [Q4PLE, *engram({"dp_shared_memory": True})])
+argv("engram-shared-elastic", "Engram DP shared memory with elastic EP", ["engram.py:112"],
+     [Q4PLE, *ELASTIC, *engram({"dp_shared_memory": True})])
+argv("engram-across-dp-elastic", "Engram embeddings across DP with elastic EP", ["engram.py:118"],
+     [Q4PLE, *ELASTIC, *engram({"embedding_across_dp": True})])
+argv("engram-disk-elastic", "Engram disk offload with elastic EP", ["engram.py:122"],
+     [Q4PLE, *ELASTIC, *engram({"disk_offload": True})])
+argv("engram-shared-no-cpu", "Engram DP shared memory without CPU offload", ["engram.py:67"],
+     [Q4PLE, *engram({"dp_shared_memory": True, "cpu_offload": False})])
+argv("engram-thp-no-cpu", "Engram THP without CPU offload", ["engram.py:69"],
+     [Q4PLE, *engram({"use_thp": True, "cpu_offload": False})])
+
+
+# ---------------------------------------------------------------- batch 14 (cov034): online quantization configs
+def qc(d: dict[str, Any]) -> list[str]:
+    return ["--quantization-config", json.dumps(d)]
+
+
+argv("quant-shorthand", "an online quantization shorthand", ["quantization.py:359", "quantization.py:364"],
+     [LLAMA, "--quantization", "fp8_per_block"])
+argv("quant-deferred", "a deferred online shorthand (also a checkpoint format) without a config",
+     ["quantization.py:360"], [LLAMA, "--quantization", "mxfp4"])
+argv("quant-merge", "a shorthand with a spec override merged in",
+     ["quantization.py:205", "quantization.py:370", "quantization.py:387", "quantization.py:389"],
+     [LLAMA, "--quantization", "fp8_per_tensor", *qc({"linear": {"weight": "fp8_per_block_static"},
+                                                       "ignore": ["lm_head"]})])
+argv("quant-merge-shorthand", "a shorthand with another shorthand's spec for linear layers",
+     ["quantization.py:210", "quantization.py:212"],
+     [LLAMA, "--quantization", "fp8_per_tensor", *qc({"linear": "fp8_per_channel"})])
+argv("quant-merge-key", "a shorthand with a quantization name for linear layers", ["quantization.py:217"],
+     [LLAMA, "--quantization", "fp8_per_tensor", *qc({"linear": "fp8_per_tensor_dynamic"})])
+argv("quant-deferred-config", "a deferred shorthand with a spec override",
+     ["quantization.py:135", "quantization.py:370"],
+     [LLAMA, "--quantization", "mxfp4", *qc({"linear": {"weight": "mxfp4", "activation": None}})])
+argv("quant-targets", "online quantization by layer-name targets",
+     ["quantization.py:222", "quantization.py:224", "quantization.py:227", "quantization.py:232",
+      "quantization.py:233", "quantization.py:246", "quantization.py:258", "quantization.py:260"],
+     [LLAMA, "--quantization", "online", *qc({"targets": {"re:.*proj": "fp8_per_tensor", "lm_head": "mxfp8"}})])
+argv("quant-targets-spec", "online quantization targets given as specs",
+     ["quantization.py:239", "quantization.py:241"],
+     [LLAMA, "--quantization", "online",
+      *qc({"targets": {"re:.*mlp.*": {"weight": "fp8_per_tensor_static", "activation": "fp8_per_token"}}})])
+argv("quant-targets-null", "online quantization with targets given as null", ["quantization.py:222"],
+     [LLAMA, "--quantization", "online", *qc({"linear": "fp8_per_tensor", "targets": None})])
+argv("quant-hadamard-override", "changing the weight of a Hadamard-rotated shorthand",
+     ["quantization.py:394", "quantization.py:162", "quantization.py:170", "quantization.py:100"],
+     [LLAMA, "--quantization", "mxfp4_hadamard32", *qc({"linear": {"weight": "mxfp8"}})])
+
+
+# ---------------------------------------------------------------- batch 15 (cov034): watermarking with speculative
+# decoding, VLLM_RELOAD_MODE=direct
+EAGLE_P = {"method": "eagle", "model": "llama_draft", "num_speculative_tokens": 2, "draft_sample_method": "probabilistic"}
+conf("wm-spec-block", "watermarking with block rejection sampling", ["vllm.py:1319", "vllm.py:1320"], model="llama",
+     speculative_config={**EAGLE_P, "rejection_sample_method": "block"}, watermark_config={"key": 7})
+conf("wm-spec-ngram", "watermarking with n-gram speculation", ["vllm.py:1324", "vllm.py:1325"], model="llama",
+     speculative_config={"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3,
+                         "draft_sample_method": "probabilistic"}, watermark_config={"key": 7})
+conf("wm-spec-gumbel", "gumbel watermarking with speculation, drafts not allowed unwatermarked",
+     ["vllm.py:1330", "vllm.py:1334"], model="llama", speculative_config=EAGLE_P, watermark_config={"key": 7})
+conf("wm-spec-dual-alpha", "dual-key gumbel watermarking with speculation and its alpha set",
+     ["vllm.py:1340", "vllm.py:1350", "vllm.py:1353"], model="llama", speculative_config=EAGLE_P,
+     watermark_config={"key": 7, "algorithm": "dual_key_gumbel", "alpha": 0.3})
+DIRECT = {"VLLM_RELOAD_MODE": "direct"}
+argv("direct-reload", "direct reload with nothing it refuses", ["vllm.py:1175", "vllm.py:1179", "vllm.py:1197"],
+     [LLAMA], env=DIRECT)
+argv("direct-reload-online", "direct reload with online quantization", ["vllm.py:1184"],
+     [LLAMA, "--quantization", "fp8_per_tensor"], env=DIRECT)
+argv("direct-reload-draft-head", "direct reload with a quantized draft lm-head", ["vllm.py:1190", "vllm.py:1193"],
+     [LLAMA, "--speculative-config", json.dumps({**EAGLE_P, "model": "models/llama_draft",
+                                                 "draft_lm_head_quantization": "fp8"})], env=DIRECT)
+
+
+# ---------------------------------------------------------------- batch 16 (cov034): an executor class by name
+ABSTRACT_EXECUTOR = ["--distributed-executor-backend", "vllm.v1.executor.abstract.Executor"]
+argv("executor-class-no-async", "an executor class without async scheduling support", ["vllm.py:1622", "vllm.py:1623"],
+     [LLAMA, *ABSTRACT_EXECUTOR])
+argv("executor-class-async", "async scheduling asked of an executor class without its support",
+     ["vllm.py:1606", "vllm.py:1607"], [LLAMA, *ABSTRACT_EXECUTOR, "--async-scheduling"])
+argv("executor-class-uni", "vLLM's uniprocess executor class by its qualified name", ["vllm.py:1622"],
+     [LLAMA, "--distributed-executor-backend", "vllm.v1.executor.uniproc_executor.UniProcExecutor"])
+
+
+# ---------------------------------------------------------------- batch 17 (cov034): EPD encoder instances
+EC_PRODUCER = ["--ec-transfer-config", json.dumps({"ec_connector": "ECExampleConnector", "ec_role": "ec_producer"})]
+SPAWN = {"VLLM_WORKER_MULTIPROC_METHOD": "spawn"}
+argv("epd-processor-cpu", "an EPD encoder instance keeps the processor on CPU without torch_shm",
+     ["vllm.py:3013", "vllm.py:3016", "vllm.py:3020", "vllm.py:3056", "vllm.py:3060"], [MM, *EC_PRODUCER])
+argv("epd-processor-shm", "an EPD encoder instance runs the processor and video decoding on the GPU",
+     ["vllm.py:3016", "vllm.py:3032", "vllm.py:3060", "vllm.py:3068", "vllm.py:3078", "vllm.py:3086"],
+     [MM, *EC_PRODUCER, "--mm-tensor-ipc", "torch_shm"], env=SPAWN)
+argv("epd-processor-shm-video", "an EPD encoder instance with the video backend given", ["vllm.py:3068"],
+     [MM, *EC_PRODUCER, "--mm-tensor-ipc", "torch_shm", "--media-io-kwargs", json.dumps({"video": {"backend": "opencv"}})],
+     env=SPAWN)
+
+
+# ---------------------------------------------------------------- batch 18 (cov034): SpeculativeConfig
+EAGLE2 = {"method": "eagle", "model": "llama_draft", "num_speculative_tokens": 2}
+conf("spec-max-len-target", "a speculative max_model_len above the target's",
+     ["speculative.py:1465", "speculative.py:1466"], model="llama", model_config={"max_model_len": 1024},
+     speculative_config={**EAGLE2, "max_model_len": 2048})
+conf("spec-no-method-no-model", "speculative decoding without a method or a draft model", ["speculative.py:1370"],
+     model="llama", speculative_config={"num_speculative_tokens": 2})
+conf("spec-adaptive-local-argmax", "adaptive verification with local argmax reduction", ["speculative.py:1405",
+     "speculative.py:1410"], model="llama",
+     speculative_config={**EAGLE2, "enable_adaptive_verification": True, "use_local_argmax_reduction": True})
+
+
+# ---------------------------------------------------------------- batch 19 (cov034): --quantization-config refused by
+# its validators while parsing
+argv("qc-targets-list", "quantization targets given as a list", ["quantization.py:224", "quantization.py:225"],
+     [LLAMA, *qc({"targets": ["x"]})])
+argv("qc-target-unknown", "a quantization target naming no online shorthand", ["quantization.py:233",
+     "quantization.py:234"], [LLAMA, *qc({"targets": {"a": "nope"}})])
+argv("qc-target-number", "a quantization target given as a number", ["quantization.py:241", "quantization.py:242"],
+     [LLAMA, *qc({"targets": {"a": 3}})])
+argv("qc-target-regex", "a quantization target pattern that is no regex", ["quantization.py:250"],
+     [LLAMA, *qc({"targets": {"re:[": "fp8_per_tensor"}})])
+argv("qc-targets-and-linear", "quantization targets with a linear spec",
+     ["quantization.py:260", "quantization.py:261", "quantization.py:162", "quantization.py:100"],
+     [LLAMA, *qc({"targets": {"a": "mxfp8"}, "linear": {"weight": "fp8_per_tensor_static", "activation": None}})])
+argv("qc-name-unknown", "an unknown quantization name for linear layers", ["quantization.py:77"],
+     [LLAMA, *qc({"linear": "foo"})])
+argv("qc-weight-number", "a quantization weight given as a number", ["quantization.py:72", "quantization.py:73"],
+     [LLAMA, *qc({"linear": {"weight": 3}})])
+argv("qc-hadamard-size", "a Hadamard size that is not a power of two", ["quantization.py:142", "quantization.py:143"],
+     [LLAMA, *qc({"linear": {"weight": "mxfp4", "hadamard_size": 3}})])
+argv("qc-shorthand-no-linear", "an online shorthand without a linear spec for linear layers",
+     ["quantization.py:212", "quantization.py:213"], [LLAMA, *qc({"linear": "int8_per_channel_weight_only"})])
+
+
+# ---------------------------------------------------------------- batch 20 (cov034): ModelConfig's quantization and
+# decode context parallelism checks
+argv("dcp-q-per-kv", "decode context parallelism not dividing the query heads per KV head",
+     ["model.py:1621", "model.py:1622"], ["models/cov_llama_h12kv2", "-tp", "12", "-dcp", "4"],
+     platform={"kind": "cuda", "capability": 90, "device_count": 12})
+argv("quant-deprecated-allowed", "a deprecated quantization method allowed", ["model.py:1493", "model.py:1494"],
+     ["models/cov_llama_fbgemm", "--allow-deprecated-quantization"])
+argv("quant-humming", "the humming quantization method asked for", ["model.py:1438"],
+     [LLAMA, "--quantization", "humming"])
+
+
+# ---------------------------------------------------------------- batch 21 (cov034): LoRA support, elastic EP ceiling
+argv("lora-unsupported-model", "LoRA for a model class without LoRA support", ["lora.py:142", "lora.py:143"],
+     [KIMI, "--enable-lora"])
+argv("elastic-max-dp-below", "an elastic EP DP ceiling below the DP size", ["parallel.py:1135", "parallel.py:1136"],
+     [MOE, *ELASTIC, "--elastic-ep-max-dp-size", "1"])
+
+
+# ---------------------------------------------------------------- batch 22 (cov034): CPU block sizes, worker class
+argv("cpu-mla-block-size", "an MLA model on CPU (reference MLA kernel) with a block size given", ["cpu.py:291", "cpu.py:292"],
+     [MOE, "--block-size", "32", "--attention-backend", "CPU_MLA"], platform="cpu")
+argv("cpu-dsv4-block-size", "DeepSeek-V4 on CPU with a block size given", ["cpu.py:298", "cpu.py:299", "cpu.py:303"],
+     ["models/deepseek_v4", "--block-size", "64"], platform="cpu")
+argv("cpu-dsv4", "DeepSeek-V4 on CPU", ["cpu.py:299"], ["models/deepseek_v4"], platform="cpu")
+argv("cpu-worker-cls", "a worker class given on CPU", ["cpu.py:359"],
+     [LLAMA, "--worker-cls", "vllm.v1.worker.cpu_worker.CPUWorker"], platform="cpu")
+
+
+# ---------------------------------------------------------------- batch 23 (cov034): online quantization composed
+# with a quantized checkpoint
+argv("quant-composed", "a quantized checkpoint with an online quantization config composed",
+     ["quantization.py:347", "quantization.py:353"],
+     ["models/llama_fp8_block", "--quantization", "fp8", *qc({"moe": "fp8_per_tensor", "ignore": ["lm_head"]})])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN = {
     "k077-spec-zero-tokens": "pydantic's gt=0 bound of num_speculative_tokens, raised unwrapped by create_engine_config",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import copy
 import importlib.util
 import json
@@ -306,14 +307,29 @@ _MODES = {"NONE": 0, "STOCK_TORCH_COMPILE": 1, "DYNAMO_TRACE_ONCE": 2, "VLLM_COM
 _MM_FACTORS = frozenset({"language_model_only", "video_pruning", "mm_limit_per_prompt", "mm_enable_mm_embeds"})
 
 
+def _below_depth(value: Any, depth: int) -> Any:
+    """The oracle's dump with the nodes it wrote as ``repr`` (below depth 8: a QuantizationConfigArgs factor's keys)
+    read back, tuples as JSON writes them."""
+    def plain(v: Any) -> Any:
+        return [plain(x) for x in v] if isinstance(v, (list, tuple)) else v
+
+    if depth > 8:
+        return plain(ast.literal_eval(value)) if isinstance(value, str) else value
+    if isinstance(value, dict):
+        return {k: _below_depth(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_below_depth(v, depth + 1) for v in value]
+    return value
+
+
 def _wheel_factors(gc: Any) -> dict[str, Any]:
     """The oracle's ``compile_factors`` as ``hash_factors`` dumped them.
 
     The oracle serialises enums by name; ``CompilationMode`` is an IntEnum that ``normalize_value``
-    keeps as it is and JSON writes as its int. With that one repair, the SHA-256 of the oracle's
-    factors is the wheel's ``hash`` in every case (asserted below).
+    keeps as it is and JSON writes as its int. Below depth 8 it writes each value's ``repr``, which is read back.
+    With those repairs, the SHA-256 of the oracle's factors is the wheel's ``hash`` in every case (asserted below).
     """
-    factors = copy.deepcopy(gc.expected["compile_factors"])
+    factors = _below_depth(copy.deepcopy(gc.expected["compile_factors"]), 0)
     mode = factors["compilation"].get("mode")
     if isinstance(mode, str):
         factors["compilation"]["mode"] = _MODES[mode]

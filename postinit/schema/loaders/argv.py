@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from postinit.errors import InputError, InvalidValueError, did_you_mean, show
-from postinit.schema import configs
+from postinit.schema import configs, online_quant
 from postinit.schema.errors import SubConfigError, UnknownFlagError
 from postinit.schema.limits import MAX_ARGS, check_text, plain_copy
 from postinit.schema.loaders._pyset import PySet
@@ -111,6 +111,10 @@ class FlagSpec:
     builds: str | None = None
     """A JSON-valued flag whose sub-config vLLM's parser builds on the spot (argparse type
     ``TypeAdapter(cls).validate_json``): the class. A value it refuses is a parse error."""
+    checked_by: str | None = None
+    """A JSON-valued flag whose dataclass postinit keeps as decoded JSON: the vLLM class, whose validators
+    vLLM's parser runs on the spot (``QuantizationConfigArgs``: :func:`postinit.schema.online_quant.parse_refusal`).
+    A value they refuse is a parse error."""
     builds_since: str | None = None
     """The first vLLM version whose sub-config ``builds`` is modelled (0.11.1's ECTransferConfig, whose roles differ
     from 0.34.0's, is not: its flag stays an unchecked extra there)."""
@@ -492,6 +496,11 @@ def _generic(dest: str, facts: Mapping[str, Any]) -> FlagSpec:
                 # or value it refuses is a parse error; the object is kept as an extra no rule reads
                 return FlagSpec(tuple(facts["names"]), f"extra.{dest}", "json", optional=vtype.startswith("optional("),
                                 builds=built.group(1))
+            if built is not None and dest in _RAW_SUB_CONFIGS:
+                # vLLM's parser builds that dataclass from the JSON text; postinit keeps the decoded JSON, which
+                # the rules resolve (postinit/rules/v0_34_0_quant.py)
+                return FlagSpec(tuple(facts["names"]), f"extra.{dest}", "json", optional=vtype.startswith("optional("),
+                                checked_by=built.group(1))
             if vtype == "optional(loads)" and dest in _LOADED_SUB_CONFIGS:
                 # EngineArgs.create_<name>() builds the sub-config from the loaded JSON (vllm/engine/arg_utils.py)
                 return FlagSpec(tuple(facts["names"]), f"extra.{dest}", "json", optional=True)
@@ -508,6 +517,9 @@ _SUB_CONFIG_FLAGS = ("attention_config", "kernel_config", "engram_config", "reas
                      "profiler_config", "watchdog_config", "weight_transfer_config", "ec_manager_config",
                      "ec_transfer_config", "diffusion_config", "watermark_config")
 _LOADED_SUB_CONFIGS = ("diffusion_config", "watermark_config")
+_RAW_SUB_CONFIGS = ("quantization_config",)
+"""Dataclass-typed flags without a schema class of postinit's: their JSON is kept decoded (vLLM 0.34.0's
+``--quantization-config``, a QuantizationConfigArgs)."""
 """Sub-config flags vLLM's parser loads as plain JSON (``optional(loads)``), built later by EngineArgs."""
 TARGETS_FROM: tuple[tuple[str, dict[str, str]], ...] = (
     ("0.34.0", {
@@ -518,7 +530,7 @@ TARGETS_FROM: tuple[tuple[str, dict[str, str]], ...] = (
             "checkpoint_prepare_on_startup", "renderer_num_workers", "language_model_only", "mm_hasher_algorithm",
             "mm_encoder_only", "mm_encoder_attn_dtype", "mm_encoder_fp8_scale_path", "mm_encoder_fp8_scale_save_path",
             "mm_encoder_fp8_scale_save_margin", "video_pruning_rate", "video_pruning_method", "mm_tensor_ipc",
-            "mm_processor_device", "mm_ipc_gpu_memory_gb", "mm_device_do_normalize")},
+            "mm_processor_device", "mm_ipc_gpu_memory_gb", "mm_device_do_normalize", "quantization_config")},
         **{d: "load_config." + d for d in (
             "safetensors_prefetch_num_threads", "safetensors_prefetch_block_size", "shuffle_safetensors_files")},
         **{d: _P + d for d in (
@@ -1180,6 +1192,12 @@ def _json(spec: FlagSpec, option: str, raw: str, undeclared: Collection[str] | N
             path=spec.target,
             value=raw,
         )
+    if spec.checked_by == "QuantizationConfigArgs":
+        refused = online_quant.parse_refusal(raw, value)
+        if refused is not None:
+            vllm = f"argument {spec.shown}: {refused}"
+            raise SubConfigError(one_line(vllm), config=spec.checked_by, flag=spec.shown, path=spec.target, value=raw,
+                                 stage="parse", error="ArgumentError", vllm_message=vllm)
     return plain_copy(value, spec.target)
 
 
