@@ -113,23 +113,15 @@ UNREACHABLE: list[tuple[str, str, str]] = [
                    r"|\bself\.disable_by_batch_size < 2$|^value not in \(['\"]binary['\"], ['\"]unpacked['\"]\)$"
                    r"|^isinstance\(self\.pass_config, dict\)$|^value is not None and len\(value\) == 1 and ['\"],['\"] in "
                    r"value\[0\]$|not isinstance\(self\.distributed_executor_backend, str\)\s+and not \("
-<<<<<<< HEAD
+                   r"|\bself\.policy != ['\"]default['\"]$|\bself\.log_balancedness_interval <= 0$"
                    r"|^tokenizer_mode not in get_args\(TokenizerMode\)$|^dtype not in _STR_DTYPE_TO_TORCH_DTYPE$",
      "a value the field's own pydantic type refuses (or converts) before this check runs (Literal kv_role / "
      "ec_role / compile_cache_save_format / collect_detailed_traces items, whose 'after' validators see only "
      "valid values; num_speculative_tokens Field(gt=0); disable_by_batch_size Field(ge=2); pass_config arrives as a "
-     "PassConfig; distributed_executor_backend is a str or an Executor class; ModelConfig's Literal tokenizer_mode "
-     "and dtype are lower case already, so lowering them keeps them valid)"),
-    ("missing-package", r"^is_nixl_available\(\)$|^is_otel_available\(\)$",
-=======
-                   r"|\bself\.policy != ['\"]default['\"]$|\bself\.log_balancedness_interval <= 0$",
-     "a value the field's own pydantic type refuses (or converts) before this check runs (Literal kv_role / "
-     "ec_role / compile_cache_save_format / collect_detailed_traces items, whose 'after' validators see only "
-     "valid values; num_speculative_tokens Field(gt=0); disable_by_batch_size Field(ge=2); pass_config arrives as a "
      "PassConfig; distributed_executor_backend is a str or an Executor class; EPLBConfig's policy is "
-     "Literal['default'] and its log_balancedness_interval Field(gt=0))"),
-    ("missing-package", r"^is_nixl_available\(\)$",
->>>>>>> main
+     "Literal['default'] and its log_balancedness_interval Field(gt=0); ModelConfig's Literal tokenizer_mode and "
+     "dtype are lower case already, so lowering them keeps them valid)"),
+    ("missing-package", r"^is_nixl_available\(\)$|^is_otel_available\(\)$",
      "needs an optional package that is not installed here: NIXL (is_nixl_available()), MoRI with its EPv2 modules "
      "(mori_epv2_unavailable_reason() answers first, vllm/utils/import_utils.py), OpenTelemetry "
      "(is_otel_available()), Arctic Inference (0.11.1's suffix "
