@@ -354,6 +354,27 @@ def _members(rec: Recording, book: Any) -> dict[int, CompiledRule]:
     return found
 
 
+_PhasesOf = tuple[tuple[int, ...], dict[str, tuple[int, ...]], dict[str, tuple[int, ...]], dict[str, tuple[int, ...]],
+                  dict[str, tuple[int, ...]]]
+
+
+def _phases_of(rec: Recording, book: Any) -> _PhasesOf:
+    """The phases' indexes read per path (cached): the phases with an evaluation never copied, then path -> the
+    phases (in order) whose ``by_value``, ``by_value_minimal``, ``changed`` and ``watched`` index name it."""
+    found: _PhasesOf | None = rec.indexes.get("phases")
+    if found is None:
+        indexes = _indexes(rec, book)
+        tables: list[dict[str, list[int]]] = [{}, {}, {}, {}]
+        for k, ix in enumerate(indexes):
+            named: tuple[Mapping[str, Any], ...] = (ix.by_value, ix.by_value_minimal, ix.changed, ix.watched)
+            for table, paths in zip(tables, named, strict=True):
+                _note(table, paths, k)
+        by_value, by_value_minimal, changed, watched = ({p: tuple(ks) for p, ks in t.items()} for t in tables)
+        found = rec.indexes["phases"] = (tuple(k for k, ix in enumerate(indexes) if ix.unique), by_value,
+                                         by_value_minimal, changed, watched)
+    return found
+
+
 _Slice = tuple[tuple[Any, ...], dict[str, Any], dict[str, Provenance], tuple[tuple[str, str, int, str, Any], ...],
                tuple[tuple[str, str, str], ...]]
 
@@ -441,6 +462,12 @@ class _Replay:
         self.base = base
         self.book = base.rulebook
         self.program: Program = program_of(self.book)
+        self.indexes = _indexes(rec, self.book)
+        """Every recorded phase's index, in order."""
+        self.members = _members(rec, self.book)
+        """Event index -> the compiled rule (or member) that made it."""
+        self.slices: dict[tuple[int, int, int], _Slice] = rec.indexes.get("slices") or rec.indexes.setdefault("slices", {})
+        """The recording's cache of renumbered slices (see :func:`_slice`)."""
         self.dirty = dirty
         """Path -> its value in the recorded run at this point, for each path whose value differs."""
         self.sources = sources
@@ -482,23 +509,26 @@ class _Replay:
     def next_phase(self, k: int) -> int:
         """The first recorded phase from ``k`` on with an evaluation that what differs now can reach (the number
         of recorded phases when there is none): the phases before it are copied as recorded."""
-        dirty, sources, logs = self.dirty.keys(), self.sources.keys(), self.logs
+        unique, by_value, by_value_minimal, changed, watched = _phases_of(self.rec, self.book)
+        best = len(self.rec.bounds)
+        for kk in unique:
+            if kk >= k:
+                best = kk
+                break
         full = self.run_.full
-        indexes = _indexes(self.rec, self.book)
-        for kk in range(k, len(indexes)):
-            ix = indexes[kk]
-            if (ix.unique or (dirty and not dirty.isdisjoint(ix.by_value.keys() if full else ix.by_value_minimal.keys()))
-                    or (sources and not sources.isdisjoint(ix.changed.keys()))
-                    or (full and logs and not logs.isdisjoint(ix.watched.keys()))):
-                return kk
-        return len(indexes)
-
-    def index(self, k: int) -> _PhaseIndex:
-        return _index(self.rec, self.book, k)
+        for table, paths in ((by_value if full else by_value_minimal, self.dirty), (changed, self.sources),
+                             (watched, self.logs if full else ())):
+            for p in paths:
+                for kk in table.get(p, ()):  # in order: the first one from k on
+                    if kk >= k:
+                        if kk < best:
+                            best = kk
+                        break
+        return best
 
     def follow(self, k: int, phase: str) -> bool:
         """Follow phase ``k`` of the recording; True when the run stopped (a violation)."""
-        ix = self.index(k)
+        ix = self.indexes[k]
         run, dirty, sources, logs = self.run_, self.dirty, self.sources, self.logs
         full = run.full
         by_value = ix.by_value if full else ix.by_value_minimal
@@ -517,7 +547,7 @@ class _Replay:
             pending = list(seen)
             heapq.heapify(pending)
             pop, push = heapq.heappop, heapq.heappush
-            plan = ix.plan
+            plan, details = ix.plan, ix._details
             view, events, apply = run.view, run.events, run.apply
             j = -1
 
@@ -546,7 +576,7 @@ class _Replay:
                         continue
                     effs = _effects(c, out)
                     if a < b:
-                        d = ix.detail(j)
+                        d = details.get(j) or ix.detail(j)
                         if out is recorded or _same_effects(effs, d.effects):
                             if self.holds(d):
                                 continue  # the same result: early cutoff (its events copied with the next slice)
@@ -562,7 +592,7 @@ class _Replay:
                     if dirty.keys().isdisjoint([p for _, eff in effs for p in eff.changes]):
                         continue
                 else:
-                    d = ix.detail(j)
+                    d = details.get(j) or ix.detail(j)
                     if self.holds(d):
                         continue
                     if b - a == 1 and self.holds(d, shown=False):  # only the reads its event shows differ
@@ -580,9 +610,12 @@ class _Replay:
                 if not self.aligned:
                     return self.leave(ix, j)
                 new_dirty, new_sources, new_logs = self.newly
-                wake(new_dirty, by_value)
-                wake(new_sources, changed)
-                wake(new_logs, watched)
+                if new_dirty:
+                    wake(new_dirty, by_value)
+                if new_sources:
+                    wake(new_sources, changed)
+                if new_logs:
+                    wake(new_logs, watched)
         return False
 
     def holds(self, d: _Step, shown: bool = True) -> bool:
@@ -605,7 +638,9 @@ class _Replay:
             return
         self.cursor = b
         run = self.run_
-        events, values, provenance, log, stale = _slice(self.rec, self.book, a, b, len(run.events) - a)
+        shift = len(run.events) - a
+        found = self.slices.get((a, b, shift))
+        events, values, provenance, log, stale = found if found is not None else _slice(self.rec, self.book, a, b, shift)
         state = run.state
         if run.full:
             readers_log = run.readers_log
@@ -621,13 +656,16 @@ class _Replay:
         """Repeat recorded event ``a`` (a firing whose result and changes hold here) with the values of the reads it
         shows as they are now. Returns the paths whose stale-read log now differs (a logged read of a path that
         differs)."""
-        self.copy_to(a)
+        if self.cursor < a:
+            self.copy_to(a)
         run = self.run_
-        events, values, provenance, log, _ = _slice(self.rec, self.book, a, a + 1, len(run.events) - a)
+        shift = len(run.events) - a
+        found = self.slices.get((a, a + 1, shift))
+        events, values, provenance, log, _ = found if found is not None else _slice(self.rec, self.book, a, a + 1, shift)
         self.cursor = a + 1
         ev = events[0]
         state = run.state
-        m = _members(self.rec, self.book)[a]
+        m = self.members[a]
         run.events.append(_new(Fired, (*ev[:7], {p: state[p] for p in m.read_order}, *ev[8:])))
         new_logs: list[str] = []
         if log:
@@ -651,7 +689,7 @@ class _Replay:
         stale-read log) and ``aligned`` (the schedule is still the recorded one); True when the run
         stopped."""
         run, dirty, sources = self.run_, self.dirty, self.sources
-        state, d = run.state, ix.detail(j)
+        state, d = run.state, ix._details.get(j) or ix.detail(j)
         theirs = d.changes
         mine: dict[str, tuple[Any, Any, Source]] = {}
         fired: list[str] = []
@@ -706,6 +744,10 @@ class _Replay:
                 dirty[p] = recorded
                 if not was_dirty:
                     new_dirty.append(p)
+            if made is not None and was is not None:  # both runs' rules wrote it here: the same source
+                if sources:
+                    sources.pop(p, None)
+                continue
             if made is not None:
                 mine_before = made[2]
             else:
@@ -731,7 +773,10 @@ class _Replay:
                 aligned = False
             else:
                 table = self.program.tables[ix.k][c.pos]
-                aligned = not any(table[p][0] for p in mine.keys() ^ theirs.keys())
+                for p in mine.keys() ^ theirs.keys():
+                    if table[p][0]:
+                        aligned = False
+                        break
         if d.violation:
             aligned = False  # the recorded run stopped here; this one goes on
             self.following = False
