@@ -596,10 +596,9 @@ PAGE_READS: tuple[str, ...] = (
     "model_config.dtype", "model_config.use_mla", "model_config.is_deepseek_mla", "model_config.is_attention_free",
     "cache_config.cache_dtype", "cache_config.mamba_cache_dtype", "cache_config.mamba_ssm_cache_dtype",
     "parallel_config.tensor_parallel_size", "speculative_config", "speculative_config.num_speculative_tokens",
-    *(_HT + k for k in ("head_dim", "hidden_size_per_head", "hidden_size", "num_attention_heads", "kv_lora_rank",
-                        "qk_rope_head_dim",
-                        "qk_nope_head_dim", "multi_query", *_KV_HEAD_KEYS)),
-    _HC + "model_type", _HC + "attn_config",
+    *(_HT + k for k in ("head_dim", "hidden_size_per_head", "hidden_size", "kv_lora_rank", "qk_rope_head_dim",
+                        "qk_nope_head_dim")),
+    *KV_HEAD_READS,
     *(_HC + k for k in _MAMBA_KEYS),
 )
 """Every path the page-size helpers read (declare it in rules that call them)."""
