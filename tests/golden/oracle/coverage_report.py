@@ -557,7 +557,46 @@ def _stmt_line(info: FileInfo, ln: int, exe: set[int], lines: list[str]) -> int:
     return ln
 
 
-def analyse(version: str, data_file: str) -> list[Site]:
+_DOC_ROW = re.compile(r"^\| (\d+) \| (branch|log|raise) \| (.*) \| `(.*)` \| (\+(?: new)?|-|x [a-z0-9-]+) \|$")
+
+
+SiteKey = tuple[str, int, str, str, str, int]
+"""A site as a doc lists it: (file, line, kind, site text, function, n), n counting the rows before it with the
+same five (two exits of one line are two arcs with one text)."""
+
+
+def _keys(sites: list[Site]) -> dict[int, SiteKey]:
+    """Each site's key (by ``id``), numbered in the doc's order."""
+    seen: Counter[tuple[str, int, str, str, str]] = Counter()
+    out: dict[int, SiteKey] = {}
+    for x in sorted(sites, key=lambda x: (x.file, x.line, x.kind, x.what)):
+        five = (x.file, x.line, x.kind, x.what, x.func)
+        out[id(x)] = (*five, seen[five])
+        seen[five] += 1
+    return out
+
+
+def carried_sites(doc: Path) -> set[SiteKey]:
+    """The sites a coverage doc of this script marks reached (``+``, ``+ new``)."""
+    out: set[SiteKey] = set()
+    seen: Counter[tuple[str, int, str, str, str]] = Counter()
+    current = ""
+    for line in doc.read_text().splitlines():
+        if line.startswith("### `") and line.endswith("`"):
+            current = line[5:-1]
+            continue
+        m = _DOC_ROW.match(line)
+        if m and current:
+            five = (current, int(m.group(1)), m.group(2), m.group(3).replace("\\|", "|"), m.group(4))
+            if m.group(5).startswith("+"):
+                out.add((*five, seen[five]))
+            seen[five] += 1
+    return out
+
+
+def analyse(version: str, data_file: str, carried: set[SiteKey] | None = None) -> list[Site]:
+    """The sites of the version's scope, reached or not by the data of ``data_file``, or by ``carried`` (the sites
+    an earlier doc measured as reached: their lines count as run, so their functions are called)."""
     import coverage
 
     cov = coverage.Coverage(data_file=data_file, config_file=str(HERE / "coverage.rc"))
@@ -565,12 +604,24 @@ def analyse(version: str, data_file: str) -> list[Site]:
     executed: dict[str, set[int]] = {}
     possible: dict[str, list[tuple[int, int]]] = {}
     done: dict[str, set[tuple[int, int]]] = {}
-    for _rel, path in scope_files(version):
+    for rel, path in scope_files(version):
         an = cov._analyze(path)
-        executed[path] = set(an.executed)
+        executed[path] = set(an.executed) | {key[1] for key in carried or () if key[0] == rel}
         possible[path] = list(an.arc_possibilities)
         done[path] = set(an.arcs_executed)
-    return collect_sites(version, executed, possible, done)
+    sites = collect_sites(version, executed, possible, done)
+    if carried:
+        keys = _keys(sites)
+        for x in sites:
+            if keys[id(x)] in carried:
+                x.reached, x.reason = True, None
+    return sites
+
+
+def _as_carried(sites: list[Site], carried: set[SiteKey]) -> list[Site]:
+    """``sites`` reached only where ``carried`` says (the 'before' of a carried doc)."""
+    keys = _keys(sites)
+    return [Site(x.file, x.line, x.kind, x.what, x.func, keys[id(x)] in carried, x.reason) for x in sites]
 
 
 def summary(sites: list[Site]) -> dict[str, int]:
@@ -704,6 +755,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", help="report: a coverage data file to compare with (before -> after)")
     ap.add_argument("-o", "--out", help="report: output path (default docs/coverage-<version>.md)")
     ap.add_argument("--note", help="report: a paragraph after the 'Measured on' line (how the data was made)")
+    ap.add_argument("--carry", help="report: a coverage doc (of this script, measured on an earlier corpus) whose "
+                    "reached sites count as reached: the union with --data's runs of the cases added since; "
+                    "also the 'before' unless --before is given")
     args = ap.parse_args(argv)
     data_dir = Path(args.data or f"/tmp/postinit-coverage/{args.version}")
     if args.step == "run":
@@ -716,8 +770,10 @@ def main(argv: list[str] | None = None) -> int:
     venv = VERSIONS[args.version][0]
     if Path(sys.prefix).resolve() != venv.resolve():  # coverage's API and the version's sources live there
         os.execv(str(venv / "bin/python"), [str(venv / "bin/python"), "-P", __file__, *sys.argv[1:]])
-    sites = analyse(args.version, str(data_dir / ".coverage"))
-    before = analyse(args.version, args.before) if args.before else None
+    carried = carried_sites(Path(args.carry)) if args.carry else None
+    sites = analyse(args.version, str(data_dir / ".coverage"), carried)
+    before = (analyse(args.version, args.before) if args.before
+              else _as_carried(sites, carried) if carried is not None else None)
     write_doc(args.version, sites, before, Path(args.out or REPO / f"docs/coverage-{args.version}.md"),
               str(data_dir / ".coverage"), args.note)
     return 0
