@@ -805,7 +805,8 @@ def _prepare(
             parsed = parse_vllm_args(request.argv, allow_files=allow_files,
                                      construct=parse_stage(parse_base, version, logged), absent=version.absent_flags,
                                      version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"),
-                                     undeclared=version.undeclared)
+                                     undeclared=version.undeclared,
+                                     mode_enum=version.facts.compilation_mode_enum)
         except SubConfigError as e:
             e.said_before = tuple(logged)  # the flags parsed before the refused one logged as they were built
             raise
@@ -889,6 +890,8 @@ def _prepare(
         try:
             if refuse_undeclared is not None:
                 refuse_part(key, value, refuse_undeclared)
+            elif key == "compilation_config" and version.facts.compilation_mode_enum and _mode_out_of_range(value):
+                refuse_part(key, value, mode_enum=True)  # vLLM's IntEnum; the seed's plain int is asserted later
             part = _part(key, value, data)
         except SubConfigError as e:
             if e.trace is None and e.stage == key and usage is None:
@@ -1040,6 +1043,12 @@ def _unknown_env(env: Mapping[str, Any], version: versions.Version) -> dict[str,
     known = defined_variables(version.env_table)
     return {k: v for k, v in env.items()
             if isinstance(k, str) and k.startswith("VLLM_") and k not in known and isinstance(v, str)}
+
+
+def _mode_out_of_range(value: Any) -> bool:
+    """Whether a compilation_config input holds a mode the schema keeps as a plain int (outside 0-3)."""
+    mode = value.get("mode") if isinstance(value, Mapping) else None
+    return isinstance(mode, int) and not isinstance(mode, bool) and mode not in range(4)
 
 
 def _unheld(data: dict[str, Any], version: versions.Version) -> tuple[dict[str, Any], dict[str, Any]]:

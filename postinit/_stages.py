@@ -152,13 +152,14 @@ def _step_index() -> dict[str, int]:
     return {s.stage: i for i, s in reversed(list(enumerate(observed.STEPS)))}
 
 
-def refuse_part(key: str, value: Any, undeclared: Iterable[str] | None = None) -> None:
+def refuse_part(key: str, value: Any, undeclared: Iterable[str] | None = None, mode_enum: bool = False) -> None:
     """Raise vLLM's refusal to build the sub-config ``key`` from the dict ``value``, if vLLM refuses it.
 
     Only pydantic's refusals of fields whose types are vLLM's (``schema.loaders.construct``); the
     rest is the door's. The error names the sub-config as the stage and carries pydantic's text.
     ``undeclared`` (``Version.undeclared``: the version's configs forbid a keyword they do not declare)
-    makes a key of no field of that version vLLM's refusal too.
+    makes a key of no field of that version vLLM's refusal too; ``mode_enum`` (``version.compilation_mode_enum``)
+    a compilation mode outside 0-3.
     """
     name = observed.CONFIG_CLASSES.get(key)
     if name is None or key == "vllm_config" or not isinstance(value, Mapping):
@@ -168,7 +169,7 @@ def refuse_part(key: str, value: Any, undeclared: Iterable[str] | None = None) -
     if escaping is not None:  # raised by the class's validator, past pydantic
         raise SubConfigError(f"{key}: {escaping[0]}: {escaping[1]}", config=name, path=key, stage=key,
                              error=escaping[0], vllm_message=escaping[1])
-    text = refusal(schema_class(name), data=value, absent=below)
+    text = refusal(schema_class(name), data=value, absent=below, mode_enum=mode_enum)
     if text is not None:
         raise SubConfigError(f"{key}: {one_line(text)}", config=name, path=key, stage=key, error="ValidationError",
                              vllm_message=text)

@@ -1663,6 +1663,7 @@ DELTA = Delta(
         # seven new architectures (Afmoe, Kimi-Linear, Ouro, two Pangu models, PaddleOCR-VL, the OpenPangu MTP head)
         "model_registry": "model-registry-0.11.1.json",
         "capture_sizes_clip": True,  # VllmConfig._set_cudagraph_sizes drops user sizes above the token budget
+        "compilation_mode_enum": True,  # CompilationConfig.mode: CompilationMode (an IntEnum), no longer a plain int
     },
     patch=(
         patch("cache.fast-prefill-eagle", error="ValueError", source=f"{_VLLM}; ref step-13, v0.11.1"),

@@ -35,7 +35,16 @@ import functools
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    PlainSerializer,
+    PlainValidator,
+    WithJsonSchema,
+    model_validator,
+)
 from pydantic.dataclasses import dataclass
 
 from postinit.schema._configs_0340 import (
@@ -205,6 +214,28 @@ def _optimization_level(value: Any) -> Any:
 OptimizationLevelValue = Annotated[int | float | str | None, BeforeValidator(_optimization_level)]
 """``VllmConfig.optimization_level``: 0-3, or what vLLM's pydantic refuses (a check reports it, at vLLM's stage)."""
 CaptureSize = Annotated[int, AfterValidator(_capture_size)]
+
+
+def _compilation_mode(value: Any) -> CompilationMode | int:
+    """``CompilationConfig.mode``: a :class:`CompilationMode` (an int 0-3, a digit string or a name); any other int
+    is kept as that int. At the seed vLLM's field is a plain ``int`` and ``VllmConfig.__post_init__`` asserts it in
+    range (the rule ``compilation.mode-range``); from 0.11.1 on it is an ``IntEnum`` pydantic refuses when the
+    CompilationConfig is built (the door, in vLLM's words: ``schema.loaders.construct``)."""
+    if isinstance(value, int) and not isinstance(value, (bool, CompilationMode)) and value not in range(4):
+        return value
+    return CompilationMode.parse(value)
+
+
+def _mode_json(value: CompilationMode | int) -> str | int:
+    return value.name if isinstance(value, CompilationMode) else value
+
+
+CompilationModeValue = Annotated[
+    CompilationMode | int, PlainValidator(_compilation_mode), PlainSerializer(_mode_json, when_used="json"),
+    WithJsonSchema({"title": "CompilationMode", "description": "Compilation mode: a name (case-insensitive) or its "
+                    "int value 0-3 (the seed commit takes any int and asserts 0-3 later)",
+                    "anyOf": [{"type": "string", "enum": list(CompilationMode.__members__)}, {"type": "integer"}]}),
+]
 
 MAX_HF_LABELS = 16_384
 """The most classifier labels (``num_labels``) postinit models: transformers builds an ``id2label`` of one
@@ -964,7 +995,7 @@ class CompilationConfig(BaseModel):
     model_config = _FORBID
 
     level: int | None = unhashed(None, ge=0, le=3, description="deprecated alias of mode", until="0.11.1")
-    mode: CompilationMode | None = hashed(None)
+    mode: CompilationModeValue | None = hashed(None)
     debug_dump_path: str | None = unhashed(None)
     cache_dir: str = unhashed("")
     compile_cache_save_format: Literal["binary", "unpacked"] = since(

@@ -43,6 +43,10 @@ class VersionFacts(BaseModel):
         False, description="whether a dict-valued hf_overrides rope_scaling is standardized in place as it is set "
         "(transformers 5's rope_scaling setter, vLLM 0.34.0: rope_type from a legacy type or 'default', rope_theta, "
         "original_max_position_embeddings for llama3/yarn/longrope); before, it is set as given")
+    compilation_mode_enum: bool = unhashed(
+        False, description="whether CompilationConfig.mode is an IntEnum pydantic validates when the config is built "
+        "(vLLM 0.11.1 on: a mode outside 0-3 is refused there, while parsing a flag or building the sub-config); at "
+        "the seed it is a plain int that VllmConfig.__post_init__ asserts in range (compilation.mode-range)")
     configs_forbid_extra: bool = unhashed(
         False, description="whether vLLM's config dataclasses refuse a keyword they do not declare (vLLM 0.34.0's "
         "@config decorator: ConfigDict(extra='forbid'), vllm/config/utils.py:72; before it they ignored one): a "

@@ -24,12 +24,7 @@ _CPU_ARCH = ("needs a POWER, S390X, ARM or RISC-V CPU; the oracle runs vLLM's un
              "x86-64 machine (the CPU architecture is not simulated)")
 _OFFLINE = ("needs a model on S3 or GCS (model_weights s3:// or gs://); the oracle is offline and loads its "
             "fixtures from a local directory")
-_MODE_AT_DOOR = ("postinit's schema refuses a compilation mode outside 0-3 when the input is read (InputError), "
-                 "so the rule never sees one; vLLM's own assertion is golden case t009-mode-4, a documented "
-                 "divergence (divergences.json)")
-
 UNEXERCISABLE: Mapping[str, str] = {
-    "compilation.mode-range": _MODE_AT_DOOR,
     "engine-args.async-scheduling-executor": _NO_RAY,
     "engine-args.cpu-arch-disables-chunked-prefill": _CPU_ARCH,
     "engine-args.cpu-arch-disables-prefix-caching": _CPU_ARCH,
@@ -47,7 +42,6 @@ UNEXERCISABLE: Mapping[str, str] = {
 """Rule id -> why no golden case can exercise it with the oracle (platform, environment, inputs it cannot build)."""
 
 NEVER_RAISED: Mapping[str, str] = {
-    "compilation.mode-range": _MODE_AT_DOOR,
     "engine-args.async-scheduling-executor": _NO_RAY,
     "models.runai-load-format": _OFFLINE,
     "device.device-type": "raises when the platform reports no device type; CUDA, ROCm and CPU all report one",

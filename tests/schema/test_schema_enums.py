@@ -91,11 +91,38 @@ def test_compilation_mode_parsing(raw: Any, expected: CompilationMode) -> None:
     assert cc.mode == int(expected)
 
 
-@pytest.mark.parametrize("raw", [4, -1, "VLLM", True, 2.5, "FULL"])
+@pytest.mark.parametrize("raw", ["VLLM", True, 2.5, "FULL", "4"])
 def test_compilation_mode_rejects(raw: Any) -> None:
-    """Out-of-range ints, unknown names, bools and floats are rejected."""
+    """Unknown names, bools, floats and digit strings outside 0-3 are rejected."""
     with pytest.raises(ValidationError):
         CompilationConfig(mode=raw)
+
+
+@pytest.mark.parametrize("raw", [4, 5, -1])
+def test_compilation_mode_keeps_an_out_of_range_int(raw: int) -> None:
+    """An int outside 0-3 is kept as that int (the seed's plain int field; JSON gives the int): the version's rules
+    or its door refuse it where vLLM does (golden t009, x122-x125)."""
+    cc = CompilationConfig(mode=raw)
+    assert type(cc.mode) is int and cc.mode == raw
+    assert cc.model_dump(mode="json")["mode"] == raw
+
+
+@pytest.mark.parametrize(("version", "stage", "error"), [
+    ("d7fb10c57", "vllm_config", "AssertionError"), ("0.11.1", "parse", "ArgumentError")])
+def test_an_out_of_range_mode_is_refused_where_the_version_refuses_it(version: str, stage: str, error: str) -> None:
+    """The seed asserts the mode at VllmConfig's step 8 (a failed resolution); 0.11.1's IntEnum is refused by the
+    parser, with pydantic's text."""
+    import postinit
+    from postinit.errors import InputError
+
+    try:
+        r = postinit.resolve(argv=["-O.mode=4"], vllm_version=version)
+    except InputError as e:
+        assert (e.stage, e.error) == (stage, error)
+        assert "Input should be 0, 1, 2 or 3" in (e.vllm_message or "")
+    else:
+        assert not r.ok and r.error is not None
+        assert (r.error.stage, r.error.type, r.error.rule) == (stage, error, "compilation.mode-range")
 
 
 @pytest.mark.parametrize("raw", ["FULLY", 3, -1, True, 2.0, None.__class__])

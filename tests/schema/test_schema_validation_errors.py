@@ -13,7 +13,7 @@ ADAPTER: TypeAdapter[VllmConfig] = TypeAdapter(VllmConfig)
 
 BAD = [
     ({"compilation_config": {"cudagraph_mode": "FULLY"}}, "compilation_config.cudagraph_mode"),
-    ({"compilation_config": {"mode": 7}}, "compilation_config.mode"),
+    ({"compilation_config": {"mode": "VLLM"}}, "compilation_config.mode"),
     ({"compilation_config": {"custom_ops": "all"}}, "compilation_config.custom_ops"),
     (
         {"compilation_config": {"pass_config": {"enable_fusoin": True}}},

@@ -1141,7 +1141,8 @@ def _string_refused(spec: FlagSpec, option: str, raw: str) -> InvalidValueError:
                              stage="create_engine_config", error="ValidationError", vllm_message=text)
 
 
-def _json(spec: FlagSpec, option: str, raw: str, undeclared: Collection[str] | None = None) -> Any:
+def _json(spec: FlagSpec, option: str, raw: str, undeclared: Collection[str] | None = None,
+          mode_enum: bool = False) -> Any:
     if spec.optional and raw in ("", "None"):
         return None
     check_text(raw, option)
@@ -1161,7 +1162,7 @@ def _json(spec: FlagSpec, option: str, raw: str, undeclared: Collection[str] | N
             kind, text = escaping
             raise SubConfigError(f"{option}: {kind}: {text}", config=spec.builds, flag=spec.shown, path=spec.target,
                                  value=raw, stage="parse", error=kind, vllm_message=text)
-        refused = refusal(schema_class(spec.builds), json_text=raw, absent=below)
+        refused = refusal(schema_class(spec.builds), json_text=raw, absent=below, mode_enum=mode_enum)
         if refused is not None:
             vllm = f"argument {spec.shown}: {refused}"
             raise SubConfigError(one_line(vllm), config=spec.builds, flag=spec.shown, path=spec.target, value=raw,
@@ -1201,8 +1202,10 @@ def _json(spec: FlagSpec, option: str, raw: str, undeclared: Collection[str] | N
     return plain_copy(value, spec.target)
 
 
-def _convert(spec: FlagSpec, given: _Given, undeclared: Collection[str] | None = None) -> tuple[Any, str]:
-    """The typed value and the flag text for provenance (``undeclared``: as :func:`parse_vllm_args` takes it)."""
+def _convert(spec: FlagSpec, given: _Given, undeclared: Collection[str] | None = None,
+             mode_enum: bool = False) -> tuple[Any, str]:
+    """The typed value and the flag text for provenance (``undeclared``, ``mode_enum``: as :func:`parse_vllm_args`
+    takes them)."""
     option, raw = given.option, given.value
     if spec.kind in ("bool", "store_true"):
         return bool(raw), option
@@ -1216,7 +1219,7 @@ def _convert(spec: FlagSpec, given: _Given, undeclared: Collection[str] | None =
         return [_scalar(spec, option, item) for item in items], text
     text = f"{option} {raw}"
     if spec.kind == "json":
-        return _json(spec, option, str(raw), undeclared), text
+        return _json(spec, option, str(raw), undeclared, mode_enum), text
     return _scalar(spec, option, str(raw)), text
 
 
@@ -1376,7 +1379,7 @@ it raises an :class:`~postinit.errors.InputError` when vLLM's parser would refus
 def parse_vllm_args(
     argv: str | Sequence[str], *, allow_files: bool = True, construct: Construct | None = None,
     absent: Collection[str] = (), version: str = "", scope: str = "frontend",
-    undeclared: Collection[str] | None = None,
+    undeclared: Collection[str] | None = None, mode_enum: bool = False,
 ) -> ParsedArgs:
     """Parse a ``vllm serve`` command line into a :class:`ParsedArgs` (nested input dict).
 
@@ -1389,7 +1392,8 @@ def parse_vllm_args(
     (EngineArgs: ``LLM(...)`` and the other usage contexts). ``undeclared``: where the version's config
     classes refuse a keyword they do not declare (vLLM 0.34.0), the schema paths it lacks; a JSON-valued
     flag's key that names one of them, or no field at all, is then pydantic's refusal while parsing
-    (None: vLLM ignores such a key, and the door refuses an unknown one in postinit's words).
+    (None: vLLM ignores such a key, and the door refuses an unknown one in postinit's words). ``mode_enum``
+    (``version.compilation_mode_enum``): the parser's CompilationConfig refuses a mode outside 0-3.
 
     Failures come in vLLM's order: argparse converts every value as it meets it (the dotted
     keys last, as one JSON value per flag), and a JSON-valued flag whose sub-config vLLM builds
@@ -1481,7 +1485,7 @@ def parse_vllm_args(
             continue
         spec = by_dest[dest]
         try:
-            value, text = _convert(spec, item, undeclared)
+            value, text = _convert(spec, item, undeclared, mode_enum)
         except InputError as e:
             if e.stage != "create_engine_config":
                 raise
@@ -1518,7 +1522,7 @@ def parse_vllm_args(
         spec = by_dest[dest]
         if dest == "model":
             continue
-        value, text = converted[dest] if dest in converted else _convert(spec, item, undeclared)
+        value, text = converted[dest] if dest in converted else _convert(spec, item, undeclared, mode_enum)
         if spec.deprecated and value != spec.default:
             result.warnings.append(f"argument '{dest}' is deprecated")
             if spec.warning is not None:

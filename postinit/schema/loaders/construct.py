@@ -60,9 +60,10 @@ OWN_BOUNDS: frozenset[tuple[str, str]] = frozenset({
     ("CompilationConfig", "cudagraph_capture_sizes"),
     ("CompilationConfig", "max_cudagraph_capture_size"),
 })
-"""Fields postinit bounds more tightly than vLLM (vLLM takes any int for ``mode`` and refuses 4 later,
-in ``VllmConfig.__post_init__``; an unknown ``cudagraph_mode`` name is a KeyError vLLM does not catch):
-refused at the door in postinit's words (docs/divergences.md)."""
+"""Fields whose refusals are not pydantic's text for postinit's type: refused at the door in postinit's words
+(an unknown ``cudagraph_mode`` name is a KeyError vLLM does not catch), except ``mode``, which the schema takes
+as any int (the seed's plain int, asserted in range later by a rule) and which vLLM's IntEnum refuses from
+0.11.1 on in the words :func:`refusal` gives with ``mode_enum``."""
 
 
 REMOVED_KEYWORDS: Mapping[str, Mapping[str, str]] = {
@@ -215,7 +216,7 @@ def _rank(cls: type[BaseModel], loc: tuple[Any, ...], extra: int | None) -> tupl
 
 
 def refusal(cls: type[BaseModel], *, data: Any = None, json_text: str | None = None,
-            absent: Collection[str] | None = None) -> str | None:
+            absent: Collection[str] | None = None, mode_enum: bool = False) -> str | None:
     """pydantic's text of vLLM's refusal to build ``cls`` from ``data`` (or ``json_text``), or None.
 
     None when vLLM's class builds it — or when only postinit refuses it (postinit's own bounds, a
@@ -226,8 +227,10 @@ def refusal(cls: type[BaseModel], *, data: Any = None, json_text: str | None = N
     ``absent`` (the version's configs forbid undeclared keywords, vLLM 0.34.0's ``@config``): the fields
     of ``cls`` that version lacks, as dotted paths below it. A keyword no field of the version has is
     then vLLM's refusal too — pydantic's ``Unexpected keyword argument``, after the fields' own errors.
+    ``mode_enum`` (``version.compilation_mode_enum``, implied by ``absent``): CompilationConfig's ``mode`` is vLLM's
+    IntEnum, whose refusal of a mode outside 0-3 (or of an unknown name) is vLLM's too.
     """
-    if absent is None:
+    if absent is None and not mode_enum:
         return _vllm_errors(cls, data, json_text)[0]
     given = data
     if json_text is not None:
@@ -238,9 +241,10 @@ def refusal(cls: type[BaseModel], *, data: Any = None, json_text: str | None = N
     if not isinstance(given, Mapping):
         return _vllm_errors(cls, data, json_text)[0]
     for key, message in REMOVED_KEYWORDS.get(cls.__name__, {}).items():
-        if key in given and key in absent:  # the class's before-validator names the removed keyword first
+        if absent is not None and key in given and key in absent:  # the class's before-validator names it first
             return wrapped_text(cls.__name__, "ValueError", message, dict(given))
-    kept, extras = split_undeclared(cls, given, frozenset(absent))
+    kept, extras = (split_undeclared(cls, given, frozenset(absent)) if absent is not None
+                    else (dict(given), []))
     bounded = _own_bound_errors(cls, kept)
     if bounded:  # values postinit bounds itself: vLLM's words for them, among its other errors
         kept = {k: v for k, v in kept.items() if k not in {d["loc"][0] for d in bounded}}
@@ -271,9 +275,9 @@ _CUDAGRAPH_MODE_NAMES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_
 
 
 def _own_bound_errors(cls: type[BaseModel], given: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """pydantic's errors for the values of ``given`` that postinit bounds itself (:data:`OWN_BOUNDS`) as vLLM
-    0.34.0's class refuses them: ``mode`` by name (its before-validator, vllm/config/compilation.py:1003-1019)
-    or as the IntEnum's value."""
+    """pydantic's errors for the values of ``given`` that postinit bounds itself (:data:`OWN_BOUNDS`) as vLLM's
+    class refuses them from 0.11.1 on: ``mode`` by name (its before-validator; 0.34.0's
+    vllm/config/compilation.py:1003-1019) or as the IntEnum's value."""
     if cls.__name__ != "CompilationConfig" or "mode" not in given:
         return []
     mode = given["mode"]
