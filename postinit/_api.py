@@ -942,6 +942,8 @@ def _prepare(
             state["usage.device_ids"] = str(extras["device_ids"])
         if extras.get("default_mm_loras"):
             state["usage.default_mm_loras"] = True
+        if extras.get("disable_mm_preprocessor_cache"):
+            state["usage.disable_mm_preprocessor_cache"] = True
         if extras.get("fail_on_environ_validation"):
             state["usage.fail_on_environ_validation"] = True
         if refused:

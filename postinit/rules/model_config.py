@@ -9,8 +9,7 @@ interface markers), loaded into :data:`REGISTRY` and :data:`SUFFIX_DEFAULTS`.
 
 Not modelled (facts postinit does not have): the Transformers library's own
 class list and ``is_backend_compatible()`` (an unregistered architecture is
-assumed to be Transformers-compatible), ``auto_map`` remote code, the
-deprecated ``override_pooler_config`` option, the FLASHINFER
+assumed to be Transformers-compatible), ``auto_map`` remote code, the FLASHINFER
 import check, TPU's ``check_max_model_len``, EAGLE configs' inner ``model``,
 and HF config classes' own defaults for keys absent from config.json.
 """
@@ -26,8 +25,9 @@ from typing import Any
 
 from postinit.engine import Outcome, Rule, RuleResult, Violation, make_rule, rule, sequence
 
-__all__ = ["HEAD_DTYPE_READS", "INFO_READS", "REGISTRY", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER", "ModelInfo", "dtype_name", "head_dtype_for", "model_info",
-           "registry", "registry_of", "resolved_info"]
+__all__ = ["HEAD_DTYPE_READS", "INFO_READS", "REGISTRY", "SEED_POOLER_FIELDS", "SUFFIX_DEFAULTS", "SUPPORTED_ARCHS_ORDER",
+           "ModelInfo", "dtype_name", "head_dtype_for", "model_info", "override_pooler_rule", "registry", "registry_of",
+           "resolved_info"]
 
 M = "model_config."
 H = "model_config.hf_config."
@@ -767,6 +767,52 @@ MULTIMODAL_ARGS: dict[str, str] = {
 
 
 @rule(
+    "model.mm-encoder-tp-mode",
+    title="--mm-encoder-tp-mode data only where the model's encoder supports it",
+    phase=PHASE,
+    kind="override",
+    reads=(M + "is_multimodal_model", *INFO_READS, M + "mm_encoder_tp_mode"),
+    writes=(M + "mm_encoder_tp_mode",),
+    source=f"{SRC}.__post_init__ (Init multimodal config if needed); ref 2.1.1",
+    message="This model does not support `--mm-encoder-tp-mode data`. Falling back to `--mm-encoder-tp-mode weights`.",
+    level="warning",
+)
+def mm_encoder_tp_mode(c: Mapping[str, Any]) -> RuleResult:
+    """A data-parallel vision encoder needs the class's SupportsMultiModal ``supports_encoder_tp_data`` (the
+    registry's ``multimodal_encoder_tp_data``); other multimodal classes shard its weights."""
+    if not _present(c) or not c[M + "is_multimodal_model"] or c[M + "mm_encoder_tp_mode"] != "data":
+        return None
+    info = resolved_info(c)
+    if info is None or "multimodal_encoder_tp_data" in info.interfaces:
+        return None
+    return {M + "mm_encoder_tp_mode": "weights"}
+
+
+@rule(
+    "model.mm-input-cache-env",
+    title="The deprecated VLLM_MM_INPUT_CACHE_GIB sizes the multimodal processor cache",
+    phase=PHASE,
+    kind="override",
+    reads=("usage.via_engine_args", "usage.disable_mm_preprocessor_cache", "env.VLLM_MM_INPUT_CACHE_GIB"),
+    writes=(M + "mm_processor_cache_gb",),
+    source="vllm/engine/arg_utils.py EngineArgs.create_model_config (before ModelConfig is built); ref 2.1.1",
+    message="VLLM_MM_INPUT_CACHE_GIB` is deprecated and will be removed in v0.13. Please use "
+    "`--mm-processor-cache-gb {gib}` instead.",
+    level="warning",
+)
+def mm_input_cache_env(c: Mapping[str, Any]) -> RuleResult:
+    """EngineArgs still honours the old variable: a value other than its default 4 replaces
+    ``--mm-processor-cache-gb`` (given or not), unless ``--disable-mm-preprocessor-cache`` asked for no cache.
+
+    Whatever the model: a text model keeps the value on its ModelConfig and builds no MultiModalConfig.
+    """
+    gib = c["env.VLLM_MM_INPUT_CACHE_GIB"]
+    if not c["usage.via_engine_args"] or c["usage.disable_mm_preprocessor_cache"] or gib == 4:
+        return None
+    return Outcome.log({M + "mm_processor_cache_gb": gib}, gib=gib)
+
+
+@rule(
     "model.multimodal-config",
     title="MultiModalConfig for multimodal model classes",
     phase=PHASE,
@@ -846,6 +892,38 @@ def multimodal_config_validators(c: Mapping[str, Any], *, backends: tuple[str, .
     return None
 
 
+SEED_POOLER_FIELDS = ("pooling_type", "normalize", "dimensions", "enable_chunked_processing", "max_embed_len",
+                      "activation", "logit_bias", "softmax", "step_tag_id", "returned_token_ids")
+"""PoolerConfig's fields at the seed (0.11.1 adds ``use_activation``)."""
+
+
+def override_pooler_rule(fields: tuple[str, ...]) -> Rule:
+    """``model.override-pooler-config`` for a version whose PoolerConfig has ``fields``."""
+
+    def override_pooler_config(c: Mapping[str, Any]) -> RuleResult:
+        """On the pooling runner the old option's PoolerConfig (a dict in a config built directly,
+        ``--override-pooler-config``'s PoolerConfig) takes the place of ``pooler_config`` whole: a ``--pooler-config``
+        given too is dropped. The model's own defaults then fill what it leaves unset (``model.pooler-config``)."""
+        if not _present(c) or c[M + "runner_type"] != "pooling" or not c[M + "override_pooler_config"]:
+            return None
+        return Outcome.log({M + "pooler_config": True, **{M + "pooler_config." + f: c[M + "override_pooler_config." + f]
+                                                            for f in fields}})
+
+    return make_rule(
+        override_pooler_config, "model.override-pooler-config",
+        title="The deprecated override_pooler_config replaces the pooler config", phase=PHASE, kind="override",
+        reads=(*_INFO_READS, M + "override_pooler_config", *(M + "override_pooler_config." + f for f in fields)),
+        writes=(M + "pooler_config", *(M + "pooler_config." + f for f in fields)),
+        source=f"{SRC}.__post_init__ (Init pooler config if needed); ref 2.1.2",
+        message="`override_pooler_config` is deprecated and will be removed in v0.12.0 or v1.0.0, whichever is "
+        "sooner. Please use `pooler_config` instead.",
+        level="warning",
+    )
+
+
+override_pooler_config = override_pooler_rule(SEED_POOLER_FIELDS)
+
+
 @rule(
     "model.pooler-config",
     title="pooler config for the pooling runner",
@@ -854,6 +932,7 @@ def multimodal_config_validators(c: Mapping[str, Any], *, backends: tuple[str, .
     reads=(*_INFO_READS, M + "pooler_config", M + "pooler_config.pooling_type", M + "pooler_config.normalize",
            H + "st_pooling_type", H + "st_normalize"),
     writes=(M + "pooler_config", M + "pooler_config.pooling_type", M + "pooler_config.normalize"),
+    after=("model.override-pooler-config",),
     source=f"{SRC}.__post_init__; ref 2.1.2",
 )
 def pooler_config(c: Mapping[str, Any]) -> RuleResult:

@@ -583,7 +583,8 @@ _HT = "model_config.hf_text_config."
 _HC = "model_config.hf_config."
 _KV_HEAD_KEYS = ("n_head_kv", "num_kv_heads", "num_key_value_heads", "multi_query_group_num")
 KV_HEAD_READS: tuple[str, ...] = (*(_HT + k for k in ("multi_query", *_KV_HEAD_KEYS, "num_attention_heads")),
-                                  _HC + "model_type", _HC + "attn_config")
+                                  _HC + "model_type", _HC + "attn_config", _HC + "block_configs",
+                                  _HC + "num_attention_heads")
 """Every path :func:`total_num_kv_heads` reads (declare it in rules that call it)."""
 _MAMBA_KEYS = (
     "hidden_size", "intermediate_size", "mamba_expand", "mamba_d_state", "mamba_d_conv", "mamba_n_groups",
@@ -620,10 +621,26 @@ def dtype_bytes(name: str) -> int:
     return _DTYPE_BYTES.get(name, 2)
 
 
+def nas_kv_heads(c: Mapping[str, Any]) -> int | None:
+    """Nemotron-NAS (``DeciLMConfig``): the attention heads over the first attention block's ``n_heads_in_group``;
+    None when every block's attention is a no-op (vLLM: "Couldn't determine number of kv heads")."""
+    for block in c[_HC + "block_configs"] or ():
+        attention = block.get("attention") or {}
+        if not attention.get("no_op"):
+            return int(c[_HC + "num_attention_heads"] or 0) // int(attention["n_heads_in_group"])
+    return None
+
+
+def kv_heads_known(c: Mapping[str, Any]) -> bool:
+    """Whether ``ModelConfig.get_total_num_kv_heads`` answers (it raises for a Nemotron-NAS model without an
+    attention block)."""
+    return c[_HC + "model_type"] != "nemotron-nas" or c[_HT + "multi_query"] or nas_kv_heads(c) is not None
+
+
 def total_num_kv_heads(c: Mapping[str, Any]) -> int:
     """``ModelConfig.get_total_num_kv_heads``: one for multi-query attention; MPT's and DBRX's from their
-    ``attn_config``; else the first KV-head key that is set, else the attention heads (Nemotron-NAS's per-block
-    configs are not modelled).
+    ``attn_config``; Nemotron-NAS's from its first attention block (0 where vLLM raises: :func:`kv_heads_known`);
+    else the first KV-head key that is set, else the attention heads.
 
     MPT: transformers' ``MptAttentionConfig`` keeps no ``kv_n_heads`` (config.json's is dropped), so vLLM's
     ``"kv_n_heads" in attn_config`` is false and the count is the attention heads. DBRX: ``DbrxAttentionConfig``
@@ -635,6 +652,8 @@ def total_num_kv_heads(c: Mapping[str, Any]) -> int:
         return int(c[_HT + "num_attention_heads"] or 0)
     if model_type == "dbrx":
         return int((c[_HC + "attn_config"] or {}).get("kv_n_heads", 1))
+    if model_type == "nemotron-nas":
+        return nas_kv_heads(c) or 0
     for key in _KV_HEAD_KEYS:
         if c[_HT + key] is not None:
             return int(c[_HT + key])

@@ -387,7 +387,6 @@ EXPLANATIONS: frozenset[str] = frozenset({
     "vllm.instance-id",
     "engine-args.chunked-prefill-forced",
     "cuda.mla-backend-default",
-    "verify.dual-chunk-attention",
     "model.task",  # vLLM warns with warnings.warn(DeprecationWarning), not its logger
 })
 """Rules (besides every ``quirk.*`` rule) whose message explains a silent vLLM decision; not a vLLM log."""

@@ -152,6 +152,11 @@ def rope_only_sizes_cache(rope: Any) -> bool:
     return all((mc._rope_type(r) or "default") in _CACHE_ONLY_ROPE for r in (per_layer or [rope]))
 
 
+_CLASS_SETS: Mapping[str, Mapping[str, Any]] = {"medusa": {"max_seq_len": 2**20}}
+"""Attributes vLLM's own config class of a draft model type sets whatever config.json says (MedusaConfig.__init__,
+vllm/transformers_utils/configs/medusa.py: ``max_seq_len = int(2**20)``)."""
+
+
 class _DraftView(Mapping[str, Any]):
     """The draft's ModelConfig as ``model.max-model-len`` reads a ModelConfig: its config.json (``draft.*``, or for
     MTP the target's), ``max_model_len`` (the speculative one with ``user_len``, else none), the target's as
@@ -162,7 +167,8 @@ class _DraftView(Mapping[str, Any]):
         self._own = {"model_config": True, mc.M + "max_model_len": c[_SC + "max_model_len"] if user_len else None,
                      mc.M + "disable_sliding_window": False, mc.M + "runner_type": "draft",
                      mc.M + "spec_target_max_model_len": c["model_config.max_model_len"]}
-        self._hf, self._text = c[_D + "hf_config"], c[_D + "hf_text_config"]
+        fixed = {} if target else _CLASS_SETS.get(c[_D + "hf_config"].get("model_type"), {})
+        self._hf, self._text = {**c[_D + "hf_config"], **fixed}, {**c[_D + "hf_text_config"], **fixed}
 
     def __getitem__(self, path: str) -> Any:
         if path in self._own:
@@ -315,16 +321,18 @@ def eagle3_target_type(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="default",
     reads=("speculative_config", _SM, "speculative_config.model", "model_config.model",
-           "model_config.hf_config.model_type", "model_config.hf_config.architectures"),
+           "model_config.hf_config.model_type", "model_config.hf_config.architectures", "draft.loaded",
+           "draft.hf_config"),
     writes=(_SM,),
     source="vllm/config/speculative.py SpeculativeConfig.__post_init__; ref 2.8",
     level="debug",
 )
 def method_from_model_name(c: Mapping[str, Any]) -> RuleResult:
     """Without a method, "ngram" as model means n-gram lookup and EAGLE heads are recognised by name; a draft that
-    is the target's own checkpoint with MTP layers (its model type after ``hf_config_override``) means MTP.
+    is the target's own checkpoint with MTP layers (its model type after ``hf_config_override``) means MTP; a
+    draft checkpoint whose config.json says ``medusa`` or ``mlp_speculator`` is that method.
 
-    Detection from another draft's config.json model_type (medusa, mlp_speculator, MTP) is not modelled.
+    Detection of MTP from another draft checkpoint's config.json model_type is not modelled.
     """
     model = c["speculative_config.model"]
     if not c["speculative_config"] or c[_SM] is not None or model is None:
@@ -340,6 +348,9 @@ def method_from_model_name(c: Mapping[str, Any]) -> RuleResult:
         archs = c["model_config.hf_config.architectures"] or ()
         if c["model_config.hf_config.model_type"] in _MTP_DRAFT_BY_TYPE or (archs and archs[0] in _MTP_DRAFT_BY_ARCH):
             return {_SM: "mtp"}
+    draft_type = c["draft.hf_config"].get("model_type") if c["draft.loaded"] else None
+    if draft_type in ("medusa", "mlp_speculator"):
+        return {_SM: draft_type}
     return None
 
 
@@ -364,12 +375,13 @@ def plain_draft_model_refused(c: Mapping[str, Any]) -> RuleResult:
     draft (EAGLE by name, Medusa / MLP speculator / MTP by its config.json's model_type); what is left is a
     plain draft model ("draft_model"), which this version's SpeculativeConfig refuses (NotImplementedError).
 
-    postinit has the target's config.json, not the draft's: ``mtp`` is an MTP layer of the target when the
-    target has one (as vLLM's ``hf_config_override`` makes it); any other draft counts as a plain model
-    (a Medusa or MLP-speculator checkpoint named with another method is not recognised)."""
+    ``mtp`` is an MTP layer of the target when the target has one (as vLLM's ``hf_config_override`` makes it); a
+    Medusa or MLP-speculator checkpoint is recognised by its config.json (``speculative.method-from-model-name``);
+    any other draft counts as a plain model."""
     model = c["speculative_config.model"]
     method = c[_SM]
-    if not c["speculative_config"] or model is None or method in ("ngram", "[ngram]", "eagle", "eagle3", "suffix"):
+    if not c["speculative_config"] or model is None or method in ("ngram", "[ngram]", "eagle", "eagle3", "suffix",
+                                                                   "medusa", "mlp_speculator"):
         return None
     if model in ("ngram", "[ngram]"):
         return None

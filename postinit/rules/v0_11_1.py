@@ -39,6 +39,8 @@ from postinit.rules import hashing, model_config
 from postinit.rules.delta import Delta, patch
 from postinit.rules.model_config import (
     _INFO_READS,
+    SEED_POOLER_FIELDS,
+    override_pooler_rule,
 )
 from postinit.rules.models import (
     _HYBRID_ON,
@@ -47,6 +49,7 @@ from postinit.rules.models import (
     _hybrid_on,
     dtype_bytes,
     head_size,
+    kv_heads_known,
     mamba_page_size,
     pooler_default_rule,
     total_num_kv_heads,
@@ -1045,6 +1048,8 @@ def dcp_kv_heads(
     dcp, tp = c["parallel_config.decode_context_parallel_size"], c["parallel_config.tensor_parallel_size"]
     if not c["model_config"] or dcp <= 1 or c["model_config.use_mla"]:
         return None
+    if not kv_heads_known(c):
+        return Violation("Couldn't determine number of kv heads", error="RuntimeError")
     kv = total_num_kv_heads(c)
     if tp <= kv:
         return Violation(too_few.format(tp=tp, kv=kv), error=error)
@@ -1710,6 +1715,7 @@ DELTA = Delta(
         hybrid_mamba_page_padding, class_interfaces, dcp_kv_heads, turing_fp32_warning, cp_off_switch,
         quirk_budget_below_max_model_len, cpu_fp8_kv_incompatible, cpu_mla_disables_chunked_prefill,
         splitting_ops, attn_fusion_forces_full, sp_needs_rms_norm,
+        override_pooler_rule((*SEED_POOLER_FIELDS, "use_activation")),
     ),
     drop=DROPS,
     groups=(CHUNKED_PREFILL, PREFIX_CACHING, CREATE_ENGINE_CONFIG, STEPS_8_TO_11, FINALIZE),
@@ -1727,6 +1733,7 @@ DELTA = Delta(
         "model.max-model-len": ("model.architecture", "model.runner-supported", "model.dtype-float16-unsupported",
                                 "model.pooler-use-activation", "model.use-mla", "model.uses-mrope"),
         "model.quantization": ("model.max-model-len-log",),
+        "model.pooler-use-activation": ("model.override-pooler-config",),  # on the override's PoolerConfig
         # sub-configs are built in EngineArgs' order: the SchedulerConfig (which logs the budget) before
         # LoRA, compilation and KV transfer
         "compilation.custom-op-syntax": ("scheduler.chunked-prefill-enabled",),

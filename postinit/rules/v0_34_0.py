@@ -415,6 +415,9 @@ FIELDS_REMOVED = (
 _TODO = "not yet modelled for 0.34.0 (partial model): "
 
 DROPS: dict[str, str] = {
+    "model.override-pooler-config": "0.34.0's ModelConfig has no override_pooler_config",
+    "model.mm-input-cache-env": "0.34.0's envs.py has no VLLM_MM_INPUT_CACHE_GIB and create_model_config does not "
+    "read it",
     "verify.modelopt-checkpoint-warning": "0.34.0's ModelOpt config classes no longer warn that the format is "
     "experimental (vllm/model_executor/layers/quantization/modelopt.py has no such log)",
     "engine-args.compilation-flag-given-twice": "0.34.0 refuses them with engine-args.capture-sizes-given-twice "

@@ -9,11 +9,12 @@ step 6 ``_get_quantization_config`` (reference §9, §10). The platform's
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping
 from typing import Any
 
 from postinit.engine import Outcome, RuleResult, Violation, rule, sequence
-from postinit.rules.models import KV_HEAD_READS, total_num_kv_heads
+from postinit.rules.models import KV_HEAD_READS, kv_heads_known, total_num_kv_heads
 
 _MODEL = "vllm/config/model.py ModelConfig"
 _VLLM = "vllm/config/vllm.py VllmConfig"
@@ -132,6 +133,8 @@ def dcp_kv_heads(c: Mapping[str, Any]) -> RuleResult:
     dcp, tp = c["parallel_config.decode_context_parallel_size"], c["parallel_config.tensor_parallel_size"]
     if not c["model_config"] or dcp <= 1 or c["model_config.use_mla"]:
         return None
+    if not kv_heads_known(c):
+        return Violation("Couldn't determine number of kv heads", error="RuntimeError")
     kv = total_num_kv_heads(c)
     if tp <= kv:
         return Violation(f"tensor parallel size {tp} must be greater than total num kv heads {kv} when enable "
@@ -157,22 +160,28 @@ VERIFY_WITH_PARALLEL_CONFIG = sequence(
 
 @rule(
     "verify.dual-chunk-attention",
-    title="Dual chunk attention: sparse attention config not read",
+    title="Dual chunk attention takes the model's sparse attention config",
     phase="verify",
-    kind="check",
-    reads=("model_config", "model_config.hf_config.dual_chunk_attention_config"),
-    source=f"{_MODEL}.verify_dual_chunk_attention_config; ref step-3, 9:dual-chunk",
-    level="debug",
+    kind="derive",
+    reads=("model_config", "model_config.model", "model_config.hf_config.dual_chunk_attention_config",
+           "model_config.hf_config.dir_sparse_attention_config"),
+    writes=("model_config.hf_config.dual_chunk_attention_config",),
+    source=f"{_MODEL}.verify_dual_chunk_attention_config (weight_utils.get_sparse_attention_config); ref step-3, "
+    "9:dual-chunk",
+    message="Loaded sparse attention config from {file}",
+    level="info",
 )
 def dual_chunk_attention(c: Mapping[str, Any]) -> RuleResult:
-    """vLLM reads sparse_attention_config.json from the model for dual chunk attention; postinit never downloads.
-
-    Recorded only: the hf_config's dual_chunk_attention_config is left as is.
-    """
-    if c["model_config"] and c["model_config.hf_config.dual_chunk_attention_config"] is not None:
-        return Outcome(message="dual_chunk_attention_config present: vLLM would merge sparse_attention_config.json "
-                       "from the model directory (not read by postinit)")
-    return None
+    """A dual-chunk attention model's directory may hold per-head sparse attention patterns: vLLM merges them into
+    the hf_config's dual_chunk_attention_config and, unless it says otherwise, enables sparse attention."""
+    dca, sparse = c["model_config.hf_config.dual_chunk_attention_config"], \
+        c["model_config.hf_config.dir_sparse_attention_config"]
+    if not c["model_config"] or dca is None or not sparse:
+        return None
+    merged = {**dca, "sparse_attention_config": sparse}
+    merged.setdefault("sparse_attention_enabled", True)
+    return Outcome.log({"model_config.hf_config.dual_chunk_attention_config": merged},
+                       file=posixpath.join(c["model_config.model"], "sparse_attention_config.json"))
 
 
 # ---------------------------------------------------------------------------

@@ -372,6 +372,7 @@ class HFConfig(BaseModel):
     multi_query_group_num: int | None = unhashed(None)
     multi_query: bool | None = unhashed(None)
     attn_config: dict[str, Any] | None = unhashed(None)
+    block_configs: list[dict[str, Any]] | None = unhashed(None)  # Nemotron-NAS: per-layer attention / FFN configs
     head_dim: int | None = unhashed(None)
     hidden_size_per_head: int | None = unhashed(None)
     hidden_size: int | None = unhashed(None)
@@ -460,6 +461,9 @@ class HFConfig(BaseModel):
     st_pooling_type: str | None = unhashed(None)
     st_normalize: bool | None = unhashed(None)
     tokenizer_model_max_length: int | None = unhashed(None)
+    dir_sparse_attention_config: dict[str, Any] | None = unhashed(
+        None, description="the model directory's sparse_attention_config.json, which vLLM merges into "
+        "dual_chunk_attention_config (ModelConfig.verify_dual_chunk_attention_config); None: no such file")
     weights_dtype: str | None = unhashed(None)
     transformers_backend: bool | None = unhashed(
         None,

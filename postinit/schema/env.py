@@ -177,6 +177,9 @@ class Env(BaseModel):
     VLLM_CPU_OMP_THREADS_BIND: str = unhashed(
         "auto", description="the CPU cores the OpenMP threads bind to ('auto', a core list, or 'nobind': vLLM 0.11.1 "
         "then leaves OMP_NUM_THREADS to the user)")
+    VLLM_MM_INPUT_CACHE_GIB: int = unhashed(
+        4, description="GiB; deprecated up to 0.11.1: EngineArgs.create_model_config copies a value other than 4 into "
+        "mm_processor_cache_gb, with a warning")
     VLLM_COMPILE_CACHE_SAVE_FORMAT: Literal["binary", "unpacked"] | None = unhashed(
         None, description="vLLM 0.11.1 (CompilationConfig.compile_cache_save_format's default); None = unset"
     )

@@ -108,6 +108,9 @@ class Usage(BaseModel):
             "(version.refused_where_built): create_engine_config raises it when it builds that sub-config"
         ),
     )
+    disable_mm_preprocessor_cache: bool = unhashed(
+        False, description="the deprecated --disable-mm-preprocessor-cache (an EngineArgs field only): "
+        "create_model_config then sets mm_processor_cache_gb to 0 and does not read VLLM_MM_INPUT_CACHE_GIB")
     default_mm_loras: bool = unhashed(
         False, description="--default-mm-loras given without --enable-lora (EngineArgs keeps the field; no LoRA "
         "config is built)")

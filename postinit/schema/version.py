@@ -64,6 +64,9 @@ class VersionFacts(BaseModel):
         "builds (--gpu-memory-utilization 1.5) is refused by create_engine_config where it builds that sub-config, "
         "after what it logged before (the oracle's stage create_engine_config; vLLM 0.34.0), not at the door")
     checked_by_rules: list[str] = unhashed(
-        default_factory=list, description="schema paths whose value the version's config class checks itself (a field "
-        "validator with its own words, vLLM 0.34.0's CacheConfig._validate_cache_dtype): a value the schema cannot "
-        "hold is handed to the rule that raises vLLM's error where vLLM does (usage.unheld), not refused at the door")
+        default_factory=lambda: ["parallel_config.distributed_executor_backend"],
+        description="schema paths whose value the version's config class checks itself (a field "
+        "validator with its own words, vLLM 0.34.0's CacheConfig._validate_cache_dtype) or takes as any text "
+        "(ParallelConfig's executor backend, every version: a custom Executor's import path): a value the schema "
+        "cannot hold is handed to the rules (usage.unheld), which raise vLLM's error where vLLM does, not refused at "
+        "the door")

@@ -6,6 +6,7 @@ are the real answers.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import postinit
@@ -338,3 +339,64 @@ def test_nomic_cap_logs_the_length_again() -> None:
     from postinit.rules.models import nomic_bert_max_model_len_log
 
     assert nomic_bert_max_model_len_log(state({"model_config": True})) is None  # no architecture resolved yet
+
+
+def test_mm_input_cache_env() -> None:
+    """n345, n346: EngineArgs copies a VLLM_MM_INPUT_CACHE_GIB other than 4 into mm_processor_cache_gb, with the
+    deprecation warning; not with --disable-mm-preprocessor-cache, nor in a config built directly."""
+    env = {"VLLM_MM_INPUT_CACHE_GIB": "8"}
+    out = model_config.mm_input_cache_env(state(env=env, usage__via_engine_args=True))
+    assert isinstance(out, Outcome) and out.changes == {"model_config.mm_processor_cache_gb": 8}
+    assert out.args == {"gib": 8}
+    assert model_config.mm_input_cache_env(state(env=env)) is None
+    assert model_config.mm_input_cache_env(state(env=env, usage__via_engine_args=True,
+                                                 usage__disable_mm_preprocessor_cache=True)) is None
+    assert model_config.mm_input_cache_env(state(usage__via_engine_args=True)) is None
+
+
+def test_mm_encoder_tp_mode_fallback() -> None:
+    """n347: Whisper's encoder has no data-parallel mode: --mm-encoder-tp-mode data falls back to weights."""
+    r = postinit.resolve(argv=["tests/golden/models/whisper", "--mm-encoder-tp-mode", "data"])
+    assert r.config.model_config.multimodal_config is not None
+    assert r.config.model_config.multimodal_config["mm_encoder_tp_mode"] == "weights"
+    assert any(e.rule == "model.mm-encoder-tp-mode" for e in r.trace.events)
+
+
+def test_override_pooler_config() -> None:
+    """n025, n348: the deprecated override_pooler_config replaces the pooler config on the pooling runner."""
+    for version in ("d7fb10c57", "0.11.1"):
+        r = postinit.resolve(argv=["tests/golden/models/bert", "--override-pooler-config", '{"pooling_type": "MEAN"}'],
+                             vllm_version=version)
+        assert r.config.model_config.pooler_config.pooling_type == "MEAN"
+        assert any(e.rule == "model.override-pooler-config" for e in r.trace.events)
+    assert model_config.override_pooler_config.fn(state({"model_config": True})) is None
+
+
+def test_mode_by_name_per_version() -> None:
+    """n343, n344: -O mode by name is the seed's pydantic int-parsing refusal; 0.11.1 takes a member name in any
+    case and refuses another with its own text."""
+    from postinit.errors import SubConfigError
+
+    for version, name, refused in (("d7fb10c57", "vllm_compile", "unable to parse string as an integer"),
+                                   ("0.11.1", "FAST", "Invalid compilation mode: FAST. Valid modes are: NONE, "
+                                    "STOCK_TORCH_COMPILE, DYNAMO_TRACE_ONCE, VLLM_COMPILE")):
+        try:
+            postinit.resolve(argv=[*LLAMA, "-O", json.dumps({"mode": name})], vllm_version=version)
+        except SubConfigError as e:
+            assert refused in (e.vllm_message or "")
+        else:
+            raise AssertionError(f"{version} accepted mode {name!r}")
+    r = postinit.resolve(argv=[*LLAMA, "-O", '{"mode": "vllm_compile"}'], vllm_version="0.11.1")
+    assert int(r.config.compilation_config.mode) == 3
+
+
+def test_medusa_draft_by_model_type() -> None:
+    """n352: a draft checkpoint whose config.json says medusa is the Medusa method (not a refused plain draft model);
+    MedusaConfig's own max_seq_len (2**20) is the draft's length before the target caps it."""
+    for version in ("d7fb10c57", "0.11.1"):
+        r = postinit.resolve(argv=[*LLAMA, "--speculative-config",
+                                   '{"model": "tests/golden/models/cvo_medusa", "num_speculative_tokens": 2}'],
+                             vllm_version=version)
+        assert r.error is None and r.config.speculative_config.method == "medusa"
+        logs = [e.message for e in r.trace.events if getattr(e, "rule", "") == "speculative.draft-max-model-len-log"]
+        assert logs == ["Using max model len 1048576"]

@@ -60,11 +60,35 @@ def test_dcp_kv_heads(tp: int, dcp: int, kv: int, mla: bool, fails: bool) -> Non
         assert out.error == "AssertionError"
 
 
-def test_dual_chunk_attention_recorded() -> None:
-    """A dual chunk attention config is recorded, not changed."""
-    s = state({**_MC, "model_config.hf_config.dual_chunk_attention_config": {"chunk_size": 8192}})
-    assert isinstance(v.dual_chunk_attention(s), Outcome)
-    assert v.dual_chunk_attention(state(_MC)) is None
+def test_dual_chunk_attention_sparse_config() -> None:
+    """A dual chunk attention model's sparse_attention_config.json is merged in, sparse attention enabled unless the
+    config says otherwise (n340, n341); without the file nothing changes."""
+    dca = {"chunk_size": 8192}
+    s = state({**_MC, "model_config.model": "m", "model_config.hf_config.dual_chunk_attention_config": dca,
+               "model_config.hf_config.dir_sparse_attention_config": {"0": {}}})
+    out = v.dual_chunk_attention(s)
+    assert isinstance(out, Outcome) and out.args == {"file": "m/sparse_attention_config.json"}
+    assert out.changes == {"model_config.hf_config.dual_chunk_attention_config": {
+        "chunk_size": 8192, "sparse_attention_config": {"0": {}}, "sparse_attention_enabled": True}}
+    off = state({**_MC, "model_config.model": "m", "model_config.hf_config.dir_sparse_attention_config": {"0": {}},
+                 "model_config.hf_config.dual_chunk_attention_config": {**dca, "sparse_attention_enabled": False}})
+    merged = v.dual_chunk_attention(off)
+    assert isinstance(merged, Outcome)
+    assert merged.changes["model_config.hf_config.dual_chunk_attention_config"]["sparse_attention_enabled"] is False
+    assert v.dual_chunk_attention(state({**_MC, "model_config.hf_config.dual_chunk_attention_config": dca})) is None
+
+
+def test_dcp_kv_heads_nemotron_nas() -> None:
+    """Nemotron-NAS: the KV heads of the first block with attention (n338); none at all is vLLM's RuntimeError
+    (n339)."""
+    blocks = [{"attention": {"no_op": True}}, {"attention": {"no_op": False, "n_heads_in_group": 4}}]
+    base = {**_MC, "parallel_config.tensor_parallel_size": 4, "parallel_config.decode_context_parallel_size": 2,
+            "model_config.hf_config.model_type": "nemotron-nas", "model_config.hf_config.num_attention_heads": 8,
+            "model_config.hf_text_config.num_attention_heads": 8}
+    assert v.dcp_kv_heads(state({**base, "model_config.hf_config.block_configs": blocks})) is None
+    out = v.dcp_kv_heads(state({**base, "model_config.hf_config.block_configs": blocks[:1]}))
+    assert isinstance(out, Violation) and out.error == "RuntimeError"
+    assert out.message == "Couldn't determine number of kv heads"
 
 
 @pytest.mark.parametrize("swap, tp, host, expect", [(4, 1, 1024, None), (4, 8, 64, "warn"), (40, 2, 100, "error")])

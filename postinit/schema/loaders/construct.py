@@ -20,7 +20,7 @@ import re
 from collections.abc import Collection, Mapping
 from typing import Any, cast
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
 from pydantic_core import InitErrorDetails
 
 from postinit.schema import _configs_0340, configs
@@ -231,7 +231,10 @@ def refusal(cls: type[BaseModel], *, data: Any = None, json_text: str | None = N
     IntEnum, whose refusal of a mode outside 0-3 (or of an unknown name) is vLLM's too.
     """
     if absent is None and not mode_enum:
-        return _vllm_errors(cls, data, json_text)[0]
+        text = _vllm_errors(cls, data, json_text)[0]
+        if text is None:  # the seed's mode is a plain int | None: a mode's name is pydantic's int-parsing refusal
+            text = _seed_mode_text_refusal(cls, data if json_text is None else _loads(json_text))
+        return text
     given = data
     if json_text is not None:
         try:
@@ -287,6 +290,32 @@ def _own_bound_errors(cls: type[BaseModel], given: Mapping[str, Any]) -> list[di
     if isinstance(mode, int) and not isinstance(mode, bool) and mode not in range(4):
         return [{"type": "enum", "loc": ("mode",), "input": mode, "ctx": {"expected": "0, 1, 2 or 3"}}]
     return []
+
+
+def _loads(json_text: str) -> Any:
+    try:
+        return json.loads(json_text)
+    except ValueError:
+        return None
+
+
+@functools.cache
+def _seed_mode_model() -> type[BaseModel]:
+    """The seed's ``CompilationConfig.mode: int | None`` alone, under its class's name (pydantic's title)."""
+    return create_model("CompilationConfig", mode=(int | None, None))
+
+
+def _seed_mode_text_refusal(cls: type[BaseModel], given: Any) -> str | None:
+    """pydantic's text of the seed's refusal of a CompilationConfig ``mode`` given as text: the seed types the field
+    ``int | None`` (no before-validator takes a name, as 0.11.1's does), so only a number's text passes pydantic's
+    int parsing."""
+    if cls.__name__ != "CompilationConfig" or not isinstance(given, Mapping) or not isinstance(given.get("mode"), str):
+        return None
+    try:
+        _seed_mode_model().model_validate_json(json.dumps({"mode": given["mode"]}))
+    except ValidationError as exc:
+        return str(exc)
+    return None
 
 
 def escaping_error(cls: type[BaseModel], given: Any) -> tuple[str, str] | None:

@@ -46,6 +46,8 @@ __all__ = [
 
 CATALOG_DIR = Path(__file__).resolve().parent.parent / "catalog"
 _TOKENIZER_KEYS = ("model_max_length", "tokenizer_class", "do_lower_case")
+_SPARSE_ATTENTION_FILE = "sparse_attention_config.json"
+"""The file beside config.json that vLLM's dual-chunk attention reads (weight_utils.get_sparse_attention_config)."""
 _ST_FACTS = {
     "pooling_type": "st_pooling_type",
     "normalize": "st_normalize",
@@ -202,6 +204,7 @@ def _build(
     st_origin: str | None,
     note: str = "",
     patch: bool = True,
+    sparse: tuple[dict[str, Any], str] | None = None,
 ) -> LoadedModel:
     raw = plain_copy(raw, origin)
     if patch:
@@ -224,6 +227,8 @@ def _build(
             beside[field_name] = (st[key], f"{st_origin}:{key}")
     if tokenizer and "model_max_length" in tokenizer:
         beside["tokenizer_model_max_length"] = (tokenizer["model_max_length"], f"{tokenizer_origin}:model_max_length")
+    if sparse is not None:
+        beside["dir_sparse_attention_config"] = (plain_copy(sparse[0], "sparse_attention_config"), sparse[1])
     for field_name, (value, where) in _filter({k: v for k, v in beside.items()}).items():
         hf[field_name] = value
         sources[f"hf_config.{field_name}"] = where
@@ -303,6 +308,8 @@ def _load_local(name: str, config_file: Path) -> LoadedModel:
         tok = _read_object(tokenizer_file)
         tokenizer = {k: tok[k] for k in _TOKENIZER_KEYS if k in tok}
     st, st_origin = _sentence_transformers(directory)
+    sparse_file = directory / _SPARSE_ATTENTION_FILE
+    sparse = (_read_object(sparse_file), str(sparse_file)) if sparse_file.is_file() else None
     return _build(
         name,
         raw,
@@ -312,6 +319,7 @@ def _load_local(name: str, config_file: Path) -> LoadedModel:
         st,
         str(tokenizer_file),
         st_origin,
+        sparse=sparse,
     )
 
 
