@@ -797,6 +797,67 @@ def fourth() -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+def fifth() -> list[tuple[str, dict[str, Any]]]:
+    """The fifth batch (n338-): per-architecture KV-head and head-size facts, drafts recognised by their model
+    type, sparse dual-chunk attention, async scheduling's executor check, deprecated multimodal settings
+    (issue 30, session of 2026-12-06 night)."""
+    out: list[tuple[str, dict[str, Any]]] = []
+
+    def add(slug: str, site: str, description: str, args: list[str], **kw: Any) -> None:
+        out.append((slug, argv(site, description, args, **kw)))
+
+    def cfg(slug: str, site: str, description: str, body: dict[str, Any], model: Any = "llama") -> None:
+        out.append((slug, {"description": description, "tags": [f"site={site}"], "model": model, "platform": H100,
+                           **body}))
+
+    # ---- Nemotron-NAS: the KV heads of the first block with attention (decode context parallel asks for them)
+    add("dcp-nemotron-nas", "model:kv-heads-nemotron-nas", "Nemotron-NAS block configs with decode context parallel "
+        "(the first block has no attention)", ["models/cvo_nemotron_nas", "--trust-remote-code", "-tp", "4",
+                                               "--decode-context-parallel-size", "2"])
+    add("dcp-nemotron-nas-no-attn", "model:kv-heads-nemotron-nas-none", "Nemotron-NAS without any attention block, "
+        "with decode context parallel", ["models/cvo_nemotron_nas_noattn", "--trust-remote-code", "-tp", "4",
+                                         "--decode-context-parallel-size", "2"])
+    # ---- dual-chunk attention with a sparse_attention_config.json beside config.json
+    add("dca-sparse", "model:dual-chunk-sparse", "dual-chunk attention with a sparse attention config file",
+        ["models/cvo_qwen2_dca_sparse"])
+    add("dca-sparse-enabled-given", "model:dual-chunk-sparse-given", "dual-chunk attention with a sparse attention "
+        "config file and sparse_attention_enabled given", ["models/cvo_qwen2_dca_sparse_on"])
+    # ---- nested hf_overrides: a dict inside a dict of a sub-config
+    add("hf-overrides-nested-dict", "model:hf-overrides-nested-dict", "--hf-overrides two dicts deep into the vision "
+        "sub-config", ["models/jinavl", "--hf-overrides", js({"vision_config": {"label2id": {"LABEL_0": {"a": 1}}}})])
+    # ---- -O mode given by name
+    add("cc-mode-name-lower", "compilation:mode-by-name", "-O mode by name in lower case",
+        [LLAMA, "-O", js({"mode": "vllm_compile"})])
+    add("cc-mode-name-bad", "compilation:mode-unknown", "-O mode with an unknown name", [LLAMA, "-O", js({"mode": "FAST"})])
+    # ---- deprecated VLLM_MM_INPUT_CACHE_GIB
+    add("mm-cache-env", "engine-args:mm-input-cache-env", "VLLM_MM_INPUT_CACHE_GIB on a text model",
+        [LLAMA], env={"VLLM_MM_INPUT_CACHE_GIB": "8"})
+    add("mm-cache-env-jinavl-2", "engine-args:mm-input-cache-env-mm", "VLLM_MM_INPUT_CACHE_GIB on a multimodal model",
+        ["models/jinavl"], env={"VLLM_MM_INPUT_CACHE_GIB": "2"})
+    # ---- --mm-encoder-tp-mode data on a model whose encoder does not support it
+    add("mm-tp-data-whisper", "model:mm-tp-mode-unsupported", "--mm-encoder-tp-mode data on Whisper (no data-"
+        "parallel encoder)", ["models/whisper", "--mm-encoder-tp-mode", "data"])
+    # ---- the pooler override as a dict (VllmConfig built directly)
+    cfg("cfg-override-pooler-dict", "model:override-pooler-dict", "deprecated override_pooler_config as a dict",
+        {"model_config": {"override_pooler_config": {"pooling_type": "MEAN"}}}, model="bert")
+    # ---- a config.json whose dtype is only its encoder_config's
+    add("encoder-config-dtype", "model:find-dtype-encoder", "no torch_dtype, an encoder_config without one",
+        ["models/cvo_llama_encoder_cfg"])
+    # ---- async scheduling with an executor that does not support it (a custom Executor's import path: no Ray)
+    add("async-custom-executor", "engine-args:async-executor vllm:async-executor", "--async-scheduling with a custom "
+        "executor class", [LLAMA, "--async-scheduling", "--distributed-executor-backend", "my_executors.Custom"])
+    cfg("cfg-async-auto-custom-executor", "vllm:async-auto-executor", "0.11.1's async scheduling left to vLLM with a "
+        "custom executor class (the seed refuses None)", {"scheduler_config": {"async_scheduling": None},
+                                                          "parallel_config": {"distributed_executor_backend":
+                                                                              "my_executors.Custom"}})
+    # ---- drafts recognised by their model type, whose classes lack the input-embeddings method
+    add("spec-medusa-type", "speculative:medusa-by-type", "a Medusa draft recognised by its config.json model_type",
+        [LLAMA, "--speculative-config", js({"model": "models/cvo_medusa", "num_speculative_tokens": 2})])
+    add("mtp-longcat", "speculative:mtp-longcat", "MTP on a LongCat-Flash target",
+        ["models/cvo_longcat", "--speculative-config", js({"method": "mtp", "num_speculative_tokens": 1})])
+    return out
+
+
 NOT_WRITTEN = {
     "n329-spec-suffix-k": "as n156: suffix decoding is not modelled (the seed's schema does not list the method; "
     "0.11.1's needs arctic-inference): refused at the door",
@@ -830,6 +891,10 @@ NOT_WRITTEN_0340 = {
     "s-n300-jamba-no-kv-key": "0.34.0's transformers 5 refuses num_key_value_heads None (a strict dataclass field "
     "validation) while the config is built: not modelled",
     "s-n314-vision-dtype": "as s-n298 (JinaVL at 0.34.0)",
+    "s-n339-dcp-nemotron-nas-no-attn": "0.34.0 refuses a Nemotron-NAS config without an attention block while "
+    "building the ModelConfig, with a message of its own postinit does not hold for 0.34.0",
+    "s-n352-spec-medusa-type": "0.34.0 has no Medusa config class: transformers 5 refuses the draft's model type "
+    "medusa while vLLM parses its config (an error record, then the refusal), not modelled for 0.34.0",
 }
 """0.34.0 forms (``s-n###``) of written cases that are not written: 0.34.0's answer is one postinit does not give."""
 
@@ -840,6 +905,7 @@ def cases() -> list[tuple[str, dict[str, Any]]]:
     out += second()
     out += third()
     out += fourth()
+    out += fifth()
     return out
 
 
