@@ -17,15 +17,12 @@ from dataclasses import dataclass
 from postinit.rules import rulebook
 from tests.golden.parity import Comparison, compare_all
 
-_NO_RAY = ("the check runs in create_engine_config (argv mode), where --distributed-executor-backend accepts "
-           "ray besides mp, uni and external_launcher, and the oracle's venv has no ray: ParallelConfig fails "
-           "importing it (stage parallel_config) before the check")
 _CPU_ARCH = ("needs a POWER, S390X, ARM or RISC-V CPU; the oracle runs vLLM's unmodified CpuPlatform on an "
              "x86-64 machine (the CPU architecture is not simulated)")
 _OFFLINE = ("needs a model on S3 or GCS (model_weights s3:// or gs://); the oracle is offline and loads its "
             "fixtures from a local directory")
+
 UNEXERCISABLE: Mapping[str, str] = {
-    "engine-args.async-scheduling-executor": _NO_RAY,
     "engine-args.cpu-arch-disables-chunked-prefill": _CPU_ARCH,
     "engine-args.cpu-arch-disables-prefix-caching": _CPU_ARCH,
     "model.config-updated": "it writes config_updated=False, which changes only an input that arrives with True; "
@@ -42,7 +39,6 @@ UNEXERCISABLE: Mapping[str, str] = {
 """Rule id -> why no golden case can exercise it with the oracle (platform, environment, inputs it cannot build)."""
 
 NEVER_RAISED: Mapping[str, str] = {
-    "engine-args.async-scheduling-executor": _NO_RAY,
     "models.runai-load-format": _OFFLINE,
     "device.device-type": "raises when the platform reports no device type; CUDA, ROCm and CPU all report one",
     "models.hybrid-mamba-page-padding": "asserts attention page >= mamba page, which "
