@@ -1556,7 +1556,7 @@ def parse_vllm_args(
 
     result.warnings.extend(later)
     _apply_engine_args(config, result, given, lora_given, at_create=version in _GIVEN_TWICE_AT_CREATE,
-                       cc_at_create=version in _CC_GIVEN_TWICE_AT_CREATE)
+                       cc_at_create=version in _CC_GIVEN_TWICE_AT_CREATE, mode_enum=mode_enum)
 
     if model is not None:
         _set(config, "model_config.model", model)
@@ -1701,11 +1701,13 @@ def _apply_engine_args(
     lora_given: list[str],
     at_create: bool = False,
     cc_at_create: bool = False,
+    mode_enum: bool = False,
 ) -> None:
     """The plain copies ``EngineArgs.create_engine_config`` makes (no derived defaults).
 
     ``at_create``: the version's create_engine_config refuses a field given twice (flag and JSON) itself, after
-    the sub-configs it builds first (vLLM 0.34.0): recorded in ``result.given_twice`` for its rules.
+    the sub-configs it builds first (vLLM 0.34.0): recorded in ``result.given_twice`` for its rules. ``mode_enum``:
+    as :func:`parse_vllm_args` takes it (the -O value is converted again, as the first pass accepted it).
     """
     if at_create:  # flags 0.34.0 keeps beside their sub-config's JSON (arg_utils.py:2766, 2828)
         for dest, json_dest, key in _GIVEN_TWICE_EXTRA:
@@ -1717,7 +1719,7 @@ def _apply_engine_args(
     # -O / --compilation-config against the dedicated compilation flags
     cc_json: dict[str, Any] = {}
     if "compilation_config" in given:
-        cc_json = _convert(_BY_DEST["compilation_config"], given["compilation_config"])[0]
+        cc_json = _convert(_BY_DEST["compilation_config"], given["compilation_config"], mode_enum=mode_enum)[0]
     both_sizes = "cuda_graph_sizes" in given and "cudagraph_capture_sizes" in given
     for dest, key, name in _MUTUALLY_EXCLUSIVE:
         if dest not in given:
