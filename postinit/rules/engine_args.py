@@ -25,6 +25,8 @@ from postinit.engine import (
     rule,
     sequence,
 )
+from postinit.schema.configs import SPECULATIVE_METHODS_SEED
+from postinit.schema.loaders.construct import literal_refusal
 
 _SRC = "vllm/engine/arg_utils.py EngineArgs"
 _EA = "usage.via_engine_args"
@@ -554,6 +556,28 @@ def async_scheduling_executor(c: Mapping[str, Any]) -> RuleResult:
             f"executor backend, but you choose `{backend}`."
         )
     return None
+
+
+@rule(
+    "engine-args.speculative-method-literal",
+    title="The speculative method is one of the version's SpeculativeConfig",
+    phase="sub_configs",
+    kind="check",
+    reads=(_EA, "usage.unheld"),
+    source=f"{_SRC}.create_speculative_config (SpeculativeConfig(**speculative_config): pydantic checks the method "
+    "against the version's Literal); ref 2.8",
+    message="1 validation error for SpeculativeConfig / method / Input should be <the version's methods> "
+    "[type=literal_error, ...]",
+)
+def speculative_method_literal(c: Mapping[str, Any], *,
+                               methods: tuple[str, ...] = SPECULATIVE_METHODS_SEED) -> RuleResult:
+    """``--speculative-config`` stays a dict until create_engine_config builds the SpeculativeConfig from it, after
+    the ParallelConfig: a method outside the version's Literal (``methods``; a later version's, e.g. the seed given
+    0.11.1's suffix) is pydantic's refusal there, not argparse's."""
+    method = (c["usage.unheld"] or {}).get("speculative_config.method")
+    if not c[_EA] or method is None:
+        return None
+    return Violation(literal_refusal("SpeculativeConfig", ("method",), method, methods), error="ValidationError")
 
 
 _DPR, _DPL = "parallel_config.data_parallel_rank", "parallel_config.data_parallel_size_local"

@@ -296,6 +296,7 @@ _ENGINE_ARGS_STEPS: dict[str, str] = {
     "engine-args.async-scheduling-pipeline-parallel": "create_engine_config:before-parallel",
     "engine-args.async-scheduling-speculative": "create_engine_config:before-parallel",
     "engine-args.async-scheduling-executor": "create_engine_config:after-parallel",
+    "engine-args.speculative-method-literal": "create_engine_config:after-parallel",
     "engine-args.lookahead-slots-from-speculative": "create_engine_config:before-scheduler",
     "scheduler.is-encoder-decoder-from-model": "create_engine_config:before-scheduler",
     "scheduler.is-multimodal-from-model": "create_engine_config:before-scheduler",
@@ -320,6 +321,7 @@ _ENGINE_ARGS_STEPS: dict[str, str] = {
 """Where in create_engine_config the rules sit that their source does not place (``_ENGINE_ARGS_BY_SOURCE``)."""
 _FIELD_VALIDATOR_STEPS: dict[str, str] = {
     "speculative.method-known": "speculative_config:field-validators",
+    "speculative.method-literal": "speculative_config:field-validators",
 }
 """Rules standing for a sub-config's field validator that must come before its ``__post_init__``'s rules (which
 read what they write): the step of their own."""

@@ -18,9 +18,32 @@ from postinit.engine import (
 )
 from postinit.rules import model_config as mc
 from postinit.rules import verify
+from postinit.schema.configs import SPECULATIVE_METHODS_SEED
+from postinit.schema.loaders.construct import literal_refusal
 
 _MTP_TYPES = ("deepseek_mtp", "mimo_mtp", "glm4_moe_mtp", "ernie_mtp", "qwen3_next_mtp", "longcat_flash_mtp")
 _SM = "speculative_config.method"
+
+
+@rule(
+    "speculative.method-literal",
+    title="The method is one of the version's SpeculativeConfig (a config built directly)",
+    phase="sub_configs",
+    kind="check",
+    reads=("usage.via_engine_args", "usage.unheld"),
+    source="vllm/config/speculative.py SpeculativeConfig (method: SpeculativeMethod | None, a Literal pydantic checks "
+    "before __post_init__); ref 2.8",
+    message="1 validation error for SpeculativeConfig / method / Input should be <the version's methods> "
+    "[type=literal_error, ...]",
+)
+def method_literal(c: Mapping[str, Any], *, methods: tuple[str, ...] = SPECULATIVE_METHODS_SEED) -> RuleResult:
+    """SpeculativeConfig types the method as the version's Literal (``methods``, in declaration order): pydantic
+    refuses any other, a method of a later version included (the door hands it over: ``version.refused_values``).
+    Through EngineArgs the same refusal is ``engine-args.speculative-method-literal``."""
+    method = (c["usage.unheld"] or {}).get(_SM)
+    if c["usage.via_engine_args"] or method is None:
+        return None
+    return Violation(literal_refusal("SpeculativeConfig", ("method",), method, methods), error="ValidationError")
 
 
 @rule(
@@ -72,6 +95,8 @@ def draft_model_from_method(c: Mapping[str, Any]) -> RuleResult:
         return out
     if c[_SM] in ("ngram", "[ngram]"):
         return {"speculative_config.model": "ngram"}
+    if c[_SM] == "suffix":  # vLLM 0.11.1's (the seed's SpeculativeConfig refuses the method)
+        return {"speculative_config.model": "suffix"}
     return Violation("num_speculative_tokens was provided but without speculative model.")
 
 

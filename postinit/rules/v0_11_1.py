@@ -23,7 +23,7 @@ import hashlib
 import json
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 from postinit.engine import (
     Outcome,
@@ -56,6 +56,7 @@ from postinit.rules.models import (
 )
 from postinit.rules.parallel import eplb_rule
 from postinit.schema import CompilationMode, CUDAGraphMode
+from postinit.schema.configs import SPECULATIVE_METHODS_0111, SpeculativeMethod
 
 __all__ = ["DELTA", "DROPS"]
 
@@ -1662,16 +1663,46 @@ _ATTENTION_BACKENDS_0111 = (
     "NO_ATTENTION", "FLEX_ATTENTION", "TREE_ATTN", "ROCM_AITER_UNIFIED_ATTN", "CPU_ATTN")
 """0.11.1's attention backend enum members in declaration order (its refusal lists them so)."""
 
+@rule(
+    "speculative.suffix-arctic-inference",
+    title="Suffix decoding needs the arctic-inference package",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", "speculative_config.method"),
+    after=("speculative.draft-model-from-method",),
+    source="vllm/config/speculative.py SpeculativeConfig._validate_suffix_decoding; ref 2.8, v0.11.1",
+    message="Arctic Inference is required for suffix decoding. Install via `pip install arctic-inference==0.1.1`.",
+)
+def suffix_needs_arctic_inference(c: Mapping[str, Any]) -> RuleResult:
+    """Suffix decoding's tree lives in Arctic Inference, an optional package vLLM 0.11.1 checks for first; postinit
+    takes it as not installed (no oracle venv has it), as it takes any optional package vLLM imports."""
+    if c["speculative_config"] and c["speculative_config.method"] == "suffix":
+        return Violation("Arctic Inference is required for suffix decoding. Install via "
+                         "`pip install arctic-inference==0.1.1`.", error="ImportError",
+                         hint="pip install arctic-inference==0.1.1, or another speculative method")
+    return None
+
+
 DELTA = Delta(
     facts={
         # the seed's with SupportsMambaPrefixCaching on the Mamba v1 mixer models (Mamba, FalconMamba, Jamba) and
         # seven new architectures (Afmoe, Kimi-Linear, Ouro, two Pangu models, PaddleOCR-VL, the OpenPangu MTP head)
         "model_registry": "model-registry-0.11.1.json",
+        # the schema's speculative methods 0.11.1's SpeculativeConfig refuses (its rules name them in vLLM's words)
+        "refused_values": {"speculative_config.method": [
+            m for m in get_args(SpeculativeMethod) if m not in SPECULATIVE_METHODS_0111]},
         "capture_sizes_clip": True,  # VllmConfig._set_cudagraph_sizes drops user sizes above the token budget
         "compilation_mode_enum": True,  # CompilationConfig.mode: CompilationMode (an IntEnum), no longer a plain int
     },
     patch=(
         patch("cache.fast-prefill-eagle", error="ValueError", source=f"{_VLLM}; ref step-13, v0.11.1"),
+        patch("engine-args.speculative-method-literal", methods=SPECULATIVE_METHODS_0111,
+              source="vllm/engine/arg_utils.py EngineArgs.create_speculative_config (SpeculativeConfig(...): pydantic "
+              "checks the method against the version's Literal); ref 2.8, v0.11.1",
+              why="0.11.1's Literal adds suffix, glm4_moe_mtp and pangu_ultra_moe_mtp, in another order"),
+        patch("speculative.method-literal", methods=SPECULATIVE_METHODS_0111,
+              source="vllm/config/speculative.py SpeculativeConfig (method: SpeculativeMethod | None); ref 2.8, v0.11.1",
+              why="0.11.1's Literal adds suffix, glm4_moe_mtp and pangu_ultra_moe_mtp, in another order"),
         patch("cpu.env-shared-experts-stream", value="1", source=f"{_CPU}; ref step-17, 7.6#15, v0.11.1",
               why="0.11.1 disables the stream with '1' (the seed wrote '0')"),
         patch("cpu.env-thread-counts", nobind=True, source=f"{_CPU} (vllm/platforms/cpu.py:277-283); ref step-17, "
@@ -1705,7 +1736,7 @@ DELTA = Delta(
         compile_cache_save_format_default, pooler_use_activation, structured_outputs_revalidated,
         async_scheduling_supported, async_scheduling_auto,
         cpu_block_size_multiple_of_32, cpu_kv_cache_quantization_fallback, dcp_interleave_block_size,
-        dcp_interleave_speculative, kv_offloading,
+        dcp_interleave_speculative, kv_offloading, suffix_needs_arctic_inference,
     ),
     replace=(
         data_parallel_lb, data_parallel_lb_check, prefix_caching_default, batch_defaults_large_gpu, batch_defaults_other_device, batch_defaults_cpu,
@@ -1734,6 +1765,8 @@ DELTA = Delta(
                                 "model.pooler-use-activation", "model.use-mla", "model.uses-mrope"),
         "model.quantization": ("model.max-model-len-log",),
         "model.pooler-use-activation": ("model.override-pooler-config",),  # on the override's PoolerConfig
+        # SpeculativeConfig.__post_init__ checks for Arctic Inference before its _verify_args model validator runs
+        "speculative.num-tokens-required": ("speculative.suffix-arctic-inference",),
         # sub-configs are built in EngineArgs' order: the SchedulerConfig (which logs the budget) before
         # LoRA, compilation and KV transfer
         "compilation.custom-op-syntax": ("scheduler.chunked-prefill-enabled",),
@@ -1773,7 +1806,7 @@ DELTA = Delta(
         "SchedulerConfig.max_model_len is an InitVar: the input still bounds the budget checks but is not stored "
         "(recalculate_max_model_len no longer writes it).",
         "Not modelled: the seven architectures 0.11.1 adds are accepted but otherwise treated as unregistered; "
-        "async_scheduling=None (automatic); suffix decoding (needs arctic-inference); ec_transfer_config; "
-        "--tokens-only.",
+        "async_scheduling=None (automatic); ec_transfer_config; --tokens-only. Suffix decoding is refused as vLLM "
+        "0.11.1 refuses it without the arctic-inference package (postinit takes it as not installed).",
     ),
 )

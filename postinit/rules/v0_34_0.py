@@ -415,6 +415,10 @@ FIELDS_REMOVED = (
 _TODO = "not yet modelled for 0.34.0 (partial model): "
 
 DROPS: dict[str, str] = {
+    "engine-args.speculative-method-literal": "0.34.0's SpeculativeConfig refuses an unknown method in its field "
+    "validator, with its own words (speculative.method-known)",
+    "speculative.method-literal": "as engine-args.speculative-method-literal (speculative.method-known)",
+    "speculative.suffix-arctic-inference": "0.34.0's suffix decoding does not need arctic-inference",
     "model.override-pooler-config": "0.34.0's ModelConfig has no override_pooler_config",
     "model.mm-input-cache-env": "0.34.0's envs.py has no VLLM_MM_INPUT_CACHE_GIB and create_model_config does not "
     "read it",

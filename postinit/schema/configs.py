@@ -70,6 +70,8 @@ from postinit.schema._fields import derived, hashed, since, unhashed
 from postinit.schema.enums import CompilationMode, CUDAGraphMode
 
 __all__ = [
+    "SPECULATIVE_METHODS_0111",
+    "SPECULATIVE_METHODS_SEED",
     "CacheConfig",
     "CompilationConfig",
     "DeviceConfig",
@@ -146,9 +148,17 @@ SpeculativeMethod = Literal[
     "kimi_k3_mtp", "pangu_ultra_moe_mtp", "step3p5_mtp", "step5_mtp", "hy_v3_mtp", "hy_v4_mtp", "gemma4_mtp",
     "inkling_mtp", "glm5_next_mtp",
 ]
+SPECULATIVE_METHODS_SEED = ("ngram", "eagle", "eagle3", "medusa", "mlp_speculator", "draft_model", "deepseek_mtp",
+                            "ernie_mtp", "qwen3_next_mtp", "mimo_mtp", "longcat_flash_mtp", "mtp")
+"""The seed's SpeculativeMethod Literal in its declaration order (vllm/config/speculative.py; pydantic's refusal
+lists them so)."""
+SPECULATIVE_METHODS_0111 = ("ngram", "medusa", "mlp_speculator", "draft_model", "suffix", "eagle", "eagle3",
+                            "deepseek_mtp", "mimo_mtp", "glm4_moe_mtp", "ernie_mtp", "qwen3_next_mtp", "longcat_flash_mtp",
+                            "mtp", "pangu_ultra_moe_mtp")
+"""0.11.1's SpeculativeMethod Literal in its declaration order (with EagleModelTypes and MTPModelTypes inlined)."""
 _SPEC_METHODS = {"choices_from": (
-    ("d7fb10c57", ("ngram", "eagle", "eagle3", "medusa", "mlp_speculator", "draft_model", "mtp", "deepseek_mtp",
-                   "mimo_mtp", "glm4_moe_mtp", "ernie_mtp", "qwen3_next_mtp", "longcat_flash_mtp")),
+    ("d7fb10c57", SPECULATIVE_METHODS_SEED),
+    ("0.11.1", SPECULATIVE_METHODS_0111),
     ("0.34.0", ("ngram", "draft_model", "suffix", "eagle", "eagle3", "extract_hidden_states", "deepseek_mtp",
                 "dots3_note_mtp", "mimo_mtp", "mimo_v2_mtp", "glm4_moe_mtp", "glm4_moe_lite_mtp", "glm_ocr_mtp",
                 "ernie_mtp", "nemotron_h_mtp", "nemotron3_5_transcribe_mtp", "exaone_moe_mtp", "exaone4_5_mtp",

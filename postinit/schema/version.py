@@ -8,9 +8,12 @@ and the later version's delta only gives the fact another value
 
 from __future__ import annotations
 
+from typing import get_args
+
 from pydantic import BaseModel, ConfigDict
 
 from postinit.schema._fields import unhashed
+from postinit.schema.configs import SPECULATIVE_METHODS_SEED, SpeculativeMethod
 
 __all__ = ["VersionFacts"]
 
@@ -56,7 +59,9 @@ class VersionFacts(BaseModel):
         "but postinit does not model (vLLM 0.34.0's new speculative methods): refused at the door in postinit's "
         "words, not handed to the rule")
     refused_values: dict[str, list[str]] = unhashed(
-        default_factory=dict, description="values of a checked_by_rules path the schema holds that the version's "
+        default_factory=lambda: {"speculative_config.method": [
+            m for m in get_args(SpeculativeMethod) if m not in SPECULATIVE_METHODS_SEED]},
+        description="values of a checked_by_rules path the schema holds that the version's "
         "config class refuses (vLLM 0.34.0 removed the medusa and mlp_speculator methods): handed to the rule "
         "like a value the schema cannot hold")
     refused_where_built: bool = unhashed(
@@ -64,7 +69,7 @@ class VersionFacts(BaseModel):
         "builds (--gpu-memory-utilization 1.5) is refused by create_engine_config where it builds that sub-config, "
         "after what it logged before (the oracle's stage create_engine_config; vLLM 0.34.0), not at the door")
     checked_by_rules: list[str] = unhashed(
-        default_factory=lambda: ["parallel_config.distributed_executor_backend"],
+        default_factory=lambda: ["parallel_config.distributed_executor_backend", "speculative_config.method"],
         description="schema paths whose value the version's config class checks itself (a field "
         "validator with its own words, vLLM 0.34.0's CacheConfig._validate_cache_dtype) or takes as any text "
         "(ParallelConfig's executor backend, every version: a custom Executor's import path): a value the schema "

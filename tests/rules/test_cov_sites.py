@@ -400,3 +400,30 @@ def test_medusa_draft_by_model_type() -> None:
         assert r.error is None and r.config.speculative_config.method == "medusa"
         logs = [e.message for e in r.trace.events if getattr(e, "rule", "") == "speculative.draft-max-model-len-log"]
         assert logs == ["Using max model len 1048576"]
+
+
+def test_speculative_method_literal_per_version() -> None:
+    """n156, n354: the seed's SpeculativeConfig refuses a method outside its Literal (0.11.1's suffix) with pydantic's
+    text where create_engine_config builds it; 0.11.1 takes suffix and refuses it without Arctic Inference."""
+    spec = ["--speculative-config", json.dumps({"method": "suffix", "num_speculative_tokens": 2})]
+    seed = postinit.resolve(argv=[*LLAMA, *spec])
+    assert seed.error is not None and seed.error.type == "ValidationError" and seed.error.stage == "create_engine_config"
+    assert "Input should be 'ngram', 'eagle', 'eagle3'" in seed.error.message and "'mtp'" in seed.error.message
+    v0111 = postinit.resolve(argv=[*LLAMA, *spec], vllm_version="0.11.1")
+    assert v0111.error is not None and v0111.error.type == "ImportError"
+    direct = speculative.method_literal(state(usage__unheld={"speculative_config.method": "suffix"}))
+    assert isinstance(direct, Violation) and direct.error == "ValidationError"
+    assert speculative.method_literal(state(usage__unheld={"speculative_config.method": "suffix"},
+                                            usage__via_engine_args=True)) is None
+    assert engine_args.speculative_method_literal(state(usage__via_engine_args=True)) is None
+
+
+def test_suffix_needs_arctic_inference() -> None:
+    """n156, n354 (0.11.1): suffix decoding is refused with vLLM's ImportError (Arctic Inference is not installed)."""
+    from postinit.rules import v0_11_1
+
+    out = v0_11_1.suffix_needs_arctic_inference(state({"speculative_config": True,
+                                                       "speculative_config.method": "suffix"}))
+    assert isinstance(out, Violation) and out.error == "ImportError"
+    assert v0_11_1.suffix_needs_arctic_inference(state({"speculative_config": True,
+                                                       "speculative_config.method": "ngram"})) is None

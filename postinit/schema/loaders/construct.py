@@ -26,7 +26,8 @@ from pydantic_core import InitErrorDetails
 from postinit.schema import _configs_0340, configs
 from postinit.schema.loaders.nested import model_fields, submodel_of
 
-__all__ = ["OWN_BOUNDS", "REMOVED_KEYWORDS", "SAME_TYPES", "escaping_error", "one_line", "refusal", "refused_fields",
+__all__ = ["OWN_BOUNDS", "REMOVED_KEYWORDS", "SAME_TYPES", "escaping_error", "literal_refusal", "one_line", "refusal",
+           "refused_fields",
            "split_undeclared",
            "wrapped_text"]
 
@@ -316,6 +317,15 @@ def _seed_mode_text_refusal(cls: type[BaseModel], given: Any) -> str | None:
     except ValidationError as exc:
         return str(exc)
     return None
+
+
+def literal_refusal(title: str, loc: tuple[str, ...], value: Any, choices: tuple[str, ...]) -> str:
+    """pydantic's text when the field ``loc`` of the pydantic dataclass ``title`` refuses ``value`` for a
+    ``Literal`` of ``choices`` (in their declaration order)."""
+    expected = " or ".join([", ".join(repr(c) for c in choices[:-1]), repr(choices[-1])]) if len(choices) > 1 \
+        else repr(choices[0])
+    return str(ValidationError.from_exception_data(title, [{"type": "literal_error", "loc": loc, "input": value,
+                                                            "ctx": {"expected": expected}}]))
 
 
 def escaping_error(cls: type[BaseModel], given: Any) -> tuple[str, str] | None:
