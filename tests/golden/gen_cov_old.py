@@ -855,6 +855,18 @@ def fifth() -> list[tuple[str, dict[str, Any]]]:
         [LLAMA, "--speculative-config", js({"model": "models/cvo_medusa", "num_speculative_tokens": 2})])
     add("mtp-longcat", "speculative:mtp-longcat", "MTP on a LongCat-Flash target",
         ["models/cvo_longcat", "--speculative-config", js({"method": "mtp", "num_speculative_tokens": 1})])
+    # ---- batch 2: 0.11.1's suffix decoding given num_speculative_tokens (the seed's Literal refuses the method),
+    # -O pass_config null (0.11.1's before-validator passes it on to pydantic)
+    add("spec-suffix-k-2", "speculative:suffix-model", "suffix decoding with num_speculative_tokens (Arctic Inference "
+        "not installed; the seed refuses the method)", [LLAMA, "--speculative-config",
+                                                       js({"method": "suffix", "num_speculative_tokens": 2})])
+    add("cc-pass-config-null", "compilation:pass-config-not-dict", "-O pass_config null",
+        [LLAMA, "-O", js({"pass_config": None})])
+    add("ct-block-fp8", "vllm:has-blocked-weights", "a compressed-tensors checkpoint with block-quantized FP8 weights "
+        "(+quant_fp8)", ["models/cvo_llama_ct_block"])
+    cfg("cfg-spec-suffix", "speculative:method-literal", "suffix decoding in a config built directly (the seed's "
+        "SpeculativeConfig refuses the method; 0.11.1 needs Arctic Inference)",
+        {"speculative_config": {"method": "suffix", "num_speculative_tokens": 2}})
     return out
 
 
