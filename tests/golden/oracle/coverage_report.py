@@ -107,7 +107,7 @@ UNREACHABLE: list[tuple[str, str, str]] = [
      "S3 / GCS / RunAI object storage or ModelScope (no network)"),
     ("real-gpu", r"torch\.cuda\.is_available\(\)|pynvml|amdsmi|cuda_is_initialized|is_initialized\(\)",
      "a real GPU probe (torch.cuda.is_available() is False here; the oracle simulates the answers)"),
-    ("torch-version", r"\bnot is_torch_equal_or_newer\(\s*['\"]2\.[0-9](\.[0-9a-z.]*)?['\"]\s*\)",
+    ("torch-version", r"\bnot is_torch_equal_or_newer\(\s*['\"]2\.[0-9]+(\.[0-9a-z.]*)?['\"]\s*\)",
      "an older torch than every oracle venv's (2.9.0 for the seed and 0.11.1, 2.14.0 for 0.34.0)"),
     ("field-type", r"\bself\.(kv|ec)_role not in get_args\((KV|EC)Role\)|^self\.num_speculative_tokens <= 0$"
                    r"|\bself\.disable_by_batch_size < 2$|^value not in \(['\"]binary['\"], ['\"]unpacked['\"]\)$"
@@ -148,6 +148,10 @@ UNREACHABLE: list[tuple[str, str, str]] = [
     ("runtime-caller", r"\bconfig\.watermarking is True|^custom_sampler$",
      "an argument only a runtime caller passes (a request's SamplingParams from the input processor, "
      "custom_sampler=True from the GPU model runner); config resolution calls the function without them"),
+    ("oracle-stub", r"\bnot current_platform\.is_cumem_allocator_available\(\)",
+     "the cumem allocator is available in every oracle run: the oracle loads its libcuda.so.1 stand-in "
+     "(tests/golden/oracle/stubs) before vLLM, so vllm.device_allocator.cumem imports and cumem_available is True on "
+     "every simulated platform (CUDA, ROCm and CPU alike)"),
     ("help", r"['\"]--help['\"] in sys\.argv|\bNEEDS_HELP\b",
      "only with `--help` on the process's own command line (`vllm serve --help` prints the help and exits; the "
      "oracle's argv is its own)"),
@@ -156,16 +160,19 @@ UNREACHABLE: list[tuple[str, str, str]] = [
 # (reason id, regex over the test of an ``if``/``while`` whose *else* side a site is on, explanation): tests that
 # are always true here, so their false side never runs. First match wins; checked after UNREACHABLE.
 UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
-    ("torch-version", r"^is_torch_equal_or_newer\(\s*['\"]2\.[0-9](\.[0-9a-z.]*)?['\"]\s*\)$",
+    ("torch-version", r"^is_torch_equal_or_newer\(\s*['\"]2\.[0-9]+(\.[0-9a-z.]*)?['\"]\s*\)$",
      "(see `torch-version`)"),
     ("x86-linux", r"^machine in \(['\"]x86_64['\"]|^hasattr\(os, ['\"]sched_getaffinity['\"]\)$",
      "the false side of an x86-64 / Linux test (this machine is x86-64 Linux: os.sched_getaffinity exists)"),
     ("field-type", r"^isinstance\(dtype, torch\.dtype\)$|^kv_offloading_backend == ['\"]lmcache['\"]$",
      "(see `field-type`: ModelConfig.dtype is a Literal name or a torch.dtype, nothing else reaches "
      "_get_and_verify_dtype; CacheConfig.kv_offloading_backend is Literal['native', 'lmcache'])"),
-    ("caller-values", r"^task == ['\"]score['\"]$|^self\.convert_type not in generate_converts$",
+    ("caller-values", r"^task == ['\"]score['\"]$|^self\.convert_type not in generate_converts$"
+                      r"|^self == CUDAGraphMode\.FULL_AND_PIECEWISE$",
      "the false side of a test its inputs always pass: _task_to_convert is only called with a pooling task, each of "
-     "which an `if` returns; _RUNNER_CONVERTS['generate'] is an empty list, so no convert type is in it"),
+     "which an `if` returns; _RUNNER_CONVERTS['generate'] is an empty list, so no convert type is in it; "
+     "CUDAGraphMode.without_piecewise is only called on a mode that requires piecewise compilation (vllm/config/"
+     "vllm.py:1059, compilation.py:1635), i.e. PIECEWISE, which returns first, or FULL_AND_PIECEWISE"),
     ("post-init-types", r"^isinstance\(self\.tokenizer, str\)$|^isinstance\(self\.max_model_len, int\)$",
      "ModelConfig.__post_init__ always leaves tokenizer a str (the model's name when unset) and max_model_len an int "
      "(get_and_verify_max_len's int(...), or the int the user or the target model gave)"),
@@ -173,6 +180,9 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
      "every transformers PretrainedConfig has model_type (a class attribute, '' on the base class)"),
     ("fixed-types", r"^all\(isinstance\(option, option_type\) for option in options\)$"
                     r"|^contains_type\(type_hints, str\) or any\(", "(see `fixed-types`)"),
+    ("always-true", r"^is_tracing_available\(\)$",
+     "vllm.tracing.is_tracing_available() returns any() of the registered backends' is_available *functions* (not "
+     "their results), so it is True whenever a backend is registered, and vllm.tracing registers 'otel' at import"),
     ("offline", r"^huggingface_hub\.constants\.HF_HUB_OFFLINE$",
      "the oracles run offline (HF_HUB_OFFLINE=1: no network here), so the hub's offline mode is always on"),
     ("platform-device-type", r"^self\.device_type$",
@@ -195,6 +205,10 @@ FUNC_REASONS: dict[str, str] = {
                         "code of the scope reads it and the oracle does not either",
     "import-time": "get_field runs only while vLLM's modules are imported, each call with a fixed (dataclass, field) "
                    "pair: a path those calls do not take at import (a refusal, a missing default) is never taken",
+    "runtime-only": "named at import (vllm/config/__init__.py re-exports it) but called only by the runtime: "
+                    "update_config (and its recursive _update_config) by vllm/v1/worker/gpu_worker.py",
+    "uncalled-caller": "called only from a function that nothing calls (vllm/config/utils.py's "
+                       "get_from_deprecated_env_if_set, from set_from_deprecated_env_if_set)",
     "abstract": "the model hooks' base class method (raises NotImplementedError at the seed and 0.11.1): every class "
                 "of MODELS_CONFIG_MAP defines its own and none calls super()",
 }
@@ -213,11 +227,19 @@ UNREACHABLE_FUNCS: list[tuple[str, str, str, str | None]] = [
     # called only from the tail of _mori_epv2_unsupported_reason above
     ("missing-package", r"^vllm/config/parallel\.py$", r"^(_ep_spans_hosts|_quantizes_activations_per_tensor)$", None),
     # arg_utils calls it only as `get_attr_docs(cls) if NEEDS_HELP else {}` (see `help`)
-    ("help", r"^vllm/config/utils\.py$", r"^get_attr_docs$", None),
+    ("help", r"^vllm/config/utils\.py$", r"^(get_attr_docs|_get_own_attr_docs)$", None),  # the helper: only from it
+    # re-exported by vllm/config/__init__.py (so named at import), called only by the GPU worker's update_config
+    ("runtime-only", r"^vllm/config/utils\.py$", r"^_?update_config$", None),
+    # named only by set_from_deprecated_env_if_set, which nothing calls
+    ("uncalled-caller", r"^vllm/config/utils\.py$", r"^get_from_deprecated_env_if_set$", None),
     ("abstract", r"^vllm/model_executor/models/config\.py$", r"^VerifyAndUpdateConfig\.verify_and_update_config$", None),
     ("import-time", r"^vllm/config/utils\.py$", r"^get_field$", None),
     ("runtime-property", r"^vllm/config/model\.py$", r"^ModelConfig\.(hidden_size|embedding_size)$", None),
     ("runtime-property", r"^vllm/config/observability\.py$", r"^ObservabilityConfig\.show_hidden_metrics$", None),
+    # read by the executor, the workers and HiSparse (nnodes_within_dp) and by stateless_init_dp_group
+    # (effective_cpu_distributed_timeout), all runtime
+    ("runtime-property", r"^vllm/config/parallel\.py$",
+     r"^ParallelConfig\.(nnodes_within_dp|effective_cpu_distributed_timeout)$", None),
     # after `if not (is_runai_obj_uri(model) or is_runai_obj_uri(tokenizer)): return`: an object-storage URI
     ("remote-storage", r"^vllm/config/model\.py$", r"\.maybe_pull_model_tokenizer_for_runai$",
      r"^if is_runai_obj_uri\(model\):$"),
