@@ -70,7 +70,7 @@ class ModelInfo:
 _INTERFACES = ("generate", "pooling", "multimodal", "hybrid", "attention_free", "inner_state",
                "mamba_prefix_caching")
 _MORE_INTERFACES = ("pp", "lora", "replayssm", "transcription", "multimodal_encoder_tp_data", "noops",
-                    "kv_cache_grouping", "raw_input_only", "mm_device_do_normalize")
+                    "kv_cache_grouping", "raw_input_only", "mm_device_do_normalize", "hc_sp")
 """Interfaces a registry may list beyond the seed's seven (vLLM 0.34.0's ``_ModelInfo``)."""
 _DEFAULT_CONVERTS: dict[str, tuple[str, ...]] = {"generate": (), "pooling": ("embed", "classify", "reward"),
                                                   "draft": ()}
@@ -834,7 +834,7 @@ def multimodal_config(c: Mapping[str, Any]) -> RuleResult:
     mm = {**MULTIMODAL_DEFAULTS, **given, **(c[M + "multimodal_config"] or {})}
     limits = mm.get("limit_per_prompt")
     if isinstance(limits, Mapping):
-        mm["limit_per_prompt"] = {k: _dummy_options(k, v) for k, v in limits.items()}
+        mm["limit_per_prompt"] = {k: dummy_options(k, v) for k, v in limits.items()}
     backend = mm.get("mm_encoder_attn_backend")
     if isinstance(backend, str) and backend.upper() in _ATTENTION_BACKENDS:
         mm["mm_encoder_attn_backend"] = backend.upper()
@@ -852,7 +852,7 @@ _ATTENTION_BACKENDS = (
 """``vllm/attention/backends/registry.py`` ``_Backend`` member names at d7fb10c57, sorted (0.11.1 adds CPU_ATTN)."""
 
 
-def _dummy_options(modality: str, value: Any) -> Any:
+def dummy_options(modality: str, value: Any) -> Any:
     """MultiModalConfig._validate_limit_per_prompt: a bare count becomes ``{"count": n}``, then the modality's
     DummyOptions dataclass fills its other fields with None (other modalities: the count alone)."""
     opts = {"count": value} if isinstance(value, int) and not isinstance(value, bool) else value
@@ -1349,7 +1349,8 @@ def _scaled_len(c: Mapping[str, Any], derived: float, unscaled: tuple[str, ...] 
         if rope_type not in unscaled:
             if rope_type == "yarn":
                 derived = rope["original_max_position_embeddings"]
-            derived *= rope.get("factor", 1.0)
+            factor = rope.get("factor", 1.0)
+            derived *= 1.0 if factor is None else factor  # null: 0.34.0 falls back to 1.0 (NULL_FACTOR_WARNING)
     if c[H + "st_max_seq_length"] is not None and c[H + "st_do_lower_case"] is not None:
         derived = c[H + "st_max_seq_length"]
     return derived
@@ -1366,6 +1367,11 @@ NO_LEN_KEY_MESSAGE = (
     "The model's config.json does not contain any of the following keys to determine the original maximum "
     "length of the model: {}. Assuming the model's maximum length is 2048."
 )
+NULL_FACTOR_WARNING = (
+    "The model's RoPE configuration has a null scaling factor which is unexpected. This likely indicates a bug in "
+    "the model's HuggingFace config.json. Please notify the model vendor. Falling back the value to 1.0. "
+)
+"""vLLM 0.34.0's warning for a scaled RoPE whose ``factor`` is null (vllm/config/model.py:2668-2675)."""
 LONG_LEN_WARNING = (
     "VLLM_ALLOW_LONG_MAX_MODEL_LEN must be used with extreme caution. If the model uses relative position "
     "encoding (RoPE), positions exceeding derived_max_model_len lead to nan. If the model uses absolute position "
@@ -1427,7 +1433,8 @@ def _final_len(c: Mapping[str, Any], user: int | None, derived: float) -> int:
 )
 def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESSAGE,
                   unscaled_rope: tuple[str, ...] = UNSCALED_ROPE, sliding_window_checks: bool = True,
-                  legacy_type_key_error: bool = True, rope_float: bool = False, auto_fit: bool = False) -> RuleResult:
+                  legacy_type_key_error: bool = True, rope_float: bool = False, auto_fit: bool = False,
+                  null_factor_warning: bool = False) -> RuleResult:
     """The model's context length caps max_model_len; a larger user value is refused unless explicitly allowed.
 
     ``no_key_message``: the warning when config.json has no length key (``{}``: the keys vLLM looked for).
@@ -1440,6 +1447,8 @@ def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESS
     so the refusal / warning shows it as a float (vLLM 0.34.0, transformers 5's rope_parameters; golden s-n035).
     ``auto_fit``: a user value of -1 ("auto") is derived as if unset (vLLM 0.34.0; the engine fits it to the KV
     cache later, which postinit does not model).
+    ``null_factor_warning``: a scaled RoPE with a null ``factor`` warns and counts as 1.0 (vLLM 0.34.0; before it,
+    multiplying by None is a TypeError).
 
     Runs once: it reads the user's value (kept as original_max_model_len) and replaces it. With
     disable_sliding_window vLLM then clears the text config's sliding_window. Its message is
@@ -1465,6 +1474,9 @@ def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESS
             and legacy_type_key_error:
         # config.json's rope scaling is patched as it loads; a dict-valued hf_overrides one is not
         return Violation("'rope_type'", error="KeyError", hint="name the scaling as rope_type, not type")
+    if (null_factor_warning and rope is not None and "gemma3" not in (c[T + "model_type"] or "")
+            and _rope_type(rope) not in unscaled_rope and "factor" in rope and rope["factor"] is None):
+        warnings.append(NULL_FACTOR_WARNING)
     scaled = _scaled_len(c, derived, unscaled_rope)
     problem = (_rope_blocks_sliding_off(c, derived) if sliding_window_checks else None) or (
         _user_len_problem(c, user, scaled, key, sliding_window_checks,

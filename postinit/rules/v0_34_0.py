@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 from postinit.engine import Outcome, RuleResult, Violation, first_match, rule, sequence
 from postinit.rules import hashing_v0_34_0
+from postinit.rules import model_config as mc
 from postinit.rules import v0_34_0_models as spec
 from postinit.rules.delta import patch
 from postinit.rules.models import PAGE_READS, head_size, total_num_kv_heads
@@ -1929,8 +1930,21 @@ def _fuse_norm_quant(c: Mapping[str, Any]) -> bool:
 
 
 def _fuse_act_quant(c: Mapping[str, Any]) -> bool:
-    """enable_act_fusion: silu_and_mul or quant_fp8 custom op on (NVFP4 models: not modelled, none in the corpus)."""
-    return _op_enabled(c[_OPS], "silu_and_mul") or _op_enabled(c[_OPS], "quant_fp8")
+    """enable_act_fusion: silu_and_mul or quant_fp8 custom op on, or an NVFP4 model (FP4 quant is always a custom
+    op, so Inductor cannot fuse it): ModelConfig.is_nvfp4_quantized, vllm/config/model.py:2345-2366 (ModelOpt NVFP4,
+    or compressed-tensors in an nvfp4 format; a ModelOpt MIXED_PRECISION checkpoint's per-layer algorithms are not
+    modelled)."""
+    return _op_enabled(c[_OPS], "silu_and_mul") or _op_enabled(c[_OPS], "quant_fp8") or _nvfp4(c)
+
+
+def _nvfp4(c: Mapping[str, Any]) -> bool:
+    if c[_MC] is None:
+        return False
+    method = c["model_config.quantization"]
+    if method == "modelopt_fp4":
+        return True
+    cfg = c["model_config.hf_config.quantization_config"] or c["model_config.hf_config.compression_config"] or {}
+    return method == "compressed-tensors" and "nvfp4" in str(cfg.get("format") or "").lower()
 
 
 def _aiter(c: Mapping[str, Any]) -> bool | None:
@@ -1983,7 +1997,8 @@ def _fuse_qk_norm_rope_kvcache(c: Mapping[str, Any]) -> bool:
 
 _FN_READS = {
     "fuse_norm_quant": (_OPS, f"{_PRIO}.rms_norm"),
-    "fuse_act_quant": (_OPS,),
+    "fuse_act_quant": (_OPS, _MC, "model_config.quantization", "model_config.hf_config.quantization_config",
+                       "model_config.hf_config.compression_config"),
     "fuse_allreduce_rms": ("env.VLLM_BATCH_INVARIANT", _TP, _KIND, "env.VLLM_ROCM_USE_AITER", "platform.aiter_found",
                            "platform.gcn_arch",
                            "platform.capability", "platform.flashinfer_available"),
@@ -4238,22 +4253,28 @@ def engram_resolved(c: Mapping[str, Any]) -> RuleResult:
 
 @rule(
     "model.hc-sp",
-    title="--enable-hc-sp with TP > 1 needs CUDA or ROCm and a model implementing it (none does in 0.34.0)",
+    title="--enable-hc-sp with TP > 1 needs CUDA or ROCm, a model implementing it (SupportsHCSP) and PP=1",
     phase="verify",
     kind="check",
-    reads=("parallel_config.enable_hc_sp", _TP, _KIND, _MC),
+    reads=("parallel_config.enable_hc_sp", _TP, _KIND, "parallel_config.pipeline_parallel_size", *mc.INFO_READS),
     source="vllm/config/model.py ModelConfig.verify_with_parallel_config (vllm/config/model.py:1569-1576), "
-    "ModelRegistry.is_hc_sp_supported_model (vllm/model_executor/models/registry.py:1593: SupportsHCSP, which no "
-    "registered model class implements in 0.34.0); ref v0.34.0",
-    message="--enable-hc-sp currently requires CUDA or ROCm / --enable-hc-sp is not supported for this model",
+    "ModelRegistry.is_hc_sp_supported_model (vllm/model_executor/models/registry.py:1593: the class's SupportsHCSP; "
+    "the registry's hc_sp, Qwen4-Exp's classes in 0.34.0); ref v0.34.0",
+    message="--enable-hc-sp currently requires CUDA or ROCm / --enable-hc-sp is not supported for this model / "
+    "--enable-hc-sp requires PP=1",
 )
 def hc_sp(c: Mapping[str, Any]) -> RuleResult:
-    """Head-count sequence parallelism: with no model supporting it, its PP=1 check is never reached."""
+    """Head-count sequence parallelism splits the sequence across the TP ranks of one pipeline stage."""
     if not c[_MC] or not c["parallel_config.enable_hc_sp"] or c[_TP] <= 1:
         return None
     if c[_KIND] not in ("cuda", "rocm"):
         return Violation("--enable-hc-sp currently requires CUDA or ROCm")
-    return Violation("--enable-hc-sp is not supported for this model")
+    info = mc.resolved_info(c)
+    if info is None or "hc_sp" not in info.interfaces:
+        return Violation("--enable-hc-sp is not supported for this model")
+    if c["parallel_config.pipeline_parallel_size"] != 1:
+        return Violation("--enable-hc-sp requires PP=1")
+    return None
 
 
 @rule(
@@ -4526,7 +4547,7 @@ DELTA = Delta(
         "vllm.torch-shm-needs-spawn": ("model.torch-shm-single-process",)},
     fields_added=FIELDS_ADDED,
     fields_removed=FIELDS_REMOVED,
-    flags_added=("optimization_level", "performance_mode", "custom_histogram_buckets"),
+    flags_added=("optimization_level", "performance_mode", "custom_histogram_buckets", "model_class_overrides"),
     flags_removed=(
         "calculate_kv_scales", "cuda_graph_sizes", "disable_mm_preprocessor_cache",
         "enable_multimodal_encoder_data_parallel", "eplb_log_balancedness", "eplb_step_interval", "eplb_window_size",

@@ -244,6 +244,7 @@ _MAX_LEN_OPTIONS: dict[str, Any] = dict(
     legacy_type_key_error=False,
     rope_float=True,  # derived_max_model_len *= scaling_factor for every RoPE model (2678)
     auto_fit=True,  # max_model_len -1 ("auto") is derived as if unset (2683-2686)
+    null_factor_warning=True,  # a null RoPE factor warns and counts as 1.0 (2668-2675)
 )
 """0.34.0's ``_get_and_verify_max_len``: ``model.max-model-len``'s options (the target's and the draft's)."""
 
@@ -575,7 +576,9 @@ def mm_device_do_normalize(c: Mapping[str, Any]) -> RuleResult:
 )
 def multimodal_config(c: Mapping[str, Any]) -> RuleResult:
     """A class implementing SupportsMultiModal gets a MultiModalConfig built from the InitVars given (None means
-    the field's default); ``--mm-processor-device`` folds into ``mm_processor_kwargs["device"]``."""
+    the field's default); ``--mm-processor-device`` folds into ``mm_processor_kwargs["device"]``, and each
+    per-prompt limit becomes its modality's DummyOptions (a bare count is ``{"count": n}``, the other fields None;
+    ``_validate_limit_per_prompt``, vllm/config/multimodal.py:470-492)."""
     if not _multimodal(c):
         return None
     given = {field: c[_M + opt] for opt, field in _MM_OPTIONS.items() if c[_M + opt] is not None}
@@ -583,7 +586,35 @@ def multimodal_config(c: Mapping[str, Any]) -> RuleResult:
     if device not in (None, "auto") and (kwargs or {}).get("device") is None:
         target = "cpu" if device == "cpu" else (c["platform.device_type"] or "cpu")
         given["mm_processor_kwargs"] = {**(kwargs or {}), "device": target}
-    return {_MMC: {**MULTIMODAL_DEFAULTS, **dict(c[_MMC] or {}), **given}}
+    mm = {**MULTIMODAL_DEFAULTS, **dict(c[_MMC] or {}), **given}
+    limits = mm.get("limit_per_prompt")
+    if isinstance(limits, Mapping):
+        mm["limit_per_prompt"] = {k: mc.dummy_options(k, v) for k, v in limits.items()}
+    return {_MMC: mm}
+
+
+@rule(
+    "model.renderer-workers-mm-cache-pooling",
+    title="A multimodal pooling model cannot use renderer workers with the processor cache",
+    phase="model_config",
+    kind="check",
+    reads=(*_MM_READS, _MMC, _M + "renderer_num_workers", _M + "runner_type"),
+    source=f"{_MODEL}.__post_init__ (vllm/config/model.py:916-929); {_REF}",
+    message="Cannot use --renderer-num-workers > 1 with the multimodal processor cache enabled for pooling models. "
+    "...",
+)
+def renderer_workers_mm_cache_pooling(c: Mapping[str, Any]) -> RuleResult:
+    """Pooling preprocessing runs on the renderer workers, and the multimodal processor cache is not
+    thread-safe."""
+    if not _multimodal(c) or c[_M + "runner_type"] != "pooling" or (c[_M + "renderer_num_workers"] or 1) <= 1:
+        return None
+    if not (c[_MMC] or {}).get("mm_processor_cache_gb"):
+        return None
+    return Violation(
+        "Cannot use --renderer-num-workers > 1 with the multimodal processor cache enabled for pooling models. "
+        "Pooling preprocessing runs on the renderer workers, and the cache is not thread-safe. Please set "
+        "--renderer-num-workers 1 (the default), or disable the cache with --mm-processor-cache-gb 0.",
+        hint="--renderer-num-workers 1 or --mm-processor-cache-gb 0")
 
 
 @rule(
@@ -1323,6 +1354,34 @@ def speculative_lookahead_slots(c: Mapping[str, Any]) -> RuleResult:
 _WM = "watermark_config."
 
 
+_RC = "reasoning_config."
+
+
+@rule(
+    "reasoning.token-ids-not-initialized",
+    title="Reasoning token ids cannot be initialized without both reasoning strings",
+    phase="finalize",
+    kind="check",
+    reads=("model_config", "reasoning_config", _RC + "reasoning_parser", _RC + "reasoning_start_str",
+           _RC + "reasoning_end_str"),
+    source="vllm/config/reasoning.py ReasoningConfig.initialize_token_ids (69-125), called by VllmConfig.__post_init__ "
+    f"(vllm/config/vllm.py:2121-2128); {_REF}",
+    message="Auto-initialization of reasoning token IDs failed. Please check whether your reasoning parser has "
+    "implemented the `reasoning_start_str` and `reasoning_end_str`.",
+    level="warning",
+)
+def reasoning_token_ids_not_initialized(c: Mapping[str, Any]) -> RuleResult:
+    """Without a reasoning parser the token ids come from the two strings alone: a missing one leaves reasoning
+    off. (With a parser its own strings fill the gaps; postinit knows no parser's strings, and whether a string
+    tokenizes to anything is the tokenizer's answer.)"""
+    if not c["model_config"] or not c["reasoning_config"] or c[_RC + "reasoning_parser"]:
+        return None
+    if c[_RC + "reasoning_start_str"] and c[_RC + "reasoning_end_str"]:
+        return None
+    return Outcome(message="Auto-initialization of reasoning token IDs failed. Please check whether your reasoning "
+                   "parser has implemented the `reasoning_start_str` and `reasoning_end_str`.")
+
+
 @rule(
     "vllm.watermark-speculative",
     title="Watermarking with speculative decoding: probabilistic drafts, standard rejection, a watermarking drafter",
@@ -1422,6 +1481,42 @@ def _connector_supports_lookahead(c: Mapping[str, Any]) -> bool:
         return bool(children) and all(isinstance(ch, Mapping) and ch.get("kv_connector") in LOOKAHEAD_CONNECTORS
                                       for ch in children)
     return name in LOOKAHEAD_CONNECTORS
+
+
+@rule(
+    "model.class-overrides",
+    title="model_class_overrides registers other model classes (a development / debugging aid)",
+    phase="model_config",
+    kind="check",
+    reads=("model_config", _M + "model_class_overrides"),
+    source=f"{_MODEL}._maybe_register_model_class_overrides (vllm/config/model.py:1190-1213, run by the registry "
+    f"property the first time the model class is inspected); {_REF}",
+    message="Applying model_class_overrides {overrides}. This is intended for development/debugging.",
+    level="warning",
+)
+def class_overrides(c: Mapping[str, Any]) -> RuleResult:
+    """Each architecture -> ``module:Class`` pair is registered with the model registry once per process (which
+    class it names, and whether it imports, is not modelled)."""
+    if not c["model_config"] or not c[_M + "model_class_overrides"]:
+        return None
+    return Outcome.log(overrides=str(dict(c[_M + "model_class_overrides"])))
+
+
+@rule(
+    "model.sliding-window-zero",
+    title="A checkpoint's sliding_window of 0 means no sliding window",
+    phase="model_config",
+    kind="override",
+    reads=("model_config", _HT + "sliding_window", _M + "disable_sliding_window"),
+    writes=(_M + "disable_sliding_window", _HT + "sliding_window"),
+    source=f"{_MODEL}.__post_init__ (vllm/config/model.py:835-841, before get_and_verify_max_len); {_REF}",
+)
+def sliding_window_zero(c: Mapping[str, Any]) -> RuleResult:
+    """Some checkpoints disable the sliding window with 0, where vLLM uses None: it is converted so that
+    max_model_len is not capped to 0."""
+    if not c["model_config"] or c[_HT + "sliding_window"] != 0:
+        return None
+    return {_M + "disable_sliding_window": True, _HT + "sliding_window": None}
 
 
 @rule(
@@ -1717,7 +1812,7 @@ DELTA = Delta(
              deepseek_v32_cache_dtype,
              prompt_lookup_defaults, draft_tensor_parallel_size, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default, mm_encoder_tp_mode),
-    add=(sleep_mode_cumem_allocator, deprecated_quantization, pooler_logit_sigma_nonzero, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_device_do_normalize,
+    add=(sleep_mode_cumem_allocator, class_overrides, sliding_window_zero, reasoning_token_ids_not_initialized, renderer_workers_mm_cache_pooling, deprecated_quantization, pooler_logit_sigma_nonzero, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_device_do_normalize,
          mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
          draft_decode_context_parallel_size, suffix_default_tokens, limit_max_model_len_to_draft, mtp_reused_layer, tokenizer_mode_default,
          draft_max_position_embeddings, ec_transfer_role_required,
@@ -1726,6 +1821,7 @@ DELTA = Delta(
          mamba_chunked_prefill_required, mamba_stochastic_rounding_needs_fp16, kda_recoverssm, replayssm_supported),
     drop={**_POOLER_DROPS, **_STEP_14_DROPS, **_SPEC_DROPS, **_MAMBA_STEP_DROPS},
     groups=(TRY_VERIFY_AND_UPDATE_MODEL_CONFIG, TRY_VERIFY_AND_UPDATE_CONFIG),
+    after={"model.max-model-len": ("model.sliding-window-zero",)},
     flags_added=("mamba_cache_mode", "mamba_backend", "mamba_ssu_algorithm", "enable_mamba_cache_stochastic_rounding",
                  "mamba_cache_philox_rounds"),
     fields_added=("model_config.attn_type", *(_M + k for k in _MM_OPTIONS if k not in mc.MULTIMODAL_ARGS),

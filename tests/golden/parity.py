@@ -122,6 +122,14 @@ NOT_MODELLED: Mapping[str, str] = {
     "parallel_config._allow_auto_resolve_cp_interleave_size": "a private attribute (0.34.0 bookkeeping)",
     "parallel_config._coord_store_port": "a private attribute (0.34.0: a random free port)",
     "parallel_config._numa_bind_auto": "a private attribute (0.34.0 bookkeeping)",
+    "reasoning_config._reasoning_start_token_ids": "private (0.34.0): the tokenizer's ids of reasoning_start_str "
+    "(ReasoningConfig.initialize_token_ids); postinit loads no tokenizer",
+    "reasoning_config._reasoning_end_token_ids": "private (0.34.0): the tokenizer's ids of reasoning_end_str; "
+    "postinit loads no tokenizer",
+    "reasoning_config._natural_reasoning_end_token_ids": "private (0.34.0): the tokenizer's ids of the parser's end "
+    "string; postinit loads no tokenizer",
+    "reasoning_config._enabled": "private (0.34.0): whether initialize_token_ids got non-empty ids from the "
+    "tokenizer; postinit models only the warning when it cannot start (reasoning.token-ids-not-initialized)",
     "speculative_config.draft_load_config": "the draft's LoadConfig (0.34.0); postinit has no draft configs",
     "speculative_config.target_parallel_config._allow_auto_resolve_cp_interleave_size": "a private attribute "
     "(0.34.0 bookkeeping; the target's ParallelConfig is parallel_config)",

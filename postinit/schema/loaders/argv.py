@@ -300,6 +300,8 @@ FLAGS: tuple[FlagSpec, ...] = (
     # vLLM 0.34.0 parses its value as JSON (parse(loads)): an object, not text (issue 30's coverage cases)
     _F(("--custom-histogram-buckets",), "observability_config.custom_histogram_buckets", "json", optional=True,
        since="0.34.0"),
+    # likewise parse(loads): an architecture -> "module:Class" mapping
+    _F(("--model-class-overrides",), "model_config.model_class_overrides", "json", since="0.34.0"),
     _F(("--enable-expert-parallel",), "parallel_config.enable_expert_parallel", "bool"),
     _F(("--all2all-backend",), "parallel_config.all2all_backend", choices=_ALL2ALL,
        optional=True),
@@ -525,7 +527,7 @@ TARGETS_FROM: tuple[tuple[str, dict[str, str]], ...] = (
     ("0.34.0", {
         **{d: _M + d for d in (
             "allow_deprecated_quantization", "return_sampling_mask", "use_fp64_gumbel", "enable_trace_replay",
-            "model_class_overrides", "sleep_mode_backend", "sleep_mode_offload_cudagraph",
+            "sleep_mode_backend", "sleep_mode_offload_cudagraph",
             "sleep_preserve_parameter_names", "enable_cumem_allocator", "enable_nccl_comm_suspend",
             "checkpoint_prepare_on_startup", "renderer_num_workers", "language_model_only", "mm_hasher_algorithm",
             "mm_encoder_only", "mm_encoder_attn_dtype", "mm_encoder_fp8_scale_path", "mm_encoder_fp8_scale_save_path",

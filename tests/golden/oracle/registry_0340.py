@@ -28,7 +28,7 @@ _FLAGS = {
     "replayssm": "supports_replayssm", "transcription": "supports_transcription",
     "multimodal_encoder_tp_data": "supports_multimodal_encoder_tp_data", "noops": "has_noops",
     "kv_cache_grouping": "supports_kv_cache_grouping", "raw_input_only": "supports_multimodal_raw_input_only",
-    "mm_device_do_normalize": "supports_mm_device_do_normalize",
+    "mm_device_do_normalize": "supports_mm_device_do_normalize", "hc_sp": "supports_hc_sp",
 }
 
 
