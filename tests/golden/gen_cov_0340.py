@@ -932,6 +932,145 @@ number_from(450)
 
 # ---------------------------------------------------------------- batch 26: model.py, multimodal.py, utils.py (k550-k649)
 number_from(550)
+RSN = "models/cov_llama_reason"  # a Llama with a word-level tokenizer that has <think> and </think>
+VL = "models/qwen4_exp_vl"
+# ---------------------------------------------------------------- model.py
+argv("sleep-cumem-given", "sleep mode with the cumem allocator already on", ["model.py:686"],
+     [LLAMA, "--enable-sleep-mode", "--enable-cumem-allocator"])
+argv("served-name-list", "two served model names", ["model.py:2374", "model.py:2376"],
+     [LLAMA, "--served-model-name", "first", "second"])
+conf("served-name-text", "a served model name given as text", ["model.py:2376"],
+     model_config={"served_model_name": "mine"})
+argv("hf-nested-overrides", "nested hf_overrides into a sub-config, a dict in it and a new key",
+     ["model.py:549", "model.py:551", "model.py:557", "model.py:565"],
+     [VL, "--hf-overrides", json.dumps({"text_config": {"rope_parameters": {"rope_theta": 20000.0,
+                                                                            "extra": {"k": 1}},
+                                                         "cov_block": {"x": 1}}})])
+argv("sliding-window-zero", "a checkpoint's sliding_window of 0", ["model.py:839"],
+     [LLAMA, "--hf-overrides", json.dumps({"sliding_window": 0})])
+argv("class-overrides-real", "a model class override naming a class that exists",
+     ["model.py:1197", "model.py:1204", "model.py:1206", "model.py:1211"],
+     [LLAMA, "--model-class-overrides",
+      json.dumps({"LlamaForCausalLM": "vllm.model_executor.models.llama:LlamaForCausalLM"})])
+argv("unknown-arch-no-suffix", "an architecture name without a known suffix", ["model.py:1313", "model.py:1321"],
+     [LLAMA, "--hf-overrides", json.dumps({"architectures": ["FooBarNet"]})])
+argv("quant-humming", "the humming quantization method asked for", ["model.py:1438"], [LLAMA, "-q", "humming"])
+argv("terratorch-impl", "the terratorch model implementation", ["model.py:765"], [LLAMA, "--model-impl", "terratorch"])
+for _arch, _site in (("Alpamayo2Super", "767"), ("MoonshotKimiaForCausalLM", "769"),
+                     ("DeepseekV41ForCausalLM", "783"), ("InklingForCausalLM", "785")):
+    argv(f"tok-mode-{_arch.lower()[:12]}", f"the default tokenizer mode of {_arch}", [f"model.py:{_site}"],
+         [LLAMA, "--hf-overrides", json.dumps({"architectures": [_arch]})])
+argv("head-dtype-model", "a checkpoint's head_dtype 'model'", ["model.py:2570"],
+     [LLAMA, "--hf-overrides", json.dumps({"head_dtype": "model"})])
+argv("head-dtype-unknown", "a checkpoint's head_dtype naming no dtype", ["model.py:2574", "model.py:2575"],
+     [LLAMA, "--hf-overrides", json.dumps({"head_dtype": "float7"})])
+argv("head-dtype-number", "a checkpoint's head_dtype given as a number", ["model.py:2579", "model.py:2586"],
+     [LLAMA, "--hf-overrides", json.dumps({"head_dtype": 16})])
+argv("rope-null-factor", "a RoPE scaling with a null factor", ["model.py:2668", "model.py:2670"],
+     [LLAMA, "--hf-overrides", json.dumps({"rope_scaling": {"rope_type": "linear", "factor": None}})])
+argv("pooling-hybrid", "a hybrid model converted to a pooling model", ["model.py:2249", "model.py:2295"],
+     ["models/jamba", "--convert", "embed"])
+argv("pooling-attn-free", "an attention-free model converted to a pooling model", ["model.py:2249", "model.py:2295"],
+     ["models/mamba_0340", "--convert", "embed"])
+argv("renderer-workers-mm-pool", "renderer workers with the multimodal cache for a multimodal pooling model",
+     ["model.py:916", "model.py:921"], ["models/colqwen3_5", "--renderer-num-workers", "2"])
+argv("dual-chunk", "a dual-chunk-attention model without a sparse attention config", ["model.py:1546", "model.py:1553"],
+     ["models/qwen2_dual_chunk"])
+argv("nvfp4-act-fusion", "a ModelOpt NVFP4 checkpoint at -O3", ["model.py:2349"],
+     ["models/cvo_modelopt_nvfp4", "-O3"])
+# ---------------------------------------------------------------- reasoning.py
+argv("reasoning-parser", "a reasoning parser whose strings the tokenizer knows",
+     ["reasoning.py:83", "reasoning.py:89", "reasoning.py:93", "reasoning.py:97", "reasoning.py:100",
+      "reasoning.py:114"], [RSN, "--reasoning-parser", "deepseek_r1"])
+argv("reasoning-strings", "reasoning strings given without a parser", ["reasoning.py:83", "reasoning.py:97"],
+     [RSN, "--reasoning-config", json.dumps({"reasoning_start_str": "<think>", "reasoning_end_str": "</think>"})])
+argv("reasoning-parser-strings", "a reasoning parser with the strings also given", ["reasoning.py:89", "reasoning.py:93"],
+     [RSN, "--reasoning-parser", "deepseek_r1", "--reasoning-config",
+      json.dumps({"reasoning_start_str": "<think>", "reasoning_end_str": "a </think>"})])
+argv("reasoning-no-end", "a reasoning start string without an end string", ["reasoning.py:100", "vllm.py:2124"],
+     [RSN, "--reasoning-config", json.dumps({"reasoning_start_str": "<think>"})])
+argv("reasoning-blank", "reasoning strings the tokenizer turns into no tokens", ["reasoning.py:114", "reasoning.py:119"],
+     [RSN, "--reasoning-config", json.dumps({"reasoning_start_str": " ", "reasoning_end_str": " "})])
+# ---------------------------------------------------------------- multimodal.py
+argv("mm-fp8-scale-file", "an FP8 scale file that exists", ["multimodal.py:544", "multimodal.py:546"],
+     [VL, "--mm-encoder-attn-dtype", "fp8", "--mm-encoder-fp8-scale-path", "./models/qwen4_exp_vl/config.json"])
+argv("mm-fp8-save-dir", "an FP8 scale save path in a directory that exists", ["multimodal.py:548", "multimodal.py:550"],
+     [VL, "--mm-encoder-attn-dtype", "fp8", "--mm-encoder-fp8-scale-save-path", "./models/qwen4_exp_vl/scales.json"])
+argv("mm-device-given-kwargs", "a processor device both in the kwargs and as the flag", ["multimodal.py:579"],
+     [VL, "--mm-processor-kwargs", json.dumps({"device": "cpu"}), "--mm-processor-device", "cuda"])
+argv("mm-kwargs-scopes", "processor kwargs with a mapping scope, an empty scope and a value scope",
+     ["multimodal.py:164", "multimodal.py:171", "multimodal.py:177", "multimodal.py:189", "multimodal.py:191"],
+     [VL, "--mm-processor-kwargs", json.dumps({"images_kwargs": {"max_pixels": 4096}, "videos_kwargs": {},
+                                               "audio_kwargs": 3, "size": {"a": 1}})])
+argv("mm-video-limit", "a per-prompt video limit given as options", ["multimodal.py:484"],
+     [VL, "--limit-mm-per-prompt", json.dumps({"video": {"count": 1, "num_frames": 4}})])
+# ---------------------------------------------------------------- profiler.py, pooler.py, observability.py
+PROF = {"profiler": "torch", "torch_profiler_dir": "/tmp/cov-prof"}
+argv("prof-activities", "torch profiler activities for the torch profiler", ["profiler.py:209", "profiler.py:214"],
+     [LLAMA, "--profiler-config", json.dumps({**PROF, "torch_profiler_activities": ["CPU", "CUDA"]})])
+argv("prof-activities-dup", "duplicate torch profiler activities", ["profiler.py:214", "profiler.py:215"],
+     [LLAMA, "--profiler-config", json.dumps({**PROF, "torch_profiler_activities": ["CPU", "CPU"]})])
+argv("prof-proton-flush", "Proton graph attribution with periodic flushing", ["profiler.py:274", "profiler.py:279"],
+     [LLAMA, "--profiler-config", json.dumps({"profiler": "proton", "proton_profiler_dir": "/tmp/cov-proton",
+                                              "proton_graph_attribution": True,
+                                              "proton_mode": "periodic_flushing:10"})])
+conf("pooler-both-tok", "pooling_type and tok_pooling_type both set (config mode)", ["pooler.py:147", "pooler.py:148"],
+     model="bert", model_config={"pooler_config": {"pooling_type": "CLS", "tok_pooling_type": "ALL"}})
+conf("obs-buckets-scalar", "histogram buckets of a family given as a number", ["observability.py:167"],
+     observability_config={"custom_histogram_buckets": {"e2e_request_latency": 5}})
+# ---------------------------------------------------------------- scheduler.py, compilation.py, parallel.py
+conf("sched-no-model", "a scheduler config built without a model, its length given",
+     ["scheduler.py:260", "scheduler.py:262"], model=None,
+     scheduler_config={"max_model_len": 4096, "is_encoder_decoder": False})
+argv("cc-autofunc-given", "auto-functionalization v2 given in the Inductor config", ["compilation.py:1075"],
+     [LLAMA, *cc({"inductor_compile_config": {"enable_auto_functionalized_v2": True}})])
+argv("cc-cache-format-unpacked", "the unpacked compile cache format", ["compilation.py:1042"],
+     [LLAMA, *cc({"compile_cache_save_format": "unpacked"})])
+argv("cc-qk-rope-alone", "QK-norm+RoPE fusion enabling the rotary op", ["compilation.py:1114"],
+     [LLAMA, *cc({"pass_config": {"enable_qk_norm_rope_fusion": True}})])
+argv("cc-qk-rope-kv-alone", "QK-norm+RoPE+KV-cache fusion alone on ROCm", ["compilation.py:1130"],
+     [LLAMA, *cc({"pass_config": {"fuse_qk_norm_rope_kvcache": True}})], platform="rocm:gfx942")
+argv("cc-backend-mode3", "a custom backend with mode VLLM_COMPILE given", ["compilation.py:1189", "compilation.py:1194"],
+     [LLAMA, *cc({"mode": 3, "backend": "cudagraphs"})])
+argv("cc-pass-null", "a pass config field given as null", ["compilation.py:310"],
+     [LLAMA, *cc({"pass_config": {"fi_allreduce_fusion_max_size_mb": None}})])
+argv("cc-field-null", "a compilation field given as null", ["compilation.py:1061"],
+     [LLAMA, *cc({"cudagraph_mode": None, "splitting_ops": None})])
+argv("fi-allreduce-rocm", "the allreduce+RMSNorm fusion on ROCm", ["compilation.py:280"],
+     [LLAMA, "-tp", "2", *cc({"pass_config": {"fuse_allreduce_rms": True}})], platform="rocm:gfx942")
+conf("numa-cpus-valid", "a valid NUMA CPU list", ["parallel.py:541"], parallel_config={"numa_bind_cpus": ["0-3"]})
+argv("ft-api-servers", "fault tolerance with two API servers", ["parallel.py:568", "parallel.py:569"],
+     [LLAMA, "--enable-fault-tolerance", "--api-server-count", "2"])
+# ---------------------------------------------------------------- batch 26, second round
+argv("mm-limits-int", "per-prompt image and video limits given as counts",
+     ["multimodal.py:480", "multimodal.py:484", "multimodal.py:486"],
+     [VL, "--limit-mm-per-prompt", json.dumps({"image": 2, "video": 1})])
+argv("mm-limit-audio-int", "a per-prompt audio limit given as a count", ["multimodal.py:480", "multimodal.py:488"],
+     [MM, "--limit-mm-per-prompt", json.dumps({"audio": 2})])
+argv("mm-limit-other", "a per-prompt limit for a modality vLLM has no options class for", ["multimodal.py:488"],
+     [VL, "--limit-mm-per-prompt", json.dumps({"image": 1, "point_cloud": 1})])
+argv("runner-generate-embed-only", "--runner generate for a model that only embeds",
+     ["model.py:741", "model.py:743", "model.py:745"], ["models/gte", "--runner", "generate"])
+argv("hc-sp-pp", "HC sequence parallelism with pipeline parallelism on a model supporting it",
+     ["model.py:1572", "model.py:1574", "model.py:1575"],
+     ["models/qwen4_exp_text", "--enable-hc-sp", "-tp", "2", "-pp", "2"])
+argv("hc-sp", "HC sequence parallelism on a model supporting it", ["model.py:1572", "model.py:1574"],
+     ["models/qwen4_exp_text", "--enable-hc-sp", "-tp", "2"])
+argv("video-pruning-unsupported", "a video pruning method the model does not implement",
+     ["multimodal.py:761", "model.py:905", "model.py:910"],
+     ["models/nemotron_h_omni", "--video-pruning-rate", "0.5", "--video-pruning-method", "vidcom2"])
+argv("video-pruning", "video pruning with a method the model implements", ["multimodal.py:761", "model.py:905"],
+     ["models/nemotron_h_omni", "--video-pruning-rate", "0.5"])
+argv("cc-split-eager-given", "splitting ops given without VLLM_COMPILE", ["compilation.py:1327"],
+     [LLAMA, *cc({"mode": 0, "splitting_ops": ["vllm::unified_attention_with_output"]})])
+argv("cc-split-given", "splitting ops given under VLLM_COMPILE", ["compilation.py:1374"],
+     [LLAMA, *cc({"splitting_ops": ["vllm::unified_attention_with_output"]})])
+argv("cc-split-empty-full", "empty splitting ops with FULL CUDA graphs", ["compilation.py:1375", "compilation.py:1392"],
+     [LLAMA, *cc({"splitting_ops": [], "cudagraph_mode": "FULL"})])
+argv("attn-quant-split-given", "attention+quant fusion with empty splitting ops given", ["compilation.py:1421"],
+     ["models/llama_fp8_block", *cc({"splitting_ops": [], "pass_config": {"fuse_attn_quant": True}})])
+argv("attn-quant-full", "attention+quant fusion with FULL CUDA graphs", ["compilation.py:1423"],
+     ["models/llama_fp8_block", *cc({"cudagraph_mode": "FULL", "pass_config": {"fuse_attn_quant": True}})])
 
 
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
@@ -968,6 +1107,33 @@ NOT_WRITTEN = {
     # batch 25 (k450-k549)
 
     # batch 26 (k550-k649)
+    "k558-terratorch-impl": "the Terratorch model class does not import on this host (vLLM: 'Error in inspecting model "
+    "architecture', then an AssertionError)",
+    "k559-tok-mode-alpamayo2sup": "whether vLLM finds a multimodal processor for a model (here none: it warns and runs "
+    "text-only) is not modelled",
+    "k560-tok-mode-moonshotkimi": "the Kimi-Audio model class does not import on this host (vLLM: 'failed to be "
+    "inspected')",
+    "k561-tok-mode-deepseekv41f": "the DeepSeek-V4.1 model class imports openai_harmony, which is not installed here "
+    "(ModuleNotFoundError)",
+    "k564-head-dtype-unknown": "vLLM raises from the head_dtype property only when it is read (after resolution); "
+    "postinit's derived head_dtype has no error value",
+    "k565-head-dtype-number": "postinit's input layer refuses a number for hf_config.head_dtype, which vLLM's "
+    "property refuses only when read",
+    "k572-reasoning-parser": "the reasoning parsers import fastapi, which is not installed here (ModuleNotFoundError)",
+    "k574-reasoning-parser-strings": "the reasoning parsers import fastapi, which is not installed here "
+    "(ModuleNotFoundError)",
+    "k576-reasoning-blank": "whether the reasoning strings tokenize to no tokens is the tokenizer's answer, which "
+    "postinit does not load",
+    "k586-obs-buckets-scalar": "pydantic's list type of custom_histogram_buckets' values is not among postinit's "
+    "checks (it refuses the unknown family first)",
+    "k587-sched-no-model": "the SchedulerConfig InitVars (max_model_len, is_encoder_decoder) are not config-mode "
+    "inputs of postinit's",
+    "k604-video-pruning-unsupported": "--video-pruning-rate is kept as an extra no rule of 0.34.0's reads (the "
+    "model's video pruning methods are not checked)",
+    "k605-video-pruning": "--video-pruning-rate is kept as an extra no rule of 0.34.0's reads (MultiModalConfig's "
+    "video_pruning_rate stays None)",
+    "k597-ft-api-servers": "--api-server-count is a `vllm serve` flag the oracle's EngineArgs parser lacks; postinit's "
+    "flag table accepts it",
 
 }
 
