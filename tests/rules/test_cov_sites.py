@@ -172,10 +172,10 @@ def test_multimodal_config_validators_and_limits() -> None:
     shm = {**mm, "model_config.multimodal_config": {"mm_processor_cache_type": "lru",
                                                     "mm_shm_cache_max_object_size_mb": 64}}
     assert "should only be set when" in (_message(model_config.multimodal_config_validators(state(shm))) or "")
-    assert model_config._dummy_options("video", {"count": 1, "num_frames": 8}) == \
+    assert model_config.dummy_options("video", {"count": 1, "num_frames": 8}) == \
         {"count": 1, "num_frames": 8, "width": None, "height": None}
-    assert model_config._dummy_options("image", 2) == {"count": 2, "width": None, "height": None}
-    assert model_config._dummy_options("text", {"count": 1}) == {"count": 1}
+    assert model_config.dummy_options("image", 2) == {"count": 2, "width": None, "height": None}
+    assert model_config.dummy_options("text", {"count": 1}) == {"count": 1}
 
 
 def test_sentence_transformers_found_records() -> None:
