@@ -65,6 +65,12 @@ class ModelInfo:
     error: str | None = None
     """Why the class could not be inspected where the registry was read (its module does not import):
     vLLM logs "Error in loading model architecture" and finds no class for it."""
+    video_pruning_methods: tuple[str, ...] = ()
+    """``_ModelInfo.supported_video_pruning_methods`` (vLLM 0.34.0): the video pruning methods the class
+    implements (none: it checks none)."""
+    class_name: str | None = None
+    """``_ModelInfo.architecture`` where it is not the registered name: the class's own ``__name__`` (vLLM
+    0.34.0's errors name it)."""
 
 
 _INTERFACES = ("generate", "pooling", "multimodal", "hybrid", "attention_free", "inner_state",
@@ -104,7 +110,9 @@ def _load_registry(file: str = _REGISTRY_FILE) -> Registry:
         pooling_type = entry.get("pooling_type") or ("STEP" if tok == "STEP" else seq) or "LAST"
         classes[name] = ModelInfo(**flags, pooling_type=pooling_type, interfaces=frozenset(interfaces),
                                   attn_type=entry.get("attn_type", "decoder"), seq_pooling_type=seq,
-                                  tok_pooling_type=tok, error=entry.get("error"))
+                                  tok_pooling_type=tok, error=entry.get("error"),
+                                  video_pruning_methods=tuple(entry.get("video_pruning_methods") or ()),
+                                  class_name=entry.get("class"))
     converts = {k: tuple(v) for k, v in raw.get("runner_converts", _DEFAULT_CONVERTS).items()}
     suffixes = tuple((e["suffix"], e["runner_type"], e["convert_type"]) for e in raw["suffix_defaults"])
     all_converts = {cv for cvs in converts.values() for cv in cvs}

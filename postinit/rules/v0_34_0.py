@@ -395,7 +395,6 @@ FIELDS_REMOVED = (
     "model_config.pooler_config.softmax",
     "model_config.supports_mamba_prefix_caching",
     "model_config.task",
-    "model_config.video_pruning_rate",
     "parallel_config.eplb_log_balancedness",
     "parallel_config.eplb_step_interval",
     "parallel_config.eplb_window_size",

@@ -435,7 +435,8 @@ _MM_OPTIONS = {
     "mm_encoder_fp8_scale_save_path": "mm_encoder_fp8_scale_save_path",
     "mm_encoder_fp8_scale_save_margin": "mm_encoder_fp8_scale_save_margin",
     "interleave_mm_strings": "interleave_mm_strings", "skip_mm_profiling": "skip_mm_profiling",
-    "video_pruning_method": "video_pruning_method", "mm_tensor_ipc": "mm_tensor_ipc",
+    "video_pruning_rate": "video_pruning_rate", "video_pruning_method": "video_pruning_method",
+    "mm_tensor_ipc": "mm_tensor_ipc",
     "mm_ipc_gpu_memory_gb": "mm_ipc_gpu_memory_gb", "mm_device_do_normalize": "mm_device_do_normalize",
 }
 """ModelConfig's multimodal InitVars -> the MultiModalConfig field each one sets (vllm/config/model.py:867-895)."""
@@ -591,6 +592,32 @@ def multimodal_config(c: Mapping[str, Any]) -> RuleResult:
     if isinstance(limits, Mapping):
         mm["limit_per_prompt"] = {k: mc.dummy_options(k, v) for k, v in limits.items()}
     return {_MMC: mm}
+
+
+@rule(
+    "model.video-pruning-method",
+    title="Video pruning only with a method the model implements",
+    phase="model_config",
+    kind="check",
+    reads=(_M + "is_multimodal_model", _MMC, *mc.INFO_READS),
+    source=f"{_MODEL}.__post_init__ (vllm/config/model.py:903-914); MultiModalConfig.get_video_pruning_spec "
+    f"(vllm/config/multimodal.py:757-763); {_REF}",
+    message="Video pruning method '<method>' is not supported by <class> (supported methods: [...]).",
+)
+def video_pruning_method(c: Mapping[str, Any]) -> RuleResult:
+    """Pruning is on when video_pruning_rate > 0; a class that lists its methods refuses any other."""
+    if not _multimodal(c):
+        return None
+    mm = c[_MMC] or {}
+    rate, method = mm.get("video_pruning_rate"), mm.get("video_pruning_method")
+    info = mc.resolved_info(c)
+    if rate is None or rate <= 0 or info is None or not info.video_pruning_methods:
+        return None
+    if method in info.video_pruning_methods:
+        return None
+    name = info.class_name or c[_M + "architecture"]
+    return Violation(f"Video pruning method '{method}' is not supported by {name} (supported methods: "
+                     f"{list(info.video_pruning_methods)!r}).", hint="pick one of the model's methods")
 
 
 @rule(
@@ -1812,7 +1839,7 @@ DELTA = Delta(
              deepseek_v32_cache_dtype,
              prompt_lookup_defaults, draft_tensor_parallel_size, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,
              mamba_prefix_caching, mamba_block_size_default, mm_encoder_tp_mode),
-    add=(sleep_mode_cumem_allocator, class_overrides, sliding_window_zero, reasoning_token_ids_not_initialized, renderer_workers_mm_cache_pooling, deprecated_quantization, pooler_logit_sigma_nonzero, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_device_do_normalize,
+    add=(sleep_mode_cumem_allocator, class_overrides, sliding_window_zero, video_pruning_method, reasoning_token_ids_not_initialized, renderer_workers_mm_cache_pooling, deprecated_quantization, pooler_logit_sigma_nonzero, pooler_pooling_type, attn_type, encoder_decoder_mm_cache, mm_device_do_normalize,
          mm_device_do_normalize_forced_off, mm_text_only, mm_encoder_only, language_model_only_mm_cudagraph, torch_shm_needs_spawn, mm_embedding_inputs,
          draft_decode_context_parallel_size, suffix_default_tokens, limit_max_model_len_to_draft, mtp_reused_layer, tokenizer_mode_default,
          draft_max_position_embeddings, ec_transfer_role_required,
@@ -1824,7 +1851,8 @@ DELTA = Delta(
     after={"model.max-model-len": ("model.sliding-window-zero",)},
     flags_added=("mamba_cache_mode", "mamba_backend", "mamba_ssu_algorithm", "enable_mamba_cache_stochastic_rounding",
                  "mamba_cache_philox_rounds"),
-    fields_added=("model_config.attn_type", *(_M + k for k in _MM_OPTIONS if k not in mc.MULTIMODAL_ARGS),
+    fields_added=("model_config.attn_type", *(_M + k for k in _MM_OPTIONS
+                                              if k not in mc.MULTIMODAL_ARGS and k != "video_pruning_rate"),
                   _M + "mm_processor_device",
                   "env.VLLM_USE_RUST_FRONTEND"),
 )

@@ -581,8 +581,8 @@ class ModelConfig(BaseModel):
     interleave_mm_strings: bool | None = unhashed(None, description="InitVar (MultiModalConfig)")
     skip_mm_profiling: bool | None = unhashed(None, description="InitVar (MultiModalConfig)")
     video_pruning_rate: float | None = hashed(
-        None, description="InitVar in vLLM: its hash factor is always None."
-    , until="0.11.1")
+        None, description="InitVar in vLLM (MultiModalConfig.video_pruning_rate from 0.34.0 on): its hash factor "
+        "is always None.")
     # HF facts (the whole config.json is a hash factor in vLLM)
     hf_config: HFConfig = hashed(default_factory=HFConfig)
     hf_text_config: HFConfig = derived(

@@ -53,6 +53,8 @@ def main() -> int:
         entry["tok_pooling_type"] = info.default_tok_pooling_type
         if info.supported_video_pruning_methods:
             entry["video_pruning_methods"] = list(info.supported_video_pruning_methods)
+        if info.architecture != arch:  # the class's own name (_ModelInfo.architecture), where vLLM's errors show it
+            entry["class"] = info.architecture
         out.append(entry)
     oracle.CAPTURE.records.clear()
     doc = {
