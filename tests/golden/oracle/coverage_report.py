@@ -148,6 +148,17 @@ UNREACHABLE: list[tuple[str, str, str]] = [
     ("runtime-caller", r"\bconfig\.watermarking is True|^custom_sampler$",
      "an argument only a runtime caller passes (a request's SamplingParams from the input processor, "
      "custom_sampler=True from the GPU model runner); config resolution calls the function without them"),
+    ("python-values", r"^isinstance\(target, QuantSpec\)$|^isinstance\(quantization_config, dict\)$"
+                      r"|^value is None or isinstance\(value, AttentionBackendEnum\)$"
+                      r"|^isinstance\(head_dtype, torch\.dtype\)$",
+     "a value only a Python caller passes: the oracle's inputs are `vllm serve` flags, which vLLM's own parser "
+     "converts (--quantization-config's JSON becomes a QuantizationConfigArgs, never a dict, before "
+     "resolve_quantization_config), and JSON config dicts, whose keys are strings and whose values hold no "
+     "QuantSpec, AttentionBackendEnum or torch.dtype objects (a None mm_encoder_attn_backend is dropped from the "
+     "MultiModalConfig's keyword arguments before its validator runs)"),
+    ("caller-guard", r"^parallel_config\.all2all_backend != ['\"]mori['\"]$",
+     "a guard its only caller has already answered: RocmPlatform.check_and_update_config calls resolve_mori_all2all "
+     "only when all2all_backend == 'mori' (vllm/platforms/rocm.py:1232)"),
     ("oracle-stub", r"\bnot current_platform\.is_cumem_allocator_available\(\)",
      "the cumem allocator is available in every oracle run: the oracle loads its libcuda.so.1 stand-in "
      "(tests/golden/oracle/stubs) before vLLM, so vllm.device_allocator.cumem imports and cumem_available is True on "
@@ -183,6 +194,10 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
     ("always-true", r"^is_tracing_available\(\)$",
      "vllm.tracing.is_tracing_available() returns any() of the registered backends' is_available *functions* (not "
      "their results), so it is True whenever a backend is registered, and vllm.tracing registers 'otel' at import"),
+    ("python-values", r"^isinstance\(pattern, str\)$", "(see `python-values`: JSON object keys are strings)"),
+    ("field-type", r"^pooling_type in TOK_POOLING_TYPES$",
+     "(see `field-type`: PoolerConfig.pooling_type is Literal SequencePoolingType | TokenPoolingType, so a value "
+     "that is not a sequence pooling type is a token pooling type)"),
     ("offline", r"^huggingface_hub\.constants\.HF_HUB_OFFLINE$",
      "the oracles run offline (HF_HUB_OFFLINE=1: no network here), so the hub's offline mode is always on"),
     ("platform-device-type", r"^self\.device_type$",
@@ -234,7 +249,8 @@ UNREACHABLE_FUNCS: list[tuple[str, str, str, str | None]] = [
     ("uncalled-caller", r"^vllm/config/utils\.py$", r"^get_from_deprecated_env_if_set$", None),
     ("abstract", r"^vllm/model_executor/models/config\.py$", r"^VerifyAndUpdateConfig\.verify_and_update_config$", None),
     ("import-time", r"^vllm/config/utils\.py$", r"^get_field$", None),
-    ("runtime-property", r"^vllm/config/model\.py$", r"^ModelConfig\.(hidden_size|embedding_size)$", None),
+    ("runtime-property", r"^vllm/config/model\.py$", r"^ModelConfig\.(hidden_size|embedding_size|use_sep_token)$",
+     None),  # use_sep_token: read by the scoring IO processor (vllm/entrypoints/pooling/scoring/io_processor.py)
     ("runtime-property", r"^vllm/config/observability\.py$", r"^ObservabilityConfig\.show_hidden_metrics$", None),
     # read by the executor, the workers and HiSparse (nnodes_within_dp) and by stateless_init_dp_group
     # (effective_cpu_distributed_timeout), all runtime
