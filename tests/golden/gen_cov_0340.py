@@ -1071,6 +1071,25 @@ argv("attn-quant-split-given", "attention+quant fusion with empty splitting ops 
      ["models/llama_fp8_block", *cc({"splitting_ops": [], "pass_config": {"fuse_attn_quant": True}})])
 argv("attn-quant-full", "attention+quant fusion with FULL CUDA graphs", ["compilation.py:1423"],
      ["models/llama_fp8_block", *cc({"cudagraph_mode": "FULL", "pass_config": {"fuse_attn_quant": True}})])
+# ---------------------------------------------------------------- batch 26, third round
+conf("model-weights-given", "model weights given (pulled already)", ["model.py:1234"],
+     model_config={"model_weights": "/tmp/cov-weights"})
+MMKW = {"size": {"shortest_edge": 8}, "images_kwargs": {"size": {"longest_edge": 16}}, "videos_kwargs": {},
+        "text_kwargs": 3}
+OMNI = "models/nemotron_h_omni"  # its processor merges the configured kwargs while vLLM builds the config
+argv("mm-kwargs-scopes-omni", "processor kwargs with scopes for a model whose processor merges them",
+     ["multimodal.py:54", "multimodal.py:164", "multimodal.py:171", "multimodal.py:177", "multimodal.py:189",
+      "multimodal.py:191"], [OMNI, "--mm-processor-kwargs", json.dumps(MMKW)])
+argv("mm-kwargs-scopes-omni-no-normalize", "processor kwargs with scopes, device normalisation off",
+     ["multimodal.py:728"], [OMNI, "--mm-processor-kwargs", json.dumps(MMKW), "--no-mm-device-do-normalize"])
+argv("mm-kwargs-scopes-pooling", "processor kwargs with scopes for a multimodal pooling model",
+     ["multimodal.py:164", "multimodal.py:189"], ["models/colqwen3_5", "--mm-processor-kwargs", json.dumps(MMKW)])
+conf("mori-ep-v2-given", "the MoRI all2all backend with its EP version given", ["parallel.py:1315"],
+     model="deepseek_v3", platform="rocm:gfx942",
+     parallel_config={"tensor_parallel_size": 2, "enable_expert_parallel": True, "all2all_backend": "mori",
+                      "mori_ep_v2": False})
+argv("cc-pass-fusion-null", "a pass config fusion given as null", ["compilation.py:310"],
+     [LLAMA, *cc({"pass_config": {"fuse_norm_quant": None, "fuse_act_quant": None}})])
 
 
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
@@ -1128,10 +1147,6 @@ NOT_WRITTEN = {
     "checks (it refuses the unknown family first)",
     "k587-sched-no-model": "the SchedulerConfig InitVars (max_model_len, is_encoder_decoder) are not config-mode "
     "inputs of postinit's",
-    "k604-video-pruning-unsupported": "--video-pruning-rate is kept as an extra no rule of 0.34.0's reads (the "
-    "model's video pruning methods are not checked)",
-    "k605-video-pruning": "--video-pruning-rate is kept as an extra no rule of 0.34.0's reads (MultiModalConfig's "
-    "video_pruning_rate stays None)",
     "k597-ft-api-servers": "--api-server-count is a `vllm serve` flag the oracle's EngineArgs parser lacks; postinit's "
     "flag table accepts it",
 
