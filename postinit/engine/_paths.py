@@ -12,13 +12,14 @@ import dataclasses
 import enum
 import types
 import typing
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from pydantic import BaseModel, TypeAdapter
 from pydantic.fields import FieldInfo
 
+from postinit.engine._builder import compile_builder
 from postinit.errors import UnknownFieldError, did_you_mean
 
 __all__ = ["FrozenDict", "PathInfo", "PathSpace", "freeze", "thaw"]
@@ -217,6 +218,8 @@ class PathSpace:
         self.paths: frozenset[str] = frozenset(self.info)
         self._defaults: dict[str, Any] = {p: freeze(i.default) for p, i in self.info.items()}
         self._adapters: dict[str, TypeAdapter[Any]] = {}
+        self._builders: dict[str, Callable[[Mapping[str, Any]], Any]] = {}
+        """:meth:`build`'s generated builders, by mount prefix (compiled on first use)."""
         self._prefixes_cache: frozenset[str] | None = None
         self._found: dict[str, _Node] = {}
         """Plans of the models mounted below a root, by prefix (found once)."""
@@ -476,7 +479,30 @@ class PathSpace:
         return obj
 
     def build(self, flat: Mapping[str, Any], prefix: str = "") -> Any:
-        """Validate the flat state back into an instance of the model mounted at ``prefix``."""
+        """Validate the flat state back into an instance of the model mounted at ``prefix``.
+
+        What :meth:`build_validated` returns (or raises), computed by the model's generated builder
+        (:mod:`postinit.engine._builder`: each leaf checked by a plain expression of its annotation, pydantic
+        only for a leaf the expression cannot vouch for); where the builder gives up, by pydantic.
+        """
+        builder = self._builders.get(prefix) or self.builder(prefix)
+        try:
+            return builder(flat)
+        except Exception:  # not this way: pydantic says what validation makes of it
+            return self.build_validated(flat, prefix)
+
+    def builder(self, prefix: str = "") -> Callable[[Mapping[str, Any]], Any]:
+        """The generated builder of the model mounted at ``prefix`` (compiled on first use): what
+        :meth:`build_validated` returns, or an exception where it cannot vouch for a value."""
+        builder = self._builders.get(prefix)
+        if builder is None:
+            node = self._plans.get(prefix) or self._find_plan(prefix)
+            builder = self._builders[prefix] = compile_builder(node, thaw, self._unflatten)
+        return builder
+
+    def build_validated(self, flat: Mapping[str, Any], prefix: str = "") -> Any:
+        """Validate the flat state back into an instance of the model mounted at ``prefix`` with pydantic
+        (unflattened, then validated whole: the reference :meth:`build` is tested against)."""
         adapter = self._adapters.get(prefix)
         if adapter is None:
             cls = self.roots[prefix] if prefix in self.roots else self._find_plan(prefix).cls
