@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import os
+import re
 import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -191,13 +193,22 @@ def _catalog_model(name: str) -> LoadedModel:
     return load_model(name, allow_files=False)
 
 
+_PLAIN_PATH = re.compile(r"(?!\.{1,2}(?:/|$))[\w.-]+(?:/(?!\.{1,2}(?:/|$))[\w.-]+)*", re.ASCII)
+"""A relative path ``Path`` keeps as it is written: names of letters, digits, ``_.-`` joined by single ``/`` (no
+``~`` to expand, no ``.`` or ``..`` part, no leading, trailing or doubled ``/``), so ``Path(name).expanduser()``
+names ``name`` and ``os.path.exists`` answers what ``Path.exists`` does."""
+
+
 def _load(name: str, *, allow_files: bool) -> LoadedModel:
     """A named model's facts: a local directory (read every time) or a catalog id (cached)."""
     if allow_files:
-        try:
-            local = Path(name).expanduser().exists()
-        except (OSError, ValueError):
-            local = False
+        if _PLAIN_PATH.fullmatch(name):  # the path as written (what ``Path`` would make of it): no Path object
+            local = os.path.exists(name)
+        else:
+            try:
+                local = Path(name).expanduser().exists()
+            except (OSError, ValueError):
+                local = False
         if local:
             return load_model(name)
     return _catalog_model(name) if catalog_id(name) is not None else load_model(name, allow_files=allow_files)
@@ -903,17 +914,17 @@ def _prepare(
             raise
         fields.update(part[0])
         user_paths.extend(part[1])
-    facts()
     notes.extend(Note(f"env_{n.kind}", n.name, n.message) for n in reading.notes)
     # start from VllmConfig()'s flattened defaults and flatten only what can differ: the
-    # sub-configs the input names, the platform (cached per spec), the env and the usage facts
-    state = dict(fast.default_flat)
+    # sub-configs the input names, the model's facts (once per model), the platform (cached per spec),
+    # the env and the usage facts
+    state = _base_state(fast.default_flat, _facts(loaded, {**data, "model_config": {
+        "hf_config": loaded.hf_config, "hf_text_config": loaded.hf_text_config, **data["model_config"]}})
+        if loaded is not None else _NO_FACTS, plat_flat, env_flat)
     state.update(fields)
     if held_len is not None:  # as given: the version's ModelConfig derives it (-1) or refuses it after logging
         state[_MML] = held_len
         user_paths.append(_MML)
-    state.update(plat_flat)
-    state.update(env_flat)
     version_defaults = version.defaults_for(engine_args=usage is not None)
     if version_defaults:  # the version's own dataclass / envs.py defaults, where the input sets nothing
         given = {*user_paths, *(f"env.{n}" for n in reading.env.explicit)}
@@ -993,6 +1004,35 @@ def _prepare(
     if keep is not None:
         keep.append(_Front(data, flags, loader_paths, extra))
     return state, prov, inputs, tuple(notes), loaded
+
+
+_NO_FACTS: dict[str, Any] = {}
+_BASES: dict[tuple[int, int, int], tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]] = {}
+"""Per model facts, platform facts and env facts (their flat dicts, by identity): the defaults with them applied."""
+
+
+def _base_state(defaults: dict[str, Any], facts: dict[str, Any], platform: dict[str, Any],
+                env: dict[str, Any]) -> dict[str, Any]:
+    """A fresh state of ``defaults`` updated with the model's ``facts``, then the ``platform``'s and the ``env``'s
+    (each a cached flat dict: one dict copy per request instead of four updates).
+
+    The input's parts (top-level fields of ``VllmConfig``: never a fact, platform or env path) are applied on top
+    by the caller; where every key already is a default's (the path space's), the order of the keys is the
+    defaults' either way. A set of dicts that would add a key is not cached (that order is the caller's business).
+    """
+    key = (id(facts), id(platform), id(env))
+    hit = _BASES.get(key)
+    if hit is not None and hit[0] is facts and hit[1] is platform and hit[2] is env:
+        return dict(hit[3])
+    state = dict(defaults)
+    state.update(facts)
+    state.update(platform)
+    state.update(env)
+    if len(state) == len(defaults):  # no key of their own: the key order is the defaults'
+        if len(_BASES) >= 64:
+            _BASES.clear()
+        _BASES[key] = (facts, platform, env, dict(state))
+    return state
 
 
 def _mark_site(book: Any, trace: dict[str, Any]) -> None:

@@ -937,6 +937,21 @@ def _build_parser(version: str = "", scope: str = "frontend") -> _Parser:
     return parser
 
 
+_UNSET = object()
+"""What a flag not given holds in the namespace :func:`parse_vllm_args` hands argparse (never a ``_Given``)."""
+
+
+@functools.cache
+def _unset(parser: _Parser) -> dict[str, object]:
+    """Every destination of ``parser`` mapped to :data:`_UNSET`: the namespace argparse fills starts with them.
+
+    Every flag's default is ``SUPPRESS``, so argparse sets no default either way; with the destinations present,
+    its two passes over every action (``hasattr(namespace, dest)`` before and after parsing, ~750 failed attribute
+    lookups a parse) find them at once. The flags given are the ``_Given`` values the actions record in ``_seen``.
+    """
+    return {action.dest: _UNSET for action in parser._actions if action.dest is not argparse.SUPPRESS}
+
+
 # --------------------------------------------------------------------------- pre-processing
 
 
@@ -1448,8 +1463,10 @@ def parse_vllm_args(
                                "'--enable-log-requests'. This will be removed in v0.12.0.")
     if args:  # nothing left to parse gives only the parser's None defaults: skip building it (~7 ms)
         parser = _build_parser(version, scope)
+        namespace = argparse.Namespace(_seen=seen)
+        namespace.__dict__.update(_unset(parser))
         try:
-            namespace, unknown = parser.parse_known_args(args, argparse.Namespace(_seen=seen))
+            namespace, unknown = parser.parse_known_args(args, namespace)
         except argparse.ArgumentError as exc:
             message = str(exc)
             if "ambiguous option" in message or "unrecognized" in message:
@@ -1457,7 +1474,8 @@ def parse_vllm_args(
             spec = next((f for f in by_dest.values() if f.shown == exc.argument_name), None)
             raise InvalidValueError(f"{message.replace(chr(10), ' ')}", path=spec.target if spec else None,
                                     stage="parse", error="ArgumentError", vllm_message=message) from None
-        given = {dest: value for dest, value in vars(namespace).items() if isinstance(value, _Given)}
+        for dest, noted in seen:  # what argparse set, in the order it first set each (the last value wins)
+            given[dest] = noted
     # dotted keys: vLLM appends them as one JSON flag after everything else, so
     # they replace a JSON value given for the same flag.
     for dest in dotted_order:
