@@ -23,7 +23,7 @@ from typing import Any
 import postinit
 from benchmarks._util import Results, Row, alternate, profile_text
 from postinit._api import prepare
-from postinit.rules import rulebook
+from postinit.rules import paths, rulebook
 
 SECTION = "paths (library)"
 LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
@@ -77,6 +77,18 @@ def run(res: Results, *, reps: int = 300, inner: int = 3) -> None:
                       ("flags", "postinit.resolve(argv=vllm serve flags), new input each call"),
                       ("flags+config", "  the same + .config (validated VllmConfig)")):
         res.add(Row(SECTION, what, us[key], "µs", "engine alone", e))
+    b = alternate(config_calls(), reps=reps, inner=inner)
+    res.add(Row(SECTION, ".config alone: the generated builder (PathSpace.build), a new state each call",
+                b["builder"] * 1e6, "µs", "pydantic's validation of the state", b["validated"] * 1e6))
+
+
+def config_calls(n: int = 16) -> dict[str, Callable[[], Any]]:
+    """``.config`` of resolved dict-path states (a new ``max_model_len`` each): the generated builder that
+    ``Resolution.config`` uses, and pydantic's validation of the whole unflattened state that it stands for."""
+    states = [library_calls()["dict"]().engine.state for _ in range(n)]
+    space = paths()
+    turn = itertools.cycle(states)
+    return {"builder": lambda: space.build(next(turn)), "validated": lambda: space.build_validated(next(turn))}
 
 
 WHY_ENGINE = (

@@ -33,7 +33,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, TypeAdapter
 
 __all__ = ["NotFast", "compile_builder", "leaf_check", "type_set"]
 
@@ -108,6 +108,8 @@ def _type_check(tp: Any, x: str, names: _Names) -> str | None:
         return f"type({x}) is {names.of(tp, 'E')}"
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
+    if origin is Annotated:
+        return leaf_check(args[0], list(tp.__metadata__), x, names)
     if origin is Literal:
         parts = []
         for t in (str, int, bool):
@@ -169,13 +171,28 @@ def bounds_check(metadata: list[Any], x: str) -> str | None:
 
 
 def leaf_check(annotation: Any, metadata: list[Any], x: str, names: _Names) -> str | None:
-    """:func:`_type_check` of a field's annotation with its constraints (:func:`bounds_check`); None when either
-    has no expression."""
+    """:func:`_type_check` of a field's annotation with its constraints (:func:`bounds_check`) and at most one
+    ``AfterValidator`` / ``BeforeValidator`` of a plain function, which must return the value itself (then
+    validation's result is the value); None when any part has no expression."""
+    validators = [m for m in metadata if type(m) in (AfterValidator, BeforeValidator)]
+    if len(validators) > 1:
+        return None
     check = _type_check(annotation, x, names)
-    bounds = bounds_check(metadata, x)
+    bounds = bounds_check([m for m in metadata if type(m) not in (AfterValidator, BeforeValidator)], x)
     if check is None or bounds is None:
         return None
-    return check if bounds == "True" else f"({check} and {bounds})"
+    out = check if bounds == "True" else f"({check} and {bounds})"
+    if not validators:
+        return out
+    func = validators[0].func
+    try:
+        params = list(inspect.signature(func).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if len(params) != 1 or params[0].kind not in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
+        return None  # one that takes pydantic's ValidationInfo
+    call = f"{names.of(func, 'W')}({x}) is {x}"
+    return f"({out} and {call})" if type(validators[0]) is AfterValidator else f"({call} and {out})"
 
 
 _CONTAINERS = ("list", "dict", "True")
@@ -303,9 +320,10 @@ def _literal(tp: Any) -> tuple[frozenset[type], frozenset[Any]] | None:
 
 
 class _Gen:
-    def __init__(self, thaw: Callable[[Any], Any], unflatten: Callable[[Any, Mapping[str, Any]], dict[str, Any]]):
+    def __init__(self, thaw: Callable[[Any], Any], unflatten: Callable[[Any, Mapping[str, Any]], dict[str, Any]],
+                 frozen_dict: type) -> None:
         self.thaw = thaw
-        self.names = _Names({"_thaw": thaw, "_unflatten": unflatten, "_new": object.__new__,
+        self.names = _Names({"_thaw": thaw, "_unflatten": unflatten, "_FrozenDict": frozen_dict, "_EMPTY": (), "_new": object.__new__,
                              "_set": object.__setattr__, "_dict": dict, "_zip": zip, "_tuple": tuple,
                              "_map": map, "_type": type, "_all": all, "_in": frozenset.__contains__,
                              "NotFast": NotFast, "_as_float": _as_float})
@@ -371,6 +389,20 @@ class _Gen:
                 self.emit(indent, f"if {v} is not None:")
                 inner += 1
             if any(word in check for word in _CONTAINERS):
+                # an empty list or dict (frozen: the one empty tuple, an empty FrozenDict) thaws to a new empty one
+                # and passes the check or never does (tried here, on the empty value itself)
+                passes = {kind: eval(check, dict(self.names.ns), {v: empty})  # our own expression
+                          for kind, empty in (("list", []), ("dict", {}))}
+                branch = "if"
+                if passes["list"]:
+                    self.emit(inner, f"if {v} is _EMPTY: {x} = []")
+                    branch = "elif"
+                if passes["dict"]:
+                    self.emit(inner, f"{branch} _type({v}) is _FrozenDict and not {v}: {x} = {{}}")
+                    branch = "elif"
+                if branch == "elif":
+                    self.emit(inner, "else:")
+                    inner += 1
                 self.emit(inner, f"{x} = {v} = _thaw({v})")
             self.emit(inner, f"if not {check}: raise NotFast")
         if any(a is not None for a in allowed):
@@ -432,10 +464,12 @@ def _is_model_type(tp: Any) -> bool:
 
 
 def compile_builder(node: Node, thaw: Callable[[Any], Any],
-                    unflatten: Callable[[Any, Mapping[str, Any]], dict[str, Any]]) -> Callable[[Mapping[str, Any]], Any]:
+                    unflatten: Callable[[Any, Mapping[str, Any]], dict[str, Any]],
+                    frozen_dict: type) -> Callable[[Mapping[str, Any]], Any]:
     """The generated builder of the model at ``node`` from a flat state (see the module docstring): it returns what
-    pydantic's validation of ``unflatten(node, flat)`` returns, or raises (then validate as before)."""
-    gen = _Gen(thaw, unflatten)
+    pydantic's validation of ``unflatten(node, flat)`` returns, or raises (then validate as before). ``thaw`` and
+    ``unflatten`` are the path space's, ``frozen_dict`` the class of its frozen dicts."""
+    gen = _Gen(thaw, unflatten, frozen_dict)
     out = gen.node(node, 1)
     gen.lines.insert(0, "def build(flat):")
     gen.emit(1, f"return {out}")

@@ -497,7 +497,7 @@ class PathSpace:
         builder = self._builders.get(prefix)
         if builder is None:
             node = self._plans.get(prefix) or self._find_plan(prefix)
-            builder = self._builders[prefix] = compile_builder(node, thaw, self._unflatten)
+            builder = self._builders[prefix] = compile_builder(node, thaw, self._unflatten, FrozenDict)
         return builder
 
     def build_validated(self, flat: Mapping[str, Any], prefix: str = "") -> Any:
