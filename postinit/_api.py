@@ -990,13 +990,9 @@ def _prepare(
     for p in version_defaults:
         if p not in prov and state[p] != fast.default_flat[p]:
             prov[p] = Provenance(Source.DEFAULT, f"vLLM {version}'s default")
-    prov.update(dict.fromkeys(fast.platform_paths, Provenance(Source.FACT, plat_detail)))
-    prov.update(dict.fromkeys(
-        fast.usage_paths,
-        Provenance(Source.FACT, f"usage {usage}" if usage else "VllmConfig(...) built directly"),
-    ))
-    prov.update(dict.fromkeys(version.fact_state, Provenance(Source.FACT, f"vLLM {version.name}")))
-    prov.update(dict.fromkeys(draft_flat, Provenance(Source.LOADER, f"the draft's config.json ({draft_origin})")))
+    prov.update(_fact_provenance(plat_detail, usage, version))
+    if draft_flat:
+        prov.update(dict.fromkeys(draft_flat, Provenance(Source.LOADER, f"the draft's config.json ({draft_origin})")))
     for name in reading.env.explicit:
         prov[f"env.{name}"] = Provenance(Source.FACT, f"env {name}")
     inputs = {"platform": plat_detail, "usage": usage, "semantics": request.semantics,
@@ -1004,6 +1000,18 @@ def _prepare(
     if keep is not None:
         keep.append(_Front(data, flags, loader_paths, extra))
     return state, prov, inputs, tuple(notes), loaded
+
+
+@functools.lru_cache(maxsize=256)
+def _fact_provenance(plat_detail: str, usage: UsageSpec | None, version: versions.Version) -> dict[str, Provenance]:
+    """The provenance of the platform's, the usage's and the version's fact paths, in that order (one dict per
+    platform detail, usage and version: provenance is immutable, the caller copies it into its own)."""
+    fast = _fast_paths()
+    out = dict.fromkeys(fast.platform_paths, Provenance(Source.FACT, plat_detail))
+    out.update(dict.fromkeys(
+        fast.usage_paths, Provenance(Source.FACT, f"usage {usage}" if usage else "VllmConfig(...) built directly")))
+    out.update(dict.fromkeys(version.fact_state, Provenance(Source.FACT, f"vLLM {version.name}")))
+    return out
 
 
 _NO_FACTS: dict[str, Any] = {}
