@@ -951,6 +951,8 @@ def _prepare(
             state["usage.headless"] = True
         if extras.get("device_ids"):
             state["usage.device_ids"] = str(extras["device_ids"])
+        if isinstance(extras.get("ir_op_priority"), Mapping):
+            state["usage.ir_op_priority"] = freeze(dict(extras["ir_op_priority"]))
         if extras.get("default_mm_loras"):
             state["usage.default_mm_loras"] = True
         if extras.get("disable_mm_preprocessor_cache"):

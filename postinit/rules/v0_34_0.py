@@ -2528,6 +2528,10 @@ def blocked_fp8_adds_quant_fp8_early(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+_AITER_SHARED_EXPERTS = ("VLLM_ROCM_USE_AITER_FUSION_SHARED_EXPERTS is enabled, which requires the 'grouped_topk' "
+                         "custom op. Overriding the user-provided '-grouped_topk'.")
+
+
 @rule(
     "rocm.config-platform-defaults",
     title="ROCm's platform defaults: the sparse-attention indexer op always, gated RMSNorm for unquantized models "
@@ -2535,26 +2539,34 @@ def blocked_fp8_adds_quant_fp8_early(c: Mapping[str, Any]) -> RuleResult:
     phase="core",
     kind="override",
     reads=(_KIND, _OPS, _MC, "model_config.quantization", "env.VLLM_BATCH_INVARIANT", "env.VLLM_ROCM_USE_AITER",
-           "platform.aiter_found", "platform.gcn_arch"),
+           "env.VLLM_ROCM_USE_AITER_FUSION_SHARED_EXPERTS", "platform.aiter_found", "platform.gcn_arch"),
     writes=(_OPS,),
     source="vllm/platforms/rocm.py RocmPlatform.apply_config_platform_defaults; ref P-DEFAULTS, v0.34.0",
 )
 def rocm_config_platform_defaults(c: Mapping[str, Any]) -> RuleResult:
-    """Partial model: with AITER on, its FP8-linear and fused-MoE switches are taken as on (their env defaults)."""
+    """Partial model: with AITER on, its FP8-linear and fused-MoE switches are taken as on (their env defaults).
+    AITER's fused shared experts need the grouped_topk op: a '-grouped_topk' the user gave is dropped, with a
+    warning (vllm/platforms/rocm.py:1163-1169)."""
     if c[_KIND] != "rocm":
         return None
     ops = list(c[_OPS])
     aiter = bool(_aiter(c))
+    warning = None
     if aiter and "-quant_fp8" not in ops:
         ops.append("+quant_fp8")
     if c["env.VLLM_BATCH_INVARIANT"] and "-rms_norm" not in ops:
         ops.append("+rms_norm")
+    if aiter and c["env.VLLM_ROCM_USE_AITER_FUSION_SHARED_EXPERTS"] and "-grouped_topk" in ops:
+        ops.remove("-grouped_topk")
+        warning = _AITER_SHARED_EXPERTS
     if aiter and "+grouped_topk" not in ops and "-grouped_topk" not in ops:
         ops.append("+grouped_topk")
     ops.append("+sparse_attn_indexer")
     if c[_MC] is not None and c["model_config.quantization"] is None and "+rms_norm_gated" not in ops \
             and "-rms_norm_gated" not in ops:
         ops.append("+rms_norm_gated")
+    if warning is not None:
+        return Outcome({_OPS: tuple(ops)}, message=warning, level="warning")
     return {_OPS: tuple(ops)}
 
 
@@ -3141,6 +3153,10 @@ def _flashinfer_max_size(c: Mapping[str, Any]) -> int | None:
     return int(mb * 1024 * 1024) if mb is not None else None
 
 
+AITER_CUSTOM_AR_MAX_SIZE = 8192 * 1024 * 8 * 2 // 2
+"""``AiterCustomAllreduce.effective_max_size()``: half its MAX_SIZE, in bytes."""
+
+
 @rule(
     "compilation.compile-ranges",
     title="Compile ranges end at the token budget, with the fusions' token limits and the user's endpoints below it",
@@ -3149,7 +3165,8 @@ def _flashinfer_max_size(c: Mapping[str, Any]) -> int | None:
     reads=(_TOK, f"{_PC}.fuse_allreduce_rms", f"{_PC}.fuse_rope_kvcache", f"{_PC}.fuse_qk_norm_rope_kvcache",
            f"{_PC}.rope_kvcache_fusion_max_token_num", f"{_CC}.compile_ranges_endpoints", _TP, _KIND,
            "platform.capability", f"{_PC}.fi_allreduce_fusion_max_size_mb", _MC, _HT + "hidden_size",
-           "model_config.dtype"),
+           "model_config.dtype", "platform.aiter_found", "platform.gcn_arch", "env.VLLM_ROCM_USE_AITER",
+           "env.VLLM_ROCM_USE_AITER_CUSTOM_AR"),
     writes=(f"{_CC}.compile_ranges_endpoints",),
     source=f"{_VLLM}._set_compile_ranges (vllm/config/vllm.py:2739, called at :2014); ref V-COMPILE-RANGES, v0.34.0",
     message="<the fusion-threshold debug records>",
@@ -3157,15 +3174,19 @@ def _flashinfer_max_size(c: Mapping[str, Any]) -> int | None:
 )
 def compile_ranges(c: Mapping[str, Any]) -> RuleResult:
     """The all-reduce + RMSNorm fusion stops at FlashInfer's size limit (``max_size // (hidden x dtype bytes)``
-    tokens); the RoPE + KV cache fusions at rope_kvcache_fusion_max_token_num. Partial model: AITER's custom
-    all-reduce limit (ROCm) is not modelled."""
+    tokens), or on ROCm with AITER's custom all-reduce at its limit (``AiterCustomAllreduce.effective_max_size()``,
+    vllm/distributed/device_communicators/aiter_custom_all_reduce.py:21-26); the RoPE + KV cache fusions at
+    rope_kvcache_fusion_max_token_num."""
     from postinit.rules.models import dtype_bytes
 
     end = c[_TOK]
     points = [end] if end is not None else []
     notes: list[str] = []
-    if c[f"{_PC}.fuse_allreduce_rms"] and c[_KIND] != "rocm":
-        size = _flashinfer_max_size(c)
+    if c[f"{_PC}.fuse_allreduce_rms"]:
+        if _aiter(c) and c["env.VLLM_ROCM_USE_AITER_CUSTOM_AR"]:  # rocm_aiter_ops.is_custom_all_reduce_enabled()
+            size: int | None = AITER_CUSTOM_AR_MAX_SIZE
+        else:
+            size = _flashinfer_max_size(c) if c[_KIND] != "rocm" else None
         if size is not None and c[_MC] is not None:
             tokens = size // (int(c[_HT + "hidden_size"]) * dtype_bytes(c["model_config.dtype"]))
             if end is not None and tokens < end:
@@ -3831,19 +3852,24 @@ def kv_float_mismatch(c: Mapping[str, Any]) -> RuleResult:
     phase="verify",
     kind="check",
     reads=(_MC, "model_config.return_sampling_mask", _SPEC, "speculative_config.enable_adaptive_verification",
-           "model_config.logits_processors", "model_config.logprobs_mode"),
+           "model_config.hf_config.model_type", "model_config.hf_config.other", "model_config.logits_processors",
+           "model_config.logprobs_mode"),
     source=f"{_VLLM}._verify_sampling_replay_config (vllm/config/vllm.py:1262, called at :1516); "
     "ref step-4, V-SAMPLING-REPLAY, v0.34.0",
     message="sampling distribution replay requires logprobs_mode='processed_logprobs' so that returned logprobs are "
     "normalized over the same nucleus as the sampling mask",
 )
 def sampling_replay(c: Mapping[str, Any]) -> RuleResult:
-    """Partial model: diffusion models (is_diffusion) are not modelled."""
+    """``ModelConfig.is_diffusion`` is ``hf_config.canvas_length is not None`` (vllm/config/model.py:1983):
+    given in config.json, or transformers' DiffusionGemmaConfig default (256)."""
     if c[_MC] is None or not c["model_config.return_sampling_mask"]:
         return None
     if c[_SPEC] and c["speculative_config.enable_adaptive_verification"]:
         return Violation("sampling distribution replay with speculative decoding requires fixed verification "
                          "boundaries; disable adaptive verification")
+    other = c["model_config.hf_config.other"] or {}
+    if c["model_config.hf_config.model_type"] == "diffusion_gemma" or other.get("canvas_length") is not None:
+        return Violation("sampling distribution replay does not support diffusion models")
     if c["model_config.logits_processors"]:
         return Violation("sampling distribution replay does not support custom logits processors")
     if c["model_config.logprobs_mode"] != "processed_logprobs":

@@ -7,9 +7,9 @@ classes is ``Any`` here (the oracle reports enum members by name).
 """
 
 # No ``from __future__ import annotations``: see postinit/schema/configs.py.
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict
 
 from postinit.schema._fields import since
 
@@ -116,14 +116,27 @@ class MambaConfig(BaseModel):
     stochastic_rounding_philox_rounds: int = since("0.34.0", 0)
 
 
+def _op_list(value: Any) -> Any:
+    """``IrOpPriorityConfig._to_list_str`` (vllm/config/kernel.py:66-73): a comma-separated text is a list."""
+    return value.replace(" ", "").split(",") if isinstance(value, str) else value
+
+
+def _normalized_name(value: Any) -> Any:
+    """KernelConfig's name normalisers (vllm/config/kernel.py:431-457): lower case, '-' as '_'."""
+    return value.lower().replace("-", "_") if isinstance(value, str) else value
+
+
+OpList = Annotated[list[Any], BeforeValidator(_op_list)]
+
+
 class IrOpPriorityConfig(BaseModel):
     """vLLM 0.34.0's ``IrOpPriorityConfig`` (vllm/config/kernel.py)."""
 
     model_config = _FORBID
 
-    fused_add_rms_norm: list[Any] = since("0.34.0", default_factory=list)
-    gelu_and_mul_sparse: list[Any] = since("0.34.0", default_factory=list)
-    rms_norm: list[Any] = since("0.34.0", default_factory=list)
+    fused_add_rms_norm: OpList = since("0.34.0", default_factory=list)
+    gelu_and_mul_sparse: OpList = since("0.34.0", default_factory=list)
+    rms_norm: OpList = since("0.34.0", default_factory=list)
 
 
 class KernelConfig(BaseModel):
@@ -141,7 +154,8 @@ class KernelConfig(BaseModel):
     linear_backend_per_quant: dict[str, Any] | None = since("0.34.0", None)
     moe_backend: Literal['auto', 'triton', 'batched_triton', 'deep_gemm', 'deep_gemm_mega_moe', 'cutlass', 'flashinfer_trtllm', 'flashinfer_cutlass', 'flashinfer_cutedsl', 'flashinfer_moe_ep_cutedsl', 'flashinfer_b12x', 'b12x', 'flashinfer_moe_ep_mega_deep_gemm', 'marlin', 'humming', 'triton_unfused', 'aiter', 'aiter_mega_moe', 'aiter_triton_mxfp4_bf16', 'aiter_triton_mxfp4_mxfp4', 'flydsl', 'hpc', 'emulation', 'rdna3'] = since("0.34.0", 'auto')
     monokernel: bool = since("0.34.0", False)
-    rdna_hybrid_w4a16_prefill_dequant: Literal['enable', 'disable'] = since("0.34.0", 'disable')
+    rdna_hybrid_w4a16_prefill_dequant: Annotated[Literal['enable', 'disable'], BeforeValidator(_normalized_name)] = \
+        since("0.34.0", 'disable')
     sparse_indexer_topk_backend: Literal['auto', 'deep_select', 'cooperative', 'persistent', 'per_row', 'flashinfer', 'torch', 'aiter'] = since("0.34.0", 'auto')
 
 

@@ -828,7 +828,7 @@ class SchedulerConfig(BaseModel):
     max_num_inflight_kv_loads: int | None = since("0.34.0", None)
     max_num_queued_reqs: int | None = since("0.34.0", None)
     max_num_queued_tokens: int | None = since("0.34.0", None)
-    max_num_scheduled_tokens: int | None = since("0.34.0", None)
+    max_num_scheduled_tokens: int | None = since("0.34.0", None, ge=1)
     prefill_schedule_interval: int = since("0.34.0", 1)
     scheduler_reserve_full_isl: bool = since("0.34.0", True)
     watermark: float = since("0.34.0", 0.0)

@@ -137,6 +137,9 @@ class Env(BaseModel):
     VLLM_USE_RUST_FRONTEND: bool = since("0.34.0", False)
     TORCH_COMPILE_DISABLE: str | None = since("0.34.0", None, description="torch's switch; vLLM compares with '1'")
     VLLM_RELOAD_MODE: Literal["layerwise", "direct"] = since("0.34.0", "layerwise")
+    VLLM_LORA_ENABLE_DUAL_STREAM: bool = since("0.34.0", False)
+    VLLM_ROCM_USE_AITER_FUSION_SHARED_EXPERTS: bool = since("0.34.0", False)
+    VLLM_ROCM_USE_AITER_CUSTOM_AR: bool = since("0.34.0", True)
     VLLM_MORI_EP_V2: bool | None = since("0.34.0", None, description="None = unset (prefer EPv2, fall back to EPv1)")
     CUDA_VISIBLE_DEVICES: str | None = since("0.34.0", None, description="raw text; None = unset (--device-ids "
                                              "index its devices)")

@@ -127,6 +127,9 @@ class Usage(BaseModel):
     data_parallel_start_rank: int = unhashed(0, description="--data-parallel-start-rank (an EngineArgs field only)")
     headless: bool = unhashed(False, description="vllm serve --headless (the server's flag)")
     device_ids: str | None = unhashed(None, description="--device-ids as given (vLLM 0.34.0; an EngineArgs field only)")
+    ir_op_priority: dict[str, Any] | None = unhashed(
+        None, description="--ir-op-priority as given (vLLM 0.34.0; an EngineArgs field that create_engine_config "
+        "moves into kernel_config.ir_op_priority)")
     cwd: str = unhashed(
         default_factory=os.getcwd,
         description="the working directory vLLM's Path.absolute() resolves relative paths against (step 23)",

@@ -369,6 +369,7 @@ FLAGS: tuple[FlagSpec, ...] = (
     _F(("--kda-prefill-backend",), "additional_config.kda_prefill_backend", since="0.34.0"),
     _F(("--kda-decode-backend",), "additional_config.kda_decode_backend", since="0.34.0"),
     _F(("--mamba-cache-philox-rounds",), "mamba_config.stochastic_rounding_philox_rounds", "int", since="0.34.0"),
+    _F(("--ir-op-priority",), "extra.ir_op_priority", "json", since="0.34.0"),
     _F(("--mamba-cache-mode",), "extra.mamba_cache_mode", choices=("align", "none"), since="0.34.0",
        warning="--mamba-cache-mode is deprecated and will be removed in v0.34.0. It has no effect: Mamba prefix "
        "caching follows --enable-prefix-caching."),

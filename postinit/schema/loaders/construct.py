@@ -42,7 +42,7 @@ SAME_TYPES: Mapping[str, frozenset[str] | None] = {
     "ModelConfig": frozenset({"pooler_config"}),
     # the bounds every modelled version declares alike (vllm/config/cache.py, scheduler.py: Field(gt=, le=, ge=))
     "CacheConfig": frozenset({"gpu_memory_utilization", "mamba_block_size"}),
-    "SchedulerConfig": frozenset({"max_num_batched_tokens", "max_num_seqs"}),
+    "SchedulerConfig": frozenset({"max_num_batched_tokens", "max_num_seqs", "max_num_scheduled_tokens"}),
     "ParallelConfig": frozenset({"eplb_config"}),
     # vLLM 0.34.0's new classes: fields, defaults and Literal choices are the wheel's (schema/_configs_0340.py; a
     # type that is one of vLLM's enums or classes is Any there and refuses nothing)
