@@ -928,6 +928,128 @@ number_from(346)
 
 # ---------------------------------------------------------------- batch 25: vllm.py, arg_utils.py, platforms (k450-k549)
 number_from(450)
+DSV4 = "models/deepseek_v4"
+AITER = {"VLLM_ROCM_USE_AITER": "1"}
+ROCM950_AITER = {"kind": "rocm", "gcn_arch": "gfx950", "aiter_found": True}
+ROCM942_AITER = {"kind": "rocm", "gcn_arch": "gfx942", "aiter_found": True}
+argv("rocm-dsv4-mxfp4-indexer", "DeepSeek-V4 on gfx950 with AITER: the MXFP4 sparse indexer cache by default",
+     ["rocm.py:401", "rocm.py:405", "rocm.py:416", "rocm.py:419"], [DSV4], platform=ROCM950_AITER, env=AITER)
+argv("rocm-dsv4-no-aiter", "DeepSeek-V4 on gfx950 without AITER keeps the FP8 indexer cache", ["rocm.py:416"],
+     [DSV4], platform="rocm:gfx950")
+argv("rocm-dsv4-gfx90a", "DeepSeek-V4 on a CDNA2 GPU", ["rocm.py:373", "rocm.py:405"], [DSV4], platform="rocm:gfx90a")
+argv("rocm-dsv4-rdna", "DeepSeek-V4 on an RDNA3 GPU (no CDNA version)", ["rocm.py:379"], [DSV4],
+     platform="rocm:gfx1100")
+argv("rocm-dsv4-gfx1250", "DeepSeek-V4 on gfx1250 (CDNA5)", ["rocm.py:379"], [DSV4], platform="rocm:gfx1250")
+argv("rocm-aiter-llama", "AITER on gfx942: its FP8-linear and fused-MoE custom ops", ["rocm.py:1151", "rocm.py:1172"],
+     [LLAMA], platform=ROCM942_AITER, env=AITER)
+argv("rocm-aiter-shared-experts", "AITER fused shared experts override a disabled grouped_topk op", ["rocm.py:1163",
+     "rocm.py:1164"], [MOE, *cc({"custom_ops": ["-grouped_topk"]})], platform=ROCM942_AITER,
+     env={**AITER, "VLLM_ROCM_USE_AITER_FUSION_SHARED_EXPERTS": "1"})
+argv("rocm-batch-invariant", "batch invariance on ROCm turns the RMSNorm custom op on", ["rocm.py:1157"], [LLAMA],
+     platform="rocm:gfx942", env={"VLLM_BATCH_INVARIANT": "1"})
+argv("rocm-worker-cls", "a worker class given on ROCm", ["rocm.py:1212"],
+     [LLAMA, "--worker-cls", "vllm.v1.worker.gpu_worker.Worker"], platform="rocm:gfx942")
+argv("cuda-worker-cls", "a worker class given on CUDA", ["cuda.py:371"],
+     [LLAMA, "--worker-cls", "vllm.v1.worker.gpu_worker.Worker"])
+argv("cuda-maxwell", "a Maxwell GPU (capability 5.2): float32 only", ["cuda.py:302"], [LLAMA], platform="cuda:52")
+argv("cuda-maxwell-fp32", "a Maxwell GPU (capability 5.2) with float32 asked for", ["cuda.py:302"],
+     [LLAMA, "--dtype", "float32"], platform="cuda:52")
+argv("cpu-bnb", "bitsandbytes on CPU", ["interface.py:1170", "interface.py:1171"], ["models/llama_bnb8"], platform="cpu")
+argv("cpu-quant-gguf", "a quantization method CPU does not support", ["interface.py:1171"],
+     [LLAMA, "--quantization", "bitsandbytes"], platform="cpu")
+argv("rocm-awq-marlin", "AWQ asked for on ROCm", ["rocm.py:1262", "rocm.py:1263"],
+     ["models/llama_awq", "--quantization", "awq"], platform="rocm:gfx942")
+argv("aux-offloading", "routed-expert output with a KV connector that supports it", ["vllm.py:1142", "vllm.py:1149"],
+     [MOE, "--enable-return-routed-experts", "--kv-transfer-config",
+      json.dumps({"kv_connector": "OffloadingConnector", "kv_role": "kv_both"})])
+argv("reload-torchao", "direct reload with torchao quantization", ["vllm.py:1175", "vllm.py:1178"],
+     [LLAMA, "--quantization", "torchao"], env={"VLLM_RELOAD_MODE": "direct"})
+argv("replay-diffusion", "sampling replay for a diffusion model", ["vllm.py:1276", "vllm.py:1277"],
+     ["models/diffusion_gemma", *REPLAY])
+argv("ec-consumer-mm-embeds", "an EC consumer with prompt embeddings already enabled", ["vllm.py:2957"],
+     [MM, "--enable-mm-embeds", "--ec-transfer-config",
+      json.dumps({"ec_connector": "ECExampleConnector", "ec_role": "ec_consumer"})])
+argv("rocm-rope-kv-no-max", "RoPE+KV-cache fusions without a token threshold on ROCm", ["vllm.py:2781", "vllm.py:2795"],
+     [LLAMA, *cc({"pass_config": {**ROCM_KV, "rope_kvcache_fusion_max_token_num": None}})], platform="rocm:gfx942")
+argv("sched-tokens-zero", "max_num_scheduled_tokens 0 with speculative decoding", ["vllm.py:2272", "vllm.py:2273"],
+     [LLAMA, *spec({}), "--max-num-scheduled-tokens", "0"])
+argv("bi-eager", "batch invariance with eager mode", ["vllm.py:782"], [L8B, "--enforce-eager"], env=BI)
+argv("bi-fp16", "batch invariance in float16", ["vllm.py:782"], [L8B, "--dtype", "float16"], env=BI)
+argv("rocm-aiter-ar-fusion", "the AITER custom all-reduce with the allreduce+RMSNorm fusion", ["vllm.py:2755"],
+     [LLAMA, "-tp", "2", *cc({"pass_config": {"fuse_allreduce_rms": True}})], platform=ROCM942_AITER, env=AITER)
+conf("attn-backend-null", "attention backend given as null", ["attention.py:286"], attention_config={"backend": None})
+conf("attn-mla-prefill-name", "an MLA prefill backend named", ["attention.py:296"], model="deepseek_v3",
+     attention_config={"mla_prefill_backend": "flashinfer"})
+conf("attn-mla-prefill-null", "the MLA prefill backend given as null", ["attention.py:296"], model="deepseek_v3",
+     attention_config={"mla_prefill_backend": None})
+conf("attn-per-kind-full", "a backend per KV cache group kind", ["attention.py:314", "attention.py:315", "attention.py:321"],
+     attention_config={"backend_per_kind": {"full_attention": "flash_attn"}})
+conf("kernel-ir-text", "an IR op priority given as text", ["kernel.py:69"],
+     kernel_config={"ir_op_priority": {"rms_norm": "native, vllm_c"}})
+conf("kernel-autotune-null", "FlashInfer autotune given as null", ["kernel.py:484"],
+     kernel_config={"enable_flashinfer_autotune": None})
+conf("kernel-rdna-dequant", "the RDNA hybrid W4A16 prefill dequant given as text", ["kernel.py:455"],
+     kernel_config={"rdna_hybrid_w4a16_prefill_dequant": "Enable"})
+conf("ec-manager-no-cls", "an encoder cache manager config without its class", ["ec_manager_config.py:20",
+     "ec_manager_config.py:21"], ec_manager_config={"manager_config": {"size": 1}})
+conf("ec-engine-id", "an EC transfer engine id given", ["ec_transfer.py:72"], model="whisper",
+     ec_transfer_config={"ec_connector": "ECExampleConnector", "ec_role": "ec_producer", "engine_id": "e1"})
+conf("device-null", "the device given as null", ["device.py:53"], device_config={"device": None})
+argv("kv-multi-roles", "a MultiConnector's children's KV roles", ["kv_transfer.py:164"],
+     [LLAMA, "--kv-transfer-config", json.dumps({"kv_connector": "MultiConnector", "kv_role": "kv_both",
+      "kv_connector_extra_config": {"connectors": [{"kv_connector": "OffloadingConnector", "kv_role": "kv_both"}]}})])
+argv("kv-no-connector", "a KV transfer config without a connector", ["kv_transfer.py:162", "kv_transfer.py:194"],
+     [LLAMA, "--kv-transfer-config", json.dumps({"kv_role": "kv_both"})])
+conf("offload-prefetch-uva", "UVA fields with the prefetch backend", ["offload.py:124", "offload.py:125"],
+     offload_config={"offload_backend": "prefetch", "uva": {"cpu_offload_gb": 1}, "prefetch": {"offload_group_size": 4}})
+conf("offload-auto-both", "UVA and prefetch fields with the auto backend", ["offload.py:130", "offload.py:131"],
+     offload_config={"uva": {"cpu_offload_gb": 1}, "prefetch": {"offload_group_size": 4}})
+argv("wm-key-big", "a watermark key above 64 bits", ["watermarking.py:71", "watermarking.py:72"],
+     [LLAMA, "--watermark-config", json.dumps({"key": 2**64})])
+argv("wm-gumbel-dedup", "gumbel watermarking with context deduplication", ["watermarking.py:77", "watermarking.py:80"],
+     [LLAMA, "--watermark-config", json.dumps({"algorithm": "gumbel", "key": 3, "deduplicate_contexts": "none"})])
+argv("wm-short-history", "dual-key gumbel watermarking with a short deduplication history", ["watermarking.py:80"],
+     [LLAMA, "--watermark-config", json.dumps({"algorithm": "dual_key_gumbel", "key": 3,
+                                               "deduplicate_contexts_max_history": 100})])
+argv("lora-dual-stream-cpu", "LoRA dual streams on CPU", ["lora.py:121", "lora.py:122"], [LLAMA, "--enable-lora"],
+     platform="cpu", env={"VLLM_LORA_ENABLE_DUAL_STREAM": "1"})
+argv("lora-dual-stream-sharded", "LoRA dual streams with fully sharded LoRAs", ["lora.py:123", "lora.py:124"],
+     [LLAMA, "-tp", "2", "--enable-lora", "--fully-sharded-loras"], env={"VLLM_LORA_ENABLE_DUAL_STREAM": "1"})
+argv("attn-indexer-rows", "indexer_tp_shard_min_rows is deprecated", ["attention.py:222", "attention.py:223"],
+     [LLAMA, "--attention-config", json.dumps({"indexer_tp_shard_min_rows": 8})])
+conf("attn-indexer-rows-conf", "indexer_tp_shard_min_rows is deprecated (config mode)", ["attention.py:223"],
+     attention_config={"indexer_tp_shard_min_rows": 8})
+
+EAGLE_DRAFT = {"method": "eagle", "model": "models/llama_draft", "num_speculative_tokens": 2}
+argv("max-capture-flag", "max_cudagraph_capture_size given as a flag", ["arg_utils.py:2879"],
+     [LLAMA, "--max-cudagraph-capture-size", "64"])
+argv("kernel-ir-priority", "an IR op priority in the kernel config is deprecated", ["arg_utils.py:2859",
+     "arg_utils.py:2860"], [LLAMA, "--kernel-config", json.dumps({"ir_op_priority": {"rms_norm": ["native"]}})])
+argv("ir-priority-flag", "--ir-op-priority sets the kernel config's priority", ["arg_utils.py:2847",
+     "arg_utils.py:2851", "arg_utils.py:2860"], [LLAMA, "--ir-op-priority", json.dumps({"rms_norm": ["native"]})])
+argv("ir-priority-both", "an IR op priority given as a flag and in the kernel config", ["arg_utils.py:2852"],
+     [LLAMA, "--ir-op-priority", json.dumps({"rms_norm": ["native"]}), "--kernel-config",
+      json.dumps({"ir_op_priority": {"rms_norm": ["vllm_c"]}})])
+argv("tokens-only", "tokens-only mode skips the tokenizer", ["arg_utils.py:2599", "arg_utils.py:2601"],
+     [LLAMA, "--tokens-only"])
+argv("chunked-attn-eagle", "chunked local attention with EAGLE turns the hybrid KV cache manager off",
+     ["vllm.py:2160"], ["models/llama_chunked", "--speculative-config", json.dumps(EAGLE_DRAFT)])
+argv("capture-append-budget", "a token budget below the largest capture size is captured too", ["vllm.py:2492"],
+     [LLAMA, "--max-num-seqs", "100", "--max-num-batched-tokens", "100"])
+argv("dbo-mm-encoder-only", "DBO for a multimodal encoder-only instance", ["vllm.py:3405"],
+     [MM, "--mm-encoder-only", "--enable-dbo", "--all2all-backend", "deepep_low_latency"])
+argv("rssm-fi-dbo", "FlashInfer ReplaySSM with microbatching", ["vllm.py:3653", "vllm.py:3654"],
+     [NEMO, *RSSM, *FIB, "-tp", "2", "--enable-expert-parallel", "--enable-dbo", "--all2all-backend",
+      "deepep_low_latency"])
+argv("reasoning-parser", "a reasoning parser for a model whose tokenizer lacks its tokens",
+     ["arg_utils.py:2240", "arg_utils.py:3151", "vllm.py:2121", "vllm.py:2123", "vllm.py:2124"],
+     [LLAMA, "--reasoning-parser", "deepseek_r1"])
+argv("reasoning-parser-config", "a reasoning parser with a reasoning config given", ["arg_utils.py:3151"],
+     [LLAMA, "--reasoning-parser", "deepseek_r1", "--reasoning-config", json.dumps({})])
+argv("deep-gemm-qwen35-b200", "DeepGEMM auto-disabled for Qwen3.5 on Blackwell", ["vllm.py:1579", "vllm.py:1581"],
+     ["models/qwen3_5_text", "--quantization", "fp8"], platform="cuda:100")
+argv("deep-gemm-qwen35-fp8-block", "DeepGEMM auto-disabled for a block-FP8 Qwen3.5 on Blackwell",
+     ["vllm.py:1579", "vllm.py:1581"], ["models/qwen3_5_text", "--quantization", "fp8_per_block"], platform="cuda:100")
 
 
 # ---------------------------------------------------------------- batch 26: model.py, multimodal.py, utils.py (k550-k649)
@@ -1124,6 +1246,16 @@ NOT_WRITTEN = {
     # batch 24 (k346-k449)
 
     # batch 25 (k450-k549)
+    "k466-reload-torchao": "vLLM fails building TorchAOConfig without its torchao_config (a TypeError from the "
+    "quantization method's own class) before the direct-reload check; postinit does not build quantization classes",
+    "k483-device-null": "vLLM builds DeviceConfig before ModelConfig: postinit's model_config phase logs 'Resolved "
+    "architecture' before the device_config refusal it models",
+    "k499-tokens-only": "--tokens-only is a flag of vllm serve's frontend: the oracle's EngineArgs parser refuses it "
+    "(unrecognized arguments), postinit's flag table accepts it",
+    "k504-reasoning-parser": "the reasoning config loads the model's tokenizer (the fixture has none: vLLM fails "
+    "instantiating it); postinit does not load tokenizers",
+    "k505-reasoning-parser-config": "the reasoning config loads the model's tokenizer (the fixture has none: vLLM "
+    "fails instantiating it); postinit does not load tokenizers",
 
     # batch 26 (k550-k649)
     "k558-terratorch-impl": "the Terratorch model class does not import on this host (vLLM: 'Error in inspecting model "
