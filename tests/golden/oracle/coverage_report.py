@@ -114,13 +114,26 @@ UNREACHABLE: list[tuple[str, str, str]] = [
                    r"|^isinstance\(self\.pass_config, dict\)$|^value is not None and len\(value\) == 1 and ['\"],['\"] in "
                    r"value\[0\]$|not isinstance\(self\.distributed_executor_backend, str\)\s+and not \("
                    r"|\bself\.policy != ['\"]default['\"]$|\bself\.log_balancedness_interval <= 0$"
-                   r"|^tokenizer_mode not in get_args\(TokenizerMode\)$|^dtype not in _STR_DTYPE_TO_TORCH_DTYPE$",
+                   r"|^tokenizer_mode not in get_args\(TokenizerMode\)$|^dtype not in _STR_DTYPE_TO_TORCH_DTYPE$"
+                   r"|^self\.ssu_algorithm not in valid_algorithms$"
+                   r"|^self\.scheduler_config\.max_num_scheduled_tokens <= 0$",
      "a value the field's own pydantic type refuses (or converts) before this check runs (Literal kv_role / "
      "ec_role / compile_cache_save_format / collect_detailed_traces items, whose 'after' validators see only "
      "valid values; num_speculative_tokens Field(gt=0); disable_by_batch_size Field(ge=2); pass_config arrives as a "
      "PassConfig; distributed_executor_backend is a str or an Executor class; EPLBConfig's policy is "
      "Literal['default'] and its log_balancedness_interval Field(gt=0); ModelConfig's Literal tokenizer_mode and "
-     "dtype are lower case already, so lowering them keeps them valid)"),
+     "dtype are lower case already, so lowering them keeps them valid; MambaConfig's ssu_algorithm is "
+     "Literal['auto', 'simple', 'vertical', 'horizontal']; SchedulerConfig's max_num_scheduled_tokens and "
+     "max_num_batched_tokens are Field(ge=1))"),
+    # EngineArgs.__post_init__ (vllm/engine/arg_utils.py:887-927) builds a sub-config from a dict only a Python caller
+    # passes: every JSON-valued flag reaches EngineArgs as the config object its parse type built
+    ("python-caller", r"^isinstance\(self\.(compilation_config|attention_config|aux_output_config|engram_config"
+                      r"|mamba_config|kernel_config|ec_manager_config|eplb_config|weight_transfer_config"
+                      r"|fault_tolerance_config|ir_op_priority|watchdog_config), dict\)$",
+     "a sub-config given to EngineArgs(...) as a dict, which only a Python caller does (EngineArgs(compilation_config="
+     "{...}), LLM(...) keyword arguments): vLLM's parser turns each JSON-valued flag into the config object (its "
+     "parse type) before EngineArgs is built, and the oracle, like `vllm serve`, builds EngineArgs from a command "
+     "line"),
     ("missing-package", r"^is_nixl_available\(\)$|^is_otel_available\(\)$",
      "needs an optional package that is not installed here: NIXL (is_nixl_available()), MoRI with its EPv2 modules "
      "(mori_epv2_unavailable_reason() answers first, vllm/utils/import_utils.py), OpenTelemetry "
@@ -171,13 +184,16 @@ UNREACHABLE: list[tuple[str, str, str]] = [
 # (reason id, regex over the test of an ``if``/``while`` whose *else* side a site is on, explanation): tests that
 # are always true here, so their false side never runs. First match wins; checked after UNREACHABLE.
 UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
-    ("torch-version", r"^is_torch_equal_or_newer\(\s*['\"]2\.[0-9]+(\.[0-9a-z.]*)?['\"]\s*\)$",
-     "(see `torch-version`)"),
+    ("torch-version", r"^is_torch_equal_or_newer\(\s*['\"]2\.[0-9]+(\.[0-9a-z.]*)?['\"]\s*\)$|^HAS_OPAQUE_TYPE$",
+     "(see `torch-version`; HAS_OPAQUE_TYPE is torch >= 2.11.0.dev, vllm/utils/torch_utils.py)"),
     ("x86-linux", r"^machine in \(['\"]x86_64['\"]|^hasattr\(os, ['\"]sched_getaffinity['\"]\)$",
      "the false side of an x86-64 / Linux test (this machine is x86-64 Linux: os.sched_getaffinity exists)"),
-    ("field-type", r"^isinstance\(dtype, torch\.dtype\)$|^kv_offloading_backend == ['\"]lmcache['\"]$",
+    ("field-type", r"^isinstance\(dtype, torch\.dtype\)$|^kv_offloading_backend == ['\"]lmcache['\"]$"
+                   r"|^compile_range_end is not None$|^max_token_num is not None$",
      "(see `field-type`: ModelConfig.dtype is a Literal name or a torch.dtype, nothing else reaches "
-     "_get_and_verify_dtype; CacheConfig.kv_offloading_backend is Literal['native', 'lmcache'])"),
+     "_get_and_verify_dtype; CacheConfig.kv_offloading_backend is Literal['native', 'lmcache']; "
+     "VllmConfig._set_compile_ranges' range end is SchedulerConfig.max_num_batched_tokens, an int, and "
+     "PassConfig.rope_kvcache_fusion_max_token_num is an int)"),
     ("caller-values", r"^task == ['\"]score['\"]$|^self\.convert_type not in generate_converts$"
                       r"|^self == CUDAGraphMode\.FULL_AND_PIECEWISE$",
      "the false side of a test its inputs always pass: _task_to_convert is only called with a pooling task, each of "
@@ -224,6 +240,9 @@ FUNC_REASONS: dict[str, str] = {
                     "update_config (and its recursive _update_config) by vllm/v1/worker/gpu_worker.py",
     "uncalled-caller": "called only from a function that nothing calls (vllm/config/utils.py's "
                        "get_from_deprecated_env_if_set, from set_from_deprecated_env_if_set)",
+    "runtime-accessor": "an accessor only the runtime calls: get_current_vllm_config() from the model's layers and "
+                        "custom ops inside set_current_vllm_config(), CacheConfig.resolved_gpu_memory_utilization "
+                        "from the CPU worker (vllm/v1/worker/cpu_worker.py); config resolution calls neither",
     "abstract": "the model hooks' base class method (raises NotImplementedError at the seed and 0.11.1): every class "
                 "of MODELS_CONFIG_MAP defines its own and none calls super()",
 }
@@ -256,6 +275,8 @@ UNREACHABLE_FUNCS: list[tuple[str, str, str, str | None]] = [
     # (effective_cpu_distributed_timeout), all runtime
     ("runtime-property", r"^vllm/config/parallel\.py$",
      r"^ParallelConfig\.(nnodes_within_dp|effective_cpu_distributed_timeout)$", None),
+    ("runtime-accessor", r"^vllm/config/vllm\.py$", r"^get_current_vllm_config$", None),
+    ("runtime-accessor", r"^vllm/config/cache\.py$", r"^CacheConfig\.resolved_gpu_memory_utilization$", None),
     # after `if not (is_runai_obj_uri(model) or is_runai_obj_uri(tokenizer)): return`: an object-storage URI
     ("remote-storage", r"^vllm/config/model\.py$", r"\.maybe_pull_model_tokenizer_for_runai$",
      r"^if is_runai_obj_uri\(model\):$"),
