@@ -3637,6 +3637,11 @@ def cpu_executor_backend_mp(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+_LINEAR_LAYER_DEFAULT = frozenset({"mamba", "mamba2"})
+"""Model types whose transformers config (5.x: MambaConfig, Mamba2Config) defaults ``layer_types`` to
+``["linear_attention"] * num_hidden_layers`` when config.json gives none."""
+
+
 @rule(
     "cpu.mamba-ssm-cache-float32",
     title="CPUs with AVX512-BF16 keep SSM state in float32 (except the accelerated GDN backend's half types)",
@@ -3660,6 +3665,8 @@ def cpu_mamba_ssm_cache_float32(c: Mapping[str, Any]) -> RuleResult:
     if c[_KIND] != "cpu" or not c["platform.cpu_avx512_bf16"] or dtype == "float32":
         return None
     layers = c["model_config.hf_text_config.layer_types"] if c[_MC] is not None else None
+    if layers is None and c[_MC] is not None and c["model_config.hf_text_config.model_type"] in _LINEAR_LAYER_DEFAULT:
+        layers = ("linear_attention",)
     linear = isinstance(layers, (list, tuple)) and "linear_attention" in layers
     if c[_MC] is None or not (c["model_config.has_inner_state"] or linear):
         backend = "none"
