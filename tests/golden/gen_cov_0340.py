@@ -1051,6 +1051,35 @@ argv("deep-gemm-qwen35-b200", "DeepGEMM auto-disabled for Qwen3.5 on Blackwell",
 argv("deep-gemm-qwen35-fp8-block", "DeepGEMM auto-disabled for a block-FP8 Qwen3.5 on Blackwell",
      ["vllm.py:1579", "vllm.py:1581"], ["models/qwen3_5_text", "--quantization", "fp8_per_block"], platform="cuda:100")
 
+argv("cpu-qwen35-fp16", "a GDN (linear attention) model on CPU with a float16 SSM cache",
+     ["cpu.py:83", "cpu.py:86", "cpu.py:93", "cpu.py:323", "cpu.py:327"],
+     ["models/qwen3_5_text", "--mamba-ssm-cache-dtype", "float16"], platform="cpu")
+argv("cpu-qwen35-bf16", "a GDN (linear attention) model on CPU with a bfloat16 SSM cache", ["cpu.py:88", "cpu.py:93"],
+     ["models/qwen3_5_text", "--mamba-ssm-cache-dtype", "bfloat16"], platform="cpu")
+argv("cpu-mamba-bf16", "a Mamba model (inner state, no linear attention) on CPU with a bfloat16 SSM cache",
+     ["cpu.py:67"], ["models/mamba_0340", "--mamba-ssm-cache-dtype", "bfloat16"], platform="cpu")
+argv("cpu-nixl", "the NIXL connector on CPU selects the DS conv state layout", ["cpu.py:453"], [LLAMA, *NIXL],
+     platform="cpu")
+argv("cpu-preloaded", "LD_PRELOAD with libgomp and tcmalloc, and an SSM conv state layout given, on CPU",
+     ["cpu.py:443", "cpu.py:461", "cpu.py:505"], [LLAMA], platform="cpu",
+     env={"LD_PRELOAD": "/opt/lib/libtcmalloc_minimal.so.4:/opt/lib/libgomp.so.1", "VLLM_SSM_CONV_STATE_LAYOUT": "SD"})
+argv("hisparse-other-connector", "HiSparse with a KV connector that is not HiSparse's", ["kv_transfer.py:39"],
+     ["models/deepseek_v32", "--attention-config", json.dumps({"hisparse_config": {}}), "--kv-transfer-config",
+      json.dumps({"kv_connector": "OffloadingConnector", "kv_role": "kv_both"})])
+conf("a2a-passthrough-fi-ep", "the passthrough all2all backend with a FlashInfer MoE-EP backend (config mode)",
+     ["kernel.py:208"], model="deepseek_v3",
+     parallel_config={"tensor_parallel_size": 2, "enable_expert_parallel": True, "all2all_backend": "passthrough"},
+     kernel_config={"moe_backend": "flashinfer_moe_ep_cutedsl"})
+argv("moe-ep-deepgemm-dsv4", "the DeepGEMM MoE-EP backend for DeepSeek-V4", ["kernel.py:237"],
+     [DSV4, "-tp", "2", "--enable-expert-parallel", "--moe-backend", "flashinfer_moe_ep_mega_deep_gemm"])
+conf("kernel-moe-backend-null", "the MoE backend given as null", ["kernel.py:434"], kernel_config={"moe_backend": None})
+conf("kernel-linear-per-quant", "a linear backend per quantization method", ["kernel.py:471"],
+     kernel_config={"linear_backend_per_quant": {"fp8": "cutlass"}})
+conf("kernel-linear-backend-null", "the linear backend given as null", ["kernel.py:441"],
+     kernel_config={"linear_backend": None})
+conf("kernel-topk-backend-null", "the sparse indexer top-k backend given as null", ["kernel.py:448"],
+     kernel_config={"sparse_indexer_topk_backend": None})
+
 
 # ---------------------------------------------------------------- batch 26: model.py, multimodal.py, utils.py (k550-k649)
 number_from(550)
@@ -1256,6 +1285,10 @@ NOT_WRITTEN = {
     "instantiating it); postinit does not load tokenizers",
     "k505-reasoning-parser-config": "the reasoning config loads the model's tokenizer (the fixture has none: vLLM "
     "fails instantiating it); postinit does not load tokenizers",
+    "k508-cpu-qwen35-fp16": "the Qwen3.5 model class does not import on this host: vLLM logs an error and falls "
+    "back",
+    "k509-cpu-qwen35-bf16": "the Qwen3.5 model class does not import on this host: vLLM logs an error and falls "
+    "back",
 
     # batch 26 (k550-k649)
     "k558-terratorch-impl": "the Terratorch model class does not import on this host (vLLM: 'Error in inspecting model "
