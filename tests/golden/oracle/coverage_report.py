@@ -94,8 +94,9 @@ UNREACHABLE: list[tuple[str, str, str]] = [
     ("typing", r"^TYPE_CHECKING$|__name__ == .__main__.",
      "type-checking or script-only block, a typing.overload signature or a body of only `...` (a Protocol's)"),
     ("tpu-xpu", r"\bis_(tpu|xpu|hpu|neuron|out_of_tree)\(\)|\b(tpu|xpu|hpu)\b.*==|==\s*['\"](tpu|xpu|hpu)['\"]"
-                r"|\bin \[['\"](tpu|xpu|hpu)['\"]\]",
-     "TPU / XPU / HPU / out-of-tree platform (the oracle simulates CUDA, ROCm and CPU)"),
+                r"|\bin \[['\"](tpu|xpu|hpu)['\"]\]|\buses_host_device_handling\(\)",
+     "TPU / XPU / HPU / out-of-tree platform (the oracle simulates CUDA, ROCm and CPU; "
+     "Platform.uses_host_device_handling() is is_tpu())"),
     # uses_standalone_cpu_model_runner(): the no-Triton CPU model runner, only on a non-x86 CPU (vllm/platforms/cpu.py)
     ("non-x86", r"CpuArchEnum\.(ARM|POWERPC|S390X|RISCV)|\baarch64\b|\bppc64|\bs390x\b|\b[dD]arwin\b|macos|is_arm"
      r"|uses_standalone_cpu_model_runner\(\)|startswith\([\"'](arm|aarch|ppc|riscv)",
