@@ -105,3 +105,9 @@ def test_aiter_fused_shared_experts_drop_a_disabled_grouped_topk() -> None:
     assert isinstance(out, Outcome) and out.level == "warning"
     assert "-grouped_topk" not in out.changes["compilation_config.custom_ops"]
     assert "+grouped_topk" in out.changes["compilation_config.custom_ops"]
+
+
+def test_indexer_tp_shard_min_rows_is_deprecated_when_given() -> None:
+    assert isinstance(cfg.indexer_tp_shard_min_rows_deprecated(state({"attention_config.indexer_tp_shard_min_rows": 8})),
+                      Outcome)
+    assert cfg.indexer_tp_shard_min_rows_deprecated(state({})) is None
