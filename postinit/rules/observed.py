@@ -313,6 +313,7 @@ _ENGINE_ARGS_STEPS: dict[str, str] = {
     "engine-args.attention-backend-given-twice": "create_engine_config:attention",
     "engine-args.flashinfer-autotune-given-twice": "create_engine_config:kernel",
     "engine-args.ir-op-priority": "create_engine_config:kernel",
+    "engine-args.packed-kv-cache": "create_engine_config:attention",
     "engine-args.capture-sizes-given-twice": "create_engine_config:compilation-overrides",
     # vLLM 0.34.0 sets the batch defaults after ParallelConfig / SpeculativeConfig (phase sub_configs there)
     "engine-args.batch-defaults-cpu": "create_engine_config:before-scheduler",

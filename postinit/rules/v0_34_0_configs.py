@@ -276,9 +276,55 @@ def ir_op_priority_flag(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+_PACKED_KV_WARNING = ("{name} is not yet compatible with FlashAttention >= 3. Overriding flash_attn_version to 2. To "
+                      "silence this warning, pass --attention-config.flash_attn_version=2")
+
+
+def _boundary_layers(num_layers: Any, n: int = 2) -> list[str]:
+    """``TurboQuantConfig.get_boundary_skip_layers`` of a dense model: the first and last ``n`` layers (at most half
+    of them), as text (vllm/model_executor/layers/quantization/turboquant/config.py:178-213)."""
+    if not isinstance(num_layers, int) or n <= 0 or num_layers <= 0:
+        return []
+    n = min(n, num_layers // 2)
+    return [str(i) for i in sorted(set(range(n)) | set(range(num_layers - n, num_layers)))]
+
+
+@rule(
+    "engine-args.packed-kv-cache",
+    title="A TurboQuant / UltraQuant KV cache keeps the boundary layers at the native dtype and runs FlashAttention 2",
+    phase="sub_configs",
+    kind="override",
+    reads=("usage.via_engine_args", "model_config", "cache_config.cache_dtype", "cache_config.kv_cache_dtype_skip_layers",
+           "model_config.is_hybrid", "model_config.hf_text_config.num_hidden_layers",
+           "attention_config.flash_attn_version"),
+    writes=("cache_config.kv_cache_dtype_skip_layers", "attention_config.flash_attn_version"),
+    source="vllm/engine/arg_utils.py EngineArgs.create_engine_config (:2368-2385, :2789-2804); " + _REF,
+    message=_PACKED_KV_WARNING,
+    level="warning",
+)
+def packed_kv_cache(c: Mapping[str, Any]) -> RuleResult:
+    """Partial model: a hybrid model's boundary protection (off, with an info record naming its full-attention
+    layers) is not modelled."""
+    dtype = str(c["cache_config.cache_dtype"] or "")
+    if not c["usage.via_engine_args"] or c["model_config"] is None \
+            or not (dtype.startswith("turboquant_") or dtype == "ultraquant_4bit") or c["model_config.is_hybrid"]:
+        return None
+    out: dict[str, Any] = {}
+    given = tuple(c["cache_config.kv_cache_dtype_skip_layers"] or ())
+    layers = tuple(sorted({*map(str, given), *_boundary_layers(c["model_config.hf_text_config.num_hidden_layers"])}))
+    if layers != given:
+        out["cache_config.kv_cache_dtype_skip_layers"] = layers
+    version = c["attention_config.flash_attn_version"]
+    if version is None or version >= 3:
+        out["attention_config.flash_attn_version"] = 2
+        return Outcome.log(out, name="TurboQuant" if dtype.startswith("turboquant_") else "UltraQuant")
+    return Outcome(out, message="") if out else None
+
+
 DELTA = Delta(add=(watermark_key_64_bit, watermark_gumbel_dedup_warning, ec_manager_config_needs_class,
                    indexer_tp_shard_min_rows_deprecated, lora_dual_stream_platform, lora_dual_stream_fully_sharded,
-                   rocm_dsv4_mxfp4_indexer, attention_backend_names, ir_op_priority_flag),
+                   rocm_dsv4_mxfp4_indexer, attention_backend_names, ir_op_priority_flag,
+                   packed_kv_cache),
               flags_added=("ir_op_priority",),
               replace=(device_type,),
               fields_added=("env.VLLM_LORA_ENABLE_DUAL_STREAM", "env.VLLM_ROCM_USE_AITER_CUSTOM_AR",

@@ -1080,6 +1080,20 @@ conf("kernel-linear-backend-null", "the linear backend given as null", ["kernel.
 conf("kernel-topk-backend-null", "the sparse indexer top-k backend given as null", ["kernel.py:448"],
      kernel_config={"sparse_indexer_topk_backend": None})
 
+argv("rocm-quant-unsupported", "an online quantization shorthand ROCm does not support", ["interface.py:1170",
+     "interface.py:1171"], [LLAMA, "--quantization", "int8_per_channel_weight_only"], platform="rocm:gfx942")
+argv("ext-kv-custom-pool", "the extensible KV cache with a connector's custom memory pool", ["vllm.py:3223"],
+     [LLAMA, "--enable-extensible-kv-cache", "--kv-transfer-config",
+      json.dumps({"kv_connector": "OffloadingConnector", "kv_role": "kv_both",
+                  "kv_connector_extra_config": {"custom_mem_pool": True}})])
+argv("ext-kv-nixl-rocm", "the extensible KV cache with NIXL on ROCm", ["vllm.py:3231"],
+     [LLAMA, "--enable-extensible-kv-cache", *NIXL], platform="rocm:gfx942")
+
+argv("kv-turboquant", "a TurboQuant KV cache keeps the boundary layers and runs FlashAttention 2",
+     ["arg_utils.py:2374", "arg_utils.py:2792", "arg_utils.py:2796"], [LLAMA, "--kv-cache-dtype", "turboquant_k8v4"])
+argv("kv-ultraquant", "an UltraQuant KV cache keeps the boundary layers and runs FlashAttention 2",
+     ["arg_utils.py:2374", "arg_utils.py:2796"], [LLAMA, "--kv-cache-dtype", "ultraquant_4bit"])
+
 
 # ---------------------------------------------------------------- batch 26: model.py, multimodal.py, utils.py (k550-k649)
 number_from(550)

@@ -111,3 +111,18 @@ def test_indexer_tp_shard_min_rows_is_deprecated_when_given() -> None:
     assert isinstance(cfg.indexer_tp_shard_min_rows_deprecated(state({"attention_config.indexer_tp_shard_min_rows": 8})),
                       Outcome)
     assert cfg.indexer_tp_shard_min_rows_deprecated(state({})) is None
+
+
+def test_a_packed_kv_cache_keeps_the_boundary_layers_and_runs_flash_attention_2() -> None:
+    tq = {"usage.via_engine_args": True, "model_config": True, "cache_config.cache_dtype": "turboquant_k8v4",
+          "model_config.hf_text_config.num_hidden_layers": 6}
+    out = cfg.packed_kv_cache(state(tq))
+    assert isinstance(out, Outcome)
+    assert out.changes == {"cache_config.kv_cache_dtype_skip_layers": ("0", "1", "4", "5"),
+                           "attention_config.flash_attn_version": 2}
+    fa2 = cfg.packed_kv_cache(state({**tq, "attention_config.flash_attn_version": 2,
+                                     "model_config.hf_text_config.num_hidden_layers": 3}))
+    assert isinstance(fa2, Outcome) and fa2.message == ""  # silent: only the boundary layers
+    assert fa2.changes == {"cache_config.kv_cache_dtype_skip_layers": ("0", "2")}
+    assert cfg.packed_kv_cache(state({**tq, "cache_config.cache_dtype": "fp8"})) is None
+    assert cfg._boundary_layers(1) == []
