@@ -482,7 +482,10 @@ def _settle(notes: tuple[Note, ...], result: EngineResult) -> tuple[Note, ...]:
     """The notes of a resolution: a ``parse_log`` note (what a JSON-valued flag's sub-config logged while vLLM
     parsed the command line) only where the resolution's trace does not say it too (it stopped before that
     sub-config's rules ran: an earlier check of ``create_engine_config`` failed)."""
-    if not any(n.kind == "parse_log" for n in notes):
+    for n in notes:
+        if n.kind == "parse_log":
+            break
+    else:
         return notes
     said = {line for e in result.trace.fired if e.message for line in e.message.splitlines()}
     return tuple(n for n in notes if n.kind != "parse_log" or n.message not in said)
@@ -687,15 +690,23 @@ def _leaf_validator(path: str) -> Callable[[Any], Any] | None:
     return leaf
 
 
+_MEMO_TYPES = frozenset({type(None), bool, int, str})
+"""Values whose validated, frozen form :func:`_prepare_changes` remembers per leaf (the key tells them apart by
+type, so ``True`` is not ``1``; floats are left out: ``-0.0 == 0.0``)."""
+_LEAF_VALUES: dict[tuple[str, type, Any], Any] = {}
+"""(leaf path, the value's type, the value) -> the leaf's value as validating it alone gives it, frozen."""
+
+
 def _prepare_changes(
     res: Resolution, changed: Request, changes: Mapping[str, Any],
 ) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, None], _Front] | None:
     """The front door for ``res``'s request with ``set`` applied, re-deriving only what ``set`` touches.
 
     A changed leaf field is validated on its own (:func:`_leaf_validator`), and only its path's value and
-    provenance are set again in a copy of the base's input state; a changed sub-model (a dict value) has its
+    provenance are set again over the base's input state; a changed sub-model (a dict value) has its
     top-level field validated and flattened again (:func:`_part`, as :func:`_prepare` does). Returns
-    ``(state, provenance, the paths whose value or provenance may differ, the new front)``, or None when the
+    ``(the paths set again with their values, the whole provenance, the paths whose value or provenance may
+    differ, the new front)``, or None when the
     change needs the whole front door: a path the model's facts are loaded from (``model_config.model``,
     ``hf_config``), an environment, platform or usage path, an override overlapping another, a field the
     version lacks, a leaf under a sub-model the input leaves out, a part the version has defaults in, or a
@@ -722,14 +733,23 @@ def _prepare_changes(
         else:
             keys[top] = None
     new_front = _Front(None, None, front.loader, front.extra, parent=front, changes=dict(changes))
-    state = dict(base_state)
+    state: dict[str, Any] = {}  # the paths set again (the replay sets them in a copy of the base's input)
     prov = dict(res.engine.initial_provenance)
     touched: dict[str, None] = {}
     for p, leaf in leaves.items():
-        try:
-            state[p] = freeze(leaf(changes[p]))
-        except (InputError, ValidationError):
-            return None
+        value = changes[p]
+        memo = (p, type(value), value) if type(value) in _MEMO_TYPES else None
+        found = _LEAF_VALUES.get(memo, _MISSING) if memo is not None else _MISSING
+        if found is _MISSING:
+            try:
+                found = freeze(leaf(value))
+            except (InputError, ValidationError):
+                return None
+            if memo is not None:
+                if len(_LEAF_VALUES) >= 4096:
+                    _LEAF_VALUES.clear()
+                _LEAF_VALUES[memo] = found
+        state[p] = found
         touched[p] = None
         if p not in front.loader:  # the loader's paths keep the loader's provenance
             prov[p] = Provenance(Source.USER, f"--set {p}")
@@ -761,11 +781,12 @@ def _prepare_platform(
 ) -> tuple[dict[str, Any], dict[str, Provenance], dict[str, None], str] | None:
     """The front door for ``res``'s request on another platform (``changed``), re-deriving the platform's facts only.
 
-    The platform's flattened facts (``platform.*``) are set in a copy of the base's input state, and their
-    provenance in a copy of its provenance: nothing else the front door derives reads the platform, except
+    The platform's flattened facts (``platform.*``) are what changes in the base's input state (the replay sets
+    them in a copy), and their provenance is set in a copy of its provenance: nothing else the front door derives reads the platform, except
     vLLM's parser building a JSON-valued flag's sub-config (a request with flags takes the whole door), and
-    ``auto`` (this machine's hardware, which the door may refuse). Returns ``(state, provenance, the paths
-    that may differ, the platform's provenance detail)``, or None for the whole front door.
+    ``auto`` (this machine's hardware, which the door may refuse). Returns ``(the platform's paths with their
+    values, the whole provenance, the paths that may differ, the platform's provenance detail)``, or None for the
+    whole front door.
     """
     base_request, spec = res.request, changed.platform
     if res.front is None or base_request is None or base_request.argv or not isinstance(spec, str) \
@@ -775,13 +796,11 @@ def _prepare_platform(
     fast = _fast_paths()
     if flat.keys() != set(fast.platform_paths):
         return None
-    state = dict(res.engine.initial)
-    state.update(flat)
     prov = dict(res.engine.initial_provenance)
     pv = Provenance(Source.FACT, detail)
     for p in fast.platform_paths:
         prov[p] = pv
-    return state, prov, dict.fromkeys(fast.platform_paths), detail
+    return flat, prov, dict.fromkeys(fast.platform_paths), detail
 
 
 def _prepare(
@@ -1326,11 +1345,13 @@ class Resolution:
         touched: Mapping[str, None] | None = None
         front: _Front | None
         platform = _prepare_platform(self, changed) if not set and request.keys() == {"platform"} else None
+        state: dict[str, Any] | None = None
+        updates: dict[str, Any] | None = None
         if fast is not None:  # only the fields ``set`` names are validated, flattened and given provenance again
-            state, prov, touched, front = fast
+            updates, prov, touched, front = fast
             inputs, notes, loaded = dict(self.inputs), self.notes, self.model_facts
         elif platform is not None:  # only the platform's facts and their provenance are derived again
-            state, prov, touched, detail = platform
+            updates, prov, touched, detail = platform
             inputs, notes, loaded, front = {**self.inputs, "platform": detail}, self.notes, self.model_facts, self.front
         else:
             keep: list[_Front] = []
@@ -1345,11 +1366,13 @@ class Resolution:
                 dict(base.initial), base.initial_provenance, semantics=base.semantics, trace=base.trace.level,
                 strict=self.strict, record=True)
         if not same_semantics or not same_book:
+            if state is None:
+                state = {**base.initial, **(updates or {})}
             book = base.rulebook if same_book else site_rulebook(changed.version, self.rules)
             result = book.resolve(state, prov, semantics=changed.semantics, trace=self.trace.level, owned=True,
                                   strict=self.strict)
-        else:
-            result = replay(base, state, prov, strict=self.strict, changed=touched)
+        else:  # the incremental door's updates are set in a copy of the base's input by the replay
+            result = replay(base, state, prov, strict=self.strict, changed=touched, updates=updates)
         return Resolution(result, inputs=inputs, request=changed, notes=_settle(notes, result),
                           allow_files=self.allow_files, strict=self.strict, model_facts=loaded, rules=self.rules,
                           front=front)

@@ -47,7 +47,7 @@ from postinit.engine._trace import Fired, Provenance, Source, StaleRead, Trace, 
 from postinit.errors import PostinitError
 
 if TYPE_CHECKING:
-    from postinit.engine._rulebook import CompiledRule
+    from postinit.engine._rulebook import CompiledRule, Rulebook
 
 __all__ = ["replay"]
 
@@ -57,8 +57,9 @@ _DEFAULT = Source.DEFAULT
 _NOTHING: frozenset[str] = frozenset()
 
 
-def replay(base: EngineResult, initial: dict[str, Any], provenance: Mapping[str, Provenance] | None = None, *,
-           strict: bool = False, record: bool = False, changed: Collection[str] | None = None) -> EngineResult:
+def replay(base: EngineResult, initial: dict[str, Any] | None, provenance: Mapping[str, Provenance] | None = None, *,
+           strict: bool = False, record: bool = False, changed: Collection[str] | None = None,
+           updates: Mapping[str, Any] | None = None) -> EngineResult:
     """Resolve another state of ``base``'s rulebook from ``base``'s recorded run (see the module docstring).
 
     Exactly ``resolve_flat(book, initial, provenance, semantics=..., trace=...)`` of the new state —
@@ -68,23 +69,38 @@ def replay(base: EngineResult, initial: dict[str, Any], provenance: Mapping[str,
     incremental front door knows them). Resolutions that cannot be re-resolved incrementally
     (consistent semantics, debug traces, strict mode, no recording) and ``record=True`` (a recorded
     run keeps its own schedule) are resolved from scratch.
+
+    ``initial=None`` with ``updates``: the new input is ``base``'s with ``updates`` (frozen values) set, and
+    ``provenance`` (a fresh dict: the new input's whole provenance) is taken over too — what the incremental
+    front door gives, so that the input state is copied once, from the base's input or, when the recorded run
+    holds as it is, from its final state.
     """
-    prov = dict(provenance or {})
+    before = base.initial
+    if initial is None:
+        if updates is None:
+            raise TypeError("replay needs an initial state or updates=")
+        prov = provenance if type(provenance) is dict else dict(provenance or {})
+    else:
+        prov = dict(provenance or {})
     level: TraceLevel = base.trace.level  # type: ignore[assignment]
     rec = base.recording
     if (rec is None or base.semantics != "ordered" or strict or level == "debug" or rec.trace != level
             or record):
+        if initial is None:
+            initial = dict(before)
+            initial.update(updates or {})
         return resolve_flat(base.rulebook, initial, prov, semantics=base.semantics, trace=level, strict=strict,
                             owned=True, record=record)
-    before = base.initial
     base_prov = base.initial_provenance
     maybe: Collection[str]
     if changed is None:
-        maybe = differing(initial, before)
+        maybe = differing(initial, before) if initial is not None else updates.keys()  # type: ignore[union-attr]
         maybe_source: Collection[str] = prov.keys() | base_prov.keys()
     else:  # the caller knows which paths can differ: only those are compared
         maybe = maybe_source = changed
-    dirty = {p: before[p] for p in maybe if not same(initial[p], before[p])}
+    now_of = initial if initial is not None else updates
+    assert now_of is not None
+    dirty = {p: before[p] for p in maybe if not same(now_of[p], before[p])}
     sources: dict[str, Source] = {}
     for p in maybe_source:
         now, was = prov.get(p), base_prov.get(p)
@@ -95,13 +111,19 @@ def replay(base: EngineResult, initial: dict[str, Any], provenance: Mapping[str,
     if _untouched(base, rec, dirty, sources, level != "minimal"):
         # no evaluation consulted, named, showed or changed a path that differs: the recorded run is this one's
         # (its events, writes and provenance as they are; only the input paths hold their new values)
-        state = initial
-        written = _written_until(rec, book, len(rec.bounds) - 1)
-        state.update(written)  # none of them differs (a path a result names is in the indexes)
-        result = EngineResult(rulebook=book, given=None, initial_provenance=prov, state=state,
-                              provenance=dict(base.provenance), trace=base.trace, semantics="ordered")
+        result: EngineResult
+        if initial is None:  # the recorded final state with the input paths set (no rule wrote one of them)
+            result = _SharedRun(base.state, updates, book, prov, dict(base.provenance), base.trace)  # type: ignore[arg-type]
+        else:
+            initial.update(_written_until(rec, book, len(rec.bounds) - 1))  # none of them differs (a path a result
+            # names is in the indexes)
+            result = EngineResult(rulebook=book, given=None, initial_provenance=prov, state=initial,
+                                  provenance=dict(base.provenance), trace=base.trace, semantics="ordered")
         emit(result)
         return result
+    if initial is None:
+        initial = dict(before)
+        initial.update(updates)  # type: ignore[arg-type]
     run = CompiledRun(book, initial, prov, level, False, MAX_RUNS)
     _Replay(run, rec, base, dirty, sources).run()
     result = EngineResult(rulebook=book, given=None, initial_provenance=prov, state=run.state, provenance=run.prov,
@@ -109,6 +131,36 @@ def replay(base: EngineResult, initial: dict[str, Any], provenance: Mapping[str,
     run.close()
     emit(result)
     return result
+
+
+_STATE: Any = EngineResult.__dict__["state"]
+"""``EngineResult.state``'s slot (what :class:`_SharedRun` keeps its state in, once made)."""
+
+
+class _SharedRun(EngineResult):
+    """A replay whose recorded run holds whole: its final state is the recorded one with the changed input paths set
+    (no rule wrote one of them). Made on first read, so a replay nobody reads the state of never copies it."""
+
+    __slots__ = ("_recorded", "_updates")
+
+    def __init__(self, recorded: dict[str, Any], updates: Mapping[str, Any], book: Rulebook,
+                 initial_provenance: dict[str, Provenance], provenance: dict[str, Provenance], trace: Trace) -> None:
+        self._recorded = recorded
+        self._updates = updates
+        EngineResult.__init__(self, book, None, initial_provenance, None, provenance, trace, "ordered")  # type: ignore[arg-type]
+
+    @property
+    def state(self) -> dict[str, Any]:
+        found: dict[str, Any] | None = _STATE.__get__(self, EngineResult)
+        if found is None:
+            found = dict(self._recorded)
+            found.update(self._updates)
+            _STATE.__set__(self, found)
+        return found
+
+    @state.setter
+    def state(self, value: dict[str, Any]) -> None:
+        _STATE.__set__(self, value)
 
 
 def _untouched(base: EngineResult, rec: Recording, dirty: Mapping[str, Any], sources: Mapping[str, Source],
@@ -191,6 +243,20 @@ def _same_effects(ea: list[tuple[CompiledRule, Effect]], eb: list[tuple[Compiled
     return True
 
 
+def _same_result(c: CompiledRule, out: Any, recorded: Any, effects: list[tuple[CompiledRule, Effect]]) -> bool:
+    """``out`` asks of the run what the recorded result (whose effects are ``effects``) asked: two plain mappings
+    of changes compared directly, any other result by its effects (:func:`_same_effects`)."""
+    if type(out) is dict and type(recorded) is dict:  # a plain mapping of changes: its effect is itself
+        if len(out) != len(recorded):
+            return False
+        for k, v in out.items():
+            w = recorded.get(k, _ABSENT)
+            if not (v is w or (type(v) is type(w) and v == w)):
+                return False
+        return True
+    return _same_effects(_effects(c, out), effects)
+
+
 class _Step:
     """What one recorded evaluation did, read from its events (made for the evaluations a replay looks at)."""
 
@@ -252,8 +318,9 @@ class _PhaseIndex:
     are copied as slices (renumbered, cached per slice and shift).
     """
 
-    __slots__ = ("_details", "by_value", "by_value_minimal", "changed", "end", "k", "member", "named",
-                 "order", "plan", "readers", "rec", "restart", "shows", "spans", "start", "steps", "unique", "watched")
+    __slots__ = ("_details", "by_value", "by_value_keys", "by_value_minimal", "by_value_minimal_keys", "changed",
+                 "changed_keys", "end", "k", "member", "named", "order", "plan", "readers", "rec", "restart", "shows",
+                 "spans", "start", "steps", "unique", "watched", "watched_keys")
 
     def __init__(self, rec: Recording, k: int, order: tuple[CompiledRule, ...]) -> None:
         self.rec = rec
@@ -318,6 +385,11 @@ class _PhaseIndex:
         """The same at the ``minimal`` trace level (no event shows a value)."""
         self.member = member
         """Event index -> the compiled rule (or member) that made it."""
+        self.by_value_keys = self.by_value.keys()
+        self.by_value_minimal_keys = self.by_value_minimal.keys()
+        self.changed_keys = changed.keys()
+        self.watched_keys = watched.keys()
+        """The tables' paths as set views (a set view against a set view walks the smaller, in C)."""
 
     def detail(self, j: int) -> _Step:
         found = self._details.get(j)
@@ -351,27 +423,6 @@ def _members(rec: Recording, book: Any) -> dict[int, CompiledRule]:
         for k in range(len(rec.bounds)):
             found.update(_index(rec, book, k).member)
         rec.indexes["member"] = found
-    return found
-
-
-_PhasesOf = tuple[tuple[int, ...], dict[str, tuple[int, ...]], dict[str, tuple[int, ...]], dict[str, tuple[int, ...]],
-                  dict[str, tuple[int, ...]]]
-
-
-def _phases_of(rec: Recording, book: Any) -> _PhasesOf:
-    """The phases' indexes read per path (cached): the phases with an evaluation never copied, then path -> the
-    phases (in order) whose ``by_value``, ``by_value_minimal``, ``changed`` and ``watched`` index name it."""
-    found: _PhasesOf | None = rec.indexes.get("phases")
-    if found is None:
-        indexes = _indexes(rec, book)
-        tables: list[dict[str, list[int]]] = [{}, {}, {}, {}]
-        for k, ix in enumerate(indexes):
-            named: tuple[Mapping[str, Any], ...] = (ix.by_value, ix.by_value_minimal, ix.changed, ix.watched)
-            for table, paths in zip(tables, named, strict=True):
-                _note(table, paths, k)
-        by_value, by_value_minimal, changed, watched = ({p: tuple(ks) for p, ks in t.items()} for t in tables)
-        found = rec.indexes["phases"] = (tuple(k for k, ix in enumerate(indexes) if ix.unique), by_value,
-                                         by_value_minimal, changed, watched)
     return found
 
 
@@ -487,6 +538,8 @@ class _Replay:
         """The changes the last evaluation compared made: path -> (old, new, the old value's source)."""
         self.aligned = True
         """The schedule is still the recorded one after the last evaluation compared."""
+        self.last = False
+        """The copy that ends the run is being made (the stale-read log is no longer kept)."""
 
     # -- the phases ----------------------------------------------------------------------
 
@@ -504,27 +557,24 @@ class _Replay:
             if self.follow(k, phases[k]):
                 return
             k += 1
+        self.last = True  # nothing reads the stale-read log after the copy that ends the run: not kept
         self.copy_to(rec.bounds[-1][1])
 
     def next_phase(self, k: int) -> int:
         """The first recorded phase from ``k`` on with an evaluation that what differs now can reach (the number
         of recorded phases when there is none): the phases before it are copied as recorded."""
-        unique, by_value, by_value_minimal, changed, watched = _phases_of(self.rec, self.book)
-        best = len(self.rec.bounds)
-        for kk in unique:
-            if kk >= k:
-                best = kk
-                break
+        dirty, sources, logs = self.dirty, self.sources, self.logs
         full = self.run_.full
-        for table, paths in ((by_value if full else by_value_minimal, self.dirty), (changed, self.sources),
-                             (watched, self.logs if full else ())):
-            for p in paths:
-                for kk in table.get(p, ()):  # in order: the first one from k on
-                    if kk >= k:
-                        if kk < best:
-                            best = kk
-                        break
-        return best
+        dirty_keys, source_keys = dirty.keys(), sources.keys()
+        indexes = self.indexes
+        for kk in range(k, len(indexes)):
+            ix = indexes[kk]
+            # set views against set views: each test walks the smaller side (in C)
+            if ix.unique or (dirty and not dirty_keys.isdisjoint(ix.by_value_keys if full else ix.by_value_minimal_keys)) \
+                    or (sources and not source_keys.isdisjoint(ix.changed_keys)) \
+                    or (full and logs and not ix.watched_keys.isdisjoint(logs)):
+                return kk
+        return len(indexes)
 
     def follow(self, k: int, phase: str) -> bool:
         """Follow phase ``k`` of the recording; True when the run stopped (a violation)."""
@@ -574,10 +624,9 @@ class _Replay:
                         raise run.rule_failed(e) from e
                     if out is None and recorded is None:
                         continue
-                    effs = _effects(c, out)
                     if a < b:
                         d = details.get(j) or ix.detail(j)
-                        if out is recorded or _same_effects(effs, d.effects):
+                        if out is recorded or _same_result(c, out, recorded, d.effects):
                             if self.holds(d):
                                 continue  # the same result: early cutoff (its events copied with the next slice)
                             if b - a == 1 and self.holds(d, shown=False):
@@ -585,6 +634,7 @@ class _Replay:
                                 # event with the reads as they are now
                                 wake(self.copy_showing_reads(a, phase), watched)
                                 continue
+                    effs = _effects(c, out)
                 elif a == b:  # it recorded nothing: only a path it names that now differs can make a change
                     if recorded is None or not dirty:
                         continue
@@ -632,7 +682,7 @@ class _Replay:
 
     def copy_to(self, b: int) -> None:
         """Repeat the recorded events from the cursor to ``b`` (renumbered to follow this run's) and what they
-        make: writes, provenance and the stale-read log."""
+        make: writes, provenance and the stale-read log (not after the run's last evaluation: nothing reads it)."""
         a = self.cursor
         if a >= b:
             return
@@ -642,7 +692,7 @@ class _Replay:
         found = self.slices.get((a, b, shift))
         events, values, provenance, log, stale = found if found is not None else _slice(self.rec, self.book, a, b, shift)
         state = run.state
-        if run.full:
+        if run.full and not self.last:
             readers_log = run.readers_log
             for path, rid, idx, phase, value in log:  # before the writes: _AT_START is the slice's start
                 readers_log[path][rid] = (idx, phase, state[path] if value is _AT_START else value)
