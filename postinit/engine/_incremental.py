@@ -243,15 +243,35 @@ def _same_effects(ea: list[tuple[CompiledRule, Effect]], eb: list[tuple[Compiled
     return True
 
 
-def _same_result(c: CompiledRule, out: Any, recorded: Any, effects: list[tuple[CompiledRule, Effect]]) -> bool:
-    """``out`` asks of the run what the recorded result (whose effects are ``effects``) asked: two plain mappings
-    of changes compared directly, any other result by its effects (:func:`_same_effects`)."""
-    if type(out) is dict and type(recorded) is dict:  # a plain mapping of changes: its effect is itself
-        if len(out) != len(recorded):
+def _same_changes(x: Mapping[str, Any], y: Mapping[str, Any]) -> bool:
+    """Two mappings of changes the engine records alike (values compared with their types: True is not 1)."""
+    if len(x) != len(y):
+        return False
+    for k, v in x.items():
+        w = y.get(k, _ABSENT)
+        if not (v is w or (type(v) is type(w) and v == w)):
             return False
-        for k, v in out.items():
-            w = recorded.get(k, _ABSENT)
-            if not (v is w or (type(v) is type(w) and v == w)):
+    return True
+
+
+def _same_result(c: CompiledRule, out: Any, recorded: Any, effects: list[tuple[CompiledRule, Effect]]) -> bool:
+    """``out`` asks of the run what the recorded result (whose effects are ``effects``) asked: plain mappings of
+    changes compared directly (a group statement's member by member), any other result by its effects
+    (:func:`_same_effects`)."""
+    t = type(out)
+    if t is dict and type(recorded) is dict:  # a plain mapping of changes: its effect is itself
+        return _same_changes(out, recorded)
+    if t is Matched and type(recorded) is Matched:
+        xs, ys = out.results, recorded.results
+        if len(xs) != len(ys):
+            return False
+        for (ma, ra), (mb, rb) in zip(xs, ys, strict=True):
+            if ma is not mb:
+                return False
+            if type(ra) is dict and type(rb) is dict:
+                if not _same_changes(ra, rb):
+                    return False
+            elif not _same_effects(_effects(ma, ra), _effects(mb, rb)):
                 return False
         return True
     return _same_effects(_effects(c, out), effects)
@@ -540,6 +560,8 @@ class _Replay:
         """The schedule is still the recorded one after the last evaluation compared."""
         self.last = False
         """The copy that ends the run is being made (the stale-read log is no longer kept)."""
+        self.full = run.full
+        """The trace shows reads (and keeps the stale-read log)."""
 
     # -- the phases ----------------------------------------------------------------------
 
@@ -609,27 +631,28 @@ class _Replay:
                             seen.add(jj)
                             push(pending, jj)
 
+            dirty_keys, copy_to, holds = dirty.keys(), self.copy_to, self.holds
             while pending:
                 j = pop(pending)
                 _, recorded, consulted, a, b, c = plan[j]
                 if self.cursor < a:  # the events of the evaluations in between, as recorded
-                    self.copy_to(a)
-                if dirty and not dirty.keys().isdisjoint(consulted):
-                    run.current = c
+                    copy_to(a)
+                if dirty and not dirty_keys.isdisjoint(consulted):
                     try:
                         out = c.fn(view)
                     except PostinitError:
                         raise
                     except Exception as e:  # a bug in a rule body: name the rule and what it read
+                        run.current = c
                         raise run.rule_failed(e) from e
                     if out is None and recorded is None:
                         continue
                     if a < b:
-                        d = details.get(j) or ix.detail(j)
+                        d = details[j]
                         if out is recorded or _same_result(c, out, recorded, d.effects):
-                            if self.holds(d):
+                            if holds(d):
                                 continue  # the same result: early cutoff (its events copied with the next slice)
-                            if b - a == 1 and self.holds(d, shown=False):
+                            if b - a == 1 and holds(d, False):
                                 # the same result and the same event, but for the reads it shows: the recorded
                                 # event with the reads as they are now
                                 wake(self.copy_showing_reads(a, phase), watched)
@@ -639,13 +662,13 @@ class _Replay:
                     if recorded is None or not dirty:
                         continue
                     effs = _effects(c, recorded)
-                    if dirty.keys().isdisjoint([p for _, eff in effs for p in eff.changes]):
+                    if dirty_keys.isdisjoint([p for _, eff in effs for p in eff.changes]):
                         continue
                 else:
-                    d = details.get(j) or ix.detail(j)
-                    if self.holds(d):
+                    d = details[j]
+                    if holds(d):
                         continue
-                    if b - a == 1 and self.holds(d, shown=False):  # only the reads its event shows differ
+                    if b - a == 1 and holds(d, False):  # only the reads its event shows differ
                         wake(self.copy_showing_reads(a, phase), watched)
                         continue
                     effs = d.effects
@@ -674,11 +697,12 @@ class _Replay:
         if not d.copyable:
             return False
         dirty = self.dirty
-        if dirty and not (d.named.isdisjoint(dirty) and (not (shown and self.run_.full) or d.reads.isdisjoint(dirty))):
+        if dirty and not (d.named.isdisjoint(dirty) and (not (shown and self.full) or d.reads.isdisjoint(dirty))):
             return False
-        if self.sources and not self.sources.keys().isdisjoint(d.changes):
+        sources = self.sources
+        if sources and not sources.keys().isdisjoint(d.changes):
             return False
-        return not (d.stale_writes and self.run_.full and not self.logs.isdisjoint(d.stale_writes))
+        return not (d.stale_writes and self.full and not self.logs.isdisjoint(d.stale_writes))
 
     def copy_to(self, b: int) -> None:
         """Repeat the recorded events from the cursor to ``b`` (renumbered to follow this run's) and what they
@@ -739,7 +763,7 @@ class _Replay:
         stale-read log) and ``aligned`` (the schedule is still the recorded one); True when the run
         stopped."""
         run, dirty, sources = self.run_, self.dirty, self.sources
-        state, d = run.state, ix._details.get(j) or ix.detail(j)
+        state, d = run.state, ix._details[j] if ix.spans[j][0] < ix.spans[j][1] else ix.detail(j)
         theirs = d.changes
         mine: dict[str, tuple[Any, Any, Source]] = {}
         fired: list[str] = []
