@@ -112,8 +112,9 @@ def replay(base: EngineResult, initial: dict[str, Any] | None, provenance: Mappi
         # no evaluation consulted, named, showed or changed a path that differs: the recorded run is this one's
         # (its events, writes and provenance as they are; only the input paths hold their new values)
         result: EngineResult
-        if initial is None:  # the recorded final state with the input paths set (no rule wrote one of them)
-            result = _SharedRun(base.state, updates, book, prov, dict(base.provenance), base.trace)  # type: ignore[arg-type]
+        if initial is None:  # the recorded final state with the paths whose input differs set (no rule wrote one)
+            new = {p: now_of[p] for p in dirty}
+            result = _SharedRun(base.state, new, book, prov, dict(base.provenance), base.trace)
         else:
             initial.update(_written_until(rec, book, len(rec.bounds) - 1))  # none of them differs (a path a result
             # names is in the indexes)
