@@ -98,9 +98,12 @@ def replay(base: EngineResult, initial: dict[str, Any] | None, provenance: Mappi
         maybe_source: Collection[str] = prov.keys() | base_prov.keys()
     else:  # the caller knows which paths can differ: only those are compared
         maybe = maybe_source = changed
-    now_of = initial if initial is not None else updates
-    assert now_of is not None
-    dirty = {p: before[p] for p in maybe if not same(now_of[p], before[p])}
+    if initial is not None:
+        now_of: Mapping[str, Any] = initial
+        dirty = {p: before[p] for p in maybe if not same(initial[p], before[p])}
+    else:  # a path not among the updates holds the base's input
+        now_of = updates  # type: ignore[assignment]
+        dirty = {p: before[p] for p in maybe if p in now_of and not same(now_of[p], before[p])}
     sources: dict[str, Source] = {}
     for p in maybe_source:
         now, was = prov.get(p), base_prov.get(p)
