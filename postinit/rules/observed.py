@@ -331,6 +331,8 @@ BUILT_INSIDE: dict[str, str] = {
     "speculative.draft-architecture": "speculative_config",
     "speculative.draft-max-model-len": "speculative_config",
     "speculative.draft-max-model-len-log": "speculative_config",
+    "speculative.mtp-layer-types": "speculative_config",  # vLLM 0.34.0 (postinit/rules/v0_34_0_spec.py)
+    "speculative.mtp-inkling-weights": "speculative_config",  # vLLM 0.34.0 (postinit/rules/v0_34_0_spec.py)
 }
 """Rules standing for a config vLLM builds inside another's construction (the draft's ModelConfig, built by
 SpeculativeConfig.__post_init__) -> the outer stage: their stage is the inner config's (the oracle names the class

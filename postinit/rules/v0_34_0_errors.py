@@ -741,6 +741,9 @@ def speculative_sampling_options(c: Mapping[str, Any]) -> RuleResult:
         said.append("parallel_drafting is deprecated and has no effect: dflash and dspark always draft in parallel, "
                     "and no other method supports it. It will be removed in a future release.")
     if sampling == "fly":
+        if method == "extract_hidden_states":  # its speculator's proposes_draft_tokens is False
+            return Violation("FLy is not compatible with method='extract_hidden_states', which does not perform "
+                             "speculative decoding.")
         if n < 2:
             return Violation("FLy requires num_speculative_tokens to be at least 2.")
         window = c[_SC + "fly_window_size"]

@@ -25,6 +25,7 @@ from postinit.rules import model_config as mc
 from postinit.rules import models
 from postinit.rules import speculative as spec
 from postinit.rules import v0_34_0_hooks as hooks
+from postinit.rules import v0_34_0_spec as mtp034
 from postinit.rules.verify import _hf_quant_cfg, quant_method
 from postinit.rules.versions import Delta, patch
 
@@ -1105,7 +1106,7 @@ def _draft_rope(c: Mapping[str, Any]) -> Any:
 
 
 _DRAFT_PATCHES = (
-    patch("speculative.draft-architecture", methods=_DRAFT_MODEL_METHODS,
+    patch("speculative.draft-architecture", methods=_DRAFT_MODEL_METHODS, renames=mtp034.DRAFT_RENAMES,
           source=f"vllm/config/model.py ModelConfig.__post_init__ ({_DRAFT_SRC}); {_REF}"),
     patch("speculative.draft-max-model-len", **_DRAFT_OPTIONS, user_len=True, options=_MAX_LEN_OPTIONS,
           source=f"vllm/config/model.py _get_and_verify_max_len (2589-2740) for {_DRAFT_SRC}: max_model_len="
@@ -1209,16 +1210,12 @@ def deepseek_v32_cache_dtype(c: Mapping[str, Any]) -> RuleResult:
     return Outcome(out, message="Using bfloat16 kv-cache for DeepSeekV3.2" if bf16 else "") if out else None
 
 
-_SINGLE_LAYER_OK = ("step3p5", "step5", "inkling")
-"""Targets whose MTP drafts (``step3p5_mtp``, ``step5_mtp``, ``inkling_mtp``) are meant to run repeatedly."""
-
-
 @rule(
     "speculative.mtp-reused-layer",
     title="More than one MTP token reruns the same MTP layer",
     phase="sub_configs",
     kind="check",
-    reads=("speculative_config", _SC + "method", _SC + "num_speculative_tokens", "model_config.hf_config.model_type"),
+    reads=(*mtp034.READS, _SC + "num_speculative_tokens"),
     source=f"{_SPEC}.__post_init__ (config_cls.configure): MTPSpeculatorConfig.adapt_draft_model_config "
     f"(vllm/v1/worker/gpu/spec_decode/mtp/config.py:80-98); {_REF}",
     message="Enabling num_speculative_tokens > 1 will run multiple times of forward on same MTP layer,which may "
@@ -1227,12 +1224,14 @@ _SINGLE_LAYER_OK = ("step3p5", "step5", "inkling")
 )
 def mtp_reused_layer(c: Mapping[str, Any]) -> RuleResult:
     """A checkpoint's MTP layer was trained for one step ahead; drafting further reuses it. The draft's model type
-    is the target's MTP type (hf_config_override); the Step-3.5/5 and Inkling MTP drafts are exempt."""
+    is the target's rewritten into its MTP type (hf_config_override, :func:`~postinit.rules.v0_34_0_spec.mtp_draft`);
+    the Step-3.5/5 and Inkling MTP drafts are exempt."""
     if not c["speculative_config"] or c[_SC + "method"] != "mtp":
         return None
     n = c[_SC + "num_speculative_tokens"]
-    target = str(c["model_config.hf_config.model_type"] or "").removesuffix("_mtp")
-    if n is None or n <= 1 or target in _SINGLE_LAYER_OK:
+    draft = mtp034.mtp_draft(c) if c["model_config"] else None
+    draft_type = draft.model_type if draft is not None else c["model_config.hf_config.model_type"]
+    if n is None or n <= 1 or draft_type in mtp034.SINGLE_LAYER_DRAFTS:
         return None
     return Outcome.log()
 

@@ -1,0 +1,66 @@
+"""vLLM 0.34.0's MTP drafts (postinit/rules/v0_34_0_spec.py): ``hf_config_override``'s rewrite of the target's
+config.json into its MTP head. The golden cases k346-k372 (gen_cov_0340.py, batch 24) are the real answers."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import postinit
+from postinit.rules import v0_34_0_spec as mtp
+
+MODELS = "tests/golden/models/"
+
+
+def _resolve(model: str, **spec: Any) -> postinit.Resolution:
+    config = {"method": "mtp", "num_speculative_tokens": 1, **spec}
+    return postinit.resolve(model=MODELS + model, argv=["--speculative-config", json.dumps(config)],
+                            vllm_version="0.34.0")
+
+
+def _said(r: postinit.Resolution, rule: str) -> list[str]:
+    return [line for e in r.messages() if e.rule == rule for line in e.message.splitlines()]
+
+
+def test_each_model_type_drafts_with_its_mtp_head() -> None:
+    """k346-k372: the draft's ModelConfig resolves the MTP architecture hf_config_override names."""
+    expected = {"spec_dots3_note": "Dots3NoteMTPModel", "spec_mimo_v2": "MiMoV2MTPModel",
+                "spec_mimo_v2_flash": "MiMoV2MTPModel", "spec_glm4_moe_lite": "Glm4MoeLiteMTPModel",
+                "spec_nemotron_h_mtp": "NemotronHMTPModel", "qwen4_exp_text": "Qwen4ExpMTP",
+                "spec_bailing_hybrid": "BailingMoeV25MTPModel", "spec_bailing_v3": "BailingMoeV3MTPModel",
+                "spec_exaone_moe": "ExaoneMoeMTP", "spec_qwen3_5_mtp": "Qwen3_5MTP",
+                "spec_qwen3_5_moe_mtp": "Qwen3_5MoeMTP", "spec_longcat": "LongCatFlashMTPModel",
+                "spec_step3p5": "Step3p5MTP", "spec_step5": "Step5MTP", "spec_hy_v3": "HYV3MTPModel",
+                "spec_hy_v4": "HYV4MTPModel", "spec_inkling_mtp": "InklingMTPModel",
+                "spec_mistral_large3": "EagleMistralLarge3ForCausalLM", "deepseek_v3": "DeepSeekMTPModel"}
+    for model, arch in expected.items():
+        r = _resolve(model)
+        assert r.ok, (model, r.error)
+        assert _said(r, "speculative.mtp-draft-architecture") == [f"Resolved architecture: {arch}"], model
+
+
+def test_a_multimodal_mtp_head_runs_text_only_without_a_warning() -> None:
+    """k357: Qwen3.5's MTP head declares SupportsMultiModal; as a draft it has no processor and is not warned about."""
+    r = _resolve("spec_qwen3_5_mtp")
+    assert _said(r, "speculative.mtp-draft-mm-normalize") == ["mm_device_do_normalize is disabled by default."]
+    assert _said(r, "speculative.mtp-draft-text-only")[0].startswith("Disabled mm_prefix attention mode")
+    assert not _said(_resolve("spec_exaone_moe"), "speculative.mtp-draft-text-only")
+
+
+def test_the_rewrite_refuses_what_it_cannot_build() -> None:
+    """k347: Dots3Note's MTP layer types must match its MTP layers; k363: an Inkling checkpoint without MTP weights.
+    Both are raised while SpeculativeConfig builds the draft's ModelConfig."""
+    r = _resolve("spec_dots3_note_types")
+    assert r.error is not None and r.error.rule == "speculative.mtp-layer-types"
+    assert r.error.message == "mtp_layer_types must have one entry per MTP layer: got 2 for 1 layers"
+    assert (r.error.stage, r.error.wrapped_by) == ("model_config", "ValidationError")
+    r = _resolve("spec_inkling")
+    assert r.error is not None and r.error.message == "The Inkling checkpoint does not contain MTP weights"
+
+
+def test_single_layer_drafts_are_not_warned_about() -> None:
+    """k360, k364: Step-3.5's and Inkling's MTP layer is meant to run repeatedly; DeepSeek's is warned about."""
+    for model in ("spec_step3p5", "spec_inkling_mtp"):
+        assert not _said(_resolve(model, num_speculative_tokens=2), "speculative.mtp-reused-layer"), model
+    assert _said(_resolve("deepseek_v3", num_speculative_tokens=2), "speculative.mtp-reused-layer")
+    assert "inkling_mtp" in mtp.SINGLE_LAYER_DRAFTS
