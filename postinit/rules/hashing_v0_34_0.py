@@ -288,6 +288,12 @@ def _speculative(state: Mapping[str, Any], model: dict[str, Any]) -> dict[str, A
     # (postinit has no draft config); DFlash and its DSpark subclass always; hidden-state extraction
     out["uses_aux_hidden_states"] = method in ("extract_hidden_states", "eagle3", "dflash", "dspark")
     out["speculator"] = _speculator(state, method)
+    # SpeculativeConfig.compile_factors (vllm/config/speculative.py:767-775): the auxiliary layers a draft checkpoint
+    # names change the graph too
+    draft = state.get("draft.hf_config") if state.get("draft.loaded") and method not in _NO_DRAFT else None
+    layer_ids = (draft.get("other") or {}).get("eagle_aux_hidden_state_layer_ids") if draft else None
+    if layer_ids is not None and out["uses_aux_hidden_states"]:
+        out["aux_hidden_state_layer_ids"] = list(layer_ids)
     return out
 
 

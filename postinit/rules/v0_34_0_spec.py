@@ -336,8 +336,159 @@ SINGLE_LAYER_DRAFTS = ("step3p5_mtp", "step5_mtp", "inkling_mtp")
 """MTP drafts meant to run their one layer repeatedly: no warning for more tokens (mtp/config.py:88-98)."""
 
 
+# ----------------------------------------------------------------- Qwen3-Omni DSpark drafts
+
+_OMNI_TARGETS = frozenset({"Qwen3OmniMoeForConditionalGeneration", "Qwen3OmniMoeThinkerForConditionalGeneration"})
+_OMNI_DRAFT = "Qwen3OmniDSparkModel"
+_OMNI = "Qwen3-Omni DSpark"
+_OMNI_READS = ("speculative_config", _SC + "method", _SC + "num_speculative_tokens", "model_config", _H + "model_type",
+               _H + "architectures", "draft.loaded", "draft.hf_config", _HT + "hidden_size",
+               _HT + "num_attention_heads", _HT + "num_key_value_heads", _HT + "head_dim", _HT + "num_hidden_layers",
+               _HT + "vocab_size")
+
+
+def _draft_value(hf: Mapping[str, Any], name: str) -> Any:
+    """``getattr(draft_hf_config, name, None)``: a field of ``draft.hf_config`` or one of its ``other`` keys."""
+    return hf[name] if name in hf and name != "other" else (hf.get("other") or {}).get(name)
+
+
+def _dspark_value(hf: Mapping[str, Any], name: str) -> Any:
+    """``_get_qwen3_dspark_value`` (speculative.py:199-206): dflash_config, then eagle_config, then the top level."""
+    for section in ("dflash_config", "eagle_config"):
+        nested = _draft_value(hf, section)
+        if isinstance(nested, Mapping) and nested.get(name) is not None:
+            return nested[name]
+    return _draft_value(hf, name)
+
+
+def _positive_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+
+def _head_dim(head_dim: Any, hidden: Any, heads: Any) -> Any:
+    """``_get_attention_head_dim`` (speculative.py:175-188)."""
+    if head_dim is not None:
+        return head_dim
+    if isinstance(hidden, int) and isinstance(heads, int) and heads > 0 and hidden % heads == 0:
+        return hidden // heads
+    return None
+
+
+_DEFAULT_HEAD_DIM = {"qwen3": 128}
+"""transformers' config classes that give ``head_dim`` a default of their own (Qwen3Config: 128)."""
+
+
+def _omni_refusal(c: Mapping[str, Any]) -> str | None:
+    """``_validate_qwen3_omni_dspark`` (vllm/config/speculative.py:211-420), its first refusal."""
+    hf = c["draft.hf_config"]
+    archs = tuple(hf.get("architectures") or ())
+    renamed = next((new for first, key, value, new in DRAFT_RENAMES if archs[:1] == (first,)
+                    and (bool(_draft_value(hf, key)) if value is True else _draft_value(hf, key) == value)), None)
+    if _OMNI_DRAFT not in ((renamed,) if renamed else archs):
+        return (f"{_OMNI} requires a standalone draft checkpoint with architectures=['{_OMNI_DRAFT}']; generic "
+                "Qwen3DSparkModel checkpoints must be converted first.")
+    block = _dspark_value(hf, "block_size")
+    block = _dspark_value(hf, "dspark_block_size") if block is None else block
+    if not _positive_int(block):
+        return f"{_OMNI} requires a positive integer block_size in the draft config."
+    k = c[_SC + "num_speculative_tokens"]
+    if k != block:
+        return f"{_OMNI} requires num_speculative_tokens to match the trained block_size ({block}); got {k}."
+    hidden = c[_HT + "hidden_size"]
+    if _draft_value(hf, "target_hidden_size") != hidden:
+        return (f"{_OMNI} draft target_hidden_size must match the target text hidden size ({hidden}); got "
+                f"{_draft_value(hf, 'target_hidden_size')}.")
+    if _draft_value(hf, "hidden_size") != hidden:
+        return (f"{_OMNI} draft hidden_size must match the target thinker hidden size ({hidden}); got "
+                f"{_draft_value(hf, 'hidden_size')}.")
+    heads = c[_HT + "num_attention_heads"]
+    target = {"num_attention_heads": heads,
+              "num_key_value_heads": c[_HT + "num_key_value_heads"] if c[_HT + "num_key_value_heads"] is not None
+              else heads,
+              "head_dim": _head_dim(c[_HT + "head_dim"], hidden, heads)}
+    d_heads = _draft_value(hf, "num_attention_heads")
+    d_kv = _draft_value(hf, "num_key_value_heads")
+    d_dim = _draft_value(hf, "head_dim")
+    draft = {"num_attention_heads": d_heads, "num_key_value_heads": d_heads if d_kv is None else d_kv,
+             "head_dim": _head_dim(d_dim if d_dim is not None else _DEFAULT_HEAD_DIM.get(hf.get("model_type") or ""),
+                                   _draft_value(hf, "hidden_size"), d_heads)}
+    for name, value in target.items():
+        if not _positive_int(value):
+            return f"{_OMNI} requires a positive integer {name} in the target thinker text_config; got {value}."
+        if draft[name] != value:
+            return f"{_OMNI} draft {name} must match the target thinker value ({value}); got {draft[name]}."
+    dflash = _draft_value(hf, "dflash_config")
+    ids = dflash.get("target_layer_ids") if isinstance(dflash, Mapping) else None
+    for name in ("dspark_target_layer_ids", "target_layer_ids"):
+        ids = _draft_value(hf, name) if ids is None else ids
+    if not isinstance(ids, (list, tuple)) or not ids:
+        return f"{_OMNI} requires a non-empty target_layer_ids list in the draft config."
+    if any(not isinstance(i, int) or isinstance(i, bool) for i in ids):
+        return f"{_OMNI} target_layer_ids must contain only integers."
+    if list(ids) != sorted(set(ids)):
+        return f"{_OMNI} target_layer_ids must be unique and strictly increasing."
+    layers = c[_HT + "num_hidden_layers"]
+    if ids[0] < 0 or ids[-1] >= layers:
+        return (f"{_OMNI} target_layer_ids must be zero-based text-layer indices in [0, {layers - 1}]; got "
+                f"{list(ids)}.")
+    if _dspark_value(hf, "use_aux_hidden_state") is not True:
+        return (f"{_OMNI} requires use_aux_hidden_state=true because Omni conditioning is supplied through thinker "
+                "hidden states.")
+    if not _positive_int(_draft_value(hf, "markov_rank")):
+        return f"{_OMNI} requires a positive integer markov_rank in the draft config."
+    head = _draft_value(hf, "markov_head_type")
+    if head != "vanilla":
+        return f"{_OMNI} currently requires markov_head_type='vanilla'; got {head!r}."
+    anchor = _draft_value(hf, "sample_from_anchor")
+    bonus = _draft_value(hf, "dspark_bonus_anchor")
+    if (True if anchor is None else anchor) is not True or (False if bonus is None else bonus) is not False:
+        return f"{_OMNI} requires sample_from_anchor=true and dspark_bonus_anchor=false."
+    vocab = c[_HT + "vocab_size"]
+    d_vocab = _draft_value(hf, "vocab_size")
+    if not _positive_int(d_vocab):
+        return f"{_OMNI} input vocab_size must be a positive integer; got {d_vocab}."
+    out_vocab = _draft_value(hf, "draft_vocab_size")
+    out_vocab = d_vocab if out_vocab is None else out_vocab
+    if not _positive_int(out_vocab) or not out_vocab <= vocab:
+        return (f"{_OMNI} draft_vocab_size must be a positive integer no larger than target vocab_size ({vocab}); "
+                f"got {out_vocab}.")
+    noise = dflash.get("mask_token_id") if isinstance(dflash, Mapping) else None
+    for name in ("mask_token_id", "dspark_noise_token_id", "pard_token", "ptd_token_id"):
+        noise = _draft_value(hf, name) if noise is None else noise
+        if noise is not None:
+            break
+    if not isinstance(noise, int) or isinstance(noise, bool) or not 0 <= noise < d_vocab:
+        return f"{_OMNI} requires a valid mask/noise token id within the draft input vocabulary [0, {d_vocab - 1}]."
+    return None
+
+
+@rule(
+    "speculative.qwen3-omni-dspark",
+    title="A DSpark draft for a Qwen3-Omni target must be a converted Qwen3-Omni DSpark checkpoint that fits it",
+    phase="sub_configs",
+    kind="check",
+    reads=_OMNI_READS,
+    after=("speculative.draft-max-model-len-log",),
+    source="vllm/config/speculative.py _validate_qwen3_omni_dspark (211-420), called by "
+    f"DSparkSpeculatorConfig.adapt_draft_model_config (vllm/v1/worker/gpu/spec_decode/dspark/config.py:125-127); {_REF}",
+    message="Qwen3-Omni DSpark requires ... / draft ... must match the target ...",
+)
+def qwen3_omni_dspark(c: Mapping[str, Any]) -> RuleResult:
+    """The Omni drafter is conditioned on the thinker's hidden states at given text layers and drafts exactly its
+    trained block: its width, heads, layers, vocabulary and Markov head are checked against the target's thinker
+    text config (the target is Qwen3-Omni by model type or by any of its architectures)."""
+    if not c["speculative_config"] or c[_SC + "method"] != "dspark" or not c["model_config"] \
+            or not c["draft.loaded"]:
+        return None
+    if c[_H + "model_type"] != "qwen3_omni_moe" and not set(c[_H + "architectures"] or ()) & _OMNI_TARGETS:
+        return None
+    refusal = _omni_refusal(c)
+    return Violation(refusal, error="ValueError") if refusal else None
+
+
 DELTA = Delta(
     replace=(mtp_draft_architecture,),
-    add=(mtp_layer_types, mtp_inkling_weights, mtp_draft_mm_normalize, mtp_draft_text_only, draft_vocab_size),
+    add=(mtp_layer_types, mtp_inkling_weights, mtp_draft_mm_normalize, mtp_draft_text_only, draft_vocab_size,
+         qwen3_omni_dspark),
 )
 """The MTP-draft part of vLLM 0.34.0's delta over 0.11.1."""

@@ -635,7 +635,8 @@ def test_a_plain_drafts_max_model_len_caps_the_target_and_mtp_warns_about_reuse(
     out = m.limit_max_model_len_to_draft(state({**base, "speculative_config.method": "draft_model"}))
     assert isinstance(out, Outcome) and dict(out.changes) == {"model_config.max_model_len": 1024}
     assert m.limit_max_model_len_to_draft(state({**base, "speculative_config.method": "eagle"})) is None
-    mtp = {"speculative_config": True, "speculative_config.method": "mtp", "speculative_config.num_speculative_tokens": 2}
+    mtp = {"speculative_config": True, "speculative_config.method": "mtp", "speculative_config.num_speculative_tokens": 2,
+           "model_config": True}
     assert m.mtp_reused_layer(state({**mtp, "model_config.hf_config.model_type": "qwen3_next"})) is not None
     assert m.mtp_reused_layer(state({**mtp, "model_config.hf_config.model_type": "step3p5"})) is None
     assert m.mtp_reused_layer(state({**mtp, "speculative_config.num_speculative_tokens": 1})) is None

@@ -64,3 +64,54 @@ def test_single_layer_drafts_are_not_warned_about() -> None:
         assert not _said(_resolve(model, num_speculative_tokens=2), "speculative.mtp-reused-layer"), model
     assert _said(_resolve("deepseek_v3", num_speculative_tokens=2), "speculative.mtp-reused-layer")
     assert "inkling_mtp" in mtp.SINGLE_LAYER_DRAFTS
+
+
+def test_a_draft_models_vocabulary_must_be_the_targets() -> None:
+    """k376: speculative.draft-vocab-size (draft_vocab_size) compares the draft checkpoint's vocab_size."""
+    r = postinit.resolve(model=MODELS + "llama", argv=["--speculative-config", json.dumps(
+        {"method": "draft_model", "model": MODELS + "spec_llama_draft_vocab", "num_speculative_tokens": 2})],
+        vllm_version="0.34.0")
+    assert r.error is not None and r.error.rule == "speculative.draft-vocab-size"
+    assert "Target model vocab_size=1024. Draft model vocab_size=2048." in r.error.message
+
+
+def test_draft_checkpoints_renamed_by_the_override() -> None:
+    """k379, k380: a Qwen3 DSpark draft and Ripple's DFlash2 drafter resolve the architectures hf_config_override
+    gives them (DRAFT_RENAMES)."""
+    for method, draft, arch in (("dspark", "spec_qwen3_dspark", "Qwen3DSparkModel"),
+                                ("dflash", "spec_dflash2_nope", "DFlash2RicursiveDraftModel")):
+        r = postinit.resolve(model=MODELS + "llama", argv=["--speculative-config", json.dumps(
+            {"method": method, "model": MODELS + draft, "num_speculative_tokens": 4})], vllm_version="0.34.0")
+        assert f"Resolved architecture: {arch}" in _said(r, "speculative.draft-architecture"), draft
+    assert {new for *_, new in mtp.DRAFT_RENAMES} == {"Qwen3DSparkModel", "DFlash2RicursiveDraftModel"}
+
+
+def _omni(draft: str, k: int = 4) -> postinit.Resolution:
+    return postinit.resolve(model=MODELS + "llama", argv=[
+        "--hf-overrides", json.dumps({"architectures": ["LlamaForCausalLM", "Qwen3OmniMoeForConditionalGeneration"]}),
+        "--speculative-config", json.dumps({"method": "dspark", "model": MODELS + draft, "num_speculative_tokens": k})],
+        vllm_version="0.34.0")
+
+
+def test_a_qwen3_omni_dspark_draft_is_checked_against_its_target() -> None:
+    """k384-k402: speculative.qwen3-omni-dspark (qwen3_omni_dspark) on a target that names the Qwen3-Omni
+    architecture; the draft's values come from dflash_config, eagle_config or the top level."""
+    assert _omni("spec_omni_dspark").ok and _omni("spec_omni_eagle_cfg").ok
+    for draft, k, text in (("spec_qwen3_dspark", 4, "requires a standalone draft checkpoint"),
+                           ("spec_omni_dspark", 2, "to match the trained block_size (4); got 2."),
+                           ("spec_omni_heads", 4, "draft num_attention_heads must match the target thinker value (8)"),
+                           ("spec_omni_ids_range", 4, "indices in [0, 1]; got [0, 5]."),
+                           ("spec_omni_markov_head", 4, "markov_head_type='vanilla'; got 'gated'.")):
+        r = _omni(draft, k)
+        assert r.error is not None and r.error.rule == "speculative.qwen3-omni-dspark", draft
+        assert text in r.error.message, (draft, r.error.message)
+    plain = postinit.resolve(model=MODELS + "llama", argv=["--speculative-config", json.dumps(
+        {"method": "dspark", "model": MODELS + "spec_qwen3_dspark", "num_speculative_tokens": 4})],
+        vllm_version="0.34.0")
+    assert plain.ok  # not a Qwen3-Omni target: no check
+
+
+def test_an_inkling_checkpoint_without_mtp_weights_is_refused_by_its_own_rule() -> None:
+    """k363: speculative.mtp-inkling-weights (mtp_inkling_weights), not Dots3Note's mtp_layer_types."""
+    r = _resolve("spec_inkling")
+    assert r.error is not None and r.error.rule == "speculative.mtp-inkling-weights"
