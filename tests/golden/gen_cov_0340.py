@@ -926,6 +926,10 @@ argv("quant-composed", "a quantized checkpoint with an online quantization confi
 number_from(346)
 
 
+def hf_over(d: dict[str, Any]) -> list[str]:
+    return ["--hf-overrides", json.dumps(d)]
+
+
 def mtp(k: int = 1, **extra: Any) -> list[str]:
     return ["--speculative-config", json.dumps({"method": "mtp", "num_speculative_tokens": k, **extra})]
 
@@ -1009,6 +1013,55 @@ argv("mtp-glm5-next-vl", "MTP on GLM-5-Next's VL checkpoint, language model only
      ["models/spec_glm5_next_vl", "--language-model-only", *mtp()])
 argv("mtp-exaone4-5", "MTP on EXAONE-4.5 VL, language model only", ["speculative.py:1097", "speculative.py:1099"],
      ["models/spec_exaone4_5", "--language-model-only", *mtp()])
+
+# Qwen3-Omni DSpark drafts (_validate_qwen3_omni_dspark, speculative.py:211-420): a llama target whose config also
+# names the Qwen3-Omni architecture (vLLM serves the first registered one), a standalone DSpark draft
+OMNI = [LLAMA, *hf_over({"architectures": ["LlamaForCausalLM", "Qwen3OmniMoeForConditionalGeneration"]})]
+
+
+def omni(slug: str, description: str, sites: list[str], draft: str, k: int = 4) -> None:
+    argv(slug, description, sites, [*OMNI, "--speculative-config", json.dumps(
+        {"method": "dspark", "model": f"models/{draft}", "num_speculative_tokens": k})])
+
+
+omni("omni-dspark", "a Qwen3-Omni DSpark draft that fits its target", ["speculative.py:215", "speculative.py:338"],
+     "spec_omni_dspark")
+omni("omni-dspark-arch", "a generic Qwen3 DSpark draft on a Qwen3-Omni target", ["speculative.py:221",
+     "speculative.py:222"], "spec_qwen3_dspark")
+omni("omni-dspark-no-block", "a Qwen3-Omni DSpark draft without a block size", ["speculative.py:202",
+     "speculative.py:204", "speculative.py:236"], "spec_omni_noblock")
+omni("omni-dspark-tokens", "Qwen3-Omni DSpark drafting other than its block size", ["speculative.py:240",
+     "speculative.py:241"], "spec_omni_dspark", k=2)
+omni("omni-dspark-target-hidden", "a Qwen3-Omni DSpark draft conditioned on another hidden size",
+     ["speculative.py:257", "speculative.py:258"], "spec_omni_target_hidden")
+omni("omni-dspark-hidden", "a Qwen3-Omni DSpark draft of another hidden size", ["speculative.py:263",
+     "speculative.py:264"], "spec_omni_hidden")
+omni("omni-dspark-kv-heads", "a Qwen3-Omni DSpark draft with other KV heads", ["speculative.py:298",
+     "speculative.py:299"], "spec_omni_kv_heads")
+omni("omni-dspark-heads", "a Qwen3-Omni DSpark draft with other attention heads and no head_dim",
+     ["speculative.py:177", "speculative.py:181", "speculative.py:299"], "spec_omni_heads")
+omni("omni-dspark-no-ids", "a Qwen3-Omni DSpark draft without target layer ids", ["speculative.py:307",
+     "speculative.py:309", "speculative.py:312"], "spec_omni_no_ids")
+omni("omni-dspark-ids-type", "Qwen3-Omni DSpark target layer ids that are not all integers",
+     ["speculative.py:316", "speculative.py:320"], "spec_omni_ids_type")
+omni("omni-dspark-ids-order", "Qwen3-Omni DSpark target layer ids out of order", ["speculative.py:323",
+     "speculative.py:324"], "spec_omni_ids_order")
+omni("omni-dspark-ids-range", "Qwen3-Omni DSpark target layer ids past the target's layers", ["speculative.py:332",
+     "speculative.py:333"], "spec_omni_ids_range")
+omni("omni-dspark-no-aux", "a Qwen3-Omni DSpark draft without auxiliary hidden states", ["speculative.py:338",
+     "speculative.py:339"], "spec_omni_no_aux")
+omni("omni-dspark-markov-rank", "a Qwen3-Omni DSpark draft without a Markov rank", ["speculative.py:345",
+     "speculative.py:350"], "spec_omni_markov_rank")
+omni("omni-dspark-markov-head", "a Qwen3-Omni DSpark draft with a gated Markov head", ["speculative.py:355",
+     "speculative.py:356"], "spec_omni_markov_head")
+omni("omni-dspark-anchor", "a Qwen3-Omni DSpark draft that does not sample from the anchor", ["speculative.py:363",
+     "speculative.py:364"], "spec_omni_anchor")
+omni("omni-dspark-draft-vocab", "a Qwen3-Omni DSpark draft vocabulary larger than the target's",
+     ["speculative.py:375"], "spec_omni_draft_vocab")
+omni("omni-dspark-mask-token", "a Qwen3-Omni DSpark noise token outside the draft vocabulary",
+     ["speculative.py:375"], "spec_omni_mask_token")
+omni("omni-dspark-eagle-config", "a Qwen3-Omni DSpark draft configured through eagle_config",
+     ["speculative.py:193", "speculative.py:204"], "spec_omni_eagle_cfg")
 
 
 # ---------------------------------------------------------------- batch 25: vllm.py, arg_utils.py, platforms (k450-k549)

@@ -404,6 +404,11 @@ argv("nemotron-omni-default", "Nemotron-H Omni: the text model's SSM cache dtype
      ["1184"], ["models/nemotron_h_omni"])
 
 
+# ---------------------------------------------------------------- cov-spec (issue 30): h139-h199
+argv("q35-no-rope", "Qwen3.5 text with rope_parameters removed: nothing to strip", ["1329"],
+     [Q35, *hf({"rope_parameters": None})])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN: dict[str, str] = {}
 
