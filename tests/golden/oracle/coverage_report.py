@@ -180,6 +180,20 @@ UNREACHABLE: list[tuple[str, str, str]] = [
     ("help", r"['\"]--help['\"] in sys\.argv|\bNEEDS_HELP\b",
      "only with `--help` on the process's own command line (`vllm serve --help` prints the help and exits; the "
      "oracle's argv is its own)"),
+    ("plugin", r"^\(custom_cls := get_custom_speculator_config_class\(self\.method\)\) is not None$",
+     "a custom speculative method, which only a vLLM general plugin registers (register_speculative_method); the "
+     "oracle venvs install no plugin, so none is ever registered"),
+    ("spec-method-validator", r"^self\.method == ['\"]\[ngram\]['\"]$",
+     "method '[ngram]': SpeculativeConfig's field validator (_validate_method) refuses a method that is neither "
+     "built in (SpeculativeMethod) nor registered by a plugin, and '[ngram]' is neither (only model='[ngram]' "
+     "becomes method 'ngram', before this test)"),
+    ("draft-len-given", r"^speculative_max_model_len > draft_max_model_len$",
+     "the draft's ModelConfig is built with max_model_len=speculative_config.max_model_len "
+     "(DraftModelSpeculatorConfig.configure), a positive int (Field(ge=1)) that get_and_verify_max_len keeps or "
+     "refuses, so draft_max_model_len equals it whenever it is given"),
+    ("caller-defaults", r"^draft_dcp is None$",
+     "_verify_and_get_draft_dcp's only caller (DraftModelSpeculatorConfig.configure) sets an unset draft DCP to "
+     "its speculator's default (an int) before calling it"),
 ]
 
 # (reason id, regex over the test of an ``if``/``while`` whose *else* side a site is on, explanation): tests that
@@ -229,6 +243,12 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
      "the false side of `if self.<sub>_config:` (VllmConfig.compute_hash) or `if self.cache_config is not None:` "
      "(VllmConfig.__post_init__): those fields are not Optional and have a default factory (pydantic refuses None), "
      "and a config dataclass instance is always truthy"),
+    ("plugin", r"^value not in \(registered := registered_speculative_methods\(\)\)$",
+     "(see `plugin`: no custom speculative method is ever registered, so a method outside SpeculativeMethod is "
+     "always refused)"),
+    ("caller-defaults", r"^draft_model_config is not None$",
+     "create_draft_parallel_config's only caller (DraftModelSpeculatorConfig.configure) passes the draft "
+     "ModelConfig it has just built"),
 ]
 
 # reasons that only UNREACHABLE_FUNCS below uses
