@@ -125,7 +125,7 @@ def test_postinits_own_refusals_name_no_vllm_stage() -> None:
     """A key no field has and postinit's own bounds stay postinit's errors (stage None, postinit's words)."""
     e = _refused(["-O", '{"custom_ops": ["+rms_norm"], "typo": 1}'])
     assert isinstance(e, UnknownFieldError) and e.stage is None
-    e = _refused(["-O", '{"mode": 4}'])
+    e = _refused(["-O", '{"max_cudagraph_capture_size": -5}'])
     assert isinstance(e, InvalidValueError) and e.stage is None
     # vLLM ignores the unknown key: its refusal of the rest comes first
     assert _refused(["-O", '{"custom_ops": ["all", "none"], "typo": 1}']).rule == "compilation.custom-ops-all-none-count"

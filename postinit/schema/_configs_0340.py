@@ -122,8 +122,12 @@ def _op_list(value: Any) -> Any:
 
 
 def _normalized_name(value: Any) -> Any:
-    """KernelConfig's name normalisers (vllm/config/kernel.py:431-457): lower case, '-' as '_'."""
-    return value.lower().replace("-", "_") if isinstance(value, str) else value
+    """KernelConfig's name normalisers (vllm/config/kernel.py:431-457): lower case, '-' as '_' (a name already
+    normal is returned itself, so that the config builder vouches for it: engine._builder)."""
+    if not isinstance(value, str):
+        return value
+    normal = value.lower().replace("-", "_")
+    return value if normal == value else normal
 
 
 OpList = Annotated[list[Any], BeforeValidator(_op_list)]
