@@ -235,15 +235,8 @@ def _same_effects(ea: list[tuple[CompiledRule, Effect]], eb: list[tuple[Compiled
     for (ma, x), (mb, y) in zip(ea, eb, strict=True):
         if ma is not mb or x.message != y.message or x.level != y.level or x.violation != y.violation:
             return False
-        xc, yc = x.changes, y.changes
-        if xc is yc:
-            continue
-        if len(xc) != len(yc):
+        if x.changes is not y.changes and not _same_changes(x.changes, y.changes):
             return False
-        for k, v in xc.items():
-            w = yc.get(k, _ABSENT)
-            if not (v is w or (type(v) is type(w) and v == w)):
-                return False
     return True
 
 
