@@ -109,6 +109,14 @@ _MTP_DRAFT_BY_TYPE = {
 _MTP_DRAFT_BY_ARCH = {"MiMoForCausalLM": "MiMoMTPModel", "Glm4MoeForCausalLM": "Glm4MoeMTPModel"}
 
 
+def _mtp_head(c: Mapping[str, Any]) -> str | None:
+    """The MTP architecture ``hf_config_override`` turns the target checkpoint into (by its model type, else its
+    first architecture), or None when the target has no MTP layer."""
+    archs = c["model_config.hf_config.architectures"] or ()
+    return _MTP_DRAFT_BY_TYPE.get(c["model_config.hf_config.model_type"]) or (
+        _MTP_DRAFT_BY_ARCH.get(archs[0]) if archs else None)
+
+
 @rule(
     "speculative.mtp-draft-architecture",
     title="The MTP draft is the target checkpoint loaded as its MTP architecture",
@@ -129,9 +137,7 @@ def mtp_draft_architecture(c: Mapping[str, Any]) -> RuleResult:
     if not c["speculative_config"] or c[_SM] != "mtp" or not c["model_config"] \
             or c["speculative_config.model"] is None:  # no draft model: no draft ModelConfig
         return None
-    archs = c["model_config.hf_config.architectures"] or ()
-    arch = _MTP_DRAFT_BY_TYPE.get(c["model_config.hf_config.model_type"]) or (
-        _MTP_DRAFT_BY_ARCH.get(archs[0]) if archs else None)
+    arch = _mtp_head(c)
     return Outcome.log(architecture=arch) if arch else None
 
 
@@ -379,10 +385,8 @@ def method_from_model_name(c: Mapping[str, Any]) -> RuleResult:
         return {_SM: "eagle"}
     if "eagle3" in name:
         return {_SM: "eagle3"}
-    if model == c["model_config.model"]:
-        archs = c["model_config.hf_config.architectures"] or ()
-        if c["model_config.hf_config.model_type"] in _MTP_DRAFT_BY_TYPE or (archs and archs[0] in _MTP_DRAFT_BY_ARCH):
-            return {_SM: "mtp"}
+    if model == c["model_config.model"] and _mtp_head(c) is not None:
+        return {_SM: "mtp"}
     draft_type = c["draft.hf_config"].get("model_type") if c["draft.loaded"] else None
     if draft_type in ("medusa", "mlp_speculator"):
         return {_SM: draft_type}
@@ -420,10 +424,8 @@ def plain_draft_model_refused(c: Mapping[str, Any]) -> RuleResult:
         return None
     if model in ("ngram", "[ngram]"):
         return None
-    if method == "mtp":
-        archs = c["model_config.hf_config.architectures"] or ()
-        if c["model_config.hf_config.model_type"] in _MTP_DRAFT_BY_TYPE or (archs and archs[0] in _MTP_DRAFT_BY_ARCH):
-            return None
+    if method == "mtp" and _mtp_head(c) is not None:
+        return None
     return Violation(_DRAFT_MODEL_MESSAGE, error="NotImplementedError",
                      hint="use an EAGLE head (method eagle), MTP or n-gram speculation")
 
