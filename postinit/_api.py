@@ -42,7 +42,16 @@ from postinit.errors import InputError, InvalidValueError, ViolationError, did_y
 from postinit.rules import paths, versions
 from postinit.rules.hashing import transformers_module
 from postinit.rules.model_config import registry
-from postinit.schema import DraftModel, Env, HFConfig, ModelConfig, Platform, Usage, VllmConfig
+from postinit.schema import (
+    CompilationMode,
+    DraftModel,
+    Env,
+    HFConfig,
+    ModelConfig,
+    Platform,
+    Usage,
+    VllmConfig,
+)
 from postinit.schema.configs import CacheDType, DistributedExecutorBackend, SpeculativeMethod
 from postinit.schema.env import EnvReading, defined_variables, read_env
 from postinit.schema.errors import ModelNotFoundError, SubConfigError
@@ -1118,8 +1127,7 @@ def _unknown_env(env: Mapping[str, Any], version: versions.Version) -> dict[str,
 
 def _mode_out_of_range(value: Any) -> bool:
     """Whether a compilation_config input holds a mode the schema keeps as a plain int (outside 0-3)."""
-    mode = value.get("mode") if isinstance(value, Mapping) else None
-    return isinstance(mode, int) and not isinstance(mode, bool) and mode not in range(4)
+    return isinstance(value, Mapping) and CompilationMode.out_of_range(value.get("mode"))
 
 
 def _unheld(data: dict[str, Any], version: versions.Version) -> tuple[dict[str, Any], dict[str, Any]]:

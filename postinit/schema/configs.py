@@ -231,7 +231,7 @@ def _compilation_mode(value: Any) -> CompilationMode | int:
     is kept as that int. At the seed vLLM's field is a plain ``int`` and ``VllmConfig.__post_init__`` asserts it in
     range (the rule ``compilation.mode-range``); from 0.11.1 on it is an ``IntEnum`` pydantic refuses when the
     CompilationConfig is built (the door, in vLLM's words: ``schema.loaders.construct``)."""
-    if isinstance(value, int) and not isinstance(value, (bool, CompilationMode)) and value not in range(4):
+    if CompilationMode.out_of_range(value):
         return value
     return CompilationMode.parse(value)
 

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
@@ -46,6 +46,12 @@ class CompilationMode(enum.IntEnum):
 
     def __str__(self) -> str:
         return self.name
+
+    @staticmethod
+    def out_of_range(value: Any) -> TypeGuard[int]:
+        """Whether ``value`` is an int (not a bool) that is no mode: the seed's plain-int field keeps it, later
+        versions' IntEnum refuses it."""
+        return isinstance(value, int) and not isinstance(value, bool) and value not in range(4)
 
     @classmethod
     def parse(cls, value: Any) -> CompilationMode:

@@ -24,6 +24,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError, create_model
 from pydantic_core import InitErrorDetails
 
 from postinit.schema import _configs_0340, configs
+from postinit.schema.enums import CompilationMode
 from postinit.schema.loaders.nested import model_fields, submodel_of
 
 __all__ = ["OWN_BOUNDS", "REMOVED_KEYWORDS", "SAME_TYPES", "escaping_error", "literal_refusal", "one_line", "refusal",
@@ -288,7 +289,7 @@ def _own_bound_errors(cls: type[BaseModel], given: Mapping[str, Any]) -> list[di
     if isinstance(mode, str) and mode.upper() not in _MODE_NAMES:
         message = f"Invalid compilation mode: {mode}. Valid modes are: {', '.join(_MODE_NAMES)}"
         return [{"type": "value_error", "loc": ("mode",), "input": mode, "ctx": {"error": ValueError(message)}}]
-    if isinstance(mode, int) and not isinstance(mode, bool) and mode not in range(4):
+    if CompilationMode.out_of_range(mode):
         return [{"type": "enum", "loc": ("mode",), "input": mode, "ctx": {"expected": "0, 1, 2 or 3"}}]
     return []
 
