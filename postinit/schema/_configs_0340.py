@@ -122,8 +122,9 @@ def _op_list(value: Any) -> Any:
 
 
 def _normalized_name(value: Any) -> Any:
-    """KernelConfig's name normalisers (vllm/config/kernel.py:431-457): lower case, '-' as '_' (a name already
-    normal is returned itself, so that the config builder vouches for it: engine._builder)."""
+    """KernelConfig's name normalisers of its four backend-name fields (vllm/config/kernel.py:431-457): lower case,
+    '-' as '_' (a name already normal is returned itself, so that the config builder vouches for it:
+    engine._builder)."""
     if not isinstance(value, str):
         return value
     normal = value.lower().replace("-", "_")
@@ -154,13 +155,13 @@ class KernelConfig(BaseModel):
     enable_rocm_aiter_gemm_warmup: bool = since("0.34.0", False)
     enable_rocm_segmented_attn_autotune: bool = since("0.34.0", False)
     ir_op_priority: IrOpPriorityConfig = since("0.34.0", default_factory=IrOpPriorityConfig)
-    linear_backend: Literal['auto', 'cutlass', 'flashinfer_cutlass', 'flashinfer_cutedsl', 'flashinfer_trtllm', 'flashinfer_cudnn', 'flashinfer_b12x', 'b12x', 'marlin', 'humming', 'triton', 'deep_gemm', 'torch', 'aiter', 'machete', 'fbgemm', 'conch', 'exllama', 'emulation', 'xpu', 'xpu_woq'] = since("0.34.0", 'auto')
+    linear_backend: Annotated[Literal['auto', 'cutlass', 'flashinfer_cutlass', 'flashinfer_cutedsl', 'flashinfer_trtllm', 'flashinfer_cudnn', 'flashinfer_b12x', 'b12x', 'marlin', 'humming', 'triton', 'deep_gemm', 'torch', 'aiter', 'machete', 'fbgemm', 'conch', 'exllama', 'emulation', 'xpu', 'xpu_woq'], BeforeValidator(_normalized_name)] = since("0.34.0", 'auto')
     linear_backend_per_quant: dict[str, Any] | None = since("0.34.0", None)
-    moe_backend: Literal['auto', 'triton', 'batched_triton', 'deep_gemm', 'deep_gemm_mega_moe', 'cutlass', 'flashinfer_trtllm', 'flashinfer_cutlass', 'flashinfer_cutedsl', 'flashinfer_moe_ep_cutedsl', 'flashinfer_b12x', 'b12x', 'flashinfer_moe_ep_mega_deep_gemm', 'marlin', 'humming', 'triton_unfused', 'aiter', 'aiter_mega_moe', 'aiter_triton_mxfp4_bf16', 'aiter_triton_mxfp4_mxfp4', 'flydsl', 'hpc', 'emulation', 'rdna3'] = since("0.34.0", 'auto')
+    moe_backend: Annotated[Literal['auto', 'triton', 'batched_triton', 'deep_gemm', 'deep_gemm_mega_moe', 'cutlass', 'flashinfer_trtllm', 'flashinfer_cutlass', 'flashinfer_cutedsl', 'flashinfer_moe_ep_cutedsl', 'flashinfer_b12x', 'b12x', 'flashinfer_moe_ep_mega_deep_gemm', 'marlin', 'humming', 'triton_unfused', 'aiter', 'aiter_mega_moe', 'aiter_triton_mxfp4_bf16', 'aiter_triton_mxfp4_mxfp4', 'flydsl', 'hpc', 'emulation', 'rdna3'], BeforeValidator(_normalized_name)] = since("0.34.0", 'auto')
     monokernel: bool = since("0.34.0", False)
     rdna_hybrid_w4a16_prefill_dequant: Annotated[Literal['enable', 'disable'], BeforeValidator(_normalized_name)] = \
         since("0.34.0", 'disable')
-    sparse_indexer_topk_backend: Literal['auto', 'deep_select', 'cooperative', 'persistent', 'per_row', 'flashinfer', 'torch', 'aiter'] = since("0.34.0", 'auto')
+    sparse_indexer_topk_backend: Annotated[Literal['auto', 'deep_select', 'cooperative', 'persistent', 'per_row', 'flashinfer', 'torch', 'aiter'], BeforeValidator(_normalized_name)] = since("0.34.0", 'auto')
 
 
 class WatermarkConfig(BaseModel):

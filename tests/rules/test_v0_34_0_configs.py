@@ -4,7 +4,10 @@ these tests pin each decision on its own."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+import pytest
 
 import postinit
 from postinit.engine import Outcome, Violation
@@ -126,3 +129,14 @@ def test_a_packed_kv_cache_keeps_the_boundary_layers_and_runs_flash_attention_2(
     assert fa2.changes == {"cache_config.kv_cache_dtype_skip_layers": ("0", "2")}
     assert cfg.packed_kv_cache(state({**tq, "cache_config.cache_dtype": "fp8"})) is None
     assert cfg._boundary_layers(1) == []
+
+
+@pytest.mark.parametrize(("field", "given", "normal"), [
+    ("moe_backend", "Deep-Gemm", "deep_gemm"), ("linear_backend", "FLASHINFER-CUTLASS", "flashinfer_cutlass"),
+    ("sparse_indexer_topk_backend", "Deep-Select", "deep_select"),
+    ("rdna_hybrid_w4a16_prefill_dequant", "ENABLE", "enable")])
+def test_kernel_config_backend_names_are_normalised(field: str, given: str, normal: str) -> None:
+    """vLLM 0.34.0's KernelConfig lowers each backend name and reads '-' as '_' before its Literal check
+    (vllm/config/kernel.py:431-457); a name already normal is kept as given."""
+    r = postinit.resolve(argv=["--kernel-config", json.dumps({field: given})], vllm_version="0.34.0")
+    assert r.ok and r.get(f"kernel_config.{field}") == normal
