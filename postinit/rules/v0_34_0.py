@@ -3637,9 +3637,44 @@ def cpu_executor_backend_mp(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
-_LINEAR_LAYER_DEFAULT = frozenset({"mamba", "mamba2"})
-"""Model types whose transformers config (5.x: MambaConfig, Mamba2Config) defaults ``layer_types`` to
-``["linear_attention"] * num_hidden_layers`` when config.json gives none."""
+_T = "model_config.hf_text_config."
+_LAYER_FIELDS = ("num_hidden_layers", "other", "hybrid_override_pattern", "layers_block_type", "full_attention_interval",
+                 "attn_layer_period", "attn_layer_offset")
+
+
+def _linear_by_default(c: Mapping[str, Any]) -> bool:
+    """Whether transformers 5's config class (vLLM 0.34.0's) fills ``layer_types`` with a ``linear_attention`` layer
+    when config.json gives none: each class derives its schedule from its own fields (bamba's attention indices,
+    jamba's period and offset, Nemotron-H's pattern, Qwen3-Next's interval, ...)."""
+    mt = c[_T + "model_type"]
+    n = c[_T + "num_hidden_layers"] or 0
+    other = c[_T + "other"] or {}
+    if mt in ("mamba", "mamba2", "falcon_mamba", "granitemoehybrid", "olmo_hybrid"):
+        return True
+    if mt == "bamba":
+        attn = other.get("attn_layer_indices")
+        return any(not (attn and i in attn) for i in range(n))
+    if mt == "jamba":
+        period, offset = c[_T + "attn_layer_period"] or 8, c[_T + "attn_layer_offset"]
+        offset = 4 if offset is None else offset
+        return any(i % period != offset for i in range(n))
+    if mt == "nemotron_h":
+        pattern = c[_T + "hybrid_override_pattern"]
+        return c[_T + "layers_block_type"] is None and (pattern is None or "M" in pattern)
+    if mt == "kimi_linear":
+        linear = other.get("linear_attn_config")
+        return bool(linear["kda_layers"]) if isinstance(linear, dict) and "kda_layers" in linear else n > 0
+    if mt in ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen4_exp_text"):
+        interval = c[_T + "full_attention_interval"] or 4
+        return any((i + 1) % interval for i in range(n))
+    if mt == "glm5_next_text":
+        return n > 0
+    if mt == "bailing_hybrid":
+        group = other.get("layer_group_size", 5)
+        return any((i + 1) % group for i in range(n))
+    if mt == "minimax":
+        return n > 1
+    return False
 
 
 @rule(
@@ -3649,7 +3684,7 @@ _LINEAR_LAYER_DEFAULT = frozenset({"mamba", "mamba2"})
     kind="override",
     reads=(_KIND, "platform.cpu_avx512_bf16", "cache_config.mamba_ssm_cache_dtype", _MC,
            "model_config.has_inner_state", "model_config.hf_text_config.model_type",
-           "model_config.hf_text_config.layer_types", "model_config.architecture"),
+           "model_config.hf_text_config.layer_types", "model_config.architecture", *(_T + f for f in _LAYER_FIELDS)),
     writes=("cache_config.mamba_ssm_cache_dtype",),
     source=f"{_CPU} (vllm/platforms/cpu.py:317-337), _cpu_mamba_backend (:44); ref P-CHECK-CPU, v0.34.0",
     message="Reset SSM cache type to float32 for accelerated GDN mamba backend '<backend>'.",
@@ -3665,7 +3700,7 @@ def cpu_mamba_ssm_cache_float32(c: Mapping[str, Any]) -> RuleResult:
     if c[_KIND] != "cpu" or not c["platform.cpu_avx512_bf16"] or dtype == "float32":
         return None
     layers = c["model_config.hf_text_config.layer_types"] if c[_MC] is not None else None
-    if layers is None and c[_MC] is not None and c["model_config.hf_text_config.model_type"] in _LINEAR_LAYER_DEFAULT:
+    if layers is None and c[_MC] is not None and _linear_by_default(c):
         layers = ("linear_attention",)
     linear = isinstance(layers, (list, tuple)) and "linear_attention" in layers
     if c[_MC] is None or not (c["model_config.has_inner_state"] or linear):

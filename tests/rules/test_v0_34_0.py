@@ -605,6 +605,29 @@ def test_cpu_hook_0_34_0() -> None:
     assert v.cpu_mamba_ssm_cache_float32(state({"platform.cpu_avx512_bf16": False}, platform="cpu")) is None
 
 
+def test_cpu_ssm_backend_reads_the_transformers_layer_schedule() -> None:
+    """vLLM's CPU hook names the SSM backend from ``layer_types``, which transformers 5 derives from each config's
+    own fields when config.json gives none: Bamba (served by the Transformers backend on CPU, no inner state) has
+    linear-attention layers unless its attention indices take every layer."""
+    def backend(model: str, **text: object) -> str:
+        s = {"model_config": True, "platform.cpu_avx512_bf16": True,
+             "model_config.hf_text_config.model_type": model, "model_config.has_inner_state": False,
+             "cache_config.mamba_ssm_cache_dtype": "auto", **{f"model_config.hf_text_config.{k}": x
+                                                               for k, x in text.items()}}
+        out = v.cpu_mamba_ssm_cache_float32(state(s, platform="cpu"))
+        assert out is not None and out.message is not None
+        return out.message.rsplit("'", 2)[1]
+
+    assert backend("bamba", num_hidden_layers=4, other={"attn_layer_indices": [1, 3]}) == "bamba"
+    assert backend("bamba", num_hidden_layers=2, other={"attn_layer_indices": [0, 1]}) == "none"
+    assert backend("jamba", num_hidden_layers=4, attn_layer_period=1, attn_layer_offset=0) == "none"
+    assert backend("jamba", num_hidden_layers=4, attn_layer_period=4, attn_layer_offset=2) == "jamba"
+    assert backend("nemotron_h", num_hidden_layers=2, hybrid_override_pattern="*-") == "none"
+    assert backend("nemotron_h", num_hidden_layers=4, hybrid_override_pattern="M*ME") == "nemotron_h"
+    assert backend("qwen3_next", num_hidden_layers=1, full_attention_interval=1) == "none"
+    assert backend("llama", num_hidden_layers=4) == "none"
+
+
 def test_kv_connectors() -> None:
     kvt = {"kv_transfer_config": True, "kv_transfer_config.kv_role": "kv_both"}
     lm = state({**kvt, "kv_transfer_config.kv_connector": "LMCacheConnectorV1",
