@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+from pathlib import Path
 
 import pytest
 
@@ -229,3 +230,20 @@ def test_a_part_patched_from_one_of_its_shape_is_the_part_validated_whole(part: 
     answer(prime)
     assert ("model_config", tuple(part)) in _api._SHAPES
     assert answer(config) == scratch
+
+
+def test_local_model_dir_changed_between_calls_is_read_again(tmp_path: Path) -> None:
+    """A model directory's config.json is parsed once per version of the file: resolving it again after the file
+    changed answers from the new file, and the same file gives the same config, trace and hash."""
+    from postinit.schema.loaders.model import CATALOG_DIR
+
+    entry = json.loads((CATALOG_DIR / "meta-llama--Llama-3.1-8B-Instruct.json").read_text())
+    (tmp_path / "config.json").write_text(json.dumps(entry["config"]))
+    first = postinit.resolve(model=str(tmp_path), platform="h100")
+    again = postinit.resolve(model=str(tmp_path), platform="h100")
+    assert (again.hash, again.trace, again.config) == (first.hash, first.trace, first.config)
+    assert first.config.model_config.max_model_len == entry["config"]["max_position_embeddings"]
+    (tmp_path / "config.json").write_text(json.dumps({**entry["config"], "max_position_embeddings": 4096}))
+    changed = postinit.resolve(model=str(tmp_path), platform="h100")
+    assert changed.config.model_config.max_model_len == 4096
+    assert changed.hash != first.hash

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -288,6 +289,34 @@ def test_local_dir(tmp_path: Path) -> None:
     assert model.sentence_transformers == {"normalize": False, "pooling_type": "MEAN", "max_seq_length": 384}
     assert model.sources["hf_config.architectures"] == f"{tmp_path}/config.json:architectures"
     assert load_model(str(tmp_path / "config.json")).raw == model.raw
+
+
+def test_local_dir_read_once_until_a_file_changes(tmp_path: Path) -> None:
+    """A local model's files are parsed once and the facts shared, until a file the load consulted changes, appears
+    or vanishes (config.json, the tokenizer's, modules.json and the pooling module it names): then read again."""
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps({"architectures": ["BertModel"], "model_type": "bert", "max_position_embeddings": 512}))
+    first = load_model(str(tmp_path))
+    assert load_model(str(tmp_path)) is first  # nothing changed: the same facts
+    config.write_text(json.dumps({"architectures": ["BertModel"], "model_type": "bert", "max_position_embeddings": 1024}))
+    second = load_model(str(tmp_path))
+    assert second is not first and second.raw["max_position_embeddings"] == 1024
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"model_max_length": 256}))  # a file appears
+    third = load_model(str(tmp_path))
+    assert third is not second and third.tokenizer_config == {"model_max_length": 256}
+    (tmp_path / "modules.json").write_text(json.dumps([
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}]))
+    assert load_model(str(tmp_path)).sentence_transformers == {"normalize": False}
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode_cls_token": True}))
+    assert load_model(str(tmp_path)).sentence_transformers == {"normalize": False, "pooling_type": "CLS"}
+    (tmp_path / "tokenizer_config.json").unlink()  # a file vanishes
+    assert load_model(str(tmp_path)).tokenizer_config is None
+    # same size and a restored mtime: the inode or ctime still tells a rewritten file apart
+    before = config.stat()
+    config.write_text(json.dumps({"architectures": ["BertModel"], "model_type": "bert", "max_position_embeddings": 2048}))
+    os.utime(config, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert load_model(str(tmp_path)).raw["max_position_embeddings"] == 2048
 
 
 def test_local_bad_json_names_line(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -265,8 +266,12 @@ _POOLING_MODES = (
 )
 
 
-def _sentence_transformers(directory: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """Pooling type / normalize from ``modules.json``, max_seq_length from ``sentence_bert_config.json``."""
+def _sentence_transformers(directory: Path, consulted: list[tuple[Path, _Stat]] | None = None) -> tuple[
+        dict[str, Any] | None, str | None]:
+    """Pooling type / normalize from ``modules.json``, max_seq_length from ``sentence_bert_config.json``.
+
+    ``consulted`` gets the pooling modules' config files this looked for (which ``modules.json`` names), each with
+    its :func:`_stat` taken before it is read."""
     facts: dict[str, Any] = {}
     origin: str | None = None
     modules_file = directory / "modules.json"
@@ -282,6 +287,8 @@ def _sentence_transformers(directory: Path) -> tuple[dict[str, Any] | None, str 
                     facts["normalize"] = True
                 if kind.endswith("Pooling"):
                     pooling_file = directory / str(module.get("path", "")) / "config.json"
+                    if consulted is not None:
+                        consulted.append((pooling_file, _stat(pooling_file)))
                     if pooling_file.is_file():
                         pooling = _read_object(pooling_file)
                         for key, mode in _POOLING_MODES:
@@ -299,7 +306,51 @@ def _sentence_transformers(directory: Path) -> tuple[dict[str, Any] | None, str 
     return (facts or None), origin
 
 
+_Stat = tuple[int, int, int, int] | None
+"""A file's identity and version as the local cache compares it: inode, size, mtime and ctime (ns); None: absent."""
+_LOCAL: dict[tuple[str, str], tuple[tuple[tuple[Path, _Stat], ...], LoadedModel]] = {}
+"""Models loaded from local files, by the name given and the config file: the files the load consulted (each
+with its :func:`_stat` when it was read) and the facts. A hit is checked against the files every time."""
+_LOCAL_MAX = 64
+
+
+def _stat(path: Path) -> _Stat:
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def _fixed_files(config_file: Path) -> tuple[Path, ...]:
+    """The files a local load reads or looks for whatever their content says (modules.json's pooling modules
+    are the one addition: :func:`_sentence_transformers` reports those)."""
+    directory = config_file.parent
+    return (config_file, directory / "tokenizer_config.json", directory / "modules.json",
+            directory / "sentence_bert_config.json", directory / _SPARSE_ATTENTION_FILE)
+
+
 def _load_local(name: str, config_file: Path) -> LoadedModel:
+    """A local model's facts, read again only when a file the last read consulted changed (by inode, size,
+    mtime or ctime) or appeared or vanished: vLLM reads the files at every start; a library answering many
+    requests for one model directory parses them once (a bounded cache; callers copy before changing anything,
+    as with the catalog's entries)."""
+    key = (name, str(config_file))
+    hit = _LOCAL.get(key)
+    if hit is not None and all(_stat(p) == st for p, st in hit[0]):
+        return hit[1]
+    fixed = _fixed_files(config_file)
+    before = [(p, _stat(p)) for p in fixed]  # before reading: a change while reading is seen next time
+    pooling: list[tuple[Path, _Stat]] = []
+    model = _read_local(name, config_file, pooling)
+    seen = (*before, *pooling)
+    if len(_LOCAL) >= _LOCAL_MAX:
+        _LOCAL.clear()
+    _LOCAL[key] = (seen, model)
+    return model
+
+
+def _read_local(name: str, config_file: Path, pooling: list[tuple[Path, _Stat]] | None = None) -> LoadedModel:
     raw = _read_object(config_file)
     directory = config_file.parent
     tokenizer: dict[str, Any] | None = None
@@ -307,7 +358,7 @@ def _load_local(name: str, config_file: Path) -> LoadedModel:
     if tokenizer_file.is_file():
         tok = _read_object(tokenizer_file)
         tokenizer = {k: tok[k] for k in _TOKENIZER_KEYS if k in tok}
-    st, st_origin = _sentence_transformers(directory)
+    st, st_origin = _sentence_transformers(directory, pooling)
     sparse_file = directory / _SPARSE_ATTENTION_FILE
     sparse = (_read_object(sparse_file), str(sparse_file)) if sparse_file.is_file() else None
     return _build(
