@@ -35,6 +35,7 @@ scratch (:func:`~postinit.engine.resolve_flat`).
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left
 from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -520,6 +521,44 @@ def _renumbered(events: tuple[Any, ...], shift: int) -> tuple[tuple[Any, ...], d
     return events, values, provenance
 
 
+class _Plan:
+    """What every replay of one recording looks up (made once per recording, on first use): the compiled
+    program, every phase's index, the members that made each event, the slice cache, and per path the
+    phases whose evaluations a difference of it can reach (what :meth:`_Replay.next_phase` skips by)."""
+
+    __slots__ = ("by_value", "by_value_minimal", "changed", "indexes", "members", "n", "program", "slices", "unique",
+                 "watched")
+
+    def __init__(self, rec: Recording, book: Rulebook) -> None:
+        self.program = program_of(book)
+        self.indexes = _indexes(rec, book)
+        self.members = _members(rec, book)
+        found: dict[tuple[int, int, int], _Slice] | None = rec.indexes.get("slices")
+        if found is None:
+            found = rec.indexes["slices"] = {}
+        self.slices = found
+        self.n = len(self.indexes)
+        self.unique = tuple(k for k, ix in enumerate(self.indexes) if ix.unique)
+        """The phases with an evaluation whose events are never copied."""
+        self.by_value = _phases_of(ix.by_value for ix in self.indexes)
+        """Path -> the phases (ascending) with an evaluation a different value of it can make differ."""
+        self.by_value_minimal = _phases_of(ix.by_value_minimal for ix in self.indexes)
+        """The same at the ``minimal`` trace level."""
+        self.changed = _phases_of(ix.changed for ix in self.indexes)
+        """Path -> the phases whose events change it."""
+        self.watched = _phases_of(ix.watched for ix in self.indexes)
+        """Path -> the phases whose change of it a stale read watches."""
+
+
+def _phases_of(tables: Iterable[Mapping[str, Any]]) -> dict[str, tuple[int, ...]]:
+    """Path -> the phases (ascending) whose table names it."""
+    out: dict[str, list[int]] = {}
+    for k, table in enumerate(tables):
+        for p in table:
+            out.setdefault(p, []).append(k)
+    return {p: tuple(ks) for p, ks in out.items()}
+
+
 class _Replay:
     """One replay: the new run, the recording it follows and what differs from it at the current point."""
 
@@ -529,12 +568,16 @@ class _Replay:
         self.rec = rec
         self.base = base
         self.book = base.rulebook
-        self.program: Program = program_of(self.book)
-        self.indexes = _indexes(rec, self.book)
+        plan: _Plan | None = rec.indexes.get("plan")
+        if plan is None:
+            plan = rec.indexes["plan"] = _Plan(rec, self.book)
+        self.plan = plan
+        self.program: Program = plan.program
+        self.indexes = plan.indexes
         """Every recorded phase's index, in order."""
-        self.members = _members(rec, self.book)
+        self.members = plan.members
         """Event index -> the compiled rule (or member) that made it."""
-        self.slices: dict[tuple[int, int, int], _Slice] = rec.indexes.get("slices") or rec.indexes.setdefault("slices", {})
+        self.slices: dict[tuple[int, int, int], _Slice] = plan.slices
         """The recording's cache of renumbered slices (see :func:`_slice`)."""
         self.dirty = dirty
         """Path -> its value in the recorded run at this point, for each path whose value differs."""
@@ -582,18 +625,25 @@ class _Replay:
     def next_phase(self, k: int) -> int:
         """The first recorded phase from ``k`` on with an evaluation that what differs now can reach (the number
         of recorded phases when there is none): the phases before it are copied as recorded."""
-        dirty, sources, logs = self.dirty, self.sources, self.logs
-        full = self.run_.full
-        dirty_keys, source_keys = dirty.keys(), sources.keys()
-        indexes = self.indexes
-        for kk in range(k, len(indexes)):
-            ix = indexes[kk]
-            # set views against set views: each test walks the smaller side (in C)
-            if ix.unique or (dirty and not dirty_keys.isdisjoint(ix.by_value_keys if full else ix.by_value_minimal_keys)) \
-                    or (sources and not source_keys.isdisjoint(ix.changed_keys)) \
-                    or (full and logs and not ix.watched_keys.isdisjoint(logs)):
-                return kk
-        return len(indexes)
+        plan = self.plan
+        best = plan.n
+        for kk in plan.unique:
+            if kk >= k:
+                best = kk
+                break
+        if best == k:
+            return k
+        for paths, table in ((self.dirty, plan.by_value if self.full else plan.by_value_minimal),
+                             (self.sources, plan.changed), (self.logs if self.full else (), plan.watched)):
+            for p in paths:
+                found = table.get(p)
+                if found is not None and found[-1] >= k:
+                    kk = found[bisect_left(found, k)]
+                    if kk < best:
+                        if kk == k:
+                            return k
+                        best = kk
+        return best
 
     def follow(self, k: int, phase: str) -> bool:
         """Follow phase ``k`` of the recording; True when the run stopped (a violation)."""
@@ -646,7 +696,8 @@ class _Replay:
                         continue
                     if a < b:
                         d = details[j]
-                        if out is recorded or _same_result(c, out, recorded, d.effects):
+                        if out is recorded or (_same_changes(out, recorded) if type(out) is dict and type(recorded) is dict
+                                               else _same_result(c, out, recorded, d.effects)):
                             if holds(d):
                                 continue  # the same result: early cutoff (its events copied with the next slice)
                             if b - a == 1 and holds(d, False):
