@@ -1311,17 +1311,21 @@ def _model_config_bound() -> type[BaseModel]:
 
 def _max_model_len_below_one(data: dict[str, Any], version: versions.Version,
                              engine_args: bool) -> tuple[dict[str, Any], int | None]:
-    """A max_model_len below 1 where the version's ModelConfig takes it (``version.max_model_len_auto``, vLLM
-    0.34.0: -1 is "auto"; 0 is derived and logged, then refused by its model validator): held out of the schema's
-    validation (whose bound is 1) and returned, to be put in the state as given. One below -1 is pydantic's
-    refusal of the field, where create_engine_config builds the ModelConfig (before it logs anything)."""
+    """A max_model_len below 1, which every modelled version's ModelConfig takes: held out of the schema's
+    validation (whose bound is 1) and returned, to be put in the state as given.
+
+    The seed and 0.11.1 declare the field ``SkipValidation[int]``: any int reaches _get_and_verify_max_len, which
+    keeps a value below the model's length, so -1 or 0 flows on into the scheduler's arithmetic (golden y039).
+    vLLM 0.34.0 (``version.max_model_len_auto``) bounds it ``Field(ge=-1)``: -1 is "auto"; 0 is derived and logged,
+    then refused by its model validator; one below -1 is pydantic's refusal of the field, where
+    create_engine_config builds the ModelConfig (before it logs anything)."""
     mc = data.get("model_config")
-    if not version.facts.max_model_len_auto or not isinstance(mc, Mapping):
+    if not isinstance(mc, Mapping):
         return data, None
     value = mc.get("max_model_len")
     if not isinstance(value, int) or isinstance(value, bool) or value >= 1:
         return data, None
-    if value < -1:
+    if version.facts.max_model_len_auto and value < -1:
         try:
             _model_config_bound().model_validate({"max_model_len": value})
         except ValidationError as e:

@@ -295,6 +295,51 @@ _DTYPE_READS = (H + "dtype", H + "torch_dtype", T + "dtype", T + "torch_dtype", 
                 H + "weights_dtype")
 
 
+# ---------------------------------------------------------------------------- config.json's model type
+
+
+def config_model_types(file: str) -> frozenset[str]:
+    """The model types a version's ``get_config`` loads without remote code (a file of ``postinit/rules/data/``,
+    tests/golden/oracle/model_types_dump.py): transformers' config classes and vLLM's own."""
+    raw = json.loads(resources.files("postinit.rules").joinpath("data", file).read_text("utf-8"))
+    return frozenset(raw["transformers_model_types"]) | frozenset(raw["vllm_model_types"])
+
+
+UNKNOWN_MODEL_TYPE = (
+    "The checkpoint you are trying to load has model type `{t}` but Transformers does not recognize this "
+    "architecture. This could be because of an issue with the checkpoint, or because your version of Transformers "
+    "is out of date.\n\nYou can update Transformers with the command `pip install --upgrade transformers`. If this "
+    "does not work, and the checkpoint is very new, then there may not be a release version that supports this "
+    "model yet. In this case, you can get the most up-to-date code by installing Transformers from source with the "
+    "command `pip install git+https://github.com/huggingface/transformers.git`")
+"""transformers' AutoConfig refusal of a model type it has no config class for (4.57 and 5.22 alike)."""
+
+
+@rule(
+    "model.model-type-known",
+    title="config.json's model_type must be one transformers or vLLM has a config class for",
+    phase=PHASE,
+    kind="check",
+    reads=("model_config", H + "model_type", H + "other"),
+    source="vllm/transformers_utils/config.py get_config (vLLM's _CONFIG_REGISTRY, else "
+    "AutoConfig.from_pretrained), called first in ModelConfig.__post_init__; ref 2.1",
+    message="The checkpoint you are trying to load has model type `<t>` but Transformers does not recognize this "
+    "architecture. ...",
+)
+def model_type_known(c: Mapping[str, Any], *,
+                     known: frozenset[str] = config_model_types("config-model-types-d7fb10c57.json")) -> RuleResult:
+    """A checkpoint newer than the installation's transformers (a Nemotron-H config at the seed, whose
+    transformers 4.57 has no NemotronHConfig: golden y017) is refused before anything is derived; ``auto_map``
+    remote code is loaded instead (when trusted)."""
+    if not _present(c):
+        return None
+    model_type = c[H + "model_type"]
+    if not isinstance(model_type, str) or not model_type or model_type in known or "auto_map" in (c[H + "other"] or {}):
+        return None
+    return Violation(UNKNOWN_MODEL_TYPE.format(t=model_type), error="ValueError",
+                     hint="this vLLM's transformers has no config class for it: upgrade, or use a model it knows")
+
+
 # ---------------------------------------------------------------------------- batch invariance, seed
 
 
@@ -1516,7 +1561,8 @@ def max_model_len_log(c: Mapping[str, Any]) -> RuleResult:
 
 POST_INIT = sequence(
     "model.post-init",
-    batch_invariant_eager, architecture_supported, runner_supported, architecture, dtype, dtype_float16_unsupported,
+    model_type_known, batch_invariant_eager, architecture_supported, runner_supported, architecture, dtype,
+    dtype_float16_unsupported,
     dtype_cast, v0_interleaved_disables_sliding_window, max_model_len, max_model_len_log, quantization,
     "verify.rocm-quant-allowlist", "verify.rocm-triton-awq", rocm_encoder_decoder_eager, bnb_8bit_eager,
     title="ModelConfig.__post_init__'s order: the architecture, the dtype, max_model_len, the quantization "

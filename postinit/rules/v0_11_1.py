@@ -40,6 +40,7 @@ from postinit.rules.delta import Delta, patch
 from postinit.rules.model_config import (
     _INFO_READS,
     SEED_POOLER_FIELDS,
+    config_model_types,
     override_pooler_rule,
 )
 from postinit.rules.models import (
@@ -366,6 +367,7 @@ def observability_config(c: Mapping[str, Any]) -> RuleResult:
     phase="sub_configs",
     kind="check",
     reads=(_EA, "lora_config", "speculative_config", "speculative_config.num_speculative_tokens", _TOK, _SEQ),
+    after=("scheduler.chunked-prefill-enabled",),  # create_engine_config checks it after building SchedulerConfig
     source=f"{_ARGS}.create_engine_config; ref 12.2, v0.11.1",
     message="Consider increasing max_num_batched_tokens or decreasing num_speculative_tokens",
 )
@@ -437,7 +439,7 @@ def encoder_decoder_no_chunked_prefill(c: Mapping[str, Any]) -> RuleResult:
     reads=(_ECP, _TOK),
     after=("speculative.draft-model-from-method", "speculative.draft-tensor-parallel-size",
            "speculative.prompt-lookup-defaults", "speculative.draft-verify-with-parallel-config",
-           "speculative.token-tree", "speculative.mtp-draft-architecture"),
+           "speculative.token-tree", "speculative.mtp-draft-architecture", "scheduler.field-bounds"),
     feedback=("scheduler.encoder-decoder-no-chunked-prefill",),
     source=f"{_SCH}.__post_init__; ref 2.4, v0.11.1",
     message="Chunked prefill is enabled with max_num_batched_tokens=<n>.",
@@ -478,26 +480,36 @@ def _ge(name: str, value: int, bound: int) -> Violation:
                      error="ValidationError")
 
 
+_SCHEDULER_BOUNDS = (("max_num_batched_tokens", 1), ("max_num_seqs", 1), ("max_num_partial_prefills", 1),
+                     ("max_long_partial_prefills", 1), ("num_lookahead_slots", 0), ("stream_interval", 1))
+"""SchedulerConfig's ``Field(ge=...)`` bounds, in its declaration order (pydantic reports them in that order)."""
+
+
 @rule(
     "scheduler.field-bounds",
-    title="SchedulerConfig's pydantic lower bounds (lookahead slots, partial prefills)",
+    title="SchedulerConfig's pydantic lower bounds (the budget, the sequences, lookahead slots, partial prefills)",
     phase="sub_configs",
     kind="check",
-    reads=("scheduler_config.num_lookahead_slots", "scheduler_config.max_num_partial_prefills",
-           "scheduler_config.max_long_partial_prefills"),
+    reads=tuple(f"scheduler_config.{name}" for name, _ in _SCHEDULER_BOUNDS),
     source=f"{_ARGS}.create_engine_config (SchedulerConfig(...): {_SCH} Field(ge=...)); ref 2.4, v0.11.1",
     message="1 validation error for SchedulerConfig ... greater than or equal to ...",
 )
 def scheduler_field_bounds(c: Mapping[str, Any]) -> RuleResult:
     """pydantic checks the bounds when create_engine_config builds the SchedulerConfig, before its __post_init__
-    runs (and logs): the ValidationError reaches the caller unwrapped (golden case n021-lookahead-negative)."""
-    for name, bound in (("max_num_partial_prefills", 1), ("max_long_partial_prefills", 1), ("num_lookahead_slots", 0)):
-        value = c[f"scheduler_config.{name}"]
-        if value < bound:
-            refusal = _ge(name, value, bound)
-            return Violation(f"{refusal.message}\n    For further information visit "
-                             "https://errors.pydantic.dev/2.12/v/greater_than_equal", error=refusal.error)
-    return None
+    runs (and logs): the ValidationError reaches the caller unwrapped (golden case n021-lookahead-negative). A
+    max_model_len of -1 (which 0.11.1's ModelConfig keeps) makes EngineArgs' batch defaults negative: both
+    refused at once (golden y039)."""
+    values = [(name, c[f"scheduler_config.{name}"], bound) for name, bound in _SCHEDULER_BOUNDS]
+    bad = [(name, value, bound) for name, value, bound in values if value is not None and value < bound]
+    if not bad:
+        return None
+    count = "1 validation error" if len(bad) == 1 else f"{len(bad)} validation errors"
+    lines = [f"{count} for SchedulerConfig"]
+    for name, value, bound in bad:
+        lines += [name, f"  Input should be greater than or equal to {bound} [type=greater_than_equal, "
+                        f"input_value={value}, input_type=int]",
+                  "    For further information visit https://errors.pydantic.dev/2.12/v/greater_than_equal"]
+    return Violation("\n".join(lines), error="ValidationError")
 
 
 @rule(
@@ -1695,6 +1707,9 @@ DELTA = Delta(
         "compilation_mode_enum": True,  # CompilationConfig.mode: CompilationMode (an IntEnum), no longer a plain int
     },
     patch=(
+        patch("model.model-type-known", known=config_model_types("config-model-types-0.11.1.json"),
+              why="0.11.1's own config classes (vllm/transformers_utils/config.py _CONFIG_REGISTRY) differ from the "
+              "seed's; transformers is 4.57.1 as there"),
         patch("cache.fast-prefill-eagle", error="ValueError", source=f"{_VLLM}; ref step-13, v0.11.1"),
         patch("engine-args.speculative-method-literal", methods=SPECULATIVE_METHODS_0111,
               source="vllm/engine/arg_utils.py EngineArgs.create_speculative_config (SpeculativeConfig(...): pydantic "

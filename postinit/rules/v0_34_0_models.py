@@ -26,7 +26,12 @@ from postinit.rules import models
 from postinit.rules import speculative as spec
 from postinit.rules import v0_34_0_hooks as hooks
 from postinit.rules import v0_34_0_spec as mtp034
-from postinit.rules.verify import _hf_quant_cfg, quant_method
+from postinit.rules.verify import (
+    QUANT_FILE_READS,
+    _hf_quant_cfg,
+    quant_config_file_problem,
+    quant_method,
+)
 from postinit.rules.versions import Delta, patch
 
 __all__ = ["DELTA"]
@@ -360,13 +365,27 @@ _QUANT = (
 )
 
 
+QUANT_CONFIG_FILES_0340: dict[str, tuple[str, ...]] = {
+    "auto_awq": ("quantize_config.json", "quant_config.json"), "auto_gptq": ("quantize_config.json",),
+    "awq": ("quantize_config.json", "quant_config.json"), "awq_marlin": ("quantize_config.json", "quant_config.json"),
+    "gptq": ("quantize_config.json",), "gptq_marlin": ("quantize_config.json",), "inc": ("quantization_config.json",),
+    "modelopt": ("hf_quant_config.json",), "modelopt_fp4": ("hf_quant_config.json",),
+    "modelopt_mixed": ("hf_quant_config.json",), "modelopt_mxfp8": ("hf_quant_config.json",),
+    "moe_wna16": ("quantize_config.json",), "mxfp8": ("hf_quant_config.json",),
+}
+"""0.34.0's ``get_config_filenames()`` per quantization method (read from its venv); the others name none."""
+ONLINE_SHORTHANDS_0340 = ("fp8_per_block", "fp8_per_channel", "fp8_per_tensor", "int8_per_channel_weight_only",
+                          "lut_b_moe", "mxfp4", "mxfp4_hadamard32", "mxfp8", "nvfp4_per_token")
+"""0.34.0's ``_ONLINE_SHORTHANDS``: without a config file these quantize online (get_quant_config)."""
+
+
 @rule(
     "verify.quant-config",
     title="Quantization config from the checkpoint, or online FP8 for an unquantized one",
     phase="verify",
     kind="derive",
     reads=("model_config", _M + "quantization", _M + "hf_config.quantization_config", _M + "hf_config.text_config",
-           _M + "hf_config.compression_config", "quant_config"),
+           _M + "hf_config.compression_config", "quant_config", *QUANT_FILE_READS),
     writes=("quant_config", "quant_config.method", "quant_config.class_name", "quant_config.min_capability",
             "quant_config.weight_block_size"),
     source="vllm/config/vllm.py VllmConfig._get_quantization_config, get_quant_config "
@@ -379,12 +398,17 @@ def quant_config(c: Mapping[str, Any], *,
     """A quantized checkpoint's method builds its config from the checkpoint's quantization_config. ``fp8`` on a
     checkpoint without one (FP8 has no config file of its own) quantizes online: 0.34.0 builds the online config
     as ``fp8_per_tensor`` and warns that the spelling is deprecated; ``mxfp4``/``mxfp8`` there are the online
-    shorthands of those names."""
+    shorthands of those names. A method whose config lives in a file of its own needs that file (golden s-y025)."""
     if c["quant_config"] or not c["model_config"]:
         return None
     method = quant_method(c)
     if method is None:
         return None
+    if c[_M + "quantization"] is not None:
+        problem = quant_config_file_problem(c, method, QUANT_CONFIG_FILES_0340, without_file=ONLINE_SHORTHANDS_0340,
+                                            mixed_falls_through=True)
+        if problem is not None:
+            return problem
     cfg = _hf_quant_cfg(c)
     # fp8 and the deferred shorthands (mxfp4, mxfp8: also checkpoint formats) quantize an unquantized
     # checkpoint online (get_quant_config, vllm/model_executor/model_loader/weight_utils.py:378-392)
@@ -1833,7 +1857,9 @@ TRY_VERIFY_AND_UPDATE_CONFIG = sequence(
 DELTA = Delta(
     facts={"model_registry": "model-registry-0.34.0.json", "rope_override_standardized": True,
            "max_model_len_auto": True},
-    patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG, *_DRAFT_PATCHES),
+    patch=(*_RUNNER, *_MAX_LEN, *_QUANT, *_HOOKS_IN_MODEL_CONFIG, *_DRAFT_PATCHES,
+           patch("model.model-type-known", known=mc.config_model_types("config-model-types-0.34.0.json"),
+                 why="0.34.0 runs with transformers 5.22 (788 config classes) and its own 57")),
     replace=(head_dtype, class_interfaces, gptoss_max_capture_size, method_from_model_name, draft_model_from_method, quant_config,
              deepseek_v32_cache_dtype,
              prompt_lookup_defaults, draft_tensor_parallel_size, multimodal_config, pooler_config, qwen2_rm_activation, jinavl_ranking, encoder_decoder_no_chunked_prefill,

@@ -309,18 +309,75 @@ def quant_method(c: Mapping[str, Any]) -> str | None:
     return method or None
 
 
+QUANT_CONFIG_FILES: dict[str, tuple[str, ...]] = {
+    "auto-round": ("quantization_config.json",), "awq": ("quant_config.json", "quantize_config.json"),
+    "awq_marlin": ("quantize_config.json",), "bitblas": ("quantize_config.json",),
+    "deepspeedfp": ("quant_config.json", "quantize_config.json"), "gptq": ("quantize_config.json",),
+    "gptq_bitblas": ("quantize_config.json",), "gptq_marlin": ("quantize_config.json",),
+    "gptq_marlin_24": ("quantize_config.json",), "hqq": ("quantize_config.json",),
+    "ipex": ("quant_config.json", "quantize_config.json"), "modelopt": ("hf_quant_config.json",),
+    "modelopt_fp4": ("hf_quant_config.json",), "moe_wna16": ("quantize_config.json",),
+    "petit_nvfp4": ("hf_quant_config.json",),
+}
+"""Each quantization method's ``get_config_filenames()`` (the seed and 0.11.1; read from the oracles' venvs): the
+file a checkpoint of that method carries its config in when config.json does not. Methods not listed name none
+(fp8, bitsandbytes, compressed-tensors, ...): their config is built without a file."""
+
+
+QUANT_FILE_READS = ("model_config.model", "model_config.hf_overrides", "model_config.hf_config.dir_json_files")
+"""What :func:`quant_config_file_problem` reads beyond the quantization reads."""
+
+
+def quant_config_file_problem(c: Mapping[str, Any], method: str, files: Mapping[str, tuple[str, ...]],
+                              without_file: tuple[str, ...] = (), mixed_falls_through: bool = False) -> Violation | None:
+    """The refusal of get_quant_config (called by ``verify.quant-config`` for ``method``, the config's quantization)
+    when the method's config file is missing or ambiguous.
+
+    ``--quantization awq`` on a checkpoint whose config.json has no quantization_config: vLLM globs the model
+    directory's *.json for the method's config file (a name ending in one of its filenames) and refuses none or
+    several, before it checks the GPU or the dtype.
+
+    ``without_file``: methods that fall back to an online quantization when no file is found (vLLM 0.34.0's
+    shorthands). ``mixed_falls_through``: a modelopt_mixed checkpoint config without ``quantized_layers`` is read
+    from the file instead (0.34.0). A model that is not a local directory (a catalog id) is not checked: vLLM
+    would download the hub's *.json files, which postinit never does.
+    """
+    names = c["model_config.hf_config.dir_json_files"]
+    if names is None:
+        return None
+    wanted = files.get(method, ())
+    if not wanted or method in without_file:
+        return None
+    cfg = _hf_quant_cfg(c)
+    if cfg is not None and not (mixed_falls_through and method == "modelopt_mixed" and "quantized_layers" not in cfg):
+        return None
+    overrides = c["model_config.hf_overrides"]
+    if isinstance(overrides, Mapping) and ("quantization_config_file" in overrides
+                                           or "quantization_config_dict_json" in overrides):
+        return None
+    folder = str(c["model_config.model"])
+    found = [posixpath.join(folder, n) for n in names if any(n.endswith(w) for w in wanted)]
+    if not found:
+        return Violation(f"Cannot find the config file for {method}",
+                         hint=f"put the checkpoint's {' or '.join(wanted)} beside config.json, or drop --quantization")
+    if len(found) > 1:
+        return Violation(f"Found multiple config files for {method}: {found}")
+    return None
+
+
 @rule(
     "verify.quant-config",
     title="Quantization config from the checkpoint",
     phase="verify",
     kind="derive",
-    reads=(*_QREADS, "quant_config"),
+    reads=(*_QREADS, "quant_config", *QUANT_FILE_READS),
     writes=("quant_config", "quant_config.method", "quant_config.class_name", "quant_config.min_capability",
             "quant_config.weight_block_size"),
-    source=f"{_VLLM}._get_quantization_config; ref step-6, 10",
+    source=f"{_VLLM}._get_quantization_config (get_quant_config); ref step-6, 10",
 )
 def quant_config(c: Mapping[str, Any], *,
-                 methods: Mapping[str, tuple[str, int, tuple[str, ...]]] = QUANT_METHODS) -> RuleResult:
+                 methods: Mapping[str, tuple[str, int, tuple[str, ...]]] = QUANT_METHODS,
+                 files: Mapping[str, tuple[str, ...]] = QUANT_CONFIG_FILES) -> RuleResult:
     """A quantized checkpoint needs its method's config object to build the layers.
 
     Only when no quant_config was given; ``weight_block_size`` is the FP8
@@ -331,6 +388,10 @@ def quant_config(c: Mapping[str, Any], *,
     method = quant_method(c)
     if method is None:
         return None
+    if c["model_config.quantization"] is not None:
+        problem = quant_config_file_problem(c, method, files)
+        if problem is not None:
+            return problem
     cls, cap, _ = methods.get(method, (None, None, ()))
     cfg = _hf_quant_cfg(c) or {}
     block = cfg.get("weight_block_size") if method == "fp8" else None

@@ -474,6 +474,10 @@ class HFConfig(BaseModel):
     dir_sparse_attention_config: dict[str, Any] | None = unhashed(
         None, description="the model directory's sparse_attention_config.json, which vLLM merges into "
         "dual_chunk_attention_config (ModelConfig.verify_dual_chunk_attention_config); None: no such file")
+    dir_json_files: list[str] | None = unhashed(
+        None, description="the names of the *.json files in the model's directory, sorted (vLLM's get_quant_config "
+        "globs them for the config file of a quantization method the checkpoint's config.json does not describe); "
+        "None: not a local directory")
     weights_dtype: str | None = unhashed(None)
     transformers_backend: bool | None = unhashed(
         None,

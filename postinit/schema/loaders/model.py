@@ -20,6 +20,7 @@ level, as vLLM's ``get_text_config()`` sees a multimodal config).
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 import os
 from collections.abc import Mapping
@@ -49,6 +50,8 @@ CATALOG_DIR = Path(__file__).resolve().parent.parent / "catalog"
 _TOKENIZER_KEYS = ("model_max_length", "tokenizer_class", "do_lower_case")
 _SPARSE_ATTENTION_FILE = "sparse_attention_config.json"
 """The file beside config.json that vLLM's dual-chunk attention reads (weight_utils.get_sparse_attention_config)."""
+MAX_DIR_JSON_FILES = 1000
+"""How many *.json names of a model directory the loader lists at most (a request's cost stays bounded)."""
 _ST_FACTS = {
     "pooling_type": "st_pooling_type",
     "normalize": "st_normalize",
@@ -206,6 +209,7 @@ def _build(
     note: str = "",
     patch: bool = True,
     sparse: tuple[dict[str, Any], str] | None = None,
+    json_files: list[str] | None = None,
 ) -> LoadedModel:
     raw = plain_copy(raw, origin)
     if patch:
@@ -230,6 +234,8 @@ def _build(
         beside["tokenizer_model_max_length"] = (tokenizer["model_max_length"], f"{tokenizer_origin}:model_max_length")
     if sparse is not None:
         beside["dir_sparse_attention_config"] = (plain_copy(sparse[0], "sparse_attention_config"), sparse[1])
+    if json_files is not None and path is not None:
+        beside["dir_json_files"] = (json_files, f"{path}/*.json")
     for field_name, (value, where) in _filter({k: v for k, v in beside.items()}).items():
         hf[field_name] = value
         sources[f"hf_config.{field_name}"] = where
@@ -361,6 +367,7 @@ def _read_local(name: str, config_file: Path, pooling: list[tuple[Path, _Stat]] 
     st, st_origin = _sentence_transformers(directory, pooling)
     sparse_file = directory / _SPARSE_ATTENTION_FILE
     sparse = (_read_object(sparse_file), str(sparse_file)) if sparse_file.is_file() else None
+    json_files = sorted(itertools.islice((p.name for p in directory.glob("*.json")), MAX_DIR_JSON_FILES))
     return _build(
         name,
         raw,
@@ -371,6 +378,7 @@ def _read_local(name: str, config_file: Path, pooling: list[tuple[Path, _Stat]] 
         str(tokenizer_file),
         st_origin,
         sparse=sparse,
+        json_files=json_files,
     )
 
 
