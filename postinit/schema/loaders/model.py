@@ -330,9 +330,10 @@ def _stat(path: Path) -> _Stat:
 
 def _fixed_files(config_file: Path) -> tuple[Path, ...]:
     """The files a local load reads or looks for whatever their content says (modules.json's pooling modules
-    are the one addition: :func:`_sentence_transformers` reports those)."""
+    are the one addition: :func:`_sentence_transformers` reports those), and the directory itself, whose *.json
+    names the load lists (``dir_json_files``): a file added or removed there changes its mtime."""
     directory = config_file.parent
-    return (config_file, directory / "tokenizer_config.json", directory / "modules.json",
+    return (config_file, directory, directory / "tokenizer_config.json", directory / "modules.json",
             directory / "sentence_bert_config.json", directory / _SPARSE_ATTENTION_FILE)
 
 
