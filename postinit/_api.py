@@ -307,7 +307,7 @@ _RUNS: dict[_RunKey, EngineResult | None] = {}
 """Per rulebook, semantics, trace level, model, platform, usage and the input's shape (the paths it gives a
 provenance, in order): None once such an input was resolved, then the recorded run of the second one — what the
 next ones are replayed from (:func:`_resolved`)."""
-_RUNS_MAX = 32
+_RUNS_MAX = 16
 
 
 def _resolved(book: Rulebook, state: dict[str, Any], prov: dict[str, Provenance], semantics: str, trace: TraceLevel,

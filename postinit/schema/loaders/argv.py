@@ -920,7 +920,9 @@ def _build_parser(version: str = "", scope: str = "frontend") -> _Parser:
     for spec in flags_for(version):
         if table is not None and spec.scope not in allowed:
             continue
-        kwargs: dict[str, Any] = {"dest": spec.dest, "default": argparse.SUPPRESS}
+        # default None: parse_vllm_args fills every destination first (``_unset``), so argparse sets no default
+        # either way; its last pass over the ~190 actions then stops at ``default is not None`` for each
+        kwargs: dict[str, Any] = {"dest": spec.dest, "default": None}
         if spec.kind == "bool":
             if table is not None:
                 parser.add_argument(*spec.option_strings, action=_SwitchGiven, off=spec.off or (), **kwargs)
@@ -946,9 +948,10 @@ _UNSET = object()
 def _unset(parser: _Parser) -> dict[str, object]:
     """Every destination of ``parser`` mapped to :data:`_UNSET`: the namespace argparse fills starts with them.
 
-    Every flag's default is ``SUPPRESS``, so argparse sets no default either way; with the destinations present,
-    its two passes over every action (``hasattr(namespace, dest)`` before and after parsing, ~750 failed attribute
-    lookups a parse) find them at once. The flags given are the ``_Given`` values the actions record in ``_seen``.
+    With the destinations present argparse sets no default (each action's is None): its pass over every action
+    before parsing finds each at once (``hasattr(namespace, dest)``; ~190 failed attribute lookups a parse without
+    them), the one after stops at the None default. The flags given are the ``_Given`` values the actions record
+    in ``_seen``.
     """
     return {action.dest: _UNSET for action in parser._actions if action.dest is not argparse.SUPPRESS}
 
