@@ -158,6 +158,7 @@ FIELDS_ADDED = (
     "engram_config.embedding_across_dp",
     "engram_config.use_thp",
     "env.CUDA_VISIBLE_DEVICES",
+    "env.INKLING_MULTIMEM_AR",
     "env.NCCL_GRAPH_REGISTER",
     "env.PYTORCH_CUDA_ALLOC_CONF",
     "env.TORCH_COMPILE_DISABLE",
@@ -204,6 +205,8 @@ FIELDS_ADDED = (
     "model_config.enable_nccl_comm_suspend",
     "model_config.enable_trace_replay",
     "model_config.is_mm_prefix_lm",
+    "model_config.hf_config.is_mm_prefix_lm",
+    "model_config.hf_text_config.is_mm_prefix_lm",
     "model_config.is_moe",
     "model_config.is_quantized",
     "model_config.is_submodel_config",
@@ -2504,8 +2507,11 @@ def capture_sizes(c: Mapping[str, Any]) -> RuleResult:
         _SIZES: tuple(sorted(token_sizes)), _MAX: max(token_sizes, default=0),
     })
     if not token_sizes:
-        warnings.append("No CUDA graph capture sizes are left; setting cudagraph_mode to NONE.")
         out[_CG] = CUDAGraphMode.NONE
+        if not warnings:  # vLLM logs this one at info level (vllm/config/vllm.py:2734, info_once)
+            return Outcome(out, message="No CUDA graph capture sizes are left; setting cudagraph_mode to NONE.",
+                           level="info")
+        warnings.append("No CUDA graph capture sizes are left; setting cudagraph_mode to NONE.")
     return Outcome(out, message="\n".join(warnings))
 
 @rule(
@@ -2593,6 +2599,62 @@ def log_enabled_passes(c: Mapping[str, Any]) -> RuleResult:
     names = [f.removeprefix("fuse_").removeprefix("enable_") for f in _PASS_FIELDS
              if f.startswith(("fuse_", "enable_")) and c[f"{_PC}.{f}"]]
     return Outcome(message=f"Enabled custom fusions: {', '.join(names)}") if names else None
+
+
+@rule(
+    "platform.mm-prefix-disables-chunked-mm-input",
+    title="CUDA and ROCm prefill a multimodal item whole for a model with bidirectional attention over it",
+    phase="platform",
+    kind="override",
+    reads=(_KIND, _MC, "model_config.is_mm_prefix_lm", "scheduler_config.is_multimodal_model",
+           "scheduler_config.disable_chunked_mm_input"),
+    writes=("scheduler_config.disable_chunked_mm_input",),
+    source="vllm/platforms/cuda.py CudaPlatformBase.check_and_update_config (:374-386), vllm/platforms/rocm.py "
+    "RocmPlatform.check_and_update_config (:1216-1228); ref P-CHECK, v0.34.0",
+    message="Forcing --disable_chunked_mm_input for models with multimodal-bidirectional attention.",
+    level="warning",
+)
+def mm_prefix_disables_chunked_mm_input(c: Mapping[str, Any]) -> RuleResult:
+    """An image attended bidirectionally must be in one prefill chunk."""
+    if c[_KIND] not in ("cuda", "rocm") or c[_MC] is None or not c["model_config.is_mm_prefix_lm"] \
+            or not c["scheduler_config.is_multimodal_model"] or c["scheduler_config.disable_chunked_mm_input"]:
+        return None
+    return Outcome.log({"scheduler_config.disable_chunked_mm_input": True})
+
+
+_DEEPGEMM_BLACKWELL_EXCLUDED = {"qwen3_5_text": (100, 120), "qwen3_5_moe_text": (100, 120), "kolibri1": (120,)}
+"""``_DEEPGEMM_BLACKWELL_EXCLUDED_MODEL_TYPES`` of vLLM 0.34.0 (vllm/utils/deep_gemm.py:31-37): model type -> the
+device capability families DeepGEMM is turned off on."""
+_FP8_CONFIG_CLASSES = ("Fp8Config", "W4AFP8Config", "DeepseekV4FP8Config")
+"""The quantization config classes with a ``use_deep_gemm`` attribute (Fp8Config and its subclasses)."""
+
+
+@rule(
+    "vllm.deep-gemm-auto-disable",
+    title="DeepGEMM is turned off for the model types it hurts on Blackwell (an FP8 checkpoint's config)",
+    phase="verify",
+    kind="check",
+    reads=("quant_config", "quant_config.class_name", "model_config", "model_config.hf_text_config.model_type",
+           "platform.capability"),
+    after=("verify.quant-config",),
+    source=f"{_VLLM}.__post_init__ (vllm/config/vllm.py:1570-1585), should_auto_disable_deep_gemm "
+    "(vllm/utils/deep_gemm.py:46-57); ref v0.34.0",
+    message="Auto-disabled DeepGemm for model_type=<type> on Blackwell. To disable DeepGemm globally, set "
+    "VLLM_USE_DEEP_GEMM=0.",
+    level="warning",
+)
+def deep_gemm_auto_disable(c: Mapping[str, Any]) -> RuleResult:
+    """Only a quantization config that has ``use_deep_gemm`` (still None: nothing set it before) is changed;
+    ``is_device_capability_family(f)`` compares the capability's tens (10.x, 12.x)."""
+    if not c["quant_config"] or not c["model_config"] or c["quant_config.class_name"] not in _FP8_CONFIG_CLASSES:
+        return None
+    model_type = c["model_config.hf_text_config.model_type"]
+    cap = c["platform.capability"]
+    families = _DEEPGEMM_BLACKWELL_EXCLUDED.get(model_type, ()) if isinstance(model_type, str) else ()
+    if cap is None or not any(cap // 10 == f // 10 for f in families):
+        return None
+    return Outcome(message=f"Auto-disabled DeepGemm for model_type={model_type} on Blackwell. To disable DeepGemm "
+                   "globally, set VLLM_USE_DEEP_GEMM=0.")
 
 
 @rule(
@@ -4595,7 +4657,8 @@ DELTA = Delta(
          normalize_piecewise_after_platform, fast_moe_cold_start, extensible_kv_cache,
          batch_sharded_sampling_default, compile_ranges, hma_chunked_local_attention_warning, hybrid_kv_cache_manager, connector_class_for_graphs,
          blocked_fp8_adds_quant_fp8_early, rocm_config_platform_defaults, log_enabled_passes,
-         model_is_quantized, optimization_level, performance_mode, cpu_async_scheduling_off, cpu_kv_cache_memory_bytes,
+         model_is_quantized, deep_gemm_auto_disable, mm_prefix_disables_chunked_mm_input, optimization_level, performance_mode, cpu_async_scheduling_off,
+         cpu_kv_cache_memory_bytes,
          cpu_profiler_no_cuda_time, cpu_mamba_ssm_cache_float32, max_num_scheduled_tokens,
          dbo_spec_thresholds, hisparse_host_pool, cumem_graph_pool_nccl, mori_ep_v2, mori_all2all,
          hisparse_needs_hma, engram_default_config, engram_shared_memory_fields, engram_verify_model,

@@ -225,7 +225,8 @@ def attention_backend_names(c: Mapping[str, Any]) -> RuleResult:
         out[_AT + "mla_prefill_backend"] = mla.upper()
     per_kind = c[_AT + "backend_per_kind"]
     if isinstance(per_kind, Mapping):
-        named = {k: v.upper() if isinstance(v, str) else v for k, v in per_kind.items()}
+        # a null backend is AttentionBackendEnum's member of value None, CUSTOM (pydantic's enum check by value)
+        named = {k: v.upper() if isinstance(v, str) else "CUSTOM" if v is None else v for k, v in per_kind.items()}
         if named != dict(per_kind):
             out[_AT + "backend_per_kind"] = named
     return Outcome(out, message="") if out else None

@@ -231,6 +231,14 @@ def kda_prefill_backend_platform(c: Mapping[str, Any]) -> RuleResult:
 _MB = "mamba_config."
 
 
+def _enum_refusal(cls: str, field: str, value: Any, expected: str) -> str:
+    """pydantic's text for a value of ``cls.field`` that is no member of the field's Enum."""
+    from pydantic import ValidationError
+
+    return str(ValidationError.from_exception_data(cls, [{
+        "type": "enum", "loc": (field,), "input": value, "ctx": {"expected": expected}}]))
+
+
 @rule(
     "mamba.backend-enum",
     title="The Mamba backend is a MambaBackendEnum member: a name given in any case is upper-cased",
@@ -245,6 +253,10 @@ def mamba_backend_enum(c: Mapping[str, Any]) -> RuleResult:
     """``--mamba-backend flashinfer`` and ``{"backend": "flashinfer"}`` both name ``MambaBackendEnum.FLASHINFER``; another
     name is refused by the enum's ``__getitem__`` (vllm/config/mamba.py:14-24)."""
     backend = c[_MB + "backend"]
+    if not isinstance(backend, str):
+        # the validator passes it on: pydantic's enum check finds no member of that value
+        return Violation(_enum_refusal("MambaConfig", "backend", backend, "'triton', 'flashinfer' or 'cpu'"),
+                         error="ValidationError")
     if isinstance(backend, str) and backend.upper() not in ("TRITON", "FLASHINFER", "CPU"):
         return Violation(f"Unknown Mamba SSU backend: '{backend.upper()}'. Valid options are: TRITON, FLASHINFER, CPU")
     if isinstance(backend, str) and backend != backend.upper():
@@ -1389,6 +1401,32 @@ def lora_model_supported(c: Mapping[str, Any]) -> RuleResult:
                      "Supported models implement the `SupportsLoRA` interface. Run this model without `enable_lora`.")
 
 
+@rule(
+    "lora.inkling-multimem-ar",
+    title="LoRA for an Inkling model needs INKLING_MULTIMEM_AR=0",
+    phase="verify",
+    kind="check",
+    reads=("lora_config", "model_config", "model_config.architectures", "env.INKLING_MULTIMEM_AR"),
+    after=("lora.model-supported",),
+    source="vllm/config/lora.py LoRAConfig.verify_with_model_config (vllm/config/lora.py:155-165, called at "
+    "vllm/config/vllm.py:1540); ref v0.34.0",
+    message="Inkling LoRA requires INKLING_MULTIMEM_AR=0: the Lamport fused-collective path bypasses the "
+    "LoRA-wrapped wo_ud and dense down_proj layers on decode-sized batches, silently dropping their LoRA. Set "
+    "INKLING_MULTIMEM_AR=0.",
+)
+def lora_inkling_multimem_ar(c: Mapping[str, Any]) -> RuleResult:
+    """Any architecture naming Inkling; the variable is read from the process environment, unset = '1'."""
+    if c["lora_config"] is None or not c["model_config"]:
+        return None
+    if not any("Inkling" in arch for arch in c["model_config.architectures"] or ()):
+        return None
+    if (c["env.INKLING_MULTIMEM_AR"] or "1") == "0":
+        return None
+    return Violation("Inkling LoRA requires INKLING_MULTIMEM_AR=0: the Lamport fused-collective path bypasses the "
+                     "LoRA-wrapped wo_ud and dense down_proj layers on decode-sized batches, silently dropping their "
+                     "LoRA. Set INKLING_MULTIMEM_AR=0.")
+
+
 _REMOVED_ENV = {
     "VLLM_MARLIN_INPUT_DTYPE": "Marlin no longer supports 8-bit activations. Use `--quantization humming` and set "
     "the activation dtype with VLLM_HUMMING_INPUT_QUANT_CONFIG, e.g. '{\"dtype\":\"int8\"}'.",
@@ -1447,7 +1485,7 @@ DELTA = Delta(
          seed_without_multiprocessing, sleep_mode_checks, prompt_embeds_encoder_decoder,
          lora_mega_moe_backend, moe_ep_backend, lm_format_enforcer_deprecated, offload_prefetch_bounds,
          multimodal_config_checks, epd_processor_device, mm_processor_device, profiler_warnings,
-         adaptive_verification_draft_logits, lora_model_supported,
+         adaptive_verification_draft_logits, lora_model_supported, lora_inkling_multimem_ar,
          layerwise_nvtx_deprecated, attention_backend_per_kind, attention_backend_auto,
          attention_indexer_cp_dtype, max_model_len_positive),
     patch=(

@@ -692,6 +692,45 @@ def mm_text_only(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+_MM_PREFIX_LM_MODELS = ("bagel", "gemma3", "molmo2", "moondream3", "paligemma")
+"""``ModelArchConfigConvertorBase.is_mm_prefix_lm``'s list of known prefix-LM model types (vLLM 0.34.0,
+vllm/transformers_utils/model_arch_config_convertor.py:358-364)."""
+_OWN_MM_PREFIX = ("cohere_asr", "deepseek_v4", "diffusion_gemma", "diffusion_gemma_text", "gemma4", "gemma4_text",
+                  "gemma4_unified", "gemma4_unified_text")
+"""Model types whose convertor answers ``is_mm_prefix_lm`` itself (CohereAsr: never; DeepSeek-V4: its vision
+layers; Gemma 4: ``use_bidirectional_attention == "vision"``), not from the list or the config attribute."""
+
+
+@rule(
+    "model.is-mm-prefix-lm",
+    title="Whether the model attends bidirectionally over multimodal positions (prefix LM)",
+    phase="model_config",
+    kind="derive",
+    reads=(*_MM_READS, _MMC, _M + "hf_config.model_type", _M + "hf_config.is_mm_prefix_lm"),
+    writes=(_M + "is_mm_prefix_lm",),
+    after=("model.mm-text-only",),
+    source=f"{_MODEL}.get_model_arch_config, _supports_multimodal_for_mm_prefix (vllm/config/model.py:1019-1060), "
+    "ModelArchConfigConvertorBase.is_mm_prefix_lm (vllm/transformers_utils/model_arch_config_convertor.py:345-366); "
+    f"{_REF}",
+)
+def is_mm_prefix_lm(c: Mapping[str, Any]) -> RuleResult:
+    """The checkpoint's ``is_mm_prefix_lm`` attribute, else the known model types; off where multimodal inputs
+    are configuration-disabled (a multimodal model run language-only). Partial model: the convertors of Gemma 4
+    and DeepSeek-V4 (their vision attention settings) answer False here; a model whose processor vLLM cannot find
+    (text-only) is taken as multimodal."""
+    if not c["model_config"]:
+        return None
+    mm = c[_MMC] if _multimodal(c) else None
+    if mm and mm.get("language_model_only") and not mm.get("enable_mm_embeds"):
+        return None
+    model_type = c[_M + "hf_config.model_type"]
+    if model_type in _OWN_MM_PREFIX:
+        return None
+    given = c[_M + "hf_config.is_mm_prefix_lm"]
+    prefix = bool(given) if given is not None else model_type in _MM_PREFIX_LM_MODELS
+    return {_M + "is_mm_prefix_lm": True} if prefix else None
+
+
 # =========================================================================== the multimodal config in VllmConfig
 
 _VLLM = "vllm/config/vllm.py VllmConfig"
@@ -1401,6 +1440,40 @@ def speculative_lookahead_slots(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
+@rule(
+    "vllm.draft-pass-active-seqs",
+    title="DFlash's draft pass has a query per lookahead slot: the requests it fits bound max_num_active_seqs",
+    phase="core",
+    kind="override",
+    reads=("speculative_config", _SC + "num_speculative_tokens", _SC + "method",
+           "scheduler_config.max_num_batched_tokens", "scheduler_config.max_num_active_seqs",
+           "scheduler_config.max_num_seqs"),
+    writes=("scheduler_config.max_num_active_seqs",),
+    after=("vllm.speculative-lookahead-slots",),
+    source=f"{_VLLM}._set_max_num_scheduled_tokens (vllm/config/vllm.py:2300-2319), DFlashSpeculatorConfig."
+    f"max_num_draft_seqs (vllm/v1/worker/gpu/spec_decode/dflash/config.py:58-60; every other speculator: None, "
+    f"unlimited); {_REF}",
+    message="The <method> draft pass fits at most <n> requests within max_num_batched_tokens=<tokens>. Overriding "
+    "max_num_active_seqs from <active> to <n>.",
+    level="warning",
+)
+def draft_pass_active_seqs(c: Mapping[str, Any]) -> RuleResult:
+    """``max_num_batched_tokens // num_lookahead_tokens`` requests fit the draft pass (DFlash: the speculative
+    tokens plus a bonus query each); the active requests (max_num_seqs unless set) are capped there."""
+    if not c["speculative_config"] or c[_SC + "method"] != "dflash":
+        return None
+    budget = c["scheduler_config.max_num_batched_tokens"]
+    if budget is None:
+        return None
+    fits = budget // num_lookahead_tokens(c)
+    active = c["scheduler_config.max_num_active_seqs"] or c["scheduler_config.max_num_seqs"]
+    if active is None or fits >= active:
+        return None
+    return Outcome({"scheduler_config.max_num_active_seqs": fits},
+                   message=f"The dflash draft pass fits at most {fits} requests within max_num_batched_tokens="
+                   f"{budget}. Overriding max_num_active_seqs from {active} to {fits}.")
+
+
 _WM = "watermark_config."
 
 
@@ -1869,7 +1942,7 @@ DELTA = Delta(
          draft_decode_context_parallel_size, suffix_default_tokens, limit_max_model_len_to_draft, mtp_reused_layer, tokenizer_mode_default,
          draft_max_position_embeddings, ec_transfer_role_required,
          spec_flags_given_twice, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
-         speculative_lookahead_slots, watermark_speculative,
+         speculative_lookahead_slots, draft_pass_active_seqs, is_mm_prefix_lm, watermark_speculative,
          mamba_chunked_prefill_required, mamba_stochastic_rounding_needs_fp16, kda_recoverssm, replayssm_supported),
     drop={**_POOLER_DROPS, **_STEP_14_DROPS, **_SPEC_DROPS, **_MAMBA_STEP_DROPS},
     groups=(TRY_VERIFY_AND_UPDATE_MODEL_CONFIG, TRY_VERIFY_AND_UPDATE_CONFIG),

@@ -352,6 +352,8 @@ class HFConfig(BaseModel):
     attention_chunk_size: int | None = unhashed(None)
     is_causal: bool | None = unhashed(None)
     use_bidirectional_attention: bool | None = unhashed(None)
+    is_mm_prefix_lm: bool | None = since("0.34.0", None, description="bidirectional attention over multimodal "
+                                         "positions, as the checkpoint (or --hf-overrides) declares it")
     # rotary embeddings
     rope_scaling: dict[str, Any] | None = unhashed(None)
     rope_theta: float | None = unhashed(None)

@@ -147,6 +147,8 @@ class Env(BaseModel):
                                                 "None = unset): expandable_segments:True vs KV connectors")
     NCCL_GRAPH_REGISTER: str | None = since("0.34.0", None, description="NCCL's switch (raw text; None = unset): "
                                             "0.34.0 sets it to 0 for CUDA graphs in the sleep-offloaded pool")
+    INKLING_MULTIMEM_AR: str | None = since("0.34.0", None, description="Inkling's multimem all-reduce switch (raw "
+                                            "text; None = unset, read as '1'): LoRA for Inkling needs '0'")
     RANK: str | None = unhashed(None, description="torch.distributed's global rank (raw text; None = unset): "
                                 "ParallelConfig reads it for an external launcher with data parallelism")
     VLLM_DEBUG_DUMP_PATH: str | None = unhashed(None)
@@ -249,8 +251,8 @@ _TEXT_FIELDS = frozenset(
 )
 
 
-_EXTERNAL = ("TORCH_COMPILE_DISABLE", "RANK", "NCCL_GRAPH_REGISTER", "PYTORCH_CUDA_ALLOC_CONF")
-"""Variables vLLM's config resolution reads that its ``envs.py`` does not define (torch's own)."""
+_EXTERNAL = ("TORCH_COMPILE_DISABLE", "RANK", "NCCL_GRAPH_REGISTER", "PYTORCH_CUDA_ALLOC_CONF", "INKLING_MULTIMEM_AR")
+"""Variables vLLM's config resolution reads that its ``envs.py`` does not define (torch's own, Inkling's)."""
 
 
 def read_env(mapping: Mapping[Any, Any], *, table: str = DEFAULT_TABLE, lenient: bool = False) -> EnvReading:

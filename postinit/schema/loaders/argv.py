@@ -1208,6 +1208,15 @@ def _json(spec: FlagSpec, option: str, raw: str, undeclared: Collection[str] | N
     except ValueError as exc:  # e.g. an integer of more than 4300 digits
         raise InvalidValueError(f"{option}: invalid JSON value: {exc} (got {show(raw)})", path=spec.target,
                                 value=None) from None
+    if isinstance(value, str) and spec.target.removeprefix("extra.") in _LOADED_SUB_CONFIGS:
+        # EngineArgs.create_diffusion_config / create_watermark_config decode a text once more
+        # (vllm/engine/arg_utils.py:2219-2228): a JSON text of a JSON object is that object
+        try:
+            again = json.loads(value)
+        except (ValueError, RecursionError):
+            again = None
+        if isinstance(again, dict):
+            value = again
     if not isinstance(value, dict):
         raise InvalidValueError(
             f"{option}: expected a JSON object like '{{\"key\": value}}', got {show(raw)}",
