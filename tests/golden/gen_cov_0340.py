@@ -1401,6 +1401,76 @@ number_from(650)
 # ---------------------------------------------------------------- batch 28: vllm.py, arg_utils.py, platforms, small configs
 # (k750-k849)
 number_from(750)
+KVT = "--kv-transfer-config"
+LMC_LAYERWISE = {"kv_connector": "LMCacheConnectorV1", "kv_role": "kv_both",
+                 "kv_connector_extra_config": {"use_layerwise": True}}
+argv("sleep-nixl-push", "sleep mode with the push NIXL connector, which cannot follow the KV cache remap",
+     ["vllm.py:1221", "vllm.py:1222"], [LLAMA, "--enable-sleep-mode", KVT,
+     json.dumps({"kv_connector": "NixlPushConnector", "kv_role": "kv_both"})])
+argv("sleep-multi-push", "sleep mode with a MultiConnector whose child is the push NIXL connector",
+     ["vllm.py:1221", "vllm.py:1222"], [LLAMA, "--enable-sleep-mode", KVT,
+     json.dumps({"kv_connector": "MultiConnector", "kv_role": "kv_both", "kv_connector_extra_config": {
+         "connectors": [{"kv_connector": "NixlPushConnector", "kv_role": "kv_both"}]}})])
+argv("lmcache-layerwise", "LMCache's layerwise mode forces PIECEWISE CUDA graphs", ["vllm.py:1902", "vllm.py:1905"],
+     [LLAMA, KVT, json.dumps(LMC_LAYERWISE)])
+argv("multi-lmcache-layerwise", "a MultiConnector child in LMCache's layerwise mode forces PIECEWISE CUDA graphs",
+     ["vllm.py:1902", "vllm.py:1905"], [LLAMA, KVT, json.dumps({
+         "kv_connector": "MultiConnector", "kv_role": "kv_both", "kv_connector_extra_config": {
+             "connectors": [{"kv_connector": "OffloadingConnector", "kv_role": "kv_both"}, LMC_LAYERWISE]}})])
+argv("rocm-awq-file", "--quantization awq on ROCm for a checkpoint whose AWQ settings are in quantize_config.json "
+     "(no quantization_config in config.json, so no AutoAWQ override)", ["rocm.py:1262", "rocm.py:1263"],
+     ["models/llama_awq_file", "--quantization", "awq"], platform="rocm:gfx942")
+FP8_BLOCK = {"quant_method": "fp8", "activation_scheme": "dynamic", "weight_block_size": [128, 128]}
+argv("deep-gemm-qwen35-ckpt-b200", "a block-FP8 Qwen3.5 checkpoint on Blackwell: DeepGEMM auto-disabled",
+     ["vllm.py:1579", "vllm.py:1581"], ["models/qwen3_5_text", "--hf-overrides",
+     json.dumps({"quantization_config": FP8_BLOCK})], platform="cuda:100")
+argv("rssm-fi-mamba-ubatch", "FlashInfer ReplaySSM for a pure Mamba model with microbatches", ["vllm.py:3653",
+     "vllm.py:3654"], ["models/mamba_0340", *RSSM, *FIB, "--ubatch-size", "2"])
+argv("lora-inkling", "LoRA for an Inkling model without INKLING_MULTIMEM_AR=0", ["lora.py:157", "lora.py:158"],
+     ["models/spec_inkling", "--enable-lora"])
+conf("kernel-rdna-dequant-bool", "the RDNA hybrid W4A16 prefill dequant given as a boolean", ["kernel.py:455"],
+     kernel_config={"rdna_hybrid_w4a16_prefill_dequant": True})
+conf("mamba-backend-null", "the Mamba backend given as null", ["mamba.py:62"], mamba_config={"backend": None})
+conf("attn-per-kind-null", "backend_per_kind given as null", ["attention.py:310"],
+     attention_config={"backend_per_kind": None})
+conf("attn-per-kind-backend-null", "a backend of backend_per_kind given as null", ["attention.py:321"],
+     attention_config={"backend_per_kind": {"full_attention": None}})
+argv("obs-buckets-scalar-known", "a histogram family's buckets given as a number", ["observability.py:167"],
+     [LLAMA, "--custom-histogram-buckets", json.dumps({"vllm:time_to_first_token_seconds": 5})])
+argv("watermark-json-text", "--watermark-config given as a JSON text of JSON", ["arg_utils.py:2227"],
+     [LLAMA, "--watermark-config", json.dumps(json.dumps({"key": 3}))])
+argv("diffusion-json-text", "--diffusion-config given as a JSON text of JSON", ["arg_utils.py:2219"],
+     ["models/diffusion_gemma", "--diffusion-config", json.dumps(json.dumps({}))])
+DFLASH2 = {"method": "dflash", "model": "models/spec_dflash2_nope", "num_speculative_tokens": 4}
+argv("dflash-draft-pass-fits", "DFlash's draft pass fits fewer requests than max_num_seqs in the token budget",
+     ["vllm.py:2309", "vllm.py:2310"], [LLAMA, "--speculative-config", json.dumps(DFLASH2),
+     "--max-num-batched-tokens", "2048"])
+argv("dflash-draft-pass-active", "DFlash's draft pass bounds a given max_num_active_seqs",
+     ["vllm.py:2309", "vllm.py:2310"], [LLAMA, "--speculative-config", json.dumps(DFLASH2),
+     "--max-num-batched-tokens", "4096", "--max-num-seqs", "1024", "--max-num-active-seqs", "900"])
+argv("cc-no-capture-sizes", "no prefill and no decode capture sizes: no CUDA graph is left",
+     ["vllm.py:2733", "vllm.py:2734"], [LLAMA, *cc({"prefill_cudagraph_capture_token_sizes": [],
+                                                      "decode_cudagraph_capture_request_sizes": []})])
+argv("cc-no-capture-decode-only", "FULL_DECODE_ONLY without decode capture sizes", ["vllm.py:2733", "vllm.py:2734"],
+     [LLAMA, *cc({"cudagraph_mode": "FULL_DECODE_ONLY", "decode_cudagraph_capture_request_sizes": []})])
+argv("cc-capture-sizes-empty", "the deprecated capture sizes given as an empty list", ["vllm.py:2733"],
+     [LLAMA, *cc({"cudagraph_capture_sizes": []})])
+argv("cpu-bamba", "a hybrid Mamba2 model (no linear attention) on CPU", ["cpu.py:67"], ["models/bamba"],
+     platform="cpu")
+argv("cpu-kimi-linear-fp16", "a KDA (linear attention) model on CPU with a float16 SSM cache",
+     ["cpu.py:83", "cpu.py:86", "cpu.py:93"], ["models/cov_kimi_linear", "--mamba-ssm-cache-dtype", "float16"],
+     platform="cpu")
+argv("cpu-kimi-linear-fp32", "a KDA (linear attention) model on CPU with a float32 SSM cache", ["cpu.py:86"],
+     ["models/cov_kimi_linear", "--mamba-ssm-cache-dtype", "float32"], platform="cpu")
+MM_PREFIX = ["--hf-overrides", json.dumps({"is_mm_prefix_lm": True})]
+argv("mm-prefix-lm-cuda", "a multimodal model with bidirectional attention over its images on CUDA",
+     ["cuda.py:376", "cuda.py:382", "arg_utils.py:3241", "arg_utils.py:3181"], ["models/qwen4_exp_vl", *MM_PREFIX])
+argv("mm-prefix-lm-rocm", "a multimodal model with bidirectional attention over its images on ROCm",
+     ["rocm.py:1218", "rocm.py:1224", "arg_utils.py:3241"], ["models/qwen4_exp_vl", *MM_PREFIX],
+     platform="rocm:gfx942")
+argv("mm-prefix-lm-lfm3", "LFM3-VL with bidirectional attention over its images on CUDA",
+     ["cuda.py:376", "arg_utils.py:3241"], ["models/lfm3_vl", *MM_PREFIX])
+
 
 # ---------------------------------------------------------------- batch 29: model.py, multimodal.py, utils.py, reasoning.py,
 # model_arch.py, compilation.py (k850-k949)
@@ -1484,6 +1554,11 @@ NOT_WRITTEN = {
     "flag table accepts it",
     # batch 27 (k650-k749)
     # batch 28 (k750-k849)
+    "k762-obs-buckets-scalar-known": "pydantic's list type of a histogram family's buckets is refused where "
+    "create_engine_config builds ObservabilityConfig (stage create_engine_config): postinit's bucket checks run as "
+    "the sub-config's own",
+    "k775-mm-prefix-lm-lfm3": "vLLM asks the model's multimodal processor for the largest item's tokens (here it "
+    "cannot load LFM3-VL's image processor and warns); postinit does not load processors",
     # batch 29 (k850-k949)
 }
 
