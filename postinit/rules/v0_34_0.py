@@ -3707,7 +3707,9 @@ _LAYER_FIELDS = ("num_hidden_layers", "other", "hybrid_override_pattern", "layer
 def _linear_by_default(c: Mapping[str, Any]) -> bool:
     """Whether transformers 5's config class (vLLM 0.34.0's) fills ``layer_types`` with a ``linear_attention`` layer
     when config.json gives none: each class derives its schedule from its own fields (bamba's attention indices,
-    jamba's period and offset, Nemotron-H's pattern, Qwen3-Next's interval, ...)."""
+    jamba's period and offset, Nemotron-H's pattern, Qwen3-Next's interval, ...). Kimi-Linear's is vLLM's own
+    KimiLinearConfig (vllm/transformers_utils/configs), which has no ``layer_types``: its KDA layers are no
+    'linear_attention' to the CPU backend choice (golden k771, k779)."""
     mt = c[_T + "model_type"]
     n = c[_T + "num_hidden_layers"] or 0
     other = c[_T + "other"] or {}
@@ -3723,9 +3725,6 @@ def _linear_by_default(c: Mapping[str, Any]) -> bool:
     if mt == "nemotron_h":
         pattern = c[_T + "hybrid_override_pattern"]
         return c[_T + "layers_block_type"] is None and (pattern is None or "M" in pattern)
-    if mt == "kimi_linear":
-        linear = other.get("linear_attn_config")
-        return bool(linear["kda_layers"]) if isinstance(linear, dict) and "kda_layers" in linear else n > 0
     if mt in ("qwen3_next", "qwen3_5_text", "qwen3_5_moe_text", "qwen4_exp_text"):
         interval = c[_T + "full_attention_interval"] or 4
         return any((i + 1) % interval for i in range(n))

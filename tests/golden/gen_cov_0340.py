@@ -1470,6 +1470,14 @@ argv("mm-prefix-lm-rocm", "a multimodal model with bidirectional attention over 
      platform="rocm:gfx942")
 argv("mm-prefix-lm-lfm3", "LFM3-VL with bidirectional attention over its images on CUDA",
      ["cuda.py:376", "arg_utils.py:3241"], ["models/lfm3_vl", *MM_PREFIX])
+argv("cpu-offload-gb", "--cpu-offload-gb fills the UVA offload config (0.34.0 has no cache_config.cpu_offload_gb)",
+     ["arg_utils.py:2888"], [LLAMA, "--cpu-offload-gb", "2"])
+argv("cpu-offload-gb-direct-reload", "weights offloaded to the CPU with direct reload", ["vllm.py:1170"],
+     [LLAMA, "--cpu-offload-gb", "2"], env={"VLLM_RELOAD_MODE": "direct"})
+argv("cpu-offload-gb-prefetch", "--cpu-offload-gb with the prefetch offload backend", ["offload.py:124"],
+     [LLAMA, "--cpu-offload-gb", "2", "--offload-backend", "prefetch", "--offload-group-size", "2"])
+argv("cpu-kimi-linear-bf16", "a KDA (linear attention) model on CPU with a bfloat16 SSM cache: the GDN backend",
+     ["cpu.py:93"], ["models/cov_kimi_linear", "--mamba-ssm-cache-dtype", "bfloat16"], platform="cpu")
 
 
 # ---------------------------------------------------------------- batch 29: model.py, multimodal.py, utils.py, reasoning.py,

@@ -561,6 +561,7 @@ TARGETS_FROM: tuple[tuple[str, dict[str, str]], ...] = (
         "log_level": "logging_config.log_level",
         "offload_backend": "offload_config.offload_backend",
         "cpu_offload_params": "offload_config.uva.cpu_offload_params",
+        "cpu_offload_gb": "offload_config.uva.cpu_offload_gb",
         **{d: "offload_config.prefetch." + d for d in (
             "offload_group_size", "offload_num_in_group", "offload_prefetch_step", "offload_params")},
         **{d: d for d in _SUB_CONFIG_FLAGS},
@@ -571,6 +572,11 @@ config field (vllm/engine/arg_utils.py ``create_model_config``, ``ParallelConfig
 ``SchedulerConfig(...)``, ... and ``VllmConfig(...)`` of vllm==0.34.0): a flag of the version's parser that
 postinit's table does not target elsewhere writes there. The kernel and attention shorthands, which vLLM applies
 only when set (``--moe-backend`` other than auto, ...), are :data:`_KERNEL_SHORTHANDS`."""
+
+_MOVED = frozenset({"cpu_offload_gb"})
+"""Flags postinit's table targets at a field a later version moved: TARGETS_FROM's target wins where it has one
+(0.34.0: ``--cpu-offload-gb`` builds ``OffloadConfig(uva=UVAOffloadConfig(cpu_offload_gb=...))``,
+vllm/engine/arg_utils.py:2888-2892; the cache config has no such field any more)."""
 
 
 def _targets(version: str) -> dict[str, str]:
@@ -625,7 +631,7 @@ def flags_for(version: str = "") -> tuple[FlagSpec, ...]:
         spec = _BY_DEST.get(dest) or _generic(dest, facts)
         if spec.builds_since is not None and spec.builds_since not in _lineage(version):
             spec = dataclasses.replace(spec, builds=None)
-        if spec.target.startswith("extra.") and dest in targets:
+        if dest in targets and (spec.target.startswith("extra.") or dest in _MOVED):
             spec = dataclasses.replace(spec, target=targets[dest])
         off = tuple(facts.get("off") or ())
         kind = facts["kind"] if facts["kind"] in ("bool", "store_true") else spec.kind
