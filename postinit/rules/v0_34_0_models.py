@@ -1479,30 +1479,83 @@ _WM = "watermark_config."
 
 _RC = "reasoning_config."
 
+REASONING_PARSERS_0340 = (
+    "beam", "cohere_command3", "cohere_command4", "deepseek_r1", "deepseek_v3", "deepseek_v4", "deepseek_v41",
+    "ernie45", "gemma4", "glm45", "glm47", "granite", "granite_thinking_parser", "hf", "holo2", "hunyuan_a13b",
+    "hy_v3", "hy_v4", "inkling", "k2_horizon", "kimi_k2", "kimi_k3", "ling3", "mimo", "minicpmv", "minimax_m2",
+    "minimax_m2_append_think", "minimax_m3", "mistral", "muse", "muse_glimmer", "musespark", "nemotron_v3", "olmo3",
+    "openai_gptoss", "plamo3", "poolside_v1", "qwen3", "ripple", "seed_oss", "step3", "step3p5", "step5", "zaya",
+)  # fmt: skip
+"""The reasoning parsers vLLM 0.34.0 registers (``ReasoningParserManager.list_registered()``, sorted; the lazy
+table of vllm/reasoning/__init__.py)."""
+
+REASONING_PARSERS_WITHOUT_STRINGS_0340 = frozenset({
+    "deepseek_v3", "granite", "hunyuan_a13b", "minimax_m2_append_think", "muse", "muse_glimmer", "musespark",
+    "openai_gptoss",
+})  # fmt: skip
+"""The parsers of 0.34.0 whose ``reasoning_start_str`` / ``reasoning_end_str`` are None (read from each class built
+on a tokenizer that has ``<think>`` and ``</think>``): reasoning token ids come only from strings the user gives.
+The others name both strings; whether their tokens are in the vocabulary (a parser refuses a tokenizer without
+them) or tokenize to anything is the tokenizer's answer, which postinit does not load: it takes them as found."""
+
+_NEEDS_TOKENIZER = "The model tokenizer must be passed to the ReasoningParser constructor during construction."
+_RESPONSE_TEMPLATE = ("Parsing with a response template requires `response_template` metadata in the tokenizer "
+                      "configuration")
+REASONING_PARSER_WITHOUT_TOKENIZER_0340: Mapping[str, tuple[str, str]] = {
+    **{p: ("ValueError", _NEEDS_TOKENIZER) for p in (
+        "deepseek_r1", "deepseek_v3", "ernie45", "holo2", "hy_v3", "k2_horizon", "kimi_k3", "minimax_m3",
+        "poolside_v1", "step3", "step5")},
+    **{p: ("ValueError", _RESPONSE_TEMPLATE) for p in ("beam", "hf")},
+    **{p: ("AttributeError", "'NoneType' object has no attribute 'convert_tokens_to_ids'")
+       for p in ("cohere_command3", "cohere_command4")},
+    **{p: ("AttributeError", "'NoneType' object has no attribute 'get_vocab'") for p in (
+        "deepseek_v4", "deepseek_v41", "gemma4", "glm45", "glm47", "granite_thinking_parser", "hy_v4", "inkling",
+        "kimi_k2", "ling3", "mimo", "minicpmv", "minimax_m2", "minimax_m2_append_think", "mistral", "nemotron_v3",
+        "olmo3", "plamo3", "qwen3", "ripple", "seed_oss", "step3p5", "zaya")},
+}  # fmt: skip
+"""What each 0.34.0 parser's constructor raises given no tokenizer (``--skip-tokenizer-init``: the reasoning config
+builds the parser on ``cached_tokenizer_from_config``'s None; read from each class built on None). The parsers not
+listed (those without reasoning strings) build."""
+
+_REASONING_FAILED = ("Auto-initialization of reasoning token IDs failed. Please check whether your reasoning parser "
+                     "has implemented the `reasoning_start_str` and `reasoning_end_str`.")
+
 
 @rule(
     "reasoning.token-ids-not-initialized",
-    title="Reasoning token ids cannot be initialized without both reasoning strings",
+    title="Reasoning token ids cannot be initialized without both reasoning strings; an unknown parser is refused",
     phase="finalize",
     kind="check",
-    reads=("model_config", "reasoning_config", _RC + "reasoning_parser", _RC + "reasoning_start_str",
-           _RC + "reasoning_end_str"),
+    reads=("model_config", "model_config.skip_tokenizer_init", "reasoning_config", _RC + "reasoning_parser",
+           _RC + "reasoning_start_str", _RC + "reasoning_end_str"),
     source="vllm/config/reasoning.py ReasoningConfig.initialize_token_ids (69-125), called by VllmConfig.__post_init__ "
-    f"(vllm/config/vllm.py:2121-2128); {_REF}",
-    message="Auto-initialization of reasoning token IDs failed. Please check whether your reasoning parser has "
-    "implemented the `reasoning_start_str` and `reasoning_end_str`.",
+    "(vllm/config/vllm.py:2121-2128); vllm/reasoning/abs_reasoning_parsers.py "
+    f"ReasoningParserManager.get_reasoning_parser (262-281); {_REF}",
+    message=_REASONING_FAILED,
     level="warning",
 )
 def reasoning_token_ids_not_initialized(c: Mapping[str, Any]) -> RuleResult:
-    """Without a reasoning parser the token ids come from the two strings alone: a missing one leaves reasoning
-    off. (With a parser its own strings fill the gaps; postinit knows no parser's strings, and whether a string
-    tokenizes to anything is the tokenizer's answer.)"""
-    if not c["model_config"] or not c["reasoning_config"] or c[_RC + "reasoning_parser"]:
+    """The token ids come from the two strings, a gap filled by the parser's own string: a missing one leaves
+    reasoning off (a warning). A parser name vLLM does not register is a KeyError of its parser manager. (Whether a
+    string tokenizes to anything is the tokenizer's answer: postinit takes a named string as tokenizing.)"""
+    if not c["model_config"] or not c["reasoning_config"]:
         return None
-    if c[_RC + "reasoning_start_str"] and c[_RC + "reasoning_end_str"]:
+    parser = c[_RC + "reasoning_parser"]
+    if parser and parser not in REASONING_PARSERS_0340:
+        text = f"Reasoning parser '{parser}' not found. Available parsers: {', '.join(REASONING_PARSERS_0340)}"
+        return Violation(repr(text), error="KeyError",
+                         hint=f"name one of the {len(REASONING_PARSERS_0340)} reasoning parsers of vLLM 0.34.0")
+    no_tokenizer = c["model_config.skip_tokenizer_init"]
+    if parser and no_tokenizer and parser in REASONING_PARSER_WITHOUT_TOKENIZER_0340:
+        error, message = REASONING_PARSER_WITHOUT_TOKENIZER_0340[parser]
+        return Violation(message, error=error, hint="a reasoning parser reads the tokenizer: drop --skip-tokenizer-init")
+    own = bool(parser) and parser not in REASONING_PARSERS_WITHOUT_STRINGS_0340
+    if own or (c[_RC + "reasoning_start_str"] and c[_RC + "reasoning_end_str"]):
+        if no_tokenizer:  # the strings are encoded with the tokenizer, None here
+            return Violation("'NoneType' object has no attribute 'encode'", error="AttributeError",
+                             hint="reasoning token ids are read with the tokenizer: drop --skip-tokenizer-init")
         return None
-    return Outcome(message="Auto-initialization of reasoning token IDs failed. Please check whether your reasoning "
-                   "parser has implemented the `reasoning_start_str` and `reasoning_end_str`.")
+    return Outcome(message=_REASONING_FAILED)
 
 
 @rule(

@@ -1483,6 +1483,44 @@ argv("cpu-kimi-linear-bf16", "a KDA (linear attention) model on CPU with a bfloa
 # ---------------------------------------------------------------- batch 29: model.py, multimodal.py, utils.py, reasoning.py,
 # model_arch.py, compilation.py (k850-k949)
 number_from(850)
+# ---------------------------------------------------------------- reasoning parsers (the 0.34.0 oracle venv has
+# vLLM's serving dependencies since this batch: fastapi[standard], oss-harmony, ijson, mistral_common, ...)
+for _parser in ("qwen3", "glm45", "step3", "ernie45", "seed_oss"):
+    argv(f"reason-{_parser.replace('_', '-')}", f"the {_parser} reasoning parser on a tokenizer with its tokens",
+         ["arg_utils.py:2240", "arg_utils.py:3151", "reasoning.py:83", "reasoning.py:89", "reasoning.py:93"],
+         [RSN, "--reasoning-parser", _parser])
+for _parser in ("openai_gptoss", "granite", "deepseek_v3", "hunyuan_a13b", "minimax_m2_append_think"):
+    argv(f"reason-nostr-{_parser.replace('_', '-')[:14]}", f"the {_parser} reasoning parser has no reasoning strings",
+         ["reasoning.py:89", "reasoning.py:93", "reasoning.py:97", "reasoning.py:100", "vllm.py:2124"],
+         [RSN, "--reasoning-parser", _parser])
+argv("reason-granite-strings", "a reasoning parser without strings, the strings given",
+     ["reasoning.py:89", "reasoning.py:93", "reasoning.py:97"],
+     [RSN, "--reasoning-parser", "granite", "--reasoning-config",
+      json.dumps({"reasoning_start_str": "<think>", "reasoning_end_str": "</think>"})])
+argv("reason-unknown", "a reasoning parser name vLLM does not register", ["reasoning.py:83"],
+     [RSN, "--reasoning-parser", "nosuch"])
+argv("reason-none", "--reasoning-parser None is no parser", ["arg_utils.py:3149"], [RSN, "--reasoning-parser", "None"])
+argv("reason-flag-and-so", "--reasoning-parser over the structured outputs config's parser", ["arg_utils.py:2240"],
+     [RSN, "--reasoning-parser", "deepseek_r1", "--structured-outputs-config", json.dumps({"reasoning_parser": "qwen3"})])
+argv("reason-so-only", "a reasoning parser given in the structured outputs config only", ["arg_utils.py:3149"],
+     [RSN, "--structured-outputs-config", json.dumps({"reasoning_parser": "deepseek_r1"})])
+argv("reason-config-parser", "a reasoning parser given in the reasoning config only", ["reasoning.py:83"],
+     [RSN, "--reasoning-config", json.dumps({"reasoning_parser": "qwen3"})])
+argv("reason-config-unknown", "an unknown reasoning parser given in the reasoning config", ["reasoning.py:83"],
+     [RSN, "--reasoning-config", json.dumps({"reasoning_parser": "nosuch"})])
+argv("reason-flag-over-config", "--reasoning-parser over the reasoning config's parser", ["arg_utils.py:3151"],
+     [RSN, "--reasoning-parser", "qwen3", "--reasoning-config", json.dumps({"reasoning_parser": "deepseek_v3"})])
+argv("reason-gptoss-flag", "the gpt-oss model with its reasoning parser named", ["arg_utils.py:3151"],
+     ["models/gpt_oss", "--reasoning-parser", "openai_gptoss", "--tokenizer", RSN])
+_BOTH = json.dumps({"reasoning_start_str": "<think>", "reasoning_end_str": "</think>"})
+for _parser in ("deepseek_r1", "qwen3", "granite", "hf"):
+    argv(f"reason-no-tok-{_parser.replace('_', '-')}", f"the {_parser} reasoning parser built without a tokenizer",
+         ["reasoning.py:83", "reasoning.py:89"], [RSN, "--skip-tokenizer-init", "--reasoning-parser", _parser])
+argv("reason-no-tok-strings", "reasoning strings encoded without a tokenizer", ["reasoning.py:83", "reasoning.py:97"],
+     [RSN, "--skip-tokenizer-init", "--reasoning-config", _BOTH])
+argv("reason-no-tok-granite-str", "a parser without strings, the strings given, without a tokenizer",
+     ["reasoning.py:89", "reasoning.py:93"],
+     [RSN, "--skip-tokenizer-init", "--reasoning-parser", "granite", "--reasoning-config", _BOTH])
 
 
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
@@ -1549,9 +1587,6 @@ NOT_WRITTEN = {
     "postinit's derived head_dtype has no error value",
     "k565-head-dtype-number": "postinit's input layer refuses a number for hf_config.head_dtype, which vLLM's "
     "property refuses only when read",
-    "k572-reasoning-parser": "the reasoning parsers import fastapi, which is not installed here (ModuleNotFoundError)",
-    "k574-reasoning-parser-strings": "the reasoning parsers import fastapi, which is not installed here "
-    "(ModuleNotFoundError)",
     "k576-reasoning-blank": "whether the reasoning strings tokenize to no tokens is the tokenizer's answer, which "
     "postinit does not load",
     "k586-obs-buckets-scalar": "pydantic's list type of custom_histogram_buckets' values is not among postinit's "

@@ -1574,8 +1574,8 @@ def parse_vllm_args(
             continue
         if target.startswith("lora_config."):
             lora_given.append(item.option)
-        if dest == "reasoning_parser" and not value:
-            continue
+        if dest == "reasoning_parser" and (not value or str(value).lower() == "none"):
+            continue  # 0.34.0's parse_reasoning_parser reads `none` as unset (the earlier parsers' choices refuse it)
         if dest in dotted:
             texts = dotted[dest].texts
             for leaf, leaf_text in texts.items():
@@ -1721,6 +1721,13 @@ def _apply_shorthands(config: dict[str, Any], result: ParsedArgs, given: dict[st
     if result.extra.get("enable_return_routed_experts"):  # EngineArgs.__post_init__ (arg_utils.py:897)
         _set(config, "aux_output_config.enable_return_routed_experts", True)
         result.flags["aux_output_config.enable_return_routed_experts"] = given["enable_return_routed_experts"].option
+    if "reasoning_parser" in given:  # EngineArgs._set_default_reasoning_config_args (arg_utils.py:3148-3153)
+        raw = str(given["reasoning_parser"].value)
+        parser = "" if raw.lower() == "none" else raw  # parse_reasoning_parser (arg_utils.py:188-190)
+        if parser:
+            rc = config.get("reasoning_config")
+            config["reasoning_config"] = {**(rc if isinstance(rc, dict) else {}), "reasoning_parser": parser}
+            result.flags["reasoning_config.reasoning_parser"] = given["reasoning_parser"].option
     for dest, key in _SPEC_SHORTHANDS:  # create_speculative_config (arg_utils.py:2141-2155)
         value = result.extra.get(dest)
         if value is None:
