@@ -1020,6 +1020,8 @@ def _prepare(
             state["usage.ir_op_priority"] = freeze(dict(extras["ir_op_priority"]))
         if extras.get("default_mm_loras"):
             state["usage.default_mm_loras"] = True
+        if extras.get("cuda_graph_sizes_given"):
+            state["usage.cuda_graph_sizes"] = True
         if extras.get("disable_mm_preprocessor_cache"):
             state["usage.disable_mm_preprocessor_cache"] = True
         if extras.get("fail_on_environ_validation"):

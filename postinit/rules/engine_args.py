@@ -811,12 +811,31 @@ _CC_GIVEN_TWICE = (("cuda_graph_sizes", "cudagraph_capture_sizes"), ("cudagraph_
 
 
 @rule(
+    "engine-args.cuda-graph-sizes-deprecated",
+    title="--cuda-graph-sizes is deprecated: create_engine_config warns where it applies it",
+    phase="sub_configs",
+    kind="check",
+    reads=(_EA, "usage.cuda_graph_sizes"),
+    after=("scheduler.chunked-prefill-enabled",),
+    source=f"{_SRC}.create_engine_config (compilation config overrides, after the other sub-configs: "
+    "vllm/engine/arg_utils.py:1647 at the seed, :1743 in 0.11.1); ref 12.3",
+    message="--cuda-graph-sizes is deprecated and will be removed in v0.13.0 or v1.0.0, whichever is soonest. "
+    "Please use --cudagraph-capture-sizes instead.",
+    level="warning",
+)
+def cuda_graph_sizes_deprecated(c: Mapping[str, Any]) -> RuleResult:
+    """Logged only once the model, cache, parallel and scheduler configs are built: a refusal before that
+    (a mismatched --quantization, golden y070; a negative batch default, y047) leaves it unlogged."""
+    return Outcome.log() if c[_EA] and c["usage.cuda_graph_sizes"] else None
+
+
+@rule(
     "engine-args.compilation-flag-given-twice",
     title="--cuda-graph-sizes / --cudagraph-capture-sizes / --max-cudagraph-capture-size exclude the same key in -O",
     phase="sub_configs",
     kind="check",
     reads=(_EA, "usage.given_twice"),
-    after=("scheduler.chunked-prefill-enabled",),
+    after=("scheduler.chunked-prefill-enabled", "engine-args.cuda-graph-sizes-deprecated"),
     source=f"{_SRC}.create_engine_config (compilation config overrides, after the other sub-configs); ref 12.3",
     message="<flag> and compilation_config.<key> are mutually exclusive",
 )

@@ -108,6 +108,9 @@ class Usage(BaseModel):
             "(version.refused_where_built): create_engine_config raises it when it builds that sub-config"
         ),
     )
+    cuda_graph_sizes: bool = unhashed(
+        False, description="the deprecated --cuda-graph-sizes was given (the seed, 0.11.1): create_engine_config "
+        "warns that it is deprecated where it applies it, after building the other sub-configs")
     disable_mm_preprocessor_cache: bool = unhashed(
         False, description="the deprecated --disable-mm-preprocessor-cache (an EngineArgs field only): "
         "create_model_config then sets mm_processor_cache_gb to 0 and does not read VLLM_MM_INPUT_CACHE_GIB")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+import postinit
 from postinit.errors import InputError, InvalidValueError, SubConfigError, UnknownFlagError
 from postinit.schema.loaders import human_readable_int, parse_vllm_args
 
@@ -179,14 +180,15 @@ def test_lora_flags_without_enable_lora_advise() -> None:
 
 
 def test_deprecated_cuda_graph_sizes() -> None:
-    """--cuda-graph-sizes still sets the capture sizes, with vLLM's deprecation warning."""
+    """--cuda-graph-sizes still sets the capture sizes, with argparse's deprecation warning; vLLM's own warning is
+    logged where create_engine_config applies the flag (the rule engine-args.cuda-graph-sizes-deprecated)."""
     parsed = parse_vllm_args(["m", "--cuda-graph-sizes", "8", "16"])
     assert parsed.config["compilation_config"] == {"cudagraph_capture_sizes": [8, 16]}
-    assert parsed.warnings == [
-        "argument 'cuda_graph_sizes' is deprecated",
-        "--cuda-graph-sizes is deprecated and will be removed in v0.13.0 or v1.0.0, whichever is soonest. "
-        "Please use --cudagraph-capture-sizes instead.",
-    ]
+    assert parsed.warnings == ["argument 'cuda_graph_sizes' is deprecated"]
+    assert parsed.extra.get("cuda_graph_sizes_given") is True
+    r = postinit.resolve(argv=["tests/golden/models/llama", "--cuda-graph-sizes", "8"])
+    assert [e.rule for e in r.messages() if "--cuda-graph-sizes is deprecated" in (e.message or "")] == [
+        "engine-args.cuda-graph-sizes-deprecated"]
 
 
 def test_server_flags_are_extra() -> None:

@@ -1564,7 +1564,9 @@ def parse_vllm_args(
         value, text = converted[dest] if dest in converted else _convert(spec, item, undeclared, mode_enum)
         if spec.deprecated and value != spec.default:
             result.warnings.append(f"argument '{dest}' is deprecated")
-            if spec.warning is not None:
+            if dest == "cuda_graph_sizes":
+                result.extra["cuda_graph_sizes_given"] = True  # warned where create_engine_config applies it
+            elif spec.warning is not None:
                 later.append(spec.warning)
         elif not spec.deprecated and spec.warning is not None and value is not None:
             later.append(spec.warning)  # deprecated in words only: create_engine_config warns when it is given
