@@ -470,6 +470,9 @@ DROPS: dict[str, str] = {
     "compilation.use-inductor-backend": "CompilationConfig.use_inductor was removed in 0.34.0",
     "verify.swap-space": "CacheConfig.swap_space was removed in 0.34.0",
     "cpu.kvcache-space": "CacheConfig.cpu_kvcache_space_bytes was removed in 0.34.0",
+    "engine-args.cpu-device-memory": "CpuPlatform.get_device_total_memory reads the memory node's size "
+    "(get_memory_node_info, vllm/platforms/cpu.py:215-218) and no longer warns about VLLM_CPU_KVCACHE_SPACE, now "
+    "a legacy setting the CPU hook reads only when set (:339-343; golden f304)",
     "cudagraph.padding-table": "CompilationConfig.bs_to_padded_graph_size was removed in 0.34.0",
     # moved or reshaped in 0.34.0: a replacement is still to be written
     "scheduler.max-model-len-from-model": "SchedulerConfig has no max_model_len in 0.34.0 (it reads ModelConfig's)",

@@ -55,3 +55,13 @@ def test_a_model_type_the_version_s_transformers_does_not_know_is_refused() -> N
         assert r.error.message.startswith("The checkpoint you are trying to load has model type `nemotron_h` but "
                                           "Transformers does not recognize this architecture.")
     assert postinit.resolve(argv=argv, vllm_version="0.34.0").ok
+
+
+def test_0_34_0_cpu_does_not_warn_about_an_unset_kv_cache_space() -> None:
+    """f304 (s-y061 first answered without VLLM_CPU_KVCACHE_SPACE): 0.34.0's CPU platform sizes memory from the memory node
+    and reads the variable only when set; the seed and 0.11.1 warn while EngineArgs asks for the device memory."""
+    def warned(version: str) -> bool:
+        r = postinit.resolve(argv=[LLAMA], platform="cpu", vllm_version=version)
+        return any("VLLM_CPU_KVCACHE_SPACE" in (e.message or "") for e in r.messages())
+
+    assert warned("d7fb10c57") and warned("0.11.1") and not warned("0.34.0")
