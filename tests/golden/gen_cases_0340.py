@@ -680,6 +680,8 @@ focus("replayssm-llama", "use_replayssm on a non-mamba model", ["V-REPLAYSSM"],
       cache_config={"use_replayssm": True})
 focus("direct-reload-lora", "VLLM_RELOAD_MODE=direct with LoRA", ["V-DIRECT-RELOAD"],
       lora_config={"max_lora_rank": 16}, env={"VLLM_RELOAD_MODE": "direct"})
+argv_focus("argv-cpu-no-kvspace", "vllm serve on CPU without VLLM_CPU_KVCACHE_SPACE (0.34.0 no longer warns)",
+           ["P-CHECK-CPU"], ["models/llama"], platform="cpu", env={"VLLM_CPU_KVCACHE_SPACE": None})
 
 # ---------------------------------------------------------------------------
 # Random config-mode cases
