@@ -1209,6 +1209,8 @@ def _override_method(cfg: Mapping[str, Any], c: Mapping[str, Any], user: str | N
     AutoGPTQ / AutoAWQ are modelled). ``auto``: GPTQ checkpoints become ``auto_gptq`` and AWQ ones ``auto_awq`` (not on CPU) unless the
     user asked for another method; ``cpu_override``: what AWQ/GPTQ become on CPU (the seed: ``ipex``)."""
     method = str(cfg.get("quant_method", "")).lower()
+    if auto and user == "humming":  # 0.34.0 probes HummingConfig first when it is asked for (model.py:1437-1439)
+        return "humming"
     if not auto and _awq_marlin_compatible(cfg, c) and user in (None, "marlin", "awq_marlin"):
         return "awq_marlin"
     if auto and method == "gptq" and user in (None, "gptq", "gptq_marlin", "auto_gptq", "marlin"):
@@ -1227,6 +1229,8 @@ def _override_method(cfg: Mapping[str, Any], c: Mapping[str, Any], user: str | N
     algo = cfg.get("quant_algo", "")
     if isinstance(algo, str) and "FP8" in algo:
         return "modelopt"
+    if auto and algo == "MIXED_PRECISION":  # 0.34.0's ModelOptMixedPrecisionConfig.override_quantization_method
+        return "modelopt_mixed"
     return "modelopt_fp4" if isinstance(algo, str) and "FP4" in algo.upper() else None
 
 
@@ -1236,7 +1240,7 @@ def _override_method(cfg: Mapping[str, Any], c: Mapping[str, Any], user: str | N
     phase=PHASE,
     kind="derive",
     reads=("model_config", M + "quantization", H + "quantization_config", H + "compression_config",
-           H + "text_config", "platform.kind", "platform.capability"),
+           H + "text_config", H + "model_type", "platform.kind", "platform.capability"),
     writes=(M + "quantization",),
     source=f"{SRC}._verify_quantization, _parse_quant_hf_config; ref 2.1, 10",
     level="info",
@@ -1268,6 +1272,11 @@ def quantization(c: Mapping[str, Any], *, methods: tuple[str, ...] = QUANTIZATIO
     if cfg is not None:
         method: str | None = str(cfg.get("quant_method", "")).lower().replace("compressed_tensors", "compressed-tensors")
         cfg["quant_method"] = method
+        # HummingConfig.override_quantization_method reads the checkpoint's quant_method as it was before the
+        # GPT-OSS hook renamed it (models.gptoss-mxfp4): model_arch_config holds its own copy
+        if auto and user == "humming" and c[H + "model_type"] == "gpt_oss" and method in ("mxfp4", "gpt_oss_mxfp4"):
+            return Violation("For gpt-oss model, use '--moe-backend humming' instead of '--quantization humming'.",
+                             hint="give --moe-backend humming instead", error="ValueError")
         override = _override_method(cfg, c, user, auto, cpu_override)
         if override == "awq_marlin":
             said = "The model is convertible to awq_marlin during runtime. Using awq_marlin kernel."

@@ -1937,8 +1937,8 @@ def _fuse_norm_quant(c: Mapping[str, Any]) -> bool:
 def _fuse_act_quant(c: Mapping[str, Any]) -> bool:
     """enable_act_fusion: silu_and_mul or quant_fp8 custom op on, or an NVFP4 model (FP4 quant is always a custom
     op, so Inductor cannot fuse it): ModelConfig.is_nvfp4_quantized, vllm/config/model.py:2345-2366 (ModelOpt NVFP4,
-    or compressed-tensors in an nvfp4 format; a ModelOpt MIXED_PRECISION checkpoint's per-layer algorithms are not
-    modelled)."""
+    or compressed-tensors in an nvfp4 format, or a ModelOpt MIXED_PRECISION checkpoint with an NVFP4 layer in its
+    top-level quantized_layers)."""
     return _op_enabled(c[_OPS], "silu_and_mul") or _op_enabled(c[_OPS], "quant_fp8") or _nvfp4(c)
 
 
@@ -1949,6 +1949,10 @@ def _nvfp4(c: Mapping[str, Any]) -> bool:
     if method == "modelopt_fp4":
         return True
     cfg = c["model_config.hf_config.quantization_config"] or c["model_config.hf_config.compression_config"] or {}
+    if method == "modelopt_mixed":  # _modelopt_mixed_has_nvfp4 (vllm/config/model.py:136-149)
+        layers = cfg.get("quantized_layers")
+        return isinstance(layers, dict) and any(
+            isinstance(info, dict) and info.get("quant_algo") == "NVFP4" for info in layers.values())
     return method == "compressed-tensors" and "nvfp4" in str(cfg.get("format") or "").lower()
 
 

@@ -336,6 +336,7 @@ QUANT_METHODS: dict[str, tuple[str, int, tuple[str, ...]]] = {
     "deepseek_v4_fp8": ("DeepseekV4FP8Config", 75, (_BF16, _FP16)),
     "modelopt": ("ModelOptFp8Config", 89, (_BF16, _FP16)),
     "modelopt_fp4": ("ModelOptNvFp4Config", 80, (_BF16, _FP16, "torch.float8_e4m3fn")),
+    "modelopt_mixed": ("ModelOptMixedPrecisionConfig", 75, (_BF16, _FP16)),
     "compressed-tensors": ("CompressedTensorsConfig", 70, (_FP32, _FP16, _BF16)),
     **{m: _ONLINE for m in ("online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel",
                             "int8_per_channel_weight_only", "nvfp4_per_token", "lut_b_moe", "mxfp4_hadamard32")},

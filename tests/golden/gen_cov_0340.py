@@ -1521,6 +1521,43 @@ argv("reason-no-tok-strings", "reasoning strings encoded without a tokenizer", [
 argv("reason-no-tok-granite-str", "a parser without strings, the strings given, without a tokenizer",
      ["reasoning.py:89", "reasoning.py:93"],
      [RSN, "--skip-tokenizer-init", "--reasoning-parser", "granite", "--reasoning-config", _BOTH])
+# ---------------------------------------------------------------- model.py, model_arch.py, compilation.py
+MIXED = "models/cov_modelopt_mixed_flat"  # a ModelOpt MIXED_PRECISION checkpoint: one NVFP4 layer, one FP8 layer
+argv("hf-config-path-other", "the HF config read from another directory than the model's",
+     ["model.py:628", "model.py:662"], [RSN, "--hf-config-path", LLAMA])
+argv("hf-config-path-same", "the HF config path naming the model's own directory", ["model.py:628"],
+     [LLAMA, "--hf-config-path", LLAMA])
+argv("modelopt-mixed-nvfp4", "a ModelOpt MIXED_PRECISION checkpoint with an NVFP4 layer at -O3",
+     ["model.py:144", "model.py:2355"], [MIXED, "-O3"])
+argv("modelopt-mixed-fp8", "a ModelOpt MIXED_PRECISION checkpoint without an NVFP4 layer at -O3",
+     ["model.py:144", "model.py:2355"],
+     [MIXED, "-O3", "--hf-overrides", json.dumps({"quantization_config": {
+         "quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+         "quantized_layers": {"model.layers.0.mlp.down_proj": {"quant_algo": "FP8"}}}})])
+argv("humming-fp8-block", "the humming method asked for on a block-FP8 checkpoint", ["model.py:1438"],
+     ["models/llama_fp8_block", "-q", "humming"])
+argv("humming-modelopt", "the humming method asked for on a ModelOpt FP8 checkpoint", ["model.py:1438"],
+     ["models/llama_modelopt_fp8", "-q", "humming"])
+argv("humming-gpt-oss", "the humming method asked for on gpt-oss's MXFP4 checkpoint", ["model.py:1438"],
+     ["models/gpt_oss_mxfp4", "-q", "humming"])
+argv("per-layer-kv-heads", "a checkpoint whose layers differ in KV heads", ["model_arch.py:105", "model_arch.py:121"],
+     ["models/cov_llama_het"])
+argv("per-layer-head-dim", "per-layer head sizes given in hf_overrides", ["model_arch.py:121", "model_arch.py:134"],
+     [LLAMA, "--hf-overrides", json.dumps({"per_layer_config": {"1": {"head_dim": 64}}})])
+argv("per-layer-unread", "a per-layer attribute vLLM's architecture config does not read",
+     ["model_arch.py:105"], [LLAMA, "--hf-overrides", json.dumps({"per_layer_config": {"1": {"hidden_act": "gelu"}}})])
+argv("per-layer-empty", "an empty per-layer config", ["model_arch.py:105"],
+     [LLAMA, "--hf-overrides", json.dumps({"per_layer_config": {}})])
+argv("cc-pass-config-null", "-cc pass_config given as null", ["compilation.py:1035"],
+     [LLAMA, *cc({"pass_config": None})])
+argv("cc-mode-number", "-cc cudagraph_mode given as a number", ["compilation.py:1027"],
+     [LLAMA, *cc({"cudagraph_mode": 2})])
+argv("cc-inductor-pass-number", "-cc inductor_passes with a number for a pass", ["compilation.py:1097"],
+     [LLAMA, *cc({"inductor_passes": {"p": 3}})])
+for _arch, _site in (("Alpamayo2Super", "767"), ("DeepseekV41ForCausalLM", "783")):
+    # on cov_llama_reason: its tokenizer lets vLLM build the multimodal processing info (k559, k561: without one)
+    argv(f"tok-mode-tok-{_arch.lower()[:12]}", f"the default tokenizer mode of {_arch}, a tokenizer at hand",
+         [f"model.py:{_site}"], [RSN, "--hf-overrides", json.dumps({"architectures": [_arch]})])
 
 
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
@@ -1581,8 +1618,9 @@ NOT_WRITTEN = {
     "text-only) is not modelled",
     "k560-tok-mode-moonshotkimi": "the Kimi-Audio model class does not import on this host (vLLM: 'failed to be "
     "inspected')",
-    "k561-tok-mode-deepseekv41f": "the DeepSeek-V4.1 model class imports openai_harmony, which is not installed here "
-    "(ModuleNotFoundError)",
+    "k561-tok-mode-deepseekv41f": "whether vLLM finds a multimodal processor for a model (here none, the fixture has no "
+    "tokenizer: it warns and runs text-only) is not modelled; k890 is this line on a fixture with a tokenizer (the "
+    "model class imported once the oracle venv had openai_harmony)",
     "k564-head-dtype-unknown": "vLLM raises from the head_dtype property only when it is read (after resolution); "
     "postinit's derived head_dtype has no error value",
     "k565-head-dtype-number": "postinit's input layer refuses a number for hf_config.head_dtype, which vLLM's "

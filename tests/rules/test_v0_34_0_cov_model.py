@@ -11,6 +11,7 @@ from typing import Any
 import postinit
 from postinit.engine import Outcome, Violation
 from postinit.rules import model_config as mc
+from postinit.rules import v0_34_0 as v
 from postinit.rules import v0_34_0_models as m
 from postinit.rules._kit import state
 from tests.golden.parity import fixture_path
@@ -117,3 +118,67 @@ def test_reasoning_token_ids_cannot_start_without_both_strings() -> None:
     assert isinstance(out(reasoning_start_str="<think>"), Outcome)
     assert out(reasoning_start_str="<think>", reasoning_end_str="</think>") is None
     assert out(reasoning_parser="deepseek_r1") is None  # the parser's own strings: not modelled
+
+
+# ---------------------------------------------------------------- batch 29 (k850-): reasoning parsers, humming,
+# ModelOpt MIXED_PRECISION
+
+REASON = fixture_path("cov_llama_reason")
+
+
+def _reasoning(**rc: Any) -> Any:
+    base = {"model_config": {"model": "x"}, "reasoning_config": True, "reasoning_config.reasoning_parser": "",
+            "reasoning_config.reasoning_start_str": "", "reasoning_config.reasoning_end_str": ""}
+    return state({**base, **{f"reasoning_config.{k}": val for k, val in rc.items() if k != "skip"},
+                  "model_config.skip_tokenizer_init": bool(rc.get("skip"))}, version="0.34.0")
+
+
+def test_reasoning_parser_names_strings_and_tokenizer() -> None:
+    f = m.reasoning_token_ids_not_initialized
+    assert f(_reasoning(reasoning_parser="deepseek_r1")) is None  # its own <think> / </think>
+    warned = f(_reasoning(reasoning_parser="granite"))  # a parser without reasoning strings
+    assert isinstance(warned, Outcome) and warned.message.startswith("Auto-initialization of reasoning token IDs")
+    assert f(_reasoning(reasoning_parser="granite", reasoning_start_str="<a>", reasoning_end_str="</a>")) is None
+    assert isinstance(f(_reasoning(reasoning_start_str="<a>")), Outcome)  # no parser, one string
+    unknown = f(_reasoning(reasoning_parser="nosuch"))
+    assert isinstance(unknown, Violation) and unknown.error == "KeyError"
+    assert unknown.message.startswith("\"Reasoning parser 'nosuch' not found. Available parsers: beam, ")
+    no_tok = f(_reasoning(reasoning_parser="deepseek_r1", skip=True))
+    assert isinstance(no_tok, Violation) and no_tok.error == "ValueError"
+    assert no_tok.message.startswith("The model tokenizer must be passed")
+    qwen3 = f(_reasoning(reasoning_parser="qwen3", skip=True))
+    assert isinstance(qwen3, Violation) and qwen3.error == "AttributeError"
+    assert isinstance(f(_reasoning(reasoning_parser="granite", skip=True)), Outcome)  # builds; no strings
+    encode = f(_reasoning(reasoning_start_str="<a>", reasoning_end_str="</a>", skip=True))
+    assert isinstance(encode, Violation) and encode.message == "'NoneType' object has no attribute 'encode'"
+
+
+def test_reasoning_parser_flag_builds_the_reasoning_config() -> None:
+    r = postinit.resolve(model=REASON, argv=["--reasoning-parser", "qwen3"], vllm_version="0.34.0")
+    assert r.config is not None and r.config.reasoning_config is not None
+    assert r.config.reasoning_config.reasoning_parser == "qwen3"
+    assert r.config.structured_outputs_config.reasoning_parser == "qwen3"
+    none = postinit.resolve(model=REASON, argv=["--reasoning-parser", "None"], vllm_version="0.34.0")
+    assert none.config is not None and none.config.reasoning_config is None
+    assert none.config.structured_outputs_config.reasoning_parser == ""
+    so_only = postinit.resolve(model=REASON, argv=["--structured-outputs-config", '{"reasoning_parser": "qwen3"}'],
+                               vllm_version="0.34.0")
+    assert so_only.config is not None and so_only.config.reasoning_config is None
+
+
+def test_modelopt_mixed_is_nvfp4_when_a_top_level_layer_is() -> None:
+    base = {"model_config": {"model": "x"}, "model_config.quantization": "modelopt_mixed"}
+    layers = {"a": {"quant_algo": "NVFP4"}, "b": {"quant_algo": "FP8"}}
+    qc = "model_config.hf_config.quantization_config"
+    assert v._nvfp4(state({**base, qc: {"quantized_layers": layers}}, version="0.34.0"))
+    assert not v._nvfp4(state({**base, qc: {"quantized_layers": {"b": {"quant_algo": "FP8"}}}}, version="0.34.0"))
+    assert not v._nvfp4(state({**base, qc: {"quantization": {"quantized_layers": layers}}}, version="0.34.0"))  # nested: not read
+
+
+def test_humming_asked_for_takes_over_a_quantized_checkpoint() -> None:
+    r = postinit.resolve(model=fixture_path("llama_fp8_block"), argv=["-q", "humming"], vllm_version="0.34.0")
+    assert r.config is not None and r.config.model_config.quantization == "humming"
+    gpt = postinit.resolve(model=fixture_path("gpt_oss_mxfp4"), argv=["-q", "humming"], vllm_version="0.34.0")
+    assert gpt.error is not None and "use '--moe-backend humming' instead" in str(gpt.error)
+    mixed = postinit.resolve(model=fixture_path("cov_modelopt_mixed_flat"), vllm_version="0.34.0")
+    assert mixed.config is not None and mixed.config.model_config.quantization == "modelopt_mixed"
