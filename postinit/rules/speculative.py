@@ -233,11 +233,11 @@ _DRAFT_SRC = "the draft's ModelConfig, built by SpeculativeConfig.__post_init__"
     level="info",
 )
 def draft_architecture(c: Mapping[str, Any], *, methods: tuple[str | None, ...] = _SEED_DRAFT_METHODS,
-                       renames: tuple[tuple[str, str, Any, str], ...] = ()) -> RuleResult:
+                       renames: tuple[tuple[str | None, str, Any, str], ...] = ()) -> RuleResult:
     """Every ModelConfig logs the architecture it resolved; the draft's is its checkpoint's first registered one
     (EAGLE's wrapping into its EAGLE class comes after, silently). ``methods``: those with a draft checkpoint;
     ``renames``: the version's ``hf_overrides`` of the draft, ``(first architecture, config.json key, value, new
-    architecture)`` (value ``True``: any truthy one)."""
+    architecture)`` (first architecture ``None``: whichever; value ``True``: any truthy one)."""
     if draft_of(c, methods=methods) != "checkpoint":
         return None
     registered = mc.registry_of(c["version.model_registry"]).classes
@@ -245,7 +245,7 @@ def draft_architecture(c: Mapping[str, Any], *, methods: tuple[str | None, ...] 
     archs = tuple(hf.get("architectures") or ())
     for first, key, value, new in renames:
         given = hf[key] if key in hf else (hf.get("other") or {}).get(key)
-        if archs[:1] == (first,) and (bool(given) if value is True else given == value):
+        if (first is None or archs[:1] == (first,)) and (bool(given) if value is True else given == value):
             archs = (new,)
             break
     arch = next((a for a in archs if a in registered), None)

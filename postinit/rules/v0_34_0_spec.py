@@ -170,11 +170,15 @@ def _rewrite(c: Mapping[str, Any]) -> MtpDraft | None:
     return None
 
 
-DRAFT_RENAMES = (("DSparkDraftModel", "model_type", "qwen3", "Qwen3DSparkModel"),
-                 ("DFlash2DraftModel", "no_rope_layers", True, "DFlash2RicursiveDraftModel"))
+DRAFT_RENAMES: tuple[tuple[str | None, str, Any, str], ...] = (
+    ("DSparkDraftModel", "model_type", "qwen3", "Qwen3DSparkModel"),
+    ("DFlash2DraftModel", "no_rope_layers", True, "DFlash2RicursiveDraftModel"),
+    (None, "model_type", "gemma4_assistant", "Gemma4MTPModel"),
+    (None, "model_type", "gemma4_unified_assistant", "Gemma4MTPModel"))
 """The architectures ``hf_config_override`` gives a draft checkpoint's own config.json (``speculative.draft-architecture``'s
 ``renames``): a Qwen3 DSpark draft published under DeepSeek-V4's name, Ripple's DFlash2 drafter with NoPE layers
-(vllm/config/speculative.py:788-801)."""
+(vllm/config/speculative.py:788-801), Gemma4's MTP assistant checkpoints whatever their architecture
+(speculative.py:1223-1232)."""
 
 
 def _mtp_target(c: Mapping[str, Any]) -> bool:
@@ -185,13 +189,22 @@ def _mtp_target(c: Mapping[str, Any]) -> bool:
 
 READS = ("speculative_config", _SC + "method", _SC + "model", "model_config", _H + "model_type",
           _H + "architectures", _H + "other", _H + "num_nextn_predict_layers", _HT + "model_type", _HT + "other",
-          _HT + "num_nextn_predict_layers")
+          _HT + "num_nextn_predict_layers", "draft.loaded", "draft.hf_config")
 """What :func:`mtp_draft` reads (the target's config.json facts), with the speculative method and model."""
+
+
+def _renamed(hf: Mapping[str, Any]) -> str | None:
+    """The architecture :data:`DRAFT_RENAMES` gives a draft checkpoint's own config.json, if any."""
+    archs = tuple(hf.get("architectures") or ())
+    return next((new for first, key, value, new in DRAFT_RENAMES if (first is None or archs[:1] == (first,))
+                 and (bool(_draft_value(hf, key)) if value is True else _draft_value(hf, key) == value)), None)
 
 
 def _draft_arch(c: Mapping[str, Any]) -> str | None:
     if not _mtp_target(c):
         return None
+    if c["draft.loaded"] and (renamed := _renamed(c["draft.hf_config"] or {})):
+        return renamed  # an MTP checkpoint of its own (Gemma4's assistant), rewritten by its model type
     draft = mtp_draft(c)
     return None if draft is None else draft.architecture
 
@@ -379,12 +392,10 @@ _DEFAULT_HEAD_DIM = {"qwen3": 128}
 
 
 def _omni_refusal(c: Mapping[str, Any]) -> str | None:
-    """``_validate_qwen3_omni_dspark`` (vllm/config/speculative.py:211-420), its first refusal."""
+    """``_validate_qwen3_omni_dspark`` (vllm/config/speculative.py:211-434), its first refusal."""
     hf = c["draft.hf_config"]
-    archs = tuple(hf.get("architectures") or ())
-    renamed = next((new for first, key, value, new in DRAFT_RENAMES if archs[:1] == (first,)
-                    and (bool(_draft_value(hf, key)) if value is True else _draft_value(hf, key) == value)), None)
-    if _OMNI_DRAFT not in ((renamed,) if renamed else archs):
+    renamed = _renamed(hf)
+    if _OMNI_DRAFT not in ((renamed,) if renamed else tuple(hf.get("architectures") or ())):
         return (f"{_OMNI} requires a standalone draft checkpoint with architectures=['{_OMNI_DRAFT}']; generic "
                 "Qwen3DSparkModel checkpoints must be converted first.")
     block = _dspark_value(hf, "block_size")
@@ -459,6 +470,10 @@ def _omni_refusal(c: Mapping[str, Any]) -> str | None:
             break
     if not isinstance(noise, int) or isinstance(noise, bool) or not 0 <= noise < d_vocab:
         return f"{_OMNI} requires a valid mask/noise token id within the draft input vocabulary [0, {d_vocab - 1}]."
+    ropes = (_draft_value(hf, "rope_parameters"), _draft_value(hf, "rope_scaling"))
+    if _draft_value(hf, "mrope_section") is not None \
+            or any(isinstance(rope, Mapping) and "mrope_section" in rope for rope in ropes):
+        return f"{_OMNI} draft checkpoints must use logical 1-D RoPE and must not define mrope_section."
     return None
 
 
@@ -486,9 +501,31 @@ def qwen3_omni_dspark(c: Mapping[str, Any]) -> RuleResult:
     return Violation(refusal, error="ValueError") if refusal else None
 
 
+@rule(
+    "speculative.mtp-deepseek-v41",
+    title="DeepSeek-V4.1 has no classic MTP draft (its checkpoints ship DSpark stages): method 'mtp' is refused",
+    phase="sub_configs",
+    kind="check",
+    reads=("speculative_config", _SC + "method", "model_config", _H + "model_type"),
+    after=("speculative.draft-max-model-len-log",),
+    source="vllm/config/speculative.py SpeculativeConfig.__post_init__ (config_cls.configure): "
+    f"MTPSpeculatorConfig.adapt_draft_model_config (vllm/v1/worker/gpu/spec_decode/mtp/config.py:80-87); {_REF}",
+    message="DeepSeek V4.1 has no classic-MTP draft: ... Use speculative method 'dspark' instead of 'mtp'.",
+)
+def mtp_deepseek_v41(c: Mapping[str, Any]) -> RuleResult:
+    """The draft ModelConfig is built first (its rewrite keeps V4.1's own architecture, speculative.py:863-874);
+    then the MTP speculator refuses a V4.1 target."""
+    if not c["speculative_config"] or c[_SC + "method"] != "mtp" or not c["model_config"] \
+            or c[_H + "model_type"] != "deepseek_v41":
+        return None
+    return Violation("DeepSeek V4.1 has no classic-MTP draft: its checkpoints ship DSpark stages under mtp.* "
+                     "(main_proj/markov_head/confidence_head) and carry no e_proj/h_proj/enorm/hnorm/hc_head weights. "
+                     "Use speculative method 'dspark' instead of 'mtp'.", error="ValueError")
+
+
 DELTA = Delta(
     replace=(mtp_draft_architecture,),
     add=(mtp_layer_types, mtp_inkling_weights, mtp_draft_mm_normalize, mtp_draft_text_only, draft_vocab_size,
-         qwen3_omni_dspark),
+         qwen3_omni_dspark, mtp_deepseek_v41),
 )
 """The MTP-draft part of vLLM 0.34.0's delta over 0.11.1."""
