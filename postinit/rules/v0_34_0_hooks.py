@@ -201,6 +201,41 @@ def llama_bidirectional(c: Mapping[str, Any]) -> RuleResult:
     return {**models.hf_set(c, {"is_causal": False}), _PC + "seq_pooling_type": kind}
 
 
+_NEMOTRON_VL = ("LlamaNemotronVLForSequenceClassification", "LlamaNemotronVLModel")
+
+
+@rule(
+    "models.llama-nemotron-vl",
+    title="LlamaNemotronVL embedding / reranking: not causal; the sequence pooling type from the config's 'pooling' "
+    "(avg, cls, last; llm_config's, default avg)",
+    phase="model_config",
+    kind="override",
+    reads=(*models.ON_READS, _H + "text_config", _H + "other", "model_config.pooler_config"),
+    writes=(*models.hf_writes("is_causal"), _PC + "seq_pooling_type"),
+    after=("model.pooler-config",),
+    source=f"{_SRC} LlamaNemotronVLConfig.verify_and_update_model_config (1042-1078); {_REF}",
+)
+def llama_nemotron_vl(c: Mapping[str, Any]) -> RuleResult:
+    """Its language model attends both ways. The top-level ``pooling`` wins; without one, a checkpoint's
+    ``llm_config`` gives it (``avg`` when it names none). vLLM asserts that the name is a string and refuses one it
+    has no pooling type for. (``llm_config`` and ``vision_config`` are sub-config objects of the checkpoint's remote
+    config class, whose ``is_causal`` / ``patch_size`` vLLM also sets: postinit reads them as plain mappings.)"""
+    if not models.step2_on(c, *_NEMOTRON_VL):
+        return None
+    pooling = _other(c, "pooling")
+    llm_config = _other(c, "llm_config")
+    if pooling is None and isinstance(llm_config, Mapping):
+        pooling = llm_config.get("pooling", "avg")
+    if not isinstance(pooling, str):
+        return Violation("", error="AssertionError", hint="LlamaNemotronVL needs its 'pooling' name as a string")
+    kind = _POOLING_TYPES.get(pooling)
+    if kind is None:
+        return Violation(f"pool_type {pooling!r} not supported")
+    if not c["model_config.pooler_config"]:
+        return Violation("", error="AssertionError", hint="LlamaNemotronVL needs a pooling runner")
+    return {**models.hf_set(c, {"is_causal": False}), _PC + "seq_pooling_type": kind}
+
+
 # =========================================================================== NemotronH (config.py:1143-1170)
 
 _NEMOTRON_H = ("NemotronHForCausalLM", "NemotronHPuzzleForCausalLM")
@@ -380,6 +415,50 @@ def mistral_large4(c: Mapping[str, Any]) -> RuleResult:
         return Outcome(out, message="Using fp8_ds_mla kv-cache for Mistral Large 4", level="info")
     if dtype == "bfloat16":
         out["cache_config.cache_dtype"] = "auto"
+    return out
+
+
+# =========================================================================== MuseGlimmer (config.py:225-257)
+
+_MUSE = ("MuseGlimmerForCausalLM", "MuseGlimmerForConditionalGeneration")
+
+
+def _aiter_on(c: Mapping[str, Any]) -> bool:
+    """``rocm_aiter_ops.is_enabled()`` (VLLM_ROCM_USE_AITER, on a gfx9 GPU with the aiter package)."""
+    return c["platform.kind"] == "rocm" and bool(c["platform.aiter_found"]) \
+        and str(c["platform.gcn_arch"] or "").startswith("gfx9") and bool(c["env.VLLM_ROCM_USE_AITER"])
+
+
+@rule(
+    "models.muse-glimmer-aiter",
+    title="MuseGlimmer on ROCm with AITER: the AITER flash-attention backend (AITER MHA, no backend given); with it, "
+    "Inductor graph partition and the rotary-embedding custom op",
+    phase="model",
+    kind="default",
+    reads=(*models.ON_READS, "platform.kind", "platform.aiter_found", "platform.gcn_arch", "env.VLLM_ROCM_USE_AITER",
+           "env.VLLM_ROCM_USE_AITER_MHA", "attention_config.backend", "attention_config.backend_per_kind",
+           "compilation_config.custom_ops"),
+    writes=("attention_config.backend", "compilation_config.use_inductor_graph_partition",
+            "compilation_config.custom_ops"),
+    source=f"{_SRC} MuseGlimmerAttentionConfig.verify_and_update_config (225-257; rocm_aiter_ops.is_enabled / "
+    f"is_mha_enabled: vllm/_aiter_ops.py); {_REF}",
+)
+def muse_glimmer_aiter(c: Mapping[str, Any]) -> RuleResult:
+    """QK norm, RoPE and the KV-cache write stay in one Inductor graph under the AITER FA backend: the graph is
+    partitioned by Inductor and RoPE is a custom op (unless the user named it, either way)."""
+    if not models.step2_on(c, *_MUSE) or not _aiter_on(c):
+        return None
+    out: dict[str, Any] = {}
+    backend = c["attention_config.backend"]
+    per_kind = c["attention_config.backend_per_kind"] or {}
+    if c["env.VLLM_ROCM_USE_AITER_MHA"] and backend is None and not per_kind:
+        backend = out["attention_config.backend"] = "ROCM_AITER_FA"
+    if backend != "ROCM_AITER_FA" and "ROCM_AITER_FA" not in map(str, per_kind.values()):
+        return out or None
+    out["compilation_config.use_inductor_graph_partition"] = True
+    ops = list(c["compilation_config.custom_ops"] or [])
+    if "-rotary_embedding" not in ops and "+rotary_embedding" not in ops:
+        out["compilation_config.custom_ops"] = [*ops, "+rotary_embedding"]
     return out
 
 
@@ -1423,12 +1502,14 @@ def d3_decision(c: Mapping[str, Any]) -> RuleResult:
 
 
 MODEL_CONFIG_HOOKS = ("models.alice-ai-checkpoint", "models.alice-ai-mtp-ignored", "models.llama-bidirectional",
+                      "models.llama-nemotron-vl",
                       "models.embedding-gemma2-matryoshka", "models.jina-embeddings-v5-encoder", "models.deepseek-v4-fp8", "models.gptoss-mxfp4",
                       "models.kimi-k3-mxfp4", "models.unlimited-ocr2-checkpoint",
                       "models.colqwen3-5-contract", "models.d3-decision", "models.mm-video-backend")
 """The rule ids of this module run by ModelConfig._try_verify_and_update_model_config (in order)."""
 VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dtype", "models.longcat-ngram-compilation",
-                     "models.glm-moe-dsa", "models.mistral-large4", "models.gemma4-attention",
+                     "models.glm-moe-dsa", "models.mistral-large4", "models.muse-glimmer-aiter",
+                     "models.gemma4-attention",
                      "models.embedding-gemma2-backend", "models.embedding-gemma2-max-model-len",
                      "models.diffusion-gemma-attention", "models.diffusion-gemma-config",
                      "models.diffusion-gemma-max-num-seqs", "models.diffusion-gemma-generation-cap",
@@ -1442,7 +1523,8 @@ VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dt
 
 
 DELTA = Delta(
-    add=(alice_ai_checkpoint, alice_ai_mtp_ignored, alice_ai_parallel, llama_bidirectional, nemotron_h_ssm_cache_dtype,
+    add=(alice_ai_checkpoint, alice_ai_mtp_ignored, alice_ai_parallel, llama_bidirectional, llama_nemotron_vl,
+         muse_glimmer_aiter, nemotron_h_ssm_cache_dtype,
          longcat_ngram_compilation, glm_moe_dsa, gemma4_attention, mistral_large4, embedding_gemma2_matryoshka,
          embedding_gemma2_backend, embedding_gemma2_max_model_len, diffusion_gemma_attention, diffusion_gemma_config,
          diffusion_gemma_max_num_seqs, diffusion_gemma_generation_cap, jina_embeddings_v5_encoder,

@@ -177,6 +177,7 @@ class Env(BaseModel):
     VLLM_DP_MASTER_PORT: int = unhashed(0)
     VLLM_ROCM_USE_AITER: bool = unhashed(False)
     VLLM_ROCM_USE_AITER_RMSNORM: bool = unhashed(True)
+    VLLM_ROCM_USE_AITER_MHA: bool = unhashed(True)
     VLLM_CPU_KVCACHE_SPACE: int | None = unhashed(None, ge=0, description="GiB; None → 4 GiB")
     VLLM_CPU_CI_ENV: str = unhashed("0")
     VLLM_CPU_OMP_THREADS_BIND: str = unhashed(
