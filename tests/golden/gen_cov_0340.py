@@ -1397,6 +1397,25 @@ argv("cc-pass-fusion-null", "a pass config fusion given as null", ["compilation.
 
 # ---------------------------------------------------------------- batch 27: speculative.py, models/config.py (k650-k749)
 number_from(650)
+# the MTP draft of each model type (SpeculativeConfig.hf_config_override), the drafts not reached before
+argv("mtp-dsv4", "MTP on DeepSeek-V4: its MTP architecture", ["speculative.py:863", "speculative.py:872"],
+     ["models/deepseek_v4", *mtp()])
+argv("mtp-dsv41", "MTP on a DeepSeek-V4.1 checkpoint: no classic MTP draft (refused)",
+     ["speculative.py:863", "speculative.py:872"], ["models/spec_dsv41", *mtp()])
+argv("mtp-gemma4-assistant", "Gemma4's MTP assistant checkpoint as the draft: its KV sharing cleared",
+     ["speculative.py:1223", "speculative.py:1230"],
+     ["models/gemma4_text", "--speculative-config",
+      json.dumps({"method": "mtp", "model": "models/spec_gemma4_assistant", "num_speculative_tokens": 1})])
+# Qwen3-Omni DSpark drafts: the checks the drafts above leave (`OMNI` names another model by now)
+OMNI_TARGET = [LLAMA, *hf_over({"architectures": ["LlamaForCausalLM", "Qwen3OmniMoeForConditionalGeneration"]})]
+for _slug, _what, _sites, _draft in (
+        ("qwen2", "a Qwen3-Omni DSpark draft of a config class without head_dim (Qwen2): derived", ["181"],
+         "spec_omni_qwen2"),
+        ("mrope", "a Qwen3-Omni DSpark draft defining mrope_section", ["430", "431"], "spec_omni_mrope"),
+        ("no-mask", "a Qwen3-Omni DSpark draft without any mask or noise token", ["401", "409"], "spec_omni_no_mask"),
+        ("vocab0", "a Qwen3-Omni DSpark draft with an empty input vocabulary", ["375", "380"], "spec_omni_vocab0")):
+    argv(f"omni-dspark-{_slug}", _what, [f"speculative.py:{s}" for s in _sites], [*OMNI_TARGET, "--speculative-config",
+         json.dumps({"method": "dspark", "model": f"models/{_draft}", "num_speculative_tokens": 4})])
 
 # ---------------------------------------------------------------- batch 28: vllm.py, arg_utils.py, platforms, small configs
 # (k750-k849)

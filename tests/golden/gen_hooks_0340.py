@@ -25,7 +25,7 @@ CASES: list[tuple[str, dict[str, Any]]] = []
 
 
 def argv(slug: str, description: str, sites: list[str], line: list[str], *, usage: str = "OPENAI_API_SERVER",
-         platform: str = "cuda:90", env: dict[str, str] | None = None) -> None:
+         platform: str | dict[str, Any] = "cuda:90", env: dict[str, str] | None = None) -> None:
     """A `vllm serve` command line; `sites` are config.py line anchors of the 0.34.0 wheel."""
     env = dict(env or {})
     if platform == "cpu":
@@ -408,9 +408,47 @@ argv("nemotron-omni-default", "Nemotron-H Omni: the text model's SSM cache dtype
 argv("q35-no-rope", "Qwen3.5 text with rope_parameters removed: nothing to strip", ["1329"],
      [Q35, *hf({"rope_parameters": None})])
 
+# LlamaNemotronVLConfig (config.py:1042-1078): a Llama text config naming the embedding architecture
+NVL = "models/nemotron_vl_embed"
+argv("nvl-avg", "LlamaNemotronVL embedding with top-level pooling 'avg': MEAN pooling, bidirectional",
+     ["1053", "1056", "1068", "1074"], [NVL])
+argv("nvl-last", "LlamaNemotronVL embedding with pooling 'last'", ["1068", "1074"], [NVL, *hf({"pooling": "last"})])
+argv("nvl-max", "LlamaNemotronVL embedding with pooling 'max': refused", ["1074", "1075"], [NVL, *hf({"pooling": "max"})])
+
+# MiniMaxM3SparseConfig / MiniMaxM3SparseForConditionalGenerationConfig (config.py:98-120, 1121-1140); the model
+# classes inspect on ROCm and CPU (on CUDA their import fails here)
+MM3, MM3VL = "models/minimax_m3_text", "models/minimax_m3_vl"
+argv("mm3-rocm", "MiniMax-M3 text on ROCm: no NVFP4 KV cache, nothing to check", ["103"], [MM3], platform="rocm:gfx950")
+argv("mm3-rocm-nvfp4", "MiniMax-M3 with an NVFP4 KV cache, 16 query heads per KV head", ["103", "111"],
+     [MM3, "--kv-cache-dtype", "nvfp4"], platform="rocm:gfx950")
+argv("mm3-rocm-nvfp4-heads", "MiniMax-M3 with an NVFP4 KV cache, 8 query heads per KV head: refused",
+     ["103", "111", "112"], [MM3, "--kv-cache-dtype", "nvfp4", *hf({"num_key_value_heads": 4})], platform="rocm:gfx950")
+argv("mm3-cpu-nvfp4", "MiniMax-M3 with an NVFP4 KV cache on CPU", ["103", "111"], [MM3, "--kv-cache-dtype", "nvfp4"],
+     platform="cpu")
+argv("mm3vl-rocm", "MiniMax-M3 VL on ROCm without overrides", ["1131", "1134"], [MM3VL], platform="rocm:gfx942")
+argv("mm3vl-rocm-misplaced", "MiniMax-M3 VL on ROCm with IndexCache overrides at the top level: refused",
+     ["1131", "1134", "1136"], [MM3VL, *hf({"use_index_cache": True, "index_topk_freq": 2})], platform="rocm:gfx942")
+argv("mm3vl-rocm-text-config", "MiniMax-M3 VL on ROCm with IndexCache overrides under text_config",
+     ["1131", "1134"], [MM3VL, *hf({"text_config": {"use_index_cache": True}})], platform="rocm:gfx942")
+argv("mm3vl-cpu", "MiniMax-M3 VL on CPU: the ROCm check is skipped", ["1131"], [MM3VL], platform="cpu")
+
+# MuseGlimmerAttentionConfig on ROCm with AITER (config.py:225-257)
+MUSE_AITER = {"kind": "rocm", "gcn_arch": "gfx942", "aiter_found": True}
+argv("muse-rocm-aiter", "MuseGlimmer on ROCm with AITER: the AITER FA backend, graph partition, the rotary op",
+     ["237", "244", "252"], [MUSE], platform=MUSE_AITER, env={"VLLM_ROCM_USE_AITER": "1"})
+argv("muse-rocm-aiter-rotary", "MuseGlimmer on ROCm with AITER and +rotary_embedding given", ["244", "252"],
+     [MUSE, "-cc", json.dumps({"custom_ops": ["+rotary_embedding"]})], platform=MUSE_AITER,
+     env={"VLLM_ROCM_USE_AITER": "1"})
+
 
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
-NOT_WRITTEN: dict[str, str] = {}
+NOT_WRITTEN: dict[str, str] = {
+    # cov-spec (issue 30), pending: postinit's 0.34.0 registry records MiniMax-M3's classes as failing to import
+    # (no module named 'cutlass', as on CUDA), while on ROCm and CPU they import and vLLM resolves them
+    **{name: "MiniMax-M3's model classes import on ROCm and CPU only; postinit's registry has them failing everywhere"
+       for name in ("h143-mm3-rocm", "h144-mm3-rocm-nvfp4", "h145-mm3-rocm-nvfp4-heads", "h146-mm3-cpu-nvfp4",
+                    "h147-mm3vl-rocm", "h148-mm3vl-rocm-misplaced", "h149-mm3vl-rocm-text-config", "h150-mm3vl-cpu")},
+}
 
 
 def main() -> int:
