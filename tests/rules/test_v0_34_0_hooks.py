@@ -78,6 +78,32 @@ def test_llama_bidirectional_assumes_no_pooling() -> None:
     assert "pool_type 'max' not supported" in message(r034("llama_bidir", hf({"pooling": "max"})))
 
 
+@pytest.mark.parametrize(("pooling", "expected"), [(None, "MEAN"), ("cls", "CLS"), ("last", "LAST")])
+def test_llama_nemotron_vl_pools_as_its_config_says(pooling: str | None, expected: str) -> None:
+    """h140-h142: llama_nemotron_vl: not causal; the fixture's 'pooling' is avg (MEAN), an override wins."""
+    r = r034("nemotron_vl_embed", hf({"pooling": pooling}) if pooling else [])
+    assert r.state["model_config.pooler_config.seq_pooling_type"] == expected
+    assert r.state["model_config.hf_config.is_causal"] is False
+    refused = r034("nemotron_vl_embed", hf({"pooling": "max"}))
+    assert refused.error is not None and refused.error.rule == "models.llama-nemotron-vl"
+    assert message(refused) == "pool_type 'max' not supported"
+
+
+def test_muse_glimmer_on_rocm_with_aiter() -> None:
+    """h151/h152: muse_glimmer_aiter: the AITER FA backend, Inductor graph partition and +rotary_embedding (kept
+    when the user names it); nothing without AITER."""
+    aiter = {"kind": "rocm", "gcn_arch": "gfx942", "aiter_found": True}
+    r = r034("muse_glimmer", platform=aiter, env={"VLLM_ROCM_USE_AITER": "1"})
+    assert r.state["attention_config.backend"] == "ROCM_AITER_FA"
+    assert r.state["compilation_config.use_inductor_graph_partition"] is True
+    assert r.state["compilation_config.custom_ops"][0] == "+rotary_embedding"
+    given = r034("muse_glimmer", ["-cc", json.dumps({"custom_ops": ["-rotary_embedding"]})], platform=aiter,
+                 env={"VLLM_ROCM_USE_AITER": "1"})
+    assert "+rotary_embedding" not in given.state["compilation_config.custom_ops"]
+    plain = r034("muse_glimmer", platform="rocm:gfx942", env={"VLLM_ROCM_USE_AITER": "1"})
+    assert plain.state["attention_config.backend"] is None
+
+
 def test_jina_v5_encoders_are_not_causal() -> None:
     """jina_embeddings_v5_encoder: only is_decoder false turns causal attention off."""
     assert r034("jina_v5", hf({"is_decoder": False})).state["model_config.hf_config.is_causal"] is False

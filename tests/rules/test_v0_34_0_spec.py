@@ -83,7 +83,7 @@ def test_draft_checkpoints_renamed_by_the_override() -> None:
         r = postinit.resolve(model=MODELS + "llama", argv=["--speculative-config", json.dumps(
             {"method": method, "model": MODELS + draft, "num_speculative_tokens": 4})], vllm_version="0.34.0")
         assert f"Resolved architecture: {arch}" in _said(r, "speculative.draft-architecture"), draft
-    assert {new for *_, new in mtp.DRAFT_RENAMES} == {"Qwen3DSparkModel", "DFlash2RicursiveDraftModel"}
+    assert {new for *_, new in mtp.DRAFT_RENAMES} == {"Qwen3DSparkModel", "DFlash2RicursiveDraftModel", "Gemma4MTPModel"}
 
 
 def _omni(draft: str, k: int = 4) -> postinit.Resolution:
@@ -115,3 +115,31 @@ def test_an_inkling_checkpoint_without_mtp_weights_is_refused_by_its_own_rule() 
     """k363: speculative.mtp-inkling-weights (mtp_inkling_weights), not Dots3Note's mtp_layer_types."""
     r = _resolve("spec_inkling")
     assert r.error is not None and r.error.rule == "speculative.mtp-inkling-weights"
+
+
+def test_deepseek_v41_has_no_classic_mtp_draft() -> None:
+    """k650/k651: DeepSeek-V4's MTP head; a V4.1 checkpoint is refused by speculative.mtp-deepseek-v41."""
+    assert _said(_resolve("deepseek_v4"), "speculative.mtp-draft-architecture") == \
+        ["Resolved architecture: DeepSeekV4MTPModel"]
+    r = _resolve("spec_dsv41")
+    assert r.error is not None and r.error.rule == "speculative.mtp-deepseek-v41"
+    assert r.error.message.startswith("DeepSeek V4.1 has no classic-MTP draft")
+
+
+def test_gemma4_assistant_checkpoint_is_the_gemma4_mtp_draft() -> None:
+    """k652: an MTP checkpoint of its own (model_type gemma4_assistant) resolves to Gemma4MTPModel."""
+    r = postinit.resolve(model=MODELS + "gemma4_text", argv=["--speculative-config", json.dumps(
+        {"method": "mtp", "model": MODELS + "spec_gemma4_assistant", "num_speculative_tokens": 1})],
+        vllm_version="0.34.0")
+    assert r.ok, r.error
+    assert _said(r, "speculative.mtp-draft-architecture") == ["Resolved architecture: Gemma4MTPModel"]
+
+
+def test_qwen3_omni_dspark_draft_must_not_define_mrope() -> None:
+    """k654: the last check of _validate_qwen3_omni_dspark."""
+    r = postinit.resolve(model=MODELS + "llama", argv=[
+        "--hf-overrides", json.dumps({"architectures": ["LlamaForCausalLM", "Qwen3OmniMoeForConditionalGeneration"]}),
+        "--speculative-config", json.dumps({"method": "dspark", "model": MODELS + "spec_omni_mrope",
+                                            "num_speculative_tokens": 4})], vllm_version="0.34.0")
+    assert r.error is not None and r.error.rule == "speculative.qwen3-omni-dspark"
+    assert "must not define mrope_section" in r.error.message
