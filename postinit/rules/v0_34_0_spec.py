@@ -189,7 +189,8 @@ def _mtp_target(c: Mapping[str, Any]) -> bool:
 
 READS = ("speculative_config", _SC + "method", _SC + "model", "model_config", _H + "model_type",
           _H + "architectures", _H + "other", _H + "num_nextn_predict_layers", _HT + "model_type", _HT + "other",
-          _HT + "num_nextn_predict_layers", "draft.loaded", "draft.hf_config")
+          _HT + "num_nextn_predict_layers", "draft.loaded", "draft.hf_config", "model_config.architecture",
+          "model_config.is_moe", _H + "text_config")
 """What :func:`mtp_draft` reads (the target's config.json facts), with the speculative method and model."""
 
 
@@ -205,6 +206,12 @@ def _draft_arch(c: Mapping[str, Any]) -> str | None:
         return None
     if c["draft.loaded"] and (renamed := _renamed(c["draft.hf_config"] or {})):
         return renamed  # an MTP checkpoint of its own (Gemma4's assistant), rewritten by its model type
+    if str(c["model_config.architecture"] or "").startswith("Transformers") \
+            and _get(c, "num_mtp_layers", text=True) is not None and c[_H + "text_config"] is None:
+        # the Transformers backend builds the draft from the target's config (MTPSpeculatorConfig.
+        # transformers_mtp_overrides, vllm/v1/worker/gpu/spec_decode/mtp/config.py:57-77; a multimodal target is
+        # refused there, NotImplementedError, which postinit does not model)
+        return f"Transformers{'MoE' if c['model_config.is_moe'] else ''}ForMTP"
     draft = mtp_draft(c)
     return None if draft is None else draft.architecture
 

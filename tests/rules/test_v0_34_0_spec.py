@@ -143,3 +143,13 @@ def test_qwen3_omni_dspark_draft_must_not_define_mrope() -> None:
                                             "num_speculative_tokens": 4})], vllm_version="0.34.0")
     assert r.error is not None and r.error.rule == "speculative.qwen3-omni-dspark"
     assert "must not define mrope_section" in r.error.message
+
+
+def test_transformers_backend_mtp_draft_is_built_from_the_target() -> None:
+    """k660: with --model-impl transformers and num_mtp_layers the draft is the Transformers backend's MTP class."""
+    r = postinit.resolve(model=MODELS + "llama", argv=["--model-impl", "transformers", "--hf-overrides",
+                                                       json.dumps({"num_mtp_layers": 1}), "--speculative-config",
+                                                       json.dumps({"method": "mtp", "num_speculative_tokens": 1})],
+                         vllm_version="0.34.0")
+    assert r.ok, r.error
+    assert _said(r, "speculative.mtp-draft-architecture") == ["Resolved architecture: TransformersForMTP"]
