@@ -1416,6 +1416,19 @@ for _slug, _what, _sites, _draft in (
         ("vocab0", "a Qwen3-Omni DSpark draft with an empty input vocabulary", ["375", "380"], "spec_omni_vocab0")):
     argv(f"omni-dspark-{_slug}", _what, [f"speculative.py:{s}" for s in _sites], [*OMNI_TARGET, "--speculative-config",
          json.dumps({"method": "dspark", "model": f"models/{_draft}", "num_speculative_tokens": 4})])
+for _key in ("head_dim", "num_key_value_heads"):
+    argv(f"omni-dspark-target-{_key.replace('_', '-')}", f"a Qwen3-Omni target whose text config has {_key} 0",
+         ["speculative.py:288", "speculative.py:293"],
+         [LLAMA, *hf_over({"architectures": ["LlamaForCausalLM", "Qwen3OmniMoeForConditionalGeneration"], _key: 0}),
+          "--speculative-config", json.dumps({"method": "dspark", "model": "models/spec_omni_dspark",
+                                              "num_speculative_tokens": 4})])
+argv("mtp-mistral-large4-no-mtp", "MTP on a Mistral Large 4 text checkpoint without an mtp_config: no DSpark draft",
+     ["speculative.py:823"], ["models/mistral_large4", *mtp()])
+argv("mtp-transformers-backend", "MTP on the Transformers backend (num_mtp_layers): the draft built from the target",
+     ["speculative.py:783"], [LLAMA, "--model-impl", "transformers", *hf_over({"num_mtp_layers": 1}), *mtp()])
+argv("eagle-draft-shorter", "an EAGLE draft with fewer positions than the target's length: extended to it",
+     ["speculative.py:1517", "speculative.py:1519"], ["models/llama_long", "--speculative-config",
+     json.dumps({"method": "eagle", "model": "models/cvo_eagle-llama", "num_speculative_tokens": 2})])
 
 # ---------------------------------------------------------------- batch 28: vllm.py, arg_utils.py, platforms, small configs
 # (k750-k849)
