@@ -191,6 +191,11 @@ UNREACHABLE: list[tuple[str, str, str]] = [
      "the draft's ModelConfig is built with max_model_len=speculative_config.max_model_len "
      "(DraftModelSpeculatorConfig.configure), a positive int (Field(ge=1)) that get_and_verify_max_len keeps or "
      "refuses, so draft_max_model_len equals it whenever it is given"),
+    ("text-config-set", r"^target_text_config is None$",
+     "ModelConfig.__post_init__ always sets hf_text_config (get_hf_text_config, vllm/config/model.py:710: "
+     "transformers' get_text_config returns a text sub-config or the config itself, never None), and "
+     "_get_qwen3_omni_text_config (vllm/config/speculative.py:167-172) falls back to it, so the Qwen3-Omni DSpark "
+     "check always has a target text config"),
     ("caller-defaults", r"^draft_dcp is None$",
      "_verify_and_get_draft_dcp's only caller (DraftModelSpeculatorConfig.configure) sets an unset draft DCP to "
      "its speculator's default (an int) before calling it"),
@@ -246,6 +251,9 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
     ("plugin", r"^value not in \(registered := registered_speculative_methods\(\)\)$",
      "(see `plugin`: no custom speculative method is ever registered, so a method outside SpeculativeMethod is "
      "always refused)"),
+    ("python-values", r"^not callable\(target_hf_overrides\)$",
+     "(see `python-values`: --hf-overrides is JSON, so the target's hf_overrides is a dict, never a callable; only "
+     "a Python caller passes a function, LLM(hf_overrides=fn))"),
     ("caller-defaults", r"^draft_model_config is not None$",
      "create_draft_parallel_config's only caller (DraftModelSpeculatorConfig.configure) passes the draft "
      "ModelConfig it has just built"),
