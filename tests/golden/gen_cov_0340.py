@@ -1429,6 +1429,14 @@ argv("mtp-transformers-backend", "MTP on the Transformers backend (num_mtp_layer
 argv("eagle-draft-shorter", "an EAGLE draft with fewer positions than the target's length: extended to it",
      ["speculative.py:1517", "speculative.py:1519"], ["models/llama_long", "--speculative-config",
      json.dumps({"method": "eagle", "model": "models/cvo_eagle-llama", "num_speculative_tokens": 2})])
+argv("mtp-bailing-v3-vl", "MTP on Bailing MoE V3 VL (an fp8 quantization config on the outer config), language "
+     "model only: the text config promoted, the quantization config copied to it",
+     ["speculative.py:1055", "speculative.py:1058"], ["models/spec_bailing_v3_vl", "--language-model-only", *mtp()])
+argv("mtp-glm-ocr", "MTP on GLM-OCR, language model only", ["speculative.py:967"],
+     ["models/spec_glm_ocr", "--language-model-only", *mtp()])
+argv("dspark-gemma4-own-ids", "a Gemma4 DSpark draft naming dspark_target_layer_ids itself", ["speculative.py:804"],
+     [LLAMA, "--speculative-config", json.dumps({"method": "dspark", "model": "models/spec_gemma4_dspark_ids",
+                                                 "num_speculative_tokens": 4})])
 
 # ---------------------------------------------------------------- batch 28: vllm.py, arg_utils.py, platforms, small configs
 # (k750-k849)
@@ -1666,6 +1674,9 @@ NOT_WRITTEN = {
     "k597-ft-api-servers": "--api-server-count is a `vllm serve` flag the oracle's EngineArgs parser lacks; postinit's "
     "flag table accepts it",
     # batch 27 (k650-k749)
+    "k662-mtp-bailing-v3-vl": "Bailing MoE V3 VL's MTP draft (the text config promoted with the outer fp8 "
+    "quantization config, BailingMoeV3MTPModel, float32 downcast) and its target's M-RoPE (vLLM's "
+    "BailingMoeV3VLConfig) are not modelled",
     # batch 28 (k750-k849)
     "k762-obs-buckets-scalar-known": "pydantic's list type of a histogram family's buckets is refused where "
     "create_engine_config builds ObservabilityConfig (stage create_engine_config): postinit's bucket checks run as "
