@@ -9,12 +9,25 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 from postinit.engine import Rule, Rulebook, rule_of
 from postinit.rules import paths, versions
 from postinit.schema.env import DATA
 
 __all__ = ["render"]
+
+
+def _change(name: str, old: Any, new: Any) -> str:
+    """A patched parameter's change in one cell: both values, or for sets of names what was added and removed
+    (sorted: a set's own order follows the hash seed)."""
+    if isinstance(old, (set, frozenset)) and isinstance(new, (set, frozenset)):
+        def names(xs: Any) -> str:
+            shown = sorted(map(str, xs))
+            return ", ".join(shown[:12]) + (f", … ({len(shown) - 12} more)" if len(shown) > 12 else "")
+        return (f"{name}: {len(old)} → {len(new)} values (added: {names(new - old) or 'none'}; removed: "
+                f"{names(old - new) or 'none'})")
+    return f"{name}: `{old!r}` → `{new!r}`"
 
 
 def _esc(text: str) -> str:
@@ -76,8 +89,7 @@ def _version(v: versions.Version) -> list[str]:
             "| rule | phase | what changed | vLLM source |", "|---|---|---|---|"]
     for p in sorted(d.patch, key=lambda p: (book.rules[p.rule].phase, p.rule)):
         r = book.rules[p.rule]
-        what = ", ".join([f"{k}: `{dict(parent.rules[p.rule].params).get(k)!r}` → `{val!r}`"
-                          for k, val in p.params.items()]
+        what = ", ".join([_change(k, dict(parent.rules[p.rule].params).get(k), val) for k, val in p.params.items()]
                          + [f"{k}" for k in p.header if k != "source"])
         why = f"{what}{'; ' if what and p.why else ''}{p.why}" or "source only"
         out.append(f"| `{p.rule}` | {r.phase} | {_esc(why)} | {_src(r)} |")

@@ -46,8 +46,9 @@ def test_a_quantization_method_with_a_config_file_needs_the_file(tmp_path: Path)
 
 
 def test_a_model_type_the_version_s_transformers_does_not_know_is_refused() -> None:
-    """y017: a Nemotron-H checkpoint at the seed and 0.11.1, whose transformers 4.57 has no NemotronHConfig (nor
-    vLLM its own): get_config's ValueError, before any record of ModelConfig; 0.34.0 (transformers 5.22) loads it."""
+    """y017 (model.model-type-known): a Nemotron-H checkpoint at the seed and 0.11.1, whose transformers 4.57 has no
+    NemotronHConfig (nor vLLM its own): get_config's ValueError, before any record of ModelConfig; 0.34.0
+    (transformers 5.22) loads it."""
     argv = ["tests/golden/models/nemotron_h"]
     for version in ("d7fb10c57", "0.11.1"):
         r = postinit.resolve(argv=argv, vllm_version=version)
