@@ -15,7 +15,11 @@ CPU-only machine, and prints what vLLM resolved as JSON.
 
 A case either gives sub-config keyword arguments (config mode) or a command
 line (argv mode: vLLM's own parser, `EngineArgs.from_cli_args` and
-`create_engine_config(usage_context)`, as `vllm serve` / `LLM(...)` do).
+`create_engine_config(usage_context)`, as `vllm serve` / `LLM(...)` do). The
+OPENAI_API_SERVER usage is `vllm serve` itself: its parser (make_arg_parser,
+the server's flags too), its validate and its launcher choice
+(ServeSubcommand.cmd: api_server_count defaulting, several API servers as
+`_api_process_count`, headless) come before the engine config.
 
 Real: everything under vllm.config, vllm.platforms, vllm.engine.arg_utils,
 the model registry and model classes, the compiled extensions of the wheel.
@@ -884,6 +888,56 @@ def _argv_parser(cls):
     return p
 
 
+def _serve_parser():
+    """`vllm serve`'s own parser (make_arg_parser: FrontendArgs' server flags and
+    AsyncEngineArgs'), as the serve subcommand builds it."""
+    p = _ARGV_PARSERS.get("serve")
+    if p is None:
+        from vllm.entrypoints.common.cli_args import make_arg_parser
+        from vllm.utils.argparse_utils import FlexibleArgumentParser
+
+        p = make_arg_parser(FlexibleArgumentParser(prog="vllm-oracle"))
+        _ARGV_PARSERS["serve"] = p
+    return p
+
+
+_SERVE_LAUNCHERS = ("run_server", "run_headless", "run_multi_api_server",
+                    "run_dp_supervisor")
+
+
+def _serve_launch(args) -> str:
+    """`vllm serve`'s own steps before it builds the engine config: the CLI's
+    validate (validate_parsed_serve_args) and ServeSubcommand.cmd's choice of
+    launcher, with its api_server_count defaulting and logs; the launchers are
+    stand-ins that only record which one cmd picked (nothing is started)."""
+    import vllm.entrypoints.cli.serve as S
+    from vllm.entrypoints.common.cli_args import validate_parsed_serve_args
+
+    args.subparser = "serve"
+    validate_parsed_serve_args(args)
+    picked: list[str] = []
+
+    def stand_in(name):
+        def launcher(_args):
+            picked.append(name)
+        return launcher
+
+    saved = {n: getattr(S, n) for n in _SERVE_LAUNCHERS}
+    saved_uvloop = S.uvloop
+    try:
+        for n in _SERVE_LAUNCHERS:
+            setattr(S, n, stand_in(n))
+        S.uvloop = types.SimpleNamespace(run=lambda _coro: None)
+        S.ServeSubcommand.cmd(args)
+    finally:
+        for n, f in saved.items():
+            setattr(S, n, f)
+        S.uvloop = saved_uvloop
+    if not picked:
+        raise RuntimeError("oracle: `vllm serve` chose a launcher the oracle does not emulate (--grpc)")
+    return picked[0]
+
+
 def _argv_with_model_flag(argv: list[str]) -> list[str]:
     argv = list(argv)
     if argv and not argv[0].startswith("-"):
@@ -901,12 +955,15 @@ def _argv_model(argv: list[str]) -> str | None:
     return None
 
 
-def _parse_argv(parser, argv: list[str]):
+def _parse_argv(parser, argv: list[str], positional_model: bool = False):
+    """``positional_model``: the parser has `vllm serve`'s positional model_tag,
+    which takes a leading model name as given (a stray value later on is then
+    an unrecognized argument, as in `vllm serve`)."""
     def _error(message):
         raise argparse.ArgumentError(None, message)
 
     parser.error = _error
-    return parser.parse_args(_argv_with_model_flag(argv))
+    return parser.parse_args(list(argv) if positional_model else _argv_with_model_flag(argv))
 
 
 def _dataclass_values(obj) -> dict:
@@ -995,10 +1052,24 @@ def build_via_engine_args(case: dict, stage: list, state: dict, result: dict):
     uc = case.get("usage_context")
     usage = None if uc is None else UsageContext[uc]
     cls = _engine_args_class(uc)
+    serve = uc == "OPENAI_API_SERVER"
     stage[0] = "parse"
-    args = _parse_argv(_argv_parser(cls), case["argv"])
+    args = _parse_argv(_serve_parser() if serve else _argv_parser(cls), case["argv"], positional_model=serve)
+    launcher = None
+    if serve:  # `vllm serve`: its own checks and launcher choice come first
+        stage[0] = "serve"
+        launcher = _serve_launch(args)
+        if launcher == "run_dp_supervisor":
+            raise RuntimeError("oracle: the multi-port data parallel supervisor is not emulated")
     stage[0] = "engine_args"
     ea = cls.from_cli_args(args)
+    if serve:
+        from vllm.entrypoints.common.cli_args import propagate_flash_late_interaction
+
+        propagate_flash_late_interaction(args, ea)
+        if launcher == "run_multi_api_server":  # vllm/entrypoints/cli/serve.py
+            ea._api_process_count = args.api_server_count
+            ea._api_process_rank = -1
     defaults = _dataclass_defaults(cls)
     before = _dataclass_values(ea)
     result["engine_args"] = {"class": cls.__name__,
@@ -1018,6 +1089,8 @@ def build_via_engine_args(case: dict, stage: list, state: dict, result: dict):
 
     AU.VllmConfig = vllm_config_spy
     try:
+        if launcher == "run_headless":
+            return ea.create_engine_config(usage_context=usage, headless=True)
         return ea.create_engine_config(usage_context=usage)
     finally:
         AU.VllmConfig = real
@@ -1289,7 +1362,10 @@ def _group_worker(cases: list[dict]) -> list[dict]:
     warm_model_classes(cases)
     for c in cases:
         if "argv" in c:
-            _argv_parser(_engine_args_class(c.get("usage_context")))
+            if c.get("usage_context") == "OPENAI_API_SERVER":
+                _serve_parser()
+            else:
+                _argv_parser(_engine_args_class(c.get("usage_context")))
     # Building the parser instantiates default configs, whose *_once log
     # calls would then be cached in this worker and go missing in every
     # forked case: every case starts with empty once-caches, as a fresh
