@@ -881,6 +881,7 @@ def _prepare(
             parsed = parse_vllm_args(request.argv, allow_files=allow_files,
                                      construct=parse_stage(parse_base, version, logged), absent=version.absent_flags,
                                      version=version.name, scope=_PARSER_SCOPE.get(usage or "serve", "engine"),
+                                     model_given=request.model is not None,
                                      undeclared=version.undeclared,
                                      mode_enum=version.facts.compilation_mode_enum)
         except SubConfigError as e:
@@ -1014,6 +1015,10 @@ def _prepare(
             state["usage.data_parallel_start_rank"] = int(extras["data_parallel_start_rank"])
         if extras.get("headless"):
             state["usage.headless"] = True
+        if extras.get("tokens_only"):
+            state["usage.tokens_only"] = True
+        if extras.get("api_server_count") is not None:
+            state["usage.api_server_count"] = int(extras["api_server_count"])
         if extras.get("device_ids"):
             state["usage.device_ids"] = str(extras["device_ids"])
         if isinstance(extras.get("ir_op_priority"), Mapping):

@@ -69,6 +69,7 @@ __all__ = [
 
 VLLM_STAGES = (
     "parse",
+    "serve",
     "engine_args",
     "logging_config",
     "device_config",
@@ -121,6 +122,8 @@ STEPS: tuple[Step, ...] = (
     Step("parse", "parse", "argparse (vllm/engine/arg_utils.py EngineArgs.add_cli_args): each flag's type function, "
          "in command-line order with the dotted keys last; the JSON-valued flags of PARSED_SUB_CONFIGS build their "
          "sub-config there; then the unknown flags"),
+    Step("serve", "serve", "vllm/entrypoints/cli/serve.py: `vllm serve`'s validate and ServeSubcommand.cmd, before "
+         "it builds EngineArgs (vLLM 0.34.0)"),
     Step("engine_args", "engine_args", "vllm/engine/arg_utils.py EngineArgs.__post_init__"),
     Step("logging_config", "logging_config", f"{_ECC}: create_logging_config (vLLM 0.34.0)"),
     Step("device_config", "device_config", f"{_ECC}: DeviceConfig(...)"),
@@ -405,9 +408,11 @@ def is_explanation(rule_id: str) -> bool:
 
 def stage_of(rule: Rule) -> str:
     """The oracle's name for where vLLM raises the exception of ``rule``'s violation."""
+    where = rule.source.split(";", 1)[0]
+    if where.startswith("vllm/entrypoints/cli/serve.py"):  # `vllm serve`'s own steps before EngineArgs (0.34.0)
+        return "serve"
     if rule.phase in _VLLM_CONFIG_PHASES:
         return "vllm_config"
-    where = rule.source.split(";", 1)[0]
     if rule.phase == "model_config":
         # create_engine_config's checks before it builds ModelConfig run in this phase too (vLLM 0.34.0's
         # validate_environ), and EngineArgs.__post_init__'s (0.34.0's online quantization config): the ones whose

@@ -4678,7 +4678,7 @@ DELTA = Delta(
                  "engine-args.batch-defaults-other-device")
            for rid in ("scheduler.max-num-batched-tokens-default", "scheduler.max-num-seqs-default")},
         # ModelConfig refuses sleep mode off CUDA/ROCm before it reads config.json (golden s-n027)
-        "model.architecture": ("model.sleep-mode-platform",),
+        "model.architecture": ("model.sleep-mode-platform", "serve.load-balancing-modes"),
         # verify_with_parallel_config (:1498) runs before the spawn check (:1674)
         "vllm.torch-shm-needs-spawn": ("model.torch-shm-single-process",)},
     fields_added=FIELDS_ADDED,

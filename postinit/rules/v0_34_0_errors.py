@@ -1427,6 +1427,144 @@ def lora_inkling_multimem_ar(c: Mapping[str, Any]) -> RuleResult:
                      "LoRA. Set INKLING_MULTIMEM_AR=0.")
 
 
+_SERVE_READS = (_EA, "usage.usage_context", "usage.api_server_count", "usage.headless", "usage.given",
+                "usage.given_on", "usage.given_values", "usage.data_parallel_start_rank", _DPL)
+
+
+_LB_MODES = ("Cannot use more than one data parallel load balancing mode. Choose one of: "
+             "--data-parallel-multi-port-external-lb, --data-parallel-external-lb (or --data-parallel-rank), "
+             "--data-parallel-hybrid-lb (or --data-parallel-start-rank).")
+
+
+def _serve_api_servers(c: Mapping[str, Any]) -> Violation | tuple[int, str] | None:
+    """``ServeSubcommand.cmd``'s API server count before the Elastic-EP cap (vllm/entrypoints/cli/serve.py:79-130),
+    with what it logs, or its refusal of two load-balancing modes; None outside ``vllm serve`` and in headless mode
+    (no API server)."""
+    if not c[_EA] or c["usage.usage_context"] != "OPENAI_API_SERVER":
+        return None
+    given, on = c["usage.given"] or (), c["usage.given_on"] or ()
+    external = _EXTERNAL in on or _DPR in given
+    hybrid = _HYBRID in on or bool(c["usage.data_parallel_start_rank"])
+    if external and hybrid:
+        return Violation(_LB_MODES)  # refused first by serve.load-balancing-modes
+    if c["usage.headless"]:
+        return None
+    count = c["usage.api_server_count"]
+    if count is not None:
+        return count, ""
+    if external:  # external LB: one server, the balancer in front spreads the load
+        return 1, ""
+    if hybrid:
+        local = c[_DPL] or 1
+        return local, (f"Defaulting api_server_count to data_parallel_size_local ({local}) for hybrid LB mode."
+                       if local > 1 else "")
+    dp = int((c["usage.given_values"] or {}).get(_DP, 1) or 1)
+    return dp, f"Defaulting api_server_count to data_parallel_size ({dp})." if dp > 1 else ""
+
+
+@rule(
+    "serve.load-balancing-modes",
+    title="vllm serve takes one data-parallel load-balancing mode",
+    phase="model_config",
+    kind="check",
+    reads=_SERVE_READS,
+    source="vllm/entrypoints/cli/serve.py ServeSubcommand.cmd (:79-105, before it builds EngineArgs); ref v0.34.0",
+    message=_LB_MODES,
+)
+def serve_load_balancing_modes(c: Mapping[str, Any]) -> RuleResult:
+    """External LB (or a rank given) and hybrid LB (or a start rank given) exclude each other; `vllm serve`
+    refuses them before anything else is built."""
+    found = _serve_api_servers(c)
+    return found if isinstance(found, Violation) else None
+
+
+@rule(
+    "serve.api-server-count",
+    title="vllm serve runs one API server per data-parallel rank unless told otherwise (one load-balancing mode)",
+    phase="engine_args",
+    kind="derive",
+    reads=(*_SERVE_READS, "parallel_config.enable_elastic_ep"),
+    writes=("usage.api_process_count",),
+    source="vllm/entrypoints/cli/serve.py ServeSubcommand.cmd (:79-157: the default count, the Elastic-EP cap, "
+    "run_multi_api_server passing it as EngineArgs._api_process_count); ref v0.34.0",
+    message="Defaulting api_server_count to data_parallel_size (<n>). | Defaulting api_server_count to "
+    "data_parallel_size_local (<n>) for hybrid LB mode.",
+    level="info",
+)
+def serve_api_server_count(c: Mapping[str, Any]) -> RuleResult:
+    """Several API servers are several processes (``_api_process_count``); one runs in the server's own process.
+    Partial model: the Rust frontend (VLLM_RUST_FRONTEND_PATH) and the multi-port external LB supervisor, which
+    pick one server, are not modelled."""
+    found = _serve_api_servers(c)
+    if found is None or isinstance(found, Violation):
+        return found
+    count, said = found
+    if c["parallel_config.enable_elastic_ep"] and count > 1:
+        count = 1  # the cap's warning is serve.api-server-count-elastic-ep's
+    return Outcome({"usage.api_process_count": max(count, 1)}, message=said)
+
+
+@rule(
+    "serve.api-server-count-elastic-ep",
+    title="Elastic EP runs with at most one API server",
+    phase="engine_args",
+    kind="check",
+    reads=(*_SERVE_READS, "parallel_config.enable_elastic_ep"),
+    source="vllm/entrypoints/cli/serve.py ServeSubcommand.cmd (:138-145); ref v0.34.0",
+    message="Elastic EP only supports running with with at most one API server. Capping api_server_count from <n> "
+    "to 1.",
+    level="warning",
+)
+def serve_api_server_count_elastic_ep(c: Mapping[str, Any]) -> RuleResult:
+    """Scaling the engines up and down is coordinated from one API server."""
+    found = _serve_api_servers(c)
+    if not isinstance(found, tuple) or not c["parallel_config.enable_elastic_ep"] or found[0] <= 1:
+        return None
+    return Outcome(message=f"Elastic EP only supports running with with at most one API server. Capping "
+                   f"api_server_count from {found[0]} to 1.")
+
+
+@rule(
+    "parallel.fault-tolerance-one-api-server",
+    title="Fault tolerance needs a single API server process",
+    phase="sub_configs",
+    kind="check",
+    reads=("parallel_config.enable_fault_tolerance", "usage.api_process_count"),
+    after=("parallel.executor-backend-multi",),  # ParallelConfig.__post_init__ runs before its model validator
+    source="vllm/config/parallel.py ParallelConfig._validate_parallel_config (:568-573, a model validator); "
+    "ref v0.34.0",
+    message="Fault tolerance requires a single API server process (--api-server-count=1), but got <n>. The FT "
+    "system assumes one AsyncMPClient manages all engines.",
+)
+def fault_tolerance_one_api_server(c: Mapping[str, Any]) -> RuleResult:
+    """The fault-tolerance client watches every engine from one process."""
+    count = c["usage.api_process_count"] or 1
+    if c["parallel_config.enable_fault_tolerance"] and count > 1:
+        return Violation(f"Fault tolerance requires a single API server process (--api-server-count=1), but got "
+                         f"{count}. The FT system assumes one AsyncMPClient manages all engines.")
+    return None
+
+
+@rule(
+    "serve.tokens-only",
+    title="vllm serve --tokens-only skips the tokenizer",
+    phase="engine_args",
+    kind="override",
+    reads=(_EA, "usage.tokens_only", "model_config", "model_config.skip_tokenizer_init"),
+    writes=("model_config.skip_tokenizer_init",),
+    source="vllm/engine/arg_utils.py EngineArgs.create_engine_config (:2599-2601; tokens_only is the server's "
+    "flag, an EngineArgs field from_cli_args copies); ref v0.34.0",
+    message="Skipping tokenizer initialization for tokens-only mode.",
+    level="info",
+)
+def serve_tokens_only(c: Mapping[str, Any]) -> RuleResult:
+    """A tokens-in, tokens-out server needs no tokenizer (set after the model config was built: its tokenizer
+    path stays)."""
+    if c[_EA] and c["usage.tokens_only"] and c["model_config"] and not c["model_config.skip_tokenizer_init"]:
+        return Outcome.log({"model_config.skip_tokenizer_init": True})
+    return None
+
+
 _REMOVED_ENV = {
     "VLLM_MARLIN_INPUT_DTYPE": "Marlin no longer supports 8-bit activations. Use `--quantization humming` and set "
     "the activation dtype with VLLM_HUMMING_INPUT_QUANT_CONFIG, e.g. '{\"dtype\":\"int8\"}'.",
@@ -1486,6 +1624,8 @@ DELTA = Delta(
          lora_mega_moe_backend, moe_ep_backend, lm_format_enforcer_deprecated, offload_prefetch_bounds,
          multimodal_config_checks, epd_processor_device, mm_processor_device, profiler_warnings,
          adaptive_verification_draft_logits, lora_model_supported, lora_inkling_multimem_ar,
+         serve_load_balancing_modes, serve_api_server_count, serve_api_server_count_elastic_ep, fault_tolerance_one_api_server,
+         serve_tokens_only,
          layerwise_nvtx_deprecated, attention_backend_per_kind, attention_backend_auto,
          attention_indexer_cp_dtype, max_model_len_positive),
     patch=(

@@ -129,6 +129,12 @@ class Usage(BaseModel):
         "an error, not a warning (vLLM 0.34.0)")
     data_parallel_start_rank: int = unhashed(0, description="--data-parallel-start-rank (an EngineArgs field only)")
     headless: bool = unhashed(False, description="vllm serve --headless (the server's flag)")
+    tokens_only: bool = unhashed(False, description="vllm serve --tokens-only (the server's flag, an EngineArgs "
+                                 "field vLLM 0.34.0's from_cli_args copies)")
+    api_server_count: int | None = unhashed(None, description="vllm serve --api-server-count as given (None: "
+                                            "vllm serve picks it from the data-parallel launch)")
+    api_process_count: int = unhashed(1, description="the API server processes vllm serve launches "
+                                      "(EngineArgs._api_process_count: 1 for one server in its own process)")
     device_ids: str | None = unhashed(None, description="--device-ids as given (vLLM 0.34.0; an EngineArgs field only)")
     ir_op_priority: dict[str, Any] | None = unhashed(
         None, description="--ir-op-priority as given (vLLM 0.34.0; an EngineArgs field that create_engine_config "

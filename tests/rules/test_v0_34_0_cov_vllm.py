@@ -98,3 +98,63 @@ def test_watermark_config_given_as_json_text_of_json() -> None:
     r = postinit.resolve(model=LLAMA, argv=["--watermark-config", '"{\\"key\\": 3}"'], vllm_version="0.34.0",
                          platform="cuda:9.0")
     assert r.ok
+
+
+def _serve_state(values: dict[str, Any]) -> Any:
+    return _state({"usage.via_engine_args": True, "usage.usage_context": "OPENAI_API_SERVER", **values})
+
+
+def test_vllm_serve_runs_an_api_server_per_data_parallel_rank_by_default() -> None:
+    dp2 = {"usage.given_values": {"parallel_config.data_parallel_size": 2}}
+    out = e.serve_api_server_count(_serve_state(dp2))
+    assert isinstance(out, Outcome) and out.changes == {"usage.api_process_count": 2}
+    assert out.message == "Defaulting api_server_count to data_parallel_size (2)."
+    given = e.serve_api_server_count(_serve_state({**dp2, "usage.api_server_count": 1}))
+    assert isinstance(given, Outcome) and given.changes == {"usage.api_process_count": 1} and not given.message
+    external = {**dp2, "usage.given": ("parallel_config.data_parallel_rank",)}
+    out = e.serve_api_server_count(_serve_state(external))
+    assert isinstance(out, Outcome) and out.changes == {"usage.api_process_count": 1}
+    elastic = {**dp2, "parallel_config.enable_elastic_ep": True}
+    out = e.serve_api_server_count(_serve_state(elastic))
+    assert isinstance(out, Outcome) and out.changes == {"usage.api_process_count": 1}
+    warned = e.serve_api_server_count_elastic_ep(_serve_state(elastic))
+    assert isinstance(warned, Outcome) and "Capping api_server_count from 2 to 1." in (warned.message or "")
+    assert e.serve_api_server_count(_state({**dp2, "usage.via_engine_args": True,
+                                            "usage.usage_context": "LLM_CLASS"})) is None
+
+
+def test_fault_tolerance_needs_one_api_server_process() -> None:
+    out = e.fault_tolerance_one_api_server(_state({"parallel_config.enable_fault_tolerance": True,
+                                                   "usage.api_process_count": 2}))
+    assert isinstance(out, Violation) and out.message.startswith(
+        "Fault tolerance requires a single API server process (--api-server-count=1), but got 2.")
+    assert e.fault_tolerance_one_api_server(_state({"parallel_config.enable_fault_tolerance": True})) is None
+
+
+def test_tokens_only_skips_the_tokenizer() -> None:
+    r = postinit.resolve(model=LLAMA, argv=["--tokens-only"], vllm_version="0.34.0", platform="cuda:9.0")
+    assert r.config is not None and r.config.model_config is not None and r.config.model_config.skip_tokenizer_init
+    out = e.serve_tokens_only(_state({"usage.via_engine_args": True, "usage.tokens_only": True,
+                                      "model_config": {"model": "x"}}))
+    assert isinstance(out, Outcome) and out.changes == {"model_config.skip_tokenizer_init": True}
+
+
+def test_vllm_serve_refuses_two_load_balancing_modes_first() -> None:
+    out = e.serve_load_balancing_modes(_serve_state({
+        "usage.given": ("parallel_config.data_parallel_rank",), "usage.data_parallel_start_rank": 1}))
+    assert isinstance(out, Violation) and out.message.startswith("Cannot use more than one data parallel load")
+
+
+def test_vllm_serve_positional_model_tag_takes_a_stray_value() -> None:
+    """Without a leading model, `vllm serve`'s positional model_tag takes the first stray value: it is no
+    unrecognized argument then."""
+    from postinit.schema.errors import UnknownFlagError
+    from postinit.schema.loaders.argv import parse_vllm_args
+
+    try:
+        parse_vllm_args(["--model", "m", "--swap-space", "4"], version="0.34.0", scope="frontend",
+                        absent=("swap_space",))
+    except UnknownFlagError as exc:
+        assert exc.vllm_message == "unrecognized arguments: --swap-space"
+    else:  # pragma: no cover
+        raise AssertionError("--swap-space is no 0.34.0 flag")

@@ -1415,7 +1415,7 @@ it raises an :class:`~postinit.errors.InputError` when vLLM's parser would refus
 def parse_vllm_args(
     argv: str | Sequence[str], *, allow_files: bool = True, construct: Construct | None = None,
     absent: Collection[str] = (), version: str = "", scope: str = "frontend",
-    undeclared: Collection[str] | None = None, mode_enum: bool = False,
+    undeclared: Collection[str] | None = None, mode_enum: bool = False, model_given: bool = False,
 ) -> ParsedArgs:
     """Parse a ``vllm serve`` command line into a :class:`ParsedArgs` (nested input dict).
 
@@ -1430,6 +1430,8 @@ def parse_vllm_args(
     flag's key that names one of them, or no field at all, is then pydantic's refusal while parsing
     (None: vLLM ignores such a key, and the door refuses an unknown one in postinit's words). ``mode_enum``
     (``version.compilation_mode_enum``): the parser's CompilationConfig refuses a mode outside 0-3.
+    ``model_given``: the model comes besides the command line (``vllm serve MODEL``'s positional); without it and
+    without a leading model, 0.34.0's ``vllm serve`` parser gives its positional ``model_tag`` the first stray value.
 
     Failures come in vLLM's order: argparse converts every value as it meets it (the dotted
     keys last, as one JSON value per flag), and a JSON-valued flag whose sub-config vLLM builds
@@ -1533,6 +1535,19 @@ def parse_vllm_args(
         if construct is not None and spec.builds is not None and value is not None:
             construct(spec, value)
         converted[dest] = (value, text)  # a repeated flag: the last value wins, as in argparse
+    tag = None
+    if positional is None and not model_given and scope == "frontend" and "0.34.0" in _lineage(version):
+        # `vllm serve`'s parser has the positional model_tag (0.34.0's make_arg_parser, as the oracle parses serve
+        # lines): without a leading model it takes the first stray value, which is then no unrecognized argument
+        # (ServeSubcommand.cmd: args.model = args.model_tag)
+        # (a flag the version lacks is unknown there: its value is such a stray value too)
+        strays = [x for x in [*missing, *unknown] if not x.startswith("-")]
+        if strays:
+            tag = min(strays, key=lambda x: args.index(x) if x in args else len(args))
+            if tag in missing:
+                missing.remove(tag)
+            else:
+                unknown.remove(tag)
     if missing:
         flag = missing[0]
         vllm = f"unrecognized arguments: {' '.join([*missing, *unknown])}"
@@ -1552,6 +1567,8 @@ def parse_vllm_args(
                 path="model_config.model",
             )
         model = flag_model
+    if tag is not None:
+        model = tag
     result.model = model
 
     config: dict[str, Any] = {}
