@@ -1518,6 +1518,24 @@ argv("cpu-offload-gb-prefetch", "--cpu-offload-gb with the prefetch offload back
      [LLAMA, "--cpu-offload-gb", "2", "--offload-backend", "prefetch", "--offload-group-size", "2"])
 argv("cpu-kimi-linear-bf16", "a KDA (linear attention) model on CPU with a bfloat16 SSM cache: the GDN backend",
      ["cpu.py:93"], ["models/cov_kimi_linear", "--mamba-ssm-cache-dtype", "bfloat16"], platform="cpu")
+# `vllm serve`'s own flags and launcher (the oracle parses serve cases with vLLM's serve parser and runs its
+# ServeSubcommand.cmd up to the launcher)
+argv("serve-tokens-only", "vllm serve --tokens-only skips the tokenizer", ["arg_utils.py:2599", "arg_utils.py:2601"],
+     [LLAMA, "--tokens-only"])
+argv("serve-tokens-only-skip", "--tokens-only with the tokenizer already skipped", ["arg_utils.py:2599"],
+     [LLAMA, "--tokens-only", "--skip-tokenizer-init"])
+argv("serve-api-servers-ft", "fault tolerance (external LB) with several API servers",
+     ["parallel.py:568", "parallel.py:569"], [MOE, "-dp", "2", "--data-parallel-rank", "0", "--api-server-count",
+                                              "2", "--enable-fault-tolerance"])
+argv("serve-api-servers", "two API servers", ["parallel.py:561"], [LLAMA, "--api-server-count", "2"])
+argv("serve-dp-api-servers-default", "data parallelism: one API server per rank by default",
+     ["parallel.py:561"], [LLAMA, "-dp", "2"])
+argv("serve-dp-external-ft", "fault tolerance with external-LB data parallelism: one API server by default",
+     ["parallel.py:568"], [MOE, "-dp", "2", "--data-parallel-external-lb", "--data-parallel-rank", "1",
+                           "--enable-fault-tolerance"])
+argv("serve-dp-hybrid-api-servers", "hybrid-LB data parallelism: an API server per local rank by default",
+     ["parallel.py:561"], [MOE, "-dp", "4", "--data-parallel-size-local", "2", "--data-parallel-start-rank", "0",
+                           "--data-parallel-hybrid-lb"])
 
 
 # ---------------------------------------------------------------- batch 29: model.py, multimodal.py, utils.py, reasoning.py,

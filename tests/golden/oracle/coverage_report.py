@@ -140,6 +140,15 @@ UNREACHABLE: list[tuple[str, str, str]] = [
      "(mori_epv2_unavailable_reason() answers first, vllm/utils/import_utils.py), OpenTelemetry "
      "(is_otel_available()), Arctic Inference (0.11.1's suffix "
      "decoding checks, after `if not has_arctic_inference(): raise`)"),
+    # VllmConfig._resolve_extensible_kv_cache (vllm/config/vllm.py:3218, 3240): the KV cache access kinds only the
+    # lmcache package's connectors report
+    ("lmcache-connector", r"^KVCacheAccess\.LEGACY_IPC in kv_cache_access$"
+                          r"|^exports_fd and \(requested is False or unsupported is not None\)$",
+     "a KV cache access kind no connector loadable here reports: LEGACY_IPC only LMCacheMPConnector (vllm/distributed/"
+     "kv_transfer/kv_connector/v1/lmcache_mp_connector.py:476, and the factory's fallback for lmcache's own "
+     "LMCacheMPConnector, kv_connector/factory.py:145), whose module imports lmcache, not installed here (no "
+     "dependency of vLLM's); EXPORTS_FD no connector class of the 0.34.0 wheel at all (the lmcache package's "
+     "connector with lmcache.mp.use_vmm_api does)"),
     ("installed-package", r"\bfind_spec\(['\"]flashinfer['\"]\) is None",
      "needs an optional package to be missing that every oracle venv of the version has: FlashInfer (installed with "
      "the seed's and 0.11.1's wheels)"),
