@@ -260,9 +260,6 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
     ("plugin", r"^value not in \(registered := registered_speculative_methods\(\)\)$",
      "(see `plugin`: no custom speculative method is ever registered, so a method outside SpeculativeMethod is "
      "always refused)"),
-    ("python-values", r"^not callable\(target_hf_overrides\)$",
-     "(see `python-values`: --hf-overrides is JSON, so the target's hf_overrides is a dict, never a callable; only "
-     "a Python caller passes a function, LLM(hf_overrides=fn))"),
     ("caller-defaults", r"^draft_model_config is not None$",
      "create_draft_parallel_config's only caller (DraftModelSpeculatorConfig.configure) passes the draft "
      "ModelConfig it has just built"),
