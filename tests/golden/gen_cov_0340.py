@@ -1618,6 +1618,21 @@ for _arch, _site in (("Alpamayo2Super", "767"), ("DeepseekV41ForCausalLM", "783"
          [f"model.py:{_site}"], [RSN, "--hf-overrides", json.dumps({"architectures": [_arch]})])
 
 
+# ---------------------------------------------------------------------------- batch 30 (lead): small sub-configs
+# (k950-k999)
+number_from(950)
+conf("device-none", "DeviceConfig with device None (neither a name nor a torch.device)", ["device.py:53", "device.py:55"],
+     device_config={"device": None})
+MULTI_CONSUMER = {"kv_connector": "MultiConnector", "kv_role": "kv_both", "kv_connector_extra_config": {
+    "connectors": [{"kv_connector": "NixlConnector", "kv_role": "kv_consumer"}]}}
+argv("kv-multi-consumer-mm", "a MultiConnector whose only connector consumes, on a multimodal model",
+     ["kv_transfer.py:164"], ["models/qwen4_exp_vl", "--kv-transfer-config", json.dumps(MULTI_CONSUMER)])
+argv("kv-no-connector-mm", "a KV transfer config without a connector, on a multimodal model", ["kv_transfer.py:162"],
+     ["models/llama4", "--kv-transfer-config", json.dumps({"kv_role": "kv_both"})])
+argv("kv-empty-mm", "an empty KV transfer config (no connector, no role) on a multimodal model", ["kv_transfer.py:162"],
+     ["models/qwen4_exp_vl", "--kv-transfer-config", "{}"])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN = {
     "k077-spec-zero-tokens": "pydantic's gt=0 bound of num_speculative_tokens, raised unwrapped by create_engine_config",
@@ -1702,6 +1717,9 @@ NOT_WRITTEN = {
     "k775-mm-prefix-lm-lfm3": "vLLM asks the model's multimodal processor for the largest item's tokens (here it "
     "cannot load LFM3-VL's image processor and warns); postinit does not load processors",
     # batch 29 (k850-k949)
+    # batch 30 (k950-k999)
+    "k950-device-none": "config mode: the 0.34.0 oracle builds the DeviceConfig (whose device None leaves device_type "
+    "unset) before the ModelConfig, postinit reports the refusal after the ModelConfig's records",
 }
 
 

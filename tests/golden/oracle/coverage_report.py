@@ -160,12 +160,14 @@ UNREACHABLE: list[tuple[str, str, str]] = [
      "whose field types are fixed: no field is a tuple, a Literal of mixed types or an unsupported type (these "
      "checks guard vLLM's own code)"),
     ("own-tables", r"^self\.draft_model_config\.hf_config\.model_type in \(\s*['\"]longcat_flash_mtp['\"]\s*\)$"
-                   r"|^name in get_args\(me_quant\.QuantizationMethods\)\s+and name not in overrides$",
+                   r"|^name in get_args\(me_quant\.QuantizationMethods\)\s+and name not in overrides$"
+                   r"|^unknown_ignored$",
      "a check of vLLM's own tables that they satisfy: SpeculativeConfig's `model_type in (\"longcat_flash_mtp\")` "
      "(a substring test) comes after `in MTP_MODEL_TYPES` (0.11.1: MTPModelTypes), which has longcat_flash_mtp, "
      "and no other model type vLLM loads is part of that name; every built-in quantization method that overrides "
      "another is in "
-     "_verify_quantization's overrides list"),
+     "_verify_quantization's overrides list; every caller of get_compile_factors (each config class's "
+     "compile_factors) passes a constant set of its own class's field names as ignored_factors"),
     ("platform-dtypes", r"^torch\.float32 not in current_platform\.supported_dtypes$",
      "a platform without float32: every platform here (CUDA of any capability, ROCm, CPU) supports it"),
     ("runtime-caller", r"\bconfig\.watermarking is True|^custom_sampler$",
@@ -173,12 +175,12 @@ UNREACHABLE: list[tuple[str, str, str]] = [
      "custom_sampler=True from the GPU model runner); config resolution calls the function without them"),
     ("python-values", r"^isinstance\(target, QuantSpec\)$|^isinstance\(quantization_config, dict\)$"
                       r"|^value is None or isinstance\(value, AttentionBackendEnum\)$"
-                      r"|^isinstance\(head_dtype, torch\.dtype\)$",
+                      r"|^isinstance\(head_dtype, torch\.dtype\)$|^isinstance\(self\.device, torch\.device\)$",
      "a value only a Python caller passes: the oracle's inputs are `vllm serve` flags, which vLLM's own parser "
      "converts (--quantization-config's JSON becomes a QuantizationConfigArgs, never a dict, before "
      "resolve_quantization_config), and JSON config dicts, whose keys are strings and whose values hold no "
-     "QuantSpec, AttentionBackendEnum or torch.dtype objects (a None mm_encoder_attn_backend is dropped from the "
-     "MultiModalConfig's keyword arguments before its validator runs)"),
+     "QuantSpec, AttentionBackendEnum, torch.dtype or torch.device objects (a None mm_encoder_attn_backend is "
+     "dropped from the MultiModalConfig's keyword arguments before its validator runs)"),
     ("caller-guard", r"^parallel_config\.all2all_backend != ['\"]mori['\"]$",
      "a guard its only caller has already answered: RocmPlatform.check_and_update_config calls resolve_mori_all2all "
      "only when all2all_backend == 'mori' (vllm/platforms/rocm.py:1232)"),
@@ -291,6 +293,9 @@ UNREACHABLE_FUNCS: list[tuple[str, str, str, str | None]] = [
     # after `if config is None: return True`: the request-time part (vllm/v1/engine/input_processor.py calls it with
     # a request's params); resolution calls it with config=None
     ("runtime-caller", r"^vllm/config/vllm\.py$", r"\._check_supports_watermarking$", r"^if config is None:"),
+    # its callers: _check_supports_watermarking (above) and the engine core when it admits a request
+    # (vllm/v1/engine/core.py:1284)
+    ("runtime-caller", r"^vllm/config/watermarking\.py$", r"^warn_watermarking_override$", None),
     # after the MoRI availability answer: MoRI is not installed, so the function returns there
     ("missing-package", r"^vllm/config/parallel\.py$", r"^_mori_epv2_unsupported_reason$", r"^if not validated_arch"),
     # called only from the tail of _mori_epv2_unsupported_reason above
