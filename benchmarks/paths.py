@@ -4,9 +4,8 @@
   readable interpreter (the reference it is tested against), full and minimal traces;
 * the dict path: ``postinit.resolve(config={...}, platform="h100")`` with a new input every call
   (a new ``max_model_len``, so no cache of exact input parts can answer: the ``model_config`` part is
-  patched from the last one of its shape, that one leaf validated again, and the engine replays the
-  recorded run of the input's shape, ``_api._resolved``: the rules none of whose consulted reads
-  differ are not run again), with and without ``.config`` (the validated ``VllmConfig`` object);
+  patched from the last one of its shape, that one leaf validated again; the engine resolves it from
+  scratch), with and without ``.config`` (the validated ``VllmConfig`` object);
 * the flags path: ``postinit.resolve(argv=["--model", ..., "--max-model-len", N], platform="h100")``,
   what ``vllm serve`` flags give, the same two ways.
 

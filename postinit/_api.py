@@ -30,11 +30,9 @@ from postinit.engine import (
     EngineResult,
     Fired,
     Provenance,
-    Rulebook,
     Source,
     StaleRead,
     Trace,
-    TraceLevel,
     ViolationEvent,
     freeze,
     jsonable,
@@ -293,45 +291,10 @@ def resolve_request(
     keep: list[_Front] = []
     state, prov, inputs, notes, loaded = _prepare(request, allow_files=allow_files, keep=keep)
     # ``_prepare`` builds a fresh dict of frozen values for this call: the engine takes it over
-    if record or strict or trace == "debug" or book.semantics_of(request.semantics) != "ordered":
-        result = book.resolve(state, prov, semantics=request.semantics, trace=trace, strict=strict, owned=True,
-                              record=record)
-    else:
-        result = _resolved(book, state, prov, request.semantics, trace, inputs)
+    result = book.resolve(state, prov, semantics=request.semantics, trace=trace, strict=strict, owned=True,
+                          record=record)
     return Resolution(result, inputs=inputs, request=request, notes=_settle(notes, result), allow_files=allow_files,
                       strict=strict, model_facts=loaded, rules=site, front=keep[0] if keep else None)
-
-
-_RunKey = tuple[Any, ...]
-_RUNS: dict[_RunKey, EngineResult | None] = {}
-"""Per rulebook, semantics, trace level, model, platform, usage and the input's shape (the paths it gives a
-provenance, in order): None once such an input was resolved, then the recorded run of the second one — what the
-next ones are replayed from (:func:`_resolved`)."""
-_RUNS_MAX = 16
-
-
-def _resolved(book: Rulebook, state: dict[str, Any], prov: dict[str, Provenance], semantics: str, trace: TraceLevel,
-              inputs: Mapping[str, Any]) -> EngineResult:
-    """Resolve a prepared input (statement order, ``minimal``/``full`` trace, not strict), taking ``state`` over.
-
-    An input of a shape resolved before — the same model, platform, usage and paths given, most often a value or
-    two apart: a sweep, a service answering one deployment's variants — is re-resolved from the recorded run of
-    the second input of its shape (:func:`~postinit.engine.replay`: equal in every respect to resolving it from
-    scratch, the rules none of whose consulted reads differ not run again). The first input of a shape is resolved
-    from scratch, so a stream of unlike inputs records nothing; the recorded run is never handed out (its state
-    is the replays' reference)."""
-    key = (book, semantics, trace, inputs.get("model"), inputs.get("platform"), inputs.get("usage"), tuple(prov))
-    try:
-        base = _RUNS[key]
-    except KeyError:
-        if len(_RUNS) >= _RUNS_MAX:
-            _RUNS.clear()
-        _RUNS[key] = None
-        return book.resolve(state, prov, semantics=semantics, trace=trace, owned=True)
-    if base is None:
-        base = _RUNS[key] = book.resolve(dict(state), dict(prov), semantics=semantics, trace=trace, owned=True,
-                                         record=True)
-    return replay(base, state, prov)
 
 
 Part = tuple[dict[str, Any], tuple[str, ...]]

@@ -259,28 +259,19 @@ def test_local_model_dir_changed_between_calls_is_read_again(tmp_path: Path) -> 
       "platform": p} for n, m, p in ((8, "4k", "h100"), (256, "32k", "h100"), (1, "128k", "h100"), (9, "1k", "h100"))],
     [{"argv": ["--model", "Qwen/Qwen3-Next-80B-A3B-Instruct", "-tp", str(tp)], "platform": "h100"} for tp in (4, 2, 3)],
 ])
-def test_an_input_replayed_from_one_of_its_shape_is_the_input_resolved_from_scratch(
+def test_an_input_resolved_after_others_of_its_shape_is_the_input_resolved_alone(
         series: list[dict[str, object]]) -> None:
-    """An input of a shape resolved before is replayed from that shape's recorded run (``_api._resolved``): its
-    config, trace, changes, violations, provenance, history and hash are the ones of a process that never saw the
-    shape, whatever came before it; the recorded run is never handed out, so a caller changing a result's state
-    changes no later answer."""
-    from postinit import _api
-
+    """The front door's caches of input parts and shapes make no answer depend on what came before: config,
+    trace, changes, violations, provenance, history and hash are those of the input resolved first, and a caller
+    changing a result's state changes no later answer."""
     def answer(kwargs: dict[str, object]) -> object:
         r = postinit.resolve(**kwargs)  # type: ignore[arg-type]
-        assert all(r.engine is not base for base in _api._RUNS.values())
         return (r.to_dict(), dict(r.engine.state), dict(r.engine.provenance), r.engine.history,
                 r.engine.changes, r.stale_reads, r.config)
 
-    scratch = []
+    scratch = [answer(kwargs) for kwargs in series]
     for kwargs in series:
-        _api._RUNS.clear()
-        scratch.append(answer(kwargs))
-    _api._RUNS.clear()
-    for kwargs in series:  # each after the others of its shape: the first resolved from scratch, then replayed
         postinit.resolve(**kwargs).engine.state.clear()  # type: ignore[arg-type]
-    assert any(base is not None for base in _api._RUNS.values())
     for kwargs, expected in zip(series, scratch, strict=True):
         assert answer(kwargs) == expected
     for kwargs, expected in zip(reversed(series), reversed(scratch), strict=True):
