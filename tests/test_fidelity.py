@@ -284,7 +284,7 @@ def test_eagle3_needs_a_supported_target_before_0_34_0(version: str) -> None:
 def test_a_max_model_len_below_one_in_0_34_0() -> None:
     """vLLM 0.34.0's ModelConfig takes -1 ('auto': derived as if unset), derives and logs 0 and then refuses it in
     its model validator (golden e070), and refuses -2 by its field's bound where create_engine_config builds it
-    (e104); the seed's door keeps postinit's bound of 1."""
+    (e104). The seed's ModelConfig takes any int (SkipValidation) and keeps it (golden y039)."""
     auto = postinit.resolve({"model_config": {"max_model_len": -1}}, model=LLAMA, vllm_version="0.34.0")
     assert auto.ok and auto.get("model_config.max_model_len") == 4096
     assert auto.get("model_config.original_max_model_len") == -1
@@ -294,8 +294,8 @@ def test_a_max_model_len_below_one_in_0_34_0() -> None:
     with pytest.raises(postinit.InputError) as refused:
         postinit.resolve({"model_config": {"max_model_len": -2}}, model=LLAMA, vllm_version="0.34.0")
     assert refused.value.stage == "model_config" and "greater than or equal to -1" in str(refused.value)
-    with pytest.raises(postinit.InputError, match="greater than or equal to 1"):
-        postinit.resolve({"model_config": {"max_model_len": -1}}, model=LLAMA)
+    kept = postinit.resolve({"model_config": {"max_model_len": -1}}, model=LLAMA)
+    assert kept.get("model_config.max_model_len") == -1
     again = postinit.resolve(argv=[LLAMA, "--max-model-len", "2048"], vllm_version="0.34.0")
     assert again.with_changes({"model_config.max_model_len": 0}).error is not None  # the whole front door
 

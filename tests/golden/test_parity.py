@@ -133,7 +133,8 @@ def test_0_11_1_alias_and_absent_fields_are_compared() -> None:
 
 def test_corpus_complete() -> None:
     """All golden cases are collected (59 shipped + 251 by gen_cases.py + 184 by gen_targeted.py + 20 by
-    gen_versions.py + 247 by gen_fidelity.py + 145 by gen_upgrade.py + 345 by gen_cov_old.py)."""
+    gen_versions.py + 247 by gen_fidelity.py + 145 by gen_upgrade.py + 345 by gen_cov_old.py + 120 by
+    gen_heldout.py)."""
     assert len(SHIPPED) == 59
     assert len([gc for gc in CASES if gc.name.startswith("g")]) == 251
     assert len([gc for gc in CASES if gc.name.startswith("t")]) == 184
@@ -141,7 +142,8 @@ def test_corpus_complete() -> None:
     assert len([gc for gc in CASES if gc.name.startswith("x")]) == 247
     assert len([gc for gc in CASES if gc.name.startswith("u")]) == 145
     assert len([gc for gc in CASES if gc.name.startswith("n")]) == 345
-    assert len(CASES) == 1251
+    assert len([gc for gc in CASES if gc.name.startswith("y")]) == 120
+    assert len(CASES) == 1371
 
 
 def test_divergences_are_known_and_documented() -> None:
