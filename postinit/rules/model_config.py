@@ -95,10 +95,15 @@ class Registry:
     """vLLM's ``_RUNNER_CONVERTS``: the converters that adapt a class to each runner."""
 
 
+def _data(file: str) -> Any:
+    """A JSON file of ``postinit/rules/data/`` (a version's registry, its config model types)."""
+    return json.loads(resources.files("postinit.rules").joinpath("data", file).read_text("utf-8"))
+
+
 def _load_registry(file: str = _REGISTRY_FILE) -> Registry:
     """Read and check a registry file (another version's: ``file``): known interfaces, runner and convert
     types, no duplicates."""
-    raw = json.loads(resources.files("postinit.rules").joinpath("data", file).read_text("utf-8"))
+    raw = _data(file)
     classes: dict[str, ModelInfo] = {}
     known = set(_INTERFACES) | set(_MORE_INTERFACES)
     for entry in raw["architectures"]:
@@ -301,7 +306,7 @@ _DTYPE_READS = (H + "dtype", H + "torch_dtype", T + "dtype", T + "torch_dtype", 
 def config_model_types(file: str) -> frozenset[str]:
     """The model types a version's ``get_config`` loads without remote code (a file of ``postinit/rules/data/``,
     tests/golden/oracle/model_types_dump.py): transformers' config classes and vLLM's own."""
-    raw = json.loads(resources.files("postinit.rules").joinpath("data", file).read_text("utf-8"))
+    raw = _data(file)
     return frozenset(raw["transformers_model_types"]) | frozenset(raw["vllm_model_types"])
 
 

@@ -473,13 +473,6 @@ def budget_below_max_model_len(c: Mapping[str, Any]) -> RuleResult:
     return None
 
 
-def _ge(name: str, value: int, bound: int) -> Violation:
-    """pydantic's ``Field(ge=...)`` refusal of a SchedulerConfig field (0.11.1 moved these bounds into the schema)."""
-    return Violation(f"1 validation error for SchedulerConfig\n{name}\n  Input should be greater than or equal to "
-                     f"{bound} [type=greater_than_equal, input_value={value}, input_type=int]",
-                     error="ValidationError")
-
-
 _SCHEDULER_BOUNDS = (("max_num_batched_tokens", 1), ("max_num_seqs", 1), ("max_num_partial_prefills", 1),
                      ("max_long_partial_prefills", 1), ("num_lookahead_slots", 0), ("stream_interval", 1))
 """SchedulerConfig's ``Field(ge=...)`` bounds, in its declaration order (pydantic reports them in that order)."""
