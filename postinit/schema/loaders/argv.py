@@ -429,8 +429,7 @@ FLAGS: tuple[FlagSpec, ...] = (
        "list_int", optional=True),
     _F(("--cuda-graph-sizes",), "compilation_config.cudagraph_capture_sizes", "list_int",
        optional=True,
-       deprecated=True,
-       warning="--cuda-graph-sizes is deprecated and will be removed in v0.13.0 or v1.0.0, whichever is soonest. Please use --cudagraph-capture-sizes instead.", until="0.11.1"),
+       deprecated=True, until="0.11.1"),  # vLLM's own warning: the rule engine-args.cuda-graph-sizes-deprecated
     _F(("--max-cudagraph-capture-size",), "compilation_config.max_cudagraph_capture_size",
        "int", optional=True),
     # ---- VllmConfig
@@ -1581,10 +1580,10 @@ def parse_vllm_args(
         value, text = converted[dest] if dest in converted else _convert(spec, item, undeclared, mode_enum)
         if spec.deprecated and value != spec.default:
             result.warnings.append(f"argument '{dest}' is deprecated")
+            if spec.warning is not None:
+                later.append(spec.warning)
             if dest == "cuda_graph_sizes":
                 result.extra["cuda_graph_sizes_given"] = True  # warned where create_engine_config applies it
-            elif spec.warning is not None:
-                later.append(spec.warning)
         elif not spec.deprecated and spec.warning is not None and value is not None:
             later.append(spec.warning)  # deprecated in words only: create_engine_config warns when it is given
         target = spec.target
