@@ -1633,6 +1633,26 @@ argv("kv-empty-mm", "an empty KV transfer config (no connector, no role) on a mu
      ["models/qwen4_exp_vl", "--kv-transfer-config", "{}"])
 
 
+# --- batch 31 (py-caller): EngineArgs(...) / LLM(...) called from Python with dict sub-configs
+# (k1000-k1099)
+number_from(1000)
+
+
+# ------------------------------------- batch 32 (cov-models): model hooks and the platforms
+# (k1100-k1199)
+number_from(1100)
+
+
+# ---------------------- batch 33 (cov-spec2): speculative.py, vllm.py and the small configs
+# (k1200-k1299)
+number_from(1200)
+
+
+# --- batch 34 (cov-misc): model.py, model_arch.py, multimodal.py, arg_utils.py and the rest
+# (k1300-k1399)
+number_from(1300)
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN = {
     "k077-spec-zero-tokens": "pydantic's gt=0 bound of num_speculative_tokens, raised unwrapped by create_engine_config",
@@ -1673,8 +1693,8 @@ NOT_WRITTEN = {
     "quantization method's own class) before the direct-reload check; postinit does not build quantization classes",
     "k483-device-null": "vLLM builds DeviceConfig before ModelConfig: postinit's model_config phase logs 'Resolved "
     "architecture' before the device_config refusal it models",
-    "k499-tokens-only": "--tokens-only is a flag of vllm serve's frontend: the oracle's EngineArgs parser refuses it "
-    "(unrecognized arguments), postinit's flag table accepts it",
+    "k499-tokens-only": "written as k780 once the oracle parsed `vllm serve` lines with vLLM's serve parser (when this "
+    "number was taken, its EngineArgs parser refused --tokens-only as an unrecognized argument)",
     "k504-reasoning-parser": "the reasoning config loads the model's tokenizer (the fixture has none: vLLM fails "
     "instantiating it); postinit does not load tokenizers",
     "k505-reasoning-parser-config": "the reasoning config loads the model's tokenizer (the fixture has none: vLLM "
@@ -1704,8 +1724,9 @@ NOT_WRITTEN = {
     "checks (it refuses the unknown family first)",
     "k587-sched-no-model": "the SchedulerConfig InitVars (max_model_len, is_encoder_decoder) are not config-mode "
     "inputs of postinit's",
-    "k597-ft-api-servers": "--api-server-count is a `vllm serve` flag the oracle's EngineArgs parser lacks; postinit's "
-    "flag table accepts it",
+    "k597-ft-api-servers": "written as k782 (on a data-parallel MoE, where the check is reached) once the oracle "
+    "parsed `vllm serve` lines with vLLM's serve parser (when this number was taken, its EngineArgs parser lacked "
+    "--api-server-count)",
     # batch 27 (k650-k749)
     "k662-mtp-bailing-v3-vl": "Bailing MoE V3 VL's MTP draft (the text config promoted with the outer fp8 "
     "quantization config, BailingMoeV3MTPModel, float32 downcast) and its target's M-RoPE (vLLM's "
@@ -1720,13 +1741,18 @@ NOT_WRITTEN = {
     # batch 30 (k950-k999)
     "k950-device-none": "config mode: the 0.34.0 oracle builds the DeviceConfig (whose device None leaves device_type "
     "unset) before the ModelConfig, postinit reports the refusal after the ModelConfig's records",
+    # batch 31 (k1000-k1099)
+    # batch 32 (k1100-k1199)
+    # batch 33 (k1200-k1299)
+    # batch 34 (k1300-k1399)
 }
 
 
 def write_cases(out: Path, prefix: str, cases: list[tuple[str, dict[str, Any]]], not_written: Any) -> int:
     """(Re)write the ``<prefix>###-*.json`` cases of ``out`` (the others are left alone); shared by gen_hooks_0340."""
-    for old in out.glob(f"{prefix}[0-9][0-9][0-9]-*.json"):
-        old.unlink()
+    for old in out.glob(f"{prefix}[0-9][0-9][0-9]*-*.json"):  # k001 .. k999, then k1000 on
+        if old.name[len(prefix):].split("-", 1)[0].isdigit():
+            old.unlink()
     for name, case in cases:
         if name in not_written:
             continue
