@@ -6,7 +6,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 import postinit
+from postinit.errors import InvalidValueError
 
 LLAMA = "tests/golden/models/llama"
 
@@ -44,6 +47,25 @@ def test_a_quantization_method_with_a_config_file_needs_the_file(tmp_path: Path)
     fp8 = postinit.resolve(argv=[LLAMA, "--quantization", "fp8"], vllm_version="0.11.1")
     assert fp8.error is None or "config file" not in fp8.error.message  # fp8 names no file
 
+
+
+def test_a_model_directory_with_too_many_json_files_is_refused_not_listed_in_part(tmp_path: Path) -> None:
+    """The listing vLLM searches for a quantization config file is bounded: past the bound the directory is refused
+    with one line naming it (a partial listing would keep whichever names the file system gives first)."""
+    from postinit.schema.loaders.model import MAX_DIR_JSON_FILES
+
+    model = tmp_path / "many"
+    shutil.copytree(LLAMA, model)
+    present = len(list(model.glob("*.json")))
+    for i in range(MAX_DIR_JSON_FILES - present):
+        (model / f"extra-{i:04d}.json").write_text("{}")
+    assert postinit.resolve(argv=[str(model)], vllm_version="0.34.0").ok  # exactly at the bound: listed
+    (model / "one-more.json").write_text("{}")
+    with pytest.raises(InvalidValueError) as info:
+        postinit.resolve(argv=[str(model)], vllm_version="0.34.0")
+    message = str(info.value)
+    assert str(model) in message and f"more than {MAX_DIR_JSON_FILES} *.json files" in message
+    assert "\n" not in message
 
 def test_a_model_type_the_version_s_transformers_does_not_know_is_refused() -> None:
     """y017 (model.model-type-known): a Nemotron-H checkpoint at the seed and 0.11.1, whose transformers 4.57 has no

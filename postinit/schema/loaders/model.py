@@ -51,7 +51,8 @@ _TOKENIZER_KEYS = ("model_max_length", "tokenizer_class", "do_lower_case")
 _SPARSE_ATTENTION_FILE = "sparse_attention_config.json"
 """The file beside config.json that vLLM's dual-chunk attention reads (weight_utils.get_sparse_attention_config)."""
 MAX_DIR_JSON_FILES = 1000
-"""How many *.json names of a model directory the loader lists at most (a request's cost stays bounded)."""
+"""How many *.json names a model directory may hold (a request's cost stays bounded; a larger directory is refused
+rather than listed in part, since which names a partial listing keeps is the file system's order)."""
 _ST_FACTS = {
     "pooling_type": "st_pooling_type",
     "normalize": "st_normalize",
@@ -368,7 +369,11 @@ def _read_local(name: str, config_file: Path, pooling: list[tuple[Path, _Stat]] 
     st, st_origin = _sentence_transformers(directory, pooling)
     sparse_file = directory / _SPARSE_ATTENTION_FILE
     sparse = (_read_object(sparse_file), str(sparse_file)) if sparse_file.is_file() else None
-    json_files = sorted(itertools.islice((p.name for p in directory.glob("*.json")), MAX_DIR_JSON_FILES))
+    json_files = sorted(itertools.islice((p.name for p in directory.glob("*.json")), MAX_DIR_JSON_FILES + 1))
+    if len(json_files) > MAX_DIR_JSON_FILES:  # which ones a capped listing kept would be the file system's order
+        raise InvalidValueError(f"{directory}: more than {MAX_DIR_JSON_FILES} *.json files; postinit lists at most "
+                                f"{MAX_DIR_JSON_FILES} (vLLM looks among them for a quantization method's config file)",
+                                value=str(directory))
     return _build(
         name,
         raw,
