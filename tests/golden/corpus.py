@@ -44,6 +44,11 @@ class GoldenCase:
         return "argv" in self.case
 
     @property
+    def caller_mode(self) -> bool:
+        """A Python caller (0.34.0's oracle): a config-mode case built through ``EngineArgs(**kwargs)``."""
+        return not self.argv_mode and ("caller" in self.case or "usage_context" in self.case)
+
+    @property
     def ok(self) -> bool:
         return bool(self.expected.get("ok"))
 

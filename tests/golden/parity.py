@@ -192,6 +192,12 @@ KNOWN_MISSING_LOGS: Mapping[str, str] = {
 """vLLM log texts (``norm_log``, fixture names as ``X``) postinit does not produce -> why. In docs/divergences.md."""
 
 
+CALLER_FLAGS: Mapping[str, str] = {"ir_op_priority": "--ir-op-priority"}
+"""A caller-mode case's ``engine_args`` (EngineArgs keywords no sub-config has a field for) -> the flag postinit
+takes it as: the flag's parse type builds the same object from the JSON that EngineArgs.__post_init__ builds from
+the dict (for a value both accept; a refused one would be refused at a different stage, so none is written)."""
+
+
 def fixture_path(name: str, models: str | None = None) -> str:
     """postinit's model for an oracle fixture name (``llama``, ``models/llama``): the fixture's local directory.
 
@@ -241,6 +247,7 @@ def inputs_of(gc: GoldenCase, models: str | None = None, version: str = versions
                     argv[i + 1] = json.dumps({**spec, "model": fixture_path(spec["model"], models)})
         return None, {"argv": argv, "usage": USAGE[case.get("usage_context", "OPENAI_API_SERVER")],
                       "platform": plat, "env": env}
+    caller = gc.caller_mode
     config: dict[str, Any] = {}
     for scalar in VLLM_SCALARS_0340:
         if case.get(scalar) is not None:
@@ -265,8 +272,16 @@ def inputs_of(gc: GoldenCase, models: str | None = None, version: str = versions
         config["model_config"] = dict(case["model_config"])
     if model is not None:
         config.setdefault("model_config", {})["model"] = fixture_path(model, models)
-        config["model_config"].setdefault("skip_tokenizer_init", True)
-    return config, {"model": fixture_path(model, models) if model else None, "platform": plat, "env": env}
+        if not caller:  # the oracle's config mode skips the tokenizer unless told (caller mode passes what it is given)
+            config["model_config"].setdefault("skip_tokenizer_init", True)
+    keywords: dict[str, Any] = {"model": fixture_path(model, models) if model else None, "platform": plat, "env": env}
+    if caller:  # a Python caller: the same nested dict through EngineArgs(**kwargs) (vllm_oracle.caller_kwargs)
+        keywords["usage"] = USAGE[case.get("usage_context", "ENGINE_CONTEXT")]
+        extra = dict(case.get("engine_args") or {})
+        argv = [a for name in sorted(extra) for a in (CALLER_FLAGS[name], json.dumps(extra[name]))]
+        if argv:
+            keywords["argv"] = argv
+    return config, keywords
 
 
 def run(gc: GoldenCase, models: str | None = None, **kw: Any) -> postinit.Resolution:

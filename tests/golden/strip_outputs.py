@@ -6,7 +6,8 @@ Reads every RAW_DIR/*.json written by ``vllm_oracle.py -o RAW_DIR`` and writes
 OUT_DIR/<same name>.json keeping only: name, description, platform, env, ok,
 error, stage, logs and logs_sub_configs (level + msg only), pre and post
 (every sub-config, as the oracle wrote them), hash, sub_hashes; for argv-mode
-cases also argv, usage_context and engine_args.  Dropped: oracle (versions),
+cases also argv, usage_context and engine_args; for caller-mode cases (a Python
+caller, 0.34.0's oracle) caller, usage_context and engine_args.  Dropped: oracle (versions),
 platform_answers, python_warnings, volatile, seed_divergence_hints, schema,
 and the logger / file:line of each log record.  Nothing else is changed: in
 particular ``bs_to_padded_graph_size`` stays in the oracle's run-length form.
@@ -24,11 +25,12 @@ from pathlib import Path
 KEEP = ["name", "description", "platform", "env", "ok", "error", "stage",
         "logs", "logs_sub_configs", "pre", "post", "hash", "sub_hashes"]
 KEEP_ARGV = ["argv", "usage_context", "engine_args"]
+KEEP_CALLER = ["caller", "usage_context", "engine_args"]
 
 
 def strip(res: dict, post_only: bool = False) -> dict:
     out: dict = {}
-    for k in KEEP + (KEEP_ARGV if "argv" in res else []):
+    for k in KEEP + (KEEP_ARGV if "argv" in res else KEEP_CALLER if "caller" in res else []):
         if k not in res:
             continue
         if k == "pre" and post_only:

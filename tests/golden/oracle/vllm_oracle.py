@@ -15,7 +15,21 @@ CPU-only machine, and prints what vLLM resolved as JSON.
 
 A case either gives sub-config keyword arguments (config mode) or a command
 line (argv mode: vLLM's own parser, `EngineArgs.from_cli_args` and
-`create_engine_config(usage_context)`, as `vllm serve` / `LLM(...)` do). The
+`create_engine_config(usage_context)`, as `vllm serve` / `LLM(...)` do).  A
+config-mode case that also names `usage_context` (null for none) is a Python
+caller (caller mode, `"caller": "EngineArgs"`, the only one so far):
+`EngineArgs(**kwargs).create_engine_config(usage_context)`, the keyword
+arguments read off the case's sub-config dicts -- a sub-config EngineArgs takes
+whole (compilation_config, attention_config, kernel_config, speculative_config,
+kv_transfer_config, ...; parallel_config's eplb_config and
+fault_tolerance_config are EngineArgs fields too) is passed as the dict, as
+given; every other sub-config's fields are EngineArgs fields of the same name
+(model_config.max_model_len -> max_model_len; a `lora_config` adds
+enable_lora=True); `engine_args` gives EngineArgs keywords that are no
+sub-config field (ir_op_priority, quantization_config, ...).  A dict is what
+only a Python caller passes: EngineArgs.__post_init__ builds the sub-config from
+it (`if isinstance(self.compilation_config, dict)`), where the CLI's parser has
+built the object already. The
 OPENAI_API_SERVER usage is `vllm serve` itself: its parser (make_arg_parser,
 the server's flags too), its validate and its launcher choice
 (ServeSubcommand.cmd: api_server_count defaulting, several API servers as
@@ -187,6 +201,9 @@ ARGV_CASE_KEYS = {"name", "description", "comment", "tags", "platform", "env",
                   "argv", "usage_context"}
 USAGE_CONTEXTS = ("OPENAI_API_SERVER", "LLM_CLASS", "API_SERVER",
                   "OPENAI_BATCH_RUNNER", "ENGINE_CONTEXT", "UNKNOWN_CONTEXT")
+# Caller mode (a Python caller): config-mode keys plus these.
+CALLERS = ("EngineArgs",)
+CALLER_KEYS = {"usage_context", "caller", "engine_args"}
 
 # Every sub-config field of vllm 0.34.0's VllmConfig, in declaration order
 # (checked against dataclasses.fields(VllmConfig) at run time).
@@ -260,6 +277,19 @@ def normalize_case(case: dict, name: str | None = None) -> dict:
         if uc is not None and uc not in USAGE_CONTEXTS:
             raise ValueError(f"usage_context {uc!r}: one of {USAGE_CONTEXTS} or null")
         case["usage_context"] = uc
+    elif CALLER_KEYS & set(case):
+        unknown = sorted(set(case) - CASE_KEYS - CALLER_KEYS)
+        if unknown:
+            raise ValueError(f"unknown keys {unknown} in a caller-mode case; allowed: "
+                             f"{sorted(CASE_KEYS | CALLER_KEYS)}")
+        uc = case.setdefault("usage_context", "ENGINE_CONTEXT")
+        if uc is not None and uc not in USAGE_CONTEXTS:
+            raise ValueError(f"usage_context {uc!r}: one of {USAGE_CONTEXTS} or null")
+        caller = case.setdefault("caller", "EngineArgs")
+        if caller not in CALLERS:
+            raise ValueError(f"caller {caller!r}: one of {CALLERS}")
+        if not isinstance(case.get("engine_args", {}), dict):
+            raise ValueError("engine_args must be an object (EngineArgs keyword arguments)")
     else:
         unknown = sorted(set(case) - CASE_KEYS)
         if unknown:
@@ -1070,6 +1100,14 @@ def build_via_engine_args(case: dict, stage: list, state: dict, result: dict):
         if launcher == "run_multi_api_server":  # vllm/entrypoints/cli/serve.py
             ea._api_process_count = args.api_server_count
             ea._api_process_rank = -1
+    return _create_engine_config(ea, cls, usage, stage, state, result, headless=launcher == "run_headless")
+
+
+def _create_engine_config(ea, cls, usage, stage: list, state: dict, result: dict, headless: bool = False):
+    """`ea.create_engine_config(usage_context)`, recording the EngineArgs fields set (against the class
+    defaults) and those create_engine_config derived, and the sub-configs as VllmConfig(...) receives them."""
+    import vllm.engine.arg_utils as AU
+
     defaults = _dataclass_defaults(cls)
     before = _dataclass_values(ea)
     result["engine_args"] = {"class": cls.__name__,
@@ -1089,12 +1127,73 @@ def build_via_engine_args(case: dict, stage: list, state: dict, result: dict):
 
     AU.VllmConfig = vllm_config_spy
     try:
-        if launcher == "run_headless":
+        if headless:
             return ea.create_engine_config(usage_context=usage, headless=True)
         return ea.create_engine_config(usage_context=usage)
     finally:
         AU.VllmConfig = real
         result["engine_args"]["derived"] = _delta(before, _dataclass_values(ea))
+
+
+# ---------------------------------------------------------------------------
+# Caller mode (a Python caller: EngineArgs(**kwargs))
+# ---------------------------------------------------------------------------
+
+def caller_kwargs(case: dict, cls) -> dict:
+    """The keyword arguments a Python caller gives `cls` (EngineArgs) for a caller-mode case: the model; each
+    sub-config EngineArgs has a field for, as the dict given (a speculative draft fixture's name resolved as the
+    model's); every other sub-config's keys as the EngineArgs fields of the same name (a `lora_config` also
+    sets enable_lora); VllmConfig's scalars; `engine_args` as given.  A key with no EngineArgs field of its
+    name, or one given twice, is an error of the case (ValueError, stage setup), never dropped."""
+    fields = {f.name for f in dataclasses.fields(cls)}
+    kw: dict[str, Any] = {}
+
+    def put(name: str, value: Any, origin: str) -> None:
+        if name not in fields:
+            raise ValueError(f"oracle: {origin}: {cls.__name__} has no field {name!r}")
+        if name in kw:
+            raise ValueError(f"oracle: {origin}: {cls.__name__}'s {name!r} given twice")
+        kw[name] = value
+
+    model = case.get("model", "llama")
+    if model is not None:
+        put("model", resolve_model_path(model), "model")
+    for key in SUB_KEYS:
+        given = case.get(key)
+        if given is None or given is False:
+            continue
+        if key in fields:
+            value = copy.deepcopy(given if isinstance(given, dict) else {})
+            if key == "speculative_config" and isinstance(value.get("model"), str):
+                value["model"] = resolve_model_path(value["model"])
+            put(key, value, key)
+            continue
+        if key == "lora_config":
+            put("enable_lora", True, key)
+        if not isinstance(given, dict):
+            continue
+        for name, value in given.items():
+            put(name, copy.deepcopy(value), f"{key}.{name}")
+    for key in sorted(SCALAR_KEYS):
+        if case.get(key) is not None:
+            put(key, copy.deepcopy(case[key]), key)
+    for name, value in (case.get("engine_args") or {}).items():
+        put(name, copy.deepcopy(value), f"engine_args.{name}")
+    return kw
+
+
+def build_via_python_caller(case: dict, stage: list, state: dict, result: dict):
+    """`EngineArgs(**kwargs).create_engine_config(usage_context)` (see caller_kwargs): EngineArgs.__post_init__
+    builds the sub-configs given as dicts (stage engine_args), then create_engine_config as in argv mode."""
+    from vllm.usage.usage_lib import UsageContext
+
+    uc = case.get("usage_context")
+    usage = None if uc is None else UsageContext[uc]
+    cls = _engine_args_class(uc)
+    kwargs = caller_kwargs(case, cls)
+    stage[0] = "engine_args"
+    ea = cls(**kwargs)
+    return _create_engine_config(ea, cls, usage, stage, state, result)
 
 
 # ---------------------------------------------------------------------------
@@ -1158,8 +1257,12 @@ def run_case(case: dict) -> dict:
     if "tags" in case:
         result["tags"] = case["tags"]
     argv_mode = "argv" in case
+    caller_mode = not argv_mode and "caller" in case
     if argv_mode:
         result["argv"] = case["argv"]
+        result["usage_context"] = case.get("usage_context")
+    elif caller_mode:
+        result["caller"] = case["caller"]
         result["usage_context"] = case.get("usage_context")
     CAPTURE.records.clear()
     stage = ["setup"]
@@ -1171,6 +1274,8 @@ def run_case(case: dict) -> dict:
         try:
             if argv_mode:
                 vc = build_via_engine_args(case, stage, state, result)
+            elif caller_mode:
+                vc = build_via_python_caller(case, stage, state, result)
             else:
                 objs = build_sub_configs(case, stage)
                 state["objs"] = objs
@@ -1190,7 +1295,7 @@ def run_case(case: dict) -> dict:
             stage[0] = "done"
         except BaseException as e:  # noqa: BLE001
             error = err_info(e)
-            if argv_mode and stage[0] == "create_engine_config":
+            if (argv_mode or caller_mode) and stage[0] == "create_engine_config":
                 stage[0] = _config_stage_from_traceback(e) or stage[0]
             error["stage"] = stage[0]
     n_pre = state["n_pre_logs"]
@@ -1209,7 +1314,7 @@ def run_case(case: dict) -> dict:
         if "/vllm/" in w.filename.replace("\\", "/")]
     result["platform_answers"] = platform_answers()
     result["pre"] = state["pre"]
-    if argv_mode and "scalars_in" in state:
+    if (argv_mode or caller_mode) and "scalars_in" in state:
         result["pre"]["vllm_config"] = state["scalars_in"]
     post_src = ({k: getattr(vc, k, None) for k in SUB_KEYS} if vc is not None
                 else state["objs"])
