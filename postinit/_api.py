@@ -23,6 +23,7 @@ from postinit._stages import (
     construction_order,
     parse_stage,
     raised,
+    refuse_engine_args_dicts,
     refuse_part,
 )
 from postinit.engine import (
@@ -863,6 +864,11 @@ def _prepare(
     for p, v in request.overrides.items():
         data = _deep_merge(data, _nest(p, v))
         flags[p] = f"--set {p}"
+    engine_dicts: tuple[str, ...] = ()
+    if usage is not None and request.config and version.facts.engine_args_dicts:
+        # a config dict through EngineArgs is a Python caller's keyword arguments (EngineArgs(compilation_config={...})):
+        # EngineArgs.__post_init__ builds the sub-configs given as dicts itself, and refuses one there, before the rest
+        engine_dicts = refuse_engine_args_dicts(request.config, version.facts.engine_args_dicts, version.undeclared)
     # config mode, where the version's config classes refuse a keyword they do not declare: vLLM's refusal where it
     # builds that sub-config (below); otherwise vLLM ignores such a keyword (a flag's target the version lacks)
     refuse_undeclared = version.undeclared if usage is None else None
@@ -984,6 +990,8 @@ def _prepare(
             state["usage.api_server_count"] = int(extras["api_server_count"])
         if extras.get("device_ids"):
             state["usage.device_ids"] = str(extras["device_ids"])
+        if engine_dicts:
+            state["usage.dicts"] = engine_dicts
         if isinstance(extras.get("ir_op_priority"), Mapping):
             state["usage.ir_op_priority"] = freeze(dict(extras["ir_op_priority"]))
         if extras.get("default_mm_loras"):

@@ -44,7 +44,8 @@ from postinit.schema.loaders.construct import (
     wrapped_text,
 )
 
-__all__ = ["RaisedError", "built_before", "construction_order", "parse_stage", "raised", "refuse_part"]
+__all__ = ["RaisedError", "built_before", "construction_order", "parse_stage", "raised", "refuse_engine_args_dicts",
+           "refuse_part"]
 
 
 @functools.cache
@@ -173,6 +174,33 @@ def refuse_part(key: str, value: Any, undeclared: Iterable[str] | None = None, m
     if text is not None:
         raise SubConfigError(f"{key}: {one_line(text)}", config=name, path=key, stage=key, error="ValidationError",
                              vllm_message=text)
+
+
+def refuse_engine_args_dicts(config: Mapping[str, Any], classes: Mapping[str, str],
+                             undeclared: Iterable[str] | None) -> tuple[str, ...]:
+    """A Python caller's dict sub-configs as ``EngineArgs.__post_init__`` builds them (``version.engine_args_dicts``:
+    path -> vLLM class, in its order): the paths of ``config`` given as dicts, or vLLM's refusal of the first one its
+    class refuses, raised there (stage ``engine_args``: pydantic's ``ValidationError``, or the exception that escapes
+    the class's validator), before create_engine_config builds anything."""
+    given: list[str] = []
+    for path, name in classes.items():
+        value: Any = config
+        for part in path.split("."):
+            value = value.get(part) if isinstance(value, Mapping) else None
+        if not isinstance(value, Mapping):
+            continue
+        given.append(path)
+        cls = schema_class(name)
+        escaping = escaping_error(cls, value)
+        if escaping is not None:
+            raise SubConfigError(f"{path}: {escaping[0]}: {escaping[1]}", config=name, path=path, stage="engine_args",
+                                 error=escaping[0], vllm_message=escaping[1])
+        below = None if undeclared is None else [p[len(path) + 1:] for p in undeclared if p.startswith(path + ".")]
+        text = refusal(cls, data=value, absent=below)
+        if text is not None:
+            raise SubConfigError(f"{path}: {one_line(text)}", config=name, path=path, stage="engine_args",
+                                 error="ValidationError", vllm_message=text)
+    return tuple(given)
 
 
 @dataclass(frozen=True)

@@ -136,6 +136,10 @@ class Usage(BaseModel):
     api_process_count: int = unhashed(1, description="the API server processes vllm serve launches "
                                       "(EngineArgs._api_process_count: 1 for one server in its own process)")
     device_ids: str | None = unhashed(None, description="--device-ids as given (vLLM 0.34.0; an EngineArgs field only)")
+    dicts: tuple[str, ...] = unhashed(
+        (), description="the sub-configs a Python caller gave EngineArgs as dicts (a config dict resolved through "
+        "EngineArgs: version.engine_args_dicts), which EngineArgs.__post_init__ builds itself; vLLM's parser hands it "
+        "objects")
     ir_op_priority: dict[str, Any] | None = unhashed(
         None, description="--ir-op-priority as given (vLLM 0.34.0; an EngineArgs field that create_engine_config "
         "moves into kernel_config.ir_op_priority)")

@@ -68,6 +68,12 @@ class VersionFacts(BaseModel):
         False, description="whether a field of vllm serve's flags that pydantic refuses in a sub-config EngineArgs "
         "builds (--gpu-memory-utilization 1.5) is refused by create_engine_config where it builds that sub-config, "
         "after what it logged before (the oracle's stage create_engine_config; vLLM 0.34.0), not at the door")
+    engine_args_dicts: dict[str, str] = unhashed(
+        default_factory=dict, description="the sub-configs EngineArgs.__post_init__ builds itself when a Python caller "
+        "gives them as dicts (EngineArgs(compilation_config={...}); vLLM's parser hands it objects), as schema path -> "
+        "vLLM class, in the order it builds them (vLLM 0.34.0: vllm/engine/arg_utils.py:891-927): a config dict "
+        "resolved through EngineArgs is such a caller's keyword arguments, and pydantic's refusal of one of those dicts "
+        "is raised there (stage engine_args), before create_engine_config; empty: not modelled for the version")
     checked_by_rules: list[str] = unhashed(
         default_factory=lambda: ["parallel_config.distributed_executor_backend", "speculative_config.method"],
         description="schema paths whose value the version's config class checks itself (a field "
