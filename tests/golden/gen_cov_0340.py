@@ -57,6 +57,14 @@ def conf(slug: str, description: str, sites: list[str], **kwargs: Any) -> None:
     _add(slug, description, sites, dict(kwargs))
 
 
+def caller(slug: str, description: str, sites: list[str], *, usage: str | None = "ENGINE_CONTEXT",
+           **kwargs: Any) -> None:
+    """Caller mode, a Python caller: ``EngineArgs(**kwargs).create_engine_config(usage)``, the keyword arguments read
+    off config-mode sub-config dicts (a sub-config EngineArgs takes whole is passed as the dict, the others' keys as
+    EngineArgs fields of the same name; ``engine_args`` any other keyword; vllm_oracle.caller_kwargs)."""
+    _add(slug, description, sites, {"caller": "EngineArgs", "usage_context": usage, **kwargs})
+
+
 def cc(d: dict[str, Any]) -> list[str]:
     return ["-cc", json.dumps(d)]
 
@@ -1636,6 +1644,95 @@ argv("kv-empty-mm", "an empty KV transfer config (no connector, no role) on a mu
 # --- batch 31 (py-caller): EngineArgs(...) / LLM(...) called from Python with dict sub-configs
 # (k1000-k1099)
 number_from(1000)
+_EA = "arg_utils.py"
+caller("py-cc-dict", "EngineArgs(compilation_config={...}) from Python: the dict becomes a CompilationConfig in "
+       "EngineArgs.__post_init__", [f"{_EA}:891"], compilation_config={"mode": 3, "cudagraph_capture_sizes": [1, 2, 4, 8]},
+       model_config={"max_model_len": 2048})
+caller("py-cc-dict-unknown", "a dict compilation_config with an unknown key: CompilationConfig(**dict) refuses it in "
+       "EngineArgs.__post_init__", [f"{_EA}:891"], compilation_config={"mode": 3, "cuda_graph_sizes": [1, 2]})
+caller("py-attn-dict", "EngineArgs(attention_config={...}) from Python", [f"{_EA}:893"],
+       attention_config={"backend": "FLASH_ATTN"})
+caller("py-attn-dict-bad", "a dict attention_config naming an unknown backend", [f"{_EA}:893"],
+       attention_config={"backend": "NO_SUCH_BACKEND"})
+caller("py-aux-dict", "EngineArgs(aux_output_config={...}) from Python", [f"{_EA}:895"], aux_output_config={})
+caller("py-engram-dict", "EngineArgs(engram_config={...}) from Python", [f"{_EA}:899"], engram_config={})
+caller("py-mamba-dict", "EngineArgs(mamba_config={...}) from Python", [f"{_EA}:901"], mamba_config={})
+caller("py-kernel-dict", "EngineArgs(kernel_config={...}) from Python", [f"{_EA}:903"],
+       kernel_config={"enable_flashinfer_autotune": False})
+caller("py-ecm-dict", "EngineArgs(ec_manager_config={...}) from Python", [f"{_EA}:905"], ec_manager_config={})
+caller("py-eplb-dict", "EngineArgs(eplb_config={...}) from Python", [f"{_EA}:907"],
+       parallel_config={"eplb_config": {"window_size": 500}})
+caller("py-wt-dict", "EngineArgs(weight_transfer_config={...}) from Python", [f"{_EA}:909"],
+       weight_transfer_config={"backend": "nccl"})
+caller("py-ft-dict", "EngineArgs(fault_tolerance_config={...}) without enable_fault_tolerance: vLLM warns and turns "
+       "fault tolerance on (then refuses it without an external load balancer)", [f"{_EA}:913", f"{_EA}:915"],
+       parallel_config={"fault_tolerance_config": {"engine_recovery_timeout_sec": 60}})
+caller("py-ft-dict-on", "EngineArgs(enable_fault_tolerance=True, fault_tolerance_config={...}) with an external "
+       "load balancer", [f"{_EA}:914"], model="deepseek_v3",
+       parallel_config={"fault_tolerance_config": {}, "enable_fault_tolerance": True, "data_parallel_size": 2,
+                        "data_parallel_rank": 0})
+caller("py-ft-dict-ext", "a fault_tolerance_config dict with an external load balancer: the warning, then fault "
+       "tolerance resolves", [f"{_EA}:915"], model="deepseek_v3",
+       parallel_config={"fault_tolerance_config": {}, "data_parallel_size": 2, "data_parallel_rank": 1})
+caller("py-ir-dict", "EngineArgs(ir_op_priority={...}) from Python", [f"{_EA}:923"],
+       engine_args={"ir_op_priority": {"rms_norm": ["native"]}})
+caller("py-watchdog-dict", "EngineArgs(watchdog_config={...}) from Python", [f"{_EA}:926"], watchdog_config={})
+caller("py-quant-dict", "EngineArgs(quantization_config={...}) without --quantization: resolve_quantization_config "
+       "builds the args from the dict", ["quantization.py:364"],
+       model_config={"quantization_config": {"linear": "fp8_per_tensor_dynamic"}})
+caller("py-quant-dict-base", "a quantization_config dict over a checkpoint method (quantization fp8): kept as an "
+       "override of the base method", ["quantization.py:353"],
+       model_config={"quantization": "fp8", "quantization_config": {"ignore": ["lm_head"]}})
+caller("py-quant-dict-shorthand", "a quantization_config dict merged over an online shorthand",
+       ["quantization.py:364"], model_config={"quantization": "fp8_per_tensor",
+                                              "quantization_config": {"ignore": ["lm_head"]}})
+argv("quant-targets-spec-merge", "--quantization-config targets given as a spec, merged over a shorthand: the "
+     "merged args re-validate a QuantSpec target (then refuse targets beside linear/moe)", ["quantization.py:241"],
+     [LLAMA, "--quantization", "fp8_per_tensor", "--quantization-config",
+      json.dumps({"targets": {"re:.*proj": {"weight": "fp8_per_tensor_static"}}})])
+caller("py-llm-cpu", "LLM(...)-style keyword arguments on CPU: dict compilation and attention configs, usage LLM_CLASS",
+       [f"{_EA}:891", f"{_EA}:893"], usage="LLM_CLASS", platform="cpu",
+       compilation_config={"mode": 3}, attention_config={}, cache_config={"block_size": 128},
+       model_config={"max_model_len": 4096, "dtype": "bfloat16"})
+caller("py-none-rocm", "EngineArgs(...).create_engine_config() with no usage context on ROCm, dict sub-configs",
+       [f"{_EA}:891", f"{_EA}:903"], usage=None, platform="rocm:gfx942",
+       compilation_config={"cudagraph_mode": "PIECEWISE"}, kernel_config={},
+       scheduler_config={"max_num_seqs": 64})
+caller("py-kernel-dict-unknown", "a dict kernel_config with a key KernelConfig does not have", [f"{_EA}:903"],
+       kernel_config={"moe_backend": "auto", "no_such_option": True})
+caller("py-eplb-dict-bound", "a dict eplb_config whose window_size is below EPLBConfig's bound", [f"{_EA}:907"],
+       model="deepseek_v3", parallel_config={"eplb_config": {"window_size": 0}})
+caller("py-cc-dict-graph-mode", "a dict compilation_config naming an unknown cudagraph mode: CUDAGraphMode[name]'s "
+       "KeyError escapes pydantic", [f"{_EA}:891"], compilation_config={"cudagraph_mode": "SOMETIMES"})
+caller("py-cc-dict-mode-range", "a dict compilation_config with a mode outside CompilationMode", [f"{_EA}:891"],
+       compilation_config={"mode": 7})
+caller("py-watchdog-dict-type", "a dict watchdog_config whose timeout is not a number", [f"{_EA}:926"],
+       watchdog_config={"timeout": "soon"})
+caller("py-mamba-dict-hybrid-cpu", "EngineArgs(mamba_config={...}) for a hybrid model on CPU (LLM(...)'s usage)",
+       [f"{_EA}:901"], usage="LLM_CLASS", platform="cpu", model="bamba", mamba_config={},
+       compilation_config={"mode": 0})
+caller("py-eplb-moe-ep", "an MoE model with expert parallelism and EPLB from a dict eplb_config", [f"{_EA}:907"],
+       model="deepseek_v3", parallel_config={"tensor_parallel_size": 4, "enable_expert_parallel": True,
+                                             "enable_eplb": True, "eplb_config": {"window_size": 200,
+                                                                                  "num_redundant_experts": 4}})
+caller("py-async-serve-dicts", "AsyncEngineArgs(...) from Python with the API server's usage context and dict "
+       "compilation / attention / kernel configs", [f"{_EA}:891", f"{_EA}:893", f"{_EA}:903"],
+       usage="OPENAI_API_SERVER", compilation_config={"mode": 3, "cudagraph_mode": "FULL_AND_PIECEWISE"},
+       attention_config={}, kernel_config={}, cache_config={"gpu_memory_utilization": 0.85})
+caller("py-kv-transfer-dict", "a KV transfer config given as a dict (VllmConfig's validation builds it)",
+       [f"{_EA}:891"], compilation_config={}, kv_transfer_config={"kv_connector": "ExampleConnector", "kv_role": "kv_both"})
+caller("py-a100-lora", "LLM(...)-style keywords on an A100: LoRA enabled, a dict compilation config with capture "
+       "sizes", [f"{_EA}:891"], usage="LLM_CLASS", platform="cuda:80",
+       lora_config={"max_loras": 2, "max_lora_rank": 16}, compilation_config={"max_cudagraph_capture_size": 64})
+caller("py-ft-watchdog", "fault tolerance from a dict (warned and turned on) with a watchdog dict, on an MoE model "
+       "with an external data-parallel rank", [f"{_EA}:913", f"{_EA}:915", f"{_EA}:926"], model="deepseek_v3",
+       parallel_config={"fault_tolerance_config": {"engine_recovery_timeout_sec": 30}, "data_parallel_size": 2,
+                        "data_parallel_rank": 0}, watchdog_config={"timeout": 600})
+caller("py-quant-dict-targets", "a quantization_config dict with per-layer targets (no shorthand)",
+       ["quantization.py:364"], model_config={"quantization_config": {"targets": {
+           "re:.*proj": "fp8_per_tensor", "lm_head": {"weight": "fp8_per_channel_static"}}}})
+caller("py-quant-dict-bad-name", "a quantization_config dict naming an unknown quantization key: refused where "
+       "EngineArgs resolves it", ["quantization.py:364"], model_config={"quantization_config": {"linear": "fp8"}})
 
 
 # ------------------------------------- batch 32 (cov-models): model hooks and the platforms
@@ -1742,6 +1839,15 @@ NOT_WRITTEN = {
     "k950-device-none": "config mode: the 0.34.0 oracle builds the DeviceConfig (whose device None leaves device_type "
     "unset) before the ModelConfig, postinit reports the refusal after the ModelConfig's records",
     # batch 31 (k1000-k1099)
+    "k1003-py-attn-dict-bad": "an attention backend name that is no AttentionBackendEnum member is not refused by "
+    "postinit in any mode (attention.backend-names is a partial model: 0.34.0's registry lookup error is not written)",
+    "k1023-py-eplb-dict-bound": "EPLBConfig's window_size and step_interval gained gt=0 bounds in 0.34.0; postinit's "
+    "schema keeps the earlier versions' unbounded fields (a bound that differs by version is not modelled)",
+    "k1034-py-quant-dict-bad-name": "vLLM raises QuantizationConfigArgs' refusal inside pydantic's ValidationError; "
+    "postinit's engine-args.quantization-config raises it unwrapped",
+    "k1019-quant-targets-spec-merge": "the exclusivity refusal of the merged QuantizationConfigArgs shows the target's "
+    "QuantSpec repr and is wrapped in pydantic's ValidationError; postinit's engine-args.quantization-config shows "
+    "the spec's str and raises it unwrapped",
     # batch 32 (k1100-k1199)
     # batch 33 (k1200-k1299)
     # batch 34 (k1300-k1399)
