@@ -126,15 +126,6 @@ UNREACHABLE: list[tuple[str, str, str]] = [
      "dtype are lower case already, so lowering them keeps them valid; MambaConfig's ssu_algorithm is "
      "Literal['auto', 'simple', 'vertical', 'horizontal']; SchedulerConfig's max_num_scheduled_tokens and "
      "max_num_batched_tokens are Field(ge=1))"),
-    # EngineArgs.__post_init__ (vllm/engine/arg_utils.py:887-927) builds a sub-config from a dict only a Python caller
-    # passes: every JSON-valued flag reaches EngineArgs as the config object its parse type built
-    ("python-caller", r"^isinstance\(self\.(compilation_config|attention_config|aux_output_config|engram_config"
-                      r"|mamba_config|kernel_config|ec_manager_config|eplb_config|weight_transfer_config"
-                      r"|fault_tolerance_config|ir_op_priority|watchdog_config), dict\)$",
-     "a sub-config given to EngineArgs(...) as a dict, which only a Python caller does (EngineArgs(compilation_config="
-     "{...}), LLM(...) keyword arguments): vLLM's parser turns each JSON-valued flag into the config object (its "
-     "parse type) before EngineArgs is built, and the oracle, like `vllm serve`, builds EngineArgs from a command "
-     "line"),
     ("missing-package", r"^is_nixl_available\(\)$|^is_otel_available\(\)$",
      "needs an optional package that is not installed here: NIXL (is_nixl_available()), MoRI with its EPv2 modules "
      "(mori_epv2_unavailable_reason() answers first, vllm/utils/import_utils.py), OpenTelemetry "
@@ -173,14 +164,15 @@ UNREACHABLE: list[tuple[str, str, str]] = [
     ("runtime-caller", r"\bconfig\.watermarking is True|^custom_sampler$",
      "an argument only a runtime caller passes (a request's SamplingParams from the input processor, "
      "custom_sampler=True from the GPU model runner); config resolution calls the function without them"),
-    ("python-values", r"^isinstance\(target, QuantSpec\)$|^isinstance\(quantization_config, dict\)$"
-                      r"|^value is None or isinstance\(value, AttentionBackendEnum\)$"
+    ("python-values", r"^value is None or isinstance\(value, AttentionBackendEnum\)$"
                       r"|^isinstance\(head_dtype, torch\.dtype\)$|^isinstance\(self\.device, torch\.device\)$",
-     "a value only a Python caller passes: the oracle's inputs are `vllm serve` flags, which vLLM's own parser "
-     "converts (--quantization-config's JSON becomes a QuantizationConfigArgs, never a dict, before "
-     "resolve_quantization_config), and JSON config dicts, whose keys are strings and whose values hold no "
-     "QuantSpec, AttentionBackendEnum, torch.dtype or torch.device objects (a None mm_encoder_attn_backend is "
-     "dropped from the MultiModalConfig's keyword arguments before its validator runs)"),
+     "a Python object no JSON input holds: an AttentionBackendEnum member, or a None given to MultiModalConfig itself "
+     "(ModelConfig drops the None keyword arguments before building it, vllm/config/model.py:897-901, and a JSON "
+     "mm_encoder_attn_backend is a string); a torch.dtype head_dtype (config.json and hf_overrides give strings); a "
+     "torch.device DeviceConfig device (a string in JSON); a quantization_config targets key that is not a string "
+     "(JSON object keys are strings, and the targets merge_quantization_config re-validates are keys already "
+     "validated). The oracle's caller mode (a Python caller's EngineArgs(**kwargs)) reads its keyword arguments from "
+     "JSON: its dicts reach EngineArgs.__post_init__ and resolve_quantization_config, never these objects"),
     ("caller-guard", r"^parallel_config\.all2all_backend != ['\"]mori['\"]$",
      "a guard its only caller has already answered: RocmPlatform.check_and_update_config calls resolve_mori_all2all "
      "only when all2all_backend == 'mori' (vllm/platforms/rocm.py:1232)"),
@@ -241,7 +233,7 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
     ("always-true", r"^is_tracing_available\(\)$",
      "vllm.tracing.is_tracing_available() returns any() of the registered backends' is_available *functions* (not "
      "their results), so it is True whenever a backend is registered, and vllm.tracing registers 'otel' at import"),
-    ("python-values", r"^isinstance\(pattern, str\)$", "(see `python-values`: JSON object keys are strings)"),
+    ("python-values", r"^isinstance\(pattern, str\)$", "(see `python-values`: a targets key that is not a string)"),
     ("field-type", r"^pooling_type in TOK_POOLING_TYPES$",
      "(see `field-type`: PoolerConfig.pooling_type is Literal SequencePoolingType | TokenPoolingType, so a value "
      "that is not a sequence pooling type is a token pooling type)"),
