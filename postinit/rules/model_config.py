@@ -1527,13 +1527,15 @@ def max_model_len(c: Mapping[str, Any], *, no_key_message: str = NO_LEN_KEY_MESS
     user = c[M + "max_model_len"]
     derived, key = _config_len(c)
     changes: dict[str, Any] = {M + "original_max_model_len": user}
-    if auto_fit and user == -1:
-        user = None
     if c[M + "disable_sliding_window"]:
         changes[T + "sliding_window"] = None
     if derived == float("inf") and (user is not None or c[M + "spec_target_max_model_len"] is not None):
+        # a config.json without a length key: a user value is kept as given, -1 too (the model validator then
+        # refuses it, vLLM 0.34.0: golden s-y124)
         value = user if user is not None else c[M + "spec_target_max_model_len"]
         return Outcome({**changes, M + "max_model_len": value}, message="")
+    if auto_fit and user == -1:
+        user = None
     warnings = [no_key_message.format(list(MAX_LEN_KEYS))] if derived == float("inf") else []
     derived = 2048 if derived == float("inf") else derived
     rope = c[T + "rope_scaling"]

@@ -494,7 +494,8 @@ def _multimodal(c: Mapping[str, Any]) -> bool:
     kind="override",
     reads=("model_config", _M + "is_encoder_decoder", _M + "mm_processor_cache_gb"),
     writes=(_M + "mm_processor_cache_gb",),
-    source=f"{_MODEL}.__post_init__ (vllm/config/model.py:842-844); {_REF}",
+    after=("model.max-model-len",),  # get_and_verify_max_len (model.py:844) refuses first: golden s-y171
+    source=f"{_MODEL}.__post_init__ (vllm/config/model.py:846-848); {_REF}",
     message="Encoder-decoder model detected, disabling mm processor cache.",
     level="info",
 )
@@ -542,6 +543,7 @@ _FORCED = "forcing mm_device_do_normalize = False."
     kind="override",
     reads=(_M + "is_multimodal_model", *mc.INFO_READS, _M + "mm_device_do_normalize", "env.VLLM_USE_RUST_FRONTEND"),
     writes=(_M + "mm_device_do_normalize",),
+    after=("model.max-model-len",),  # called building the MultiModalConfig (model.py:892), after model.py:844
     source=f"{_MODEL}._resolve_mm_device_do_normalize (vllm/config/model.py:1123-1141); {_REF}",
     message=f"VLLM_USE_RUST_FRONTEND is set. Rust frontend does not currently support mm_device_do_normalize, "
     f"{_FORCED} | Model does not support mm_device_do_normalize, {_FORCED}",

@@ -1106,7 +1106,7 @@ def _scalar(spec: FlagSpec, option: str, raw: str) -> Any:
         if kind in ("int", "list_int"):
             value: Any = int(raw)
         elif kind == "hrint" and spec.vllm_type == "human_readable_int_or_auto" and raw.strip().lower() in ("-1", "auto"):
-            value = None  # vLLM 0.34.0's -1 / auto: ModelConfig derives the length as for an unset one (model.py:2686)
+            value = -1  # vLLM 0.34.0's -1 / auto: ModelConfig derives the length (model.py:2686), or keeps it
         elif kind == "hrint":
             value = human_readable_int(raw)
         elif kind == "float":
