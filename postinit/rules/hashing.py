@@ -263,7 +263,7 @@ rebuild their ``to_json_string`` with transformers alone."""
 
 _NOT_HF_ATTRIBUTES = frozenset({
     "st_max_seq_length", "st_do_lower_case", "st_pooling_type", "st_normalize", "tokenizer_model_max_length",
-    "weights_dtype", "transformers_backend", "dir_json_files",
+    "weights_dtype", "transformers_backend", "dir_json_files", "dir_checkpoint_has_lm_head",
 })
 """Facts postinit keeps under ``hf_config`` that come from other files (sentence-transformers,
 tokenizer, weights, the directory's listing), not attributes of vLLM's HF config object."""

@@ -126,6 +126,8 @@ STEPS: tuple[Step, ...] = (
          "it builds EngineArgs (vLLM 0.34.0)"),
     Step("engine_args", "engine_args", "vllm/engine/arg_utils.py EngineArgs.__post_init__"),
     Step("logging_config", "logging_config", f"{_ECC}: create_logging_config (vLLM 0.34.0)"),
+    Step("create_engine_config:logging", "create_engine_config",
+         f"{_ECC}: configure_logging_if_needed, on the LoggingConfig just built (vLLM 0.34.0)"),
     Step("device_config", "device_config", f"{_ECC}: DeviceConfig(...)"),
     Step("create_engine_config:environ", "create_engine_config",
          f"{_ECC}: current_platform.validate_environ (vLLM 0.34.0)"),
@@ -311,6 +313,7 @@ _ENGINE_ARGS_STEPS: dict[str, str] = {
     "engine-args.mm-loras-need-multimodal": "create_engine_config:before-lora",
     "engine-args.kda-prefill-backend-platform": "create_engine_config:additional-config",
     "engine-args.validate-environ": "create_engine_config:environ",
+    "engine-args.logging-config-file": "create_engine_config:logging",
     "engine-args.cache-config-fields": "create_engine_config:cache-config-fields",
     "engine-args.scheduler-config-fields": "create_engine_config:scheduler-config-fields",
     "engine-args.attention-backend-given-twice": "create_engine_config:attention",
@@ -378,7 +381,7 @@ WITHIN_STEPS: dict[str, tuple[str, ...]] = {
     "vllm_config:step-5": ("verify.lora-cpu-offload-v0", "verify.lora-dtype"),
     "vllm_config:step-4": ("vllm.sampling-replay", "kv-transfer.nixl-dcp"),
     "vllm_config:step-6": ("verify.quant-config", "verify.quant-capability", "verify.quant-act-dtype",
-                           "vllm.direct-reload"),
+                           "vllm.direct-reload", "model.untie-word-embeddings"),
 }
 """vLLM's statement order inside a step, for the rules whose order there decides which failure comes
 first (or which log a failure cuts off); the rules not listed come first."""

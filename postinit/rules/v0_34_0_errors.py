@@ -1573,6 +1573,30 @@ _REMOVED_ENV = {
 
 
 @rule(
+    "engine-args.logging-config-file",
+    title="A Python logging config file needs logging configuration on",
+    phase="model_config",
+    kind="check",
+    reads=(_EA, "logging_config.pylogging_config_file", "logging_config.configure_logging"),
+    source="vllm/engine/arg_utils.py EngineArgs.create_engine_config (configure_logging_if_needed, "
+    "vllm/engine/arg_utils.py:2287-2288, its first statements; _configure_vllm_root_logger, vllm/logger.py:221-226); "
+    "ref v0.34.0",
+    message="Logging configuration is disabled, but a Python logging config file was given. pylogging_config_file "
+    "requires configure_logging to be enabled.",
+)
+def logging_config_file(c: Mapping[str, Any]) -> RuleResult:
+    """create_engine_config first applies its logging config: a dictConfig file (``--log-config-file``,
+    ``--logging-config.pylogging_config_file`` or VLLM_LOGGING_CONFIG_PATH) with configure_logging off
+    (VLLM_CONFIGURE_LOGGING=0) is refused before any sub-config is built."""
+    if c[_EA] and c["logging_config.pylogging_config_file"] and not c["logging_config.configure_logging"]:
+        return Violation("Logging configuration is disabled, but a Python logging config file was given. "
+                         "pylogging_config_file requires configure_logging to be enabled.", error="RuntimeError",
+                         hint="set VLLM_CONFIGURE_LOGGING=1 (or --logging-config.configure_logging true), or drop the "
+                         "logging config file")
+    return None
+
+
+@rule(
     "engine-args.validate-environ",
     title="The VLLM_* variables vLLM does not define: a warning each, or an error",
     phase="model_config",
@@ -1617,6 +1641,7 @@ DELTA = Delta(
          profiler_options_checks, nvfp4_kv_cache_mla, attention_backend_given_twice, flashinfer_autotune_given_twice,
          capture_sizes_given_twice, speculative_config_undeclared, cache_dtype_known, custom_ops_conflicting,
          detailed_traces_need_otlp, mamba_ssu_algorithm_backend, speculative_verify_args, validate_environ,
+         logging_config_file,
          cache_config_fields, scheduler_config_fields, speculative_method_known, executor_backend_class,
          # issue 30's coverage cases (k###)
          capture_and_encoder_bounds, custom_histogram_buckets, speculative_sampling_options, device_ids,

@@ -1698,6 +1698,84 @@ def sliding_window_zero(c: Mapping[str, Any]) -> RuleResult:
     return {_M + "disable_sliding_window": True, _HT + "sliding_window": None}
 
 
+def _plain(value: Any) -> Any:
+    """A state value as the JSON it came from (the state keeps sequences as tuples)."""
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+@rule(
+    "model.per-layer-config",
+    title="A heterogeneous checkpoint (transformers' per_layer_config): vLLM's whole-model view of its layers",
+    phase="model_config",
+    kind="check",
+    reads=("model_config", _H + "other", _H + "num_hidden_layers", _H + "architectures", _H + "kv_lora_rank"),
+    source="vllm/config/model_arch.py ModelArchitectureConfig.from_layers (:105-127), from "
+    "ModelArchConfigConvertorBase.convert (vllm/transformers_utils/model_arch_config_convertor.py:410-428) in "
+    f"{_MODEL}.__post_init__ (vllm/config/model.py:711); {_REF}",
+    message="a model must have at least one layer",
+)
+def per_layer_config(c: Mapping[str, Any]) -> RuleResult:
+    """transformers turns a config.json ``per_layer_config`` (even an empty one) into one config per layer
+    (``num_hidden_layers`` of them, overrides equal to the global value dropped); vLLM converts each layer and
+    merges them before anything else of the model is resolved: no layer at all is refused, and so is a field that
+    varies and is not a number (``architectures`` is the first such field it merges). Heterogeneous MLA models are
+    refused differently (NotImplementedError) and are left alone here."""
+    if not c["model_config"] or c[_H + "kv_lora_rank"]:
+        return None
+    per_layer = (c[_H + "other"] or {}).get("per_layer_config")
+    layers = c[_H + "num_hidden_layers"]
+    if not isinstance(per_layer, dict) or not isinstance(layers, int):
+        return None
+    try:
+        overrides = {int(k): v for k, v in per_layer.items()}
+    except (TypeError, ValueError):
+        return None
+    if any(not isinstance(v, dict) or not 0 <= k < layers for k, v in overrides.items()):
+        return None  # transformers refuses it first (not modelled)
+    if layers == 0:
+        return Violation("a model must have at least one layer")
+    whole = c[_H + "architectures"]
+    values = [_plain(overrides.get(i, {}).get("architectures", whole)) for i in range(layers)]
+    if any(v != values[0] for v in values):
+        return Violation(
+            f"'architectures' varies across layers and has no whole-model value: {sorted(set(map(repr, values)))}. "
+            "Only numeric fields collapse (with `max`, to size buffers for the largest layer); give this one an "
+            "explicit rule in ModelArchitectureConfig.from_layers.")
+    return None
+
+
+@rule(
+    "model.untie-word-embeddings",
+    title="Tied word embeddings in a checkpoint that has an lm_head of its own: built untied",
+    phase="verify",
+    kind="override",
+    reads=("model_config", "load_config.load_format", _H + "tie_word_embeddings", _H + "dir_checkpoint_has_lm_head",
+           _M + "model"),
+    writes=(_H + "tie_word_embeddings", _HT + "tie_word_embeddings", _M + "word_embeddings_untied_by_checkpoint"),
+    source="vllm/config/vllm.py VllmConfig.__post_init__ (:1560-1568); "
+    f"{_MODEL}.maybe_untie_word_embeddings (vllm/config/model.py:1275-1301); ref step-6, {_REF}",
+    message="The config for <model> says the word embeddings are tied, but the checkpoint contains an lm_head. "
+    "Loading it to find out whether they really are tied.",
+    level="debug",
+)
+def untie_word_embeddings(c: Mapping[str, Any]) -> RuleResult:
+    """Tying regardless would discard the checkpoint's lm_head tensor, so vLLM builds the lm_head untied and lets
+    it load (the loader re-ties them if the two tensors match). Dummy weights and vLLM's sharded state dicts do not
+    show what the original checkpoint held: then nothing is asked."""
+    if not c["model_config"] or c["load_config.load_format"] in ("dummy", "sharded_state", "runai_streamer_sharded"):
+        return None
+    if c[_H + "tie_word_embeddings"] is not True or c[_H + "dir_checkpoint_has_lm_head"] is not True:
+        return None
+    return Outcome({_H + "tie_word_embeddings": False, _HT + "tie_word_embeddings": False,
+                    _M + "word_embeddings_untied_by_checkpoint": True},
+                   message=f"The config for {c[_M + 'model']} says the word embeddings are tied, but the checkpoint "
+                   "contains an lm_head. Loading it to find out whether they really are tied.")
+
+
 @rule(
     "model.sleep-mode-cumem-allocator",
     title="Sleep mode turns the cumem allocator on (CUDA and ROCm)",
@@ -1999,7 +2077,8 @@ DELTA = Delta(
          draft_max_position_embeddings, ec_transfer_role_required,
          spec_flags_given_twice, dynamic_speculative_decoding_data_parallel, num_hash_lookahead_tokens,
          speculative_lookahead_slots, draft_pass_active_seqs, is_mm_prefix_lm, watermark_speculative,
-         mamba_chunked_prefill_required, mamba_stochastic_rounding_needs_fp16, kda_recoverssm, replayssm_supported),
+         mamba_chunked_prefill_required, mamba_stochastic_rounding_needs_fp16, kda_recoverssm, replayssm_supported,
+         per_layer_config, untie_word_embeddings),
     drop={**_POOLER_DROPS, **_STEP_14_DROPS, **_SPEC_DROPS, **_MAMBA_STEP_DROPS},
     groups=(TRY_VERIFY_AND_UPDATE_MODEL_CONFIG, TRY_VERIFY_AND_UPDATE_CONFIG),
     after={"model.max-model-len": ("model.sliding-window-zero",)},

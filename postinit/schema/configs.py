@@ -480,6 +480,10 @@ class HFConfig(BaseModel):
         None, description="the names of the *.json files in the model's directory, sorted (vLLM's get_quant_config "
         "globs them for the config file of a quantization method the checkpoint's config.json does not describe); "
         "None: not a local directory")
+    dir_checkpoint_has_lm_head: bool | None = unhashed(
+        None, description="whether a tensor named *lm_head.weight is in the headers of the model directory's "
+        "*.safetensors files (vLLM's checkpoint_has_lm_head, which ModelConfig.maybe_untie_word_embeddings asks); "
+        "None: no safetensors file, or not a local directory")
     weights_dtype: str | None = unhashed(None)
     transformers_backend: bool | None = unhashed(
         None,

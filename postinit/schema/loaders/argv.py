@@ -558,6 +558,7 @@ TARGETS_FROM: tuple[tuple[str, dict[str, str]], ...] = (
             "enable_moe_shared_loras", "max_lora_cls_labels")},
         "lora_target_modules": _L + "target_modules",
         "log_level": "logging_config.log_level",
+        "log_config_file": "logging_config.pylogging_config_file",  # create_logging_config (arg_utils.py:2272-2275)
         "offload_backend": "offload_config.offload_backend",
         "cpu_offload_params": "offload_config.uva.cpu_offload_params",
         "cpu_offload_gb": "offload_config.uva.cpu_offload_gb",

@@ -23,6 +23,7 @@ import importlib
 import itertools
 import json
 import os
+import struct
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -53,6 +54,9 @@ _SPARSE_ATTENTION_FILE = "sparse_attention_config.json"
 MAX_DIR_JSON_FILES = 1000
 """How many *.json names a model directory may hold (a request's cost stays bounded; a larger directory is refused
 rather than listed in part, since which names a partial listing keeps is the file system's order)."""
+MAX_DIR_SAFETENSORS_FILES = 1000
+"""How many *.safetensors files a model directory may hold for postinit to read their headers
+(``dir_checkpoint_has_lm_head``; a larger directory is refused, like one of too many *.json files)."""
 _ST_FACTS = {
     "pooling_type": "st_pooling_type",
     "normalize": "st_normalize",
@@ -211,6 +215,7 @@ def _build(
     patch: bool = True,
     sparse: tuple[dict[str, Any], str] | None = None,
     json_files: list[str] | None = None,
+    lm_head: bool | None = None,
 ) -> LoadedModel:
     raw = plain_copy(raw, origin)
     if patch:
@@ -237,6 +242,8 @@ def _build(
         beside["dir_sparse_attention_config"] = (plain_copy(sparse[0], "sparse_attention_config"), sparse[1])
     if json_files is not None and path is not None:
         beside["dir_json_files"] = (json_files, f"{path}/*.json")
+    if lm_head is not None and path is not None:
+        beside["dir_checkpoint_has_lm_head"] = (lm_head, f"{path}/*.safetensors")
     for field_name, (value, where) in _filter({k: v for k, v in beside.items()}).items():
         hf[field_name] = value
         sources[f"hf_config.{field_name}"] = where
@@ -358,6 +365,33 @@ def _load_local(name: str, config_file: Path) -> LoadedModel:
     return model
 
 
+def _checkpoint_has_lm_head(directory: Path) -> bool | None:
+    """Whether a tensor of the directory's ``*.safetensors`` files is named ``*lm_head.weight``, from their headers
+    (vLLM's checkpoint_has_lm_head over _read_safetensors_metadata_in_dir, vllm/transformers_utils/config.py);
+    None: no safetensors file, or a header that cannot be read."""
+    files = sorted(itertools.islice(directory.glob("*.safetensors"), MAX_DIR_SAFETENSORS_FILES + 1))
+    if len(files) > MAX_DIR_SAFETENSORS_FILES:  # which ones a capped listing kept would be the file system's order
+        raise InvalidValueError(f"{directory}: more than {MAX_DIR_SAFETENSORS_FILES} *.safetensors files; postinit "
+                                f"reads the headers of at most {MAX_DIR_SAFETENSORS_FILES} (vLLM looks among them for "
+                                "an lm_head.weight)", value=str(directory))
+    names: list[str] = []
+    for file in files:
+        try:
+            with open(file, "rb") as f:
+                size = struct.unpack("<Q", f.read(8))[0]
+                if size > MAX_FILE_BYTES:
+                    return None
+                header = json.loads(f.read(size).decode("utf-8"))
+        except (OSError, ValueError, struct.error):
+            return None
+        if not isinstance(header, dict):
+            return None
+        names.extend(str(k) for k in header)
+    if not names:
+        return None
+    return any(n.endswith("lm_head.weight") for n in names)
+
+
 def _read_local(name: str, config_file: Path, pooling: list[tuple[Path, _Stat]] | None = None) -> LoadedModel:
     raw = _read_object(config_file)
     directory = config_file.parent
@@ -385,6 +419,7 @@ def _read_local(name: str, config_file: Path, pooling: list[tuple[Path, _Stat]] 
         st_origin,
         sparse=sparse,
         json_files=json_files,
+        lm_head=_checkpoint_has_lm_head(directory),
     )
 
 
