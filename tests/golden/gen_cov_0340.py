@@ -1748,6 +1748,42 @@ number_from(1200)
 # --- batch 34 (cov-misc): model.py, model_arch.py, multimodal.py, arg_utils.py and the rest
 # (k1300-k1399)
 number_from(1300)
+argv("extract-mm-target", "hidden-state extraction from a multimodal target (the draft is a copy of its ModelConfig)",
+     ["model.py:994", "model.py:1012"],
+     [VL, "--speculative-config", json.dumps({"method": "extract_hidden_states", "num_speculative_tokens": 1})])
+argv("arch-second-known", "an unknown architecture name listed before a known one",
+     ["model.py:1321"], [LLAMA, "--hf-overrides", json.dumps({"architectures": ["FooBar", "LlamaForCausalLM"]})])
+argv("arch-empty", "an empty architectures list", ["model.py:1313"],
+     [LLAMA, "--hf-overrides", json.dumps({"architectures": []})])
+argv("per-layer-arch", "per-layer architectures (a field vLLM cannot collapse)", ["model_arch.py:121", "model_arch.py:122"],
+     [LLAMA, "--hf-overrides", json.dumps({"per_layer_config": {"1": {"architectures": ["MistralForCausalLM"]}}})])
+argv("per-layer-layer-count", "a per-layer num_hidden_layers larger than the layer count",
+     ["model_arch.py:134", "model_arch.py:135"],
+     [LLAMA, "--hf-overrides", json.dumps({"per_layer_config": {"1": {"num_hidden_layers": 3}}})])
+argv("per-layer-no-layers", "an empty per-layer config on a model of no layers", ["model_arch.py:105", "model_arch.py:106"],
+     [LLAMA, "--hf-overrides", json.dumps({"num_hidden_layers": 0, "per_layer_config": {}})])
+argv("max-len-no-keys", "a checkpoint with no maximum-length key", ["model.py:2628"],
+     [LLAMA, "--hf-overrides", json.dumps({"max_position_embeddings": None})])
+argv("bi-mla", "batch invariance on Hopper with an MLA model (one KV head)", ["model.py:1693"], [MOE], env=BI)
+argv("head-dtype-unknown-2", "a checkpoint's head_dtype naming no dtype (read by the oracle's dump)",
+     ["model.py:2574", "model.py:2575"], [LLAMA, "--hf-overrides", json.dumps({"head_dtype": "float7"})])
+argv("head-dtype-number-2", "a checkpoint's head_dtype given as a number (read by the oracle's dump)",
+     ["model.py:2579", "model.py:2586"], [LLAMA, "--hf-overrides", json.dumps({"head_dtype": 16})])
+argv("tensorizer-uri", "the tensorizer load format with a TensorizerConfig field among the extra config",
+     ["arg_utils.py:2102", "arg_utils.py:2103", "arg_utils.py:2109", "arg_utils.py:2110"],
+     [LLAMA, "--load-format", "tensorizer", "--model-loader-extra-config", json.dumps({"tensorizer_uri": "/tmp/m.tensors"})])
+argv("log-config-file-2", "the deprecated --log-config-file with logging configuration off", ["arg_utils.py:2272"],
+     [LLAMA, "--log-config-file", "/tmp/log.json"])
+TIED = "models/cov_llama_tied_lm_head"  # tie_word_embeddings, and a safetensors header naming an lm_head.weight
+argv("tied-lm-head", "tied word embeddings in a checkpoint that has an lm_head of its own",
+     ["model.py:1289", "model.py:1292"], [TIED])
+argv("tied-lm-head-dummy", "tied word embeddings, an lm_head in the checkpoint, dummy weights (not read)",
+     ["vllm.py:1563"], [TIED, "--load-format", "dummy"])
+argv("draft-no-len", "a draft model whose config has no maximum-length key (the target's is taken)",
+     ["model.py:2628"], [LLAMA, "--speculative-config", json.dumps({"model": "models/mamba_0340",
+                                                                    "num_speculative_tokens": 2})])
+argv("arch-transformers-class", "a transformers class name no suffix rule matches", ["model.py:1313"],
+     [LLAMA, "--hf-overrides", json.dumps({"architectures": ["LlamaForQuestionAnswering"]})])
 
 
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
@@ -1851,6 +1887,14 @@ NOT_WRITTEN = {
     # batch 32 (k1100-k1199)
     # batch 33 (k1200-k1299)
     # batch 34 (k1300-k1399)
+    "k1304-per-layer-layer-count": "transformers refuses a per-layer num_hidden_layers (AmbiguousGlobalPerLayerAttributeError "
+    "when vLLM reads it) before vLLM's layer-count check; postinit does not model transformers' per-layer config",
+    "k1306-max-len-no-keys": "transformers' strict config refuses a null max_position_embeddings "
+    "(StrictDataclassFieldValidationError) before vLLM's default maximum length",
+    "k1308-head-dtype-unknown-2": "as k564: vLLM raises from the head_dtype property only when it is read (here by the "
+    "oracle's dump, after resolution); postinit's derived head_dtype has no error value",
+    "k1309-head-dtype-number-2": "as k565: postinit's input layer refuses a number for hf_config.head_dtype, which "
+    "vLLM's property refuses only when read",
 }
 
 
