@@ -370,6 +370,7 @@ WITHIN_STEPS: dict[str, tuple[str, ...]] = {
     "compilation_config": (
         "compilation.fusion-without-noop", "compilation.level-to-mode", "compilation.custom-ops-all-none-count",
         "compilation.inductor-auto-functionalized-v2", "compilation.inductor-combo-kernels",
+        "compilation.inductor-pass-module",
         "compilation.use-cudagraph-deprecated", "compilation.use-cudagraph-false",
         "compilation.full-cuda-graph-deprecated", "quirk.full-cuda-graph-collapses-mode",
         "compilation.full-cuda-graph", "compilation.custom-op-syntax", "compilation.piecewise-backend",

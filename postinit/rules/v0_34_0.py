@@ -4255,12 +4255,35 @@ def _ngram_layer_field(c: Mapping[str, Any]) -> str | None:
 
 
 @rule(
+    "engram.dsv41-ubatching",
+    title="DeepSeek V4.1 with Engram layers refuses DBO and microbatching",
+    phase="verify",
+    kind="check",
+    reads=(_MC, "model_config.architecture", _HT + "engram_layer_ids", "parallel_config.enable_dbo",
+           "parallel_config.ubatch_size"),
+    source=f"{_ENGRAM_SRC}: its first check (vllm/config/vllm.py:1412-1421), before any Engram config is made; "
+    "ref v0.34.0",
+    message="DeepSeek V4.1 Engram does not support DBO or microbatching. Disable --enable-dbo and set --ubatch-size "
+    "to 0.",
+)
+def engram_dsv41_ubatching(c: Mapping[str, Any]) -> RuleResult:
+    """Checked on the target's model config whatever the Engram config says (a draft may turn n-gram embeddings
+    off, the target's communication groups are the ones shared)."""
+    if c[_MC] and c["model_config.architecture"] == "DeepseekV41ForCausalLM" and c[_HT + "engram_layer_ids"] \
+            and (c["parallel_config.enable_dbo"] or c["parallel_config.ubatch_size"] > 1):
+        return Violation("DeepSeek V4.1 Engram does not support DBO or microbatching. Disable --enable-dbo and set "
+                         "--ubatch-size to 0.")
+    return None
+
+
+@rule(
     "engram.default-config",
     title="A model with n-gram embedding layers gets a default Engram config",
     phase="verify",
     kind="default",
     reads=("engram_config", _MC, "model_config.architecture", _HT + "engram_layer_ids", _HT + "ple_layer_ids"),
     writes=("engram_config", *(_EG + f for f in _ENGRAM_FIELDS)),
+    after=("engram.dsv41-ubatching",),
     source=f"{_ENGRAM_SRC}, model_has_engram_layers (vllm/config/engram.py:23-30); ref v0.34.0",
 )
 def engram_default_config(c: Mapping[str, Any]) -> RuleResult:
@@ -4305,8 +4328,7 @@ def engram_shared_memory_fields(c: Mapping[str, Any]) -> RuleResult:
     message="EngramConfig requires a model with supported Engram embeddings and non-empty n-gram layer ids.",
 )
 def engram_verify_model(c: Mapping[str, Any]) -> RuleResult:
-    """Partial model: DeepSeek V4.1's refusal of DBO with Engram layers (vllm/config/vllm.py:1412-1421) is not
-    modelled (its tokenizer needs a package this host lacks)."""
+    """The model must list n-gram layers (the architecture's field); disk offload is Qwen4Exp's on CUDA only."""
     if c["engram_config"] is None:
         return None
     field = _ngram_layer_field(c)
@@ -4667,7 +4689,8 @@ DELTA = Delta(
          cpu_kv_cache_memory_bytes,
          cpu_profiler_no_cuda_time, cpu_mamba_ssm_cache_float32, max_num_scheduled_tokens,
          dbo_spec_thresholds, hisparse_host_pool, cumem_graph_pool_nccl, mori_ep_v2, mori_all2all,
-         hisparse_needs_hma, engram_default_config, engram_shared_memory_fields, engram_verify_model,
+         hisparse_needs_hma, engram_dsv41_ubatching, engram_default_config, engram_shared_memory_fields,
+         engram_verify_model,
          engram_dp_shared_memory, engram_verify_parallel, engram_resolved, hc_sp, torch_shm_single_process,
          rocm_pcp_disables_full_graphs),
     drop=DROPS,

@@ -1969,8 +1969,8 @@ def kda_recoverssm(c: Mapping[str, Any]) -> RuleResult:
     kind="check",
     reads=(_REPLAY, "cache_config.use_kda_recoverssm", "cache_config.replayssm_buffer_len", _MODE, *mc.INFO_READS,
            "model_config.dtype", "mamba_config.backend", "mamba_config.enable_stochastic_rounding",
-           "parallel_config.pipeline_parallel_size", "parallel_config.enable_dbo", "speculative_config",
-           _SC + "num_speculative_tokens", "kv_transfer_config", _KV + "kv_connector", _KV + "kv_role",
+           "parallel_config.pipeline_parallel_size", "parallel_config.enable_dbo", "parallel_config.ubatch_size",
+           "speculative_config", _SC + "num_speculative_tokens", "kv_transfer_config", _KV + "kv_connector", _KV + "kv_role",
            _KV + "kv_connector_extra_config"),
     after=("vllm.kda-recoverssm",),
     source=f"{_VLLM}.validate_mamba_cached_kernel (vllm/config/vllm.py:3596-3688; a model_validator: pydantic "
@@ -2002,7 +2002,7 @@ def replayssm_supported(c: Mapping[str, Any]) -> RuleResult:
         if c[_MODE] == "align" and c["model_config"] and c["model_config.dtype"] != "bfloat16":
             return Violation("FlashInfer ReplaySSM align requires bfloat16 model inputs for its replay rings; SSM "
                              "state cache dtype is independent")
-        if c["parallel_config.enable_dbo"]:
+        if c["parallel_config.enable_dbo"] or c["parallel_config.ubatch_size"] > 1:  # use_ubatching
             return Violation("FlashInfer ReplaySSM does not support microbatching")
         if pp > 1:
             return Violation("FlashInfer ReplaySSM currently requires pipeline_parallel_size=1")

@@ -1743,6 +1743,23 @@ number_from(1100)
 # ---------------------- batch 33 (cov-spec2): speculative.py, vllm.py and the small configs
 # (k1200-k1299)
 number_from(1200)
+argv("cc-inductor-pass-name", "-cc inductor_passes naming a pass without its module", ["compilation.py:1097",
+     "compilation.py:1098"], [LLAMA, *cc({"inductor_passes": {"p": "dedent"}})])
+argv("rssm-fi-ubatch", "FlashInfer ReplaySSM with microbatching, on a Nemotron-H of attention layers only (not hybrid)",
+     ["vllm.py:3653", "vllm.py:3654"], [NEMO, "--hf-overrides", json.dumps({"layer_types": ["full_attention"] * 4}),
+                                        *RSSM, *FIB, "--ubatch-size", "2", "--all2all-backend", "deepep_low_latency"])
+argv("engram-dsv41-ubatch", "DeepSeek V4.1 with Engram layers and microbatching (on cov_llama_reason, which has a "
+     "tokenizer)", ["vllm.py:1412", "vllm.py:1418"], ["models/cov_llama_reason", "--hf-overrides", json.dumps({"architectures": ["DeepseekV41ForCausalLM"],
+                                                         "engram_layer_ids": [0]}), "--ubatch-size", "2"])
+conf("nixl-no-model", "a NIXL KV transfer config without a model config", ["vllm.py:1533"], model=None,
+     kv_transfer_config={"kv_connector": "NixlConnector", "kv_role": "kv_both"})
+argv("mm-compile-encoder", "a multimodal model with its encoder compiled: the encoder's compile factors",
+     ["vllm.py:535"], ["models/qwen4_exp_vl", *cc({"compile_mm_encoder": True})])
+argv("bi-no-intermediate", "batch invariance on Hopper for a model without intermediate_size (Falcon)",
+     ["vllm.py:806"], ["models/cvo_falcon"], env=BI)
+argv("eagle-draft-yarn-shorter", "an EAGLE draft with a YaRN RoPE and fewer positions than the target's length: "
+     "not extended", ["speculative.py:1517"], ["models/llama_long", "--speculative-config",
+     json.dumps({"method": "eagle", "model": "models/spec_eagle_yarn", "num_speculative_tokens": 2})])
 
 
 # --- batch 34 (cov-misc): model.py, model_arch.py, multimodal.py, arg_utils.py and the rest
