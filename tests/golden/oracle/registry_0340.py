@@ -33,29 +33,16 @@ _FLAGS = {
 
 
 def main() -> int:
-    oracle.worker_setup(oracle.normalize_platform("cuda:90"), {})
+    # another platform's view (`--platform rocm:gfx942`, `cpu`): a model package may pick its classes by platform
+    platform = sys.argv[sys.argv.index("--platform") + 1] if "--platform" in sys.argv else "cuda:90"
+    oracle.worker_setup(oracle.normalize_platform(platform), {"VLLM_CPU_KVCACHE_SPACE": "4"} if platform == "cpu" else {})
     import vllm.model_executor.models.registry as reg
     from vllm.config import model as model_cfg
 
-    out = []
-    for arch, registered in reg.ModelRegistry.models.items():
-        entry: dict = {"architecture": arch}
-        try:
-            info = registered.inspect_model_cls()
-        except Exception as e:  # noqa: BLE001 - a class whose module does not import here
-            entry["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
-            entry["interfaces"] = []
-            out.append(entry)
-            continue
-        entry["interfaces"] = [k for k, attr in _FLAGS.items() if getattr(info, attr)]
-        entry["attn_type"] = info.attn_type
-        entry["seq_pooling_type"] = info.default_seq_pooling_type
-        entry["tok_pooling_type"] = info.default_tok_pooling_type
-        if info.supported_video_pruning_methods:
-            entry["video_pruning_methods"] = list(info.supported_video_pruning_methods)
-        if info.architecture != arch:  # the class's own name (_ModelInfo.architecture), where vLLM's errors show it
-            entry["class"] = info.architecture
-        out.append(entry)
+    # each class inspected in a forked child of its own, as one case's oracle process imports it: in a single
+    # process a class's import can fail or differ because of the modules an earlier class imported (at 0.34.0
+    # MiniMax-M3's classes then failed on 'cutlass', DeepseekV4ForCausalLM's lora interface varied between runs)
+    out = [oracle.run_in_fork(_entry, arch) for arch in reg.ModelRegistry.models]
     oracle.CAPTURE.records.clear()
     doc = {
         "vllm": "0.34.0",
@@ -71,6 +58,28 @@ def main() -> int:
     }
     print(render(doc))
     return 0
+
+
+def _entry(arch: str) -> dict:
+    """The registry facts of one architecture's class (``"error"`` where its module does not import)."""
+    import vllm.model_executor.models.registry as reg
+
+    entry: dict = {"architecture": arch}
+    try:
+        info = reg.ModelRegistry.models[arch].inspect_model_cls()
+    except Exception as e:  # noqa: BLE001 - a class whose module does not import here
+        entry["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:160] if str(e) else ''}"
+        entry["interfaces"] = []
+        return entry
+    entry["interfaces"] = [k for k, attr in _FLAGS.items() if getattr(info, attr)]
+    entry["attn_type"] = info.attn_type
+    entry["seq_pooling_type"] = info.default_seq_pooling_type
+    entry["tok_pooling_type"] = info.default_tok_pooling_type
+    if info.supported_video_pruning_methods:
+        entry["video_pruning_methods"] = list(info.supported_video_pruning_methods)
+    if info.architecture != arch:  # the class's own name (_ModelInfo.architecture), where vLLM's errors show it
+        entry["class"] = info.architecture
+    return entry
 
 
 def render(doc: dict) -> str:
