@@ -2669,13 +2669,20 @@ def deep_gemm_auto_disable(c: Mapping[str, Any]) -> RuleResult:
     title="A checkpoint with a quantization_config is quantized",
     phase="model_config",
     kind="derive",
-    reads=(_MC, "model_config.hf_config.quantization_config"),
+    reads=(_MC, "model_config.hf_config.quantization_config", "model_config.hf_config.text_config",
+           "model_config.hf_text_config.quantization_config"),
     writes=("model_config.is_quantized",),
-    source="vllm/config/model.py ModelConfig.is_quantized; ref v0.34.0",
+    source="vllm/config/model.py ModelConfig.is_quantized (ModelArchConfigConvertorBase.get_quantization_config: "
+    "vllm/transformers_utils/model_arch_config_convertor.py:285-292); ref v0.34.0",
 )
 def model_is_quantized(c: Mapping[str, Any]) -> RuleResult:
-    """``model_arch_config.quantization_config is not None`` (the checkpoint's, not --quantization)."""
-    if c[_MC] is None or c["model_config.hf_config.quantization_config"] is None:
+    """``model_arch_config.quantization_config is not None`` (the checkpoint's, not --quantization): the config's,
+    else, for a config with a ``text_config``, the text config's (a multimodal model's)."""
+    if c[_MC] is None:
+        return None
+    if c["model_config.hf_config.quantization_config"] is None and (
+            c["model_config.hf_config.text_config"] is None
+            or c["model_config.hf_text_config.quantization_config"] is None):
         return None
     return {"model_config.is_quantized": True}
 
@@ -3745,6 +3752,13 @@ def _linear_by_default(c: Mapping[str, Any]) -> bool:
     return False
 
 
+_REPLAYSSM_RING_ARCHS = frozenset({
+    "NemotronHForCausalLM", "NemotronHPuzzleForCausalLM", "NemotronH_Nano_VL_V2", "NemotronH_Nano_Omni_Reasoning_V3",
+    "NemotronH_Super_Omni_Reasoning_V3", "NemotronH_Omni_Reasoning_V3"})
+"""The classes whose state dtypes append ReplaySSM's ring when ``use_replayssm`` is on (NemotronHForCausalLM.
+get_mamba_state_dtype_from_config, vllm/model_executor/models/nemotron_h.py:762-777; the VL ones delegate to it)."""
+
+
 @rule(
     "cpu.mamba-ssm-cache-float32",
     title="CPUs with AVX512-BF16 keep SSM state in float32 (except the accelerated GDN backend's half types)",
@@ -3752,7 +3766,8 @@ def _linear_by_default(c: Mapping[str, Any]) -> bool:
     kind="override",
     reads=(_KIND, "platform.cpu_avx512_bf16", "cache_config.mamba_ssm_cache_dtype", _MC,
            "model_config.has_inner_state", "model_config.hf_text_config.model_type",
-           "model_config.hf_text_config.layer_types", "model_config.architecture", *(_T + f for f in _LAYER_FIELDS)),
+           "model_config.hf_text_config.layer_types", "model_config.architecture", *(_T + f for f in _LAYER_FIELDS),
+           "cache_config.use_replayssm"),
     writes=("cache_config.mamba_ssm_cache_dtype",),
     source=f"{_CPU} (vllm/platforms/cpu.py:317-337), _cpu_mamba_backend (:44); ref P-CHECK-CPU, v0.34.0",
     message="Reset SSM cache type to float32 for accelerated GDN mamba backend '<backend>'.",
@@ -3762,7 +3777,8 @@ def cpu_mamba_ssm_cache_float32(c: Mapping[str, Any]) -> RuleResult:
     """Logged for every model, mamba or not (the backend is 'none' without inner state).
 
     Partial model: a linear-attention model's backend is 'gdn' when its SSM cache dtype is a half type (vLLM
-    compares it with the model class's state dtype).
+    compares it with the model class's state dtype), except for a Nemotron-H class with ReplaySSM, whose state dtypes
+    carry the ring's two more (not a (conv, temporal) pair: the fallback backend).
     """
     dtype = c["cache_config.mamba_ssm_cache_dtype"]
     if c[_KIND] != "cpu" or not c["platform.cpu_avx512_bf16"] or dtype == "float32":
@@ -3775,7 +3791,8 @@ def cpu_mamba_ssm_cache_float32(c: Mapping[str, Any]) -> RuleResult:
         backend = "none"
     else:
         backend = str(c["model_config.hf_text_config.model_type"] or c["model_config.architecture"] or "unknown").lower()
-        if linear and dtype in ("float16", "bfloat16"):
+        if linear and dtype in ("float16", "bfloat16") and not (
+                c["cache_config.use_replayssm"] and c["model_config.architecture"] in _REPLAYSSM_RING_ARCHS):
             backend = "gdn"
     if dtype in ("float16", "bfloat16") and backend == "gdn":
         return Outcome(message=f"Using {dtype} SSM state storage for the CPU accelerated GDN backend.", level="info")

@@ -17,6 +17,7 @@ carries the reference tag ``v0.34.0``.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -388,17 +389,21 @@ def _gemma4(c: Mapping[str, Any]) -> RuleResult:
     phase="model",
     kind="default",
     reads=(*models.ON_READS, "parallel_config.prefill_context_parallel_size", "parallel_config.dcp_comm_backend",
-           "parallel_config.dcp_q_replicate", "cache_config.cache_dtype", _HT + "other", "platform.kind"),
+           "parallel_config.dcp_q_replicate", "cache_config.cache_dtype", _HT + "other", "platform.kind",
+           _HT + "model_type"),
     writes=("attention_config.sparse_mla_force_mqa", "parallel_config.dcp_comm_backend",
             "parallel_config.dcp_q_replicate", "cache_config.cache_dtype"),
     source=f"{_SRC} MistralLarge4ForCausalLM.verify_and_update_config (122-152; ParallelConfig.set_dcp_defaults: "
-    f"vllm/config/parallel.py:686-699); {_REF}",
+    f"vllm/config/parallel.py:686-699), PixtralForConditionalGenerationConfig.verify_and_update_config (155-160); "
+    f"{_REF}",
 )
 def mistral_large4(c: Mapping[str, Any]) -> RuleResult:
     """KV-sharing layers have no latent KV of their own, so all tokens take the sparse MQA path. Without prefill
     context parallelism the DCP defaults are a2a (no Q replication). A checkpoint declaring ``fp8_kv_cache`` gets
-    ``fp8_ds_mla`` (``fp8`` on ROCm) when the KV dtype is auto; an explicit bfloat16 opts out (auto)."""
-    if not models.step2_on(c, "MistralLarge4ForCausalLM"):
+    ``fp8_ds_mla`` (``fp8`` on ROCm) when the KV dtype is auto; an explicit bfloat16 opts out (auto). Pixtral runs
+    the same hook when its text config is a Mistral Large 4 one (model type ``mistral_large_4``)."""
+    if not (models.step2_on(c, "MistralLarge4ForCausalLM") or (
+            models.step2_on(c, "PixtralForConditionalGeneration") and c[_HT + "model_type"] == "mistral_large_4")):
         return None
     out: dict[str, Any] = {"attention_config.sparse_mla_force_mqa": True}
     if c["parallel_config.prefill_context_parallel_size"] == 1:
@@ -416,6 +421,67 @@ def mistral_large4(c: Mapping[str, Any]) -> RuleResult:
     if dtype == "bfloat16":
         out["cache_config.cache_dtype"] = "auto"
     return out
+
+
+# =========================================================================== MiniMax-M3 (config.py:98-120, 1121-1140)
+
+_MINIMAX_M3 = ("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration")
+_MINIMAX_M3_INDEX_CACHE_KEYS = ("use_index_cache", "index_topk_freq", "index_skip_topk_offset")
+
+
+@rule(
+    "models.minimax-m3-nvfp4-heads",
+    title="MiniMax-M3: an NVFP4 KV cache needs 16 query heads per KV head on each rank",
+    phase="model",
+    kind="check",
+    reads=(*models.ON_READS, "cache_config.cache_dtype", "parallel_config.tensor_parallel_size",
+           _HT + "num_attention_heads", _HT + "num_key_value_heads"),
+    source=f"{_SRC} MiniMaxM3SparseConfig.verify_and_update_config (98-120; get_kv_quant_mode: "
+    f"vllm/v1/kv_cache_interface.py:110-135, an 'nvfp4' prefix other than nvfp4_ds_mla); {_REF}",
+)
+def minimax_m3_nvfp4_heads(c: Mapping[str, Any]) -> RuleResult:
+    """The NVFP4 KV attention kernels (MSA's CUTLASS Q8KV4 prefill) take 16 query heads per KV head: checked per
+    rank before the workers start (the text model and the VL model, whose hook class inherits it)."""
+    if not models.step2_on(c, *_MINIMAX_M3):
+        return None
+    dtype = str(c["cache_config.cache_dtype"])
+    if not dtype.startswith("nvfp4") or dtype == "nvfp4_ds_mla":
+        return None
+    tp = c["parallel_config.tensor_parallel_size"]
+    heads = c[_HT + "num_attention_heads"] // tp
+    kv_heads = max(1, c[_HT + "num_key_value_heads"] // tp)
+    if heads != 16 * kv_heads:
+        return Violation(
+            f"MiniMax-M3 does not support an NVFP4 KV cache with tensor_parallel_size={tp} yet: each rank holds "
+            f"{heads} query heads over {kv_heads} KV head(s), and the NVFP4 attention kernels need 16 per KV head. "
+            "Use a smaller tensor_parallel_size (with data/expert parallelism) or another kv_cache_dtype.")
+    return None
+
+
+@rule(
+    "models.minimax-m3-vl-index-cache",
+    title="MiniMax-M3 VL on ROCm: IndexCache overrides belong under text_config",
+    phase="model_config",
+    kind="check",
+    reads=(*models.ON_READS, "platform.kind", "model_config.hf_overrides"),
+    source=f"{_SRC} MiniMaxM3SparseForConditionalGenerationConfig.verify_and_update_model_config (1121-1140); "
+    f"{_REF}",
+)
+def minimax_m3_vl_index_cache(c: Mapping[str, Any]) -> RuleResult:
+    """The ROCm text model reads use_index_cache / index_topk_freq / index_skip_topk_offset from the text config
+    only, so given at the top level of --hf-overrides they are refused with the override to write instead (other
+    platforms do not check)."""
+    if not models.step2_on(c, "MiniMaxM3SparseForConditionalGeneration") or c["platform.kind"] != "rocm":
+        return None
+    overrides = c["model_config.hf_overrides"]
+    if not isinstance(overrides, Mapping):
+        return None
+    misplaced = [k for k in _MINIMAX_M3_INDEX_CACHE_KEYS if k in overrides]
+    if not misplaced:
+        return None
+    suggested = {"text_config": {k: overrides[k] for k in misplaced}}
+    return Violation(f"MiniMax-M3 reads IndexCache settings from text_config, so top-level {', '.join(misplaced)} "
+                     f"would be ignored. Pass them as --hf-overrides '{json.dumps(suggested)}'.")
 
 
 # =========================================================================== MuseGlimmer (config.py:225-257)
@@ -1505,7 +1571,8 @@ MODEL_CONFIG_HOOKS = ("models.alice-ai-checkpoint", "models.alice-ai-mtp-ignored
                       "models.llama-nemotron-vl",
                       "models.embedding-gemma2-matryoshka", "models.jina-embeddings-v5-encoder", "models.deepseek-v4-fp8", "models.gptoss-mxfp4",
                       "models.kimi-k3-mxfp4", "models.unlimited-ocr2-checkpoint",
-                      "models.colqwen3-5-contract", "models.d3-decision", "models.mm-video-backend")
+                      "models.colqwen3-5-contract", "models.d3-decision", "models.mm-video-backend",
+                      "models.minimax-m3-vl-index-cache")
 """The rule ids of this module run by ModelConfig._try_verify_and_update_model_config (in order)."""
 VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dtype", "models.longcat-ngram-compilation",
                      "models.glm-moe-dsa", "models.mistral-large4", "models.muse-glimmer-aiter",
@@ -1518,7 +1585,7 @@ VLLM_CONFIG_HOOKS = ("models.alice-ai-parallel", "models.nemotron-h-ssm-cache-dt
                      "models.unlimited-ocr-prefix-caching", "models.unlimited-ocr2-compilation",
                      "models.unlimited-ocr2-attention", "models.unlimited-ocr-vision",
                      "models.qwen3-5-ssm-cache-dtype", "models.qwen4-exp-checks", "models.qwen3-5-text-only-rope",
-                     "models.glm5-next-kv-cache")
+                     "models.glm5-next-kv-cache", "models.minimax-m3-nvfp4-heads")
 """The rule ids of this module run by VllmConfig.try_verify_and_update_config (before the hybrid hook)."""
 
 
@@ -1532,7 +1599,7 @@ DELTA = Delta(
          unlimited_ocr2_checkpoint, unlimited_ocr_backend, unlimited_ocr_flash_attn_version, unlimited_ocr_rswa_backend,
          unlimited_ocr_prefix_caching, unlimited_ocr2_compilation, unlimited_ocr2_attention, unlimited_ocr_vision,
          qwen3_5_ssm_cache_dtype, qwen4_exp_checks, qwen3_5_text_only_rope, colqwen3_5_contract, d3_decision,
-         glm5_next_kv_cache, mm_video_backend),
+         glm5_next_kv_cache, mm_video_backend, minimax_m3_nvfp4_heads, minimax_m3_vl_index_cache),
     replace=(is_deepseek_mla, cache_sliding_window, uses_mrope),
 )
 """The model-hook part of vLLM 0.34.0's delta over 0.11.1."""

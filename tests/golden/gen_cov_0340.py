@@ -1738,6 +1738,20 @@ caller("py-quant-dict-bad-name", "a quantization_config dict naming an unknown q
 # ------------------------------------- batch 32 (cov-models): model hooks and the platforms
 # (k1100-k1199)
 number_from(1100)
+# platforms/cpu.py _cpu_mamba_backend (44-96): the model class's state dtypes decide whether a half SSM cache keeps
+# the accelerated GDN backend
+argv("cpu-gdn-fp16", "Qwen3-Next on CPU with a float16 SSM cache: the GDN state matches, kept", ["cpu.py:86"],
+     ["models/qwen3_next", "--mamba-ssm-cache-dtype", "float16"], platform="cpu")
+argv("cpu-kda-bf16", "AliceAI (KDA: float32 recurrent state) on CPU with a bfloat16 SSM cache: reset to float32",
+     ["cpu.py:93"], ["models/alice_ai", "--mamba-ssm-cache-dtype", "bfloat16"], platform="cpu")
+argv("cpu-kda-fp16", "AliceAI on CPU with a float16 SSM cache: reset to float32", ["cpu.py:86", "cpu.py:93"],
+     ["models/alice_ai", "--mamba-ssm-cache-dtype", "float16"], platform="cpu")
+argv("cpu-linear-attn-bf16", "Bailing hybrid (one linear-attention state) on CPU with a bfloat16 SSM cache: reset",
+     ["cpu.py:83"], ["models/spec_bailing_hybrid", "--mamba-ssm-cache-dtype", "bfloat16"], platform="cpu")
+argv("cpu-mamba-fp16", "Mamba on CPU with a float16 SSM cache: the state matches, the GDN backend kept",
+     ["cpu.py:86", "cpu.py:93"], ["models/mamba_0340", "--mamba-ssm-cache-dtype", "float16"], platform="cpu")
+argv("cpu-nemotron-h-replayssm", "Nemotron-H on CPU with ReplaySSM and a bfloat16 SSM cache: four state dtypes, reset",
+     ["cpu.py:83"], ["models/nemotron_h", "--use-replayssm", "--mamba-ssm-cache-dtype", "bfloat16"], platform="cpu")
 
 
 # ---------------------- batch 33 (cov-spec2): speculative.py, vllm.py and the small configs
@@ -1902,6 +1916,11 @@ NOT_WRITTEN = {
     "QuantSpec repr and is wrapped in pydantic's ValidationError; postinit's engine-args.quantization-config shows "
     "the spec's str and raises it unwrapped",
     # batch 32 (k1100-k1199)
+    **{name: "on this CPU-only oracle the model class does not import (its module imports Triton kernels; vLLM's Triton "
+       "placeholder has no 'runtime'), so _cpu_mamba_backend returns at its resolve_model_cls except, with the "
+       "'Error in loading model architecture' record postinit does not model (as f213, h002); every class whose "
+       "temporal state is not the SSM cache dtype (the KDA ones) is such a class"
+       for name in ("k1100-cpu-gdn-fp16", "k1101-cpu-kda-bf16", "k1102-cpu-kda-fp16", "k1103-cpu-linear-attn-bf16")},
     # batch 33 (k1200-k1299)
     # batch 34 (k1300-k1399)
     "k1304-per-layer-layer-count": "transformers refuses a per-layer num_hidden_layers (AmbiguousGlobalPerLayerAttributeError "

@@ -416,13 +416,13 @@ argv("nvl-last", "LlamaNemotronVL embedding with pooling 'last'", ["1068", "1074
 argv("nvl-max", "LlamaNemotronVL embedding with pooling 'max': refused", ["1074", "1075"], [NVL, *hf({"pooling": "max"})])
 
 # MiniMaxM3SparseConfig / MiniMaxM3SparseForConditionalGenerationConfig (config.py:98-120, 1121-1140); the model
-# classes inspect on ROCm and CPU (on CUDA their import fails here)
+# classes inspect on every platform when each is imported on its own (registry_0340.py forks per class)
 MM3, MM3VL = "models/minimax_m3_text", "models/minimax_m3_vl"
 argv("mm3-rocm", "MiniMax-M3 text on ROCm: no NVFP4 KV cache, nothing to check", ["103"], [MM3], platform="rocm:gfx950")
 argv("mm3-rocm-nvfp4", "MiniMax-M3 with an NVFP4 KV cache, 16 query heads per KV head", ["103", "111"],
      [MM3, "--kv-cache-dtype", "nvfp4"], platform="rocm:gfx950")
 argv("mm3-rocm-nvfp4-heads", "MiniMax-M3 with an NVFP4 KV cache, 8 query heads per KV head: refused",
-     ["103", "111", "112"], [MM3, "--kv-cache-dtype", "nvfp4", *hf({"num_key_value_heads": 4})], platform="rocm:gfx950")
+     ["103", "111", "112"], [MM3, "--kv-cache-dtype", "nvfp4", *hf({"num_key_value_heads": 2})], platform="rocm:gfx950")
 argv("mm3-cpu-nvfp4", "MiniMax-M3 with an NVFP4 KV cache on CPU", ["103", "111"], [MM3, "--kv-cache-dtype", "nvfp4"],
      platform="cpu")
 argv("mm3vl-rocm", "MiniMax-M3 VL on ROCm without overrides", ["1131", "1134"], [MM3VL], platform="rocm:gfx942")
@@ -441,13 +441,37 @@ argv("muse-rocm-aiter-rotary", "MuseGlimmer on ROCm with AITER and +rotary_embed
      env={"VLLM_ROCM_USE_AITER": "1"})
 
 
+# ---------------------------------------------------------------- cov-models (issue 30): h153-h199
+# MiniMax-M3 on CUDA (its classes import there too, each on its own)
+argv("mm3-cuda-nvfp4-tp2", "MiniMax-M3 on CUDA with an NVFP4 KV cache at TP=2: 8 query heads over 1 KV head, refused",
+     ["103", "111", "112"], [MM3, "--kv-cache-dtype", "nvfp4", "-tp", "2"])
+argv("mm3vl-cuda-misplaced", "MiniMax-M3 VL on CUDA with IndexCache overrides at the top level: not checked",
+     ["1131"], [MM3VL, *hf({"use_index_cache": True})])
+
+# PixtralForConditionalGenerationConfig (config.py:155-160): a Llava-style config naming the Pixtral class
+PIXTRAL = "models/pixtral_hf"
+argv("pixtral-mistral", "Pixtral over a Mistral text config: nothing to do", ["159"], [PIXTRAL])
+argv("pixtral-ml4", "Pixtral whose text config is a Mistral Large 4 one: Mistral Large 4's hook runs", ["159", "160"],
+     [PIXTRAL, *hf({"text_config": {"model_type": "mistral_large_4"}})])
+
+# LlamaNemotronVLConfig (config.py:1042-1078) over composite configs with sub-config objects
+argv("nvl-llava", "LlamaNemotronVL over a Llava config: the vision config's patch size is copied", ["1056", "1068"],
+     ["models/nemotron_vl_embed_llava"])
+argv("nvl-bagel", "LlamaNemotronVL over a BAGEL config: llm_config is made bidirectional and gives the pooling",
+     ["1053", "1068"], ["models/nemotron_vl_embed_bagel"])
+
+# DeepseekV4ForCausalLMConfig / GptOssForCausalLMConfig on a nested text config (config.py:774-786, 826-835)
+argv("dsv4-nested-fp8", "DeepSeek-V4 class over a composite config whose DeepSeek-V4 text config is fp8",
+     ["775", "780"], ["models/deepseek_v4_nested_fp8"])
+argv("gptoss-nested-mxfp4", "GPT-OSS class over a composite config whose GPT-OSS text config is MXFP4", ["829"],
+     ["models/gpt_oss_nested_mxfp4"])
+
+
 # Cases kept in the list (their numbers stay) but not written: what postinit does not model yet, each with why.
 NOT_WRITTEN: dict[str, str] = {
-    # cov-spec (issue 30), pending: postinit's 0.34.0 registry records MiniMax-M3's classes as failing to import
-    # (no module named 'cutlass', as on CUDA), while on ROCm and CPU they import and vLLM resolves them
-    **{name: "MiniMax-M3's model classes import on ROCm and CPU only; postinit's registry has them failing everywhere"
-       for name in ("h143-mm3-rocm", "h144-mm3-rocm-nvfp4", "h145-mm3-rocm-nvfp4-heads", "h146-mm3-cpu-nvfp4",
-                    "h147-mm3vl-rocm", "h148-mm3vl-rocm-misplaced", "h149-mm3vl-rocm-text-config", "h150-mm3vl-cpu")},
+    "h154-mm3vl-cuda-misplaced": "on the simulated CUDA platform the MiniMax-M3 VL class does not load in-process "
+    "(its NVIDIA kernels import the CUTLASS DSL, not installed in the CPU oracle venv): vLLM logs 'Error in loading "
+    "model architecture' and runs it text-only, which postinit does not model",
 }
 
 
