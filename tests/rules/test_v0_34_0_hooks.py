@@ -148,6 +148,36 @@ def test_mistral_large4_kv_cache_and_dcp() -> None:
     assert r034("mistral_large4", ["--kv-cache-dtype", "bfloat16"]).state["cache_config.cache_dtype"] == "auto"
 
 
+def test_pixtral_runs_mistral_large4_for_its_text_config() -> None:
+    """mistral_large4 also applies to Pixtral whose text config is a mistral_large_4 one (h156), not otherwise."""
+    ml4 = r034("pixtral_hf", hf({"text_config": {"model_type": "mistral_large_4"}}))
+    assert ml4.state["attention_config.sparse_mla_force_mqa"] is True
+    assert ml4.state["parallel_config.dcp_comm_backend"] == "a2a"
+    assert r034("pixtral_hf").state["attention_config.sparse_mla_force_mqa"] is False
+
+
+def test_minimax_m3_nvfp4_heads_per_rank() -> None:
+    """minimax_m3_nvfp4_heads: an NVFP4 KV cache needs 16 query heads per KV head on each rank (16/1 passes;
+    TP=2 leaves 8 over 1; 2 KV heads leave 8 per KV head); other KV dtypes are not checked."""
+    assert r034("minimax_m3_text", ["--kv-cache-dtype", "nvfp4"]).ok
+    tp2 = r034("minimax_m3_text", ["--kv-cache-dtype", "nvfp4", "-tp", "2"])
+    assert tp2.error is not None and tp2.error.rule == "models.minimax-m3-nvfp4-heads"
+    assert "each rank holds 8 query heads over 1 KV head(s)" in message(tp2)
+    heads = r034("minimax_m3_vl", ["--kv-cache-dtype", "nvfp4", *hf({"text_config": {"num_key_value_heads": 2}})])
+    assert heads.error is not None and heads.error.rule == "models.minimax-m3-nvfp4-heads"
+    assert r034("minimax_m3_text", ["-tp", "2"]).ok
+
+
+def test_minimax_m3_vl_index_cache_overrides_on_rocm() -> None:
+    """minimax_m3_vl_index_cache: on ROCm, top-level IndexCache overrides are refused with the text_config form;
+    under text_config, or on another platform, they pass."""
+    bad = r034("minimax_m3_vl", hf({"use_index_cache": True, "index_topk_freq": 2}), platform="rocm:gfx942")
+    assert bad.error is not None and bad.error.rule == "models.minimax-m3-vl-index-cache"
+    assert """'{"text_config": {"use_index_cache": true, "index_topk_freq": 2}}'""" in message(bad)
+    assert r034("minimax_m3_vl", hf({"text_config": {"use_index_cache": True}}), platform="rocm:gfx942").ok
+    assert r034("minimax_m3_vl", hf({"use_index_cache": True})).ok
+
+
 def test_glm_moe_dsa_fp8_on_blackwell() -> None:
     """glm_moe_dsa: fp8_e4m3 on SM 10.x only; DCP a2a with Q replication; MLA (0.34.0's is_deepseek_mla)."""
     b200 = r034("glm_moe_dsa", platform="cuda:10.0")
