@@ -232,12 +232,12 @@ def raised(v: ViolationEvent, engine_args: bool = False) -> RaisedError:
     The wrapper's ``input_value`` (the arguments vLLM built the dataclass from, with their object
     reprs) is not reproduced: it reads ``input_value=…``. ``engine_args``: EngineArgs built the config.
     """
-    wrapper = observed.wrapped_by(v.stage, v.error, engine_args)
+    inside = observed.wrapped_in(v.rule, v.error, v.message)
+    wrapper = "ValidationError" if inside is not None else observed.wrapped_by(v.stage, v.error, engine_args)
     text = None
     if wrapper is not None and v.stage is not None:
         field = observed.field_of(v.rule, v.message)
         loc = (field,) if field is not None else ()
-        text = _INPUT.sub("input_value=…, input_type=ArgsKwargs]",
-                          wrapped_text(observed.CONFIG_CLASSES[observed.BUILT_INSIDE.get(v.rule, v.stage)], v.error,
-                                       v.message, None, loc))
+        title = inside or observed.CONFIG_CLASSES[observed.BUILT_INSIDE.get(v.rule, v.stage)]
+        text = _INPUT.sub("input_value=…, input_type=ArgsKwargs]", wrapped_text(title, v.error, v.message, None, loc))
     return RaisedError(v.error, v.message, v.stage, v.rule, wrapper, text)

@@ -58,6 +58,7 @@ __all__ = [
     "POST_INIT_CALLED",
     "STEPS",
     "VLLM_STAGES",
+    "WRAPPED_IN",
     "Step",
     "field_of",
     "is_explanation",
@@ -65,6 +66,7 @@ __all__ = [
     "stage_of",
     "step_of",
     "wrapped_by",
+    "wrapped_in",
 ]
 
 VLLM_STAGES = (
@@ -253,6 +255,7 @@ FIELD_VALIDATORS: dict[str, str] = {
     "speculative.method-known": "method",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
     "mamba.backend-enum": "backend",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
     "attention.backend-per-kind": "backend_per_kind",  # vLLM 0.34.0 (postinit/rules/v0_34_0_errors.py)
+    "engine-args.quantization-config": "targets:targets",  # vLLM 0.34.0 (v0_34_0_quant.py; WRAPPED_IN)
 }
 """Rules that stand for a validator VllmConfig runs on one of its fields: pydantic names that field in the
 ``ValidationError`` around the rule's exception. ``a|b``: one rule for the validators of several fields, the
@@ -274,9 +277,26 @@ def field_of(rule: str, message: str) -> str | None:
     return None  # the rule's other refusals are its class's model validator's: no field named
 
 
+WRAPPED_IN: dict[str, tuple[str, tuple[str, ...]]] = {
+    "engine-args.quantization-config": ("QuantizationConfigArgs", ("quantization_config cannot change the weight",)),
+}
+"""Rules standing for a pydantic model vLLM builds outside the sub-configs -> ``(its class, the message prefixes of
+the refusals raised outside it)``: what else they raise reaches the caller inside that class's ``ValidationError``
+(vLLM 0.34.0: resolve_quantization_config builds QuantizationConfigArgs in EngineArgs.__post_init__, its validators
+raising in it; merge_quantization_config's Hadamard refusal is raised by the function itself). The field pydantic
+names is :func:`field_of`'s."""
+
 POST_INIT_CALLED: frozenset[str] = frozenset({"mamba_config"})
 """The sub-configs EngineArgs copies, changes and re-checks by calling their ``__post_init__`` itself (vLLM 0.34.0:
 ``mamba_config.__post_init__()``, vllm/engine/arg_utils.py:2823): what that raises is not wrapped by pydantic."""
+
+
+def wrapped_in(rule: str, error: str, message: str) -> str | None:
+    """The class of :data:`WRAPPED_IN` whose ``ValidationError`` wraps ``rule``'s exception, or None."""
+    inside = WRAPPED_IN.get(rule)
+    if inside is None or error not in _PYDANTIC_WRAPS or message.startswith(inside[1]):
+        return None
+    return inside[0]
 
 
 def wrapped_by(stage: str | None, error: str, engine_args: bool = False) -> str | None:

@@ -18,7 +18,8 @@ from typing import Any
 from pydantic import ValidationError
 
 __all__ = ["DEFERRED", "ONLINE_SHORTHAND_NAMES", "QUANT_KEYS", "SHORTHANDS", "WEIGHT_KEYS", "QuantRefusal", "Spec",
-           "config_args", "config_factor", "from_json", "hashed_exactly", "merge_spec", "parse_refusal", "spec_text"]
+           "config_args", "config_factor", "from_json", "hashed_exactly", "merge_spec", "parse_refusal", "spec_repr",
+           "spec_text"]
 
 _F8, _F32, _U8 = "float8_e4m3fn", "float32", "uint8"
 
@@ -112,6 +113,37 @@ def spec_text(spec: Spec) -> str:
     return f"{text}_hadamard{spec['hadamard_size']}" if spec["hadamard_size"] is not None else text
 
 
+def _scale_repr(scale: Mapping[str, Any]) -> str:
+    row, col = scale["group_shape"]
+    return (f"ScaleDesc(dtype=torch.{scale['dtype']}, static={scale['static']}, "
+            f"group_shape=GroupShape(row={row}, col={col}))")
+
+
+def _key_repr(key: Mapping[str, Any] | None) -> str:
+    """``repr(QuantKey)`` (a dataclass; its dtype a torch dtype); a key whose dtype is a ScalarType (int4) is shown
+    as postinit holds it."""
+    if key is None:
+        return "None"
+    if not isinstance(key["dtype"], str):
+        return str(key)
+    scale2 = "None" if key["scale2"] is None else _scale_repr(key["scale2"])
+    return (f"QuantKey(dtype=torch.{key['dtype']}, scale={_scale_repr(key['scale'])}, scale2={scale2}, "
+            f"symmetric={key['symmetric']})")
+
+
+class _Repr(str):
+    """A text shown as itself inside a container's ``str`` (a dict's values are shown by ``repr``)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def spec_repr(spec: Spec) -> str:
+    """``repr(QuantSpec)`` (a pydantic model): how a dict's ``str`` shows a spec, e.g. the targets of a refusal."""
+    return (f"QuantSpec(weight={_key_repr(spec['weight'])}, activation={_key_repr(spec['activation'])}, "
+            f"hadamard_size={spec['hadamard_size']})")
+
+
 def _quant_key(value: Any, loc: tuple[str, ...]) -> dict[str, Any] | None:
     """``_coerce_quant_key``: a key name."""
     if value is None:
@@ -181,7 +213,7 @@ def _targets(value: Any) -> dict[str, Any] | None:
 def config_args(linear: Spec | None, moe: Spec | None, ignore: list[str], targets: dict[str, Any] | None) -> dict[str, Any]:
     """A QuantizationConfigArgs (its model validator: ``targets`` excludes ``linear``/``moe``)."""
     if targets is not None and (linear is not None or moe is not None):
-        shown = {p: t if isinstance(t, str) else spec_text(t) for p, t in targets.items()}
+        shown = {p: t if isinstance(t, str) else _Repr(spec_repr(t)) for p, t in targets.items()}
         raise QuantRefusal(f"quantization_config.targets is mutually exclusive with quantization_config.linear/moe, got "
                        f"targets={shown}, linear={None if linear is None else spec_text(linear)}, "
                        f"moe={None if moe is None else spec_text(moe)}.")

@@ -5,6 +5,7 @@ on its own."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 import postinit
 from postinit.engine import Outcome
 from postinit.errors import InputError
+from postinit.rules import observed
 from postinit.rules import v0_34_0_caller as caller
 from postinit.rules._kit import state
 from tests.golden.parity import fixture_path
@@ -78,3 +80,24 @@ def test_the_dicts_given_are_recorded_for_the_rules() -> None:
     r = engine({"compilation_config": {"mode": 3}, "parallel_config": {"eplb_config": {"window_size": 500}}})
     assert r.ok and r.state["usage.dicts"] == ("compilation_config", "parallel_config.eplb_config")
     assert r.state["parallel_config.eplb_config.window_size"] == 500
+
+
+def test_a_merged_quantization_config_vllm_refuses_is_pydantics_error_around_its_targets_repr() -> None:
+    spec = json.dumps({"targets": {"re:.*proj": {"weight": "fp8_per_tensor_static"}}})
+    r = postinit.resolve(model=LLAMA, argv=["--quantization", "fp8_per_tensor", "--quantization-config", spec],
+                         vllm_version="0.34.0", platform="h100")
+    assert r.error is not None and r.error.stage == "engine_args" and r.error.wrapped_by == "ValidationError"
+    assert "targets={'re:.*proj': QuantSpec(weight=QuantKey(dtype=torch.float8_e4m3fn, scale=ScaleDesc(" \
+           "dtype=torch.float32, static=True, group_shape=GroupShape(row=-1, col=-1)), scale2=None, symmetric=True), " \
+           "activation=None, hadamard_size=None)}, linear=fp8_per_tensor_static" in r.error.message
+    assert r.error.wrapper_message is not None
+    assert r.error.wrapper_message.startswith("1 validation error for QuantizationConfigArgs\n  Value error, ")
+
+
+def test_the_hadamard_refusal_is_raised_outside_quantization_config_args() -> None:
+    rule = "engine-args.quantization-config"
+    assert observed.wrapped_in(rule, "ValueError", "quantization_config cannot change the weight of a ...") is None
+    assert observed.wrapped_in(rule, "ValueError", "quantization_config.targets is mutually exclusive") == \
+        "QuantizationConfigArgs"
+    assert observed.wrapped_in(rule, "TypeError", "targets must be a dict, got list") is None
+    assert observed.field_of(rule, "targets[x] = y is not a valid online shorthand name") == "targets"
