@@ -1733,6 +1733,33 @@ caller("py-quant-dict-targets", "a quantization_config dict with per-layer targe
            "re:.*proj": "fp8_per_tensor", "lm_head": {"weight": "fp8_per_channel_static"}}}})
 caller("py-quant-dict-bad-name", "a quantization_config dict naming an unknown quantization key: refused where "
        "EngineArgs resolves it", ["quantization.py:364"], model_config={"quantization_config": {"linear": "fp8"}})
+caller("py-gpt-oss-h100", "an LLM(...)-style line for gpt-oss on an H100: dict compilation and attention configs",
+       [f"{_EA}:891", f"{_EA}:893"], usage="LLM_CLASS", model="gpt_oss", compilation_config={"mode": 3},
+       attention_config={}, model_config={"max_model_len": 8192})
+caller("py-deepseek-b200", "DeepSeek-V3 on a B200 from Python: dict compilation, kernel and EPLB configs with "
+       "expert parallelism", [f"{_EA}:891", f"{_EA}:903", f"{_EA}:907"], platform="cuda:100", model="deepseek_v3",
+       compilation_config={"cudagraph_mode": "FULL_DECODE_ONLY"}, kernel_config={},
+       parallel_config={"tensor_parallel_size": 8, "enable_expert_parallel": True, "eplb_config": {}})
+caller("py-gfx950-dicts", "EngineArgs(...) on an MI355X (gfx950) with dict compilation / attention / kernel configs",
+       [f"{_EA}:891", f"{_EA}:893", f"{_EA}:903"], platform="rocm:gfx950",
+       compilation_config={"mode": 3}, attention_config={}, kernel_config={}, cache_config={"block_size": 16})
+caller("py-mamba-cpu-none", "a Mamba model on CPU from Python, no usage context, dict mamba / compilation configs",
+       [f"{_EA}:891", f"{_EA}:901"], usage=None, platform="cpu", model="mamba_0340", mamba_config={},
+       compilation_config={})
+caller("py-spec-ngram", "an n-gram speculative config and a dict compilation config from Python (EngineArgs keeps "
+       "speculative_config as the dict either way)", [f"{_EA}:891"], usage="LLM_CLASS",
+       speculative_config={"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4},
+       compilation_config={"mode": 3})
+caller("py-profiler-obs", "profiler and KV events configs given as dicts (VllmConfig's validation builds them), "
+       "observability fields as EngineArgs fields", [f"{_EA}:891"], compilation_config={},
+       kv_events_config={"enable_kv_cache_events": True, "publisher": "null"},
+       observability_config={"collect_detailed_traces": None})
+caller("py-t4-fp16", "LLM(...)-style keyword arguments on a T4: fp16, dict compilation config, small cache",
+       [f"{_EA}:891"], usage="LLM_CLASS", platform="cuda:75", compilation_config={"mode": 0},
+       model_config={"dtype": "float16", "max_model_len": 2048}, cache_config={"gpu_memory_utilization": 0.5})
+caller("py-cc-dict-capture-over", "a dict compilation config whose capture sizes exceed the token budget (clipped by "
+       "VllmConfig)", [f"{_EA}:891"], compilation_config={"cudagraph_capture_sizes": [1, 2, 4, 8192, 16384]},
+       scheduler_config={"max_num_batched_tokens": 4096})
 
 
 # ------------------------------------- batch 32 (cov-models): model hooks and the platforms
@@ -1910,11 +1937,9 @@ NOT_WRITTEN = {
     "postinit in any mode (attention.backend-names is a partial model: 0.34.0's registry lookup error is not written)",
     "k1023-py-eplb-dict-bound": "EPLBConfig's window_size and step_interval gained gt=0 bounds in 0.34.0; postinit's "
     "schema keeps the earlier versions' unbounded fields (a bound that differs by version is not modelled)",
-    "k1034-py-quant-dict-bad-name": "vLLM raises QuantizationConfigArgs' refusal inside pydantic's ValidationError; "
-    "postinit's engine-args.quantization-config raises it unwrapped",
-    "k1019-quant-targets-spec-merge": "the exclusivity refusal of the merged QuantizationConfigArgs shows the target's "
-    "QuantSpec repr and is wrapped in pydantic's ValidationError; postinit's engine-args.quantization-config shows "
-    "the spec's str and raises it unwrapped",
+    "k1034-py-quant-dict-bad-name": "pydantic's ValidationError around QuantizationConfigArgs' field refusal names the "
+    "field (linear); postinit's engine-args.quantization-config violation does not carry which of linear/moe refused "
+    "(observed.field_of tells targets only)",
     # batch 32 (k1100-k1199)
     **{name: "on this CPU-only oracle the model class does not import (its module imports Triton kernels; vLLM's Triton "
        "placeholder has no 'runtime'), so _cpu_mamba_backend returns at its resolve_model_cls except, with the "
