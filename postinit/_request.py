@@ -10,7 +10,11 @@ only parsing and rendering. The defaults live here, in one place:
   all — goes through EngineArgs as ``vllm serve`` does (``usage="serve"``);
   ``usage="llm"`` is ``LLM(...)``, ``usage="engine"`` an engine built from EngineArgs
   (usage context ENGINE_CONTEXT), ``usage="none"`` ``create_engine_config()`` with no usage
-  context (:data:`UsageSpec` lists them all).
+  context (:data:`UsageSpec` lists them all). A config dict with a ``usage`` is what a Python caller
+  gives EngineArgs (``EngineArgs(compilation_config={...}, max_model_len=...)``: the sub-configs
+  EngineArgs takes whole as dicts, the others' keys as its fields of the same name); vLLM 0.34.0's
+  ``EngineArgs.__post_init__`` builds those dicts itself and refuses one there (stage ``engine_args``,
+  ``version.engine_args_dicts``). ``LLM(...)``'s own steps before EngineArgs are not modelled.
 * **Model.** ``model`` (a catalog id or a local directory), a positional or
   ``--model`` flag, or ``config.model_config.model``; ``config_json`` (a
   config.json's content) gives the model's facts inline and wins over a name.
