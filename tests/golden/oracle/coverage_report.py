@@ -202,6 +202,23 @@ UNREACHABLE: list[tuple[str, str, str]] = [
     ("caller-defaults", r"^draft_dcp is None$",
      "_verify_and_get_draft_dcp's only caller (DraftModelSpeculatorConfig.configure) sets an unset draft DCP to "
      "its speculator's default (an int) before calling it"),
+    ("called-once", r"^self\._reasoning_start_token_ids is not None\s+and self\._reasoning_end_token_ids is not None"
+                    r"\s+and self\._natural_reasoning_end_token_ids is not None$",
+     "ReasoningConfig's token IDs are init=False fields that only initialize_token_ids sets, and its one caller, "
+     "VllmConfig.__post_init__ (vllm/config/vllm.py:2122), runs once per VllmConfig; a second VllmConfig over the "
+     "same ReasoningConfig comes only from VllmConfig.with_hf_config (a dataclasses.replace), which only model code "
+     "calls (vllm/model_executor/models/ming_audio.py)"),
+    ("reset-before", r"^getattr\(self, ['\"]config_updated['\"], False\)$",
+     "ModelConfig._try_verify_and_update_model_config's one caller, ModelConfig.__post_init__, sets "
+     "self.config_updated = False on the line before it calls it (vllm/config/model.py:940-941)"),
+    ("no-caller-arg", r"^async_args_only$",
+     "AsyncEngineArgs.add_cli_args is never called with async_args_only=True: its callers in the wheel "
+     "(vllm/entrypoints/common/cli_args.py:484, launchers/run_batch.py:324, launchers/grpc_server.py:308, "
+     "benchmarks/throughput.py:1013) pass the parser alone"),
+    ("layer-index", r"^layer_idx < 0$",
+     "ModelArchitectureConfig.__getitem__ is indexed in config resolution only by Gemma4Config."
+     "verify_and_update_config, with i in range(...) (vllm/model_executor/models/config.py:551-553); its other "
+     "caller is model code (vllm/model_executor/models/transformers/base.py)"),
 ]
 
 # (reason id, regex over the test of an ``if``/``while`` whose *else* side a site is on, explanation): tests that
@@ -254,6 +271,10 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
     ("plugin", r"^value not in \(registered := registered_speculative_methods\(\)\)$",
      "(see `plugin`: no custom speculative method is ever registered, so a method outside SpeculativeMethod is "
      "always refused)"),
+    ("mm-property-only", r"^self\.is_multimodal_model$", "(see `mm-property-only` below)"),
+    ("default-factory", r"^['\"](max_model_len|is_encoder_decoder)['\"] not in kwargs$",
+     "SchedulerConfig.default_factory is called only by pydantic, as VllmConfig.scheduler_config's default_factory "
+     "(vllm/config/vllm.py:391), with no arguments: neither InitVar is ever in its kwargs"),
     ("caller-defaults", r"^draft_model_config is not None$",
      "create_draft_parallel_config's only caller (DraftModelSpeculatorConfig.configure) passes the draft "
      "ModelConfig it has just built"),
@@ -272,6 +293,15 @@ FUNC_REASONS: dict[str, str] = {
     "runtime-accessor": "an accessor only the runtime calls: get_current_vllm_config() from the model's layers and "
                         "custom ops inside set_current_vllm_config(), CacheConfig.resolved_gpu_memory_utilization "
                         "from the CPU worker (vllm/v1/worker/cpu_worker.py); config resolution calls neither",
+    "eplb-default": "EPLB off: ParallelConfig._validate_parallel_config (a model validator) sets "
+                    "eplb_config.num_redundant_experts to 0 whenever enable_eplb is false (vllm/config/parallel.py:"
+                    "624-633), and nothing in config resolution turns EPLB off or unsets the count afterwards, so "
+                    "compute_eplb_num_redundant_experts (vllm/config/vllm.py:1494) returns at its first test then",
+    "mm-property-only": "a text model (multimodal_config None, i.e. not is_multimodal_model, vllm/config/model.py:2019) "
+                        "in the multimodal-inputs check: config resolution reaches it only through "
+                        "_supports_multimodal_for_mm_prefix, which returns first when multimodal_config is None "
+                        "(vllm/config/model.py:1035); the supports_multimodal_inputs property, the other way in, is "
+                        "read only by the runtime (input processor, scheduler, model runners, renderers)",
     "abstract": "the model hooks' base class method (raises NotImplementedError at the seed and 0.11.1): every class "
                 "of MODELS_CONFIG_MAP defines its own and none calls super()",
 }
@@ -300,6 +330,10 @@ UNREACHABLE_FUNCS: list[tuple[str, str, str, str | None]] = [
     ("uncalled-caller", r"^vllm/config/utils\.py$", r"^get_from_deprecated_env_if_set$", None),
     ("abstract", r"^vllm/model_executor/models/config\.py$", r"^VerifyAndUpdateConfig\.verify_and_update_config$", None),
     ("import-time", r"^vllm/config/utils\.py$", r"^get_field$", None),
+    ("eplb-default", r"^vllm/config/parallel\.py$", r"^ParallelConfig\.compute_eplb_num_redundant_experts$",
+     r"^if self\.enable_eplb:$"),
+    ("mm-property-only", r"^vllm/config/model\.py$", r"^ModelConfig\._cached_supports_multimodal_inputs$",
+     r"^if mm_config is None:$"),
     ("runtime-property", r"^vllm/config/model\.py$", r"^ModelConfig\.(hidden_size|embedding_size|use_sep_token)$",
      None),  # use_sep_token: read by the scoring IO processor (vllm/entrypoints/pooling/scoring/io_processor.py)
     ("runtime-property", r"^vllm/config/observability\.py$", r"^ObservabilityConfig\.show_hidden_metrics$", None),
