@@ -3759,6 +3759,17 @@ _REPLAYSSM_RING_ARCHS = frozenset({
 get_mamba_state_dtype_from_config, vllm/model_executor/models/nemotron_h.py:762-777; the VL ones delegate to it)."""
 
 
+_CONV_DTYPE_STATE_ARCHS = frozenset({"ZayaForCausalLM"})
+"""Classes whose two state dtypes are both the conv state's (ZAYA1's CCA: ``_cca_state_dtypes``,
+vllm/model_executor/models/zaya.py:50-54)."""
+
+
+def _conv_state_dtype(c: Mapping[str, Any]) -> str:
+    """``get_kv_cache_torch_dtype(mamba_cache_dtype, model_dtype)``'s name: the mamba cache dtype, else the model's."""
+    cache = c["cache_config.mamba_cache_dtype"]
+    return str(c["model_config.dtype"] if cache in (None, "auto") else cache).removeprefix("torch.")
+
+
 @rule(
     "cpu.mamba-ssm-cache-float32",
     title="CPUs with AVX512-BF16 keep SSM state in float32 (except the accelerated GDN backend's half types)",
@@ -3767,7 +3778,7 @@ get_mamba_state_dtype_from_config, vllm/model_executor/models/nemotron_h.py:762-
     reads=(_KIND, "platform.cpu_avx512_bf16", "cache_config.mamba_ssm_cache_dtype", _MC,
            "model_config.has_inner_state", "model_config.hf_text_config.model_type",
            "model_config.hf_text_config.layer_types", "model_config.architecture", *(_T + f for f in _LAYER_FIELDS),
-           "cache_config.use_replayssm"),
+           "cache_config.use_replayssm", "cache_config.mamba_cache_dtype", "model_config.dtype"),
     writes=("cache_config.mamba_ssm_cache_dtype",),
     source=f"{_CPU} (vllm/platforms/cpu.py:317-337), _cpu_mamba_backend (:44); ref P-CHECK-CPU, v0.34.0",
     message="Reset SSM cache type to float32 for accelerated GDN mamba backend '<backend>'.",
@@ -3778,7 +3789,8 @@ def cpu_mamba_ssm_cache_float32(c: Mapping[str, Any]) -> RuleResult:
 
     Partial model: a linear-attention model's backend is 'gdn' when its SSM cache dtype is a half type (vLLM
     compares it with the model class's state dtype), except for a Nemotron-H class with ReplaySSM, whose state dtypes
-    carry the ring's two more (not a (conv, temporal) pair: the fallback backend).
+    carry the ring's two more (not a (conv, temporal) pair: the fallback backend), and for ZAYA1, whose temporal
+    state is its conv state's dtype (the mamba cache dtype, else the model's), whatever the SSM cache dtype.
     """
     dtype = c["cache_config.mamba_ssm_cache_dtype"]
     if c[_KIND] != "cpu" or not c["platform.cpu_avx512_bf16"] or dtype == "float32":
@@ -3791,8 +3803,10 @@ def cpu_mamba_ssm_cache_float32(c: Mapping[str, Any]) -> RuleResult:
         backend = "none"
     else:
         backend = str(c["model_config.hf_text_config.model_type"] or c["model_config.architecture"] or "unknown").lower()
+        arch = c["model_config.architecture"]
         if linear and dtype in ("float16", "bfloat16") and not (
-                c["cache_config.use_replayssm"] and c["model_config.architecture"] in _REPLAYSSM_RING_ARCHS):
+                c["cache_config.use_replayssm"] and arch in _REPLAYSSM_RING_ARCHS) and (
+                arch not in _CONV_DTYPE_STATE_ARCHS or _conv_state_dtype(c) == dtype):
             backend = "gdn"
     if dtype in ("float16", "bfloat16") and backend == "gdn":
         return Outcome(message=f"Using {dtype} SSM state storage for the CPU accelerated GDN backend.", level="info")

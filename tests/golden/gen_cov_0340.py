@@ -1779,6 +1779,14 @@ argv("cpu-mamba-fp16", "Mamba on CPU with a float16 SSM cache: the state matches
      ["cpu.py:86", "cpu.py:93"], ["models/mamba_0340", "--mamba-ssm-cache-dtype", "float16"], platform="cpu")
 argv("cpu-nemotron-h-replayssm", "Nemotron-H on CPU with ReplaySSM and a bfloat16 SSM cache: four state dtypes, reset",
      ["cpu.py:83"], ["models/nemotron_h", "--use-replayssm", "--mamba-ssm-cache-dtype", "bfloat16"], platform="cpu")
+argv("cpu-zaya-linear-fp16", "ZAYA1 (CCA: both states in the model dtype) with linear-attention layers on CPU and a "
+     "float16 SSM cache: the state does not match, reset", ["cpu.py:86", "cpu.py:93"],
+     ["models/zaya", "--mamba-ssm-cache-dtype", "float16", "--hf-overrides",
+      json.dumps({"layer_types": ["linear_attention", "hybrid"]})], platform="cpu")
+argv("cpu-zaya-linear-bf16", "ZAYA1 with linear-attention layers on CPU and a bfloat16 SSM cache (its model dtype): "
+     "the GDN backend kept", ["cpu.py:93"],
+     ["models/zaya", "--mamba-ssm-cache-dtype", "bfloat16", "--hf-overrides",
+      json.dumps({"layer_types": ["linear_attention", "hybrid"]})], platform="cpu")
 
 
 # ---------------------- batch 33 (cov-spec2): speculative.py, vllm.py and the small configs

@@ -629,6 +629,27 @@ def test_cpu_ssm_backend_reads_the_transformers_layer_schedule() -> None:
     assert backend("llama", num_hidden_layers=4) == "none"
 
 
+def test_cpu_ssm_backend_compares_the_class_state_dtype() -> None:
+    """A half SSM cache keeps the accelerated GDN backend only where the model class's temporal state has that
+    dtype: not Nemotron-H with ReplaySSM (the ring makes four dtypes, golden k1105), nor ZAYA1 unless the cache
+    dtype is its conv state's (the model dtype, golden k1106/k1107)."""
+    def backend(arch: str, dtype: str, **more: object) -> str:
+        s = {"model_config": True, "platform.cpu_avx512_bf16": True, "model_config.architecture": arch,
+             "model_config.hf_text_config.model_type": arch.lower(), "model_config.has_inner_state": True,
+             "model_config.hf_text_config.layer_types": ["linear_attention", "full_attention"],
+             "model_config.dtype": "bfloat16", "cache_config.mamba_ssm_cache_dtype": dtype, **more}
+        out = v.cpu_mamba_ssm_cache_float32(state(s, platform="cpu"))
+        assert out is not None and out.message is not None
+        return "gdn" if "GDN backend." in out.message else out.message.rsplit("'", 2)[1]
+
+    assert backend("NemotronHForCausalLM", "bfloat16") == "gdn"
+    assert backend("NemotronHForCausalLM", "bfloat16", **{"cache_config.use_replayssm": True}) == \
+        "nemotronhforcausallm"
+    assert backend("ZayaForCausalLM", "bfloat16") == "gdn"
+    assert backend("ZayaForCausalLM", "float16") == "zayaforcausallm"
+    assert backend("ZayaForCausalLM", "float16", **{"cache_config.mamba_cache_dtype": "float16"}) == "gdn"
+
+
 def test_kv_connectors() -> None:
     kvt = {"kv_transfer_config": True, "kv_transfer_config.kv_role": "kv_both"}
     lm = state({**kvt, "kv_transfer_config.kv_connector": "LMCacheConnectorV1",

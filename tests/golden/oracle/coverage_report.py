@@ -278,6 +278,12 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
     ("caller-defaults", r"^draft_model_config is not None$",
      "create_draft_parallel_config's only caller (DraftModelSpeculatorConfig.configure) passes the draft "
      "ModelConfig it has just built"),
+    ("wheel-kernels", r"^\(?has_deep_gemm_sparse_mqa\(\) and has_deep_select\(\)\)?$",
+     "_indexer_sparse_logits_supported (vllm/model_executor/models/config.py:709-747) returns before this test "
+     "unless the platform is CUDA SM 10.x, and there both hold: the wheel vendors DeepGEMM with the sparse-MQA "
+     "kernels (vllm.third_party.deep_gemm's fp8_fp4_sparse_mqa_logits, fp8_fp4_paged_sparse_mqa_logits and their "
+     "metadata functions) and builds the DeepSelect extension (vllm._deepselect_C); golden h070 (cuda:100) takes "
+     "the true side"),
 ]
 
 # reasons that only UNREACHABLE_FUNCS below uses
