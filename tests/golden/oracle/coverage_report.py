@@ -215,6 +215,8 @@ UNREACHABLE: list[tuple[str, str, str]] = [
      "AsyncEngineArgs.add_cli_args is never called with async_args_only=True: its callers in the wheel "
      "(vllm/entrypoints/common/cli_args.py:484, launchers/run_batch.py:324, launchers/grpc_server.py:308, "
      "benchmarks/throughput.py:1013) pass the parser alone"),
+    ("terratorch", r"^self\.model_impl == ['\"]terratorch['\"]$",
+     "needs the terratorch package, which is not installed here: model_impl='terratorch' resolves to the Terratorch class (vllm/model_executor/models/registry.py:1463-1466), whose module imports terratorch, so inspection finds no class and asserts before the tokenizer-mode default; Terratorch is also the only model class whose attention type is neither the default 'decoder' nor 'encoder_only' (@attn_type('attention_free'), vllm/model_executor/models/terratorch.py:241), so a pooling model's attn_type is always one of those two"),
     ("layer-index", r"^layer_idx < 0$",
      "ModelArchitectureConfig.__getitem__ is indexed in config resolution only by Gemma4Config."
      "verify_and_update_config, with i in range(...) (vllm/model_executor/models/config.py:551-553); its other "
@@ -272,6 +274,7 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
      "(see `plugin`: no custom speculative method is ever registered, so a method outside SpeculativeMethod is "
      "always refused)"),
     ("mm-property-only", r"^self\.is_multimodal_model$", "(see `mm-property-only` below)"),
+    ("terratorch", r"^attn_type == ['\"]decoder['\"]$", "(see `terratorch`)"),
     ("default-factory", r"^['\"](max_model_len|is_encoder_decoder)['\"] not in kwargs$",
      "SchedulerConfig.default_factory is called only by pydantic, as VllmConfig.scheduler_config's default_factory "
      "(vllm/config/vllm.py:391), with no arguments: neither InitVar is ever in its kwargs"),
@@ -326,6 +329,9 @@ UNREACHABLE_FUNCS: list[tuple[str, str, str, str | None]] = [
     ("runtime-caller", r"^vllm/config/watermarking\.py$", r"^warn_watermarking_override$", None),
     # after the MoRI availability answer: MoRI is not installed, so the function returns there
     ("missing-package", r"^vllm/config/parallel\.py$", r"^_mori_epv2_unsupported_reason$", r"^if not validated_arch"),
+    # after `reason = _mori_epv2_unsupported_reason(...)`: its first answer, "this MoRI (MoRI is not installed; ...)",
+    # is never None here, so `if reason is None: return True` is never taken
+    ("missing-package", r"^vllm/config/parallel\.py$", r"^_resolve_mori_ep_v2$", r"^if reason is None:$"),
     # called only from the tail of _mori_epv2_unsupported_reason above
     ("missing-package", r"^vllm/config/parallel\.py$", r"^(_ep_spans_hosts|_quantizes_activations_per_tensor)$", None),
     # arg_utils calls it only as `get_attr_docs(cls) if NEEDS_HELP else {}` (see `help`)
