@@ -868,7 +868,7 @@ def _prepare(
     if usage is not None and request.config and version.facts.engine_args_dicts:
         # a config dict through EngineArgs is a Python caller's keyword arguments (EngineArgs(compilation_config={...})):
         # EngineArgs.__post_init__ builds the sub-configs given as dicts itself, and refuses one there, before the rest
-        engine_dicts = refuse_engine_args_dicts(request.config, version.facts.engine_args_dicts, version.undeclared)
+        engine_dicts = refuse_engine_args_dicts(request.config, version)
     # config mode, where the version's config classes refuse a keyword they do not declare: vLLM's refusal where it
     # builds that sub-config (below); otherwise vLLM ignores such a keyword (a flag's target the version lacks)
     refuse_undeclared = version.undeclared if usage is None else None

@@ -176,14 +176,15 @@ def refuse_part(key: str, value: Any, undeclared: Iterable[str] | None = None, m
                              vllm_message=text)
 
 
-def refuse_engine_args_dicts(config: Mapping[str, Any], classes: Mapping[str, str],
-                             undeclared: Iterable[str] | None) -> tuple[str, ...]:
+def refuse_engine_args_dicts(config: Mapping[str, Any], version: Version) -> tuple[str, ...]:
     """A Python caller's dict sub-configs as ``EngineArgs.__post_init__`` builds them (``version.engine_args_dicts``:
     path -> vLLM class, in its order): the paths of ``config`` given as dicts, or vLLM's refusal of the first one its
     class refuses, raised there (stage ``engine_args``: pydantic's ``ValidationError``, or the exception that escapes
-    the class's validator), before create_engine_config builds anything."""
+    the class's validator), before create_engine_config builds anything. The refusal's ``said_before`` holds what
+    ``__post_init__`` logged before it (``version.engine_args_dict_rules``, asked about the dicts built so far)."""
     given: list[str] = []
-    for path, name in classes.items():
+    undeclared = version.undeclared
+    for path, name in version.facts.engine_args_dicts.items():
         value: Any = config
         for part in path.split("."):
             value = value.get(part) if isinstance(value, Mapping) else None
@@ -192,15 +193,33 @@ def refuse_engine_args_dicts(config: Mapping[str, Any], classes: Mapping[str, st
         given.append(path)
         cls = schema_class(name)
         escaping = escaping_error(cls, value)
-        if escaping is not None:
-            raise SubConfigError(f"{path}: {escaping[0]}: {escaping[1]}", config=name, path=path, stage="engine_args",
-                                 error=escaping[0], vllm_message=escaping[1])
         below = None if undeclared is None else [p[len(path) + 1:] for p in undeclared if p.startswith(path + ".")]
-        text = refusal(cls, data=value, absent=below)
-        if text is not None:
-            raise SubConfigError(f"{path}: {one_line(text)}", config=name, path=path, stage="engine_args",
-                                 error="ValidationError", vllm_message=text)
+        text = None if escaping is not None else refusal(cls, data=value, absent=below)
+        if escaping is None and text is None:
+            continue
+        error, message = escaping if escaping is not None else ("ValidationError", text or "")
+        e = SubConfigError(f"{path}: {error}: {one_line(message)}" if escaping is not None else
+                           f"{path}: {one_line(message)}", config=name, path=path, stage="engine_args", error=error,
+                           vllm_message=message)
+        e.said_before = _said_while_building(config, tuple(given), version)
+        raise e
     return tuple(given)
+
+
+def _said_while_building(config: Mapping[str, Any], given: tuple[str, ...], version: Version) -> tuple[
+        tuple[str, str, str], ...]:
+    """What ``version.engine_args_dict_rules`` log for the dicts ``given`` so far, ``(rule, level, text)``."""
+    parallel = config.get("parallel_config")
+    view = {"usage.via_engine_args": True, "usage.dicts": given, "parallel_config.enable_fault_tolerance":
+            bool(parallel.get("enable_fault_tolerance")) if isinstance(parallel, Mapping) else False}
+    said: list[tuple[str, str, str]] = []
+    for rid in version.facts.engine_args_dict_rules:
+        r = version.rulebook.rules[rid]
+        if set(r.reads) - set(view):  # pragma: no cover - a rule reading more than this view holds
+            raise ValueError(f"{rid} reads {sorted(set(r.reads) - set(view))}: not a rule of the dicts alone")
+        if r.fn(view) is not None and r.message:
+            said.append((rid, str(r.level), r.message))
+    return tuple(said)
 
 
 @dataclass(frozen=True)

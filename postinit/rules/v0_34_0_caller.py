@@ -54,5 +54,6 @@ def fault_tolerance_dict(c: Mapping[str, Any]) -> RuleResult:
     return Outcome.log({"parallel_config.enable_fault_tolerance": True})
 
 
-DELTA = Delta(add=(fault_tolerance_dict,), facts={"engine_args_dicts": ENGINE_ARGS_DICTS})
+DELTA = Delta(add=(fault_tolerance_dict,), facts={"engine_args_dicts": ENGINE_ARGS_DICTS,
+                                                  "engine_args_dict_rules": ["engine-args.fault-tolerance-dict"]})
 """The Python-caller part of vLLM 0.34.0's delta over 0.11.1."""

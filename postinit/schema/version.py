@@ -74,6 +74,10 @@ class VersionFacts(BaseModel):
         "vLLM class, in the order it builds them (vLLM 0.34.0: vllm/engine/arg_utils.py:891-927): a config dict "
         "resolved through EngineArgs is such a caller's keyword arguments, and pydantic's refusal of one of those dicts "
         "is raised there (stage engine_args), before create_engine_config; empty: not modelled for the version")
+    engine_args_dict_rules: list[str] = unhashed(
+        default_factory=list, description="the rules that stand for what EngineArgs.__post_init__ logs while it builds "
+        "the dicts of engine_args_dicts (vLLM 0.34.0: the fault-tolerance warning): their records precede a refusal "
+        "of a later dict, so the door asks them when it refuses one")
     checked_by_rules: list[str] = unhashed(
         default_factory=lambda: ["parallel_config.distributed_executor_backend", "speculative_config.method"],
         description="schema paths whose value the version's config class checks itself (a field "

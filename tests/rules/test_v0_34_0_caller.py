@@ -101,3 +101,16 @@ def test_the_hadamard_refusal_is_raised_outside_quantization_config_args() -> No
         "QuantizationConfigArgs"
     assert observed.wrapped_in(rule, "TypeError", "targets must be a dict, got list") is None
     assert observed.field_of(rule, "targets[x] = y is not a valid online shorthand name") == "targets"
+
+
+def test_a_refused_dict_after_a_fault_tolerance_dict_comes_after_its_warning() -> None:
+    with pytest.raises(InputError) as e:
+        engine({"parallel_config": {"fault_tolerance_config": {"engine_recovery_timeout": 60}}})
+    assert e.value.stage == "engine_args"
+    assert [text for _, _, text in e.value.said_before] == [FT_WARNING]  # type: ignore[attr-defined]
+    with pytest.raises(InputError) as e:  # fault tolerance already on: no warning
+        engine({"parallel_config": {"fault_tolerance_config": {"bogus": 1}, "enable_fault_tolerance": True}})
+    assert e.value.said_before == ()  # type: ignore[attr-defined]
+    with pytest.raises(InputError) as e:  # compilation_config is built before the fault tolerance dict
+        engine({"parallel_config": {"fault_tolerance_config": {}}, "compilation_config": {"bogus": 1}})
+    assert e.value.said_before == ()  # type: ignore[attr-defined]
