@@ -1760,6 +1760,15 @@ caller("py-t4-fp16", "LLM(...)-style keyword arguments on a T4: fp16, dict compi
 caller("py-cc-dict-capture-over", "a dict compilation config whose capture sizes exceed the token budget (clipped by "
        "VllmConfig)", [f"{_EA}:891"], compilation_config={"cudagraph_capture_sizes": [1, 2, 4, 8192, 16384]},
        scheduler_config={"max_num_batched_tokens": 4096})
+caller("py-ft-dict-unknown", "a fault_tolerance_config dict with a key FaultToleranceConfig does not have: the warning, "
+       "then the refusal where EngineArgs.__post_init__ builds it", [f"{_EA}:913", f"{_EA}:915"],
+       parallel_config={"fault_tolerance_config": {"engine_recovery_timeout": 60}})
+caller("py-watchdog-after-ft", "a fault_tolerance_config dict, then a watchdog_config dict EngineArgs refuses: the "
+       "fault-tolerance warning comes first", [f"{_EA}:915", f"{_EA}:926"],
+       parallel_config={"fault_tolerance_config": {}}, watchdog_config={"no_such_key": 1})
+caller("py-ft-on-unknown", "fault tolerance on and a fault_tolerance_config dict with an unknown key: refused without "
+       "the warning", [f"{_EA}:914"], parallel_config={"fault_tolerance_config": {"bogus": 1},
+                                                     "enable_fault_tolerance": True})
 
 
 # ------------------------------------- batch 32 (cov-models): model hooks and the platforms
