@@ -6,9 +6,17 @@ Run with the oracle's venv, from ``tests/golden``::
 
 Every architecture of ``ModelRegistry.models`` (vllm/model_executor/models/registry.py, registration
 order, the order vLLM's unsupported-architecture error lists them) with the ``_ModelInfo`` facts of
-the class it loads (``_ModelInfo.from_model_cls``, inspected in-process on a simulated H100 as the
-oracle does), and ``_SUFFIX_TO_DEFAULTS`` of vllm/config/model.py. A class that cannot be imported
-here is listed with ``"error"`` and no interfaces. Nothing of vLLM's code is printed: only the facts.
+the class it loads (``_ModelInfo.from_model_cls``, each class inspected in a forked child of its own on a
+simulated H100, as one case's oracle process inspects it), and ``_SUFFIX_TO_DEFAULTS`` of vllm/config/model.py.
+A class that cannot be inspected here is listed with ``"error"`` and no interfaces. Nothing of vLLM's code is
+printed: only the facts. ``--platform rocm:gfx942`` (or ``cpu``) prints another platform's view: on 2026-12-07
+ROCm's was the same and CPU's differed only in K3DSparkModel / MuseSparkDSparkModel (not importable there).
+
+Inspection is not loading: vLLM inspects a class through its model-info cache or a subprocess, while some config
+code loads the class in the oracle's process (``resolve_model_cls``: the CPU platform's SSM backend choice, the
+multimodal processor lookup), where a class whose kernels need a package missing here fails ("Error in loading
+model architecture": the Triton-kernel classes on the simulated CPU, MiniMax-M3 VL without the CUTLASS DSL on
+CUDA), which postinit does not model.
 """
 
 from __future__ import annotations
