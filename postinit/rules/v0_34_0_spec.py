@@ -105,6 +105,10 @@ def mtp_draft(c: Mapping[str, Any]) -> MtpDraft | None:
     return draft
 
 
+_NEMOTRON_OMNI = ("NemotronH_Super_Omni_Reasoning_V3", "NemotronH_Omni_Reasoning_V3")
+"""The Nemotron-H Omni architectures whose MTP draft is their text config's (vllm/config/speculative.py:986-991)."""
+
+
 def _rewrite(c: Mapping[str, Any]) -> MtpDraft | None:
     model_type = str(c[_H + "model_type"] or "")
     archs = c[_H + "architectures"] or ()
@@ -125,6 +129,13 @@ def _rewrite(c: Mapping[str, Any]) -> MtpDraft | None:
         return MtpDraft(keep, "deepseek_mtp", _n(c, "num_nextn_predict_layers"))
     if model_type == "kimi_k3":
         return MtpDraft("KimiK3MTPModel", "kimi_k3_mtp", _n(c, "num_nextn_predict_layers", text=True))
+    if arch in _NEMOTRON_OMNI:  # the VL wrapper's text config is promoted, then rewritten by its own model type
+        text_type = _get(c, "model_type", text=True)
+        layers = _get(c, "num_nextn_predict_layers", text=True)
+        if text_type == "nemotron_h_mtp" or (text_type in ("nemotron_h", "nemotron_h_puzzle")
+                                             and isinstance(layers, int) and layers > 0):
+            return MtpDraft("NemotronHMTPModel", "nemotron_h_mtp", _n(c, "num_nextn_predict_layers=1", text=True))
+        return None
     if model_type in ("nemotron_h", "nemotron_h_puzzle", "nemotron_h_mtp"):
         layers = _get(c, "num_nextn_predict_layers")
         if model_type == "nemotron_h_mtp" or (isinstance(layers, int) and layers > 0):

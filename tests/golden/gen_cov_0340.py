@@ -1818,6 +1818,10 @@ argv("bi-no-intermediate", "batch invariance on Hopper for a model without inter
 argv("eagle-draft-yarn-shorter", "an EAGLE draft with a YaRN RoPE and fewer positions than the target's length: "
      "not extended", ["speculative.py:1517"], ["models/llama_long", "--speculative-config",
      json.dumps({"method": "eagle", "model": "models/spec_eagle_yarn", "num_speculative_tokens": 2})])
+argv("mtp-nemotron-omni", "MTP on a Nemotron-H Omni checkpoint: its text config promoted, an MTP layer there",
+     ["speculative.py:986"], ["models/spec_nemotron_omni_mtp", *mtp()])
+conf("device-none-no-model", "DeviceConfig with device None and no model config (no model records before the "
+     "refusal; k950 has a model)", ["device.py:53", "device.py:55"], model=None, device_config={"device": None})
 
 
 # --- batch 34 (cov-misc): model.py, model_arch.py, multimodal.py, arg_utils.py and the rest
