@@ -130,7 +130,8 @@ UNREACHABLE: list[tuple[str, str, str]] = [
      "needs an optional package that is not installed here: NIXL (is_nixl_available()), MoRI with its EPv2 modules "
      "(mori_epv2_unavailable_reason() answers first, vllm/utils/import_utils.py), OpenTelemetry "
      "(is_otel_available()), Arctic Inference (0.11.1's suffix "
-     "decoding checks, after `if not has_arctic_inference(): raise`)"),
+     "decoding checks, after `if not has_arctic_inference(): raise`), torchcodec (the EPD encoder's NVDEC video "
+     "decoding, after check_torchcodec_available() raised ImportError)"),
     # VllmConfig._resolve_extensible_kv_cache (vllm/config/vllm.py:3218, 3240): the KV cache access kinds only the
     # lmcache package's connectors report
     ("lmcache-connector", r"^KVCacheAccess\.LEGACY_IPC in kv_cache_access$"
@@ -152,26 +153,36 @@ UNREACHABLE: list[tuple[str, str, str]] = [
      "checks guard vLLM's own code)"),
     ("own-tables", r"^self\.draft_model_config\.hf_config\.model_type in \(\s*['\"]longcat_flash_mtp['\"]\s*\)$"
                    r"|^name in get_args\(me_quant\.QuantizationMethods\)\s+and name not in overrides$"
-                   r"|^unknown_ignored$",
+                   r"|^unknown_ignored$"
+                   r"|^self\.kernel_config\.enable_flashinfer_autotune is None$",
      "a check of vLLM's own tables that they satisfy: SpeculativeConfig's `model_type in (\"longcat_flash_mtp\")` "
      "(a substring test) comes after `in MTP_MODEL_TYPES` (0.11.1: MTPModelTypes), which has longcat_flash_mtp, "
      "and no other model type vLLM loads is part of that name; every built-in quantization method that overrides "
      "another is in "
      "_verify_quantization's overrides list; every caller of get_compile_factors (each config class's "
-     "compile_factors) passes a constant set of its own class's field names as ignored_factors"),
+     "compile_factors) passes a constant set of its own class's field names as ignored_factors; every key of the "
+     "four OPTIMIZATION_LEVEL_TO_CONFIG tables (vllm/config/vllm.py:283-373) is a field of the config it applies to "
+     "(VllmConfig.compilation_config / kernel_config, CompilationConfig, PassConfig), and each table sets "
+     "kernel_config.enable_flashinfer_autotune to a bool, which _set_config_default writes wherever it is None "
+     "(a given value is a bool: the field's pydantic type refuses null), so it is never None after "
+     "_apply_optimization_level_defaults"),
     ("platform-dtypes", r"^torch\.float32 not in current_platform\.supported_dtypes$",
      "a platform without float32: every platform here (CUDA of any capability, ROCm, CPU) supports it"),
     ("runtime-caller", r"\bconfig\.watermarking is True|^custom_sampler$",
      "an argument only a runtime caller passes (a request's SamplingParams from the input processor, "
      "custom_sampler=True from the GPU model runner); config resolution calls the function without them"),
     ("python-values", r"^value is None or isinstance\(value, AttentionBackendEnum\)$"
-                      r"|^isinstance\(head_dtype, torch\.dtype\)$|^isinstance\(self\.device, torch\.device\)$",
+                      r"|^isinstance\(head_dtype, torch\.dtype\)$|^isinstance\(self\.device, torch\.device\)$"
+                      r"|^isinstance\(self\.additional_config, SupportsCompileFactors\)$"
+                      r"|^callable\(target_hf_overrides\)$",
      "a Python object no JSON input holds: an AttentionBackendEnum member, or a None given to MultiModalConfig itself "
      "(ModelConfig drops the None keyword arguments before building it, vllm/config/model.py:897-901, and a JSON "
      "mm_encoder_attn_backend is a string); a torch.dtype head_dtype (config.json and hf_overrides give strings); a "
      "torch.device DeviceConfig device (a string in JSON); a quantization_config targets key that is not a string "
      "(JSON object keys are strings, and the targets merge_quantization_config re-validates are keys already "
-     "validated). The oracle's caller mode (a Python caller's EngineArgs(**kwargs)) reads its keyword arguments from "
+     "validated); an additional_config object implementing SupportsCompileFactors (--additional-config's JSON is a "
+     "dict); a torch.dtype lora_dtype (--lora-dtype is a string); a callable hf_overrides (--hf-overrides' JSON is "
+     "a dict). The oracle's caller mode (a Python caller's EngineArgs(**kwargs)) reads its keyword arguments from "
      "JSON: its dicts reach EngineArgs.__post_init__ and resolve_quantization_config, never these objects"),
     ("caller-guard", r"^parallel_config\.all2all_backend != ['\"]mori['\"]$",
      "a guard its only caller has already answered: RocmPlatform.check_and_update_config calls resolve_mori_all2all "
@@ -221,6 +232,40 @@ UNREACHABLE: list[tuple[str, str, str]] = [
      "ModelArchitectureConfig.__getitem__ is indexed in config resolution only by Gemma4Config."
      "verify_and_update_config, with i in range(...) (vllm/model_executor/models/config.py:551-553); its other "
      "caller is model code (vllm/model_executor/models/transformers/base.py)"),
+    ("field-type", r"^current_op_priority is None$",
+     "(see `field-type`: IrOpPriorityConfig's fields are list[str] with a default_factory of list, and its "
+     "'before' validator (_to_list_str, vllm/config/kernel.py:66-73) asserts every item is a str, so a null is "
+     "refused: KernelConfig.set_platform_defaults never finds a None priority)"),
+    ("probe-answer", r"^capability is None$",
+     "the device capability is a probe the oracle answers (get_device_capability in PROBES: the simulated platform "
+     "always reports the case's compute capability, never None); None comes only from a real device query"),
+    ("caller-guard", r"^count_all \+ count_none != 1$",
+     "CompilationConfig.is_custom_op_enabled runs in config resolution only from the optimization-level fusion "
+     "defaults (vllm/config/vllm.py:185-282, evaluated by _apply_optimization_level_defaults at :1786), after "
+     "VllmConfig.__post_init__ appended 'none' or 'all' to a custom_ops list without a base mode (:1771-1778); "
+     "CompilationConfig.__post_init__ refuses two base modes (compilation.py:1171-1175): exactly one by then"),
+    ("runtime-rerun", r"^self\.model_config is not None and self\.model_config\.is_submodel_config$"
+                      r"|^getattr\(self\.model_config, ['\"]config_updated['\"], False\)$"
+                      r"|^cache_config\._extensible_kv_cache_resolved$",
+     "a second VllmConfig.__post_init__ over sub-configs an earlier one already resolved: config resolution builds "
+     "one VllmConfig (EngineArgs.create_engine_config); the second comes only at run time, from "
+     "VllmConfig.with_hf_config (the sole setter of is_submodel_config besides a Step5 model class; called by model "
+     "classes building sub-model views, vllm/model_executor/models/*.py), SpeculativeConfig.apply_draft_overrides "
+     "(the spec-decode workers and the weight-cache daemon) and the engine core's re-run after the DP handshake "
+     "(vllm/v1/engine/core.py:1522)"),
+    ("caller-guard", r"^speculative_config is None$",
+     "VllmConfig.num_lookahead_tokens and num_prefill_lookahead_tokens are read in config resolution only with a "
+     "speculative config: _set_max_num_scheduled_tokens under `if self.speculative_config is not None` "
+     "(vllm/config/vllm.py:2267, 2293) and _resolve_num_hash_lookahead_tokens after returning 0 for none (:636-654); "
+     "the other readers are the runtime's (scheduler, warmup, KV cache manager)"),
+    ("dead-after-assign", r"^self\.scheduler_config\.disable_hybrid_kv_cache_manager is None$",
+     "VllmConfig.__post_init__'s second `if self.scheduler_config.disable_hybrid_kv_cache_manager is None:` "
+     "(vllm/config/vllm.py:2213) follows an if/elif whose first branch assigns that field a bool wherever it was None "
+     "(:2178-2201), so it never holds there; the pattern's other match, that first test (:2178), has every site of "
+     "its body reached by the corpus (a reached site stays reachable)"),
+    ("post-init-types", r"^architecture is None$",
+     "(see `post-init-types`: ModelConfig.__post_init__ sets _architecture to what registry.inspect_model_cls "
+     "returns, a str (or it raises), so model_config.architecture is never None)"),
 ]
 
 # (reason id, regex over the test of an ``if``/``while`` whose *else* side a site is on, explanation): tests that
@@ -278,6 +323,14 @@ UNREACHABLE_ELSE: list[tuple[str, str, str]] = [
     ("default-factory", r"^['\"](max_model_len|is_encoder_decoder)['\"] not in kwargs$",
      "SchedulerConfig.default_factory is called only by pydantic, as VllmConfig.scheduler_config's default_factory "
      "(vllm/config/vllm.py:391), with no arguments: neither InitVar is ever in its kwargs"),
+    ("runtime-caller", r"^include_version$",
+     "(see `runtime-caller`: VllmConfig.compile_factors(include_version=False) is called only by the FlashInfer "
+     "autotune cache of the model warmup, vllm/model_executor/warmup/flashinfer_autotune_cache.py:37; config "
+     "resolution's compute_hash keeps the default True)"),
+    ("python-values", r"^isinstance\(self\.lora_dtype, str\)$",
+     "(see `python-values`: a lora_dtype that is neither None, 'auto' nor a string is a torch.dtype)"),
+    ("own-tables", r"^hasattr\(config_obj, key\)$", "(see `own-tables`: every key of the optimization-level "
+     "tables is a field of the config it applies to)"),
     ("caller-defaults", r"^draft_model_config is not None$",
      "create_draft_parallel_config's only caller (DraftModelSpeculatorConfig.configure) passes the draft "
      "ModelConfig it has just built"),
@@ -349,6 +402,12 @@ UNREACHABLE_FUNCS: list[tuple[str, str, str, str | None]] = [
     ("runtime-property", r"^vllm/config/model\.py$", r"^ModelConfig\.(hidden_size|embedding_size|use_sep_token)$",
      None),  # use_sep_token: read by the scoring IO processor (vllm/entrypoints/pooling/scoring/io_processor.py)
     ("runtime-property", r"^vllm/config/observability\.py$", r"^ObservabilityConfig\.show_hidden_metrics$", None),
+    # read by the engine core, the scheduler, the model runners and (through max_in_flight_tokens, itself read only
+    # by the KV cache specs) the KV cache manager (vllm/v1/...); no config code of the scope reads it
+    ("runtime-property", r"^vllm/config/vllm\.py$", r"^VllmConfig\.max_concurrent_batches$", None),
+    # after check_torchcodec_available() succeeded: torchcodec is not installed in the oracle venv, so it raises
+    ("missing-package", r"^vllm/config/vllm\.py$", r"^VllmConfig\._resolve_mm_video_decode_device$",
+     r"^video_kwargs\[['\"]backend['\"]\] = ['\"]torchcodec['\"]$"),
     # read by the executor, the workers and HiSparse (nnodes_within_dp) and by stateless_init_dp_group
     # (effective_cpu_distributed_timeout), all runtime
     ("runtime-property", r"^vllm/config/parallel\.py$",
