@@ -1822,6 +1822,12 @@ argv("mtp-nemotron-omni", "MTP on a Nemotron-H Omni checkpoint: its text config 
      ["speculative.py:986"], ["models/spec_nemotron_omni_mtp", *mtp()])
 conf("device-none-no-model", "DeviceConfig with device None and no model config (no model records before the "
      "refusal; k950 has a model)", ["device.py:53", "device.py:55"], model=None, device_config={"device": None})
+argv("pass-config-none-default", "every pass config field away from PassConfig()'s defaults (the unset fusions by "
+     "the optimization level, the two it leaves unset here given), then a refusal by VllmConfig's model validator: "
+     "its ValidationError prints the CompilationConfig, whose repr then excludes no pass config field",
+     ["compilation.py:992"], [LLAMA, *cc({"pass_config": {
+         "eliminate_noops": False, "rope_kvcache_fusion_max_token_num": 512, "fi_allreduce_fusion_max_size_mb": 64.0,
+         "fuse_mla_dual_rms_norm": False, "fuse_rope_kvcache": False}}), "--use-replayssm"])
 
 
 # --- batch 34 (cov-misc): model.py, model_arch.py, multimodal.py, arg_utils.py and the rest
