@@ -1639,6 +1639,20 @@ argv("kv-no-connector-mm", "a KV transfer config without a connector, on a multi
      ["models/llama4", "--kv-transfer-config", json.dumps({"kv_role": "kv_both"})])
 argv("kv-empty-mm", "an empty KV transfer config (no connector, no role) on a multimodal model", ["kv_transfer.py:162"],
      ["models/qwen4_exp_vl", "--kv-transfer-config", "{}"])
+argv("logging-config-on", "--logging-config turns vLLM's logging configuration on", ["arg_utils.py:2269"],
+     [LLAMA, "--logging-config", json.dumps({"configure_logging": True})])
+argv("logging-config-level-after", "--log-level after --logging-config's log_level: the flag wins",
+     ["arg_utils.py:2270"], [LLAMA, "--logging-config", json.dumps({"log_level": "DEBUG"}), "--log-level", "WARNING"])
+argv("logging-config-level-before", "--log-level before --logging-config's log_level and file: the flag still wins",
+     ["arg_utils.py:2270"], [LLAMA, "--log-level", "WARNING", "--logging-config",
+                             json.dumps({"log_level": "DEBUG", "pylogging_config_file": "/tmp/postinit-none.json"})])
+argv("logging-config-unknown-key", "--logging-config with a key LoggingConfig does not have", ["arg_utils.py:1674"],
+     [LLAMA, "--logging-config", json.dumps({"nope": 1})])
+argv("logging-config-dotted", "--logging-config.configure_logging as a dotted key", ["arg_utils.py:2269"],
+     [LLAMA, "--logging-config.configure_logging", "true"])
+argv("logging-config-file-on", "a deprecated --log-config-file with logging configuration on",
+     ["arg_utils.py:2272"], [LLAMA, "--logging-config.configure_logging", "true", "--log-config-file",
+                             "/tmp/postinit-none.json"])
 
 
 # --- batch 31 (py-caller): EngineArgs(...) / LLM(...) called from Python with dict sub-configs
@@ -1959,6 +1973,14 @@ NOT_WRITTEN = {
     # batch 30 (k950-k999)
     "k950-device-none": "config mode: the 0.34.0 oracle builds the DeviceConfig (whose device None leaves device_type "
     "unset) before the ModelConfig, postinit reports the refusal after the ModelConfig's records",
+    "k954-logging-config-on": "with configure_logging on, create_engine_config applies vLLM's logging dictConfig "
+    "(configure_logging_if_needed, arg_utils.py:2288), which replaces the handlers of the 'vllm' logger: the oracle's "
+    "record capture is detached, so the oracle cannot record this line's log records (its values match)",
+    "k958-logging-config-dotted": "with configure_logging on, create_engine_config applies vLLM's logging dictConfig, "
+    "which detaches the oracle's record capture (as k954)",
+    "k959-logging-config-file-on": "with configure_logging on, whether the logging config file exists is the file "
+    "system's answer (vLLM's RuntimeError 'Could not load logging config. File does not exist'), which postinit does "
+    "not check",
     # batch 31 (k1000-k1099)
     "k1003-py-attn-dict-bad": "an attention backend name that is no AttentionBackendEnum member is not refused by "
     "postinit in any mode (attention.backend-names is a partial model: 0.34.0's registry lookup error is not written)",

@@ -517,7 +517,7 @@ _M, _P, _C, _S, _O, _L = ("model_config.", "parallel_config.", "cache_config.", 
                           "observability_config.", "lora_config.")
 _SUB_CONFIG_FLAGS = ("attention_config", "kernel_config", "engram_config", "reasoning_config", "aux_output_config",
                      "profiler_config", "watchdog_config", "weight_transfer_config", "ec_manager_config",
-                     "ec_transfer_config", "diffusion_config", "watermark_config")
+                     "ec_transfer_config", "diffusion_config", "watermark_config", "logging_config")
 _LOADED_SUB_CONFIGS = ("diffusion_config", "watermark_config")
 _RAW_SUB_CONFIGS = ("quantization_config",)
 """Dataclass-typed flags without a schema class of postinit's: their JSON is kept decoded (vLLM 0.34.0's
