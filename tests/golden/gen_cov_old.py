@@ -867,6 +867,9 @@ def fifth() -> list[tuple[str, dict[str, Any]]]:
     cfg("cfg-spec-suffix", "speculative:method-literal", "suffix decoding in a config built directly (the seed's "
         "SpeculativeConfig refuses the method; 0.11.1 needs Arctic Inference)",
         {"speculative_config": {"method": "suffix", "num_speculative_tokens": 2}})
+    # ---- 2026-12-07 (second session): an inductor pass named without its module (0.34.0's k1200)
+    add("cc-inductor-pass-no-module", "compilation:inductor-pass-module", "--compilation-config inductor_passes "
+        "naming a pass without its module", [LLAMA, "--compilation-config", js({"inductor_passes": {"p": "dedent"}})])
     return out
 
 
@@ -907,6 +910,7 @@ NOT_WRITTEN_0340 = {
     "building the ModelConfig, with a message of its own postinit does not hold for 0.34.0",
     "s-n352-spec-medusa-type": "0.34.0 has no Medusa config class: transformers 5 refuses the draft's model type "
     "medusa while vLLM parses its config (an error record, then the refusal), not modelled for 0.34.0",
+    "s-n358-cc-inductor-pass-no-module": "the same line as 0.34.0's k1200 (-cc there)",
 }
 """0.34.0 forms (``s-n###``) of written cases that are not written: 0.34.0's answer is one postinit does not give."""
 
