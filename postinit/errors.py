@@ -148,6 +148,9 @@ class InputError(PostinitError, ValueError):
         """The exception vLLM raises there (``ArgumentError``, ``ValidationError``), or None."""
         self.vllm_message = vllm_message
         """vLLM's message, exactly (argparse prints it after ``vllm serve: error:``); may span lines."""
+        self.said_before: tuple[tuple[str, str, str], ...] = ()
+        """What vLLM logged before it refused, ``(rule, level, text)``: e.g. the warnings its parser logs for
+        deprecated flags before it names an unrecognized argument."""
 
 
 class UnknownFieldError(InputError):

@@ -1479,38 +1479,58 @@ def serve_load_balancing_modes(c: Mapping[str, Any]) -> RuleResult:
 
 
 @rule(
+    "serve.api-server-count-default",
+    title="vllm serve runs one API server per data-parallel rank unless told otherwise (it says so)",
+    phase="model_config",
+    kind="check",
+    reads=_SERVE_READS,
+    after=("serve.load-balancing-modes",),
+    source="vllm/entrypoints/cli/serve.py ServeSubcommand.cmd (:79-130, before it builds EngineArgs); ref v0.34.0",
+    message="Defaulting api_server_count to data_parallel_size (<n>). | Defaulting api_server_count to "
+    "data_parallel_size_local (<n>) for hybrid LB mode.",
+    level="info",
+)
+def serve_api_server_count_default(c: Mapping[str, Any]) -> RuleResult:
+    """Logged by `vllm serve` itself, before create_engine_config builds (or refuses) anything: a model refusal
+    comes after it (golden s-y233)."""
+    found = _serve_api_servers(c)
+    if not isinstance(found, tuple) or not found[1]:
+        return None
+    return Outcome(message=found[1])
+
+
+@rule(
     "serve.api-server-count",
-    title="vllm serve runs one API server per data-parallel rank unless told otherwise (one load-balancing mode)",
+    title="vllm serve's API server count is EngineArgs' _api_process_count (capped to one with Elastic EP)",
     phase="engine_args",
     kind="derive",
     reads=(*_SERVE_READS, "parallel_config.enable_elastic_ep"),
     writes=("usage.api_process_count",),
     source="vllm/entrypoints/cli/serve.py ServeSubcommand.cmd (:79-157: the default count, the Elastic-EP cap, "
     "run_multi_api_server passing it as EngineArgs._api_process_count); ref v0.34.0",
-    message="Defaulting api_server_count to data_parallel_size (<n>). | Defaulting api_server_count to "
-    "data_parallel_size_local (<n>) for hybrid LB mode.",
-    level="info",
 )
 def serve_api_server_count(c: Mapping[str, Any]) -> RuleResult:
     """Several API servers are several processes (``_api_process_count``); one runs in the server's own process.
-    Partial model: the Rust frontend (VLLM_RUST_FRONTEND_PATH) and the multi-port external LB supervisor, which
-    pick one server, are not modelled."""
+    What `vllm serve` logs about the count is serve.api-server-count-default's and
+    serve.api-server-count-elastic-ep's. Partial model: the Rust frontend (VLLM_RUST_FRONTEND_PATH) and the
+    multi-port external LB supervisor, which pick one server, are not modelled."""
     found = _serve_api_servers(c)
     if found is None or isinstance(found, Violation):
         return found
-    count, said = found
+    count = found[0]
     if c["parallel_config.enable_elastic_ep"] and count > 1:
-        count = 1  # the cap's warning is serve.api-server-count-elastic-ep's
-    return Outcome({"usage.api_process_count": max(count, 1)}, message=said)
+        count = 1
+    return Outcome({"usage.api_process_count": max(count, 1)})
 
 
 @rule(
     "serve.api-server-count-elastic-ep",
     title="Elastic EP runs with at most one API server",
-    phase="engine_args",
+    phase="model_config",
     kind="check",
     reads=(*_SERVE_READS, "parallel_config.enable_elastic_ep"),
-    source="vllm/entrypoints/cli/serve.py ServeSubcommand.cmd (:138-145); ref v0.34.0",
+    after=("serve.api-server-count-default",),
+    source="vllm/entrypoints/cli/serve.py ServeSubcommand.cmd (:138-145, before it builds EngineArgs); ref v0.34.0",
     message="Elastic EP only supports running with with at most one API server. Capping api_server_count from <n> "
     "to 1.",
     level="warning",
@@ -1649,7 +1669,8 @@ DELTA = Delta(
          lora_mega_moe_backend, moe_ep_backend, lm_format_enforcer_deprecated, offload_prefetch_bounds,
          multimodal_config_checks, epd_processor_device, mm_processor_device, profiler_warnings,
          adaptive_verification_draft_logits, lora_model_supported, lora_inkling_multimem_ar,
-         serve_load_balancing_modes, serve_api_server_count, serve_api_server_count_elastic_ep, fault_tolerance_one_api_server,
+         serve_load_balancing_modes, serve_api_server_count_default, serve_api_server_count,
+         serve_api_server_count_elastic_ep, fault_tolerance_one_api_server,
          serve_tokens_only,
          layerwise_nvtx_deprecated, attention_backend_per_kind, attention_backend_auto,
          attention_indexer_cp_dtype, max_model_len_positive),

@@ -34,9 +34,8 @@ class SubConfigError(InvalidValueError):
         """The trace of building the sub-config (``postinit.engine.Trace``): the rules that ran before the one
         that refused, their messages (what vLLM logs while parsing) and the violation; None when a field's
         type was refused."""
-        self.said_before: tuple[tuple[str, str, str], ...] = ()
-        """What the sub-configs vLLM's parser built before this one logged, ``(rule, level, text)``: a refusal at
-        stage ``parse`` comes after the JSON-valued flags to its left were built (and logged)."""
+        # said_before (InputError's): what the sub-configs vLLM's parser built before this one logged; a refusal
+        # at stage ``parse`` comes after the JSON-valued flags to its left were built (and logged)
 
 
 class UnknownFlagError(InputError):

@@ -14,7 +14,9 @@ run: the seed 58/60, 0.11.1 59/60 (--cuda-graph-sizes' warning logged before an 
 CPU lines, answered once without VLLM_CPU_KVCACHE_SPACE, showed that 0.34.0 no longer warns about it: f304).
 Third batch y121-y180 (2026-12-07, second session), first run: the seed 60/60, 0.11.1 60/60, 0.34.0 58/60 (0.34.0
 keeps a -1 max_model_len for a config.json without a length key, then refuses it; an encoder-decoder model's
-records came before a max_model_len refusal that precedes them).
+records came before a max_model_len refusal that precedes them). Fourth batch y181-y240 (same day), first run: the
+seed 59/60, 0.11.1 59/60 (the parser's deprecation warning for --cuda-graph-sizes comes before it names an
+unrecognized argument), 0.34.0 59/60 (`vllm serve` logs its API server count before a model refusal).
 """
 
 from __future__ import annotations
@@ -187,7 +189,7 @@ def line(rng: random.Random) -> dict[str, Any]:
             "argv": args, "usage_context": usage, "platform": plat, "env": env}
 
 
-def cases(n: int = 180) -> list[tuple[str, dict[str, Any]]]:
+def cases(n: int = 240) -> list[tuple[str, dict[str, Any]]]:
     return [("rand", line(RNG)) for _ in range(n)]
 
 

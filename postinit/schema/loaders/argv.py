@@ -1548,13 +1548,22 @@ def parse_vllm_args(
                 missing.remove(tag)
             else:
                 unknown.remove(tag)
-    if missing:
-        flag = missing[0]
-        vllm = f"unrecognized arguments: {' '.join([*missing, *unknown])}"
-        raise UnknownFlagError(f"unknown flag '{flag}': vLLM {version or 'at this version'} has no such flag",
-                               value=flag, stage="parse", error="ArgumentError", vllm_message=vllm)
-    if unknown:
-        _refuse_unknown(unknown, version)
+    if missing or unknown:
+        # vLLM's parser logs its warnings (a deprecated flag given, duplicate keys) in parse_known_args, before
+        # parse_args names the arguments left over (golden y202)
+        deprecated = [f"argument '{dest}' is deprecated" for dest, (value, _) in converted.items()
+                      if by_dest[dest].deprecated and value != by_dest[dest].default]
+        said = tuple(("argv", "warning", text) for text in [*result.warnings, *deprecated])
+        try:
+            if missing:
+                flag = missing[0]
+                vllm = f"unrecognized arguments: {' '.join([*missing, *unknown])}"
+                raise UnknownFlagError(f"unknown flag '{flag}': vLLM {version or 'at this version'} has no such "
+                                       "flag", value=flag, stage="parse", error="ArgumentError", vllm_message=vllm)
+            _refuse_unknown(unknown, version)
+        except InputError as e:
+            e.said_before = said
+            raise
     if deferred is not None:
         raise deferred
 
