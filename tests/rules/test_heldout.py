@@ -88,3 +88,16 @@ def test_0_34_0_cpu_does_not_warn_about_an_unset_kv_cache_space() -> None:
         return any("VLLM_CPU_KVCACHE_SPACE" in (e.message or "") for e in r.messages())
 
     assert warned("d7fb10c57") and warned("0.11.1") and not warned("0.34.0")
+
+
+def test_the_parser_s_deprecation_warnings_come_before_an_unrecognized_argument() -> None:
+    """y202: vLLM's parser logs a given deprecated flag's warning in parse_known_args, before parse_args names the
+    arguments it did not recognize; the refusal carries that record (``said_before``)."""
+    from postinit.schema.errors import UnknownFlagError
+
+    argv = [LLAMA, "--cuda-graph-sizes", "512", "--attention-backend", "FLASHINFER"]
+    for version in ("d7fb10c57", "0.11.1"):
+        with pytest.raises(UnknownFlagError) as info:
+            postinit.resolve(argv=argv, vllm_version=version)
+        assert info.value.vllm_message == "unrecognized arguments: --attention-backend FLASHINFER"
+        assert info.value.said_before == (("argv", "warning", "argument 'cuda_graph_sizes' is deprecated"),)

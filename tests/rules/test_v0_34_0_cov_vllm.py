@@ -108,9 +108,12 @@ def test_vllm_serve_runs_an_api_server_per_data_parallel_rank_by_default() -> No
     dp2 = {"usage.given_values": {"parallel_config.data_parallel_size": 2}}
     out = e.serve_api_server_count(_serve_state(dp2))
     assert isinstance(out, Outcome) and out.changes == {"usage.api_process_count": 2}
-    assert out.message == "Defaulting api_server_count to data_parallel_size (2)."
+    said = e.serve_api_server_count_default(_serve_state(dp2))  # logged by vllm serve before any config is built
+    assert isinstance(said, Outcome) and not said.changes
+    assert said.message == "Defaulting api_server_count to data_parallel_size (2)."
     given = e.serve_api_server_count(_serve_state({**dp2, "usage.api_server_count": 1}))
-    assert isinstance(given, Outcome) and given.changes == {"usage.api_process_count": 1} and not given.message
+    assert isinstance(given, Outcome) and given.changes == {"usage.api_process_count": 1}
+    assert e.serve_api_server_count_default(_serve_state({**dp2, "usage.api_server_count": 1})) is None
     external = {**dp2, "usage.given": ("parallel_config.data_parallel_rank",)}
     out = e.serve_api_server_count(_serve_state(external))
     assert isinstance(out, Outcome) and out.changes == {"usage.api_process_count": 1}
@@ -121,6 +124,8 @@ def test_vllm_serve_runs_an_api_server_per_data_parallel_rank_by_default() -> No
     assert isinstance(warned, Outcome) and "Capping api_server_count from 2 to 1." in (warned.message or "")
     assert e.serve_api_server_count(_state({**dp2, "usage.via_engine_args": True,
                                             "usage.usage_context": "LLM_CLASS"})) is None
+    assert e.serve_api_server_count_default(_state({**dp2, "usage.via_engine_args": True,
+                                                    "usage.usage_context": "LLM_CLASS"})) is None
 
 
 def test_fault_tolerance_needs_one_api_server_process() -> None:
