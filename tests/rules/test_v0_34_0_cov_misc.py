@@ -6,6 +6,7 @@ these tests pin each decision."""
 from __future__ import annotations
 
 import json
+import shutil
 import struct
 from pathlib import Path
 
@@ -67,3 +68,14 @@ def test_tied_embeddings_are_untied_when_the_checkpoint_has_an_lm_head(tmp_path:
     assert _checkpoint_has_lm_head(tmp_path) is False
     (tmp_path / "bad.safetensors").write_bytes(b"\1")
     assert _checkpoint_has_lm_head(tmp_path) is None
+
+
+def test_a_checkpoint_header_rewritten_in_place_is_read_again(tmp_path: Path) -> None:
+    """The local-model cache watches the *.safetensors files whose headers it read: a header rewritten in place
+    (the directory's mtime unchanged) gives the new answer, not the cached one."""
+    model = tmp_path / "tied"
+    shutil.copytree(TIED, model)
+    assert serve(model=str(model)).config.model_config.word_embeddings_untied_by_checkpoint is True
+    header = json.dumps({"model.embed_tokens.weight": {"dtype": "BF16", "shape": [1], "data_offsets": [0, 2]}})
+    (model / "model.safetensors").write_bytes(struct.pack("<Q", len(header)) + header.encode() + b"\0\0")
+    assert serve(model=str(model)).config.model_config.word_embeddings_untied_by_checkpoint is False

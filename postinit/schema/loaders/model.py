@@ -337,9 +337,10 @@ def _stat(path: Path) -> _Stat:
 
 
 def _fixed_files(config_file: Path) -> tuple[Path, ...]:
-    """The files a local load reads or looks for whatever their content says (modules.json's pooling modules
-    are the one addition: :func:`_sentence_transformers` reports those), and the directory itself, whose *.json
-    names the load lists (``dir_json_files``): a file added or removed there changes its mtime."""
+    """The files a local load reads or looks for whatever their content says (the additions are reported by the
+    readers: modules.json's pooling modules by :func:`_sentence_transformers`, the *.safetensors files whose headers
+    :func:`_checkpoint_has_lm_head` reads), and the directory itself, whose *.json and *.safetensors names the load
+    lists: a file added or removed there changes its mtime."""
     directory = config_file.parent
     return (config_file, directory, directory / "tokenizer_config.json", directory / "modules.json",
             directory / "sentence_bert_config.json", directory / _SPARSE_ATTENTION_FILE)
@@ -356,26 +357,36 @@ def _load_local(name: str, config_file: Path) -> LoadedModel:
         return hit[1]
     fixed = _fixed_files(config_file)
     before = [(p, _stat(p)) for p in fixed]  # before reading: a change while reading is seen next time
-    pooling: list[tuple[Path, _Stat]] = []
-    model = _read_local(name, config_file, pooling)
-    seen = (*before, *pooling)
+    consulted: list[tuple[Path, _Stat]] = []
+    model = _read_local(name, config_file, consulted)
+    seen = (*before, *consulted)
     if len(_LOCAL) >= _LOCAL_MAX:
         _LOCAL.clear()
     _LOCAL[key] = (seen, model)
     return model
 
 
-def _checkpoint_has_lm_head(directory: Path) -> bool | None:
+def _listed(directory: Path, pattern: str, limit: int, why: str) -> list[Path]:
+    """The directory's files matching ``pattern``, sorted; more than ``limit`` of them is refused in one line
+    (which ones a capped listing kept would be the file system's order), ``why`` saying what vLLM looks for."""
+    files = sorted(itertools.islice(directory.glob(pattern), limit + 1))
+    if len(files) > limit:
+        raise InvalidValueError(f"{directory}: more than {limit} {pattern} files; postinit {why}", value=str(directory))
+    return files
+
+
+def _checkpoint_has_lm_head(directory: Path, consulted: list[tuple[Path, _Stat]] | None = None) -> bool | None:
     """Whether a tensor of the directory's ``*.safetensors`` files is named ``*lm_head.weight``, from their headers
     (vLLM's checkpoint_has_lm_head over _read_safetensors_metadata_in_dir, vllm/transformers_utils/config.py);
-    None: no safetensors file, or a header that cannot be read."""
-    files = sorted(itertools.islice(directory.glob("*.safetensors"), MAX_DIR_SAFETENSORS_FILES + 1))
-    if len(files) > MAX_DIR_SAFETENSORS_FILES:  # which ones a capped listing kept would be the file system's order
-        raise InvalidValueError(f"{directory}: more than {MAX_DIR_SAFETENSORS_FILES} *.safetensors files; postinit "
-                                f"reads the headers of at most {MAX_DIR_SAFETENSORS_FILES} (vLLM looks among them for "
-                                "an lm_head.weight)", value=str(directory))
+    None: no safetensors file, or a header that cannot be read. ``consulted`` gets each file read, with its stat
+    (a header rewritten in place leaves the directory's mtime as it was)."""
+    files = _listed(directory, "*.safetensors", MAX_DIR_SAFETENSORS_FILES,
+                    f"reads the headers of at most {MAX_DIR_SAFETENSORS_FILES} (vLLM looks among them for an "
+                    "lm_head.weight)")
     names: list[str] = []
     for file in files:
+        if consulted is not None:
+            consulted.append((file, _stat(file)))  # before reading: a change while reading is seen next time
         try:
             with open(file, "rb") as f:
                 size = struct.unpack("<Q", f.read(8))[0]
@@ -392,7 +403,7 @@ def _checkpoint_has_lm_head(directory: Path) -> bool | None:
     return any(n.endswith("lm_head.weight") for n in names)
 
 
-def _read_local(name: str, config_file: Path, pooling: list[tuple[Path, _Stat]] | None = None) -> LoadedModel:
+def _read_local(name: str, config_file: Path, consulted: list[tuple[Path, _Stat]] | None = None) -> LoadedModel:
     raw = _read_object(config_file)
     directory = config_file.parent
     tokenizer: dict[str, Any] | None = None
@@ -400,14 +411,12 @@ def _read_local(name: str, config_file: Path, pooling: list[tuple[Path, _Stat]] 
     if tokenizer_file.is_file():
         tok = _read_object(tokenizer_file)
         tokenizer = {k: tok[k] for k in _TOKENIZER_KEYS if k in tok}
-    st, st_origin = _sentence_transformers(directory, pooling)
+    st, st_origin = _sentence_transformers(directory, consulted)
     sparse_file = directory / _SPARSE_ATTENTION_FILE
     sparse = (_read_object(sparse_file), str(sparse_file)) if sparse_file.is_file() else None
-    json_files = sorted(itertools.islice((p.name for p in directory.glob("*.json")), MAX_DIR_JSON_FILES + 1))
-    if len(json_files) > MAX_DIR_JSON_FILES:  # which ones a capped listing kept would be the file system's order
-        raise InvalidValueError(f"{directory}: more than {MAX_DIR_JSON_FILES} *.json files; postinit lists at most "
-                                f"{MAX_DIR_JSON_FILES} (vLLM looks among them for a quantization method's config file)",
-                                value=str(directory))
+    json_files = [p.name for p in _listed(directory, "*.json", MAX_DIR_JSON_FILES,
+                                          f"lists at most {MAX_DIR_JSON_FILES} (vLLM looks among them for a "
+                                          "quantization method's config file)")]
     return _build(
         name,
         raw,
@@ -419,7 +428,7 @@ def _read_local(name: str, config_file: Path, pooling: list[tuple[Path, _Stat]] 
         st_origin,
         sparse=sparse,
         json_files=json_files,
-        lm_head=_checkpoint_has_lm_head(directory),
+        lm_head=_checkpoint_has_lm_head(directory, consulted),
     )
 
 
